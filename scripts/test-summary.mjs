@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// Prints the plain closing line CI reads ("N passed, N failed, N skipped") from vitest's JSON report.
+import { readFileSync, existsSync } from 'node:fs';
+
+const file = process.argv[2] ?? '.tmp/vitest.json';
+if (!existsSync(file)) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const report = JSON.parse(readFileSync(file, 'utf8'));
+const passed = report.numPassedTests ?? 0;
+const failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
+const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

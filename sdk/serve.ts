@@ -1,0 +1,142 @@
+/**
+ * Serve a plugin from plain functions. A built-in or third-party TypeScript bundle calls
+ * `servePlugin(definition)` from its entry file; the SDK speaks the protocol on stdin/stdout.
+ */
+import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
+import type * as T from '../schemas/generated/types.js';
+import * as P from './protocol.js';
+import { NdjsonMessageReader, NdjsonMessageWriter } from './transport/ndjson.js';
+
+type MaybePromise<V> = V | Promise<V>;
+
+/** What a handler can ask of the host while it runs. */
+export interface HostContext {
+  readonly token: CancellationToken;
+  /** Scores from the scorer the user configured (host/score). */
+  score(candidates: number[]): Promise<T.HostScoreResult>;
+  /** Another strategy's validated plan (host/propose): how selectors such as `auto` stay plugins. */
+  propose(strategyId: string): Promise<T.HostProposeResult>;
+  /** Bounded record content; only for bundles that declare read_content. */
+  readItems(lineIndexes: number[], maxBytesPerItem?: number): Promise<T.HostReadItemsResult>;
+  log(level: T.LogParams['level'], message: string): void;
+  progress(done: number, total?: number | null, message?: string | null): void;
+}
+
+export interface ProviderDefinition {
+  info: Omit<T.ProviderInfo, 'id'>;
+  discover?(params: T.ProviderDiscoverParams, ctx: HostContext): MaybePromise<T.ProviderDiscoverResult>;
+  identify?(params: T.ProviderIdentifyParams, ctx: HostContext): MaybePromise<T.ProviderIdentifyResult>;
+  usage?(params: T.ProviderUsageParams, ctx: HostContext): MaybePromise<T.ProviderUsageResult>;
+  parse?(params: T.ProviderParseParams, ctx: HostContext): MaybePromise<T.Transcript>;
+  render?(params: T.ProviderRenderParams, ctx: HostContext): MaybePromise<T.ProviderRenderResult>;
+  verify?(params: T.ProviderVerifyParams, ctx: HostContext): MaybePromise<T.ProviderVerifyResult>;
+  forkTarget?(params: T.ProviderForkTargetParams, ctx: HostContext): MaybePromise<T.ProviderForkTargetResult>;
+}
+
+export interface StrategyDefinition {
+  info: Omit<T.StrategyInfo, 'id'>;
+  propose(params: T.StrategyProposeParams, ctx: HostContext): MaybePromise<T.StrategyProposeResult>;
+}
+
+export interface ScorerDefinition {
+  info: Omit<T.ScorerInfo, 'id'>;
+  score(params: T.ScorerScoreParams, ctx: HostContext): MaybePromise<T.ScorerScoreResult>;
+}
+
+export interface PluginDefinition {
+  id: string;
+  version: string;
+  providers?: Record<string, ProviderDefinition>;
+  strategies?: Record<string, StrategyDefinition>;
+  scorers?: Record<string, ScorerDefinition>;
+}
+
+/** Throw from a handler to answer with a protocol error code instead of a generic failure. */
+export class PluginError extends ResponseError<undefined> {
+  constructor(code: number, message: string) {
+    super(code, message);
+  }
+}
+
+export const invalidInput = (message: string) => new PluginError(P.PluginErrorCodes.InvalidInput, message);
+export const sourceChanged = (message = 'source changed while it was read') => new PluginError(P.PluginErrorCodes.SourceChanged, message);
+export const limitExceeded = (message: string) => new PluginError(P.PluginErrorCodes.LimitExceeded, message);
+
+function notSupported(what: string): PluginError {
+  return new PluginError(P.PluginErrorCodes.NotSupported, `${what} is not provided by this plugin`);
+}
+
+function hostContext(connection: MessageConnection, token: CancellationToken): HostContext {
+  return {
+    token,
+    score: (candidates) => connection.sendRequest(P.HostScore, { candidates }),
+    propose: (strategyId) => connection.sendRequest(P.HostPropose, { strategy_id: strategyId }),
+    readItems: (lineIndexes, maxBytesPerItem) => {
+      const params: T.HostReadItemsParams = { line_indexes: lineIndexes };
+      if (maxBytesPerItem !== undefined) params.max_bytes_per_item = maxBytesPerItem;
+      return connection.sendRequest(P.HostReadItems, params);
+    },
+    log: (level, message) => void connection.sendNotification(P.HostLog, { level, message }),
+    progress: (done, total = null, message = null) => void connection.sendNotification(P.Progress, { done, total, message }),
+  };
+}
+
+function initializeResult(def: PluginDefinition, params: T.InitializeParams): T.InitializeResult {
+  if (!params.protocol_versions.includes(P.PROTOCOL_VERSION)) {
+    throw new PluginError(P.PluginErrorCodes.NotSupported, `plugin speaks protocol ${P.PROTOCOL_VERSION}, host offered ${params.protocol_versions.join(', ')}`);
+  }
+  return {
+    protocol_version: P.PROTOCOL_VERSION,
+    plugin: { id: def.id, version: def.version },
+    providers: Object.entries(def.providers ?? {}).map(([id, p]) => ({ id, ...p.info })),
+    strategies: Object.entries(def.strategies ?? {}).map(([id, s]) => ({ id, ...s.info })),
+    scorers: Object.entries(def.scorers ?? {}).map(([id, s]) => ({ id, ...s.info })),
+  };
+}
+
+type ProviderMethod = Exclude<keyof ProviderDefinition, 'info'>;
+
+/** Wire a definition onto a connection. Exposed for in-memory protocol tests. */
+export function attachPlugin(connection: MessageConnection, def: PluginDefinition): void {
+  connection.onRequest(P.Initialize, (params) => initializeResult(def, params));
+  connection.onRequest(P.Shutdown, () => null);
+  connection.onNotification(P.Exit, () => {
+    connection.dispose();
+    process.exit(0);
+  });
+
+  const provider = <K extends ProviderMethod>(method: K) =>
+    (params: { provider_id: string }, token: CancellationToken) => {
+      const p = def.providers?.[params.provider_id];
+      const handler = p?.[method] as ((params: unknown, ctx: HostContext) => unknown) | undefined;
+      if (!handler) throw notSupported(`provider ${params.provider_id} ${String(method)}`);
+      return handler.call(p, params, hostContext(connection, token));
+    };
+  connection.onRequest(P.ProviderDiscover, provider('discover') as never);
+  connection.onRequest(P.ProviderIdentify, provider('identify') as never);
+  connection.onRequest(P.ProviderUsage, provider('usage') as never);
+  connection.onRequest(P.ProviderParse, provider('parse') as never);
+  connection.onRequest(P.ProviderRender, provider('render') as never);
+  connection.onRequest(P.ProviderVerify, provider('verify') as never);
+  connection.onRequest(P.ProviderForkTarget, provider('forkTarget') as never);
+
+  connection.onRequest(P.StrategyPropose, (params, token) => {
+    const s = def.strategies?.[params.strategy_id];
+    if (!s) throw notSupported(`strategy ${params.strategy_id}`);
+    return s.propose(params, hostContext(connection, token));
+  });
+  connection.onRequest(P.ScorerScore, (params, token) => {
+    const s = def.scorers?.[params.scorer_id];
+    if (!s) throw notSupported(`scorer ${params.scorer_id}`);
+    return s.score(params, hostContext(connection, token));
+  });
+}
+
+/** Serve on this process's stdin/stdout until the host says exit or closes stdin. */
+export function servePlugin(def: PluginDefinition): MessageConnection {
+  const connection = createMessageConnection(new NdjsonMessageReader(process.stdin), new NdjsonMessageWriter(process.stdout));
+  attachPlugin(connection, def);
+  connection.onClose(() => process.exit(0));
+  connection.listen();
+  return connection;
+}

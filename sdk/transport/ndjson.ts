@@ -1,0 +1,138 @@
+import type { Readable, Writable } from 'node:stream';
+import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
+
+/** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
+export class FramingError extends Error {
+  constructor(
+    readonly reason: 'overflow' | 'malformed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FramingError';
+  }
+}
+
+export interface NdjsonReaderOptions {
+  /** Largest single message accepted, in bytes; a longer line is an overflow. */
+  maxMessageBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Reads one JSON-RPC message per line. Chunks are kept as buffers until a newline arrives so a
+ * large message (a 100,000-item transcript) is decoded and parsed exactly once.
+ */
+export class NdjsonMessageReader extends AbstractMessageReader {
+  private readonly maxMessageBytes: number;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private callback: DataCallback | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly stream: Readable,
+    options: NdjsonReaderOptions = {},
+  ) {
+    super();
+    this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    const onData = (chunk: Buffer | string) => this.onChunk(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const onError = (error: Error) => this.fireError(error);
+    const onClose = () => this.fireClose();
+    this.stream.on('data', onData);
+    this.stream.on('error', onError);
+    this.stream.on('close', onClose);
+    this.stream.on('end', onClose);
+    return {
+      dispose: () => {
+        this.stream.off('data', onData);
+        this.stream.off('error', onError);
+        this.stream.off('close', onClose);
+        this.stream.off('end', onClose);
+        this.callback = undefined;
+      },
+    };
+  }
+
+  private onChunk(chunk: Buffer): void {
+    if (this.failed) return;
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl === -1) break;
+      const piece = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.pendingBytes + piece.length > this.maxMessageBytes) return this.fail('overflow', `message larger than ${this.maxMessageBytes} bytes`);
+      let line: Buffer;
+      if (this.pending.length === 0) line = piece;
+      else {
+        this.pending.push(piece);
+        line = Buffer.concat(this.pending, this.pendingBytes + piece.length);
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
+      this.deliver(line);
+      if (this.failed) return;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.pendingBytes += rest.length;
+      if (this.pendingBytes > this.maxMessageBytes) return this.fail('overflow', `message larger than ${this.maxMessageBytes} bytes`);
+      this.pending.push(rest);
+    }
+  }
+
+  private deliver(line: Buffer): void {
+    // Tolerate CRLF and blank keep-alive lines from plugins written on other platforms.
+    let end = line.length;
+    if (end > 0 && line[end - 1] === 0x0d) end -= 1;
+    if (end === 0) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line.toString('utf8', 0, end));
+    } catch {
+      return this.fail('malformed', 'a line that is not JSON');
+    }
+    if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      return this.fail('malformed', 'a line that is not a JSON-RPC 2.0 message');
+    }
+    this.callback?.(message as Message);
+  }
+
+  private fail(reason: 'overflow' | 'malformed', message: string): void {
+    this.failed = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.fireError(new FramingError(reason, message));
+  }
+}
+
+/** Writes one JSON-RPC message per line. */
+export class NdjsonMessageWriter extends AbstractMessageWriter {
+  private errorCount = 0;
+
+  constructor(private readonly stream: Writable) {
+    super();
+  }
+
+  write(message: Message): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const text = JSON.stringify(message) + '\n';
+      this.stream.write(text, 'utf8', (error) => {
+        if (error) {
+          this.errorCount += 1;
+          this.fireError(error, message, this.errorCount);
+          reject(error);
+        } else resolve();
+      });
+    });
+  }
+
+  end(): void {
+    this.stream.end();
+  }
+}
