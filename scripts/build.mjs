@@ -13,7 +13,6 @@ const dist = join(root, 'dist');
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
 function compileKernel() {
-  rmSync(join(dist, 'kernel'), { recursive: true, force: true });
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
   });
@@ -50,9 +49,15 @@ async function bundlePlugin(name) {
   return name;
 }
 
-compileKernel();
-const names = existsSync(join(root, 'plugins'))
-  ? readdirSync(join(root, 'plugins')).filter((n) => existsSync(join(root, 'plugins', n, 'gobstopper-plugin.json')) && existsSync(join(root, 'plugins', n, 'src', 'main.ts')))
-  : [];
+// `--plugin <name>` (repeatable) rebuilds only those bundles; `--kernel` only the kernel.
+const args = process.argv.slice(2);
+const only = args.flatMap((a, i) => (a === '--plugin' && args[i + 1] ? [args[i + 1]] : []));
+const kernelOnly = args.includes('--kernel');
+if (only.length === 0) compileKernel();
+const names = kernelOnly || !existsSync(join(root, 'plugins'))
+  ? []
+  : readdirSync(join(root, 'plugins')).filter(
+      (n) => (only.length === 0 || only.includes(n)) && existsSync(join(root, 'plugins', n, 'gobstopper-plugin.json')) && existsSync(join(root, 'plugins', n, 'src', 'main.ts')),
+    );
 const built = await Promise.all(names.map(bundlePlugin));
 console.log(`built kernel and ${built.length} plugin bundle(s): ${built.join(', ')}`);

@@ -1,0 +1,187 @@
+/**
+ * Streaming JSONL reading shared by provider plugins: every byte is hashed while it is split into
+ * records, each record is handed over once, and limits are enforced before memory is spent.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, fstatSync, openSync, closeSync, readSync, constants as fsConstants } from 'node:fs';
+
+export class JsonlLimitError extends Error {
+  constructor(
+    readonly limit: 'bytes' | 'records',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JsonlLimitError';
+  }
+}
+
+export class JsonlInputError extends Error {
+  constructor(
+    readonly reason: 'empty' | 'binary' | 'not_regular' | 'invalid_utf8',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JsonlInputError';
+  }
+}
+
+export interface JsonlRecord {
+  /** Physical line number, from 0. */
+  index: number;
+  /** Byte offset of the line's first byte in the file. */
+  offset: number;
+  /** The line's bytes without the trailing newline. */
+  bytes: Buffer;
+  /** false for the last line when the file does not end with a newline. */
+  terminated: boolean;
+}
+
+export interface JsonlSummary {
+  sha256: string;
+  bytes: number;
+  recordCount: number;
+  /** The file does not end with a newline, so its final record may be a torn write. */
+  unterminatedFinalLine: boolean;
+}
+
+export interface JsonlReadOptions {
+  maxBytes: number;
+  maxRecords: number;
+}
+
+const NEWLINE = 0x0a;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decode one record strictly: invalid UTF-8 is an input error, not replacement characters. */
+export function decodeUtf8(bytes: Buffer, index: number): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new JsonlInputError('invalid_utf8', `record ${index} is not valid UTF-8`);
+  }
+}
+
+/** Reads `path` once, calling `onRecord` for every physical line (blank lines included). */
+export async function readJsonl(path: string, options: JsonlReadOptions, onRecord: (record: JsonlRecord) => void): Promise<JsonlSummary> {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  let size: number;
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new JsonlInputError('not_regular', `${path} is not a regular file`);
+    size = st.size;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (size === 0) {
+    closeSync(fd);
+    throw new JsonlInputError('empty', `${path} is empty`);
+  }
+  if (size > options.maxBytes) {
+    closeSync(fd);
+    throw new JsonlLimitError('bytes', `${path} is ${size} bytes, over the ${options.maxBytes}-byte transcript limit`);
+  }
+  const hash = createHash('sha256');
+  const stream = createReadStream(path, { fd, highWaterMark: 1024 * 1024 });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let offset = 0;
+  let lineStart = 0;
+  let index = 0;
+  let total = 0;
+  let sawNul = false;
+  const emit = (bytes: Buffer, terminated: boolean) => {
+    if (index >= options.maxRecords) throw new JsonlLimitError('records', `${path} has more than ${options.maxRecords} records`);
+    onRecord({ index, offset: lineStart, bytes, terminated });
+    index += 1;
+  };
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    total += chunk.length;
+    if (total > options.maxBytes) throw new JsonlLimitError('bytes', `${path} grew past the ${options.maxBytes}-byte transcript limit while it was read`);
+    if (!sawNul && chunk.includes(0)) sawNul = true;
+    if (sawNul) throw new JsonlInputError('binary', `${path} is binary (contains NUL bytes), not JSONL`);
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl === -1) break;
+      const piece = chunk.subarray(start, nl);
+      let line: Buffer;
+      if (pendingBytes === 0) line = piece;
+      else {
+        pending.push(piece);
+        line = Buffer.concat(pending, pendingBytes + piece.length);
+        pending = [];
+        pendingBytes = 0;
+      }
+      emit(line, true);
+      start = nl + 1;
+      lineStart = offset + start;
+    }
+    if (start < chunk.length) {
+      // Copy: the stream may reuse its buffer for the next chunk.
+      const rest = Buffer.from(chunk.subarray(start));
+      pending.push(rest);
+      pendingBytes += rest.length;
+    }
+    offset += chunk.length;
+  }
+  const unterminatedFinalLine = pendingBytes > 0;
+  if (unterminatedFinalLine) emit(Buffer.concat(pending, pendingBytes), false);
+  return { sha256: hash.digest('hex'), bytes: total, recordCount: index, unterminatedFinalLine };
+}
+
+export interface TailRead {
+  /** Complete lines of the tail, oldest first; a partial first line (cut by the window) is dropped. */
+  lines: string[];
+  bytesRead: number;
+  size: number;
+  mtimeMs: number;
+  /** The window reached the start of the file, so `lines` are all of it. */
+  wholeFile: boolean;
+}
+
+/** Reads at most `maxBytes` from the end of a file: usage and discovery never read whole sessions. */
+export function readTail(path: string, maxBytes: number): TailRead {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    const length = Math.min(st.size, maxBytes);
+    const start = st.size - length;
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    let text = buf.subarray(0, got).toString('utf8');
+    if (start > 0) {
+      const nl = text.indexOf('\n');
+      text = nl === -1 ? '' : text.slice(nl + 1);
+    }
+    const lines = text.split('\n').filter((l) => l.length > 0);
+    return { lines, bytesRead: got, size: st.size, mtimeMs: st.mtimeMs, wholeFile: start === 0 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads at most `maxBytes` from the start of a file and returns its complete lines. */
+export function readHead(path: string, maxBytes: number): { lines: string[]; bytesRead: number } {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(maxBytes);
+    let got = 0;
+    while (got < maxBytes) {
+      const n = readSync(fd, buf, got, maxBytes - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const text = buf.subarray(0, got).toString('utf8');
+    const complete = got < maxBytes ? text : text.slice(0, Math.max(0, text.lastIndexOf('\n')));
+    return { lines: complete.split('\n').filter((l) => l.length > 0), bytesRead: got };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,29 @@
+/** Input limits shared by providers and the host (the original's numbers). */
+
+export const MIB = 1024 * 1024;
+export const DEFAULT_MAX_TRANSCRIPT_BYTES = 512 * MIB;
+export const DEFAULT_MAX_RECORDS = 100_000;
+export const MIN_TRANSCRIPT_LIMIT_BYTES = 1024;
+export const MAX_TRANSCRIPT_LIMIT_BYTES = 8 * 1024 * MIB;
+
+function envInteger(name: string, min: number, max: number, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number of ${name.endsWith('BYTES') ? 'bytes' : 'records'}, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/** GOBSTOPPER_MAX_TRANSCRIPT_BYTES: 1 KiB to 8 GiB, default 512 MiB. */
+export function maxTranscriptBytes(env: NodeJS.ProcessEnv = process.env): number {
+  return envInteger('GOBSTOPPER_MAX_TRANSCRIPT_BYTES', MIN_TRANSCRIPT_LIMIT_BYTES, MAX_TRANSCRIPT_LIMIT_BYTES, DEFAULT_MAX_TRANSCRIPT_BYTES, env);
+}
+
+/** GOBSTOPPER_MAX_RECORDS: 1 to 10,000,000, default 100,000. */
+export function maxRecords(env: NodeJS.ProcessEnv = process.env): number {
+  return envInteger('GOBSTOPPER_MAX_RECORDS', 1, 10_000_000, DEFAULT_MAX_RECORDS, env);
+}
+
+/** A session updated within this many seconds is live and is never rewritten. */
+export const HOT_SECS = 180;
