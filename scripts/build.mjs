@@ -45,7 +45,8 @@ async function bundlePlugin(name) {
   const text = JSON.stringify(updated, null, 2) + '\n';
   writeFileSync(join(outDir, 'gobstopper-plugin.json'), text);
   // The source manifest carries the same pins, so a reader of plugins/ sees exactly what ships.
-  if (readFileSync(manifestPath, 'utf8') !== text) writeFileSync(manifestPath, text);
+  // A frozen build (tests, CI) leaves committed files alone so a test can catch stale pins.
+  if (!frozen && readFileSync(manifestPath, 'utf8') !== text) writeFileSync(manifestPath, text);
   return name;
 }
 
@@ -53,6 +54,7 @@ async function bundlePlugin(name) {
 const args = process.argv.slice(2);
 const only = args.flatMap((a, i) => (a === '--plugin' && args[i + 1] ? [args[i + 1]] : []));
 const kernelOnly = args.includes('--kernel');
+const frozen = args.includes('--frozen');
 if (only.length === 0) compileKernel();
 const names = kernelOnly || !existsSync(join(root, 'plugins'))
   ? []
@@ -60,4 +62,7 @@ const names = kernelOnly || !existsSync(join(root, 'plugins'))
       (n) => (only.length === 0 || only.includes(n)) && existsSync(join(root, 'plugins', n, 'gobstopper-plugin.json')) && existsSync(join(root, 'plugins', n, 'src', 'main.ts')),
     );
 const built = await Promise.all(names.map(bundlePlugin));
+if (only.length === 0 && !frozen) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'oclif-manifest.mjs')], { stdio: 'inherit' });
+}
 console.log(`built kernel and ${built.length} plugin bundle(s): ${built.join(', ')}`);
