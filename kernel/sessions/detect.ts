@@ -1,0 +1,46 @@
+/** `detect`: every session the providers can see, newest first, from tail reads only. */
+import type * as T from '../../schemas/generated/types.js';
+import { HOT_SECS } from '../../sdk/limits.js';
+import type { ProviderHomes, ProviderPort } from './provider-port.js';
+import { discoverAll } from './selector.js';
+
+export const DEFAULT_DISCOVERY_MAX_AGE_SECS = 7 * 24 * 3600;
+
+export function isActive(mtimeMs: number, now = Date.now()): boolean {
+  return now - mtimeMs <= HOT_SECS * 1000;
+}
+
+export function toDetectRow(found: T.DiscoveredSession, now = Date.now()): T.DetectRow {
+  const { session, usage } = found;
+  const mtime = session.mtime_ms ?? now;
+  const reported = usage?.context_state === 'reported' && !usage.context_reason;
+  const estimated = found.estimated_context_tokens ?? null;
+  const lifetimeKnown = usage && usage.lifetime_scope !== 'absent';
+  return {
+    provider: session.provider,
+    session_id: session.session_id,
+    path: session.path,
+    cwd: session.cwd ?? null,
+    title: session.title ?? null,
+    active: isActive(mtime, now),
+    age_secs: Math.max(0, Math.round((now - mtime) / 1000)),
+    bytes: session.bytes ?? 0,
+    context_tokens: reported ? usage!.context_tokens : estimated,
+    context_basis: reported ? 'reported' : estimated !== null ? 'estimated' : 'unknown',
+    context_state: usage?.context_state ?? 'absent',
+    model: usage?.model ?? null,
+    model_context_window: usage?.model_context_window ?? null,
+    lifetime_input_tokens: lifetimeKnown ? usage!.lifetime_input_tokens : null,
+    lifetime_cached_tokens: lifetimeKnown ? usage!.lifetime_cached_tokens : null,
+    lifetime_scope: usage?.lifetime_scope ?? 'absent',
+  };
+}
+
+export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { all: boolean; now?: number }): Promise<T.DetectRow[]> {
+  const now = options.now ?? Date.now();
+  const found = await discoverAll(providers, homes, { maxAgeSecs: options.all ? null : DEFAULT_DISCOVERY_MAX_AGE_SECS });
+  return found
+    .filter((f) => (f.session.kind ?? 'session') === 'session')
+    .map((f) => toDetectRow(f, now))
+    .sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
+}

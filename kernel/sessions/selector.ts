@@ -1,0 +1,109 @@
+/**
+ * Resolving what a user typed for `<session>`: a path to a transcript, a full session id, or a
+ * unique id prefix. Ambiguity is an error that lists the candidates.
+ */
+import { openSync, readSync, closeSync, lstatSync, realpathSync, constants as fsConstants } from 'node:fs';
+import { resolve } from 'node:path';
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../errors.js';
+import type { ProviderHomes, ProviderPort } from './provider-port.js';
+
+export interface ResolvedSession {
+  session: T.SessionHandle;
+  /** Discovery's tail read, when the session was found by id. */
+  discovered: T.DiscoveredSession | null;
+}
+
+const MAX_SELECTOR_BYTES = 4096;
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0');
+const MAX_LISTED_CANDIDATES = 10;
+
+export function checkSelector(selector: string): void {
+  if (selector.length === 0) throw usageError('bad_selector', 'session selector is empty');
+  if (Buffer.byteLength(selector) > MAX_SELECTOR_BYTES) throw usageError('bad_selector', `session selector is longer than ${MAX_SELECTOR_BYTES} bytes`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(selector)) throw usageError('bad_selector', 'session selector contains control characters');
+}
+
+function looksLikePath(selector: string): boolean {
+  return selector.includes('/') || selector.endsWith('.jsonl') || selector.startsWith('.');
+}
+
+/** Finds which provider owns a transcript file. */
+export async function resolvePath(path: string, providers: ProviderPort[]): Promise<ResolvedSession> {
+  const absolute = resolve(path);
+  let st;
+  try {
+    st = lstatSync(absolute);
+  } catch {
+    throw new GobstopperError('session_not_found', `no such file: ${absolute}`);
+  }
+  if (st.isSymbolicLink()) throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path`);
+  if (!st.isFile()) throw new GobstopperError('not_a_transcript', `${absolute} is not a regular file`);
+  if (hasSqliteMagic(absolute)) throw new GobstopperError('not_a_transcript', `${absolute} is a SQLite store, not a transcript`);
+  const real = realpathSync(absolute);
+  const matches: T.SessionHandle[] = [];
+  for (const provider of providers) {
+    const answer = await provider.identify({ path: real });
+    if (answer.matches && answer.session) matches.push(answer.session);
+  }
+  if (matches.length === 0) {
+    throw new GobstopperError('unknown_provider', `${real} is not a transcript any installed provider recognises (${providers.map((p) => p.id).join(', ')})`);
+  }
+  if (matches.length > 1) {
+    throw new GobstopperError('ambiguous_provider', `${real} is claimed by several providers: ${matches.map((m) => m.provider).join(', ')}`);
+  }
+  return { session: matches[0]!, discovered: null };
+}
+
+function hasSqliteMagic(path: string): boolean {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(SQLITE_MAGIC.length);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return n === buf.length && buf.equals(SQLITE_MAGIC);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every session every provider can see (all ages, sub-agent files excluded). */
+export async function discoverAll(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs?: number | null; includeSubagents?: boolean } = {}): Promise<T.DiscoveredSession[]> {
+  const all: T.DiscoveredSession[] = [];
+  for (const provider of providers) {
+    const result = await provider.discover({
+      home: homes[provider.id] ?? null,
+      include_subagents: options.includeSubagents ?? false,
+      max_age_secs: options.maxAgeSecs ?? null,
+    });
+    all.push(...result.sessions);
+  }
+  return all;
+}
+
+/** Resolves a selector: a path, a full id, or a unique id prefix. */
+export async function resolveSession(selector: string, providers: ProviderPort[], homes: ProviderHomes = {}): Promise<ResolvedSession> {
+  checkSelector(selector);
+  if (looksLikePath(selector)) return resolvePath(selector, providers);
+  const sessions = (await discoverAll(providers, homes)).filter((s) => (s.session.kind ?? 'session') === 'session');
+  const exact = sessions.filter((s) => s.session.session_id === selector);
+  const matches = exact.length > 0 ? exact : sessions.filter((s) => s.session.session_id.startsWith(selector));
+  if (matches.length === 1) return { session: matches[0]!.session, discovered: matches[0]! };
+  if (matches.length === 0) {
+    // A bare file name in the current directory is still a path.
+    try {
+      if (lstatSync(selector).isFile()) return resolvePath(selector, providers);
+    } catch {
+      /* not a file either */
+    }
+    throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
+  }
+  const listed = matches
+    .slice(0, MAX_LISTED_CANDIDATES)
+    .map((m) => `${m.session.provider} ${m.session.session_id}`)
+    .join('; ');
+  const more = matches.length > MAX_LISTED_CANDIDATES ? `; and ${matches.length - MAX_LISTED_CANDIDATES} more` : '';
+  throw new GobstopperError('ambiguous_session', `'${selector}' matches ${matches.length} sessions (${listed}${more}); use a longer prefix or a path`, {
+    details: { candidates: matches.map((m) => ({ provider: m.session.provider, session_id: m.session.session_id, path: m.session.path })) },
+  });
+}
