@@ -1,0 +1,157 @@
+// Plugin host benchmarks, each a ratio against a floor measured in the same run. They import the
+// compiled kernel from dist/ (run after the build).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (path) => import(join(root, 'dist', path));
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Builds the benchmark strategy into a temporary bundle and starts it through the real host. */
+async function startBenchPlugin() {
+  const dir = mkdtempSync(join(tmpdir(), 'gob-bench-'));
+  const entry = join(dir, 'main.cjs');
+  await build({ absWorkingDir: root, entryPoints: [join(root, 'bench', 'fixtures', 'keep-last-strategy.ts')], outfile: entry, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  const manifest = {
+    protocol_version: 1,
+    id: 'bench-keep-last',
+    version: '1.0.0',
+    provides: { strategies: ['bench_keep_last'] },
+    runtime: 'node',
+    executable: 'main.cjs',
+    files: { 'main.cjs': createHash('sha256').update(readFileSync(entry)).digest('hex') },
+    engines: { gobstopper: '*' },
+    limits: { timeout_ms: 120000, max_output_bytes: 268435456 },
+  };
+  writeFileSync(join(dir, 'gobstopper-plugin.json'), JSON.stringify(manifest, null, 2));
+  const { admitBundle } = await dist('kernel/plugins/admission/admit.js');
+  const { startBundle } = await dist('kernel/plugins/host/running-bundle.js');
+  const running = await startBundle(admitBundle(dir), { hostVersion: 'bench' });
+  return { running, cleanup: async () => { await running.channel.close(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+function items(count) {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const result = i % 4 === 3;
+    out.push({
+      line_index: i,
+      kind: result ? 'tool_result' : i % 4 === 0 ? 'user' : i % 4 === 1 ? 'assistant' : 'tool_call',
+      est_tokens: result ? 1010 : 30,
+      label: result ? 'Bash' : 'assistant',
+      summary: result ? 'exit 0; 120 lines' : null,
+      uuid: `0000${i}-aaaa-bbbb-cccc-dddddddddddd`,
+      parent_uuid: i > 0 ? `0000${i - 1}-aaaa-bbbb-cccc-dddddddddddd` : null,
+      tool_use_ids: i % 4 >= 2 ? [`toolu_${i >> 2}`] : [],
+      elidable_bytes: result ? 4000 : null,
+      elidable_parts: result ? 1 : 0,
+      payload_sha256: createHash('sha256').update(String(i)).digest('hex'),
+    });
+  }
+  return out;
+}
+
+function proposeParams(count) {
+  return {
+    strategy_id: 'bench_keep_last',
+    session: { provider: 'claude_code', session_id: 'bench', path: '/tmp/bench.jsonl' },
+    items: items(count),
+    usage: { context_tokens: 1, lifetime_input_tokens: 1, lifetime_cached_tokens: 0, context_state: 'reported', lifetime_scope: 'full' },
+    policy: {
+      strategy: 'bench_keep_last', trigger_tokens: 250000, floor_tokens: 40000, min_savings_tokens: 4096, keep_recent_tool_outputs: 8,
+      keep_score_threshold: null, min_interval_secs: 300, apply_hold_secs: 1800, block_tokens: 0, keep_recent_turns: 3, result_max_bytes: 500,
+      quota_pressure: 'normal', adaptive: false, effective_trigger_tokens: 250000,
+    },
+    context_tokens: 1,
+    active: false,
+  };
+}
+
+/** The floor: one process serializing the request and parsing it back, and the same for the answer. */
+function jsonRoundTripMs(request, response) {
+  const start = nowMs();
+  JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'strategy/propose', params: request }));
+  JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: 1, result: response }));
+  return nowMs() - start;
+}
+
+export const benchmarks = [
+  {
+    name: 'plugin.round_trip_trivial_median',
+    target: 'value <= 0.2 ms',
+    async run() {
+      const { running, cleanup } = await startBenchPlugin();
+      try {
+        const params = proposeParams(1);
+        const send = () => running.channel.request('strategy/propose', params);
+        for (let i = 0; i < 300; i++) await send();
+        const times = [];
+        let result;
+        for (let i = 0; i < 2000; i++) {
+          const start = nowMs();
+          result = await send();
+          times.push(nowMs() - start);
+        }
+        const floors = [];
+        for (let i = 0; i < 2000; i++) floors.push(jsonRoundTripMs(params, result));
+        return { name: this.name, value: median(times), floor: median(floors), unit: 'ms' };
+      } finally {
+        await cleanup();
+      }
+    },
+  },
+  {
+    name: 'plugin.transcript_100k_propose',
+    target: 'ratio <= 3',
+    async run() {
+      const { running, cleanup } = await startBenchPlugin();
+      try {
+        const params = proposeParams(100_000);
+        const times = [];
+        let result;
+        for (let i = 0; i < 6; i++) {
+          const start = nowMs();
+          result = await running.channel.request('strategy/propose', params);
+          if (i > 0) times.push(nowMs() - start);
+        }
+        if (result.edits[0].line_indexes.length !== 24_992) throw new Error('the benchmark plugin returned an unexpected plan');
+        const floors = [];
+        for (let i = 0; i < 6; i++) floors.push(jsonRoundTripMs(params, result));
+        return { name: this.name, value: median(times), floor: median(floors.slice(1)), unit: 'ms' };
+      } finally {
+        await cleanup();
+      }
+    },
+  },
+  {
+    name: 'cli.version_cold',
+    target: 'ratio <= 5',
+    async run() {
+      const cli = join(root, 'bin', 'run.js');
+      const time = (args) => {
+        const start = nowMs();
+        execFileSync(process.execPath, args, { stdio: 'ignore' });
+        return nowMs() - start;
+      };
+      time([cli, '--version']);
+      const values = [];
+      const floors = [];
+      for (let i = 0; i < 10; i++) {
+        values.push(time([cli, '--version']));
+        floors.push(time(['-e', '0']));
+      }
+      return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+    },
+  },
+];

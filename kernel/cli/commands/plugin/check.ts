@@ -1,0 +1,32 @@
+import { Args } from '@oclif/core';
+import type { PluginCheckCommandResult } from '../../../../schemas/generated/types.js';
+import { checkBundle } from '../../../plugins/services/check-bundle.js';
+import { describeProvides } from '../../../plugins/services/describe.js';
+import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { BaseCommand } from '../../base-command.js';
+
+export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
+  static override summary = 'Admit a bundle without running it and print its manifest_sha256.';
+  static override description =
+    'Checks the manifest (schema, unknown fields, semver, engines range) and every file of the bundle (declared, regular, no links, ' +
+    'inside the bundle, hash matching, count and size caps). Never runs any of its code. Give a directory, a gobstopper-plugin.json, ' +
+    'or the id of a built-in or installed bundle (id or id@version) to re-check it in place.';
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> ./examples/plugins/keep-last-jq',
+    '<%= config.bin %> <%= command.id %> /abs/path/gobstopper-plugin.json --json',
+    '<%= config.bin %> <%= command.id %> keep-last-python',
+  ];
+  static override args = {
+    bundle: Args.string({ description: 'A bundle directory, its gobstopper-plugin.json, or an installed/built-in bundle id.', required: true }),
+  };
+
+  async run(): Promise<PluginCheckCommandResult> {
+    const { args } = await this.parse(PluginCheck);
+    const result = checkBundle(args.bundle, new PluginRegistry());
+    this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
+    this.say(`  provides ${describeProvides(result.provides)}`);
+    this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);
+    this.say(`manifest_sha256 ${result.manifest_sha256}`);
+    return result;
+  }
+}

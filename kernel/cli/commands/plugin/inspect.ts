@@ -1,0 +1,39 @@
+import { Args, Flags } from '@oclif/core';
+import type { PluginInspectCommandResult } from '../../../../schemas/generated/types.js';
+import { inspectBundle } from '../../../plugins/services/inspect-bundle.js';
+import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { BaseCommand } from '../../base-command.js';
+
+export default class PluginInspect extends BaseCommand<PluginInspectCommandResult> {
+  static override summary = "Start a bundle, run its initialize handshake and show what it serves.";
+  static override description =
+    'The bundle is admitted again (every file hashed, the pin compared), started with its declared environment only, asked to initialize, ' +
+    'and shut down. Shows the protocol version it chose and its providers, strategies (with kinds and params schemas) and scorers. ' +
+    'A bundle given as a directory runs only with --trusted-sha256 set to the manifest_sha256 that `plugin check` printed.';
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> keep-last-python',
+    '<%= config.bin %> <%= command.id %> ./my-bundle --trusted-sha256 <manifest_sha256> --json',
+  ];
+  static override args = {
+    plugin: Args.string({ description: 'A built-in or installed bundle id (id or id@version), or a bundle directory.', required: true }),
+  };
+  static override flags = {
+    'trusted-sha256': Flags.string({ description: 'The manifest_sha256 a bundle directory must have to be run.' }),
+  };
+
+  async run(): Promise<PluginInspectCommandResult> {
+    const { args, flags } = await this.parse(PluginInspect);
+    const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'] });
+    this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
+    this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
+    this.say(`  limits: ${result.limits.timeout_ms} ms per call, ${result.limits.max_output_bytes} bytes per message, ${result.limits.max_stderr_bytes} bytes of stderr kept`);
+    for (const p of result.providers) this.say(`  provider ${p.id}: ${p.display_name}`);
+    for (const s of result.strategies) {
+      this.say(`  strategy ${s.id} (${s.kind}): ${s.description}`);
+      if (s.params_schema) this.say(`    params ${JSON.stringify(s.params_schema)}`);
+    }
+    for (const s of result.scorers) this.say(`  scorer ${s.id}: ${s.description}`);
+    if (result.providers.length + result.strategies.length + result.scorers.length === 0) this.say('  serves nothing');
+    return result;
+  }
+}

@@ -1,0 +1,36 @@
+import type { PluginListCommandResult } from '../../../../schemas/generated/types.js';
+import { describeProvides } from '../../../plugins/services/describe.js';
+import { listBundles } from '../../../plugins/services/list-bundles.js';
+import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { BaseCommand } from '../../base-command.js';
+import { renderTable } from '../../render/table.js';
+
+export default class PluginList extends BaseCommand<PluginListCommandResult> {
+  static override summary = 'List built-in and installed plugin bundles and what they provide.';
+  static override description =
+    'Every bundle is admitted again (all files hashed, pins compared), so a damaged or changed bundle shows as damaged with the reason. ' +
+    'A built-in id that an installed bundle also provides is served by the installed bundle; such built-ins are marked.';
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json'];
+
+  async run(): Promise<PluginListCommandResult> {
+    await this.parse(PluginList);
+    const result = listBundles(new PluginRegistry());
+    if (result.bundles.length === 0) {
+      this.say(`No plugin bundles: none built in under ${result.builtin_dir}, none installed under ${result.installed_dir}.`);
+      return result;
+    }
+    const lines = renderTable(result.bundles, [
+      { header: 'ID', value: (b) => b.id },
+      { header: 'VERSION', value: (b) => b.version },
+      { header: 'SOURCE', value: (b) => b.source },
+      { header: 'STATUS', value: (b) => b.status },
+      { header: 'PROVIDES', value: (b) => describeProvides(b.provides) },
+    ]);
+    for (const line of lines) this.say(line);
+    for (const b of result.bundles) {
+      for (const s of b.shadowed) this.say(`${b.id}: ${s.kind} ${s.provided_id} is served by ${s.by} instead`);
+      if (b.error) this.say(`${b.id} ${b.version}: ${b.error.message}`);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,92 @@
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { PluginManifest } from '../../../schemas/generated/types.js';
+import { gobstopperVersion } from '../package-root.js';
+import { checkBundlePath, filePointer } from './bundle-path.js';
+import { walkBundle } from './bundle-tree.js';
+import { checkFileHash } from './file-hashes.js';
+import { readManifest } from './manifest.js';
+import { AdmissionError, BundleLimits, MANIFEST_FILE } from './rules.js';
+
+/** A bundle that passed every admission rule at the moment it was checked. */
+export interface AdmittedBundle {
+  /** Real path of the bundle directory. */
+  root: string;
+  manifestPath: string;
+  manifest: PluginManifest;
+  /** SHA-256 of the manifest bytes: the trust pin. */
+  manifestSha256: string;
+  /** Declared files with their sizes, sorted by path. */
+  files: { path: string; sha256: string; bytes: number }[];
+  /** Sum of the declared files' sizes. */
+  totalBytes: number;
+}
+
+export interface AdmitOptions {
+  /** The gobstopper version engines.gobstopper must accept; defaults to the running one. */
+  gobstopperVersion?: string;
+}
+
+/**
+ * Admits a bundle: `target` is the bundle directory or its gobstopper-plugin.json. Never runs any
+ * of the bundle's code. Throws an AdmissionError naming the bundle and the file or field at fault.
+ */
+export function admitBundle(target: string, options: AdmitOptions = {}): AdmittedBundle {
+  const offered = resolve(target);
+  const rootGiven = locateRoot(offered);
+  const root = realpathSync(rootGiven);
+  const bundle = rootGiven;
+  const manifestPath = join(root, MANIFEST_FILE);
+  const { manifest, manifestSha256 } = readManifest(manifestPath, bundle, options.gobstopperVersion ?? gobstopperVersion());
+
+  const declaredPaths = Object.keys(manifest.files).sort();
+  for (const path of declaredPaths) checkBundlePath(path, bundle, filePointer(path));
+  checkBundlePath(manifest.executable, bundle, '/executable');
+  if (!Object.hasOwn(manifest.files, manifest.executable)) {
+    throw new AdmissionError('executable_undeclared', `bundle ${bundle}: executable ${manifest.executable} is not listed in files`, {
+      bundle,
+      pointer: '/executable',
+      file: manifest.executable,
+    });
+  }
+
+  const declared = new Set(declaredPaths);
+  const found = walkBundle(root, declared, bundle);
+  for (const path of declaredPaths) {
+    if (!found.has(path)) {
+      throw new AdmissionError('file_missing', `bundle ${bundle}: declared file ${path} is missing`, { bundle, file: path, pointer: filePointer(path) });
+    }
+  }
+  let totalBytes = 0;
+  for (const file of found.values()) totalBytes += file.size;
+  if (totalBytes > BundleLimits.totalBytes) {
+    throw new AdmissionError('bundle_too_large', `bundle ${bundle} holds ${totalBytes} bytes of files; the limit is ${BundleLimits.totalBytes}`, { bundle });
+  }
+  const files = declaredPaths.map((path) => {
+    const sha256 = manifest.files[path]!;
+    const bytes = found.get(path)!.size;
+    checkFileHash(root, path, sha256, bytes, bundle);
+    return { path, sha256, bytes };
+  });
+  return { root, manifestPath, manifest, manifestSha256, files, totalBytes };
+}
+
+function locateRoot(offered: string): string {
+  let stat;
+  try {
+    stat = lstatSync(offered);
+  } catch {
+    throw new AdmissionError('not_a_bundle', `${offered} is not a plugin bundle: no such file or directory`, { bundle: offered });
+  }
+  if (stat.isSymbolicLink()) {
+    // A link to the bundle directory (e.g. a checkout elsewhere) is fine; links inside it are not.
+    try {
+      stat = statSync(offered);
+    } catch {
+      throw new AdmissionError('not_a_bundle', `${offered} is not a plugin bundle: a dangling link`, { bundle: offered });
+    }
+  }
+  if (stat.isDirectory()) return offered;
+  if (stat.isFile() && basename(offered) === MANIFEST_FILE) return dirname(offered);
+  throw new AdmissionError('not_a_bundle', `${offered} is not a plugin bundle: give its directory or its ${MANIFEST_FILE}`, { bundle: offered });
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import type { ErrorObject } from 'ajv';
+import semver from 'semver';
+import type { PluginManifest } from '../../../schemas/generated/types.js';
+import { validatePluginManifest } from '../../../schemas/generated/validators.js';
+import { AdmissionError, BundleLimits, MANIFEST_FILE } from './rules.js';
+
+export interface ReadManifest {
+  manifest: PluginManifest;
+  /** SHA-256 of the manifest bytes exactly as stored: the trust pin. */
+  manifestSha256: string;
+  bytes: number;
+}
+
+/**
+ * Reads, size-checks, parses and validates a manifest: the schema (unknown fields rejected) plus
+ * what a schema cannot say (semver version, a satisfiable engines range).
+ */
+export function readManifest(manifestPath: string, bundle: string, runningVersion: string): ReadManifest {
+  const buffer = readManifestBytes(manifestPath, bundle);
+  const manifestSha256 = createHash('sha256').update(buffer).digest('hex');
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buffer));
+  } catch {
+    throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not valid UTF-8 JSON`, { bundle, file: MANIFEST_FILE });
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not a JSON object`, { bundle, file: MANIFEST_FILE });
+  }
+  if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle);
+  const manifest = value as PluginManifest;
+  checkVersion(manifest, bundle);
+  checkEngines(manifest, bundle, runningVersion);
+  return { manifest, manifestSha256, bytes: buffer.length };
+}
+
+function readManifestBytes(manifestPath: string, bundle: string): Buffer {
+  let stat;
+  try {
+    stat = lstatSync(manifestPath);
+  } catch {
+    throw new AdmissionError('not_a_bundle', `${bundle} is not a plugin bundle: it has no ${MANIFEST_FILE}`, { bundle });
+  }
+  if (stat.isSymbolicLink()) {
+    throw new AdmissionError('symlink_refused', `bundle ${bundle}: ${MANIFEST_FILE} is a symbolic link; bundles may not contain links`, { bundle, file: MANIFEST_FILE });
+  }
+  if (!stat.isFile()) {
+    throw new AdmissionError('not_a_bundle', `${bundle} is not a plugin bundle: ${MANIFEST_FILE} is not a regular file`, { bundle, file: MANIFEST_FILE });
+  }
+  const tooLarge = () =>
+    new AdmissionError('manifest_too_large', `bundle ${bundle}: ${MANIFEST_FILE} is larger than ${BundleLimits.manifestBytes} bytes`, { bundle, file: MANIFEST_FILE });
+  if (stat.size > BundleLimits.manifestBytes) throw tooLarge();
+  const fd = openSync(manifestPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new AdmissionError('not_a_bundle', `${bundle}: ${MANIFEST_FILE} is not a regular file`, { bundle, file: MANIFEST_FILE });
+    // Read one byte past the cap so a file that grew after lstat is still caught.
+    const buffer = Buffer.alloc(BundleLimits.manifestBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > BundleLimits.manifestBytes) throw tooLarge();
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Turns the validator's errors into the single most useful refusal, with a JSON pointer. */
+function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties');
+  if (unknown) {
+    const field = String((unknown.params as { additionalProperty?: unknown }).additionalProperty);
+    const pointer = `${unknown.instancePath}/${field.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return new AdmissionError('manifest_unknown_field', `bundle ${bundle}: ${MANIFEST_FILE} has an unknown field at ${pointer}`, { bundle, pointer, file: MANIFEST_FILE });
+  }
+  const protocol = errors.find((e) => e.instancePath === '/protocol_version');
+  if (protocol) {
+    return new AdmissionError('protocol_unsupported', `bundle ${bundle}: protocol_version must be 1, the only plugin protocol this gobstopper speaks`, {
+      bundle,
+      pointer: '/protocol_version',
+      file: MANIFEST_FILE,
+    });
+  }
+  const fileCount = errors.find((e) => e.instancePath === '/files' && e.keyword === 'maxProperties');
+  if (fileCount) {
+    return new AdmissionError('too_many_files', `bundle ${bundle}: files lists more than 64 files`, { bundle, pointer: '/files', file: MANIFEST_FILE });
+  }
+  const deepest = errors.reduce((best, e) => (e.instancePath.length > best.instancePath.length ? e : best), errors[0]!);
+  const pointer = deepest?.instancePath || '';
+  const where = pointer === '' ? 'the top level' : pointer;
+  return new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at ${where}: ${deepest?.message ?? 'schema violation'}`, {
+    bundle,
+    pointer,
+    file: MANIFEST_FILE,
+  });
+}
+
+function checkVersion(manifest: PluginManifest, bundle: string): void {
+  if (semver.valid(manifest.version) !== manifest.version) {
+    throw new AdmissionError('manifest_bad_semver', `bundle ${bundle}: version "${manifest.version.slice(0, 64)}" is not a semantic version (like 1.2.3)`, {
+      bundle,
+      pointer: '/version',
+      file: MANIFEST_FILE,
+    });
+  }
+}
+
+function checkEngines(manifest: PluginManifest, bundle: string, runningVersion: string): void {
+  const range = manifest.engines.gobstopper;
+  if (semver.validRange(range) === null) {
+    throw new AdmissionError('engines_bad_range', `bundle ${bundle}: engines.gobstopper "${range}" is not a semver range`, {
+      bundle,
+      pointer: '/engines/gobstopper',
+      file: MANIFEST_FILE,
+    });
+  }
+  if (!semver.satisfies(runningVersion, range, { includePrerelease: true })) {
+    throw new AdmissionError('engines_unsatisfied', `bundle ${bundle}: needs gobstopper ${range}, this is ${runningVersion}`, {
+      bundle,
+      pointer: '/engines/gobstopper',
+      file: MANIFEST_FILE,
+    });
+  }
+}

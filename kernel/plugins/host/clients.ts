@@ -1,0 +1,81 @@
+import type * as T from '../../../schemas/generated/types.js';
+import { Methods } from '../../../sdk/protocol.js';
+import type { HostCallbacks } from '../protocol/host-callbacks.js';
+import type { RunningBundle } from './running-bundle.js';
+
+type WithoutId<P, K extends string> = Omit<P, K> & Partial<Record<K, string>>;
+
+function merged(base: HostCallbacks, extra: HostCallbacks | undefined): HostCallbacks {
+  return extra ? { ...base, ...extra } : base;
+}
+
+/** Typed calls to one provider id of a running bundle; the kernel never sees JSON-RPC. */
+export class ProviderClient {
+  constructor(
+    readonly running: RunningBundle,
+    readonly info: T.ProviderInfo,
+    private readonly callbacks: HostCallbacks = {},
+  ) {}
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  private call<R>(method: string, params: { provider_id?: string }, callbacks?: HostCallbacks): Promise<R> {
+    return this.running.channel.request<R>(method, { ...params, provider_id: this.info.id }, merged(this.callbacks, callbacks));
+  }
+
+  discover(params: WithoutId<T.ProviderDiscoverParams, 'provider_id'> = {}, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderDiscoverResult>(Methods.providerDiscover, params, callbacks);
+  }
+  identify(params: WithoutId<T.ProviderIdentifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderIdentifyResult>(Methods.providerIdentify, params, callbacks);
+  }
+  usage(params: WithoutId<T.ProviderUsageParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderUsageResult>(Methods.providerUsage, params, callbacks);
+  }
+  parse(params: WithoutId<T.ProviderParseParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.Transcript>(Methods.providerParse, params, callbacks);
+  }
+  render(params: WithoutId<T.ProviderRenderParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderRenderResult>(Methods.providerRender, params, callbacks);
+  }
+  verify(params: WithoutId<T.ProviderVerifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderVerifyResult>(Methods.providerVerify, params, callbacks);
+  }
+  forkTarget(params: WithoutId<T.ProviderForkTargetParams, 'provider_id'>, callbacks?: HostCallbacks) {
+    return this.call<T.ProviderForkTargetResult>(Methods.providerForkTarget, params, callbacks);
+  }
+}
+
+export class StrategyClient {
+  constructor(
+    readonly running: RunningBundle,
+    readonly info: T.StrategyInfo,
+    private readonly callbacks: HostCallbacks = {},
+  ) {}
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  propose(params: WithoutId<T.StrategyProposeParams, 'strategy_id'>, callbacks?: HostCallbacks): Promise<T.StrategyProposeResult> {
+    return this.running.channel.request(Methods.strategyPropose, { ...params, strategy_id: this.info.id }, merged(this.callbacks, callbacks));
+  }
+}
+
+export class ScorerClient {
+  constructor(
+    readonly running: RunningBundle,
+    readonly info: T.ScorerInfo,
+    private readonly callbacks: HostCallbacks = {},
+  ) {}
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  score(params: WithoutId<T.ScorerScoreParams, 'scorer_id'>, callbacks?: HostCallbacks): Promise<T.ScorerScoreResult> {
+    return this.running.channel.request(Methods.scorerScore, { ...params, scorer_id: this.info.id }, merged(this.callbacks, callbacks));
+  }
+}

@@ -1,0 +1,42 @@
+import type { InitializeResult, PluginManifest } from '../../../schemas/generated/types.js';
+import { Methods, SUPPORTED_PROTOCOL_VERSIONS } from '../../../sdk/protocol.js';
+import type { PluginChannel } from '../protocol/plugin-channel.js';
+import { PluginFailure } from '../protocol/plugin-failure.js';
+
+/**
+ * `initialize`: offers the protocol versions the host speaks and checks the answer against the
+ * manifest (same id and version, a version both sides speak, nothing served that the manifest
+ * does not declare). A mismatch kills the plugin.
+ */
+export async function handshake(channel: PluginChannel, manifest: PluginManifest, hostVersion: string): Promise<InitializeResult> {
+  const result = await channel.request<InitializeResult>(Methods.initialize, {
+    protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    host: { name: 'gobstopper', version: hostVersion },
+  });
+  const problem = handshakeProblem(result, manifest);
+  if (problem) throw await channel.kill('plugin_handshake_failed', `failed the initialize handshake: ${problem}`, Methods.initialize);
+  return result;
+}
+
+export function handshakeProblem(result: InitializeResult, manifest: PluginManifest): string | null {
+  if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly number[]).includes(result.protocol_version)) {
+    return `it chose protocol version ${result.protocol_version}, the host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`;
+  }
+  if (result.protocol_version !== manifest.protocol_version) {
+    return `it chose protocol version ${result.protocol_version} but its manifest says ${manifest.protocol_version}`;
+  }
+  if (result.plugin.id !== manifest.id) return `it says its id is ${result.plugin.id}, the manifest says ${manifest.id}`;
+  if (result.plugin.version !== manifest.version) return `it says its version is ${result.plugin.version}, the manifest says ${manifest.version}`;
+  const undeclared = (kind: string, served: { id: string }[] | undefined, declared: string[] | undefined) => {
+    const allowed = new Set(declared ?? []);
+    const extra = (served ?? []).map((s) => s.id).filter((id) => !allowed.has(id));
+    return extra.length > 0 ? `it serves ${kind} ${extra.join(', ')} that its manifest does not declare` : null;
+  };
+  return (
+    undeclared('providers', result.providers, manifest.provides.providers) ??
+    undeclared('strategies', result.strategies, manifest.provides.strategies) ??
+    undeclared('scorers', result.scorers, manifest.provides.scorers)
+  );
+}
+
+export { PluginFailure };

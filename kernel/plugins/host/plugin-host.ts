@@ -1,0 +1,137 @@
+import type * as T from '../../../schemas/generated/types.js';
+import type { AdmittedBundle } from '../admission/admit.js';
+import { bundleLabel, providedIds, type BundleRef, type ProvidedKind } from '../registry/bundle-ref.js';
+import { PluginRegistry, type RegistryOptions } from '../registry/registry.js';
+import type { HostCallbacks } from '../protocol/host-callbacks.js';
+import { PluginFailure } from '../protocol/plugin-failure.js';
+import { ProviderClient, ScorerClient, StrategyClient } from './clients.js';
+import { startBundle, type RunningBundle, type StartOptions } from './running-bundle.js';
+
+export interface PluginHostOptions extends RegistryOptions {
+  /** Use this registry instead of building one from the options. */
+  registry?: PluginRegistry;
+  /** Environment that declared variables are copied from; defaults to this process's. */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Grace between a call's deadline (cancel) and the kill; default 1000 ms. */
+  cancelGraceMs?: number;
+  /** Starts a bundle; tests substitute in-memory plugins. Defaults to spawning the bundle. */
+  start?: (bundle: AdmittedBundle, options: StartOptions) => Promise<RunningBundle>;
+}
+
+export interface ListedStrategy {
+  bundle: { id: string; version: string; source: BundleRef['source'] };
+  strategy: T.StrategyInfo;
+}
+
+/**
+ * The kernel's door to plugins. Finds the bundle serving an id, re-admits it (every file hashed,
+ * the pin compared) on every use, keeps one warm process per bundle for as long as the host lives
+ * (a command, or a long-lived watch/MCP server), and hands out typed clients. `close()` shuts
+ * every process down and kills whatever is left of its process group.
+ */
+export class PluginHost {
+  readonly registry: PluginRegistry;
+  private readonly running = new Map<string, { sha: string; started: Promise<RunningBundle> }>();
+  private closed = false;
+
+  constructor(private readonly options: PluginHostOptions = {}) {
+    this.registry = options.registry ?? new PluginRegistry(options);
+  }
+
+  async provider(providerId: string, callbacks: HostCallbacks = {}): Promise<ProviderClient> {
+    const running = await this.startFor('provider', providerId);
+    return new ProviderClient(running, served(running, 'provider', providerId, running.handshake.providers), callbacks);
+  }
+
+  async strategy(strategyId: string, callbacks: HostCallbacks = {}): Promise<StrategyClient> {
+    const running = await this.startFor('strategy', strategyId);
+    return new StrategyClient(running, served(running, 'strategy', strategyId, running.handshake.strategies), callbacks);
+  }
+
+  async scorer(scorerId: string, callbacks: HostCallbacks = {}): Promise<ScorerClient> {
+    const running = await this.startFor('scorer', scorerId);
+    return new ScorerClient(running, served(running, 'scorer', scorerId, running.handshake.scorers), callbacks);
+  }
+
+  /** Starts (or reuses) the warm process of a bundle; the bundle is admitted again first. */
+  async start(ref: BundleRef): Promise<RunningBundle> {
+    if (this.closed) throw new Error('the plugin host is closed');
+    const bundle = this.registry.admit(ref);
+    const key = `${ref.source}:${bundle.root}`;
+    const existing = this.running.get(key);
+    if (existing && existing.sha === bundle.manifestSha256) {
+      const running = await existing.started.catch(() => undefined);
+      if (running?.channel.alive) return running;
+    }
+    if (existing) {
+      this.running.delete(key);
+      void existing.started.then((r) => r.channel.close()).catch(() => undefined);
+    }
+    const started = (this.options.start ?? startBundle)(bundle, {
+      hostEnv: this.options.hostEnv,
+      hostVersion: this.registry.version,
+      cancelGraceMs: this.options.cancelGraceMs,
+    });
+    const entry = { sha: bundle.manifestSha256, started };
+    this.running.set(key, entry);
+    try {
+      const running = await started;
+      // A process that dies is forgotten, so the next use admits and starts the bundle afresh.
+      running.channel.onFailed(() => {
+        if (this.running.get(key) === entry) this.running.delete(key);
+      });
+      return running;
+    } catch (error) {
+      if (this.running.get(key) === entry) this.running.delete(key);
+      throw error;
+    }
+  }
+
+  /** Starts a bundle by its own id (or a ref) and returns its handshake. */
+  async inspect(ref: BundleRef): Promise<RunningBundle> {
+    return this.start(ref);
+  }
+
+  /** Every strategy the resolvable bundles report in their handshakes (shadowed ones left out). */
+  async listStrategies(): Promise<ListedStrategy[]> {
+    const seen = new Map<string, BundleRef>();
+    const all = [...this.registry.configured(), ...this.registry.installed(), ...this.registry.builtins().refs];
+    for (const ref of all) {
+      for (const id of ref.provides.strategies) {
+        if (seen.has(id)) continue;
+        const winner = this.registry.resolve('strategy', id);
+        seen.set(id, winner);
+      }
+    }
+    const result: ListedStrategy[] = [];
+    for (const [id, ref] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
+      const running = await this.start(ref);
+      const info = running.handshake.strategies?.find((s) => s.id === id);
+      if (info) result.push({ bundle: { id: ref.id, version: ref.version, source: ref.source }, strategy: info });
+    }
+    return result;
+  }
+
+  /** Shuts every warm process down (shutdown, exit, then the group is killed regardless). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const entries = [...this.running.values()];
+    this.running.clear();
+    await Promise.all(entries.map((e) => e.started.then((r) => r.channel.close()).catch(() => undefined)));
+  }
+
+  private async startFor(kind: ProvidedKind, providedId: string): Promise<RunningBundle> {
+    const ref = this.registry.resolve(kind, providedId);
+    if (!providedIds(ref.provides, kind).includes(providedId)) throw new Error(`registry returned ${bundleLabel(ref)} for ${kind} ${providedId}`);
+    return this.start(ref);
+  }
+}
+
+function served<I extends { id: string }>(running: RunningBundle, kind: ProvidedKind, id: string, infos: I[] | undefined): I {
+  const info = infos?.find((i) => i.id === id);
+  if (info) return info;
+  throw new PluginFailure('plugin_not_served', {
+    pluginId: running.bundle.manifest.id,
+    reason: `lists ${kind} ${id} in its manifest but did not offer it in its initialize answer`,
+  });
+}

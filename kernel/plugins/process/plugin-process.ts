@@ -1,0 +1,94 @@
+import { execa } from 'execa';
+import type { AdmittedBundle } from '../admission/admit.js';
+import { NdjsonMessageReader, NdjsonMessageWriter } from '../../../sdk/transport/ndjson.js';
+import type { ChannelTransport, PeerExit } from '../protocol/plugin-channel.js';
+import { PluginFailure } from '../protocol/plugin-failure.js';
+import { pluginEnvironment } from './environment.js';
+import { killGroup, trackGroup, untrackGroup } from './process-group.js';
+import { launchFor } from './runtime.js';
+import { StderrRing } from './stderr-ring.js';
+
+export interface SpawnOptions {
+  /** The environment declared names are copied from; defaults to this process's. */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Largest single message accepted from the plugin. */
+  maxOutputBytes: number;
+  /** Size of the stderr ring buffer. */
+  stderrBytes: number;
+}
+
+export interface PluginProcess {
+  pid: number;
+  stderr: StderrRing;
+  transport: ChannelTransport;
+}
+
+/** After the plugin exits, how long its last output may take to drain before the group is killed. */
+const DRAIN_AFTER_EXIT_MS = 300;
+/** How long to wait for a killed group's pipes to close before giving up on reaping. */
+const REAP_WAIT_MS = 2000;
+
+/**
+ * Starts a bundle's process: cwd = bundle root, only declared environment variables, its own
+ * process group, stdin/stdout carrying NDJSON JSON-RPC, stderr into a ring buffer.
+ */
+export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions): PluginProcess {
+  const { manifest, root } = bundle;
+  const launch = launchFor(manifest, root, options.hostEnv ?? process.env);
+  const child = execa(launch.file, launch.args, {
+    cwd: root,
+    env: pluginEnvironment(manifest.environment, options.hostEnv ?? process.env),
+    extendEnv: false,
+    detached: true,
+    cleanup: false,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    void child.catch(() => undefined);
+    throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, reason: `could not be started (${launch.file})` });
+  }
+  trackGroup(pid);
+  const stderr = new StderrRing(options.stderrBytes);
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // EPIPE after the plugin died surfaces through the writer; never as an unhandled stream error.
+  child.stdin!.on('error', () => undefined);
+
+  let stdoutEnded = false;
+  child.stdout!.once('end', () => (stdoutEnded = true));
+  child.stdout!.once('close', () => (stdoutEnded = true));
+  const reaped = child.then(() => undefined, () => undefined);
+  const exited = new Promise<PeerExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+      // A leader that exits while something it spawned still holds stdout would otherwise leave
+      // the channel waiting forever; give the last lines a moment, then end the group.
+      setTimeout(() => {
+        if (!stdoutEnded) killGroup(pid);
+      }, DRAIN_AFTER_EXIT_MS).unref();
+    });
+  });
+
+  let terminated: Promise<void> | undefined;
+  const terminate = () =>
+    (terminated ??= (async () => {
+      killGroup(pid);
+      await Promise.race([reaped, new Promise((r) => setTimeout(r, REAP_WAIT_MS).unref())]);
+      untrackGroup(pid);
+    })());
+
+  const transport: ChannelTransport = {
+    reader: new NdjsonMessageReader(child.stdout!, { maxMessageBytes: options.maxOutputBytes }),
+    writer: new NdjsonMessageWriter(child.stdin!),
+    terminate,
+    exited,
+    stderrTail: () => stderr.tail(),
+  };
+  return { pid, stderr, transport };
+}

@@ -1,0 +1,395 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  ErrorCodes,
+  RequestType,
+  RequestType0,
+  ResponseError,
+  type CancellationToken,
+  type MessageConnection,
+  type MessageReader,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import type { Capability } from '../../../schemas/generated/types.js';
+import { Methods, PluginErrorCodes } from '../../../sdk/protocol.js';
+import { FramingError } from '../../../sdk/transport/ndjson.js';
+import { GobstopperError } from '../../errors.js';
+import type { HostCallbacks } from './host-callbacks.js';
+import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
+import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
+
+/** How the peer ended, as far as the transport knows. */
+export interface PeerExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * What the channel needs from whatever runs the plugin: the two message streams and a way to
+ * stop it for good. A subprocess supplies a process-group kill; in-memory tests a no-op.
+ */
+export interface ChannelTransport {
+  reader: MessageReader;
+  writer: MessageWriter;
+  /** Stops the peer for good (kills the process group) and resolves once it is reaped. */
+  terminate(): Promise<void>;
+  /** Settles when the peer has ended; explains a closed stream. */
+  exited?: Promise<PeerExit>;
+  /** A short tail of the peer's stderr, for error messages. */
+  stderrTail?(): string;
+}
+
+export interface ChannelOptions {
+  pluginId: string;
+  /** Deadline of one call (manifest limits.timeout_ms). */
+  timeoutMs: number;
+  /** After the deadline the call is cancelled; this long later the process group is killed. */
+  cancelGraceMs?: number;
+  /** What the manifest allows the plugin to ask for. */
+  capabilities: readonly Capability[];
+  /** The message size cap, only to word overflow errors. */
+  maxOutputBytes?: number;
+}
+
+interface CallFrame {
+  method: string;
+  timeoutMs: number;
+  callbacks: HostCallbacks;
+  cts: CancellationTokenSource;
+  remainingMs: number;
+  startedAt: number;
+  timer: NodeJS.Timeout | undefined;
+  /** Host callbacks running for this call; the deadline is paused while the host works. */
+  callbacksRunning: number;
+  cancelled: boolean;
+  settled: boolean;
+  fail(failure: PluginFailure): void;
+}
+
+interface CallContext {
+  channel: PluginChannel;
+  parent: CallContext | undefined;
+}
+
+/** Marks code running inside a host callback, so a call it makes to the same plugin nests instead of queueing behind its own caller. */
+const callContext = new AsyncLocalStorage<CallContext>();
+
+const HOST_REQUESTS: Record<string, keyof HostCallbacks> = {
+  [Methods.hostScore]: 'score',
+  [Methods.hostPropose]: 'propose',
+  [Methods.hostReadItems]: 'readItems',
+};
+
+const DEFAULT_CANCEL_GRACE_MS = 1000;
+
+/**
+ * One plugin, spoken to over JSON-RPC: deadlines, schema checks both ways, host callbacks routed to
+ * the call they belong to, and a single fatal path that kills the plugin and fails every call in
+ * flight with an error naming the plugin and the cause. Independent calls take turns (so a
+ * plugin->host request is never ambiguous); a call made from inside a host callback nests.
+ */
+export class PluginChannel {
+  readonly pluginId: string;
+  private readonly connection: MessageConnection;
+  private readonly stack: CallFrame[] = [];
+  private turn: Promise<void> = Promise.resolve();
+  private failure: PluginFailure | undefined;
+  private dying: Promise<PluginFailure> | undefined;
+  private closing = false;
+  private readonly failedListeners: ((failure: PluginFailure) => void)[] = [];
+
+  constructor(
+    private readonly transport: ChannelTransport,
+    private readonly options: ChannelOptions,
+  ) {
+    this.pluginId = options.pluginId;
+    this.connection = createMessageConnection(transport.reader, transport.writer);
+    this.connection.onError(([error]) => this.onTransportError(error));
+    this.connection.onClose(() => this.onClosed());
+    this.connection.onRequest((method, params, token) => this.onHostRequest(method, params, token));
+    this.connection.onNotification(Methods.hostLog, (params: unknown) => this.onHostNotification('log', 'LogParams', params));
+    this.connection.onNotification(Methods.progress, (params: unknown) => this.onHostNotification('progress', 'ProgressParams', params));
+    this.connection.listen();
+  }
+
+  /** True until the plugin failed or was closed. */
+  get alive(): boolean {
+    return this.dying === undefined && !this.closing;
+  }
+
+  /** The failure that ended this channel, if one did. */
+  get failedWith(): PluginFailure | undefined {
+    return this.failure;
+  }
+
+  onFailed(listener: (failure: PluginFailure) => void): void {
+    this.failedListeners.push(listener);
+  }
+
+  /**
+   * Sends one request and returns its validated result. Params are checked against the method's
+   * schema before anything is sent (a violation is a host bug, not the plugin's).
+   */
+  async request<R>(method: string, params: unknown, callbacks: HostCallbacks = {}): Promise<R> {
+    const validators = methodValidators(method);
+    if (validators?.params) {
+      const violation = checkAgainst(validators.params, params);
+      if (violation) {
+        throw new GobstopperError('invalid_plugin_request', `gobstopper built a ${method} request for plugin ${this.pluginId} that violates the schema at ${violation.pointer || '/'}: ${violation.message}`, {
+          details: { plugin_id: this.pluginId, method, pointer: violation.pointer },
+        });
+      }
+    }
+    if (this.isNestedCall()) return this.send<R>(method, params, callbacks);
+    const release = await this.takeTurn();
+    try {
+      return await this.send<R>(method, params, callbacks);
+    } finally {
+      release();
+    }
+  }
+
+  /** Asks the plugin to shut down and exit, then makes sure its whole process group is gone. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    if (this.dying) {
+      await this.dying;
+      return;
+    }
+    const release = await this.takeTurn();
+    try {
+      if (!this.dying) {
+        try {
+          await this.send(Methods.shutdown, null, {}, Math.min(this.options.timeoutMs, 5000));
+          this.closing = true;
+          await this.connection.sendNotification(Methods.exit).catch(() => undefined);
+        } catch {
+          // A plugin that cannot shut down cleanly is killed below like any other.
+        }
+      }
+      this.closing = true;
+      if (this.transport.exited) await Promise.race([this.transport.exited, delay(500)]);
+      this.connection.dispose();
+      await this.transport.terminate();
+    } finally {
+      release();
+    }
+  }
+
+  /** Kills the plugin now and fails whatever is in flight with this failure. */
+  async kill(code: PluginFailureCode, reason: string, method?: string): Promise<PluginFailure> {
+    return this.fatal(code, reason, method);
+  }
+
+  private takeTurn(): Promise<() => void> {
+    const previous = this.turn;
+    let release!: () => void;
+    this.turn = new Promise<void>((resolve) => (release = resolve));
+    return previous.then(() => release);
+  }
+
+  private isNestedCall(): boolean {
+    for (let ctx = callContext.getStore(); ctx; ctx = ctx.parent) if (ctx.channel === this) return true;
+    return false;
+  }
+
+  private async send<R>(method: string, params: unknown, callbacks: HostCallbacks, timeoutMs = this.options.timeoutMs): Promise<R> {
+    if (this.dying) throw await this.dying;
+    if (this.closing) throw new PluginFailure('plugin_closed', { pluginId: this.pluginId, method, reason: `was already shut down when ${method} was called` });
+    const resultValidator = methodValidators(method)?.result ?? null;
+    return new Promise<R>((resolve, reject) => {
+      const frame: CallFrame = {
+        method,
+        timeoutMs,
+        callbacks,
+        cts: new CancellationTokenSource(),
+        remainingMs: timeoutMs,
+        startedAt: 0,
+        timer: undefined,
+        callbacksRunning: 0,
+        cancelled: false,
+        settled: false,
+        fail: (failure) => settle(() => reject(failure)),
+      };
+      const settle = (finish: () => void) => {
+        if (frame.settled) return;
+        frame.settled = true;
+        if (frame.timer) clearTimeout(frame.timer);
+        const at = this.stack.indexOf(frame);
+        if (at >= 0) this.stack.splice(at, 1);
+        frame.cts.dispose();
+        finish();
+      };
+      const timedOut = () => this.failureFor('plugin_timeout', `timed out after ${timeoutMs} ms during ${method}`, method);
+      this.stack.push(frame);
+      this.startClock(frame);
+      // No params at all (shutdown) goes out without a params member, as JSON-RPC prefers.
+      const sent =
+        params === null || params === undefined
+          ? this.connection.sendRequest(new RequestType0<unknown, void>(method), frame.cts.token)
+          : this.connection.sendRequest(new RequestType<unknown, unknown, void>(method), params, frame.cts.token);
+      sent.then(
+        (result) => {
+          if (frame.settled) return;
+          // An answer that arrives after the deadline still fails the call; the plugin survives.
+          if (frame.cancelled) return settle(() => reject(timedOut()));
+          if (resultValidator) {
+            const violation = checkAgainst(resultValidator, result);
+            if (violation) {
+              void this.fatal('plugin_schema_violation', `answered ${method} with a result that violates the schema at ${violation.pointer || '/'} (${violation.message})`, method, violation.pointer);
+              return;
+            }
+          }
+          settle(() => resolve(result as R));
+        },
+        (error: unknown) => {
+          if (frame.settled) return;
+          if (frame.cancelled) return settle(() => reject(timedOut()));
+          if (error instanceof ResponseError && error.code !== ErrorCodes.PendingResponseRejected && error.code !== ErrorCodes.MessageWriteError) {
+            const text = oneLine(String(error.message ?? ''), 300);
+            return settle(() => reject(this.failureFor('plugin_error', `answered ${method} with error ${error.code}: ${text}`, method, undefined, error.code)));
+          }
+          if (this.dying) return; // the fatal path fails this frame with the real cause
+          if (error instanceof ResponseError) return void this.onClosed();
+          void this.fatal('plugin_not_jsonrpc', `answered ${method} with a response that has neither a result nor an error`, method);
+        },
+      );
+    });
+  }
+
+  private startClock(frame: CallFrame): void {
+    frame.startedAt = Date.now();
+    frame.timer = setTimeout(() => this.onDeadline(frame), frame.remainingMs);
+  }
+
+  private pauseClock(frame: CallFrame): void {
+    frame.callbacksRunning += 1;
+    if (frame.callbacksRunning === 1 && frame.timer && !frame.cancelled) {
+      clearTimeout(frame.timer);
+      frame.timer = undefined;
+      frame.remainingMs = Math.max(0, frame.remainingMs - (Date.now() - frame.startedAt));
+    }
+  }
+
+  private resumeClock(frame: CallFrame): void {
+    frame.callbacksRunning -= 1;
+    if (frame.callbacksRunning === 0 && !frame.settled && !frame.cancelled && !frame.timer) this.startClock(frame);
+  }
+
+  /** Soft deadline: cancel and give the plugin a grace period to answer; then kill the group. */
+  private onDeadline(frame: CallFrame): void {
+    if (frame.settled) return;
+    frame.cancelled = true;
+    frame.cts.cancel();
+    frame.timer = setTimeout(() => {
+      if (!frame.settled) void this.fatal('plugin_timeout', `timed out after ${frame.timeoutMs} ms during ${frame.method}`, frame.method);
+    }, this.options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS);
+  }
+
+  private async onHostRequest(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
+    const slot = HOST_REQUESTS[method];
+    if (!slot) return new ResponseError(ErrorCodes.MethodNotFound, `the host has no method ${method}`);
+    const frame = this.stack[this.stack.length - 1];
+    if (method === Methods.hostReadItems && !this.options.capabilities.includes('read_content')) {
+      void this.fatal('capability_denied', `asked for record content (${method}) without the read_content capability in its manifest`, frame?.method);
+      return new ResponseError(PluginErrorCodes.CapabilityDenied, 'read_content is not in this plugin\'s manifest');
+    }
+    if (!frame) return new ResponseError(ErrorCodes.InvalidRequest, `${method} is only answered while the host is waiting on a call to this plugin`);
+    const validators = methodValidators(method)!;
+    const violation = checkAgainst(validators.params!, params);
+    if (violation) return new ResponseError(ErrorCodes.InvalidParams, `${method} params violate the schema at ${violation.pointer || '/'}: ${violation.message}`);
+    const callback = frame.callbacks[slot] as ((p: unknown, t: CancellationToken) => unknown) | undefined;
+    if (!callback) return new ResponseError(PluginErrorCodes.NotSupported, `${method} is not available during ${frame.method}`);
+    this.pauseClock(frame);
+    try {
+      const result = await callContext.run({ channel: this, parent: callContext.getStore() }, () => callback.call(frame.callbacks, params, token));
+      const resultViolation = checkAgainst(validators.result!, result);
+      if (resultViolation) return new ResponseError(ErrorCodes.InternalError, `the host produced an invalid ${method} result at ${resultViolation.pointer || '/'}`);
+      return result;
+    } catch (error) {
+      if (error instanceof ResponseError) return error;
+      const message = error instanceof Error ? error.message : String(error);
+      return new ResponseError(ErrorCodes.InternalError, `${method} failed in the host: ${oneLine(message, 300)}`);
+    } finally {
+      this.resumeClock(frame);
+    }
+  }
+
+  private onHostNotification(slot: 'log' | 'progress', defName: string, params: unknown): void {
+    if (checkAgainst(validatorFor(defName), params)) return; // a malformed log line is dropped, not fatal
+    const frame = this.stack[this.stack.length - 1];
+    const handler = frame?.callbacks[slot] as ((p: unknown) => void) | undefined;
+    try {
+      handler?.call(frame!.callbacks, params);
+    } catch {
+      // A failing log sink must not take the plugin call down with it.
+    }
+  }
+
+  private onTransportError(error: unknown): void {
+    if (this.dying || this.closing) return;
+    const method = this.stack[this.stack.length - 1]?.method;
+    if (error instanceof FramingError || (error instanceof Error && error.name === 'FramingError')) {
+      const framing = error as FramingError;
+      if (framing.reason === 'overflow') {
+        const cap = this.options.maxOutputBytes;
+        void this.fatal('plugin_output_overflow', `printed a message larger than ${cap ?? 'the'} ${cap ? 'bytes ' : ''}allowed (limits.max_output_bytes)${method ? ` during ${method}` : ''}`, method);
+      } else if (framing.message.includes('not JSON')) {
+        void this.fatal('plugin_not_json', `printed a line that is not JSON on stdout${method ? ` during ${method}` : ''} (logs belong on stderr)`, method);
+      } else {
+        void this.fatal('plugin_not_jsonrpc', `printed a line that is not a JSON-RPC 2.0 message${method ? ` during ${method}` : ''}`, method);
+      }
+      return;
+    }
+    // A write error means the plugin's stdin is gone: it exited or closed it.
+    void this.onClosed();
+  }
+
+  private async onClosed(): Promise<void> {
+    if (this.dying || this.closing) return;
+    const method = this.stack[this.stack.length - 1]?.method;
+    const exit = this.transport.exited ? await Promise.race([this.transport.exited, delay(2000).then(() => undefined)]) : undefined;
+    if (this.dying || this.closing) return;
+    const how = !exit
+      ? 'closed its output'
+      : exit.signal
+        ? `was killed by ${exit.signal}`
+        : `exited with code ${exit.code}`;
+    void this.fatal('plugin_exited', `${how}${method ? ` during ${method}` : ' while idle'}`, method);
+  }
+
+  private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number): PluginFailure {
+    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, stderrTail: this.transport.stderrTail?.() });
+  }
+
+  /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
+  private fatal(code: PluginFailureCode, reason: string, method?: string, pointer?: string): Promise<PluginFailure> {
+    if (this.dying) return this.dying;
+    this.dying = (async () => {
+      this.connection.dispose();
+      await this.transport.terminate().catch(() => undefined);
+      const failure = this.failureFor(code, reason, method, pointer);
+      this.failure = failure;
+      for (const frame of [...this.stack]) frame.fail(failure);
+      for (const listener of this.failedListeners) {
+        try {
+          listener(failure);
+        } catch {
+          // A listener's own trouble must not hide the plugin's failure from the callers.
+        }
+      }
+      return failure;
+    })();
+    return this.dying;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,32 @@
+import type { Capability, PluginManifest, PluginProvides } from '../../../schemas/generated/types.js';
+
+export type ProvidedKind = 'provider' | 'strategy' | 'scorer';
+
+/** Where a bundle came from; earlier sources shadow later ones for the ids they provide. */
+export type BundleSource = 'config' | 'installed' | 'builtin';
+
+/** A bundle the registry knows about, before it is (re-)admitted for use. */
+export interface BundleRef {
+  source: BundleSource;
+  root: string;
+  id: string;
+  version: string;
+  provides: PluginProvides;
+  capabilities: Capability[];
+  /** The manifest sha256 the bundle must still have; null for built-ins, which ship with gobstopper. */
+  pinnedSha256: string | null;
+}
+
+export function providesOf(manifest: PluginManifest): PluginProvides {
+  return {
+    providers: [...(manifest.provides.providers ?? [])],
+    strategies: [...(manifest.provides.strategies ?? [])],
+    scorers: [...(manifest.provides.scorers ?? [])],
+  };
+}
+
+export function providedIds(provides: PluginProvides, kind: ProvidedKind): string[] {
+  return kind === 'provider' ? provides.providers : kind === 'strategy' ? provides.strategies : provides.scorers;
+}
+
+export const bundleLabel = (ref: { id: string; version: string }) => `${ref.id}@${ref.version}`;

@@ -1,0 +1,89 @@
+import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { GobstopperError } from '../../errors.js';
+import { MANIFEST_FILE } from '../admission/rules.js';
+
+export type BundleSourceKind = 'directory' | 'tarball' | 'npm';
+
+/** A bundle made available on local disk for admission; `cleanup` removes any temporary copy. */
+export interface OpenedBundleSource {
+  kind: BundleSourceKind;
+  dir: string;
+  cleanup(): void;
+}
+
+const TARBALL = /\.(tgz|tar\.gz)$/i;
+
+/**
+ * A directory (or its manifest) is used where it is; a .tgz is unpacked with tar into a temporary
+ * directory; anything else that does not exist on disk is an npm package spec fetched with
+ * `npm pack` (no install scripts run) and unpacked the same way.
+ */
+export async function openBundleSource(spec: string, cwd = process.cwd()): Promise<OpenedBundleSource> {
+  const local = resolve(cwd, spec);
+  if (existsSync(local)) {
+    const stat = lstatSync(local);
+    if (stat.isFile() && TARBALL.test(local)) return unpack(local, 'tarball');
+    if (stat.isFile() && basename(local) === MANIFEST_FILE) return { kind: 'directory', dir: resolve(local, '..'), cleanup: () => {} };
+    return { kind: 'directory', dir: local, cleanup: () => {} };
+  }
+  if (looksLikePath(spec)) {
+    throw new GobstopperError('not_a_bundle', `${local} is not a plugin bundle: no such file or directory`, { details: { bundle: local } });
+  }
+  return packFromNpm(spec, cwd);
+}
+
+function looksLikePath(spec: string): boolean {
+  return spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('~') || TARBALL.test(spec) || spec.endsWith(MANIFEST_FILE);
+}
+
+async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSource> {
+  const temp = mkdtempSync(join(tmpdir(), 'gobstopper-npm-'));
+  try {
+    const result = await execa('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', temp], {
+      cwd,
+      reject: false,
+      timeout: 120_000,
+      stdin: 'ignore',
+    });
+    if (result.exitCode !== 0) {
+      const why = String(result.stderr).split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))[0] ?? `npm pack exited with ${result.exitCode}`;
+      throw new GobstopperError('npm_pack_failed', `cannot fetch ${spec} from npm: ${why.replace(/^npm (error|ERR!)\s*/, '')}`, { details: { spec } });
+    }
+    const packed = readdirSync(temp).find((f) => TARBALL.test(f));
+    if (!packed) throw new GobstopperError('npm_pack_failed', `npm pack ${spec} produced no tarball`, { details: { spec } });
+    const opened = await unpack(join(temp, packed), 'npm');
+    return { ...opened, cleanup: () => { opened.cleanup(); rmSync(temp, { recursive: true, force: true }); } };
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBundleSource> {
+  const dir = mkdtempSync(join(tmpdir(), 'gobstopper-bundle-'));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.
+    const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore' });
+    if (result.exitCode !== 0) {
+      throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it`, { details: { bundle: tarball } });
+    }
+    return { kind, dir: bundleDirIn(dir, tarball), cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+/** The bundle is the archive's top level, or its single top-level directory (npm packs into package/). */
+function bundleDirIn(dir: string, tarball: string): string {
+  if (existsSync(join(dir, MANIFEST_FILE))) return dir;
+  const entries = readdirSync(dir);
+  if (entries.length === 1 && lstatSync(join(dir, entries[0]!)).isDirectory() && existsSync(join(dir, entries[0]!, MANIFEST_FILE))) {
+    return join(dir, entries[0]!);
+  }
+  throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: it has no ${MANIFEST_FILE} at its top level`, { details: { bundle: tarball } });
+}

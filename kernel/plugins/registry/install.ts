@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { PluginPin } from '../../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../../errors.js';
+import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
+import { MANIFEST_FILE } from '../admission/rules.js';
+import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
+import { openBundleSource, type BundleSourceKind } from './bundle-source.js';
+import type { PluginRegistry } from './registry.js';
+
+const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export interface InstallOutcome {
+  bundle: AdmittedBundle;
+  sourceKind: BundleSourceKind;
+  /** True when exactly this bundle (same manifest sha256) was already installed and pinned. */
+  alreadyInstalled: boolean;
+  /** Built-in ids this bundle now serves instead of the built-in. */
+  shadows: { kind: ProvidedKind; provided_id: string; builtin: string }[];
+}
+
+/**
+ * `plugin add`: admit the bundle where it is, copy exactly its declared files into
+ * `<data>/plugins/<id>/<version>/`, admit the copy, then pin its manifest sha256. Never replaces
+ * an installed bundle of the same id@version with different content.
+ */
+export async function installBundle(registry: PluginRegistry, spec: string, cwd = process.cwd()): Promise<InstallOutcome> {
+  const source = await openBundleSource(spec, cwd);
+  try {
+    const admitted = admitBundle(source.dir, { gobstopperVersion: registry.version });
+    const { id, version } = admitted.manifest;
+    const target = join(registry.installedDir, id, version);
+    const pin = registry.trust.find(id, version);
+    if (pin && pin.manifest_sha256 !== admitted.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
+    let alreadyInstalled = false;
+    if (existsSync(target)) {
+      const existing = admitBundle(target, { gobstopperVersion: registry.version });
+      if (existing.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, existing.manifestSha256);
+      alreadyInstalled = pin !== undefined;
+    } else {
+      copyIntoPlace(admitted, target, registry.version);
+    }
+    const installed = admitBundle(target, { gobstopperVersion: registry.version });
+    if (installed.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, installed.manifestSha256);
+    if (!alreadyInstalled) registry.trust.put(pinOf(installed));
+    return { bundle: installed, sourceKind: source.kind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
+  } finally {
+    source.cleanup();
+  }
+}
+
+function conflict(id: string, version: string, existingSha: string): GobstopperError {
+  return new GobstopperError(
+    'plugin_version_exists',
+    `${id}@${version} is already installed with different content (manifest ${existingSha.slice(0, 12)}…); remove it first with \`gobstopper plugin remove ${id}@${version}\``,
+    { details: { id, version, manifest_sha256: existingSha } },
+  );
+}
+
+function pinOf(bundle: AdmittedBundle): PluginPin {
+  return {
+    id: bundle.manifest.id,
+    version: bundle.manifest.version,
+    manifest_sha256: bundle.manifestSha256,
+    provides: providesOf(bundle.manifest),
+    capabilities: bundle.manifest.capabilities ?? [],
+    pinned_at: new Date().toISOString(),
+  };
+}
+
+/** Copies into a staging directory beside the target, admits it there, then renames it into place. */
+function copyIntoPlace(bundle: AdmittedBundle, target: string, version: string): void {
+  const parent = dirname(target);
+  mkdirSync(parent, { recursive: true });
+  const staging = join(parent, `.incoming-${randomBytes(6).toString('hex')}`);
+  mkdirSync(staging, { mode: 0o755 });
+  try {
+    for (const file of [...bundle.files.map((f) => f.path), MANIFEST_FILE]) {
+      const destination = join(staging, file);
+      mkdirSync(dirname(destination), { recursive: true, mode: 0o755 });
+      copyFileSync(join(bundle.root, file), destination, constants.COPYFILE_EXCL);
+      const executable = (lstatSync(join(bundle.root, file)).mode & 0o111) !== 0;
+      chmodSync(destination, executable ? 0o755 : 0o644);
+    }
+    const copied = admitBundle(staging, { gobstopperVersion: version });
+    if (copied.manifestSha256 !== bundle.manifestSha256) throw new GobstopperError('install_failed', `the copy of ${bundleLabel(bundle.manifest)} differs from its source`);
+    renameSync(staging, target);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function shadowsOf(registry: PluginRegistry, bundle: AdmittedBundle): InstallOutcome['shadows'] {
+  const provides = providesOf(bundle.manifest);
+  const result: InstallOutcome['shadows'] = [];
+  for (const builtin of registry.builtins().refs) {
+    for (const kind of ['provider', 'strategy', 'scorer'] as const) {
+      for (const providedId of providedIds(builtin.provides, kind)) {
+        if (providedIds(provides, kind).includes(providedId)) result.push({ kind, provided_id: providedId, builtin: bundleLabel(builtin) });
+      }
+    }
+  }
+  return result;
+}
+
+export interface RemoveOutcome {
+  removed: { id: string; version: string; path: string }[];
+}
+
+/** `plugin remove <id>[@version]`: drops the pin first (so the bundle is unusable), then its files. */
+export function removeBundle(registry: PluginRegistry, spec: string): RemoveOutcome {
+  const at = spec.lastIndexOf('@');
+  const id = at > 0 ? spec.slice(0, at) : spec;
+  const version = at > 0 ? spec.slice(at + 1) : undefined;
+  if (!IDENTIFIER.test(id) || (version !== undefined && !IDENTIFIER.test(version))) {
+    throw usageError('bad_plugin_spec', `"${spec.slice(0, 200)}" is not a plugin id or id@version`);
+  }
+  const idDir = join(registry.installedDir, id);
+  const versionsOnDisk = existsSync(idDir) ? readdirSync(idDir).filter((v) => !v.startsWith('.')) : [];
+  const targets = new Set(versionsOnDisk.filter((v) => version === undefined || v === version));
+  const pins = registry.trust.read().filter((p) => p.id === id && (version === undefined || p.version === version));
+  for (const p of pins) targets.add(p.version);
+  if (targets.size === 0) {
+    const builtin = registry.builtins().refs.find((r) => r.id === id);
+    if (builtin) {
+      throw usageError('plugin_builtin', `${id} is built in and cannot be removed; install a bundle that provides the same ids to replace it`);
+    }
+    throw usageError('plugin_not_installed', `no installed plugin ${spec}; see \`gobstopper plugin list\``);
+  }
+  registry.trust.remove(id, version);
+  const removed = [...targets].sort().map((v) => {
+    const path = join(idDir, v);
+    rmSync(path, { recursive: true, force: true });
+    return { id, version: v, path };
+  });
+  try {
+    if (readdirSync(idDir).length === 0) rmdirSync(idDir);
+  } catch {
+    // Another version or a concurrent add keeps the directory; nothing to tidy.
+  }
+  return { removed };
+}
+
+export type { BundleRef };

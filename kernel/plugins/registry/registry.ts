@@ -1,0 +1,189 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import semver from 'semver';
+import type { PluginRef } from '../../../schemas/generated/types.js';
+import { GobstopperError } from '../../errors.js';
+import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
+import { readManifest } from '../admission/manifest.js';
+import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
+import { gobstopperVersion } from '../package-root.js';
+import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
+import { builtinPluginsDir, gobstopperDataDir, installedPluginsDir, trustFilePath } from './locations.js';
+import { TrustStore } from './trust-store.js';
+
+export interface RegistryOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Overrides dist/plugins of the package (tests, alternative layouts). */
+  builtinDir?: string;
+  /** Overrides $XDG_DATA_HOME/gobstopper. */
+  dataDir?: string;
+  /** `plugin = {manifest, trusted_sha256}` entries from the policy layers; they shadow everything else. */
+  pinned?: PluginRef[];
+  /** The version engines ranges are checked against; defaults to the running gobstopper. */
+  gobstopperVersion?: string;
+}
+
+export interface BrokenBuiltin {
+  root: string;
+  error: AdmissionError;
+}
+
+export interface Shadowing {
+  kind: ProvidedKind;
+  provided_id: string;
+  builtin: BundleRef;
+  by: BundleRef;
+}
+
+/**
+ * Every bundle gobstopper can use, and which one serves a provider, strategy or scorer id.
+ * Installed bundles are known through their pins (so a damaged manifest cannot silently hand an
+ * id back to a built-in); built-ins through their manifests. Nothing here runs plugin code.
+ */
+export class PluginRegistry {
+  readonly dataDir: string;
+  readonly builtinDir: string;
+  readonly installedDir: string;
+  readonly trust: TrustStore;
+  readonly version: string;
+  private readonly pinnedRefs: PluginRef[];
+  private builtinCache: { refs: BundleRef[]; broken: BrokenBuiltin[] } | undefined;
+
+  constructor(options: RegistryOptions = {}) {
+    this.dataDir = options.dataDir ?? gobstopperDataDir(options.env ?? process.env);
+    this.builtinDir = options.builtinDir ?? builtinPluginsDir();
+    this.installedDir = installedPluginsDir(this.dataDir);
+    this.trust = new TrustStore(trustFilePath(this.dataDir));
+    this.version = options.gobstopperVersion ?? gobstopperVersion();
+    this.pinnedRefs = options.pinned ?? [];
+  }
+
+  /** Built-in bundles (manifest read and schema-checked, files not yet hashed). */
+  builtins(): { refs: BundleRef[]; broken: BrokenBuiltin[] } {
+    if (this.builtinCache) return this.builtinCache;
+    const refs: BundleRef[] = [];
+    const broken: BrokenBuiltin[] = [];
+    const names = existsSync(this.builtinDir) ? readdirSync(this.builtinDir).sort() : [];
+    for (const name of names) {
+      const root = join(this.builtinDir, name);
+      if (!existsSync(join(root, MANIFEST_FILE))) continue;
+      try {
+        const { manifest } = readManifest(join(root, MANIFEST_FILE), root, this.version);
+        refs.push({ source: 'builtin', root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: null });
+      } catch (error) {
+        if (!(error instanceof AdmissionError)) throw error;
+        broken.push({ root, error });
+      }
+    }
+    return (this.builtinCache = { refs, broken });
+  }
+
+  /** Installed bundles, from their pins. */
+  installed(): BundleRef[] {
+    return this.trust.read().map((pin) => ({
+      source: 'installed' as const,
+      root: join(this.installedDir, pin.id, pin.version),
+      id: pin.id,
+      version: pin.version,
+      provides: pin.provides,
+      capabilities: pin.capabilities,
+      pinnedSha256: pin.manifest_sha256,
+    }));
+  }
+
+  /** Config-pinned bundles. Their manifests are read (not yet hashed) to learn what they provide. */
+  configured(): BundleRef[] {
+    return this.pinnedRefs.map((ref) => {
+      const root = resolve(ref.manifest, '..');
+      const { manifest } = readManifest(resolve(ref.manifest), root, this.version);
+      return { source: 'config' as const, root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: ref.trusted_sha256 };
+    });
+  }
+
+  /** The bundle serving `kind` `providedId`: config pins, then installed bundles, then built-ins. */
+  resolve(kind: ProvidedKind, providedId: string): BundleRef {
+    const serving = (refs: BundleRef[]) => refs.filter((r) => providedIds(r.provides, kind).includes(providedId));
+    const fromConfig = serving(this.configured());
+    if (fromConfig.length > 0) return fromConfig[0]!;
+    const fromInstalled = pickOne(serving(this.installed()), kind, providedId);
+    if (fromInstalled) return fromInstalled;
+    const { refs, broken } = this.builtins();
+    const fromBuiltin = pickOne(serving(refs), kind, providedId);
+    if (fromBuiltin) return fromBuiltin;
+    if (broken.length > 0) throw broken[0]!.error;
+    throw new GobstopperError('plugin_not_found', `no plugin bundle provides ${kind} "${providedId}"; see \`gobstopper plugin list\``, {
+      exit: 2,
+      details: { kind, id: providedId },
+    });
+  }
+
+  /** A bundle by its own id (`id` or `id@version`): installed first, then built-in. */
+  findBundle(spec: string): BundleRef {
+    const at = spec.lastIndexOf('@');
+    const id = at > 0 ? spec.slice(0, at) : spec;
+    const version = at > 0 ? spec.slice(at + 1) : undefined;
+    const match = (r: BundleRef) => r.id === id && (version === undefined || r.version === version);
+    const installed = newestFirst(this.installed().filter(match));
+    if (installed.length > 0) return installed[0]!;
+    const builtin = this.builtins().refs.filter(match);
+    if (builtin.length > 0) return builtin[0]!;
+    throw new GobstopperError('plugin_not_found', `no plugin bundle with id ${spec} is built in or installed; see \`gobstopper plugin list\``, {
+      exit: 2,
+      details: { id: spec },
+    });
+  }
+
+  /** Built-in ids that an installed or config-pinned bundle takes over. */
+  shadowing(): Shadowing[] {
+    const overriding = [...this.configured(), ...this.installed()];
+    const result: Shadowing[] = [];
+    for (const builtin of this.builtins().refs) {
+      for (const kind of ['provider', 'strategy', 'scorer'] as const) {
+        for (const providedId of providedIds(builtin.provides, kind)) {
+          const by = overriding.find((r) => providedIds(r.provides, kind).includes(providedId));
+          if (by) result.push({ kind, provided_id: providedId, builtin, by });
+        }
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Admits a bundle for use: every file hashed again, the manifest compared with its pin. Called
+   * on every use, so a changed byte anywhere in the bundle stops it with an error naming the file.
+   */
+  admit(ref: BundleRef): AdmittedBundle {
+    const admitted = admitBundle(ref.root, { gobstopperVersion: this.version });
+    if (ref.pinnedSha256 !== null && admitted.manifestSha256 !== ref.pinnedSha256) {
+      throw new GobstopperError(
+        'pin_mismatch',
+        `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${ref.pinnedSha256.slice(0, 12)}…, now ${admitted.manifestSha256.slice(0, 12)}…)`,
+        { details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: ref.pinnedSha256, manifest_sha256: admitted.manifestSha256 } },
+      );
+    }
+    if (admitted.manifest.id !== ref.id || admitted.manifest.version !== ref.version) {
+      throw new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: the bundle in ${ref.root} now says it is ${bundleLabel(admitted.manifest)}`, {
+        details: { bundle: ref.root, file: MANIFEST_FILE },
+      });
+    }
+    return admitted;
+  }
+}
+
+/** Among installed (or built-in) bundles serving one id: one plugin id only; its newest version. */
+function pickOne(refs: BundleRef[], kind: ProvidedKind, providedId: string): BundleRef | undefined {
+  if (refs.length === 0) return undefined;
+  const ids = [...new Set(refs.map((r) => r.id))];
+  if (ids.length > 1) {
+    throw new GobstopperError(
+      'plugin_ambiguous',
+      `${kind} "${providedId}" is provided by more than one ${refs[0]!.source} bundle (${refs.map(bundleLabel).join(', ')}); remove all but one with \`gobstopper plugin remove\``,
+      { details: { kind, id: providedId, bundles: refs.map(bundleLabel) } },
+    );
+  }
+  return newestFirst(refs)[0];
+}
+
+function newestFirst(refs: BundleRef[]): BundleRef[] {
+  return [...refs].sort((a, b) => semver.rcompare(a.version, b.version));
+}

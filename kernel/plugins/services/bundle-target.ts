@@ -1,0 +1,16 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { BundleRef } from '../registry/bundle-ref.js';
+import type { PluginRegistry } from '../registry/registry.js';
+
+const BUNDLE_SPEC = /^[A-Za-z0-9_.-]{1,128}(@[A-Za-z0-9_.+-]{1,64})?$/;
+
+/**
+ * What a `plugin check|inspect` argument names: an existing path (directory or manifest), else a
+ * bundle id (`id` or `id@version`) of a built-in or installed bundle.
+ */
+export function bundleTarget(arg: string, registry: PluginRegistry, cwd = process.cwd()): { path: string } | { ref: BundleRef } {
+  const path = resolve(cwd, arg);
+  if (existsSync(path) || !BUNDLE_SPEC.test(arg) || arg.startsWith('.')) return { path };
+  return { ref: registry.findBundle(arg) };
+}

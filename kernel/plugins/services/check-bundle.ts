@@ -1,0 +1,30 @@
+import { realpathSync } from 'node:fs';
+import type { PluginCheckCommandResult } from '../../../schemas/generated/types.js';
+import { admitBundle } from '../admission/admit.js';
+import { providesOf } from '../registry/bundle-ref.js';
+import type { PluginRegistry } from '../registry/registry.js';
+import { bundleTarget } from './bundle-target.js';
+
+/** `plugin check`: admission only; nothing of the bundle runs. */
+export function checkBundle(arg: string, registry: PluginRegistry, cwd = process.cwd()): PluginCheckCommandResult {
+  const target = bundleTarget(arg, registry, cwd);
+  const admitted = 'ref' in target ? registry.admit(target.ref) : admitBundle(target.path, { gobstopperVersion: registry.version });
+  const { manifest } = admitted;
+  const pin = registry.trust.find(manifest.id, manifest.version);
+  // Built-ins are trusted because they ship inside the gobstopper package.
+  const builtin = registry.builtins().refs.some((r) => realpathSync(r.root) === admitted.root);
+  return {
+    path: admitted.root,
+    protocol_version: manifest.protocol_version,
+    id: manifest.id,
+    version: manifest.version,
+    manifest_sha256: admitted.manifestSha256,
+    provides: providesOf(manifest),
+    capabilities: manifest.capabilities ?? [],
+    runtime: manifest.runtime,
+    files: admitted.files.length,
+    bytes: admitted.totalBytes,
+    code_executed: false,
+    trusted: builtin || pin?.manifest_sha256 === admitted.manifestSha256,
+  };
+}

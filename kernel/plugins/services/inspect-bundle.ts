@@ -1,0 +1,56 @@
+import type { PluginInspectCommandResult } from '../../../schemas/generated/types.js';
+import { usageError } from '../../errors.js';
+import { admitBundle } from '../admission/admit.js';
+import { PluginHost } from '../host/plugin-host.js';
+import { providesOf, type BundleRef } from '../registry/bundle-ref.js';
+import type { PluginRegistry } from '../registry/registry.js';
+import { bundleTarget } from './bundle-target.js';
+
+export interface InspectOptions {
+  /** Required to run a bundle from a directory: the manifest_sha256 `plugin check` printed. */
+  trustedSha256?: string;
+  hostEnv?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** `plugin inspect`: starts the bundle, runs initialize, reports the handshake, shuts it down. */
+export async function inspectBundle(arg: string, registry: PluginRegistry, options: InspectOptions = {}): Promise<PluginInspectCommandResult> {
+  const target = bundleTarget(arg, registry, options.cwd);
+  let ref: BundleRef;
+  let source: PluginInspectCommandResult['source'];
+  if ('ref' in target) {
+    ref = target.ref;
+    source = ref.source;
+  } else {
+    // Running code from a directory is only done against the pin the user read from `plugin check`.
+    const admitted = admitBundle(target.path, { gobstopperVersion: registry.version });
+    if (!options.trustedSha256) {
+      throw usageError(
+        'trust_required',
+        `inspecting ${target.path} runs its code; pass --trusted-sha256 ${admitted.manifestSha256} after checking it with \`gobstopper plugin check\`, or add it with \`gobstopper plugin add\``,
+      );
+    }
+    const { manifest } = admitted;
+    ref = { source: 'config', root: admitted.root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: options.trustedSha256 };
+    source = 'directory';
+  }
+  const host = new PluginHost({ registry, hostEnv: options.hostEnv });
+  try {
+    const running = await host.inspect(ref);
+    return {
+      id: running.bundle.manifest.id,
+      version: running.bundle.manifest.version,
+      source,
+      path: running.bundle.root,
+      manifest_sha256: running.bundle.manifestSha256,
+      protocol_version: running.handshake.protocol_version,
+      capabilities: running.bundle.manifest.capabilities ?? [],
+      limits: { timeout_ms: running.limits.timeoutMs, max_output_bytes: running.limits.maxOutputBytes, max_stderr_bytes: running.limits.stderrBytes },
+      providers: running.handshake.providers ?? [],
+      strategies: running.handshake.strategies ?? [],
+      scorers: running.handshake.scorers ?? [],
+    };
+  } finally {
+    await host.close();
+  }
+}

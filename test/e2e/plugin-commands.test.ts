@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as validators from '../../schemas/generated/validators.js';
+import type { GeneratedValidator } from '../../schemas/generated/validators.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { repoRoot, sha256, writeBundle } from '../fixtures/bundles/build-bundle.js';
+
+const run = promisify(execFile);
+const cli = join(repoRoot, 'bin', 'run.js');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('gobstopper plugin commands (built CLI, temporary home)', () => {
+  let home: TempHome;
+
+  async function gob(...args: string[]): Promise<CliResult> {
+    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    try {
+      const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env, cwd: repoRoot, timeout: 60_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
+  /** Runs with --json and checks stdout is exactly one object matching the command's schema. */
+  async function gobJson<T>(def: string, ...args: string[]): Promise<T> {
+    const result = await gob(...args, '--json');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const value = JSON.parse(result.stdout) as T;
+    const validate = (validators as unknown as Record<string, GeneratedValidator>)[`validate${def}`]!;
+    expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+    return value;
+  }
+
+  const installedDir = () => join(home.dataHome, 'gobstopper', 'plugins');
+  const snapshot = () => {
+    const root = join(home.dataHome, 'gobstopper');
+    if (!existsSync(root)) return {};
+    const out: Record<string, string> = {};
+    for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) out[join(e.parentPath, e.name)] = sha256(readFileSync(join(e.parentPath, e.name)));
+    }
+    return out;
+  };
+
+  beforeAll(() => {
+    if (!existsSync(join(repoRoot, 'dist', 'kernel', 'cli', 'commands', 'plugin', 'add.js'))) {
+      throw new Error('build first: node scripts/build.mjs --kernel');
+    }
+    home = makeTempHome();
+  });
+  afterAll(() => home?.cleanup());
+
+  for (const example of [
+    { dir: 'keep-last-python', id: 'keep-last-python', strategy: 'keep_last_py' },
+    { dir: 'keep-last-jq', id: 'keep-last-jq', strategy: 'keep_last_jq' },
+  ]) {
+    it(`adds ${example.dir}, lists it, and inspects its handshake`, async () => {
+      const source = join('examples', 'plugins', example.dir);
+      const human = await gob('plugin', 'add', source);
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toContain(`Added ${example.id} 0.1.0: strategy ${example.strategy}`);
+      expect(human.stdout).toContain('no network access and no transcript content requested');
+      expect(human.stdout).toMatch(/pinned manifest_sha256 [0-9a-f]{64}/);
+
+      const again = await gobJson<{ already_installed: boolean; manifest_sha256: string; path: string }>('PluginAddCommandResult', 'plugin', 'add', source);
+      expect(again.already_installed).toBe(true);
+      expect(again.manifest_sha256).toBe(sha256(readFileSync(join(repoRoot, source, 'gobstopper-plugin.json'))));
+      expect(again.path).toBe(join(installedDir(), example.id, '0.1.0'));
+
+      const list = await gobJson<{ bundles: { id: string; source: string; status: string; provides: { strategies: string[] } }[] }>('PluginListCommandResult', 'plugin', 'list');
+      expect(list.bundles.find((b) => b.id === example.id)).toMatchObject({ source: 'installed', status: 'ok', provides: { strategies: [example.strategy] } });
+
+      const inspect = await gobJson<{ protocol_version: number; strategies: { id: string; kind: string; params_schema?: unknown }[] }>(
+        'PluginInspectCommandResult',
+        'plugin',
+        'inspect',
+        example.id,
+      );
+      expect(inspect.protocol_version).toBe(1);
+      expect(inspect.strategies).toEqual([expect.objectContaining({ id: example.strategy, kind: 'file', params_schema: expect.objectContaining({ type: 'object' }) })]);
+      const inspectHuman = await gob('plugin', 'inspect', example.id);
+      expect(inspectHuman.stdout).toContain(`strategy ${example.strategy} (file)`);
+    });
+  }
+
+  it('checks a bundle without running it and prints manifest_sha256', async () => {
+    const result = await gobJson<{ code_executed: boolean; manifest_sha256: string; trusted: boolean }>('PluginCheckCommandResult', 'plugin', 'check', 'examples/plugins/keep-last-jq');
+    expect(result.code_executed).toBe(false);
+    expect(result.manifest_sha256).toBe(sha256(readFileSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq', 'gobstopper-plugin.json'))));
+    const human = await gob('plugin', 'check', 'examples/plugins/keep-last-jq/gobstopper-plugin.json');
+    expect(human.stdout).toContain(`manifest_sha256 ${result.manifest_sha256}`);
+  });
+
+  it('one changed byte in an installed bundle makes check and inspect fail, naming the file', async () => {
+    await gob('plugin', 'add', 'examples/plugins/keep-last-python');
+    const file = join(installedDir(), 'keep-last-python', '0.1.0', 'main.py');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0x01;
+    writeFileSync(file, bytes);
+    const check = await gob('plugin', 'check', 'keep-last-python', '--json');
+    expect(check.code).toBe(1);
+    expect(JSON.parse(check.stdout)).toMatchObject({ ok: false, error: { code: 'file_hash_mismatch', message: expect.stringContaining('main.py') } });
+    const inspect = await gob('plugin', 'inspect', 'keep-last-python');
+    expect(inspect.code).toBe(1);
+    expect(inspect.stderr).toMatch(/main\.py does not match the sha256/);
+    const list = await gobJson<{ bundles: { id: string; status: string }[] }>('PluginListCommandResult', 'plugin', 'list');
+    expect(list.bundles.find((b) => b.id === 'keep-last-python')?.status).toBe('damaged');
+    // Restore for the tests that follow.
+    bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0x01;
+    writeFileSync(file, bytes);
+  });
+
+  it('bad input gets one line (or one JSON object), a non-zero exit, and changes nothing', async () => {
+    const before = snapshot();
+    const notBundle = await gob('plugin', 'add', 'docs');
+    expect(notBundle.code).toBe(1);
+    expect(notBundle.stderr.trim().split('\n')).toHaveLength(1);
+    expect(notBundle.stderr).toContain('is not a plugin bundle');
+
+    const broken = join(home.root, 'broken');
+    writeBundle(broken, { files: { 'main.mjs': 'x' }, manifest: { permissions: ['all'] } });
+    const brokenJson = await gob('plugin', 'add', broken, '--json');
+    expect(brokenJson.code).toBe(1);
+    expect(JSON.parse(brokenJson.stdout)).toEqual({
+      ok: false,
+      error: { code: 'manifest_unknown_field', message: expect.stringContaining('/permissions'), details: expect.objectContaining({ pointer: '/permissions' }) },
+    });
+
+    const unknown = await gob('plugin', 'inspect', 'no-such-plugin', '--json');
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout).error.code).toBe('plugin_not_found');
+    const removeUnknown = await gob('plugin', 'remove', 'no-such-plugin');
+    expect(removeUnknown.code).toBe(2);
+    expect(removeUnknown.stderr.trim().split('\n')).toHaveLength(1);
+
+    const dirWithoutPin = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq');
+    expect(dirWithoutPin.code).toBe(2);
+    expect(dirWithoutPin.stderr).toContain('--trusted-sha256');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('removes an installed bundle', async () => {
+    await gob('plugin', 'add', 'examples/plugins/keep-last-jq');
+    const removed = await gobJson<{ removed: { id: string; version: string }[] }>('PluginRemoveCommandResult', 'plugin', 'remove', 'keep-last-jq@0.1.0');
+    expect(removed.removed).toEqual([expect.objectContaining({ id: 'keep-last-jq', version: '0.1.0' })]);
+    expect(existsSync(join(installedDir(), 'keep-last-jq'))).toBe(false);
+    const list = await gobJson<{ bundles: { id: string }[] }>('PluginListCommandResult', 'plugin', 'list');
+    expect(list.bundles.map((b) => b.id)).not.toContain('keep-last-jq');
+  });
+});

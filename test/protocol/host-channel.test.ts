@@ -1,0 +1,219 @@
+import { PassThrough } from 'node:stream';
+import { createMessageConnection } from 'vscode-jsonrpc/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PluginManifest, StrategyProposeResult } from '../../schemas/generated/types.js';
+import type { AdmittedBundle } from '../../kernel/plugins/admission/admit.js';
+import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
+import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
+import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
+import { attachPlugin, invalidInput, type PluginDefinition } from '../../sdk/serve.js';
+import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
+import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+
+/** A plugin definition served over in-memory NDJSON streams, with a transport the channel can "kill". */
+function inMemory(def: PluginDefinition, maxMessageBytes = 1024 * 1024) {
+  const toPlugin = new PassThrough();
+  const toHost = new PassThrough();
+  const plugin = createMessageConnection(new NdjsonMessageReader(toPlugin), new NdjsonMessageWriter(toHost));
+  attachPlugin(plugin, def);
+  plugin.listen();
+  let terminations = 0;
+  const transport: ChannelTransport = {
+    reader: new NdjsonMessageReader(toHost, { maxMessageBytes }),
+    writer: new NdjsonMessageWriter(toPlugin),
+    terminate: async () => {
+      terminations += 1;
+      plugin.dispose();
+    },
+    stderrTail: () => 'in-memory stderr tail',
+  };
+  return { transport, toHost, terminations: () => terminations, dispose: () => plugin.dispose() };
+}
+
+function fakeBundle(manifest: Partial<PluginManifest> = {}): AdmittedBundle {
+  return {
+    root: '/nonexistent/bundle',
+    manifestPath: '/nonexistent/bundle/gobstopper-plugin.json',
+    manifestSha256: '0'.repeat(64),
+    files: [],
+    totalBytes: 0,
+    manifest: {
+      protocol_version: 1,
+      id: 'mem',
+      version: '1.0.0',
+      provides: { strategies: ['outer', 'inner', 'slow', 'bad', 'chatty', 'hang'] },
+      runtime: 'node',
+      executable: 'main.cjs',
+      files: { 'main.cjs': '0'.repeat(64) },
+      engines: { gobstopper: '*' },
+      limits: { timeout_ms: 300 },
+      ...manifest,
+    },
+  };
+}
+
+const info = { description: '', kind: 'file' as const };
+const noPlan = (rationale: string): StrategyProposeResult => ({ edits: [], rationale });
+
+const definition: PluginDefinition = {
+  id: 'mem',
+  version: '1.0.0',
+  strategies: {
+    inner: { info, propose: (p) => noPlan(`inner saw ${p.items.length} items`) },
+    outer: {
+      info,
+      async propose(p, ctx) {
+        const scored = await ctx.score(p.items.map((i) => i.line_index));
+        const nested = await ctx.propose('inner');
+        return noPlan(`scorer ${scored.scorer_id}, nested ${nested.status}: ${nested.message}`);
+      },
+    },
+    slow: {
+      info,
+      async propose(_p, ctx) {
+        await ctx.score([1]); // the host takes longer than the plugin's deadline to answer this
+        return noPlan('slow host, fast plugin');
+      },
+    },
+    bad: { info, propose: () => ({ edits: [{ op: 'elide', line_indexes: ['three'] }], rationale: 'x' }) as never },
+    chatty: {
+      info,
+      propose(_p, ctx) {
+        ctx.log('info', 'halfway there');
+        ctx.progress(1, 2, 'items');
+        return noPlan('chatted');
+      },
+    },
+    hang: { info, propose: () => new Promise<never>(() => undefined) },
+  },
+};
+
+describe('PluginChannel over in-memory streams', () => {
+  let mem: ReturnType<typeof inMemory> | undefined;
+  afterEach(() => mem?.dispose());
+
+  async function connect(def = definition, manifest: Partial<PluginManifest> = {}, maxMessageBytes?: number): Promise<RunningBundle> {
+    mem = inMemory(def, maxMessageBytes);
+    return connectBundle(fakeBundle(manifest), mem.transport, { hostVersion: '0.1.0', cancelGraceMs: 100 });
+  }
+  const params = (id: string) => proposeParams(id, syntheticItems(2));
+
+  it('runs the initialize handshake and reports what the plugin serves', async () => {
+    const r = await connect();
+    expect(r.handshake.protocol_version).toBe(1);
+    expect(r.handshake.strategies?.map((s) => s.id).sort()).toEqual(['bad', 'chatty', 'hang', 'inner', 'outer', 'slow']);
+  });
+
+  it('refuses a plugin whose version differs from its manifest', async () => {
+    const error = await connect(definition, { version: '2.0.0' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PluginFailure);
+    expect((error as PluginFailure).message).toContain('it says its version is 1.0.0, the manifest says 2.0.0');
+    expect(mem!.terminations()).toBeGreaterThan(0);
+  });
+
+  it('routes host requests to the callbacks of the call they belong to, and lets a callback call the same plugin again', async () => {
+    const r = await connect();
+    const callbacks = {
+      score: () => ({ scorer_id: 'heuristic', scores: [] }),
+      propose: async () => {
+        const inner = await r.channel.request<StrategyProposeResult>('strategy/propose', params('inner'));
+        return { status: 'no_plan' as const, message: inner.rationale };
+      },
+    };
+    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('outer'), callbacks);
+    expect(result.rationale).toBe('scorer heuristic, nested no_plan: inner saw 8 items');
+  });
+
+  it('pauses a call\'s deadline while the host works on its callback', async () => {
+    const r = await connect();
+    const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 500));
+    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('slow'), { score });
+    expect(result.rationale).toBe('slow host, fast plugin');
+  });
+
+  it('delivers host/log and $/progress to the call\'s callbacks', async () => {
+    const r = await connect();
+    const seen: string[] = [];
+    await r.channel.request('strategy/propose', params('chatty'), {
+      log: (p) => seen.push(`${p.level}: ${p.message}`),
+      progress: (p) => seen.push(`progress ${p.done}/${p.total}`),
+    });
+    expect(seen).toEqual(['info: halfway there', 'progress 1/2']);
+  });
+
+  it('answers a plugin error as plugin_error and keeps the plugin', async () => {
+    const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
+    const error = (await r.channel.request('strategy/propose', params('inner')).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_error');
+    expect(error.message).toBe('plugin mem answered strategy/propose with error -32002: not my kind of session (stderr: in-memory stderr tail)');
+    expect(r.channel.alive).toBe(true);
+  });
+
+  it('kills the plugin when its result violates the schema, naming the place', async () => {
+    const r = await connect();
+    const error = (await r.channel.request('strategy/propose', params('bad')).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_schema_violation');
+    expect(error.message).toContain('violates the schema at /edits/0/line_indexes/0');
+    expect(mem!.terminations()).toBe(1);
+    await expect(r.channel.request('strategy/propose', params('inner'))).rejects.toBe(error);
+  });
+
+  it('times out a plugin that ignores cancellation and kills it', async () => {
+    const r = await connect();
+    const started = Date.now();
+    const error = (await r.channel.request('strategy/propose', params('hang')).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_timeout');
+    expect(error.message).toMatch(/^plugin mem timed out after 300 ms during strategy\/propose/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(mem!.terminations()).toBe(1);
+  });
+
+  it('kills the plugin on a line that is not JSON', async () => {
+    const r = await connect();
+    const pending = r.channel.request('strategy/propose', params('hang'));
+    mem!.toHost.write('Traceback (most recent call last):\n');
+    const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_not_json');
+    expect(mem!.terminations()).toBe(1);
+  });
+
+  it('kills the plugin on a message over the size cap', async () => {
+    const r = await connect(definition, {}, 64 * 1024);
+    const pending = r.channel.request('strategy/propose', params('hang'));
+    mem!.toHost.write('{"jsonrpc":"2.0","method":"host/log","params":{"level":"info","message":"' + 'y'.repeat(70 * 1024));
+    const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_output_overflow');
+  });
+
+  it('checks params before sending: a malformed request never reaches the plugin', async () => {
+    const r = await connect();
+    const bad = { ...params('inner'), items: [{ line_index: -1, kind: 'user', est_tokens: 1, label: 'u' }] };
+    await expect(r.channel.request('strategy/propose', bad)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
+    expect(r.channel.alive).toBe(true);
+  });
+
+  it('refuses host/read_items from a plugin without read_content', async () => {
+    const reader: PluginDefinition = {
+      id: 'mem',
+      version: '1.0.0',
+      strategies: { outer: { info, propose: async (_p, ctx) => noPlan(String((await ctx.readItems([1])).items.length)) } },
+    };
+    const r = await connect(reader);
+    const error = (await r.channel.request('strategy/propose', params('outer'), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('capability_denied');
+    expect(mem!.terminations()).toBe(1);
+  });
+
+  it('answers host/read_items for a plugin that declares read_content', async () => {
+    const reader: PluginDefinition = {
+      id: 'mem',
+      version: '1.0.0',
+      strategies: { outer: { info, propose: async (_p, ctx) => noPlan((await ctx.readItems([1])).items.map((i) => i.content).join()) } },
+    };
+    const r = await connect(reader, { capabilities: ['read_content'] });
+    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('outer'), {
+      readItems: (p) => ({ items: p.line_indexes.map((line_index) => ({ line_index, content: 'line one', truncated: false })), content_trust: 'untrusted_archived_data' }),
+    });
+    expect(result.rationale).toBe('line one');
+  });
+});

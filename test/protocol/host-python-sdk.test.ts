@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StrategyProposeResult } from '../../schemas/generated/types.js';
+import { admitBundle } from '../../kernel/plugins/admission/admit.js';
+import { startBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
+import { fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+
+describe('the Python SDK through the real host', () => {
+  let dir: TempDir;
+  let running: RunningBundle;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'sdk_features.py', {
+      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy'] },
+      capabilities: ['read_content'],
+    });
+    running = await startBundle(admitBundle(root), { hostVersion: '0.1.0' });
+  });
+  afterAll(async () => {
+    await running?.channel.close();
+    dir?.cleanup();
+  });
+
+  it('answers initialize with every registered strategy', () => {
+    expect(running.handshake.plugin).toEqual({ id: 'fixture', version: '1.0.0' });
+    expect(running.handshake.strategies?.map((s) => `${s.id}:${s.kind}`)).toEqual([
+      'fixture_strategy:selector',
+      'inner_strategy:file',
+      'failing_strategy:file',
+      'buggy_strategy:file',
+    ]);
+  });
+
+  it('asks the host for scores, content and another plan from inside a handler (re-entrantly)', async () => {
+    const logs: string[] = [];
+    const result = await running.channel.request<StrategyProposeResult>('strategy/propose', proposeParams('fixture_strategy', syntheticItems(2)), {
+      log: (p) => logs.push(`${p.level}:${p.message}`),
+      progress: (p) => logs.push(`progress:${p.done}/${p.total}`),
+      score: (p) => ({ scorer_id: 'heuristic', scores: p.candidates.map((line_index) => ({ line_index, keep_probability: 0.5 })) }),
+      readItems: (p) => ({
+        items: p.line_indexes.map((line_index) => ({ line_index, content: 'hello world'.slice(0, p.max_bytes_per_item), truncated: true })),
+        content_trust: 'untrusted_archived_data',
+      }),
+      propose: async (p) => {
+        // The callback calls the same plugin process again while its outer handler waits.
+        const inner = await running.channel.request<StrategyProposeResult>('strategy/propose', proposeParams(p.strategy_id, syntheticItems(3)));
+        return { status: 'no_plan', message: inner.rationale };
+      },
+    });
+    expect(result.rationale).toBe('scores=8 content=hello nested=inner saw 12 items');
+    expect(logs).toEqual(['info:starting', 'progress:0/2']);
+    expect(running.channel.alive).toBe(true);
+  });
+
+  it('turns PluginError into its JSON-RPC error and a handler bug into an internal error, and keeps serving', async () => {
+    await expect(running.channel.request('strategy/propose', proposeParams('failing_strategy', syntheticItems(1)))).rejects.toMatchObject({
+      code: 'plugin_error',
+      rpcCode: -32002,
+      message: expect.stringContaining('this session is not for me'),
+    });
+    await expect(running.channel.request('strategy/propose', proposeParams('buggy_strategy', syntheticItems(1)))).rejects.toMatchObject({
+      code: 'plugin_error',
+      rpcCode: -32603,
+      message: expect.stringContaining("KeyError: 'missing'"),
+    });
+    await expect(running.channel.request('strategy/propose', proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
+    expect(running.channel.alive).toBe(true);
+  });
+});

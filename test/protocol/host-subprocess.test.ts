@@ -1,0 +1,177 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { admitBundle } from '../../kernel/plugins/admission/admit.js';
+import { startBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
+import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
+import { fixturePluginBundle, tempDir, type ManifestFields, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+
+/** Gone, or a zombie waiting for init to reap it (it no longer runs). */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
+  } catch {
+    return true;
+  }
+}
+
+async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+describe('plugin processes that misbehave', () => {
+  let dir: TempDir | undefined;
+  let running: RunningBundle | undefined;
+  afterEach(async () => {
+    await running?.channel.close().catch(() => undefined);
+    running = undefined;
+    dir?.cleanup();
+  });
+
+  async function start(mode: string, manifest: ManifestFields = {}, hostEnv?: NodeJS.ProcessEnv): Promise<RunningBundle> {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: [mode], limits: { timeout_ms: 600 }, ...manifest });
+    running = await startBundle(admitBundle(root), { hostVersion: '0.1.0', cancelGraceMs: 200, hostEnv });
+    return running;
+  }
+
+  const propose = (r: RunningBundle) => r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)));
+
+  async function failureOf(promise: Promise<unknown>): Promise<PluginFailure> {
+    const error = await promise.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(PluginFailure);
+    return error as PluginFailure;
+  }
+
+  it('never answers: cancelled at the deadline, then the whole process group is killed', async () => {
+    const r = await start('hang');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_timeout');
+    expect(failure.message).toMatch(/^plugin fixture timed out after 600 ms during strategy\/propose/);
+    const grandchild = Number(/grandchild (\d+)/.exec(failure.stderrTail)?.[1]);
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+    expect(await eventually(() => isGone(grandchild))).toBe(true);
+    expect(r.channel.alive).toBe(false);
+  });
+
+  it('answers the cancellation in time: the call fails as a timeout but the process stays warm', async () => {
+    const r = await start('cancellable');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_timeout');
+    expect(r.channel.alive).toBe(true);
+    expect(isGone(r.pid!)).toBe(false);
+  });
+
+  it('exits mid-call: the error says how, with its stderr', async () => {
+    const r = await start('exit');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_exited');
+    expect(failure.message).toContain('plugin fixture exited with code 3 during strategy/propose');
+    expect(failure.message).toContain('dying on purpose');
+  });
+
+  it('prints a line that is not JSON', async () => {
+    const r = await start('nonjson');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_not_json');
+    expect(failure.message).toContain('plugin fixture printed a line that is not JSON');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
+  it('prints JSON that is not JSON-RPC', async () => {
+    const r = await start('notjsonrpc');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_not_jsonrpc');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
+  it('floods stdout past limits.max_output_bytes', async () => {
+    const r = await start('flood', { limits: { timeout_ms: 5000, max_output_bytes: 1024 * 1024 } });
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_output_overflow');
+    expect(failure.message).toContain('printed a message larger than 1048576 bytes');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
+  it('answers with a result that violates the schema', async () => {
+    const r = await start('badresult');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_schema_violation');
+    expect(failure.message).toContain('plugin fixture answered strategy/propose with a result that violates the schema at /edits/0/op');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
+  it('asks for content without the read_content capability', async () => {
+    const r = await start('readcontent');
+    const failure = await failureOf(r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }));
+    expect(failure.code).toBe('capability_denied');
+    expect(failure.message).toContain('without the read_content capability');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
+  it('sees only the environment variables its manifest declares, and runs in its bundle root', async () => {
+    const r = await start('env', { environment: ['GOB_TEST_VISIBLE', 'GOB_TEST_UNSET'] }, { ...process.env, GOB_TEST_VISIBLE: 'yes', GOB_TEST_HIDDEN: 'no' });
+    const result = (await propose(r)) as { rationale: string };
+    const seen = JSON.parse(result.rationale) as { env: string[]; cwd: string };
+    expect(seen.env).toEqual(['GOB_TEST_VISIBLE']);
+    expect(seen.cwd).toBe(realpathSync(join(dir!.path, 'bundle')));
+  });
+
+  it('a host request with no callback gets a clear protocol error; with one it is answered', async () => {
+    const r = await start('score');
+    const without = (await propose(r)) as { rationale: string };
+    expect(JSON.parse(without.rationale)).toMatchObject({ code: -32005, message: 'host/score is not available during strategy/propose' });
+    const withCallback = (await r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)), {
+      score: (p) => ({ scorer_id: 'test', scores: p.candidates.map((line_index) => ({ line_index, keep_probability: 0.5 })) }),
+    })) as { rationale: string };
+    expect(JSON.parse(withCallback.rationale)).toEqual({ scorer_id: 'test', scores: [{ line_index: 3, keep_probability: 0.5 }, { line_index: 7, keep_probability: 0.5 }] });
+  });
+
+  it('close() shuts the plugin down and leaves nothing of its process group', async () => {
+    const r = await start('ok');
+    expect(((await propose(r)) as { rationale: string }).rationale).toBe('ok');
+    await r.channel.close();
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+    expect(r.channel.alive).toBe(false);
+    await expect(propose(r)).rejects.toMatchObject({ code: 'plugin_closed' });
+  });
+
+  it('lies about its id in initialize: the handshake fails and nothing keeps running', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['wrong-id'] });
+    const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+    expect(failure.code).toBe('plugin_handshake_failed');
+    expect(failure.message).toContain('it says its id is someone-else, the manifest says fixture');
+  });
+
+  it('serves a strategy its manifest does not declare: the handshake fails', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['undeclared-strategy'] });
+    const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+    expect(failure.code).toBe('plugin_handshake_failed');
+    expect(failure.message).toContain('not_in_manifest');
+  });
+
+  it('keeps only a bounded tail of stderr and shows its last lines in the error', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'stderr-noise.mjs', { limits: { timeout_ms: 5000, max_stderr_bytes: 4096 } });
+    const spawned = await startBundle(admitBundle(root), { hostVersion: '0.1.0' });
+    running = spawned;
+    const failure = await failureOf(propose(spawned));
+    expect(failure.code).toBe('plugin_not_json');
+    expect(failure.stderrTail).toContain('last words before failing');
+    expect(failure.stderrTail.length).toBeLessThanOrEqual(400);
+  });
+});

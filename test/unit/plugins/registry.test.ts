@@ -1,0 +1,193 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PluginHost } from '../../../kernel/plugins/host/plugin-host.js';
+import { installBundle, removeBundle } from '../../../kernel/plugins/registry/install.js';
+import { PluginRegistry } from '../../../kernel/plugins/registry/registry.js';
+import { fixturePluginBundle, sha256, tempDir, writeBundle, type TempDir } from '../../fixtures/bundles/build-bundle.js';
+import { proposeParams, syntheticItems } from '../../fixtures/bundles/propose-params.js';
+
+/** Every file under dir with its hash: "nothing changed" means this is equal before and after. */
+function snapshot(dir: string): Record<string, string> {
+  if (!existsSync(dir)) return {};
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      out[path] = sha256(readFileSync(path));
+    }
+  }
+  return out;
+}
+
+describe('plugin registry and installation', () => {
+  let temp: TempDir;
+  let registry: PluginRegistry;
+  let builtinDir: string;
+  let dataDir: string;
+
+  /** A bundle "elide-like": plugin id, version, provided strategy ids, and the fixture plugin mode. */
+  function bundle(name: string, manifest: Record<string, unknown>) {
+    return fixturePluginBundle(join(temp.path, 'src', name), 'misbehaving-strategy.mjs', { args: ['ok'], ...manifest });
+  }
+
+  beforeEach(() => {
+    temp = tempDir('gob-registry-');
+    builtinDir = join(temp.path, 'dist-plugins');
+    dataDir = join(temp.path, 'data');
+    // A built-in that serves strategy fixture_strategy, as dist/plugins/<name>/ would.
+    fixturePluginBundle(join(builtinDir, 'strategy-fixture'), 'misbehaving-strategy.mjs', { id: 'fixture', args: ['ok'] });
+    registry = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0' });
+  });
+  afterEach(() => temp.cleanup());
+
+  it('finds a built-in by what it provides', () => {
+    const ref = registry.resolve('strategy', 'fixture_strategy');
+    expect(ref).toMatchObject({ source: 'builtin', id: 'fixture', version: '1.0.0', pinnedSha256: null });
+  });
+
+  it('says clearly when nothing provides an id', () => {
+    expect(() => registry.resolve('scorer', 'nope')).toThrow(/no plugin bundle provides scorer "nope"/);
+  });
+
+  it('installs a directory: copies its declared files under plugins/<id>/<version>/ and pins the manifest', async () => {
+    const source = bundle('mine', { id: 'mine', version: '2.1.0', provides: { strategies: ['fixture_strategy'] }, capabilities: ['network'] });
+    const outcome = await installBundle(registry, source);
+    const target = join(dataDir, 'plugins', 'mine', '2.1.0');
+    expect(outcome.bundle.root).toBe(target);
+    expect(outcome.alreadyInstalled).toBe(false);
+    expect(readdirSync(target).sort()).toEqual(['gobstopper-plugin.json', 'misbehaving-strategy.mjs']);
+    const pin = registry.trust.find('mine', '2.1.0');
+    expect(pin?.manifest_sha256).toBe(sha256(readFileSync(join(source, 'gobstopper-plugin.json'))));
+    expect(pin?.capabilities).toEqual(['network']);
+    // An installed bundle serving the same id shadows the built-in.
+    expect(outcome.shadows).toEqual([{ kind: 'strategy', provided_id: 'fixture_strategy', builtin: 'fixture@1.0.0' }]);
+    expect(registry.resolve('strategy', 'fixture_strategy')).toMatchObject({ source: 'installed', id: 'mine' });
+    expect(registry.shadowing().map((s) => `${s.provided_id}:${s.by.id}`)).toEqual(['fixture_strategy:mine']);
+  });
+
+  it('installing the same bundle again changes nothing; a different one with the same id@version is refused', async () => {
+    const source = bundle('mine', { id: 'mine' });
+    await installBundle(registry, source);
+    const before = snapshot(dataDir);
+    expect((await installBundle(registry, source)).alreadyInstalled).toBe(true);
+    const other = writeBundle(join(temp.path, 'src', 'other'), { files: { 'main.mjs': 'different' }, manifest: { id: 'mine' } });
+    await expect(installBundle(registry, other)).rejects.toMatchObject({ code: 'plugin_version_exists' });
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('keeps two versions of one plugin side by side and uses the newest', async () => {
+    await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
+    await installBundle(registry, bundle('v2', { id: 'mine', version: '1.10.0' }));
+    expect(registry.resolve('strategy', 'fixture_strategy').version).toBe('1.10.0');
+  });
+
+  it('refuses two different installed plugins providing one id, naming both', async () => {
+    await installBundle(registry, bundle('a', { id: 'alpha' }));
+    await installBundle(registry, bundle('b', { id: 'beta' }));
+    expect(() => registry.resolve('strategy', 'fixture_strategy')).toThrow(/alpha@1\.0\.0, beta@1\.0\.0/);
+  });
+
+  it('installs a .tgz and an npm package spec', async () => {
+    const source = writeBundle(join(temp.path, 'src', 'pkg'), {
+      files: { 'main.mjs': 'x', 'package.json': JSON.stringify({ name: 'gob-fixture-bundle', version: '3.0.0' }) + '\n' },
+      manifest: { id: 'packed', version: '3.0.0', executable: 'main.mjs' },
+    });
+    const tgz = join(temp.path, 'packed.tgz');
+    execFileSync('tar', ['-czf', tgz, '-C', source, '.']);
+    const fromTgz = await installBundle(registry, tgz);
+    expect(fromTgz.sourceKind).toBe('tarball');
+    expect(fromTgz.bundle.manifest.id).toBe('packed');
+    removeBundle(registry, 'packed');
+    const fromNpm = await installBundle(registry, `file:${source}`);
+    expect(fromNpm.sourceKind).toBe('npm');
+    expect(existsSync(join(dataDir, 'plugins', 'packed', '3.0.0', 'package.json'))).toBe(true);
+  });
+
+  it('refuses a non-bundle and leaves the data directory as it was', async () => {
+    const plain = join(temp.path, 'plain');
+    writeBundle(plain, { files: { 'main.mjs': 'x' } });
+    writeFileSync(join(plain, 'gobstopper-plugin.json'), '{"id": "broken"');
+    await expect(installBundle(registry, plain)).rejects.toMatchObject({ code: 'manifest_not_json' });
+    await expect(installBundle(registry, join(temp.path, 'missing-dir'))).rejects.toMatchObject({ code: 'not_a_bundle' });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('removes one version or all of them, and refuses unknown ids and built-ins', async () => {
+    await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
+    await installBundle(registry, bundle('v2', { id: 'mine', version: '2.0.0' }));
+    expect(removeBundle(registry, 'mine@1.0.0').removed.map((r) => r.version)).toEqual(['1.0.0']);
+    expect(registry.installed().map((r) => r.version)).toEqual(['2.0.0']);
+    expect(removeBundle(registry, 'mine').removed.map((r) => r.version)).toEqual(['2.0.0']);
+    expect(existsSync(join(dataDir, 'plugins', 'mine'))).toBe(false);
+    expect(() => removeBundle(registry, 'mine')).toThrow(expect.objectContaining({ code: 'plugin_not_installed', exit: 2 }));
+    expect(() => removeBundle(registry, 'fixture')).toThrow(expect.objectContaining({ code: 'plugin_builtin' }));
+    expect(() => removeBundle(registry, '../etc')).toThrow(expect.objectContaining({ code: 'bad_plugin_spec' }));
+  });
+
+  it('a config-pinned manifest is loadable and shadows everything; a wrong pin is refused', () => {
+    const source = bundle('pinned', { id: 'pinned' });
+    const manifest = join(source, 'gobstopper-plugin.json');
+    const sha = sha256(readFileSync(manifest));
+    const pinned = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: sha }] });
+    const ref = pinned.resolve('strategy', 'fixture_strategy');
+    expect(ref).toMatchObject({ source: 'config', id: 'pinned' });
+    expect(pinned.admit(ref).manifestSha256).toBe(sha);
+    const wrong = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: 'f'.repeat(64) }] });
+    expect(() => wrong.admit(wrong.resolve('strategy', 'fixture_strategy'))).toThrow(/gobstopper-plugin\.json .* changed since it was pinned/);
+  });
+});
+
+describe('tampering with an installed bundle', () => {
+  let temp: TempDir;
+  let registry: PluginRegistry;
+  let host: PluginHost | undefined;
+
+  beforeEach(async () => {
+    temp = tempDir('gob-tamper-');
+    registry = new PluginRegistry({ builtinDir: join(temp.path, 'none'), dataDir: join(temp.path, 'data'), gobstopperVersion: '0.1.0' });
+    await installBundle(registry, fixturePluginBundle(join(temp.path, 'src'), 'misbehaving-strategy.mjs', { args: ['ok'] }));
+  });
+  afterEach(async () => {
+    await host?.close();
+    temp.cleanup();
+  });
+
+  const installedFile = (name: string) => join(temp.path, 'data', 'plugins', 'fixture', '1.0.0', name);
+  const flipOneByte = (path: string, at = 10) => {
+    const bytes = readFileSync(path);
+    bytes[at] = bytes[at]! ^ 0x20;
+    writeFileSync(path, bytes);
+  };
+
+  it('one changed byte in a code file stops every use, naming the file', async () => {
+    host = new PluginHost({ registry });
+    await (await host.strategy('fixture_strategy')).propose(proposeParams('fixture_strategy', syntheticItems(2)));
+    flipOneByte(installedFile('misbehaving-strategy.mjs'));
+    await expect(host.strategy('fixture_strategy')).rejects.toMatchObject({ code: 'file_hash_mismatch', details: expect.objectContaining({ file: 'misbehaving-strategy.mjs' }) });
+    await expect(new PluginHost({ registry }).strategy('fixture_strategy')).rejects.toThrow(/misbehaving-strategy\.mjs does not match the sha256/);
+  });
+
+  it('one changed byte in the manifest breaks the pin, naming the manifest', async () => {
+    flipOneByte(installedFile('gobstopper-plugin.json'), 40);
+    host = new PluginHost({ registry });
+    await expect(host.strategy('fixture_strategy')).rejects.toThrow(/gobstopper-plugin\.json/);
+  });
+
+  it('lists the strategies the winning bundles report in their handshakes', async () => {
+    host = new PluginHost({ registry });
+    expect(await host.listStrategies()).toEqual([
+      { bundle: { id: 'fixture', version: '1.0.0', source: 'installed' }, strategy: { id: 'fixture_strategy', description: 'test fixture', kind: 'file' } },
+    ]);
+  });
+
+  it('a plugin process that died is replaced by a fresh one on the next use', async () => {
+    host = new PluginHost({ registry });
+    const first = await host.strategy('fixture_strategy');
+    await first.running.channel.kill('plugin_exited', 'was stopped by the test');
+    const second = await host.strategy('fixture_strategy');
+    expect(second.running.pid).not.toBe(first.running.pid);
+    expect((await second.propose(proposeParams('fixture_strategy', syntheticItems(2)))).rationale).toBe('ok');
+  });
+});

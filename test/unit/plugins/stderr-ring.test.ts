@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { StderrRing } from '../../../kernel/plugins/process/stderr-ring.js';
+
+describe('StderrRing', () => {
+  it('keeps only the newest bytes, in order, across wrap-arounds', () => {
+    const ring = new StderrRing(10);
+    ring.push(Buffer.from('abcdef'));
+    ring.push(Buffer.from('ghijkl'));
+    expect(ring.contents().toString()).toBe('cdefghijkl');
+    ring.push(Buffer.from('mn'));
+    expect(ring.contents().toString()).toBe('efghijklmn');
+    ring.push(Buffer.from('0123456789XYZ'));
+    expect(ring.contents().toString()).toBe('3456789XYZ');
+    expect(ring.totalBytes).toBe(27);
+  });
+
+  it('gives a one-line tail of the last lines without control characters', () => {
+    const ring = new StderrRing(1024);
+    ring.push(Buffer.from('first\nsecond\n\nthird\x1b[31m red\nfourth\n'));
+    expect(ring.tail(3)).toBe('second | third [31m red | fourth');
+    const long = new StderrRing(4096);
+    long.push(Buffer.from('x'.repeat(1000)));
+    expect(long.tail(3, 50)).toHaveLength(50);
+  });
+
+  it('keeps nothing with capacity 0', () => {
+    const ring = new StderrRing(0);
+    ring.push(Buffer.from('ignored'));
+    expect(ring.contents().length).toBe(0);
+    expect(ring.tail()).toBe('');
+  });
+});
