@@ -1,0 +1,20 @@
+/** The `scorer-heuristic` bundle: the default scorer the host routes host/score to. */
+import type { PluginDefinition } from '../../../sdk/serve.js';
+import { scoreHeuristic } from './heuristic.js';
+
+export const definition: PluginDefinition = {
+  id: 'scorer-heuristic',
+  version: '0.1.0',
+  scorers: {
+    heuristic: {
+      info: {
+        description:
+          'Deterministic keep probability from metadata: recency, tool type, error markers, rarity (idf), later references, goal overlap, superseded and near-duplicate outputs, tail parentage, position.',
+      },
+      score: (params) => ({
+        scores: scoreHeuristic(params.items, params.candidates),
+        summary: `heuristic: ${params.candidates.length} candidates scored`,
+      }),
+    },
+  },
+};

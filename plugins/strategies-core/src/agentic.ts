@@ -1,0 +1,43 @@
+/**
+ * `agentic`: the plan comes from an editor, a strategy the user configured by id in
+ * `strategy_params.editor` (a plugin bundle or a trusted command preset the host exposes as a
+ * strategy). The host runs and validates the editor's proposal; this strategy only forwards it and
+ * credits it. Without an editor there is no plan: falling back to a rubric would hide the missing
+ * configuration behind a plan the user did not ask for.
+ */
+import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
+import { invalidInput } from '../../../sdk/serve.js';
+import { belowTrigger, belowTriggerResult, noPlan, strategyParams } from '../../../sdk/strategy/plan.js';
+
+export const AGENTIC_PARAMS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    editor: { description: 'Id of the strategy that proposes the edits (a plugin or a trusted command preset).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+  },
+};
+
+export type ProposeFn = (strategyId: string) => Promise<HostProposeResult>;
+
+export async function proposeAgentic(params: StrategyProposeParams, propose: ProposeFn): Promise<StrategyProposeResult> {
+  if (belowTrigger(params)) return belowTriggerResult(params);
+  const editor = strategyParams(params).editor;
+  if (typeof editor !== 'string' || editor === '') {
+    return noPlan('agentic: no editor configured; set strategy_params.editor to the id of an editor strategy (a plugin or a trusted command preset)');
+  }
+  if (editor === params.strategy_id) throw invalidInput(`agentic editor '${editor}' cannot be the agentic strategy itself`);
+
+  const answer = await propose(editor);
+  if (answer.status === 'error') throw invalidInput(`agentic editor '${editor}' failed: ${answer.message ?? answer.reason_code ?? 'no reason given'}`);
+  if (answer.status !== 'plan' || !answer.plan || answer.plan.edits.length === 0) {
+    // An empty proposal is the editor deferring.
+    return noPlan(`agentic: editor '${editor}' deferred (${answer.reason_code ?? 'no edits'})`);
+  }
+  const control = answer.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
+  if (control) throw invalidInput(`agentic editor '${editor}' proposed a ${control.op} edit; editors may only elide and add a state card`);
+  return {
+    edits: answer.plan.edits,
+    rationale: `agentic: editor '${editor}' proposed ${answer.plan.edits.length} edits; projected context ${answer.plan.context_tokens_after} (floor ${params.policy.floor_tokens})`,
+    context_tokens_after: answer.plan.context_tokens_after,
+  };
+}

@@ -1,0 +1,21 @@
+/** How much of the prompt cache a plan keeps, and the score `auto` ranks plans by. */
+import type { CompactionPlan, TranscriptItem } from '../../../schemas/generated/types.js';
+
+/** Preserved prefix matters more than raw savings: a broken cache is paid for on every later turn. */
+export const PREFIX_EXP = 3;
+
+/** saved × (prefix / context)^3: the reclaim discounted by how much cached prefix survives. */
+export function cachePreservationScore(saved: number, prefixTokens: number, before: number): number {
+  return saved * (prefixTokens / Math.max(1, before)) ** PREFIX_EXP;
+}
+
+/** Estimated tokens before the first elided record; with no elision every record counts. */
+export function prefixTokensOf(plan: CompactionPlan, items: readonly TranscriptItem[]): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const edit of plan.edits) {
+    if (edit.op === 'elide') for (const line of edit.line_indexes) first = Math.min(first, line);
+  }
+  let total = 0;
+  for (const item of items) if (item.line_index < first) total += item.est_tokens;
+  return total;
+}

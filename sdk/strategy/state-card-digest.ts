@@ -1,0 +1,171 @@
+/**
+ * The metadata-derived state card (`state_card_digest`): built only from labels and bounded
+ * summaries, never from payload text. The accumulator form lets a selection loop grow the chosen set
+ * and re-read the card in constant time per step, which keeps 100,000-record plans linear.
+ */
+import type { DigestBlock, TranscriptItem } from '../../schemas/generated/types.js';
+import { STATE_CARD_MARKER } from '../state-card.js';
+import { toolName } from './candidates.js';
+import { hasCardErrorMarker, hasOpenTaskMarker } from './markers.js';
+
+/** Each list on the card holds at most this many entries. */
+export const CARD_LIST_CAP = 8;
+export const CARD_SUMMARY_MAX_BYTES = 120;
+/**
+ * Per-entry byte cap. Summaries are bounded in characters, not bytes; with this cap the worst card
+ * (5 lists of 8, goal, current work, summary, context) stays under the host's 32 KiB digest limit.
+ */
+export const CARD_ENTRY_MAX_BYTES = 512;
+
+export type CardSection = 'errors' | 'open_tasks' | 'files_touched' | 'decisions';
+
+/** Cut `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function clipUtf8(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+const isCard = (s: string) => s.startsWith(STATE_CARD_MARKER);
+
+/** Parts of the card that depend on the whole transcript, not on which records are chosen. */
+export interface CardContext {
+  goal: string | null;
+  current_work: string | null;
+  context: string;
+}
+
+export function cardContext(items: readonly TranscriptItem[], provider: string): CardContext {
+  let goal: string | null = null;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind !== 'user' || item.summary == null) continue;
+    // Tool-result wrappers and earlier cards start with `<` or the marker; they are not the user's goal.
+    if (item.summary.startsWith('<') || isCard(item.summary)) continue;
+    goal = item.summary;
+    break;
+  }
+  let current: string | null = null;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind !== 'assistant') continue;
+    // Only the newest assistant record counts; an older one would describe finished work.
+    if (item.summary != null && !isCard(item.summary)) current = item.summary;
+    break;
+  }
+  return {
+    goal: goal === null ? null : clipUtf8(goal, CARD_ENTRY_MAX_BYTES),
+    current_work: current === null ? null : clipUtf8(current, CARD_ENTRY_MAX_BYTES),
+    context: `provider: ${provider}`,
+  };
+}
+
+/** The text an item contributes to the card: its summary, else its label. */
+export function cardText(item: TranscriptItem): string {
+  return item.summary != null && item.summary !== '' ? item.summary : item.label;
+}
+
+/** First match wins: errors, open tasks, anything path-like or a tool result, then decisions. */
+export function cardSection(item: TranscriptItem, text = cardText(item)): CardSection {
+  if (hasCardErrorMarker(text)) return 'errors';
+  if (hasOpenTaskMarker(text)) return 'open_tasks';
+  if (text.includes('/') || item.kind === 'tool_result') return 'files_touched';
+  return 'decisions';
+}
+
+interface Entry {
+  line: number;
+  text: string;
+}
+
+/** Keeps the entries with the smallest line indexes: "the first 8 in chosen (line) order". */
+class EarliestEntries {
+  readonly entries: Entry[] = [];
+  add(entry: Entry): void {
+    const list = this.entries;
+    if (list.length === CARD_LIST_CAP && entry.line >= list[list.length - 1]!.line) return;
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.line > entry.line) at--;
+    list.splice(at, 0, entry);
+    if (list.length > CARD_LIST_CAP) list.pop();
+  }
+  texts(): string[] {
+    return this.entries.map((e) => e.text);
+  }
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Builds the card incrementally as records are chosen; `build()` is O(1) in the chosen count. */
+export class DigestAccumulator {
+  private readonly sections: Record<CardSection, EarliestEntries> = {
+    files_touched: new EarliestEntries(),
+    decisions: new EarliestEntries(),
+    errors: new EarliestEntries(),
+    open_tasks: new EarliestEntries(),
+  };
+  private readonly seenConcepts = new Set<string>();
+  /** The lexicographically smallest distinct tool names: the card shows sorted names, truncated. */
+  private readonly firstConcepts: string[] = [];
+  private chosen = 0;
+
+  constructor(private readonly context: CardContext) {}
+
+  get count(): number {
+    return this.chosen;
+  }
+
+  add(item: TranscriptItem): void {
+    this.chosen++;
+    const concept = clipUtf8(toolName(item.label), CARD_ENTRY_MAX_BYTES);
+    if (concept !== '' && !this.seenConcepts.has(concept)) {
+      this.seenConcepts.add(concept);
+      const list = this.firstConcepts;
+      if (list.length < CARD_LIST_CAP || byCodeUnit(concept, list[list.length - 1]!) < 0) {
+        list.push(concept);
+        list.sort(byCodeUnit);
+        if (list.length > CARD_LIST_CAP) list.pop();
+      }
+    }
+    const text = cardText(item);
+    this.sections[cardSection(item, text)].add({ line: item.line_index, text: clipUtf8(text, CARD_ENTRY_MAX_BYTES) });
+  }
+
+  build(): DigestBlock {
+    const { goal, current_work, context } = this.context;
+    return {
+      goal,
+      summary: goal !== null ? cardSummary(goal) : `gobstopper state card covering ${this.chosen} elided items`,
+      concepts: [...this.firstConcepts],
+      files_touched: this.sections.files_touched.texts(),
+      decisions: this.sections.decisions.texts(),
+      errors: this.sections.errors.texts(),
+      open_tasks: this.sections.open_tasks.texts(),
+      current_work,
+      context,
+      covers_items: this.chosen,
+    };
+  }
+}
+
+/** The one-line summary: the trimmed goal, cut to 120 bytes with `...` when longer. */
+export function cardSummary(goal: string): string {
+  const trimmed = goal.trim();
+  if (Buffer.byteLength(trimmed, 'utf8') <= CARD_SUMMARY_MAX_BYTES) return trimmed;
+  return `${clipUtf8(trimmed, CARD_SUMMARY_MAX_BYTES - 3)}...`;
+}
+
+/** `state_card_digest`: the card for a set of chosen line indexes. */
+export function stateCardDigest(items: readonly TranscriptItem[], chosenLines: Iterable<number>, provider: string): DigestBlock {
+  const byLine = new Map(items.map((item) => [item.line_index, item] as const));
+  const acc = new DigestAccumulator(cardContext(items, provider));
+  for (const line of chosenLines) {
+    const item = byLine.get(line);
+    if (item) acc.add(item);
+  }
+  return acc.build();
+}
