@@ -1,0 +1,60 @@
+/** Per-strategy aggregates over bench rows: how often a strategy plans, how much it reclaims, what it keeps. */
+import type { BenchAggregate, BenchRow, ReductionQuartiles } from '../../schemas/generated/types.js';
+
+/** Quantile by linear interpolation between order statistics (the common "type 7" definition). */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new Error('quantile of an empty list');
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  return quantile([...values].sort((a, b) => a - b), 0.5);
+}
+
+export function quartiles(values: readonly number[]): ReductionQuartiles | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  return { min: s[0]!, q1: quantile(s, 0.25), median: quantile(s, 0.5), q3: quantile(s, 0.75), max: s[s.length - 1]! };
+}
+
+/** One aggregate per strategy, in the order strategies first appear. Whole-session failure rows (no strategy) are counted by the caller. */
+export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
+  const byStrategy = new Map<string, BenchRow[]>();
+  for (const row of rows) {
+    if (row.strategy === null) continue;
+    const list = byStrategy.get(row.strategy) ?? [];
+    list.push(row);
+    byStrategy.set(row.strategy, list);
+  }
+  return [...byStrategy].map(([strategy, list]) => {
+    const planned = list.filter((r) => r.status === 'plan');
+    const noPlan: Record<string, number> = {};
+    for (const r of list) {
+      if (r.status === 'no_plan') {
+        const reason = r.reason_code ?? 'unknown';
+        noPlan[reason] = (noPlan[reason] ?? 0) + 1;
+      }
+    }
+    const recalls = list.filter((r) => r.recall !== null).map((r) => r.recall!);
+    return {
+      strategy,
+      sessions: new Set(list.map((r) => `${r.provider}\u0000${r.session}`)).size,
+      sessions_with_plan: planned.length,
+      sessions_failed: list.filter((r) => r.failure !== null).length,
+      sessions_best: list.filter((r) => r.best).length,
+      reduction_pct: quartiles(planned.filter((r) => r.reduction_pct !== null).map((r) => r.reduction_pct!)),
+      median_recall: median(recalls),
+      tail_intact_sessions: list.filter((r) => r.tail_intact === true).length,
+      no_plan_by_reason: noPlan,
+    };
+  });
+}
+
+/** Sessions with a whole-session failure row. */
+export function failedSessionCount(rows: readonly BenchRow[]): number {
+  return new Set(rows.filter((r) => r.strategy === null && r.failure !== null).map((r) => `${r.provider}\u0000${r.session}`)).size;
+}

@@ -1,0 +1,109 @@
+/**
+ * Turns the parallel runner's per-session outcomes into the bench result: rows (a failure row for a
+ * session that failed, vanished or crashed its worker), per-strategy aggregates and the timelines
+ * for the report; and writes the requested output files, each a new file.
+ */
+import type { BenchCommandResult, BenchRow, EvalCommandResult } from '../../schemas/generated/types.js';
+import { aggregateBench, failedSessionCount } from './bench-aggregate.js';
+import { benchCsv } from './bench-csv.js';
+import { benchFailureRow, benchRowsFromEval } from './bench-rows.js';
+import { unlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { GobstopperError } from '../errors.js';
+import { writeNewFile, assertNewOutputPath } from './output-file.js';
+import type { JobOutcome } from './parallel-runner.js';
+import { renderBenchReportHtml, type SessionTimeline } from './report-html.js';
+
+/** What the bench passes to a worker for one session. */
+export interface BenchJob {
+  provider: string;
+  session: string;
+  path: string;
+}
+
+/** What a worker returns for one session. */
+export interface BenchSessionResult {
+  eval: EvalCommandResult;
+  timeline?: SessionTimeline | null;
+}
+
+export interface CollectedBench {
+  result: BenchCommandResult;
+  timelines: SessionTimeline[];
+}
+
+export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchSessionResult>>): CollectedBench {
+  const rows: BenchRow[] = [];
+  const timelines: SessionTimeline[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.ok) {
+      rows.push(...benchRowsFromEval(outcome.result.eval));
+      if (outcome.result.timeline) timelines.push(outcome.result.timeline);
+    } else {
+      const message = outcome.code === 'ENOENT' ? `session file is gone: ${outcome.error}` : outcome.error;
+      rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, 'session_evaluation_failed', message));
+    }
+  }
+  return {
+    result: {
+      sessions: outcomes.length,
+      sessions_failed: failedSessionCount(rows),
+      rows,
+      aggregates: aggregateBench(rows),
+      output_path: null,
+      html_path: null,
+    },
+    timelines,
+  };
+}
+
+export type BenchOutputFormat = 'csv' | 'json';
+
+export function benchOutputFormat(path: string, explicit?: BenchOutputFormat): BenchOutputFormat {
+  return explicit ?? (path.toLowerCase().endsWith('.json') ? 'json' : 'csv');
+}
+
+export interface BenchOutputs {
+  output?: string | null;
+  format?: BenchOutputFormat;
+  html?: string | null;
+}
+
+/** Checks both paths before the bench starts, so a taken name fails in a second, not after an hour. */
+export function assertBenchOutputsAreNew(outputs: BenchOutputs): void {
+  if (outputs.output) assertNewOutputPath(outputs.output);
+  if (outputs.html) assertNewOutputPath(outputs.html);
+  if (outputs.output && outputs.html && resolve(outputs.output) === resolve(outputs.html)) {
+    throw new GobstopperError('output_conflict', '--output and --html must name different files', { exit: 2 });
+  }
+}
+
+export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutputs, generatedAt: string = new Date().toISOString()): BenchCommandResult {
+  assertBenchOutputsAreNew(outputs);
+  const result = collected.result;
+  if (outputs.output) {
+    const format = benchOutputFormat(outputs.output, outputs.format);
+    writeNewFile(outputs.output, format === 'json' ? JSON.stringify({ ...result, output_path: outputs.output, html_path: outputs.html ?? null }, null, 2) + '\n' : benchCsv(result.rows));
+    result.output_path = outputs.output;
+  }
+  if (outputs.html) {
+    const html = renderBenchReportHtml({
+      generated_at: generatedAt,
+      sessions: result.sessions,
+      sessions_failed: result.sessions_failed,
+      rows: result.rows,
+      aggregates: result.aggregates,
+      timelines: collected.timelines,
+    });
+    try {
+      writeNewFile(outputs.html, html);
+    } catch (error) {
+      // Leave the disk as it was: the rows file this call created goes too.
+      if (result.output_path) unlinkSync(result.output_path);
+      result.output_path = null;
+      throw error;
+    }
+    result.html_path = outputs.html;
+  }
+  return result;
+}

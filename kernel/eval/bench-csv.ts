@@ -1,0 +1,26 @@
+/**
+ * The bench CSV: the original tool's 24 columns in their order (so existing readers keep working),
+ * then our additions. RFC 4180 quoting: a field holding a comma, quote, CR or LF is quoted and its
+ * quotes doubled; empty means null.
+ */
+import type { BenchRow } from '../../schemas/generated/types.js';
+
+export const BENCH_CSV_COLUMNS = [
+  'provider', 'session', 'strategy', 'context_before', 'context_after', 'est_reclaimed', 'prefix_tokens', 'prefix_ratio',
+  'score', 'verify_errors', 'verify_warnings', 'probes_total', 'probes_recalled', 'recall', 'tail_intact', 'duration_ms',
+  'execution_state', 'token_basis', 'source_sha256', 'result_sha256', 'retention_complete', 'recall_available',
+  'retention_basis', 'failure',
+  'status', 'reason_code', 'reduction_pct', 'new_verify_errors', 'best', 'error',
+] as const satisfies ReadonlyArray<keyof BenchRow>;
+
+export function csvField(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function benchCsv(rows: readonly BenchRow[]): string {
+  const lines = [BENCH_CSV_COLUMNS.join(',')];
+  for (const row of rows) lines.push(BENCH_CSV_COLUMNS.map((c) => csvField(row[c])).join(','));
+  return lines.join('\n') + '\n';
+}

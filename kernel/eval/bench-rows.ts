@@ -1,0 +1,80 @@
+/**
+ * Bench rows: the eval rows of one session flattened to the CSV's shape, plus failure rows for
+ * sessions or strategies that could not be measured. A failure row leaves every number empty.
+ */
+import type { BenchFailure, BenchRow, EvalCommandResult } from '../../schemas/generated/types.js';
+import { rowError } from './rows.js';
+
+export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
+  return result.rows.map((row) => {
+    const rendered = row.probe_score !== null;
+    return {
+      provider: result.provider,
+      session: result.session_id,
+      strategy: row.strategy,
+      status: row.status,
+      reason_code: row.reason_code,
+      context_before: row.context_tokens_before,
+      context_after: row.context_tokens_after,
+      est_reclaimed: row.est_reclaimed,
+      reduction_pct: row.reduction_pct,
+      prefix_tokens: row.prefix_tokens,
+      prefix_ratio: row.prefix_ratio,
+      score: row.score,
+      verify_errors: row.verify_errors,
+      verify_warnings: row.verify_warnings,
+      new_verify_errors: row.new_verify_errors,
+      probes_total: row.probe_score?.probes_total ?? null,
+      probes_recalled: row.probe_score?.probes_recalled ?? null,
+      recall: row.probe_score?.recall ?? null,
+      tail_intact: row.tail_intact,
+      duration_ms: row.duration_ms,
+      execution_state: row.execution_state,
+      token_basis: result.token_basis,
+      source_sha256: result.source_sha256,
+      result_sha256: row.result_sha256,
+      retention_complete: rendered ? row.probe_score!.probes_recalled === row.probe_score!.probes_total : null,
+      recall_available: rendered,
+      retention_basis: 'literal_presence',
+      best: row.best,
+      failure: row.status === 'error' ? 'strategy_evaluation_failed' : null,
+      error: row.error,
+    };
+  });
+}
+
+/** A row for a session (strategy null) or a strategy that produced no measurement at all. */
+export function benchFailureRow(provider: string, session: string, failure: BenchFailure, message: string, strategy: string | null = null): BenchRow {
+  return {
+    provider,
+    session,
+    strategy,
+    status: strategy === null ? null : 'error',
+    reason_code: null,
+    context_before: null,
+    context_after: null,
+    est_reclaimed: null,
+    reduction_pct: null,
+    prefix_tokens: null,
+    prefix_ratio: null,
+    score: null,
+    verify_errors: null,
+    verify_warnings: null,
+    new_verify_errors: null,
+    probes_total: null,
+    probes_recalled: null,
+    recall: null,
+    tail_intact: null,
+    duration_ms: null,
+    execution_state: null,
+    token_basis: null,
+    source_sha256: null,
+    result_sha256: null,
+    retention_complete: null,
+    recall_available: false,
+    retention_basis: 'literal_presence',
+    best: false,
+    failure,
+    error: rowError(message),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * One eval: every requested strategy measured against one frozen source. The caller supplies
+ * `runStrategy`, which proposes, admits, renders on a private copy and verifies (through the plugin
+ * host); this module times each run, turns anything it throws into that strategy's error row, and
+ * builds the result. One failing strategy never fails the eval.
+ */
+import type { EvalCommandResult, EvalRow, Finding, TokenBasis, Transcript } from '../../schemas/generated/types.js';
+import { buildEvalResult, buildEvalRow, evalBaseline, type EvalBaseline, type StrategyOutcome } from './rows.js';
+
+export interface EvalSessionInput {
+  provider: string;
+  session_id: string;
+  source: Buffer;
+  source_sha256: string;
+  transcript: Transcript;
+  /** Reported usage when the provider has it, else the item estimate. */
+  context_tokens: number;
+  token_basis: TokenBasis;
+  effective_trigger_tokens: number;
+  floor_tokens: number;
+  keep_recent_tool_outputs: number;
+  source_findings: readonly Finding[];
+  strategies: readonly string[];
+}
+
+export type RunStrategy = (strategyId: string, baseline: EvalBaseline) => Promise<StrategyOutcome>;
+
+export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, now: () => number = () => performance.now()): Promise<EvalCommandResult> {
+  const baseline = evalBaseline({
+    source: input.source,
+    transcript: input.transcript,
+    context_tokens: input.context_tokens,
+    token_basis: input.token_basis,
+    keep_recent_tool_outputs: input.keep_recent_tool_outputs,
+    source_findings: input.source_findings,
+  });
+  const rows: EvalRow[] = [];
+  for (const strategy of input.strategies) {
+    const started = now();
+    let outcome: StrategyOutcome;
+    try {
+      outcome = await runStrategy(strategy, baseline);
+    } catch (error) {
+      outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
+    }
+    outcome.duration_ms ??= now() - started;
+    rows.push(buildEvalRow(baseline, strategy, outcome));
+  }
+  return buildEvalResult(input, baseline, rows);
+}

@@ -1,0 +1,65 @@
+/**
+ * The eval table for people: one aligned row per strategy, the best valid rewrite marked with `*`,
+ * and a closing line naming it. No transcript text: missed probes are counted, not quoted.
+ */
+import type { EvalCommandResult, EvalRow } from '../../schemas/generated/types.js';
+import { formatInt, formatPct, renderTable, type Align } from './text-table.js';
+
+function resultCell(row: EvalRow): string {
+  if (row.status === 'error') return `error: ${row.error ?? 'unknown'}`;
+  if (row.status === 'no_plan') return `no plan (${row.reason_code ?? 'unknown'})`;
+  if (row.execution_state === 'provider_only') return `provider control`;
+  const ops = row.edit_ops.filter((op, i, all) => all.indexOf(op) === i);
+  const elided = row.elided_records > 0 ? ` ${formatInt(row.elided_records)} records` : '';
+  return `plan: ${ops.join('+')}${elided}`;
+}
+
+function retentionCell(row: EvalRow): string {
+  const s = row.probe_score;
+  if (!s) return '-';
+  return `${s.probes_recalled}/${s.probes_total} ${formatPct(s.recall, 0)}`;
+}
+
+function verifyCell(row: EvalRow): string {
+  if (row.execution_state !== 'rendered') return '-';
+  const parts: string[] = [];
+  if (row.new_verify_errors > 0) parts.push(`${row.new_verify_errors} new errors`);
+  if (row.preexisting_verify_errors > 0) parts.push(`${row.preexisting_verify_errors} pre-existing`);
+  if (row.verify_warnings > 0) parts.push(`${row.verify_warnings} warnings`);
+  return parts.length ? parts.join(', ') : 'clean';
+}
+
+export function renderEvalTable(result: EvalCommandResult): string[] {
+  const lines = [
+    `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
+    `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line ?? '-'}`,
+    '',
+  ];
+  const header = ['', 'strategy', 'result', 'before', 'after', 'reduction', 'retention', 'tail', 'prefix', 'verify', 'time'];
+  const align: Align[] = ['left', 'left', 'left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'right'];
+  const rows = result.rows.map((row) => {
+    const planned = row.status === 'plan';
+    return [
+      row.best ? '*' : '',
+      row.strategy,
+      resultCell(row),
+      formatInt(row.context_tokens_before),
+      planned ? formatInt(row.context_tokens_after) : '-',
+      planned ? `${row.reduction_pct.toFixed(1)}%` : '-',
+      retentionCell(row),
+      row.tail_intact === null ? '-' : row.tail_intact ? 'intact' : 'LOST',
+      planned ? formatInt(row.prefix_tokens) : '-',
+      verifyCell(row),
+      `${formatInt(row.duration_ms)} ms`,
+    ];
+  });
+  lines.push(...renderTable(header, rows, align));
+  lines.push('');
+  const best = result.rows.find((r) => r.best);
+  if (best) {
+    lines.push(
+      `pareto best: ${best.strategy} score=${formatInt(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`,
+    );
+  } else lines.push('pareto best: none (no strategy produced a clean file rewrite)');
+  return lines;
+}

@@ -1,0 +1,55 @@
+/**
+ * Child-process entry of the parallel runner: loads the job module named on argv, then runs the jobs
+ * its parent sends, one at a time, replying with the result or a one-line failure.
+ */
+import { pathToFileURL } from 'node:url';
+
+interface JobModule {
+  runJob(job: unknown): unknown;
+  /** Optional: release warm state (a plugin host) before the process ends. */
+  dispose?(): unknown;
+}
+
+const send = (message: unknown) =>
+  new Promise<void>((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, undefined, undefined, () => resolve());
+  });
+
+async function main(): Promise<void> {
+  const modulePath = process.argv[2];
+  if (!modulePath) throw new Error('parallel worker needs a job module path');
+  const mod = (await import(pathToFileURL(modulePath).href)) as Partial<JobModule>;
+  if (typeof mod.runJob !== 'function') throw new Error(`${modulePath} does not export runJob(job)`);
+  const runJob = mod.runJob;
+  process.on('message', (raw: unknown) => {
+    const msg = raw as { type: string; seq?: number; job?: unknown };
+    if (msg.type === 'stop') {
+      void (async () => {
+        try {
+          await mod.dispose?.();
+        } finally {
+          process.exit(0);
+        }
+      })();
+      return;
+    }
+    if (msg.type !== 'job') return;
+    void (async () => {
+      try {
+        const result = await runJob(msg.job);
+        await send({ type: 'result', seq: msg.seq, result });
+      } catch (error) {
+        const err = error as NodeJS.ErrnoException;
+        const text = (err?.message ?? String(error)).split('\n')[0]!.slice(0, 512);
+        await send({ type: 'failure', seq: msg.seq, error: text, code: typeof err?.code === 'string' ? err.code : null });
+      }
+    })();
+  });
+  await send({ type: 'ready' });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gobstopper: parallel worker failed to start: ${(error as Error).message}\n`);
+  process.exit(70);
+});

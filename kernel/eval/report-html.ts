@@ -1,0 +1,306 @@
+/**
+ * The bench report: one self-contained HTML file (inline CSS and SVG, no script, no external asset)
+ * that shows what each strategy reclaims against what it keeps, and how sessions' context grew and
+ * fell at their compactions. Only ids, counts and ratios appear; never transcript text.
+ */
+import type { BenchAggregate, BenchRow } from '../../schemas/generated/types.js';
+import { esc, formatDuration, formatTokens, linearScale, marker, niceMax, niceTicks, px, seriesStyle, timeTicks } from './svg-kit.js';
+
+export interface ContextPoint {
+  /** Milliseconds since the epoch. */
+  t: number;
+  context_tokens: number;
+}
+
+export interface CompactionPoint {
+  t: number;
+  context_tokens_before: number;
+  context_tokens_after: number;
+  strategy?: string | null;
+}
+
+export interface SessionTimeline {
+  provider: string;
+  session: string;
+  points: ContextPoint[];
+  compactions: CompactionPoint[];
+  trigger_tokens?: number | null;
+}
+
+export interface BenchReportInput {
+  generated_at: string;
+  sessions: number;
+  sessions_failed: number;
+  rows: readonly BenchRow[];
+  aggregates: readonly BenchAggregate[];
+  timelines: readonly SessionTimeline[];
+  title?: string;
+  /** Timelines drawn at most (the longest-running first); default 12. */
+  max_timelines?: number;
+}
+
+const CSS = `
+:root { color-scheme: light; --ink: #1d2433; --muted: #5b6475; --grid: #e3e6ec; --card: #ffffff; --bg: #f5f6f8; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1120px; margin: 0 auto; padding: 32px 24px 48px; }
+h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
+h2 { font-size: 19px; margin: 0 0 4px; }
+p.lede, p.note { color: var(--muted); margin: 0 0 16px; }
+section { background: var(--card); border-radius: 10px; padding: 20px 22px; margin: 20px 0; box-shadow: 0 1px 2px rgba(16,24,40,.06), 0 1px 3px rgba(16,24,40,.08); }
+.stats { display: flex; flex-wrap: wrap; gap: 12px; margin: 18px 0 0; }
+.stat { background: var(--card); border-radius: 10px; padding: 12px 16px; min-width: 150px; box-shadow: 0 1px 2px rgba(16,24,40,.06); }
+.stat b { display: block; font-size: 22px; }
+.stat span { color: var(--muted); font-size: 13px; }
+svg { display: block; width: 100%; height: auto; }
+svg text { font-family: inherit; fill: var(--ink); }
+svg .axis text, svg .tick { font-size: 12px; fill: var(--muted); }
+svg .label { font-size: 13px; fill: var(--ink); }
+svg .grid line { stroke: var(--grid); }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 10px 0 0; font-size: 13px; }
+.legend span { display: inline-flex; align-items: center; gap: 6px; }
+.legend svg { width: 14px; height: 14px; display: inline-block; }
+.multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 14px; }
+.multiples figure { margin: 0; border: 1px solid var(--grid); border-radius: 8px; padding: 8px 10px 4px; }
+figcaption { font-size: 13px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table { width: 100%; border-collapse: collapse; font-size: 14px; font-variant-numeric: tabular-nums; }
+th, td { text-align: right; padding: 7px 10px; border-bottom: 1px solid var(--grid); white-space: nowrap; }
+td.reasons { white-space: normal; }
+th:first-child, td:first-child, td.reasons, th.reasons { text-align: left; }
+th { color: var(--muted); font-weight: 600; font-size: 13px; }
+td .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; vertical-align: middle; }
+.empty { color: var(--muted); font-style: italic; }
+`;
+
+interface StrategyStyle {
+  color: string;
+  shape: ReturnType<typeof seriesStyle>['shape'];
+}
+
+function strategyStyles(aggregates: readonly BenchAggregate[]): Map<string, StrategyStyle> {
+  const styles = new Map<string, StrategyStyle>();
+  aggregates.forEach((a, i) => styles.set(a.strategy, seriesStyle(i)));
+  return styles;
+}
+
+function legendSwatch(style: StrategyStyle): string {
+  return `<svg viewBox="0 0 14 14" aria-hidden="true">${marker(style.shape, 7, 7, 5, `fill="${style.color}"`)}</svg>`;
+}
+
+function legend(aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
+  const items = aggregates.map((a) => `<span>${legendSwatch(styles.get(a.strategy)!)}${esc(a.strategy)}</span>`);
+  return `<div class="legend" role="list" aria-label="strategies">${items.join('')}</div>`;
+}
+
+/** Reduction (x) against probe recall (y): one faint mark per session, a bold mark per strategy median with its IQR. */
+function scatterChart(rows: readonly BenchRow[], aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
+  const W = 760;
+  const H = 440;
+  const m = { top: 20, right: 24, bottom: 56, left: 64 };
+  // The recall axis starts at a round value under the lowest recall, so the spread is readable.
+  const recalls = rows.filter((r) => r.status === 'plan' && r.recall !== null).map((r) => r.recall! * 100);
+  const yMin = recalls.length ? Math.max(0, Math.min(80, Math.floor((Math.min(...recalls) - 5) / 10) * 10)) : 0;
+  const x = linearScale([0, 100], [m.left, W - m.right]);
+  const y = linearScale([yMin, 100], [H - m.bottom, m.top]);
+  const xTicks = niceTicks(0, 100, 5);
+  const yTicks = niceTicks(yMin, 100, 5);
+  const parts: string[] = [];
+  parts.push('<g class="grid">');
+  for (const t of xTicks) parts.push(`<line x1="${px(x(t))}" x2="${px(x(t))}" y1="${m.top}" y2="${H - m.bottom}"/>`);
+  for (const t of yTicks) parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${px(y(t))}" y2="${px(y(t))}"/>`);
+  parts.push('</g><g class="axis">');
+  for (const t of xTicks) parts.push(`<text class="tick" x="${px(x(t))}" y="${H - m.bottom + 18}" text-anchor="middle">${t}%</text>`);
+  for (const t of yTicks) parts.push(`<text class="tick" x="${m.left - 8}" y="${px(y(t) + 4)}" text-anchor="end">${t}%</text>`);
+  parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${H - m.bottom}" y2="${H - m.bottom}" stroke="#9aa3b2"/>`);
+  parts.push(`<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${H - m.bottom}" stroke="#9aa3b2"/>`);
+  parts.push('</g>');
+  parts.push(`<text class="label" x="${px((m.left + W - m.right) / 2)}" y="${H - 12}" text-anchor="middle">context reduction (estimated tokens reclaimed)</text>`);
+  parts.push(`<text class="label" transform="translate(18 ${px((m.top + H - m.bottom) / 2)}) rotate(-90)" text-anchor="middle">probes kept verbatim</text>`);
+  parts.push(`<text class="tick" x="${W - m.right - 4}" y="${m.top + 14}" text-anchor="end">better ↗</text>`);
+  let points = 0;
+  parts.push('<g class="sessions">');
+  for (const row of rows) {
+    if (row.status !== 'plan' || row.recall === null || row.reduction_pct === null || row.strategy === null) continue;
+    const style = styles.get(row.strategy);
+    if (!style) continue;
+    points += 1;
+    parts.push(marker(style.shape, x(row.reduction_pct), y(row.recall * 100), 3.5, `fill="${style.color}" fill-opacity="0.28"`));
+  }
+  parts.push('</g><g class="medians">');
+  for (const a of aggregates) {
+    if (!a.reduction_pct || a.median_recall === null) continue;
+    const style = styles.get(a.strategy)!;
+    const cy = y(a.median_recall * 100);
+    const label = `${a.strategy}: median reduction ${a.reduction_pct.median.toFixed(1)}%, median kept ${Math.round(a.median_recall * 100)}%`;
+    parts.push(`<g><title>${esc(label)}</title>`);
+    parts.push(`<line x1="${px(x(a.reduction_pct.q1))}" x2="${px(x(a.reduction_pct.q3))}" y1="${px(cy)}" y2="${px(cy)}" stroke="${style.color}" stroke-width="2.5" stroke-linecap="round"/>`);
+    parts.push(marker(style.shape, x(a.reduction_pct.median), cy, 7, `fill="${style.color}" stroke="#fff" stroke-width="1.5"`));
+    parts.push('</g>');
+  }
+  parts.push('</g>');
+  const body = points === 0 ? `<text class="label" x="${W / 2}" y="${H / 2}" text-anchor="middle">no rendered plans to show</text>` : '';
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="reduction versus retention per strategy">${parts.join('')}${body}</svg>`;
+}
+
+/** One horizontal box per strategy: reduction quartiles over the sessions where it planned. */
+function boxChart(aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
+  const rowH = 30;
+  const m = { top: 14, right: 150, bottom: 48, left: 130 };
+  const W = 760;
+  const H = m.top + m.bottom + rowH * Math.max(1, aggregates.length);
+  const x = linearScale([0, 100], [m.left, W - m.right]);
+  const parts: string[] = ['<g class="grid">'];
+  for (const t of niceTicks(0, 100, 5)) parts.push(`<line x1="${px(x(t))}" x2="${px(x(t))}" y1="${m.top}" y2="${H - m.bottom}"/>`);
+  parts.push('</g><g class="axis">');
+  for (const t of niceTicks(0, 100, 5)) parts.push(`<text class="tick" x="${px(x(t))}" y="${H - m.bottom + 18}" text-anchor="middle">${t}%</text>`);
+  parts.push(`<text class="tick" x="${W - m.right + 12}" y="${m.top - 2}" text-anchor="start">planned · kept</text>`);
+  parts.push('</g>');
+  parts.push(`<text class="label" x="${px((m.left + W - m.right) / 2)}" y="${H - 10}" text-anchor="middle">context reduction per session (min, quartiles, max)</text>`);
+  aggregates.forEach((a, i) => {
+    const style = styles.get(a.strategy)!;
+    const cy = m.top + rowH * i + rowH / 2;
+    parts.push(`<text class="label" x="${m.left - 10}" y="${px(cy + 4)}" text-anchor="end">${esc(a.strategy)}</text>`);
+    const kept = a.median_recall === null ? '–' : `${Math.round(a.median_recall * 100)}%`;
+    parts.push(`<text class="tick" x="${W - m.right + 12}" y="${px(cy + 4)}">${a.sessions_with_plan}/${a.sessions} · ${kept}</text>`);
+    const q = a.reduction_pct;
+    if (!q) {
+      parts.push(`<text class="tick" x="${m.left + 6}" y="${px(cy + 4)}">no plan</text>`);
+      return;
+    }
+    parts.push(`<line x1="${px(x(q.min))}" x2="${px(x(q.max))}" y1="${px(cy)}" y2="${px(cy)}" stroke="${style.color}" stroke-width="1.5"/>`);
+    parts.push(`<rect x="${px(x(q.q1))}" y="${px(cy - 9)}" width="${px(Math.max(1.5, x(q.q3) - x(q.q1)))}" height="18" rx="3" fill="${style.color}" fill-opacity="0.35" stroke="${style.color}"/>`);
+    parts.push(`<line x1="${px(x(q.median))}" x2="${px(x(q.median))}" y1="${px(cy - 11)}" y2="${px(cy + 11)}" stroke="#1d2433" stroke-width="2.5"/>`);
+  });
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="reduction quartiles per strategy">${parts.join('')}</svg>`;
+}
+
+/** One session: estimated context over elapsed time, compactions as drops with a marker. */
+function timelineChart(timeline: SessionTimeline): string {
+  const W = 360;
+  const H = 190;
+  const m = { top: 12, right: 12, bottom: 36, left: 50 };
+  const points = [...timeline.points].sort((a, b) => a.t - b.t);
+  const t0 = points[0]?.t ?? timeline.compactions[0]?.t ?? 0;
+  const tEnd = Math.max(t0 + 1, ...points.map((p) => p.t), ...timeline.compactions.map((c) => c.t));
+  const peak = Math.max(1, ...points.map((p) => p.context_tokens), ...timeline.compactions.map((c) => c.context_tokens_before), timeline.trigger_tokens ?? 0);
+  const x = linearScale([0, tEnd - t0], [m.left, W - m.right]);
+  const y = linearScale([0, niceMax(peak)], [H - m.bottom, m.top]);
+  const parts: string[] = ['<g class="grid">'];
+  for (const t of niceTicks(0, niceMax(peak), 4)) parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${px(y(t))}" y2="${px(y(t))}"/>`);
+  parts.push('</g><g class="axis">');
+  for (const t of niceTicks(0, niceMax(peak), 4)) parts.push(`<text class="tick" x="${m.left - 6}" y="${px(y(t) + 4)}" text-anchor="end">${formatTokens(t)}</text>`);
+  for (const t of timeTicks(tEnd - t0, 4)) parts.push(`<text class="tick" x="${px(x(t))}" y="${H - m.bottom + 16}" text-anchor="middle">${formatDuration(t)}</text>`);
+  parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${H - m.bottom}" y2="${H - m.bottom}" stroke="#9aa3b2"/>`);
+  parts.push('</g>');
+  parts.push(`<text class="tick" x="${px((m.left + W - m.right) / 2)}" y="${H - 4}" text-anchor="middle">time since the session started</text>`);
+  if (timeline.trigger_tokens) {
+    const ty = y(timeline.trigger_tokens);
+    parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${px(ty)}" y2="${px(ty)}" stroke="#D55E00" stroke-dasharray="5 4" stroke-width="1.2"/>`);
+    parts.push(`<text class="tick" x="${W - m.right - 2}" y="${px(ty - 4)}" text-anchor="end">trigger</text>`);
+  }
+  // The line drops at each compaction: before value, then after value at the same instant.
+  const path: Array<[number, number]> = [];
+  const events = [...timeline.compactions].sort((a, b) => a.t - b.t);
+  let e = 0;
+  for (const p of points) {
+    while (e < events.length && events[e]!.t <= p.t) {
+      path.push([events[e]!.t, events[e]!.context_tokens_before], [events[e]!.t, events[e]!.context_tokens_after]);
+      e++;
+    }
+    path.push([p.t, p.context_tokens]);
+  }
+  for (; e < events.length; e++) path.push([events[e]!.t, events[e]!.context_tokens_before], [events[e]!.t, events[e]!.context_tokens_after]);
+  if (path.length > 0) {
+    const d = path.map(([t, v], i) => `${i === 0 ? 'M' : 'L'}${px(x(t - t0))} ${px(y(v))}`).join(' ');
+    parts.push(`<path d="${d}" fill="none" stroke="#0072B2" stroke-width="2" stroke-linejoin="round"/>`);
+  }
+  for (const c of events) {
+    const cx = x(c.t - t0);
+    parts.push(`<line x1="${px(cx)}" x2="${px(cx)}" y1="${px(y(c.context_tokens_before))}" y2="${px(y(c.context_tokens_after))}" stroke="#D55E00" stroke-width="1.5" stroke-dasharray="2 2"/>`);
+    parts.push(`<polygon points="${px(cx - 5)},${px(y(c.context_tokens_after) - 9)} ${px(cx + 5)},${px(y(c.context_tokens_after) - 9)} ${px(cx)},${px(y(c.context_tokens_after) - 1)}" fill="#D55E00"><title>${esc(c.strategy ?? 'compaction')}: ${formatTokens(c.context_tokens_before)} → ${formatTokens(c.context_tokens_after)}</title></polygon>`);
+  }
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="context over time">${parts.join('')}</svg>`;
+}
+
+function summaryTable(aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
+  const pct = (v: number) => `${v.toFixed(1)}%`;
+  const rows = aggregates.map((a) => {
+    const q = a.reduction_pct;
+    const reasons = Object.entries(a.no_plan_by_reason)
+      .sort((p, q2) => q2[1] - p[1])
+      .map(([reason, n]) => `${esc(reason)} ${n}`)
+      .join(', ');
+    return `<tr><td><span class="swatch" style="background:${styles.get(a.strategy)!.color}"></span>${esc(a.strategy)}</td><td>${a.sessions_with_plan}/${a.sessions}</td><td>${q ? pct(q.median) : '–'}</td><td>${q ? `${pct(q.q1)} – ${pct(q.q3)}` : '–'}</td><td>${a.median_recall === null ? '–' : pct(a.median_recall * 100)}</td><td>${a.tail_intact_sessions}</td><td>${a.sessions_best}</td><td>${a.sessions_failed}</td><td class="reasons">${reasons || '–'}</td></tr>`;
+  });
+  return `<table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function timelineLegend(): string {
+  return `<div class="legend"><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#0072B2" stroke-width="2.5"/></svg>estimated context</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><polygon points="2,3 12,3 7,12" fill="#D55E00"/></svg>compaction (before → after)</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#D55E00" stroke-dasharray="3 2" stroke-width="1.5"/></svg>trigger</span></div>`;
+}
+
+export function renderBenchReportHtml(input: BenchReportInput): string {
+  const title = input.title ?? 'Gobstopper bench report';
+  const styles = strategyStyles(input.aggregates);
+  const maxTimelines = input.max_timelines ?? 12;
+  const span = (tl: SessionTimeline) => {
+    const ts = tl.points.map((p) => p.t);
+    return ts.length ? Math.max(...ts) - Math.min(...ts) : 0;
+  };
+  const timelines = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a)).slice(0, maxTimelines);
+  const planned = input.rows.filter((r) => r.status === 'plan').length;
+  const best = [...input.aggregates].sort((a, b) => b.sessions_best - a.sessions_best)[0];
+  const stats = [
+    [String(input.sessions), 'sessions measured'],
+    [String(input.sessions_failed), 'sessions failed'],
+    [String(input.aggregates.length), 'strategies'],
+    [String(planned), 'plans rendered'],
+    [best && best.sessions_best > 0 ? esc(best.strategy) : '–', 'most often best'],
+  ]
+    .map(([v, l]) => `<div class="stat"><b>${v}</b><span>${l}</span></div>`)
+    .join('');
+  const timelineSection =
+    timelines.length === 0
+      ? '<p class="empty">No context history was available for these sessions.</p>'
+      : `<div class="multiples">${timelines
+          .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${tl.compactions.length} compaction${tl.compactions.length === 1 ? '' : 's'}</figcaption></figure>`)
+          .join('')}</div>${timelineLegend()}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<h1>${esc(title)}</h1>
+<p class="lede">Generated ${esc(input.generated_at)}. Every strategy ran on private copies; nothing here contains transcript text.</p>
+<div class="stats">${stats}</div>
+<section>
+<h2>Reduction against retention</h2>
+<p class="note">Each faint mark is one session; the bold mark is the strategy's median, its bar the middle half of reductions. Up and to the right keeps more while reclaiming more.</p>
+${scatterChart(input.rows, input.aggregates, styles)}
+${legend(input.aggregates, styles)}
+</section>
+<section>
+<h2>How much each strategy reclaims</h2>
+<p class="note">Reduction of the estimated context over the sessions where the strategy produced a plan; the right column gives sessions planned and the median share of probes kept.</p>
+${boxChart(input.aggregates, styles)}
+</section>
+<section>
+<h2>Context over time</h2>
+<p class="note">Estimated context of each session as it grew, with its compaction points.</p>
+${timelineSection}
+</section>
+<section>
+<h2>Per strategy</h2>
+${summaryTable(input.aggregates, styles)}
+<p class="note">Probes are short strings (paths, commands, decisions, error signatures, file names, identifiers) sampled from the source; kept means still present verbatim. Best means the highest reclaimed × (cached prefix / context)³ among clean file rewrites.</p>
+</section>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,220 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BenchRow } from '../../../schemas/generated/types.js';
+import { validateBenchCommandResult } from '../../../schemas/generated/validators.js';
+import { aggregateBench, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
+import { BENCH_CSV_COLUMNS, benchCsv, csvField } from '../../../kernel/eval/bench-csv.js';
+import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
+import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
+import { assertNewOutputPath, writeNewFile } from '../../../kernel/eval/output-file.js';
+import { runJobsInParallel, type JobProgress } from '../../../kernel/eval/parallel-runner.js';
+import { ProgressBar, progressLine } from '../../../kernel/eval/progress-bar.js';
+import { buildSessionBytes, filler } from '../../fixtures/eval/session-builder.js';
+import type { FixtureBenchJob, FixtureBenchResult } from '../../fixtures/eval/bench-job.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gob-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const jobModule = join(import.meta.dirname, '..', '..', 'fixtures', 'eval', 'bench-job.ts');
+
+function writeSession(name: string, turns: number): string {
+  const path = join(dir, `${name}.jsonl`);
+  writeFileSync(
+    path,
+    buildSessionBytes({
+      goal: `task ${name}`,
+      turns: Array.from({ length: turns }, (_, i) => ({ say: `step ${i}`, command: 'ls', output: `wrote /tmp/${name}/out_${i}.txt\n` + filler(500 + 100 * i) })),
+    }),
+  );
+  return path;
+}
+
+const row = (strategy: string | null, over: Partial<BenchRow>): BenchRow => ({
+  ...benchFailureRow('codex', 's1', 'session_evaluation_failed', 'x', strategy),
+  failure: null, error: null, status: 'plan', ...over,
+});
+
+describe('CSV', () => {
+  it('quotes fields holding a comma, quote, CR or LF and doubles quotes; null is empty', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('cr\rhere')).toBe('"cr\rhere"');
+    expect(csvField(null)).toBe('');
+    expect(csvField(0.5)).toBe('0.5');
+    expect(csvField(false)).toBe('false');
+  });
+
+  it('starts with the 24 reference columns in order, then ours, one line per row', () => {
+    const csv = benchCsv([row('elide', { session: 'odd,id "1"', context_before: 1000, recall: 0.75, tail_intact: true })]);
+    const [header, line, end] = csv.split('\n');
+    expect(header!.split(',').slice(0, 24)).toEqual(
+      'provider,session,strategy,context_before,context_after,est_reclaimed,prefix_tokens,prefix_ratio,score,verify_errors,verify_warnings,probes_total,probes_recalled,recall,tail_intact,duration_ms,execution_state,token_basis,source_sha256,result_sha256,retention_complete,recall_available,retention_basis,failure'.split(','),
+    );
+    expect(header!.split(',')).toEqual([...BENCH_CSV_COLUMNS]);
+    expect(line).toMatch(/^codex,"odd,id ""1""",elide,1000,/);
+    expect(line!.split(',').length).toBeGreaterThan(BENCH_CSV_COLUMNS.length - 1);
+    expect(end).toBe('');
+  });
+});
+
+describe('aggregates', () => {
+  it('quartiles interpolate between order statistics', () => {
+    expect(quantile([10, 20, 30, 40], 0.5)).toBe(25);
+    expect(quartiles([40, 10, 30, 20, 50])).toEqual({ min: 10, q1: 20, median: 30, q3: 40, max: 50 });
+    expect(quartiles([10, 20, 30, 40])).toEqual({ min: 10, q1: 17.5, median: 25, q3: 32.5, max: 40 });
+    expect(quartiles([])).toBeNull();
+  });
+
+  it('per strategy: sessions with a plan, reduction quartiles, median recall, no-plan counts by reason, best and failures', () => {
+    const rows: BenchRow[] = [
+      row('elide', { session: 'a', reduction_pct: 10, recall: 0.5, tail_intact: true, best: true }),
+      row('elide', { session: 'b', reduction_pct: 20, recall: 0.7, tail_intact: true }),
+      row('elide', { session: 'c', reduction_pct: 40, recall: 0.9, tail_intact: false }),
+      row('elide', { session: 'd', status: 'no_plan', reason_code: 'below_trigger' }),
+      row('elide', { session: 'e', status: 'no_plan', reason_code: 'below_trigger' }),
+      row('elide', { session: 'f', status: 'no_plan', reason_code: 'minimum_savings_not_met' }),
+      row('elide', { session: 'g', status: 'error', failure: 'strategy_evaluation_failed', error: 'boom' }),
+      row('dedupe', { session: 'a', status: 'no_plan', reason_code: 'strategy_returned_no_plan' }),
+      benchFailureRow('codex', 'h', 'session_evaluation_failed', 'gone'),
+    ];
+    const [elide, dedupe] = aggregateBench(rows);
+    expect(elide).toEqual({
+      strategy: 'elide', sessions: 7, sessions_with_plan: 3, sessions_failed: 1, sessions_best: 1,
+      reduction_pct: { min: 10, q1: 15, median: 20, q3: 30, max: 40 }, median_recall: 0.7, tail_intact_sessions: 2,
+      no_plan_by_reason: { below_trigger: 2, minimum_savings_not_met: 1 },
+    });
+    expect(dedupe).toMatchObject({ sessions: 1, sessions_with_plan: 0, reduction_pct: null, median_recall: null, no_plan_by_reason: { strategy_returned_no_plan: 1 } });
+  });
+});
+
+describe('output files are always new', () => {
+  it('refuses an existing path (file or dangling symlink) and leaves it untouched', () => {
+    const taken = join(dir, 'taken.csv');
+    writeFileSync(taken, 'keep me');
+    expect(() => writeNewFile(taken, 'new')).toThrow(/refusing to overwrite .*taken\.csv: it already exists/);
+    expect(readFileSync(taken, 'utf8')).toBe('keep me');
+    const link = join(dir, 'dangling.csv');
+    symlinkSync(join(dir, 'nowhere'), link);
+    expect(() => assertNewOutputPath(link)).toThrow(/already exists/);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+  });
+
+  it('reports a missing directory, and writes a new file exactly once', () => {
+    expect(() => assertNewOutputPath(join(dir, 'no-such-dir', 'x.csv'))).toThrow(/directory .* does not exist/);
+    const fresh = join(dir, 'fresh.csv');
+    writeNewFile(fresh, 'a,b\n');
+    expect(readFileSync(fresh, 'utf8')).toBe('a,b\n');
+    expect(() => writeNewFile(fresh, 'again')).toThrow(/already exists/);
+  });
+
+  it('checks --output and --html before the bench runs, and rejects one path for both', () => {
+    const taken = join(dir, 'taken-html.html');
+    writeFileSync(taken, 'x');
+    expect(() => assertBenchOutputsAreNew({ output: join(dir, 'rows.csv'), html: taken })).toThrow(/taken-html\.html/);
+    expect(() => assertBenchOutputsAreNew({ output: join(dir, 'same'), html: join(dir, 'same') })).toThrow(/different files/);
+  });
+});
+
+describe('progress bar', () => {
+  it('draws on a TTY and stays silent otherwise', () => {
+    const p: JobProgress = { done: 3, failed: 1, running: 2, total: 10 };
+    expect(progressLine(p, 10)).toBe('███░░░░░░░ 3/10 sessions, 1 failed');
+    const tty: string[] = [];
+    const bar = new ProgressBar({ isTTY: true, write: (c: string) => tty.push(c) }, 'sessions', 0);
+    bar.update(p);
+    bar.finish();
+    expect(tty.join('')).toContain('3/10 sessions, 1 failed');
+    const piped: string[] = [];
+    const quiet = new ProgressBar({ isTTY: false, write: (c: string) => piped.push(c) });
+    quiet.update(p);
+    quiet.finish();
+    expect(piped).toEqual([]);
+  });
+});
+
+describe('parallel runner and bench collection', () => {
+  it('runs sessions in parallel child processes and measures each one', async () => {
+    const jobs: FixtureBenchJob[] = Array.from({ length: 4 }, (_, i) => ({ provider: 'claude_code', session: `s${i}`, path: writeSession(`par${i}`, 6), delay_ms: 400 }));
+    const seen: JobProgress[] = [];
+    const outcomes = await runJobsInParallel<FixtureBenchJob, FixtureBenchResult>({ jobs, jobModule, concurrency: 2, onProgress: (p) => seen.push({ ...p }) });
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    const results = outcomes.map((o) => (o.ok ? o.result : null)!);
+    expect(new Set(results.map((r) => r.pid)).size).toBe(2);
+    expect(results.map((r) => r.eval.session_id)).toEqual(['s0', 's1', 's2', 's3']);
+    // Two jobs were in flight at once, and their run times overlapped.
+    expect(Math.max(...seen.map((p) => p.running))).toBe(2);
+    const [a, b] = results;
+    expect(a!.started_at < b!.finished_at && b!.started_at < a!.finished_at).toBe(true);
+    expect(seen.at(-1)).toEqual({ done: 4, failed: 0, running: 0, total: 4 });
+  });
+
+  it('goes on when a session vanishes, a job throws, a worker crashes or hangs, and reports each', async () => {
+    const paths = Array.from({ length: 5 }, (_, i) => writeSession(`mixed${i}`, 5));
+    const jobs: FixtureBenchJob[] = [
+      { provider: 'claude_code', session: 'ok0', path: paths[0]! },
+      { provider: 'claude_code', session: 'throws', path: paths[1]!, mode: 'throw' },
+      { provider: 'claude_code', session: 'crashes', path: paths[2]!, mode: 'crash' },
+      { provider: 'claude_code', session: 'hangs', path: paths[3]!, mode: 'hang' },
+      { provider: 'claude_code', session: 'vanishes', path: paths[4]! },
+      { provider: 'claude_code', session: 'ok5', path: paths[0]! },
+    ];
+    const outcomes = await runJobsInParallel<FixtureBenchJob, FixtureBenchResult>({
+      jobs,
+      jobModule,
+      concurrency: 1,
+      jobTimeoutMs: 3000,
+      // The session file disappears while the bench is running, after the first session finished.
+      onProgress: (p) => {
+        if (p.done === 1 && existsSync(paths[4]!)) rmSync(paths[4]!);
+      },
+    });
+    expect(outcomes.map((o) => (o.ok ? 'ok' : o.failure))).toEqual(['ok', 'failed', 'crashed', 'timeout', 'failed', 'ok']);
+    const vanished = outcomes[4]!;
+    expect(!vanished.ok && vanished.code).toBe('ENOENT');
+
+    const collected = collectBench(outcomes as Parameters<typeof collectBench>[0]);
+    const { result } = collected;
+    expect(result.sessions).toBe(6);
+    expect(result.sessions_failed).toBe(4);
+    const failures = result.rows.filter((r) => r.strategy === null);
+    expect(failures.map((r) => [r.session, r.failure])).toEqual([
+      ['throws', 'session_evaluation_failed'],
+      ['crashes', 'session_evaluation_failed'],
+      ['hangs', 'session_evaluation_failed'],
+      ['vanishes', 'session_evaluation_failed'],
+    ]);
+    expect(failures[3]!.error).toMatch(/^session file is gone: /);
+    expect(failures.every((r) => r.context_before === null && r.recall === null)).toBe(true);
+    expect(result.rows.filter((r) => r.strategy !== null)).toHaveLength(6);
+    expect(validateBenchCommandResult(result), JSON.stringify(validateBenchCommandResult.errors)).toBe(true);
+  }, 30_000);
+
+  it('writes CSV or JSON rows and the HTML report to new files, and refuses taken paths', async () => {
+    const jobs: FixtureBenchJob[] = [0, 1, 2].map((i) => ({ provider: 'claude_code', session: `w${i}`, path: writeSession(`w${i}`, 4 + 2 * i) }));
+    const outcomes = await runJobsInParallel<BenchJob, BenchSessionResult>({ jobs, jobModule, concurrency: 2 });
+    const collected = collectBench(outcomes);
+    expect(collected.timelines).toHaveLength(3);
+    const csvPath = join(dir, 'bench.csv');
+    const htmlPath = join(dir, 'bench.html');
+    const result = writeBenchOutputs(collected, { output: csvPath, html: htmlPath });
+    expect(result).toMatchObject({ output_path: csvPath, html_path: htmlPath });
+    const csv = readFileSync(csvPath, 'utf8').trimEnd().split('\n');
+    expect(csv).toHaveLength(1 + 3 * 3);
+    expect(csv.filter((l) => l.includes(',elide,'))).toHaveLength(3);
+    expect(readFileSync(htmlPath, 'utf8')).toMatch(/^<!doctype html>/);
+
+    const jsonPath = join(dir, 'bench.json');
+    writeBenchOutputs(collectBench(outcomes), { output: jsonPath });
+    const parsed = JSON.parse(readFileSync(jsonPath, 'utf8'));
+    expect(validateBenchCommandResult(parsed)).toBe(true);
+    expect(parsed.aggregates.map((a: { strategy: string }) => a.strategy)).toEqual(['elide', 'greedy', 'never']);
+    expect(parsed.aggregates[2].no_plan_by_reason).toEqual({ below_trigger: 3 });
+
+    const before = readdirSync(dir).sort();
+    expect(() => writeBenchOutputs(collectBench(outcomes), { output: join(dir, 'new-rows.csv'), html: htmlPath })).toThrow(/already exists/);
+    expect(readdirSync(dir).sort()).toEqual(before);
+  }, 30_000);
+});

@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { renderBenchReportHtml } from '../../../kernel/eval/report-html.js';
+import { contextSeriesFromSource, downsample } from '../../../kernel/eval/context-series.js';
+import { niceTicks, timeTicks, formatDuration } from '../../../kernel/eval/svg-kit.js';
+import { sampleReportInput } from '../../fixtures/eval/sample-report.js';
+import { buildSession, filler } from '../../fixtures/eval/session-builder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gob-report-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+
+describe('bench HTML report', () => {
+  const input = sampleReportInput();
+  const html = renderBenchReportHtml(input);
+
+  it('is one self-contained document: inline CSS and SVG, no script, no external reference', () => {
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<style>');
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
+    expect(html).not.toMatch(/https?:\/\/|\bsrc=|\bhref=/i);
+  });
+
+  it('draws the three charts with axes, labels and legends, and a per-strategy table', () => {
+    const svgs = html.match(/<svg viewBox="0 0 \d+ \d+" role="img"/g) ?? [];
+    // scatter + box plot + six timelines
+    expect(svgs).toHaveLength(8);
+    expect(html).toContain('aria-label="reduction versus retention per strategy"');
+    expect(html).toContain('aria-label="reduction quartiles per strategy"');
+    expect((html.match(/aria-label="context over time"/g) ?? []).length).toBe(6);
+    expect(html).toContain('context reduction (estimated tokens reclaimed)');
+    expect(html).toContain('probes kept verbatim');
+    expect(html).toContain('time since the session started');
+    const legend = html.slice(html.indexOf('<div class="legend" role="list" aria-label="strategies">'));
+    for (const a of input.aggregates) expect(legend.slice(0, legend.indexOf('</div>'))).toContain(`>${a.strategy}</span>`);
+    expect(html).toContain('compaction (before → after)');
+    // One compaction marker per compaction event.
+    const compactions = input.timelines.reduce((n, t) => n + t.compactions.length, 0);
+    expect((html.match(/<polygon points="[^"]+" fill="#D55E00"><title>/g) ?? []).length).toBe(compactions);
+    const table = html.slice(html.indexOf('<table>'), html.indexOf('</table>'));
+    expect((table.match(/<tr>/g) ?? []).length).toBe(1 + input.aggregates.length);
+    expect(table).toContain('below_trigger');
+  });
+
+  it('uses a colour-blind-safe palette and escapes every id', () => {
+    for (const c of ['#0072B2', '#E69F00', '#009E73']) expect(html).toContain(c);
+    const hostile = renderBenchReportHtml({
+      ...input,
+      aggregates: [{ ...input.aggregates[0]!, strategy: '<script>x</script>' }],
+      rows: input.rows.map((r) => ({ ...r, strategy: r.strategy === input.aggregates[0]!.strategy ? '<script>x</script>' : r.strategy })),
+      timelines: [{ ...input.timelines[0]!, session: 'a"b<c>' }],
+    });
+    expect(hostile).not.toContain('<script>');
+    expect(hostile).toContain('&lt;script&gt;x&lt;/script&gt;');
+    expect(hostile).toContain('a&quot;b&lt;c&gt;');
+  });
+
+  it('carries no transcript text: a session series is numbers only', () => {
+    const session = buildSession({ goal: 'SECRET-GOAL-TEXT', turns: [{ say: 'SECRET-SAY', command: 'ls', output: 'SECRET-OUTPUT ' + filler(300) }, { command: 'ls', output: filler(300) }] });
+    const points = contextSeriesFromSource(session.source, session.transcript.items);
+    expect(points).toHaveLength(session.transcript.items.length);
+    expect(points.at(-1)!.context_tokens).toBe(session.transcript.items.reduce((n, i) => n + i.est_tokens, 0));
+    const report = renderBenchReportHtml({ ...input, timelines: [{ provider: 'claude_code', session: 's', points, compactions: [] }] });
+    expect(report).not.toContain('SECRET');
+  });
+
+  it('says so when there is nothing to chart', () => {
+    const empty = renderBenchReportHtml({ generated_at: 'now', sessions: 0, sessions_failed: 0, rows: [], aggregates: [], timelines: [] });
+    expect(empty).toContain('no rendered plans to show');
+    expect(empty).toContain('No context history was available');
+  });
+
+  it.skipIf(!CHROMIUM)('opens in headless Chromium and renders a screenshot', () => {
+    const page = join(dir, 'report.html');
+    const png = join(dir, 'report.png');
+    writeFileSync(page, html);
+    execFileSync(
+      CHROMIUM!,
+      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(dir, 'profile-'))}`, '--hide-scrollbars', '--window-size=1200,2900', `--screenshot=${png}`, `file://${page}`],
+      { stdio: 'ignore', timeout: 60_000 },
+    );
+    const bytes = readFileSync(png);
+    expect(bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    expect(bytes.readUInt32BE(16)).toBe(1200);
+    // A blank page compresses to a few kilobytes; charts and text do not.
+    expect(statSync(png).size).toBeGreaterThan(50_000);
+  }, 90_000);
+});
+
+describe('chart helpers', () => {
+  it('picks round ticks', () => {
+    expect(niceTicks(0, 100, 5)).toEqual([0, 20, 40, 60, 80, 100]);
+    expect(niceTicks(40, 100, 5)).toEqual([40, 60, 80, 100]);
+    expect(niceTicks(0, 7, 4)).toEqual([0, 2, 4, 6]);
+    expect(timeTicks(3 * 3_600_000, 4)).toEqual([0, 3_600_000, 7_200_000, 10_800_000]);
+    expect(formatDuration(5_400_000)).toBe('1h30');
+    expect(formatDuration(0)).toBe('0');
+  });
+
+  it('downsamples long series to the first, last and an even spread', () => {
+    const pts = Array.from({ length: 1000 }, (_, i) => ({ t: i, context_tokens: i }));
+    const out = downsample(pts, 400);
+    expect(out).toHaveLength(400);
+    expect(out[0]).toEqual(pts[0]);
+    expect(out.at(-1)).toEqual(pts.at(-1));
+  });
+});

@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import type { CompactionPlan, EvalRow } from '../../../schemas/generated/types.js';
+import { validateEvalCommandResult } from '../../../schemas/generated/validators.js';
+import { buildEvalRow, evalBaseline, markBestRow, buildEvalResult, type EvalBaseline } from '../../../kernel/eval/rows.js';
+import { cachePreservationScore, prefixTokens } from '../../../kernel/eval/plan-metrics.js';
+import { evaluateSession } from '../../../kernel/eval/eval-session.js';
+import { renderEvalTable } from '../../../kernel/eval/eval-table.js';
+import { buildSession, filler, planElide, renderSessionBytes, verifySessionBytes, type BuiltSession } from '../../fixtures/eval/session-builder.js';
+
+function plantedSession(orphanTurn?: number): BuiltSession {
+  return buildSession({
+    goal: 'make the importer resumable',
+    orphanTurn,
+    turns: [
+      { say: 'checking the importer', command: 'cat /opt/importer/src/reader.py', output: 'error: unexpected EOF in batch_0042\n' + filler(800) },
+      { say: 'we decided to checkpoint every batch', command: 'pytest -k resume', output: 'FAILED tests/test_resume.py::test_checkpoint\n' + filler(800) },
+      { command: 'ls', output: filler(800) },
+      { command: 'ls', output: 'wrote /opt/importer/state/checkpoint.json\n' + filler(300) },
+      { command: 'ls', output: 'all green: ./bin/import --resume\n' + filler(300) },
+    ],
+  });
+}
+
+function baselineOf(session: BuiltSession): EvalBaseline {
+  const context = session.transcript.items.reduce((n, i) => n + i.est_tokens, 0);
+  return evalBaseline({ source: session.source, transcript: session.transcript, context_tokens: context, token_basis: 'estimated', keep_recent_tool_outputs: 2, source_findings: verifySessionBytes(session.source) });
+}
+
+function renderedRow(session: BuiltSession, baseline: EvalBaseline, plan: CompactionPlan, strategy = plan.strategy): EvalRow {
+  const bytes = renderSessionBytes(session.source, plan.edits);
+  return buildEvalRow(baseline, strategy, { status: 'plan', plan, candidate: { bytes, findings: verifySessionBytes(bytes) }, duration_ms: 12 });
+}
+
+describe('eval rows on a generated session', () => {
+  const session = plantedSession();
+  const baseline = baselineOf(session);
+  const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+  const elidedLines = (plan.edits[0] as { line_indexes: number[] }).line_indexes;
+
+  it('fills context before/after, reclaimed tokens and reduction from the plan', () => {
+    const row = renderedRow(session, baseline, plan);
+    expect(elidedLines).toEqual(session.resultLines.slice(0, 3));
+    expect(row.status).toBe('plan');
+    expect(row.execution_state).toBe('rendered');
+    expect(row.context_tokens_before).toBe(baseline.context_tokens);
+    expect(row.context_tokens_after).toBe(plan.context_tokens_after);
+    expect(row.est_reclaimed).toBe(plan.context_tokens_before - plan.context_tokens_after);
+    expect(row.reduction_pct).toBeCloseTo((100 * row.est_reclaimed) / row.context_tokens_before, 2);
+    expect(row.elided_records).toBe(3);
+    expect(row.edit_ops).toEqual(['elide']);
+    expect(row.duration_ms).toBe(12);
+  });
+
+  it('prefix tokens are the estimated tokens of the records before the first elided line', () => {
+    const row = renderedRow(session, baseline, plan);
+    const expected = session.transcript.items.filter((i) => i.line_index < elidedLines[0]!).reduce((n, i) => n + i.est_tokens, 0);
+    expect(row.prefix_tokens).toBe(expected);
+    // Line 0 (goal) and line 1 (first assistant record) precede the first tool result.
+    expect(session.transcript.items.filter((i) => i.line_index < elidedLines[0]!)).toHaveLength(2);
+    expect(row.prefix_ratio).toBeCloseTo(expected / baseline.context_tokens, 12);
+    expect(row.score).toBeCloseTo(row.est_reclaimed * Math.pow(expected / baseline.context_tokens, 3), 9);
+  });
+
+  it('samples exactly the planted strings, each on the record it was planted in', () => {
+    expect(baseline.probes.probes.map((p) => [p.line_index, p.kind])).toEqual([
+      [0, 'command'], // "make the importer ..." in the goal
+      [1, 'path'], [1, 'file_name'], // cat /opt/importer/src/reader.py
+      [2, 'error_signature'], [2, 'identifier'], // error: ... batch_0042 (elided output)
+      [3, 'command'], [3, 'decision'], // pytest -k resume; "we decided ..."
+      [4, 'path'], [4, 'error_signature'], [4, 'file_name'], [4, 'identifier'], [4, 'identifier'], // FAILED tests/test_resume.py::test_checkpoint (elided)
+      [8, 'path'], [8, 'file_name'], // /opt/importer/state/checkpoint.json (kept, protected)
+      [10, 'path'], // ./bin/import (kept, protected)
+    ]);
+  });
+
+  it('retention: planted strings in elided outputs are lost, those in kept records and the tail survive', () => {
+    const row = renderedRow(session, baseline, plan);
+    const score = row.probe_score!;
+    expect([score.probes_total, score.probes_recalled]).toEqual([15, 8]);
+    expect(score.recall).toBeCloseTo(8 / 15, 12);
+    expect(score.by_kind.map((k) => [k.kind, k.total, k.recalled])).toEqual([
+      ['path', 4, 3],
+      ['command', 2, 2],
+      ['decision', 1, 1],
+      ['error_signature', 2, 0],
+      ['file_name', 3, 2],
+      ['identifier', 3, 0],
+    ]);
+    expect(score.missed_probes.map((m) => [m.line_index, m.kind])).toEqual([
+      [2, 'error_signature'], [2, 'identifier'], [4, 'path'], [4, 'error_signature'], [4, 'file_name'], [4, 'identifier'], [4, 'identifier'],
+    ]);
+    expect([score.tail_probes_total, score.tail_probes_recalled, row.tail_intact]).toEqual([3, 3, true]);
+  });
+
+  it('a provider control keeps the whole context as prefix and is not rendered', () => {
+    const control: CompactionPlan = { strategy: 'sawtooth', rationale: 'context over trigger', edits: [{ op: 'provider_compact', control: '/compact' }], context_tokens_before: 5000, context_tokens_after: 1000 };
+    expect(prefixTokens(control, session.transcript.items)).toBe(5000);
+    const row = buildEvalRow(baseline, 'sawtooth', { status: 'plan', plan: control, candidate: null, duration_ms: 1 });
+    expect(row.execution_state).toBe('provider_only');
+    expect(row.probe_score).toBeNull();
+    expect(row.prefix_tokens).toBe(5000);
+  });
+
+  it('a digest-only plan keeps every item as prefix', () => {
+    const digestOnly: CompactionPlan = { strategy: 'x', rationale: 'r', edits: [{ op: 'inject_digest', digest: { covers_items: 1 } }], context_tokens_before: 100, context_tokens_after: 90 };
+    expect(prefixTokens(digestOnly, session.transcript.items)).toBe(baseline.context_tokens);
+  });
+
+  it('no plan and error rows carry their reason and no measurements', () => {
+    const noPlan = buildEvalRow(baseline, 'dedupe', { status: 'no_plan', reason_code: 'minimum_savings_not_met' });
+    expect(noPlan).toMatchObject({ status: 'no_plan', reason_code: 'minimum_savings_not_met', est_reclaimed: 0, prefix_tokens: 0, probe_score: null, score: null, duration_ms: 0, execution_state: 'not_run' });
+    const failed = buildEvalRow(baseline, 'agentic', { status: 'error', message: 'plugin strategy-agentic timed out\nafter 60000 ms' });
+    expect(failed).toMatchObject({ status: 'error', execution_state: 'failed', error: 'plugin strategy-agentic timed out after 60000 ms' });
+    const unrendered = buildEvalRow(baseline, 'elide', { status: 'plan', plan, candidate: null, duration_ms: 3 });
+    expect(unrendered).toMatchObject({ status: 'error', error: 'the rewrite plan was not rendered' });
+  });
+});
+
+describe('verify findings: pre-existing and new are counted apart', () => {
+  it('a source error the rewrite keeps is pre-existing; an error the rewrite adds is new', () => {
+    const session = plantedSession(3);
+    const baseline = baselineOf(session);
+    expect(baseline.source_findings).toHaveLength(1);
+    const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+    const clean = renderedRow(session, baseline, plan);
+    expect(clean).toMatchObject({ verify_errors: 1, preexisting_verify_errors: 1, new_verify_errors: 0 });
+    expect(clean.findings).toEqual([{ severity: 'error', code: 'orphan_tool_result', line_index: session.resultLines[3], preexisting: true }]);
+
+    // A broken render that drops the first tool call: its result becomes a new orphan.
+    const good = renderSessionBytes(session.source, plan.edits).toString().split('\n');
+    const broken = Buffer.from(good.map((l, i) => (i === session.assistantLines[0] ? l.replace('"tool_use","id":"call_0"', '"tool_use","id":"call_x"') : l)).join('\n'));
+    const bad = buildEvalRow(baseline, 'elide', { status: 'plan', plan, candidate: { bytes: broken, findings: verifySessionBytes(broken) }, duration_ms: 1 });
+    expect(bad).toMatchObject({ verify_errors: 2, preexisting_verify_errors: 1, new_verify_errors: 1 });
+  });
+});
+
+describe('best row', () => {
+  it('uses saved x (prefix / context)^3 (reference examples)', () => {
+    expect(cachePreservationScore(400, 500, 1000)).toBe(50);
+    expect(cachePreservationScore(150, 750, 1000)).toBeCloseTo(63.28125, 10);
+    expect(cachePreservationScore(10, 5, 0)).toBe(1250);
+  });
+
+  const row = (strategy: string, over: Partial<EvalRow>): EvalRow => ({
+    strategy, status: 'plan', reason_code: null, rationale: '', edit_ops: ['elide'], elided_records: 1, execution_state: 'rendered',
+    context_tokens_before: 1000, context_tokens_after: 600, est_reclaimed: 400, reduction_pct: 40, probe_score: null, tail_intact: true,
+    prefix_tokens: 500, prefix_ratio: 0.5, score: 50, verify_errors: 0, verify_warnings: 0, new_verify_errors: 0, preexisting_verify_errors: 0,
+    findings: [], result_sha256: null, duration_ms: 1, error: null, best: false, ...over,
+  });
+
+  it('picks the highest score among clean file rewrites', () => {
+    const rows = [row('a', { score: 50 }), row('b', { est_reclaimed: 150, prefix_tokens: 750, score: 63.28125 }), row('c', { score: 10 })];
+    expect(markBestRow(rows)).toBe(1);
+    expect(rows.map((r) => r.best)).toEqual([false, true, false]);
+  });
+
+  it('skips rows with new verify errors, errors, no plan, provider controls and cache edits; pre-existing errors do not disqualify', () => {
+    const rows = [
+      row('new-errors', { score: 900, new_verify_errors: 1, verify_errors: 1 }),
+      row('errored', { score: 800, status: 'error', error: 'x', execution_state: 'failed' }),
+      row('no-plan', { score: null, status: 'no_plan', execution_state: 'not_run' }),
+      row('control', { score: 700, edit_ops: ['provider_compact'], execution_state: 'provider_only' }),
+      row('cache', { score: 600, edit_ops: ['cache_edit'] }),
+      row('old-errors', { score: 5, verify_errors: 2, preexisting_verify_errors: 2 }),
+    ];
+    expect(rows[markBestRow(rows)]!.strategy).toBe('old-errors');
+  });
+
+  it('keeps the earlier row on a tie and lets a zero-score rewrite win when it is the only one', () => {
+    const tie = [row('first', { score: 50 }), row('second', { score: 50 })];
+    expect(markBestRow(tie)).toBe(0);
+    const zero = [row('no-plan', { status: 'no_plan', score: null, execution_state: 'not_run' }), row('zero', { score: 0, prefix_tokens: 0 })];
+    expect(markBestRow(zero)).toBe(1);
+    expect(markBestRow([row('x', { status: 'no_plan', execution_state: 'not_run' })])).toBe(-1);
+  });
+});
+
+describe('evaluateSession and the outputs', () => {
+  const session = plantedSession();
+  const context = session.transcript.items.reduce((n, i) => n + i.est_tokens, 0);
+  const input = {
+    provider: 'claude_code', session_id: 'eval-fixture-session', source: session.source, source_sha256: session.transcript.source_sha256,
+    transcript: session.transcript, context_tokens: context, token_basis: 'estimated' as const, effective_trigger_tokens: 1, floor_tokens: 0,
+    keep_recent_tool_outputs: 2, source_findings: verifySessionBytes(session.source), strategies: ['elide', 'greedy', 'sawtooth', 'broken', 'dedupe'],
+  };
+
+  const run = () =>
+    evaluateSession(input, async (id) => {
+      if (id === 'broken') throw new Error('strategy-broken exited with code 3');
+      if (id === 'dedupe') return { status: 'no_plan', reason_code: 'strategy_returned_no_plan' };
+      if (id === 'sawtooth') return { status: 'plan', plan: { strategy: id, rationale: 'r', edits: [{ op: 'provider_compact', control: '/compact' }], context_tokens_before: context, context_tokens_after: 100 }, candidate: null };
+      const plan = id === 'elide' ? planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })! : planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 0 }, 'greedy')!;
+      const bytes = renderSessionBytes(session.source, plan.edits);
+      return { status: 'plan', plan, candidate: { bytes, findings: verifySessionBytes(bytes) } };
+    });
+
+  it('one failing strategy becomes an error row and the rest are measured; --json matches the schema', async () => {
+    const result = await run();
+    expect(result.rows.map((r) => [r.strategy, r.status])).toEqual([['elide', 'plan'], ['greedy', 'plan'], ['sawtooth', 'plan'], ['broken', 'error'], ['dedupe', 'no_plan']]);
+    expect(result.rows[3]!.error).toBe('strategy-broken exited with code 3');
+    expect(validateEvalCommandResult(result), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(result.probes_total).toBeGreaterThan(0);
+    expect(result.tail_start_line).toBe(session.resultLines[3]);
+  });
+
+  it('greedy elision reclaims more but loses the tail; the best row is the one that keeps the prefix and the tail', async () => {
+    const result = await run();
+    const [elide, greedy] = result.rows;
+    expect(greedy!.est_reclaimed).toBeGreaterThan(elide!.est_reclaimed);
+    expect(greedy!.tail_intact).toBe(false);
+    expect(elide!.tail_intact).toBe(true);
+    // Same first elided line, so the same prefix; greedy saves more, so it scores higher.
+    expect(greedy!.prefix_tokens).toBe(elide!.prefix_tokens);
+    expect(result.best_strategy).toBe('greedy');
+    expect(result.rows.filter((r) => r.best).map((r) => r.strategy)).toEqual(['greedy']);
+  });
+
+  it('renders an aligned table with the best row marked and no transcript text', async () => {
+    const result = await run();
+    const lines = renderEvalTable(result);
+    expect(lines[0]).toMatch(/^claude_code eval-fixture-session — context ~[\d,]+ tokens \(estimated\), effective trigger 1, floor 0$/);
+    const header = lines.find((l) => l.includes('strategy') && l.includes('retention'))!;
+    const body = lines.slice(lines.indexOf(header) + 1, lines.indexOf(header) + 6);
+    expect(body).toHaveLength(5);
+    const col = header.indexOf('result');
+    for (const l of body) expect(l.slice(col - 2, col)).toBe('  ');
+    expect(body.find((l) => l.startsWith('*'))).toContain('greedy');
+    expect(body.find((l) => l.includes(' broken '))).toContain('error: strategy-broken exited with code 3');
+    expect(body.find((l) => l.includes(' dedupe '))).toContain('no plan (strategy_returned_no_plan)');
+    expect(body.find((l) => l.includes(' sawtooth '))).toContain('provider control');
+    expect(lines.at(-1)).toMatch(/^pareto best: greedy score=[\d,]+ prefix=[\d,]+ reclaimed=[\d,]+$/);
+    const text = lines.join('\n');
+    for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
+  });
+
+  it('buildEvalResult marks the same best row the ranking picks', async () => {
+    const result = await run();
+    const again = buildEvalResult(input, baselineOf(session), result.rows.map((r) => ({ ...r, best: false })));
+    expect(again.best_strategy).toBe(result.best_strategy);
+  });
+});
