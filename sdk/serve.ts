@@ -96,21 +96,53 @@ function initializeResult(def: PluginDefinition, params: T.InitializeParams): T.
 
 type ProviderMethod = Exclude<keyof ProviderDefinition, 'info'>;
 
+/** Counts requests still being answered, so the process never exits with a reply unsent. */
+class InFlight {
+  private count = 0;
+  private waiters: Array<() => void> = [];
+
+  track<R>(work: () => R): R {
+    this.count += 1;
+    let result: R;
+    try {
+      result = work();
+    } catch (error) {
+      this.done();
+      throw error;
+    }
+    if (result instanceof Promise) return result.finally(() => this.done()) as R;
+    this.done();
+    return result;
+  }
+
+  private done(): void {
+    this.count -= 1;
+    if (this.count === 0) for (const w of this.waiters.splice(0)) w();
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+export interface AttachOptions {
+  /** Called on the host's `exit` notification; servePlugin ends the process there. */
+  onExit?: () => void;
+}
+
 /** Wire a definition onto a connection. Exposed for in-memory protocol tests. */
-export function attachPlugin(connection: MessageConnection, def: PluginDefinition): void {
+export function attachPlugin(connection: MessageConnection, def: PluginDefinition, options: AttachOptions = {}): { idle(): Promise<void> } {
+  const inFlight = new InFlight();
   connection.onRequest(P.Initialize, (params) => initializeResult(def, params));
   connection.onRequest(P.Shutdown, () => null);
-  connection.onNotification(P.Exit, () => {
-    connection.dispose();
-    process.exit(0);
-  });
+  connection.onNotification(P.Exit, () => options.onExit?.());
 
   const provider = <K extends ProviderMethod>(method: K) =>
     (params: { provider_id: string }, token: CancellationToken) => {
       const p = def.providers?.[params.provider_id];
       const handler = p?.[method] as ((params: unknown, ctx: HostContext) => unknown) | undefined;
       if (!handler) throw notSupported(`provider ${params.provider_id} ${String(method)}`);
-      return handler.call(p, params, hostContext(connection, token));
+      return inFlight.track(() => handler.call(p, params, hostContext(connection, token)));
     };
   connection.onRequest(P.ProviderDiscover, provider('discover') as never);
   connection.onRequest(P.ProviderIdentify, provider('identify') as never);
@@ -123,20 +155,30 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
   connection.onRequest(P.StrategyPropose, (params, token) => {
     const s = def.strategies?.[params.strategy_id];
     if (!s) throw notSupported(`strategy ${params.strategy_id}`);
-    return s.propose(params, hostContext(connection, token));
+    return inFlight.track(() => s.propose(params, hostContext(connection, token)));
   });
   connection.onRequest(P.ScorerScore, (params, token) => {
     const s = def.scorers?.[params.scorer_id];
     if (!s) throw notSupported(`scorer ${params.scorer_id}`);
-    return s.score(params, hostContext(connection, token));
+    return inFlight.track(() => s.score(params, hostContext(connection, token)));
   });
+  return inFlight;
 }
 
-/** Serve on this process's stdin/stdout until the host says exit or closes stdin. */
+/**
+ * Serve on this process's stdin/stdout until the host says exit or closes stdin. Replies still
+ * being computed when stdin closes are finished and flushed first (a piped one-shot call works).
+ */
 export function servePlugin(def: PluginDefinition): MessageConnection {
   const connection = createMessageConnection(new NdjsonMessageReader(process.stdin), new NdjsonMessageWriter(process.stdout));
-  attachPlugin(connection, def);
-  connection.onClose(() => process.exit(0));
+  let exiting = false;
+  const exitWhenIdle = () => {
+    if (exiting) return;
+    exiting = true;
+    void tracker.idle().then(() => process.stdout.write('', () => process.exit(0)));
+  };
+  const tracker = attachPlugin(connection, def, { onExit: exitWhenIdle });
+  connection.onClose(exitWhenIdle);
   connection.listen();
   return connection;
 }

@@ -1,0 +1,67 @@
+import { Args, Flags } from '@oclif/core';
+import { GobstopperError } from '../../errors.js';
+import { applySession, type ApplyResult } from '../../services/apply.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { noPlanLine, planLines } from '../render/plan-lines.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+export default class Apply extends BaseCommand<ApplyResult> {
+  static override summary = 'Compact a session into a new, verified fork; the source is never changed.';
+  static override description = `The whole job in one step: parse the session, plan with the configured strategy, validate the plan, snapshot the exact source bytes into the vault, render the compacted copy into private staging, verify it (no new findings, smaller than the source), write a receipt, publish the fork under a new session id without overwriting anything, record an event, and print the command that resumes the fork.
+
+Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given.`;
+  static override examples = ['<%= config.bin %> apply 3f2a', '<%= config.bin %> apply 3f2a --strategy compacted --trigger 80000 --json'];
+  static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
+  static override flags = {
+    ...policyFlags,
+    'allow-live': Flags.boolean({ summary: 'Prepare a fork even if the session was updated within the last 180 s.' }),
+    rehearse: Flags.boolean({ summary: 'Publish only if the real client resumes the candidate and rebuilds the expected context (needs claude or codex installed).' }),
+    ...homeFlags,
+  };
+
+  async run(): Promise<ApplyResult> {
+    const { args, flags } = await this.parse(Apply);
+    const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
+      const rehearse = flags.rehearse ? await loadRehearsal() : undefined;
+      return applySession(rt, args.session, {
+        strategy: flags.strategy,
+        preset: flags.preset,
+        trigger: flags.trigger,
+        floor: flags.floor,
+        configPath: flags.config,
+        allowLive: flags['allow-live'],
+        rehearse: rehearse ? (staging, planned, id) => rehearse(rt, staging, planned, id) : undefined,
+      });
+    });
+    if (!this.jsonEnabled()) this.print(result);
+    return result;
+  }
+
+  private print(result: ApplyResult): void {
+    this.say(`${result.session.provider} ${result.session.session_id}`);
+    if (result.status === 'no_plan') return this.say(noPlanLine(result.outcome));
+    for (const line of planLines(result.plan)) this.say(line);
+    if (result.status === 'provider_control') return this.say(result.message);
+    const r = result.receipt;
+    this.say(result.reused ? `already applied: ${r.path}` : `prepared ${r.path}`);
+    this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
+    this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
+    this.say(`resume the new session: ${r.resume_command}`);
+    for (const w of result.warnings) this.note(`warning: ${w}`);
+  }
+}
+
+type RehearseHook = (rt: import('../../services/runtime.js').Runtime, staging: string, planned: import('../../services/plan.js').PlannedSession, id: string) => Promise<void>;
+
+/** The rehearsal service is loaded only when asked for: it is the one part that runs real clients. */
+async function loadRehearsal(): Promise<RehearseHook> {
+  try {
+    const mod = (await import('../../services/rehearse-candidate.js')) as { rehearseCandidate: RehearseHook };
+    return mod.rehearseCandidate;
+  } catch (error) {
+    if (error instanceof GobstopperError) throw error;
+    throw new GobstopperError('rehearsal_unavailable', 'resume rehearsal is not available in this build');
+  }
+}

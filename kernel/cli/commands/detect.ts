@@ -1,0 +1,52 @@
+import { Flags } from '@oclif/core';
+import type { DetectRow } from '../../../schemas/generated/types.js';
+import { detectSessions } from '../../sessions/detect.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { formatAge, formatCount, renderTable } from '../render/table.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+export default class Detect extends BaseCommand<DetectRow[]> {
+  static override summary = 'List agent sessions, newest first, with their context size.';
+  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated within 180 s; live sessions are never rewritten), the current context in tokens (as the provider reported it, or estimated from the bytes, and which), the model's context window when known, and the lifetime input and cached tokens.
+
+By default only sessions updated in the last 7 days are listed; --all lists every session.`;
+  static override examples = ['<%= config.bin %> detect', '<%= config.bin %> detect --all --limit 0', '<%= config.bin %> detect --provider codex --json'];
+  static override flags = {
+    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days).' }),
+    limit: Flags.integer({ summary: 'Show at most this many rows (0 shows all; --json always lists all).', default: 20, min: 0 }),
+    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code, codex); repeatable.', multiple: true }),
+    ...homeFlags,
+  };
+
+  async run(): Promise<DetectRow[]> {
+    const { flags } = await this.parse(Detect);
+    const rows = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+      detectSessions(await rt.providers(), rt.homes, { all: flags.all }),
+    );
+    if (!this.jsonEnabled()) this.printTable(rows, flags.limit, flags.all);
+    return rows;
+  }
+
+  private printTable(rows: DetectRow[], limit: number, all: boolean): void {
+    if (rows.length === 0) {
+      this.say(all ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper detect --all lists older ones).');
+      return;
+    }
+    const shown = limit === 0 ? rows : rows.slice(0, limit);
+    const lines = renderTable(shown, [
+      { header: 'PROVIDER', value: (r) => r.provider },
+      { header: 'SESSION', value: (r) => r.session_id, maxWidth: 38 },
+      { header: 'STATE', value: (r) => (r.active ? 'live' : 'idle') },
+      { header: 'AGE', value: (r) => formatAge(r.age_secs), align: 'right' },
+      { header: 'CONTEXT', value: (r) => formatCount(r.context_tokens), align: 'right' },
+      { header: 'BASIS', value: (r) => r.context_basis },
+      { header: 'WINDOW', value: (r) => formatCount(r.model_context_window), align: 'right' },
+      { header: 'LIFETIME IN', value: (r) => formatCount(r.lifetime_input_tokens), align: 'right' },
+      { header: 'CACHED', value: (r) => formatCount(r.lifetime_cached_tokens), align: 'right' },
+      { header: 'PROJECT', value: (r) => r.cwd ?? '', maxWidth: 48 },
+    ]);
+    for (const line of lines) this.say(line);
+    if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
+  }
+}

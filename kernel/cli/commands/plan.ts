@@ -1,0 +1,39 @@
+import { Args } from '@oclif/core';
+import type { PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
+import { planForSelector } from '../../services/plan.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { noPlanLine, planLines } from '../render/plan-lines.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
+
+export default class Plan extends BaseCommand<PlanResult> {
+  static override summary = 'Preview a compaction: what would be elided or summarised, and how many tokens it saves.';
+  static override description = `Parses the session through its provider, resolves the policy (config layers, preset, flags, adaptive tuning) and asks the strategy for a plan, which the kernel validates (no growth, the protected recent tool outputs untouched, bounds). Nothing is written.
+
+When there is nothing to do the answer is a "no plan" with one of five reasons: below_trigger, strategy_returned_no_plan, empty_external_edits, minimum_savings_not_met, external_nonreducing_plan. That is a successful result (exit 0); an invalid config or an invalid proposal is an error (exit 1).`;
+  static override examples = [
+    '<%= config.bin %> plan 3f2a',
+    '<%= config.bin %> plan 3f2a --trigger 100000 --floor 30000',
+    '<%= config.bin %> plan 3f2a --strategy compacted --json',
+  ];
+  static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
+  static override flags = { ...policyFlags, ...homeFlags };
+
+  async run(): Promise<PlanResult> {
+    const { args, flags } = await this.parse(Plan);
+    const planned = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
+      planForSelector(rt, args.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config }),
+    );
+    const { outcome, session } = planned;
+    if (!this.jsonEnabled()) {
+      this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
+      if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
+      else this.say(noPlanLine(outcome));
+    }
+    if (outcome.status === 'plan') return { ...outcome, session, active: planned.active };
+    return outcome;
+  }
+}

@@ -1,0 +1,10 @@
+/** Flags shared by the commands that plan (plan, apply, eval, tune). */
+import { Flags } from '@oclif/core';
+
+export const policyFlags = {
+  strategy: Flags.string({ summary: 'Strategy id to use (overrides the configured one; see gobstopper plugin list).', helpGroup: 'POLICY' }),
+  preset: Flags.string({ summary: 'Apply the [presets.<name>] table of the config.', helpGroup: 'POLICY' }),
+  trigger: Flags.integer({ summary: 'Compact when the context reaches this many tokens (this run only).', min: 1, max: 10_000_000, helpGroup: 'POLICY' }),
+  floor: Flags.integer({ summary: 'Target context after compaction, in tokens (this run only).', min: 0, max: 10_000_000, helpGroup: 'POLICY' }),
+  config: Flags.string({ summary: 'Use this config file instead of ~/.config/gobstopper/config.toml.', helpGroup: 'POLICY' }),
+};

@@ -1,0 +1,55 @@
+/** How a plan or a no-plan decision reads for people. */
+import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
+import { formatCount } from './table.js';
+
+export function editLine(edit: Edit): string {
+  switch (edit.op) {
+    case 'elide': {
+      const n = edit.line_indexes.length;
+      const shown = edit.line_indexes.slice(0, 12).map((i) => i + 1).join(', ');
+      return `elide ${n} record${n === 1 ? '' : 's'} (lines ${shown}${n > 12 ? ', …' : ''})`;
+    }
+    case 'inject_digest': {
+      const d = edit.digest;
+      const parts = [
+        d.goal ? 'goal' : null,
+        d.files_touched?.length ? `${d.files_touched.length} files` : null,
+        d.decisions?.length ? `${d.decisions.length} decisions` : null,
+        d.errors?.length ? `${d.errors.length} errors` : null,
+        d.open_tasks?.length ? `${d.open_tasks.length} open tasks` : null,
+      ].filter(Boolean);
+      return `append a state card covering ${d.covers_items} records${parts.length ? ` (${parts.join(', ')})` : ''}`;
+    }
+    case 'provider_compact':
+      return `ask the provider to compact: ${edit.control}`;
+    case 'cache_edit':
+      return `cache edit: drop ${edit.tool_use_ids.length} tool results at the API layer`;
+  }
+}
+
+export function planLines(outcome: PlanCommandPlan): string[] {
+  const p = outcome.plan;
+  const pct = p.context_tokens_before > 0 ? Math.round((100 * (p.context_tokens_before - p.context_tokens_after)) / p.context_tokens_before) : 0;
+  return [
+    `strategy ${p.strategy}: context ${formatCount(p.context_tokens_before)} → ${formatCount(p.context_tokens_after)} tokens (−${formatCount(outcome.est_savings_tokens)}, ${pct}%)`,
+    `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
+    `why: ${p.rationale}`,
+    ...p.edits.map((e) => `  - ${editLine(e)}`),
+  ];
+}
+
+export function noPlanLine(outcome: PlanCommandNoPlan): string {
+  const ctx = formatCount(outcome.context_tokens_before);
+  switch (outcome.reason_code) {
+    case 'below_trigger':
+      return `nothing to do: context ~${ctx} tokens is under the trigger ${formatCount(outcome.effective_trigger_tokens)}`;
+    case 'strategy_returned_no_plan':
+      return `context ~${ctx} tokens exceeds the trigger, but the strategy found no applicable edits`;
+    case 'empty_external_edits':
+      return `context ~${ctx} tokens exceeds the trigger, but the configured command or plugin proposed no edits`;
+    case 'minimum_savings_not_met':
+      return `no plan: it would save ${formatCount(outcome.projected_savings_tokens)} tokens, under the minimum of ${formatCount(outcome.min_savings_tokens)}`;
+    case 'external_nonreducing_plan':
+      return `no plan: the external proposal would not reduce the context (projected ${formatCount(outcome.projected_context_tokens_after)} tokens)`;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * `apply`: parse → plan → validate → vault snapshot → render into staging → verify → receipt →
+ * no-clobber publication of the fork → event → the resume command. The source is never written.
+ */
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { appendEvent } from '../publish/events.js';
+import { faultPoint, type FaultHook } from '../publish/faults.js';
+import { deriveOutputSessionId, operationId, sha256OfJson } from '../publish/receipt.js';
+import { vaultLayout } from '../vault/layout.js';
+import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
+import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
+import { publishCandidate, type PublishedFork } from './publication.js';
+import type { Runtime } from './runtime.js';
+
+export interface ApplyOptions extends PlanOptions {
+  /** Rewrite a session updated within the last 180 s anyway (into a fork; the source is still untouched). */
+  allowLive?: boolean;
+  /** Runs on the verified candidate before publication; throwing stops the apply. */
+  rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<void>;
+  fault?: FaultHook;
+}
+
+export type ApplyResult =
+  | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
+  | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string }
+  | { status: 'applied'; session: T.SessionHandle; plan: T.PlanCommandPlan; receipt: T.OperationReceipt; reused: boolean; warnings: string[] };
+
+function itemsCovered(edits: T.Edit[]): number {
+  let n = 0;
+  for (const e of edits) {
+    if (e.op === 'elide') n += e.line_indexes.length;
+    else if (e.op === 'inject_digest') n += e.digest.covers_items;
+  }
+  return n;
+}
+
+export async function applySession(runtime: Runtime, selector: string, options: ApplyOptions = {}): Promise<ApplyResult> {
+  const started = Date.now();
+  const planned = await planForSelector(runtime, selector, options);
+  const { session, transcript, outcome } = planned;
+  if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome };
+  const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
+  if (controlEdit) {
+    const message =
+      controlEdit.op === 'provider_compact'
+        ? `the plan asks the provider to compact (${controlEdit.control}); run that in the session itself — no file is rewritten`
+        : `the plan is a Claude cache edit of ${controlEdit.tool_use_ids.length} tool results, applied by Claude Code at the API layer; no file is rewritten`;
+    return { status: 'provider_control', session, plan: outcome, message };
+  }
+  if (planned.active && !options.allowLive) {
+    throw new GobstopperError('session_live', `${session.session_id} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live to prepare a separate fork anyway`);
+  }
+
+  const layout = vaultLayout(runtime.env);
+  const sourcePath = await canonicalSourcePath(session.path);
+  const inputsSha256 = sha256OfJson(outcome.plan.edits);
+  const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
+  const outputSessionId = deriveOutputSessionId(operation);
+
+  const snapshot = await snapshotFile(layout, {
+    path: sourcePath,
+    sessionId: session.session_id,
+    provider: session.provider,
+    strategy: outcome.plan.strategy,
+    expectedSourceSha256: transcript.source_sha256,
+    env: runtime.env,
+    fault: options.fault,
+  });
+  faultPoint('apply.after_snapshot', options.fault);
+
+  const baseline = await planned.provider.verify({ path: sourcePath });
+  let published: PublishedFork;
+  try {
+    published = await publishCandidate(layout, {
+      provider: planned.provider,
+      session,
+      sourcePath,
+      sourceSha256: transcript.source_sha256,
+      sourceBytes: transcript.bytes,
+      kind: 'compact',
+      inputsSha256,
+      outputSessionId,
+      renderPath: sourcePath,
+      renderSha256: transcript.source_sha256,
+      edits: outcome.plan.edits,
+      strategyLabel: outcome.plan.strategy,
+      snapshotManifestSha256: snapshot.entry.sha256,
+      baselineFindings: baseline.findings,
+      requireSmaller: true,
+      recheckSource: true,
+      beforeRetain: options.rehearse ? (staging) => options.rehearse!(staging, planned, outputSessionId) : undefined,
+      fault: options.fault,
+      env: runtime.env,
+    });
+  } catch (error) {
+    await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
+    throw error;
+  }
+  const warnings: string[] = [];
+  if (!published.reused) {
+    const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256);
+    if (written) warnings.push(written);
+  }
+  return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings };
+}
+
+async function recordEvent(
+  runtime: Runtime,
+  planned: PlannedSession,
+  outcome: 'applied' | 'failed',
+  started: number,
+  snapshotBefore: string,
+  errorCode: T.EventErrorCode | null,
+  snapshotAfter?: string,
+): Promise<string | undefined> {
+  if (planned.outcome.status !== 'plan') return undefined;
+  const plan = planned.outcome.plan;
+  const after = outcome === 'applied' ? plan.context_tokens_after : plan.context_tokens_before;
+  const event: T.CompactionEvent = {
+    schema: 'gobstopper/compaction-events-v1',
+    ts: Math.floor(Date.now() / 1000),
+    provider: planned.session.provider,
+    session_id: planned.session.session_id,
+    strategy: plan.strategy,
+    action: 'transcript_compact',
+    outcome,
+    trigger_tokens: planned.outcome.effective_trigger_tokens,
+    context_tokens_before: plan.context_tokens_before,
+    context_tokens_after: after,
+    est_reclaimed_tokens: Math.max(0, plan.context_tokens_before - after),
+    items_covered: itemsCovered(plan.edits),
+    duration_ms: Date.now() - started,
+    error_code: errorCode,
+    snapshot_before_sha256: snapshotBefore,
+    ...(snapshotAfter ? { snapshot_after_sha256: snapshotAfter } : {}),
+  };
+  const result = await appendEvent(event, { env: runtime.env });
+  return result.written ? undefined : result.warning;
+}

@@ -1,0 +1,51 @@
+/** `fork`: the same session under a fresh id, beside the source, after a vault snapshot. */
+import { randomUUID } from 'node:crypto';
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { hashRegularFile } from '../publish/publish.js';
+import { sha256OfJson } from '../publish/receipt.js';
+import { resolveSession } from '../sessions/selector.js';
+import { vaultLayout } from '../vault/layout.js';
+import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
+import { publishCandidate } from './publication.js';
+import type { Runtime } from './runtime.js';
+
+export interface ForkResult {
+  session: T.SessionHandle;
+  receipt: T.OperationReceipt;
+}
+
+export async function forkSession(runtime: Runtime, selector: string): Promise<ForkResult> {
+  const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
+  const provider = await runtime.provider(session.provider);
+  const sourcePath = await canonicalSourcePath(session.path);
+  const baseline = await provider.verify({ path: sourcePath });
+  const errors = baseline.findings.filter((f) => f.severity === 'error');
+  if (errors.length) {
+    throw new GobstopperError('source_invalid', `${session.session_id} has ${errors.length} verify error(s) (${[...new Set(errors.map((f) => f.code))].join(', ')}); a fork would not resume. See gobstopper verify ${session.session_id}`);
+  }
+  const { sha256, bytes } = await hashRegularFile(sourcePath);
+  const layout = vaultLayout(runtime.env);
+  const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });
+  const newId = randomUUID();
+  const published = await publishCandidate(layout, {
+    provider,
+    session,
+    sourcePath,
+    sourceSha256: sha256,
+    sourceBytes: bytes,
+    kind: 'fork',
+    inputsSha256: sha256OfJson(newId),
+    outputSessionId: newId,
+    renderPath: sourcePath,
+    renderSha256: sha256,
+    edits: [],
+    strategyLabel: 'fork',
+    snapshotManifestSha256: snapshot.entry.sha256,
+    baselineFindings: baseline.findings,
+    requireSmaller: false,
+    recheckSource: true,
+    env: runtime.env,
+  });
+  return { session, receipt: published.receipt };
+}

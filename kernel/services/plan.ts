@@ -1,0 +1,138 @@
+/**
+ * `plan`: resolve a session, parse it through its provider, layer the policy and run the plan
+ * pipeline with the strategy plugins. apply, eval and tune reuse it.
+ */
+import type * as T from '../../schemas/generated/types.js';
+import { resolveForCommand } from '../config/resolve-for-command.js';
+import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
+import { GobstopperError } from '../errors.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
+import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
+import { PluginRegistry } from '../plugins/registry/registry.js';
+import type { RecentYield } from '../policy/adaptive.js';
+import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
+import { readEvents } from '../publish/events.js';
+import { isActive } from '../sessions/detect.js';
+import { resolveSession } from '../sessions/selector.js';
+import type { Runtime } from './runtime.js';
+import { readSourceRecords } from './source-records.js';
+
+export interface PlanOptions {
+  strategy?: string;
+  preset?: string;
+  trigger?: number;
+  floor?: number;
+  configPath?: string;
+  cwd?: string;
+}
+
+export interface ParsedSession {
+  session: T.SessionHandle;
+  provider: ProviderClient;
+  transcript: T.Transcript;
+  active: boolean;
+}
+
+export interface PlannedSession extends ParsedSession {
+  config: ResolvedConfig;
+  outcome: PlanOutcome;
+}
+
+/** Resolves and parses a session once; every later step is bound to the hash parse saw. */
+export async function parseSession(runtime: Runtime, selector: string): Promise<ParsedSession> {
+  const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
+  const provider = await runtime.provider(session.provider);
+  const transcript = await provider.parse({ path: session.path });
+  const mtime = transcript.session.mtime_ms ?? session.mtime_ms ?? 0;
+  return { session: transcript.session, provider, transcript, active: isActive(mtime) };
+}
+
+export function policyFlags(options: PlanOptions): PolicyFlags {
+  return { strategy: options.strategy, trigger_tokens: options.trigger, floor_tokens: options.floor };
+}
+
+export async function resolveSessionConfig(runtime: Runtime, session: T.SessionHandle, options: PlanOptions): Promise<ResolvedConfig> {
+  const { resolved } = await resolveForCommand({
+    configPath: options.configPath,
+    provider: session.provider,
+    session_id: session.session_id,
+    preset: options.preset,
+    flags: policyFlags(options),
+    cwd: options.cwd,
+    env: runtime.env,
+  });
+  return resolved;
+}
+
+/** Past applied compactions of this session, newest first, for adaptive back-off. */
+export async function recentYields(runtime: Runtime, session: T.SessionHandle): Promise<RecentYield[]> {
+  const { events } = await readEvents({ env: runtime.env });
+  return events
+    .filter((e) => e.session_id === session.session_id && e.provider === session.provider && e.outcome === 'applied' && e.action === 'transcript_compact')
+    .reverse()
+    .map((e) => ({ context_before: e.context_tokens_before, est_reclaimed: e.est_reclaimed_tokens }));
+}
+
+/** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
+export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
+  return async (strategyId, params, options) => {
+    const callbacks: HostCallbacks = {
+      score: async (p) => {
+        const scorerId = params.policy.scorer ?? 'heuristic';
+        const scorer = await runtime.host.scorer(scorerId);
+        const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
+        return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
+      },
+      propose: async (p) => {
+        if (depth >= 1 || p.strategy_id === strategyId) {
+          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: `strategy ${strategyId} may not ask for ${p.strategy_id} from inside host/propose` };
+        }
+        try {
+          const nested: ResolvedConfig = { ...config, values: { ...config.values, strategy: p.strategy_id }, external: null };
+          const outcome = await planSession({
+            transcript: parsed.transcript,
+            config: nested,
+            active: parsed.active,
+            recentYields: recent,
+            runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1),
+            provider: parsed.provider.info,
+          });
+          if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
+          return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
+        } catch (error) {
+          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: error instanceof Error ? error.message : String(error) };
+        }
+      },
+      readItems: (p) => readSourceRecords(parsed.transcript.session.path, parsed.transcript.source_sha256, p),
+    };
+    if (options?.plugin) {
+      const registry = new PluginRegistry({ env: runtime.env, pinned: [options.plugin] });
+      const ref = registry.configured()[0];
+      if (!ref) throw new GobstopperError('plugin_unavailable', `the configured plugin ${options.plugin.manifest} could not be loaded`);
+      const running = await runtime.host.start(ref);
+      const info = running.handshake.strategies?.find((s) => s.id === strategyId);
+      if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
+      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks);
+    }
+    const strategy = await runtime.host.strategy(strategyId, callbacks);
+    return strategy.propose(params);
+  };
+}
+
+export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions): Promise<PlannedSession> {
+  const config = await resolveSessionConfig(runtime, parsed.session, options);
+  const recent = await recentYields(runtime, parsed.session);
+  const outcome = await planSession({
+    transcript: parsed.transcript,
+    config,
+    active: parsed.active,
+    recentYields: recent,
+    runStrategy: strategyRunner(runtime, parsed, config, recent),
+    provider: parsed.provider.info,
+  });
+  return { ...parsed, config, outcome };
+}
+
+export async function planForSelector(runtime: Runtime, selector: string, options: PlanOptions): Promise<PlannedSession> {
+  return planParsed(runtime, await parseSession(runtime, selector), options);
+}

@@ -1,0 +1,167 @@
+/**
+ * The publication spine shared by apply, fork and undo: render into private staging, verify the
+ * candidate (no new findings, smaller when compacting), retain its exact bytes in the vault, write
+ * a pending receipt, re-check the source, publish without clobbering, complete the receipt.
+ *
+ * A crash at any step leaves the source untouched and nothing visible in the provider's store
+ * until the final link; a retry with the same inputs finds the receipt and finishes the same
+ * operation from the retained bytes instead of re-running anything.
+ */
+import { dirname } from 'node:path';
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
+import { faultPoint, type FaultHook } from '../publish/faults.js';
+import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
+import { lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
+import { finishOperation } from '../publish/reconcile.js';
+import { createStagingFile, discardStaging } from '../publish/staging.js';
+import type { VaultLayout } from '../vault/layout.js';
+import { storeRetained } from '../vault/snapshot.js';
+import { newFindings } from './findings.js';
+
+export interface Candidate {
+  provider: ProviderClient;
+  session: T.SessionHandle;
+  /** The source whose identity the operation is bound to. */
+  sourcePath: string;
+  sourceSha256: string;
+  sourceBytes: number;
+  kind: OperationKind;
+  inputsSha256: string;
+  outputSessionId: string;
+  /** What the provider renders from (the source, or a restored snapshot in staging). */
+  renderPath: string;
+  renderSha256: string;
+  edits: T.Edit[];
+  strategyLabel: string;
+  snapshotManifestSha256: string;
+  /** Findings of what was rendered from; the candidate may not add any. */
+  baselineFindings: T.Finding[];
+  /** Compactions must shrink the file; forks and restores keep its size. */
+  requireSmaller: boolean;
+  /** Refuse to publish if the source changed since it was read (not for restores: the source may be gone). */
+  recheckSource: boolean;
+  /** Runs on the verified staging file before anything is retained (resume rehearsal). */
+  beforeRetain?: (stagingPath: string, render: T.ProviderRenderResult) => Promise<void>;
+  fault?: FaultHook;
+  env: NodeJS.ProcessEnv;
+  now?: Date;
+}
+
+export interface PublishedFork {
+  receipt: T.OperationReceipt;
+  /** The operation had already been published (or was finished from its receipt). */
+  reused: boolean;
+  render: T.ProviderRenderResult | null;
+  candidateFindings: T.Finding[];
+}
+
+export function resumeCommandText(argv: string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export async function publishCandidate(layout: VaultLayout, c: Candidate): Promise<PublishedFork> {
+  const operation = operationId({ kind: c.kind, provider: c.session.provider, source_path: c.sourcePath, source_sha256: c.sourceSha256, inputs_sha256: c.inputsSha256 });
+  const lock = await lockOperation(layout, operation);
+  try {
+    const existing = await readReceipt(layout, operation);
+    if (existing) {
+      const receipt = await finishOperation(layout, existing, { env: c.env, fault: c.fault });
+      return { receipt, reused: true, render: null, candidateFindings: [] };
+    }
+    return await renderAndPublish(layout, c, operation);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: string): Promise<PublishedFork> {
+  const now = c.now ?? new Date();
+  const staging = await createStagingFile(c.env, { fault: c.fault });
+  try {
+    faultPoint('apply.before_render', c.fault);
+    const render = await c.provider.render({
+      path: c.renderPath,
+      source_sha256: c.renderSha256,
+      edits: c.edits,
+      staging_path: staging,
+      new_session_id: c.outputSessionId,
+      now: now.toISOString(),
+    });
+    faultPoint('apply.after_render', c.fault);
+    const staged = await hashRegularFile(staging);
+    if (staged.sha256 !== render.output_sha256 || staged.bytes !== render.bytes) {
+      throw new GobstopperError('render_mismatch', `provider ${c.provider.id} reported output it did not write (staging holds ${staged.bytes} bytes)`);
+    }
+    const verified = await c.provider.verify({ path: staging });
+    const added = newFindings(c.baselineFindings, verified.findings);
+    if (added.length) {
+      const codes = [...new Set(added.map((f) => f.code))].join(', ');
+      throw new GobstopperError('verification_failed', `the candidate adds ${added.length} verify finding(s) the source does not have (${codes}); nothing was published`, {
+        details: { findings: added },
+      });
+    }
+    if (c.requireSmaller && render.bytes >= c.sourceBytes) {
+      throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
+    }
+    const target = await c.provider.forkTarget({
+      path: c.sourcePath,
+      session_id: c.session.session_id,
+      new_session_id: c.outputSessionId,
+      cwd: c.session.cwd ?? null,
+      now: now.toISOString(),
+    });
+    // The kernel does not know provider layouts, but a fork always lives beside its source.
+    if (dirname(target.target_path) !== dirname(c.sourcePath)) {
+      throw new GobstopperError('target_invalid', `provider ${c.provider.id} proposed ${target.target_path}, outside the source's directory ${dirname(c.sourcePath)}`);
+    }
+    await checkPublishTarget(target.target_path);
+    if (c.beforeRetain) await c.beforeRetain(staging, render);
+
+    const pending: T.OperationReceipt = {
+      schema_version: RECEIPT_SCHEMA_VERSION,
+      operation,
+      kind: c.kind,
+      provider: c.session.provider,
+      source_path: c.sourcePath,
+      source_session_id: c.session.session_id,
+      source_sha256: c.sourceSha256,
+      inputs_sha256: c.inputsSha256,
+      output_session_id: c.outputSessionId,
+      path: target.target_path,
+      output_sha256: render.output_sha256,
+      bytes_before: c.sourceBytes,
+      bytes_after: render.bytes,
+      reclaimed_bytes: Math.max(0, c.sourceBytes - render.bytes),
+      snapshot_sha256: c.sourceSha256,
+      snapshot_manifest_sha256: c.snapshotManifestSha256,
+      output_manifest_sha256: '0'.repeat(64),
+      strategy: c.strategyLabel,
+      resume_command: resumeCommandText(target.resume_command),
+      completed: false,
+      ts: Math.floor(now.getTime() / 1000),
+    };
+    // The exact candidate bytes are retained before the receipt names them, under custody so
+    // prune cannot collect them in between.
+    const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, env: c.env, fault: c.fault }, async (stored) => {
+      const withOutput = { ...pending, output_manifest_sha256: stored.manifestSha256 };
+      await writePendingReceipt(layout, withOutput, { fault: c.fault });
+      return withOutput;
+    });
+    faultPoint('apply.after_receipt', c.fault);
+
+    if (c.recheckSource) {
+      const current = await hashRegularFile(c.sourcePath).catch(() => null);
+      if (!current || current.sha256 !== c.sourceSha256) {
+        throw new GobstopperError('source_changed', `${c.sourcePath} changed after it was planned; nothing was published. Run the command again to plan against the new content`);
+      }
+    }
+    await publishNoClobber(staging, receipt.path, { expectedSha256: receipt.output_sha256, expectedBytes: receipt.bytes_after, fault: c.fault });
+    faultPoint('apply.after_publish', c.fault);
+    const completed = await markReceiptCompleted(layout, receipt, { fault: c.fault });
+    return { receipt: completed, reused: false, render, candidateFindings: verified.findings };
+  } finally {
+    await discardStaging(staging);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * `apply --rehearse`: before a candidate is published, resume it with the real client against the
+ * local stub and require that it is accepted under the new id and rebuilds the predicted context.
+ */
+import { GobstopperError } from '../errors.js';
+import { predictionFromItems } from '../rehearse/context/prediction.js';
+import { rehearse } from '../rehearse/run/rehearse.js';
+import type { PlannedSession } from './plan.js';
+import type { Runtime } from './runtime.js';
+
+export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string): Promise<void> {
+  const provider = planned.session.provider;
+  if (provider !== 'claude_code' && provider !== 'codex') {
+    throw new GobstopperError('rehearsal_unsupported', `resume rehearsal supports claude_code and codex sessions, not ${provider}`);
+  }
+  const candidate = await planned.provider.parse({ path: stagingPath });
+  const report = await rehearse({
+    provider,
+    path: stagingPath,
+    sessionId: outputSessionId,
+    cwd: planned.session.cwd ?? null,
+    predicted: predictionFromItems(candidate.items),
+    env: runtime.env,
+  });
+  if (!report.ok) {
+    throw new GobstopperError('rehearsal_failed', `the real client did not accept the candidate (${report.status}): ${report.reason}; nothing was published`, {
+      details: { status: report.status },
+    });
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * One command's (or one watch pass's) connection to the plugin world: a plugin host with warm
+ * processes, the provider clients, and the per-provider home overrides. Services take a runtime
+ * so they can be called in-process, not only through the CLI.
+ */
+import type { PluginRef } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { PluginHost } from '../plugins/host/plugin-host.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
+import type { ProviderHomes } from '../sessions/provider-port.js';
+
+export interface RuntimeOptions {
+  env?: NodeJS.ProcessEnv;
+  homes?: ProviderHomes;
+  /** Config-pinned bundles (`plugin = {manifest, trusted_sha256}`). */
+  pinned?: PluginRef[];
+  /** Restrict to these provider ids (`--provider`). */
+  providers?: string[];
+}
+
+export class Runtime {
+  readonly host: PluginHost;
+  readonly env: NodeJS.ProcessEnv;
+  readonly homes: ProviderHomes;
+  private readonly only: string[] | undefined;
+
+  constructor(options: RuntimeOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.homes = options.homes ?? {};
+    this.only = options.providers;
+    this.host = new PluginHost({ env: this.env, hostEnv: this.env, pinned: options.pinned });
+  }
+
+  /** Every provider id some usable bundle provides, in a stable order. */
+  providerIds(): string[] {
+    const r = this.host.registry;
+    const ids = new Set<string>();
+    for (const ref of [...r.configured(), ...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.providers) ids.add(id);
+    const all = [...ids].sort();
+    if (!this.only) return all;
+    const unknown = this.only.filter((id) => !ids.has(id));
+    if (unknown.length) throw new GobstopperError('unknown_provider', `unknown provider ${unknown.join(', ')}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
+    return all.filter((id) => this.only!.includes(id));
+  }
+
+  async provider(id: string): Promise<ProviderClient> {
+    return this.host.provider(id);
+  }
+
+  async providers(): Promise<ProviderClient[]> {
+    const clients: ProviderClient[] = [];
+    for (const id of this.providerIds()) clients.push(await this.host.provider(id));
+    return clients;
+  }
+
+  async close(): Promise<void> {
+    await this.host.close();
+  }
+}
+
+export async function withRuntime<T>(options: RuntimeOptions, body: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = new Runtime(options);
+  try {
+    return await body(runtime);
+  } finally {
+    await runtime.close();
+  }
+}

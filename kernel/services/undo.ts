@@ -1,0 +1,97 @@
+/**
+ * `undo`: restore an archived snapshot into a brand-new fork. Nothing existing is overwritten: the
+ * current file (if any) is snapshotted as `pre-undo` first, and the restored bytes get a new id.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { listReceipts, sha256OfJson } from '../publish/receipt.js';
+import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
+import { vaultLayout, type VaultLayout } from '../vault/layout.js';
+import { readIndex } from '../vault/index-file.js';
+import { sessionHistory } from '../vault/list.js';
+import { isHexPrefix, resolveShaPrefix } from '../vault/selectors.js';
+import { snapshotFile } from '../vault/snapshot.js';
+import { publishCandidate } from './publication.js';
+import type { Runtime } from './runtime.js';
+
+export interface UndoResult {
+  restored: T.VaultEntry;
+  receipt: T.OperationReceipt;
+  pre_undo_snapshot: string | null;
+}
+
+/** Labels of snapshots that are not a state a user would undo to. */
+const NOT_UNDO_TARGETS = new Set(['pre-undo']);
+
+/**
+ * Which archived state `target` means: a snapshot id (full or unique prefix), a fork made by apply
+ * (its source's snapshot), or a session (its newest snapshot).
+ */
+export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
+  const index = await readIndex(layout);
+  const byManifest = (id: string) => {
+    const entry = [...index].reverse().find((e) => e.sha256 === id);
+    if (!entry) throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
+    return entry;
+  };
+  if (sha) return byManifest(await resolveShaPrefix(layout, sha));
+  if (/^[0-9a-f]{64}$/i.test(target)) return byManifest(await resolveShaPrefix(layout, target));
+  const receipts = (await listReceipts(layout)).filter((r) => r.output_session_id === target || (target.length >= 8 && r.output_session_id.startsWith(target)));
+  if (receipts.length === 1) return byManifest(receipts[0]!.snapshot_manifest_sha256);
+  try {
+    const history = await sessionHistory(layout, target);
+    const chosen = history.find((e) => !NOT_UNDO_TARGETS.has(e.strategy));
+    if (chosen) return chosen;
+  } catch (error) {
+    if (!(error instanceof GobstopperError && error.code === 'session_not_archived') || !isHexPrefix(target)) throw error;
+    return byManifest(await resolveShaPrefix(layout, target));
+  }
+  throw new GobstopperError('nothing_to_undo', `no archived state of '${target}' to restore (gobstopper history ${target} lists them)`);
+}
+
+export async function undo(runtime: Runtime, target: string, options: { sha?: string } = {}): Promise<UndoResult> {
+  const layout = vaultLayout(runtime.env);
+  const entry = await chooseSnapshot(layout, target, options.sha);
+  const provider = await runtime.provider(entry.provider);
+  const restoredPath = await createStagingFile(runtime.env);
+  try {
+    const restored = await restoreSnapshotToStaging(layout, entry.sha256, restoredPath, { env: runtime.env });
+    const identity = await provider.identify({ path: restoredPath });
+    const verified = await provider.verify({ path: restoredPath });
+    const errors = verified.findings.filter((f) => f.severity === 'error');
+    if (errors.length) {
+      throw new GobstopperError('snapshot_invalid', `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s); restoring it would not resume`);
+    }
+    let preUndo: string | null = null;
+    if (existsSync(entry.path)) {
+      const current = await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env });
+      preUndo = current.entry.sha256;
+    }
+    const newId = randomUUID();
+    const session: T.SessionHandle = { provider: entry.provider, session_id: entry.session_id, path: entry.path, cwd: identity.session?.cwd ?? null };
+    const published = await publishCandidate(layout, {
+      provider,
+      session,
+      sourcePath: entry.path,
+      sourceSha256: restored.sourceSha256,
+      sourceBytes: restored.bytes,
+      kind: 'restore',
+      inputsSha256: sha256OfJson(newId),
+      outputSessionId: newId,
+      renderPath: restoredPath,
+      renderSha256: restored.sourceSha256,
+      edits: [],
+      strategyLabel: 'restore',
+      snapshotManifestSha256: entry.sha256,
+      baselineFindings: verified.findings,
+      requireSmaller: false,
+      recheckSource: false,
+      env: runtime.env,
+    });
+    return { restored: entry, receipt: published.receipt, pre_undo_snapshot: preUndo };
+  } finally {
+    await discardStaging(restoredPath);
+  }
+}
