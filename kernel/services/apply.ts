@@ -6,7 +6,9 @@ import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { appendEvent } from '../publish/events.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
-import { deriveOutputSessionId, operationId, sha256OfJson } from '../publish/receipt.js';
+import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
+import { finishOperation } from '../publish/reconcile.js';
+import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
@@ -58,6 +60,13 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
   const outputSessionId = deriveOutputSessionId(operation);
 
+  // A repeated apply finds its receipt and finishes (or returns) that operation: no second snapshot.
+  const previous = await readReceipt(layout, operation);
+  if (previous) {
+    const receipt = await finishExisting(layout, previous, runtime.env, options.fault);
+    return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings: [] };
+  }
+
   const snapshot = await snapshotFile(layout, {
     path: sourcePath,
     sessionId: session.session_id,
@@ -103,6 +112,15 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     if (written) warnings.push(written);
   }
   return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings };
+}
+
+async function finishExisting(layout: VaultLayout, receipt: T.OperationReceipt, env: NodeJS.ProcessEnv, fault?: FaultHook): Promise<T.OperationReceipt> {
+  const lock = await lockOperation(layout, receipt.operation);
+  try {
+    return await finishOperation(layout, receipt, { env, fault });
+  } finally {
+    await lock.release();
+  }
 }
 
 async function recordEvent(

@@ -1,0 +1,75 @@
+import { Args, Flags } from '@oclif/core';
+import type { ConfigCommandResult } from '../../../schemas/generated/types.js';
+import { BaseCommand } from '../base-command.js';
+import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
+import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { describeSource } from '../../config/resolve-config.js';
+import { toResolvedPolicy } from '../../policy/effective-policy.js';
+import { isQuotaPressure } from '../../policy/quota.js';
+
+export default class Config extends BaseCommand<ConfigCommandResult> {
+  static override summary = 'Show the resolved policy and where each value came from.';
+  static override description =
+    'Layers, later wins: built-in defaults, [policy], [provider.<id>], [presets.<name>] (with --preset), [sessions."<id>"] (with a session id), then flags. ' +
+    'Each table is read from the user config and then from the nearest project file, so a project refines the user table of the same name. ' +
+    'Adaptive tuning needs the session transcript and is not applied here; see gobstopper tune.';
+  static override examples = [
+    '<%= config.bin %> config',
+    '<%= config.bin %> config 01a08d7c-7b1e-4c55-9f3e-2b1f3a4c5d6e --provider codex',
+    '<%= config.bin %> config --preset deep-work --json',
+  ];
+  static override args = {
+    'session-id': Args.string({ description: 'Apply the [sessions."<id>"] table for this session id.', required: false }),
+  };
+  static override flags = {
+    provider: providerFlag,
+    preset: presetFlag,
+    config: configFlag,
+    strategy: Flags.string({ summary: 'Override the strategy (drops any configured command or plugin).', helpValue: '<id>' }),
+    trigger: Flags.integer({ summary: 'Override trigger_tokens.', min: 0, helpValue: '<tokens>' }),
+    floor: Flags.integer({ summary: 'Override floor_tokens.', min: 0, helpValue: '<tokens>' }),
+    'quota-pressure': quotaPressureFlag,
+  };
+
+  async run(): Promise<ConfigCommandResult> {
+    const { args, flags } = await this.parse(Config);
+    const pressure = flags['quota-pressure'];
+    const { resolved } = await resolveForCommand({
+      configPath: flags.config,
+      provider: flags.provider,
+      session_id: args['session-id'],
+      preset: flags.preset,
+      flags: {
+        strategy: flags.strategy,
+        trigger_tokens: flags.trigger,
+        floor_tokens: flags.floor,
+        quota_pressure: isQuotaPressure(pressure) ? pressure : undefined,
+      },
+    });
+    const policy = toResolvedPolicy(resolved.values);
+    const result: ConfigCommandResult = {
+      provider: resolved.provider,
+      session_id: resolved.session_id,
+      preset: resolved.preset,
+      config_files: resolved.files,
+      policy,
+      external: resolved.external,
+      discovery: resolved.discovery,
+      sources: resolved.sources,
+    };
+    for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
+    const rows: Array<[string, unknown]> = [
+      ...Object.entries(resolved.values).filter(([k]) => k !== 'strategy_params'),
+      ['strategy_params', resolved.values.strategy_params],
+    ];
+    if (resolved.external?.kind === 'legacy_command') rows.push(['command', resolved.external.command]);
+    if (resolved.external?.kind === 'plugin') rows.push(['plugin', { manifest: resolved.external.manifest, trusted_sha256: resolved.external.trusted_sha256 }]);
+    for (const [key, value] of rows) {
+      const source = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
+      this.say(`${key} = ${JSON.stringify(value)}  # ${source}`);
+    }
+    this.say(`effective_trigger_tokens = ${policy.effective_trigger_tokens}  # trigger_tokens under ${policy.quota_pressure} quota pressure`);
+    if (resolved.external) this.say(`# plans come from ${resolved.external.table} and are named preset:${policy.strategy}`);
+    return result;
+  }
+}

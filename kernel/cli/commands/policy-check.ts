@@ -1,0 +1,50 @@
+import { Flags } from '@oclif/core';
+import type { PolicyCheckCommandResult } from '../../../schemas/generated/types.js';
+import { BaseCommand } from '../base-command.js';
+import { configFlag, presetFlag, quotaPressureFlag } from '../../config/cli-flags.js';
+import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { toResolvedPolicy } from '../../policy/effective-policy.js';
+import { policyCheck } from '../../policy/policy-check.js';
+import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
+import { isQuotaPressure } from '../../policy/quota.js';
+
+export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
+  static override summary = 'Decide what to do at a given context size, for orchestrators; reads no transcript.';
+  static override description =
+    'Below the effective trigger (trigger_tokens scaled by quota pressure) the action is none. At or above it, a live session ' +
+    '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact, Devin /compact); ' +
+    'an idle session gets transcript_compact, which gobstopper apply performs on a fork. The trigger comes from your config: ' +
+    '[policy], then [provider.<id>], then the --preset table.';
+  static override examples = [
+    '<%= config.bin %> policy-check --provider codex --context-tokens 300000 --session-active --json',
+    '<%= config.bin %> policy-check --provider claude_code --context-tokens 180000 --quota-pressure high',
+  ];
+  static override flags = {
+    provider: Flags.string({ summary: 'The session\'s provider.', options: [...BUILTIN_PROVIDERS], required: true }),
+    'context-tokens': Flags.integer({ summary: 'Current context size, as the provider reports it.', min: 0, required: true, helpValue: '<tokens>' }),
+    'session-active': Flags.boolean({ summary: 'The session is live in its client right now.', default: false }),
+    'quota-pressure': quotaPressureFlag,
+    preset: presetFlag,
+    config: configFlag,
+  };
+
+  async run(): Promise<PolicyCheckCommandResult> {
+    const { flags } = await this.parse(PolicyCheck);
+    const pressure = flags['quota-pressure'];
+    const provider = flags.provider as BuiltinProvider;
+    const { resolved } = await resolveForCommand({
+      configPath: flags.config,
+      provider,
+      preset: flags.preset,
+      flags: { quota_pressure: isQuotaPressure(pressure) ? pressure : undefined },
+    });
+    const result = policyCheck({
+      provider,
+      context_tokens: flags['context-tokens'],
+      session_active: flags['session-active'],
+      policy: toResolvedPolicy(resolved.values),
+    });
+    this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${result.control ? ` control=${result.control}` : ''}`);
+    return result;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Loads the two configuration files: the user's (XDG path, or --config) and the project's (found by
+ * walking up from the working directory). Both are schema-checked; nothing is merged here.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { ConfigFile, PolicyPatch } from '../../schemas/generated/types.js';
+import { validateConfigFile } from '../../schemas/generated/validators.js';
+import { GobstopperError } from '../errors.js';
+import { userConfigPath } from './paths.js';
+import { findProjectConfig } from './project-search.js';
+import { readConfigFile } from './read-config-file.js';
+import { describeSchemaError, tableName } from './schema-messages.js';
+
+export type ConfigScope = 'user' | 'project';
+
+export interface LoadedConfigFile {
+  scope: ConfigScope;
+  path: string;
+  /** false when the user file does not exist; its data is then empty. */
+  loaded: boolean;
+  data: ConfigFile;
+}
+
+export interface LoadedConfig {
+  user: LoadedConfigFile;
+  project: LoadedConfigFile | null;
+}
+
+export interface LoadConfigOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** --config: replaces the user file; it must exist. */
+  configPath?: string | undefined;
+  /** Skip the project walk (tests of the user file alone, or callers with no project context). */
+  project?: boolean;
+}
+
+export const MAX_LEGACY_COMMAND_BYTES = 4096;
+
+/** Keys that make gobstopper run code. A project file comes with a repository, so it may not set them. */
+const CODE_KEYS = ['command', 'trusted_legacy_command', 'plugin'] as const;
+
+const invalid = (message: string) => new GobstopperError('invalid_config', message);
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.configPath !== undefined;
+  const userPath = explicit ? resolve(cwd, options.configPath as string) : userConfigPath(env);
+  const user = loadFile('user', userPath);
+  if (explicit && !user.loaded) throw new GobstopperError('config_not_found', `config ${userPath} does not exist`);
+  let project: LoadedConfigFile | null = null;
+  if (options.project !== false) {
+    const projectPath = await findProjectConfig(cwd);
+    if (projectPath !== null && resolve(projectPath) !== resolve(userPath)) project = loadFile('project', projectPath);
+  }
+  return { user, project };
+}
+
+export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {
+  const read = readConfigFile(path);
+  if (read.status === 'missing') {
+    if (scope === 'project') throw invalid(`config ${path} vanished while it was being read`);
+    return { scope, path, loaded: false, data: {} };
+  }
+  return { scope, path, loaded: true, data: checkConfigData(read.data, scope, path) };
+}
+
+/** Schema, then the rules a schema cannot say. */
+export function checkConfigData(data: Record<string, unknown>, scope: ConfigScope, path: string): ConfigFile {
+  if (!validateConfigFile(data)) throw invalid(`config ${path}: ${describeSchemaError(validateConfigFile.errors ?? [], data)}`);
+  const config = data as ConfigFile;
+  for (const { segments, patch } of policyTables(config)) {
+    const table = tableName(segments);
+    if (scope === 'project') {
+      const codeKey = CODE_KEYS.find((k) => patch[k] !== undefined);
+      if (codeKey) {
+        throw invalid(`config ${path}: '${codeKey}' in ${table} is not allowed in a project file; commands and plugins are configured only in the user config`);
+      }
+    }
+    if (patch.command !== undefined && patch.plugin !== undefined) {
+      throw invalid(`config ${path}: ${table} sets both 'command' and 'plugin'; a table may name one proposer`);
+    }
+    if (patch.command !== undefined && Buffer.byteLength(patch.command, 'utf8') > MAX_LEGACY_COMMAND_BYTES) {
+      throw invalid(`config ${path}: 'command' in ${table} is longer than ${MAX_LEGACY_COMMAND_BYTES} bytes`);
+    }
+    if (patch.plugin !== undefined && !isAbsolute(patch.plugin.manifest)) {
+      throw invalid(`config ${path}: 'manifest' in ${tableName([...segments, 'plugin'])} must be an absolute path`);
+    }
+  }
+  return config;
+}
+
+export interface PolicyTable {
+  segments: string[];
+  patch: PolicyPatch;
+}
+
+/** Every policy-shaped table of a file, with its TOML path. */
+export function policyTables(config: ConfigFile): PolicyTable[] {
+  const tables: PolicyTable[] = [];
+  if (config.policy) tables.push({ segments: ['policy'], patch: config.policy });
+  for (const [id, patch] of Object.entries(config.provider ?? {})) if (patch) tables.push({ segments: ['provider', id], patch });
+  for (const [name, patch] of Object.entries(config.presets ?? {})) tables.push({ segments: ['presets', name], patch });
+  for (const [id, patch] of Object.entries(config.sessions ?? {})) tables.push({ segments: ['sessions', id], patch });
+  return tables;
+}

@@ -1,0 +1,75 @@
+/**
+ * Reads one configuration file under the rules every config file follows: a regular file, not a
+ * symlink, at most 64 KiB, UTF-8, TOML. Returns plain JSON-shaped data ready for schema validation.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { GobstopperError } from '../errors.js';
+import { MAX_CONFIG_BYTES } from './paths.js';
+import { toPlainData } from './plain-data.js';
+
+export type ConfigReadResult = { status: 'missing' } | { status: 'loaded'; data: Record<string, unknown> };
+
+const invalid = (message: string, details?: Record<string, unknown>) => new GobstopperError('invalid_config', message, { details });
+
+export function readConfigFile(path: string): ConfigReadResult {
+  const text = readConfigText(path);
+  if (text === null) return { status: 'missing' };
+  return { status: 'loaded', data: parseConfigToml(text, path) };
+}
+
+/** null when the file does not exist; every other problem is an error naming the file. */
+export function readConfigText(path: string): string | null {
+  let linkStat;
+  try {
+    linkStat = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw invalid(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (linkStat.isSymbolicLink()) throw invalid(`config ${path} is a symlink; point --config at the file itself or replace the link with a regular file`);
+  if (!linkStat.isFile()) throw invalid(`config ${path} is not a regular file`);
+  // O_NOFOLLOW closes the gap between the lstat and the open; O_NONBLOCK keeps a swapped-in FIFO from hanging us.
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    throw invalid(`cannot open config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw invalid(`config ${path} is not a regular file`);
+    if (stat.size > MAX_CONFIG_BYTES) throw invalid(`config ${path} is ${stat.size} bytes; the limit is ${MAX_CONFIG_BYTES}`);
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > MAX_CONFIG_BYTES) throw invalid(`config ${path} grew past ${MAX_CONFIG_BYTES} bytes while being read`);
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
+    } catch {
+      throw invalid(`config ${path} is not valid UTF-8`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function parseConfigToml(text: string, path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const what = firstLine(error.message).replace(/^Invalid TOML document:\s*/, '');
+      throw invalid(`config ${path} is not valid TOML: ${what} at line ${error.line}, column ${error.column}`, { line: error.line, column: error.column });
+    }
+    throw invalid(`config ${path} is not valid TOML: ${firstLine(String((error as Error)?.message ?? error))}`);
+  }
+  return toPlainData(parsed) as Record<string, unknown>;
+}
+
+const firstLine = (s: string) => s.split('\n')[0]?.trim() ?? s;

@@ -1,0 +1,106 @@
+/**
+ * Turns a schema failure on a config file into one sentence a person can act on, naming the TOML
+ * table and key: "unknown key 'trigger' in [provider.codex]".
+ */
+import type { ErrorObject } from 'ajv';
+
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+
+export function tableName(segments: readonly string[]): string {
+  return `[${segments.map((s) => (BARE_KEY.test(s) ? s : JSON.stringify(s))).join('.')}]`;
+}
+
+function where(segments: readonly string[]): string {
+  return segments.length === 0 ? 'at the top level' : `in ${tableName(segments)}`;
+}
+
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function valueAt(data: unknown, segments: readonly string[]): unknown {
+  let node = data;
+  for (const s of segments) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, s)) return undefined;
+    node = (node as Record<string, unknown>)[s];
+  }
+  return node;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'a table';
+  if (typeof value === 'string') return `a string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'nan';
+    if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+    return Number.isInteger(value) ? `the integer ${value}` : `the float ${value}`;
+  }
+  if (typeof value === 'boolean') return `the boolean ${value}`;
+  return typeof value;
+}
+
+const EXPECTED: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'a table',
+  array: 'an array',
+};
+
+const TOP_LEVEL_TABLES = '[policy], [provider.<claude_code|codex|devin>], [presets.<name>], [sessions."<id>"] or [discovery]';
+
+/** The first problem, as one line. Key-level problems win over the wrappers ajv adds around them. */
+export function describeSchemaError(errors: readonly ErrorObject[], data: unknown): string {
+  const error = errors.find((e) => e.keyword !== 'propertyNames' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
+  if (!error) return 'is not a valid configuration';
+  const segments = pointerSegments(error.instancePath);
+  const nameError = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (nameError !== undefined) {
+    const table = tableName(segments);
+    if (segments[0] === 'presets') return `invalid preset name ${JSON.stringify(nameError)} in ${table}: use 1-64 letters, digits, '_', '.' or '-'`;
+    if (segments[0] === 'sessions') return `invalid session id ${JSON.stringify(nameError)} in ${table}: use 1-256 characters`;
+    return `invalid name ${JSON.stringify(nameError)} in ${table}`;
+  }
+  const parent = segments.slice(0, -1);
+  const key = segments[segments.length - 1];
+  const value = valueAt(data, segments);
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const unknown = String(error.params.additionalProperty);
+      if (segments.length === 0) return `unknown key '${unknown}' at the top level (expected ${TOP_LEVEL_TABLES})`;
+      if (segments.length === 1 && segments[0] === 'provider') return `unknown key '${unknown}' in [provider]: providers are claude_code, codex and devin`;
+      return `unknown key '${unknown}' ${where(segments)}`;
+    }
+    case 'required':
+      return `missing key '${String(error.params.missingProperty)}' ${where(segments)}`;
+    case 'type': {
+      const expected = EXPECTED[String(error.params.type)] ?? String(error.params.type);
+      if (key === 'keep_score_threshold' && typeof value === 'number') {
+        return `keep_score_threshold must be a finite value between 0 and 1 ${where(parent)} (got ${describeValue(value)})`;
+      }
+      return `wrong type for '${key}' ${where(parent)}: expected ${expected}, got ${describeValue(value)}`;
+    }
+    case 'enum':
+      return `'${key}' ${where(parent)} must be one of ${(error.params.allowedValues as unknown[]).join(', ')} (got ${describeValue(value)})`;
+    case 'minimum':
+    case 'maximum':
+      return `'${key}' ${where(parent)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)} (got ${describeValue(value)})`;
+    case 'minLength':
+      return `'${key}' ${where(parent)} must not be empty`;
+    case 'maxLength':
+      return `'${key}' ${where(parent)} is longer than ${String(error.params.limit)} characters`;
+    case 'pattern':
+      if (key === 'trusted_sha256') return `'trusted_sha256' ${where(parent)} must be 64 lowercase hex digits`;
+      if (key === 'strategy' || key === 'scorer') return `'${key}' ${where(parent)} must be an id of 1-128 letters, digits, '_', '.' or '-' (got ${describeValue(value)})`;
+      return `'${key}' ${where(parent)} does not match ${String(error.params.pattern)}`;
+    default:
+      return `'${key ?? ''}' ${where(parent)} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What the host does with any proposal, whoever made it: refuse an empty one as "no plan", validate
+ * every edit (a bad edit is an error), project the result itself, and keep only plans that save
+ * enough to be worth a compaction cycle. host/propose (how `auto` compares strategies) uses this too.
+ */
+import type { Edit, PlanCommandNoPlan, PlanCommandPlan, ProposalSource, ResolvedPolicy, Transcript } from '../../schemas/generated/types.js';
+import { admitEdits } from '../validate/edit-rules.js';
+import { planRejected } from '../validate/plan-errors.js';
+import { assertNoGrowth, prefixTokens, projectContextAfter } from '../validate/projection.js';
+import { adaptiveRationaleSuffix } from './adaptive.js';
+import { noPlan } from './no-plan.js';
+
+export interface Proposal {
+  edits: readonly Edit[];
+  /** The proposer's reasoning; ignored for userspace proposals, whose savings the host projects. */
+  rationale: string;
+  /** The id the plan is credited to. */
+  strategy: string;
+  source: ProposalSource;
+}
+
+export interface AdmissionInput {
+  transcript: Pick<Transcript, 'items' | 'session'>;
+  policy: ResolvedPolicy;
+  context_tokens_before: number;
+  proposal: Proposal;
+  active?: boolean;
+}
+
+export const USERSPACE_RATIONALE = 'validated userspace proposal; savings are projected';
+export const MAX_RATIONALE_CHARS = 4096;
+const MAX_PLAN_STRATEGY_CHARS = 128;
+
+export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanCommandNoPlan {
+  const { transcript, policy, proposal } = input;
+  const before = input.context_tokens_before;
+  const userspace = proposal.source !== 'strategy';
+  if (proposal.edits.length === 0) return noPlan(userspace ? 'empty_external_edits' : 'strategy_returned_no_plan', policy, before);
+
+  admitEdits(proposal.edits, {
+    items: transcript.items,
+    keep_recent_tool_outputs: policy.keep_recent_tool_outputs,
+    provider: transcript.session.provider,
+  });
+  if (userspace && proposal.edits.some((e) => e.op === 'provider_compact' || e.op === 'cache_edit')) {
+    throw planRejected('external_control_edit');
+  }
+
+  const after = projectContextAfter({ items: transcript.items, edits: proposal.edits, context_tokens_before: before, floor_tokens: policy.floor_tokens });
+  const rewritesTranscript = !proposal.edits.some((e) => e.op === 'provider_compact');
+  if (userspace && after >= before) return noPlan('external_nonreducing_plan', policy, before, after);
+  // A provider's own compaction lands at a floor only the provider knows; the savings gate judges it.
+  if (rewritesTranscript) assertNoGrowth(before, after);
+  const savings = Math.max(0, before - after);
+  if (savings < policy.min_savings_tokens) return noPlan('minimum_savings_not_met', policy, before, after);
+
+  const rationale = userspace ? USERSPACE_RATIONALE : proposal.rationale;
+  const suffix = adaptiveRationaleSuffix(policy.adaptive_reasons ?? []);
+  const strategy = (userspace ? `preset:${proposal.strategy}` : proposal.strategy).slice(0, MAX_PLAN_STRATEGY_CHARS);
+  return {
+    status: 'plan',
+    plan: {
+      strategy,
+      rationale: clip(rationale, MAX_RATIONALE_CHARS - suffix.length) + suffix,
+      edits: [...proposal.edits],
+      context_tokens_before: before,
+      context_tokens_after: after,
+    },
+    prefix_tokens: prefixTokens(transcript.items, proposal.edits, before),
+    est_savings_tokens: savings,
+    effective_trigger_tokens: policy.effective_trigger_tokens,
+    target_context_tokens: policy.floor_tokens,
+    min_savings_tokens: policy.min_savings_tokens,
+    proposal_source: proposal.source,
+    policy,
+    session: transcript.session,
+    ...(input.active === undefined ? {} : { active: input.active }),
+  };
+}
+
+function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+}

@@ -1,0 +1,121 @@
+/**
+ * The occupancy math, in numbers and in plain words: when a session compacts, where it lands, what
+ * counts as its context, and what a cycle costs compared with waiting for the provider's own
+ * auto-compaction near the end of the window.
+ */
+import type { ContextBasis, ExplainCommandResult, ResolvedPolicy } from '../../schemas/generated/types.js';
+import { QUOTA_PRESSURE_FACTOR } from './quota.js';
+import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
+
+/** Native auto-compaction fires near the end of the window and lands around this many tokens. */
+export const NATIVE_TRIGGER_FRACTION = 0.9;
+export const NATIVE_FLOOR_TOKENS = 60_000;
+export const DEFAULT_EXPLAIN_WINDOW_TOKENS = 1_000_000;
+
+const CONTEXT_COUNTS: Record<BuiltinProvider, string> = {
+  claude_code:
+    'the newest assistant turn on the live branch: input + cache_read + cache_creation + output tokens as Claude Code recorded them; abandoned branches never count',
+  codex: "the newest token_count report: the last turn's input (cached input is already inside it) + output tokens; a compacted record resets it until the next report",
+  devin: "the newest live assistant node's input + output tokens",
+};
+
+export interface ExplainInput {
+  provider: BuiltinProvider | null;
+  policy: ResolvedPolicy;
+  context_tokens: number | null;
+  window_tokens?: number;
+}
+
+const n = (value: number) => Math.round(value).toLocaleString('en-US');
+
+export function explain(input: ExplainInput): ExplainCommandResult {
+  const { policy } = input;
+  const trigger = policy.effective_trigger_tokens;
+  const floor = policy.floor_tokens;
+  const window = input.window_tokens ?? DEFAULT_EXPLAIN_WINDOW_TOKENS;
+  const nativeTrigger = Math.round(window * NATIVE_TRIGGER_FRACTION);
+  const nativeFloor = Math.min(NATIVE_FLOOR_TOKENS, Math.floor(nativeTrigger / 2));
+  const average = Math.round((trigger + floor) / 2);
+  const nativeAverage = Math.round((nativeTrigger + nativeFloor) / 2);
+  const ratio = Math.round((nativeAverage / Math.max(1, average)) * 100) / 100;
+  const cycle = {
+    reclaimed_per_cycle_tokens: Math.max(0, trigger - floor),
+    average_context_tokens: average,
+    compaction_input_tokens: trigger,
+    window_tokens: window,
+    native_trigger_tokens: nativeTrigger,
+    native_floor_tokens: nativeFloor,
+    native_average_context_tokens: nativeAverage,
+    fewer_tokens_ratio: ratio,
+  };
+  const providers = input.provider ? [input.provider] : [...BUILTIN_PROVIDERS];
+  const contextBasis: ContextBasis[] = providers.map((p) => ({ provider: p, counts: CONTEXT_COUNTS[p], native_control: PROVIDER_CONTROLS[p] }));
+
+  const assessment =
+    input.context_tokens === null
+      ? null
+      : {
+          context_tokens: input.context_tokens,
+          over_trigger: input.context_tokens >= trigger,
+          tokens_until_trigger: Math.max(0, trigger - input.context_tokens),
+          reclaimable_to_floor_tokens: Math.max(0, input.context_tokens - floor),
+          worth_a_cycle: input.context_tokens >= trigger && input.context_tokens - floor >= policy.min_savings_tokens,
+        };
+
+  const lines: string[] = [];
+  const factor = QUOTA_PRESSURE_FACTOR[policy.quota_pressure].toFixed(2).replace(/0$/, '');
+  lines.push(
+    `Policy: strategy ${policy.strategy}; compact when the context reaches ${n(trigger)} tokens ` +
+      `(trigger ${n(policy.trigger_tokens)} ×${factor} for ${policy.quota_pressure} quota pressure) and aim for ${n(floor)} afterwards (the floor).`,
+  );
+  lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
+  if (policy.adaptive) {
+    lines.push(
+      'Adaptive is on: per session the trigger is capped at a quarter of the model window, backed off after low-yield compactions and tightened when over half the context is elidable tool output (see gobstopper tune).',
+    );
+  }
+  lines.push('What counts as context:');
+  for (const basis of contextBasis) lines.push(`  ${basis.provider}: ${basis.counts}.`);
+  lines.push('  Without reported usage, gobstopper estimates 4 bytes a token over the records still in context.');
+  lines.push(
+    `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(cycle.reclaimed_per_cycle_tokens)}; ` +
+      `an average turn carries about ${n(average)} tokens.`,
+  );
+  lines.push(
+    `Waiting for native auto-compaction near 90% of a ${n(window)}-token window (about ${n(nativeTrigger)} → ${n(nativeFloor)}) ` +
+      `averages about ${n(nativeAverage)} tokens a turn: ${ratio}× what this policy carries.`,
+  );
+  lines.push(
+    `What a cycle costs: the provider's own compaction (${[...new Set(contextBasis.map((b) => b.native_control))].join(', ')}) is one extra model call that reads the whole context ` +
+      `(about ${n(trigger)} input tokens) and writes a summary. A transcript compaction calls no model, but the next turn re-reads everything from the first changed record without the prompt cache; ` +
+      'strategies that keep a long unchanged prefix keep more of it cached.',
+  );
+  if (assessment) {
+    const ctx = n(assessment.context_tokens);
+    if (!assessment.over_trigger) {
+      lines.push(`At ${ctx} tokens the session is ${n(assessment.tokens_until_trigger)} tokens below the trigger: nothing to do yet.`);
+    } else {
+      const live = input.provider ? `the provider's own compaction (${PROVIDER_CONTROLS[input.provider]})` : "the provider's own compaction";
+      lines.push(
+        `At ${ctx} tokens the session is over the trigger: a live session calls for ${live}; an idle one for a transcript compaction toward ${n(floor)}, ` +
+          `reclaiming up to about ${n(assessment.reclaimable_to_floor_tokens)} tokens${assessment.worth_a_cycle ? '' : ', which is under the minimum savings, so no plan'}.`,
+      );
+    }
+  }
+  return {
+    provider: input.provider,
+    policy: {
+      strategy: policy.strategy,
+      trigger_tokens: policy.trigger_tokens,
+      floor_tokens: floor,
+      min_savings_tokens: policy.min_savings_tokens,
+      quota_pressure: policy.quota_pressure,
+      effective_trigger_tokens: trigger,
+      adaptive: policy.adaptive,
+    },
+    assessment,
+    context_basis: contextBasis,
+    cycle,
+    lines,
+  };
+}

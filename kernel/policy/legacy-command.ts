@@ -1,0 +1,131 @@
+/**
+ * Legacy userspace presets: `command = "..."` with `trusted_legacy_command = true`. The command runs
+ * under `sh -c` in its own process group, reads one JSON object on stdin and prints `{"edits": [...]}`.
+ * Its edits then go through exactly the admission every other proposal does. The whole group is
+ * killed at the deadline or when output passes the cap, so a stuck or chatty script cannot hang or
+ * flood the host.
+ */
+import { execa } from 'execa';
+import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
+import { validateEdit } from '../../schemas/generated/validators.js';
+import { GobstopperError } from '../errors.js';
+
+export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
+export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export interface LegacyCommandInput {
+  session_id: string;
+  provider: string;
+  items: readonly TranscriptItem[];
+  usage: UsageSample;
+}
+
+export interface LegacyCommandRequest {
+  command: string;
+  /** The config table that set the command, e.g. [presets.custom-script]; named in every error. */
+  table: string;
+  input: LegacyCommandInput;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export type LegacyCommandRunner = (request: LegacyCommandRequest) => Promise<Edit[]>;
+
+const failed = (table: string, what: string, details?: Record<string, unknown>) =>
+  new GobstopperError('legacy_command_failed', `legacy command from ${table} ${what}`, { details: { table, ...details } });
+
+export const runLegacyCommand: LegacyCommandRunner = async (request) => {
+  const timeoutMs = request.timeoutMs ?? LEGACY_COMMAND_TIMEOUT_MS;
+  const maxOutputBytes = request.maxOutputBytes ?? LEGACY_COMMAND_MAX_OUTPUT_BYTES;
+  const subprocess = execa('sh', ['-c', request.command], {
+    input: JSON.stringify(request.input),
+    detached: true,
+    cleanup: true,
+    buffer: false,
+    reject: false,
+    stdout: 'pipe',
+    // The script's own diagnostics may quote what it read; they reach the terminal only when debugging.
+    stderr: process.env.GOBSTOPPER_DEBUG ? 'inherit' : 'ignore',
+    ...(request.cwd ? { cwd: request.cwd } : {}),
+    ...(request.env ? { env: request.env, extendEnv: false } : {}),
+  });
+
+  let stopped: 'timeout' | 'overflow' | null = null;
+  const killGroup = () => {
+    if (subprocess.pid === undefined) return;
+    try {
+      process.kill(-subprocess.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const chunks: Buffer[] = [];
+  let outputBytes = 0;
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    if (stopped) return;
+    outputBytes += chunk.length;
+    if (outputBytes > maxOutputBytes) {
+      stopped = 'overflow';
+      killGroup();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  const deadline = setTimeout(() => {
+    stopped ??= 'timeout';
+    killGroup();
+  }, timeoutMs);
+
+  let result;
+  try {
+    result = await subprocess;
+  } finally {
+    clearTimeout(deadline);
+    // Anything the script left running in the background goes with it.
+    killGroup();
+  }
+
+  if (stopped === 'timeout') throw failed(request.table, `did not finish within ${formatMs(timeoutMs)} and was stopped`, { timeout_ms: timeoutMs });
+  if (stopped === 'overflow') throw failed(request.table, `printed more than ${maxOutputBytes} bytes and was stopped`, { max_output_bytes: maxOutputBytes });
+  if (result.exitCode === undefined && result.signal === undefined && result.failed) {
+    throw failed(request.table, `could not be started (${(result as { code?: string }).code ?? 'spawn error'})`);
+  }
+  if (result.signal) throw failed(request.table, `was killed by ${result.signal}`);
+  if (result.exitCode !== 0) throw failed(request.table, `exited with status ${result.exitCode}`, { exit_code: result.exitCode });
+  return parseLegacyOutput(Buffer.concat(chunks), request.table);
+};
+
+/** Exactly one JSON object with an `edits` array of schema-valid edits. Other top-level keys are ignored. */
+export function parseLegacyOutput(output: Buffer, table: string): Edit[] {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(output);
+  } catch {
+    throw failed(table, 'printed output that is not UTF-8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The parser's message would quote the output, which may hold transcript-derived text.
+    throw failed(table, `did not print valid JSON (${output.length} bytes)`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !Array.isArray((parsed as { edits?: unknown }).edits)) {
+    throw failed(table, 'must print one JSON object of the form {"edits": [...]}');
+  }
+  const edits = (parsed as { edits: unknown[] }).edits;
+  edits.forEach((edit, index) => {
+    if (!validateEdit(edit)) {
+      const op = edit && typeof edit === 'object' ? (edit as { op?: unknown }).op : undefined;
+      const opText = typeof op === 'string' && /^[a-z_]{1,32}$/.test(op) ? ` (op '${op}')` : '';
+      throw failed(table, `printed edit ${index}${opText}, which is not a valid elide, inject_digest, provider_compact or cache_edit edit`, { edit_index: index });
+    }
+  });
+  return edits as Edit[];
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

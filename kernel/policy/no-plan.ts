@@ -1,0 +1,31 @@
+/**
+ * The "nothing to do" answer, exactly in the shape integrators already parse. Projections are filled in
+ * only when a proposal was made and turned down.
+ */
+import type { NoPlanReasonCode, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
+
+export const NO_PLAN_REASONS: readonly NoPlanReasonCode[] = [
+  'below_trigger',
+  'strategy_returned_no_plan',
+  'empty_external_edits',
+  'minimum_savings_not_met',
+  'external_nonreducing_plan',
+];
+
+export function noPlan(
+  reason: NoPlanReasonCode,
+  policy: Pick<ResolvedPolicy, 'effective_trigger_tokens' | 'floor_tokens' | 'min_savings_tokens'>,
+  contextTokensBefore: number,
+  projectedAfter: number | null = null,
+): PlanCommandNoPlan {
+  return {
+    status: 'no_plan',
+    reason_code: reason,
+    context_tokens_before: contextTokensBefore,
+    effective_trigger_tokens: policy.effective_trigger_tokens,
+    target_context_tokens: policy.floor_tokens,
+    min_savings_tokens: policy.min_savings_tokens,
+    projected_context_tokens_after: projectedAfter,
+    projected_savings_tokens: projectedAfter === null ? null : Math.max(0, contextTokensBefore - projectedAfter),
+  };
+}

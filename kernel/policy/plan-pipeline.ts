@@ -1,0 +1,93 @@
+/**
+ * The plan pipeline: from a parsed transcript and the layered policy to a validated plan or a no-plan
+ * decision. It owns no I/O of its own; the strategy runner (the plugin host) and, for legacy presets,
+ * the command runner are passed in, so watch, MCP and the CLI all reach the same decision.
+ *
+ *   bounds → adaptive (when enabled) → context before → below trigger? → propose → admit
+ */
+import type {
+  Edit,
+  PlanCommandNoPlan,
+  PlanCommandPlan,
+  PluginRef,
+  ProviderInfo,
+  ResolvedPolicy,
+  StrategyProposeParams,
+  StrategyProposeResult,
+  Transcript,
+} from '../../schemas/generated/types.js';
+import type { ExternalProposer } from '../config/resolve-config.js';
+import type { RecentYield } from './adaptive.js';
+import { admitProposal, type Proposal } from './admit-proposal.js';
+import { contextTokens, elidableTokens } from './context.js';
+import type { PolicyValues } from './defaults.js';
+import { effectivePolicy } from './effective-policy.js';
+import { runLegacyCommand as defaultLegacyRunner, type LegacyCommandRunner } from './legacy-command.js';
+import { noPlan } from './no-plan.js';
+
+export interface StrategyRunOptions {
+  /** A pinned bundle from the config's `plugin` key, to be loaded instead of the installed strategy. */
+  plugin?: PluginRef;
+}
+
+export type StrategyRunner = (strategyId: string, params: StrategyProposeParams, options?: StrategyRunOptions) => Promise<StrategyProposeResult>;
+
+export interface PlanPipelineInput {
+  transcript: Transcript;
+  /** The layered configuration: policy values and any configured userspace proposer. */
+  config: { values: PolicyValues; external: ExternalProposer | null };
+  /** Updated within the last 180 s; strategies route live sessions to the provider's own compaction. */
+  active: boolean;
+  /** Past applied compactions of this session, newest first (read from the events log by the caller). */
+  recentYields?: readonly RecentYield[];
+  runStrategy: StrategyRunner;
+  runLegacyCommand?: LegacyCommandRunner;
+  provider?: ProviderInfo | null;
+}
+
+export type PlanOutcome = PlanCommandPlan | PlanCommandNoPlan;
+
+export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome> {
+  const { transcript, config } = input;
+  const before = contextTokens(transcript);
+  const policy = effectivePolicy(config.values, {
+    model_context_window: transcript.usage.model_context_window ?? null,
+    context_tokens: before,
+    elidable_tokens: elidableTokens(transcript.items),
+    recent: [...(input.recentYields ?? [])],
+  });
+  if (before < policy.effective_trigger_tokens) return noPlan('below_trigger', policy, before);
+
+  const proposal = await propose(input, policy, before);
+  return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
+}
+
+async function propose(input: PlanPipelineInput, policy: ResolvedPolicy, before: number): Promise<Proposal> {
+  const { transcript, config } = input;
+  const external = config.external;
+  if (external?.kind === 'legacy_command') {
+    const run = input.runLegacyCommand ?? defaultLegacyRunner;
+    const edits: Edit[] = await run({
+      command: external.command,
+      table: external.table,
+      input: { session_id: transcript.session.session_id, provider: transcript.session.provider, items: transcript.items, usage: transcript.usage },
+    });
+    return { edits, rationale: '', strategy: policy.strategy, source: 'legacy_command' };
+  }
+  const params: StrategyProposeParams = {
+    strategy_id: policy.strategy,
+    session: transcript.session,
+    items: transcript.items,
+    usage: transcript.usage,
+    policy,
+    context_tokens: before,
+    active: input.active,
+    ...(input.provider === undefined ? {} : { provider: input.provider }),
+  };
+  if (external?.kind === 'plugin') {
+    const result = await input.runStrategy(policy.strategy, params, { plugin: { manifest: external.manifest, trusted_sha256: external.trusted_sha256 } });
+    return { edits: result.edits, rationale: result.rationale, strategy: policy.strategy, source: 'plugin' };
+  }
+  const result = await input.runStrategy(policy.strategy, params);
+  return { edits: result.edits, rationale: result.rationale, strategy: result.strategy ?? policy.strategy, source: 'strategy' };
+}

@@ -1,0 +1,82 @@
+/**
+ * What adaptive mode would make of one session, and why, in plain sentences. The numbers come from the
+ * caller (the session's usage, its elidable share, past yields); this module reads nothing.
+ */
+import type { TuneCommandResult } from '../../schemas/generated/types.js';
+import { adaptWithSteps, RECENT_YIELD_LOOKBACK, type AdaptiveStep, type RecentYield } from './adaptive.js';
+import { assertPolicyBounds } from './bounds.js';
+import type { PolicyValues } from './defaults.js';
+import { effectiveTrigger } from './quota.js';
+
+export interface TuneInput {
+  provider: string;
+  session_id: string;
+  context_tokens: number;
+  elidable_tokens: number | null;
+  model_context_window: number | null;
+  /** Newest first. */
+  recent: readonly RecentYield[];
+  policy: PolicyValues;
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+export function tune(input: TuneInput): TuneCommandResult {
+  assertPolicyBounds(input.policy);
+  const configured = { trigger_tokens: input.policy.trigger_tokens, floor_tokens: input.policy.floor_tokens };
+  const sample = {
+    model_context_window: input.model_context_window,
+    context_tokens: input.context_tokens,
+    elidable_tokens: input.elidable_tokens,
+    recent: [...input.recent],
+  };
+  const result = adaptWithSteps(configured, sample);
+  const adjusted = { trigger_tokens: result.trigger_tokens, floor_tokens: result.floor_tokens };
+  const explanation = result.steps.map((s) => explainStep(s, input));
+  if (explanation.length === 0) explanation.push(nothingToAdjust(input));
+  if (!input.policy.adaptive) explanation.push('adaptive is off for this session, so plans use the configured trigger and floor');
+  const changed = adjusted.trigger_tokens !== configured.trigger_tokens || adjusted.floor_tokens !== configured.floor_tokens;
+  return {
+    provider: input.provider,
+    session_id: input.session_id,
+    adaptive_enabled: input.policy.adaptive,
+    model_context_window: input.model_context_window,
+    context_tokens: input.context_tokens,
+    elidable_tokens: input.elidable_tokens,
+    recent_applied: Math.min(input.recent.length, RECENT_YIELD_LOOKBACK),
+    configured,
+    adjusted,
+    effective_trigger_tokens: effectiveTrigger(adjusted.trigger_tokens, input.policy.quota_pressure),
+    reasons: result.reasons,
+    explanation,
+    suggested_toml: changed ? suggestedToml(input, adjusted.trigger_tokens, adjusted.floor_tokens) : null,
+  };
+}
+
+function explainStep(step: AdaptiveStep, input: TuneInput): string {
+  const trigger = `trigger ${n(step.trigger_before)} → ${n(step.trigger_after)}`;
+  const floor = `floor ${n(step.floor_before)} → ${n(step.floor_after)}`;
+  switch (step.reason) {
+    case 'trigger_capped_to_window_fraction':
+      return `the model's window is ${n(input.model_context_window ?? 0)} tokens; the trigger is capped at a quarter of it (never below 10,000): ${trigger}`;
+    case 'trigger_raised_low_yield':
+      return `recent compactions each reclaimed under 10% of their context, so compacting this often is not worth a cycle; the trigger backs off ×1.5, at most twice the configured ${n(input.policy.trigger_tokens)}: ${trigger}`;
+    case 'trigger_lowered_high_elidable':
+      return `${n(input.elidable_tokens ?? 0)} of ${n(input.context_tokens)} context tokens are elidable tool output (over half), so compacting earlier is cheap; the trigger tightens ×0.8: ${trigger}`;
+    case 'floor_capped_to_trigger_half':
+      return `the floor may be at most half the trigger (and at least 1,000): ${floor}`;
+    case null:
+      return `trigger and floor are kept consistent (trigger at least 10,000 and twice the floor, floor at least 1,000): ${trigger}, ${floor}`;
+  }
+}
+
+function nothingToAdjust(input: TuneInput): string {
+  const window = input.model_context_window ? `the trigger is within a quarter of the ${n(input.model_context_window)}-token window` : 'the provider reports no context window';
+  return `nothing to adjust: ${window}, recent compactions were not all low-yield, and elidable output is not over half the context`;
+}
+
+function suggestedToml(input: TuneInput, trigger: number, floor: number): string {
+  const lines = [`[sessions.${JSON.stringify(input.session_id)}]`, `trigger_tokens = ${trigger}`, `floor_tokens = ${floor}`];
+  if (!input.policy.adaptive) lines.push('# or let gobstopper derive these per session: adaptive = true under [policy]');
+  return lines.join('\n');
+}

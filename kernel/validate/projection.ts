@@ -1,0 +1,70 @@
+/**
+ * The host's own projection of a plan: what the context will be after it, and how much of the prompt
+ * cache prefix it keeps. A strategy's numbers are advice; these are the ones gates and reports use.
+ */
+import type { Edit, TranscriptItem } from '../../schemas/generated/types.js';
+import { digestOverheadTokens } from '../../sdk/state-card.js';
+import { elisionSavings } from '../../sdk/tokens.js';
+import { planRejected } from './plan-errors.js';
+
+export interface ProjectionInput {
+  items: readonly TranscriptItem[];
+  edits: readonly Edit[];
+  context_tokens_before: number;
+  floor_tokens: number;
+}
+
+/**
+ * Elisions reclaim their payload minus the stub left behind; a state card costs its text plus framing.
+ * A provider's own compaction lands wherever the provider decides, so the floor is the estimate (it
+ * never grows the context). A cache
+ * edit reclaims the tool results that carry the dropped ids, less the placeholder the API leaves.
+ */
+export function projectContextAfter(input: ProjectionInput): number {
+  const { items, edits, context_tokens_before: before } = input;
+  if (edits.some((e) => e.op === 'provider_compact')) return Math.min(input.floor_tokens, before);
+  let reclaimed = 0;
+  let added = 0;
+  const elided = elidedLineSet(edits);
+  if (elided.size > 0) for (const item of items) if (elided.has(item.line_index)) reclaimed += elisionSavings(item);
+  for (const edit of edits) {
+    if (edit.op === 'inject_digest') added += digestOverheadTokens(edit.digest);
+    if (edit.op === 'cache_edit') for (const item of cacheEditTargets(items, edit.tool_use_ids)) reclaimed += elisionSavings(item);
+  }
+  return Math.max(0, before - reclaimed) + added;
+}
+
+/**
+ * Estimated tokens before the first record the plan changes: the part of the prompt a provider can keep
+ * serving from its cache.
+ */
+export function prefixTokens(items: readonly TranscriptItem[], edits: readonly Edit[], contextTokensBefore: number): number {
+  const elided = elidedLineSet(edits);
+  let firstChanged = Infinity;
+  for (const line of elided) firstChanged = Math.min(firstChanged, line);
+  if (elided.size === 0) {
+    if (edits.some((e) => e.op === 'provider_compact')) return contextTokensBefore;
+    const cacheEdit = edits.find((e) => e.op === 'cache_edit');
+    if (cacheEdit) for (const item of cacheEditTargets(items, cacheEdit.tool_use_ids)) firstChanged = Math.min(firstChanged, item.line_index);
+  }
+  let total = 0;
+  for (const item of items) if (item.line_index < firstChanged) total += item.est_tokens;
+  return total;
+}
+
+/** A plan that leaves the context as large as it was, or larger, is refused. */
+export function assertNoGrowth(before: number, after: number): void {
+  if (after >= before) throw planRejected('plan_grows_context', { context_tokens_before: before, context_tokens_after: after });
+}
+
+function elidedLineSet(edits: readonly Edit[]): Set<number> {
+  const lines = new Set<number>();
+  for (const edit of edits) if (edit.op === 'elide') for (const line of edit.line_indexes) lines.add(line);
+  return lines;
+}
+
+/** Tool results named by a cache edit, each counted once however many of its ids are dropped. */
+function cacheEditTargets(items: readonly TranscriptItem[], ids: readonly string[]): TranscriptItem[] {
+  const wanted = new Set(ids);
+  return items.filter((item) => item.kind === 'tool_result' && (item.tool_use_ids ?? []).some((id) => wanted.has(id)));
+}

@@ -1,0 +1,204 @@
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, loadFile } from '../../../kernel/config/load-config.js';
+import { userConfigPath } from '../../../kernel/config/paths.js';
+import { findProjectConfig } from '../../../kernel/config/project-search.js';
+import { makeConfigDir } from './config-fixtures.js';
+
+const dir = makeConfigDir();
+afterAll(() => dir.cleanup());
+let counter = 0;
+
+function loadText(text: string | Buffer, scope: 'user' | 'project' = 'user') {
+  const path = dir.write(`case-${counter++}/config.toml`, text);
+  return loadFile(scope, path);
+}
+
+function errorOf(text: string | Buffer, scope: 'user' | 'project' = 'user'): { code: string; message: string } {
+  try {
+    loadText(text, scope);
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('config file: bad input gets one clear line', () => {
+  it.each([
+    ['not TOML', '[policy]\ntrigger_tokens = = 1\n', /is not valid TOML: .* at line 2, column \d+$/],
+    ['a duplicate key', '[policy]\nadaptive = true\nadaptive = false\n', /is not valid TOML: .* at line 3, column \d+$/],
+    ['an unknown key in a provider table', '[provider.codex]\ntrigger = 100000\n', /: unknown key 'trigger' in \[provider\.codex\]$/],
+    ['an unknown key in [policy]', '[policy]\nfloor = 1\n', /: unknown key 'floor' in \[policy\]$/],
+    ['an unknown top-level key', 'trigger_tokens = 1\n', /: unknown key 'trigger_tokens' at the top level \(expected \[policy\]/],
+    ['an unknown table', '[rollout]\ncodex = 50\n', /: unknown key 'rollout' at the top level/],
+    ['an unknown provider', '[provider.gemini]\ntrigger_tokens = 1\n', /: unknown key 'gemini' in \[provider\]: providers are claude_code, codex and devin$/],
+    ['an unknown key in a session table', '[sessions."abc.def"]\nstrat = "elide"\n', /: unknown key 'strat' in \[sessions\."abc\.def"\]$/],
+    ['cosmiconfig imports', '"$import" = "/etc/passwd"\n', /: unknown key '\$import' at the top level/],
+    ['a string for a number', '[policy]\ntrigger_tokens = "lots"\n', /: wrong type for 'trigger_tokens' in \[policy\]: expected a whole number, got a string "lots"$/],
+    ['a float for a whole number', '[presets.x]\nfloor_tokens = 1.5\n', /: wrong type for 'floor_tokens' in \[presets\.x\]: expected a whole number, got the float 1\.5$/],
+    ['a number for a boolean', '[policy]\nadaptive = 1\n', /: wrong type for 'adaptive' in \[policy\]: expected true or false, got the integer 1$/],
+    ['a value for a table', 'policy = 3\n', /: wrong type for 'policy' at the top level: expected a table, got the integer 3$/],
+    ['a NaN threshold', '[presets.r]\nkeep_score_threshold = nan\n', /: keep_score_threshold must be a finite value between 0 and 1 in \[presets\.r\] \(got nan\)$/],
+    ['an infinite threshold', '[policy]\nkeep_score_threshold = inf\n', /keep_score_threshold must be a finite value between 0 and 1 in \[policy\] \(got inf\)$/],
+    ['a negative count', '[policy]\ntrigger_tokens = -5\n', /: 'trigger_tokens' in \[policy\] must be at least 0 \(got the integer -5\)$/],
+    ['an unknown quota pressure', '[policy]\nquota_pressure = "extreme"\n', /: 'quota_pressure' in \[policy\] must be one of low, normal, high \(got a string "extreme"\)$/],
+    ['a strategy id with a space', '[policy]\nstrategy = "my strategy"\n', /: 'strategy' in \[policy\] must be an id of 1-128 letters/],
+    ['a preset name with a space', '[presets."deep work"]\nstrategy = "elide"\n', /: invalid preset name "deep work" in \[presets\]/],
+    ['an empty session id', '[sessions.""]\nstrategy = "elide"\n', /: invalid session id "" in \[sessions\]/],
+    ['a plugin without its pin', '[policy]\nplugin = { manifest = "/opt/p/gobstopper-plugin.json" }\n', /: missing key 'trusted_sha256' in \[policy\.plugin\]$/],
+    ['a plugin with a bad pin', `[policy]\nplugin = { manifest = "/opt/p/gobstopper-plugin.json", trusted_sha256 = "${'A'.repeat(64)}" }\n`, /'trusted_sha256' in \[policy\.plugin\] must be 64 lowercase hex digits$/],
+    ['a plugin with a relative manifest', `[policy]\nplugin = { manifest = "p/gobstopper-plugin.json", trusted_sha256 = "${'a'.repeat(64)}" }\n`, /: 'manifest' in \[policy\.plugin\] must be an absolute path$/],
+    ['an unknown key in a plugin table', `[policy]\nplugin = { manifest = "/p.json", trusted_sha256 = "${'a'.repeat(64)}", args = [] }\n`, /: unknown key 'args' in \[policy\.plugin\]$/],
+    [
+      'both command and plugin in one table',
+      `[presets.both]\ncommand = "x"\ntrusted_legacy_command = true\nplugin = { manifest = "/p.json", trusted_sha256 = "${'a'.repeat(64)}" }\n`,
+      /: \[presets\.both\] sets both 'command' and 'plugin'; a table may name one proposer$/,
+    ],
+    ['an empty command', '[policy]\ncommand = ""\n', /: 'command' in \[policy\] must not be empty$/],
+    ['a command over 4096 bytes', `[policy]\ncommand = "${'x'.repeat(4097)}"\ntrusted_legacy_command = true\n`, /: 'command' in \[policy\] is longer than 4096 bytes$/],
+    ['a negative discovery age', '[discovery]\nmax_age_secs = -1\n', /'max_age_secs' in \[discovery\] must be at least 0/],
+  ])('%s', (_name, text, pattern) => {
+    const error = errorOf(text);
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toMatch(/^config \/.*config\.toml/);
+    expect(error.message).toMatch(pattern);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('refuses code-running keys in a project file', () => {
+    for (const key of ['command = "rm -rf ~"', 'trusted_legacy_command = true', `plugin = { manifest = "/p.json", trusted_sha256 = "${'a'.repeat(64)}" }`]) {
+      const error = errorOf(`[presets.evil]\n${key}\n`, 'project');
+      expect(error.message).toMatch(/in \[presets\.evil\] is not allowed in a project file; commands and plugins are configured only in the user config$/);
+    }
+  });
+
+  it('refuses a symlink, a directory, an oversized file and bytes that are not UTF-8', () => {
+    const target = dir.write('real/config.toml', '[policy]\n');
+    const link = join(dir.root, 'link.toml');
+    symlinkSync(target, link);
+    expect(() => loadFile('user', link)).toThrow(/config .*link\.toml is a symlink/);
+    const folder = join(dir.root, 'folder.toml');
+    mkdirSync(folder);
+    expect(() => loadFile('user', folder)).toThrow(/is not a regular file/);
+    expect(errorOf(`# ${'x'.repeat(64 * 1024)}\n`).message).toMatch(/is 65539 bytes; the limit is 65536$/);
+    expect(errorOf(Buffer.from([0x5b, 0x70, 0xff, 0x5d])).message).toMatch(/is not valid UTF-8$/);
+  });
+
+  it('accepts an empty file and a file exactly at the size limit', () => {
+    expect(loadText('').data).toEqual({});
+    const padded = '[policy]\n' + '#'.repeat(64 * 1024 - 10) + '\n';
+    expect(Buffer.byteLength(padded)).toBe(64 * 1024);
+    expect(loadText(padded).loaded).toBe(true);
+  });
+
+  it('reads every documented key into plain data', () => {
+    const file = loadText(
+      [
+        '[policy]',
+        'strategy = "scored"',
+        'trigger_tokens = 250_000',
+        'floor_tokens = 40_000',
+        'min_savings_tokens = 4096',
+        'keep_recent_tool_outputs = 8',
+        'keep_score_threshold = 0.5',
+        'adaptive = true',
+        'quota_pressure = "high"',
+        'min_interval_secs = 300',
+        'apply_hold_secs = 1800',
+        'block_tokens = 0',
+        'keep_recent_turns = 3',
+        'result_max_bytes = 500',
+        'scorer = "heuristic"',
+        'strategy_params = { window = 4, labels = ["Bash"] }',
+        '[discovery]',
+        'max_age_secs = 0',
+      ].join('\n'),
+    );
+    expect(file.data.policy).toMatchObject({ strategy: 'scored', keep_score_threshold: 0.5, strategy_params: { window: 4, labels: ['Bash'] } });
+    expect(Object.getPrototypeOf(file.data.policy)).toBe(Object.prototype);
+    expect(file.data.discovery).toEqual({ max_age_secs: 0 });
+  });
+});
+
+describe('config locations', () => {
+  it('honours an absolute XDG_CONFIG_HOME and ignores a relative one', () => {
+    expect(userConfigPath({ XDG_CONFIG_HOME: '/x/cfg', HOME: '/home/u' })).toBe('/x/cfg/gobstopper/config.toml');
+    expect(userConfigPath({ XDG_CONFIG_HOME: 'rel', HOME: '/home/u' })).toBe('/home/u/.config/gobstopper/config.toml');
+    expect(userConfigPath({ HOME: '/home/u' })).toBe('/home/u/.config/gobstopper/config.toml');
+  });
+
+  it('treats a missing user file as defaults but a missing --config as an error', async () => {
+    const home = makeConfigDir();
+    try {
+      const loaded = await loadConfig({ env: { XDG_CONFIG_HOME: join(home.root, 'cfg') }, cwd: home.root, project: false });
+      expect(loaded.user).toMatchObject({ loaded: false, data: {} });
+      await expect(loadConfig({ configPath: join(home.root, 'nope.toml'), cwd: home.root })).rejects.toMatchObject({ code: 'config_not_found' });
+      const explicit = home.write('team.toml', '[policy]\ntrigger_tokens = 100000\n');
+      const fromFlag = await loadConfig({ configPath: 'team.toml', cwd: home.root, env: { XDG_CONFIG_HOME: join(home.root, 'cfg') }, project: false });
+      expect(fromFlag.user).toMatchObject({ path: explicit, loaded: true });
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe('project config search', () => {
+  it('finds the nearest project file walking up from the working directory', async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      const rc = repo.write('.gobstopperrc.toml', '[policy]\n');
+      mkdirSync(join(repo.root, 'src', 'deep'), { recursive: true });
+      expect(await findProjectConfig(join(repo.root, 'src', 'deep'))).toBe(rc);
+      const nested = repo.write('src/.config/gobstopper.toml', '[policy]\n');
+      expect(await findProjectConfig(join(repo.root, 'src', 'deep'))).toBe(nested);
+      const named = repo.write('src/deep/gobstopper.config.toml', '');
+      expect(await findProjectConfig(join(repo.root, 'src', 'deep'))).toBe(named);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('stops at the enclosing package root', async () => {
+    const outer = makeConfigDir();
+    try {
+      outer.write('.gobstopperrc.toml', '[policy]\n');
+      outer.write('pkg/package.json', '{}');
+      mkdirSync(join(outer.root, 'pkg', 'src'), { recursive: true });
+      expect(await findProjectConfig(join(outer.root, 'pkg', 'src'))).toBeNull();
+    } finally {
+      outer.cleanup();
+    }
+  });
+
+  it('never executes a cosmiconfig meta config in the working directory', async () => {
+    const repo = makeConfigDir();
+    const marker = join(repo.root, 'executed');
+    repo.write('.config/config.js', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); module.exports = {};`);
+    repo.write('.config/config.mjs', `import { writeFileSync } from 'fs'; writeFileSync(${JSON.stringify(marker)}, 'x'); export default {};`);
+    repo.write('.gobstopperrc.toml', '[policy]\ntrigger_tokens = 123456\n');
+    const previous = process.cwd();
+    process.chdir(repo.root);
+    try {
+      const loaded = await loadConfig({ env: { XDG_CONFIG_HOME: join(repo.root, 'cfg') } });
+      expect(loaded.project?.data.policy?.trigger_tokens).toBe(123456);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      process.chdir(previous);
+      repo.cleanup();
+    }
+  });
+
+  it('reads the project file under the same rules as the user file', async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      const real = repo.write('elsewhere.toml', '[policy]\n');
+      symlinkSync(real, join(repo.root, '.gobstopperrc.toml'));
+      await expect(loadConfig({ cwd: repo.root, env: { XDG_CONFIG_HOME: join(repo.root, 'cfg') } })).rejects.toThrow(/is a symlink/);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});

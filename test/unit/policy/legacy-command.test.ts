@@ -1,0 +1,139 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runLegacyCommand, type LegacyCommandRequest } from '../../../kernel/policy/legacy-command.js';
+import { planSession } from '../../../kernel/policy/plan-pipeline.js';
+import { defaultPolicy } from '../../../kernel/policy/defaults.js';
+import { estimatedUsage, item, resultLines, toolSession, transcriptOf } from './transcript-builder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gob-legacy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TABLE = '[presets.custom-script]';
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the command to fail');
+}
+
+/** A killed process whose new parent does not reap it lingers as a zombie; that is not running. */
+function isRunning(pid: number): boolean {
+  if (existsSync('/proc/self/stat')) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const input = { session_id: 'sess-1', provider: 'codex', items: [item(0, 'user', 10)], usage: estimatedUsage() };
+const request = (command: string, extra: Partial<LegacyCommandRequest> = {}): LegacyCommandRequest => ({ command, table: TABLE, input, ...extra });
+
+describe('legacy command presets', () => {
+  it('passes one JSON object on stdin and reads the edits it prints', async () => {
+    // The script answers with the line indexes of the items it was given, proving it read stdin.
+    const script = join(dir, 'echo-lines.mjs');
+    writeFileSync(
+      script,
+      `let text = ''; process.stdin.on('data', (c) => (text += c)); process.stdin.on('end', () => {
+         const req = JSON.parse(text);
+         const keys = Object.keys(req).sort().join(',');
+         process.stdout.write(JSON.stringify({ edits: [{ op: 'elide', line_indexes: req.items.map((i) => i.line_index), stub_template: keys + ':' + req.session_id }] }));
+       });`,
+    );
+    const edits = await runLegacyCommand(request(`node ${JSON.stringify(script)}`));
+    expect(edits).toEqual([{ op: 'elide', line_indexes: [0], stub_template: 'items,provider,session_id,usage:sess-1' }]);
+  });
+
+  it('accepts a command that ignores its input', async () => {
+    const big = { ...input, items: Array.from({ length: 20_000 }, (_, i) => item(i, 'tool_result', 100, { elidable_bytes: 400, label: 'Bash' })) };
+    await expect(runLegacyCommand({ command: `printf '{"edits":[]}'`, table: TABLE, input: big })).resolves.toEqual([]);
+  });
+
+  it('stops a command at the deadline, with its whole process group', async () => {
+    const pidFile = join(dir, 'background.pid');
+    const started = Date.now();
+    await expect(runLegacyCommand(request(`sleep 30 & echo $! > ${JSON.stringify(pidFile)}; wait`, { timeoutMs: 400 }))).rejects.toMatchObject({
+      code: 'legacy_command_failed',
+      message: `legacy command from ${TABLE} did not finish within 400 ms and was stopped`,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const backgroundPid = Number(readFileSync(pidFile, 'utf8').trim());
+    await new Promise((r) => setTimeout(r, 100));
+    expect(isRunning(backgroundPid)).toBe(false);
+  });
+
+  it('stops a command that prints more than the cap', async () => {
+    await expect(runLegacyCommand(request('yes', { maxOutputBytes: 1000 }))).rejects.toMatchObject({
+      message: `legacy command from ${TABLE} printed more than 1000 bytes and was stopped`,
+    });
+  });
+
+  it('reports a non-zero exit', async () => {
+    await expect(runLegacyCommand(request('cat >/dev/null; exit 3'))).rejects.toMatchObject({ message: `legacy command from ${TABLE} exited with status 3` });
+  });
+
+  it('reports output that is not JSON without quoting it', async () => {
+    const error = await failure(runLegacyCommand(request('echo secret-transcript-words')));
+    expect(error.message).toBe(`legacy command from ${TABLE} did not print valid JSON (24 bytes)`);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it.each([
+    ['an array', `echo '[]'`, 'must print one JSON object of the form {"edits": [...]}'],
+    ['an object without edits', `echo '{"plan":[]}'`, 'must print one JSON object of the form {"edits": [...]}'],
+    ['an unknown edit', `echo '{"edits":[{"op":"rewrite","line_indexes":[1]}]}'`, "printed edit 0 (op 'rewrite'), which is not a valid"],
+    ['an edit with an extra field', `echo '{"edits":[{"op":"elide","line_indexes":[1],"stub_template":"x","why":"y"}]}'`, 'printed edit 0'],
+  ])('rejects %s', async (_name, command, fragment) => {
+    const error = await failure(runLegacyCommand(request(command)));
+    expect(error.message).toContain(`legacy command from ${TABLE} `);
+    expect(error.message).toContain(fragment);
+  });
+
+  it('puts its edits through the same validation as any strategy', async () => {
+    const items = toolSession(20, 4000);
+    const newest = resultLines(items).at(-1);
+    const outcome = planSession({
+      transcript: transcriptOf(items),
+      config: {
+        values: { ...defaultPolicy(), trigger_tokens: 10_000, floor_tokens: 1_000 },
+        external: { kind: 'legacy_command', command: `cat >/dev/null; echo '{"edits":[{"op":"elide","line_indexes":[${newest}],"stub_template":"x"}]}'`, table: TABLE },
+      },
+      active: false,
+      runStrategy: async () => {
+        throw new Error('a legacy preset must not reach the strategy runner');
+      },
+    });
+    await expect(outcome).rejects.toMatchObject({ code: 'protected_or_non_elidable' });
+  });
+
+  it('produces a preset plan end to end', async () => {
+    const items = toolSession(20, 4000);
+    const stale = resultLines(items).slice(0, 10);
+    const before = items.reduce((sum, i) => sum + i.est_tokens, 0);
+    const outcome = await planSession({
+      transcript: transcriptOf(items),
+      config: {
+        values: { ...defaultPolicy(), strategy: 'custom-script', trigger_tokens: 10_000, floor_tokens: 1_000 },
+        external: { kind: 'legacy_command', command: `cat >/dev/null; echo '{"edits":[{"op":"elide","line_indexes":${JSON.stringify(stale)},"stub_template":"[gone {bytes}]"}]}'`, table: TABLE },
+      },
+      active: false,
+      runStrategy: async () => {
+        throw new Error('unreachable');
+      },
+    });
+    expect(outcome).toMatchObject({ status: 'plan', plan: { strategy: 'preset:custom-script', context_tokens_after: before - 10 * 976 } });
+  });
+});

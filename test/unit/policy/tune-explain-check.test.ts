@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { validateExplainCommandResult, validatePolicyCheckCommandResult, validateTuneCommandResult } from '../../../schemas/generated/validators.js';
+import { defaultPolicy } from '../../../kernel/policy/defaults.js';
+import { toResolvedPolicy } from '../../../kernel/policy/effective-policy.js';
+import { explain } from '../../../kernel/policy/explain.js';
+import { policyCheck } from '../../../kernel/policy/policy-check.js';
+import { tune } from '../../../kernel/policy/tune.js';
+
+const base = { provider: 'codex', session_id: '01a08d7c', context_tokens: 120_000, elidable_tokens: 20_000, model_context_window: null, recent: [] };
+
+describe('tune', () => {
+  it('explains a window cap and the floor that follows it, with a TOML snippet', () => {
+    const result = tune({ ...base, model_context_window: 200_000, policy: defaultPolicy() });
+    expect(validateTuneCommandResult(result), JSON.stringify(validateTuneCommandResult.errors)).toBe(true);
+    expect(result).toMatchObject({
+      adaptive_enabled: false,
+      configured: { trigger_tokens: 250_000, floor_tokens: 40_000 },
+      adjusted: { trigger_tokens: 50_000, floor_tokens: 25_000 },
+      effective_trigger_tokens: 50_000,
+      reasons: ['trigger_capped_to_window_fraction', 'floor_capped_to_trigger_half'],
+      recent_applied: 0,
+    });
+    expect(result.explanation[0]).toBe("the model's window is 200,000 tokens; the trigger is capped at a quarter of it (never below 10,000): trigger 250,000 → 50,000");
+    expect(result.explanation[1]).toBe('the floor may be at most half the trigger (and at least 1,000): floor 40,000 → 25,000');
+    expect(result.explanation.at(-1)).toContain('adaptive is off');
+    expect(result.suggested_toml).toBe(
+      '[sessions."01a08d7c"]\ntrigger_tokens = 50000\nfloor_tokens = 25000\n# or let gobstopper derive these per session: adaptive = true under [policy]',
+    );
+  });
+
+  it('explains a low-yield back-off and a high-elidable tightening', () => {
+    const recent = [
+      { context_before: 260_000, est_reclaimed: 10_000 },
+      { context_before: 255_000, est_reclaimed: 12_000 },
+      { context_before: 250_000, est_reclaimed: 100_000 },
+      { context_before: 250_000, est_reclaimed: 100_000 },
+    ];
+    const result = tune({ ...base, recent: recent.slice(0, 2), elidable_tokens: 100_000, policy: { ...defaultPolicy(), adaptive: true, quota_pressure: 'high' } });
+    expect(result.adjusted.trigger_tokens).toBe(300_000);
+    expect(result.effective_trigger_tokens).toBe(210_000);
+    expect(result.reasons).toEqual(['trigger_raised_low_yield', 'trigger_lowered_high_elidable']);
+    expect(result.explanation[0]).toContain('trigger 250,000 → 375,000');
+    expect(result.explanation[1]).toContain('100,000 of 120,000 context tokens are elidable');
+    expect(result.suggested_toml).not.toContain('adaptive = true');
+    expect(tune({ ...base, recent, policy: defaultPolicy() }).recent_applied).toBe(3);
+  });
+
+  it('says so when nothing needs adjusting', () => {
+    const result = tune({ ...base, model_context_window: 1_000_000, policy: { ...defaultPolicy(), adaptive: true } });
+    expect(result.reasons).toEqual([]);
+    expect(result.adjusted).toEqual(result.configured);
+    expect(result.suggested_toml).toBeNull();
+    expect(result.explanation).toEqual([expect.stringMatching(/^nothing to adjust: the trigger is within a quarter of the 1,000,000-token window/)]);
+  });
+
+  it('refuses a policy out of bounds', () => {
+    expect(() => tune({ ...base, policy: { ...defaultPolicy(), floor_tokens: 300_000 } })).toThrow(/^invalid policy bounds/);
+  });
+});
+
+describe('policy-check', () => {
+  const policy = toResolvedPolicy(defaultPolicy());
+
+  it.each([
+    ['codex', 300_000, true, 'provider_compact', 'thread/compact/start'],
+    ['claude_code', 300_000, true, 'provider_compact', '/compact'],
+    ['devin', 250_000, true, 'provider_compact', '/compact'],
+    ['codex', 300_000, false, 'transcript_compact', null],
+    ['codex', 249_999, true, 'none', null],
+    ['claude_code', 0, false, 'none', null],
+  ] as const)('%s at %i tokens (active %s) → %s', (provider, context, active, action, control) => {
+    const result = policyCheck({ provider, context_tokens: context, session_active: active, policy });
+    expect(validatePolicyCheckCommandResult(result)).toBe(true);
+    expect(result).toMatchObject({ action, control, provider, strategy: 'auto', trigger_tokens: 250_000, context_tokens: context });
+  });
+
+  it('fires earlier under high quota pressure and later under low', () => {
+    const high = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'high' });
+    expect(policyCheck({ provider: 'codex', context_tokens: 180_000, session_active: true, policy: high })).toMatchObject({
+      action: 'provider_compact',
+      trigger_tokens: 175_000,
+      configured_trigger_tokens: 250_000,
+      quota_pressure: 'high',
+    });
+    const low = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'low' });
+    expect(policyCheck({ provider: 'codex', context_tokens: 280_000, session_active: true, policy: low }).action).toBe('none');
+  });
+});
+
+describe('explain', () => {
+  it('reproduces the sawtooth comparison for the default policy', () => {
+    const result = explain({ provider: null, policy: toResolvedPolicy(defaultPolicy()), context_tokens: null });
+    expect(validateExplainCommandResult(result), JSON.stringify(validateExplainCommandResult.errors)).toBe(true);
+    expect(result.cycle).toEqual({
+      reclaimed_per_cycle_tokens: 210_000,
+      average_context_tokens: 145_000,
+      compaction_input_tokens: 250_000,
+      window_tokens: 1_000_000,
+      native_trigger_tokens: 900_000,
+      native_floor_tokens: 60_000,
+      native_average_context_tokens: 480_000,
+      fewer_tokens_ratio: 3.31,
+    });
+    expect(result.context_basis.map((b) => b.provider)).toEqual(['claude_code', 'codex', 'devin']);
+    expect(result.assessment).toBeNull();
+    expect(result.lines.join('\n')).toContain('averages about 480,000 tokens a turn: 3.31× what this policy carries');
+  });
+
+  it('an aggressive 150k/20k policy carries about 5.6× less', () => {
+    const result = explain({ provider: 'codex', policy: toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 150_000, floor_tokens: 20_000 }), context_tokens: null });
+    expect(result.cycle.fewer_tokens_ratio).toBeCloseTo(5.65, 2);
+    expect(result.context_basis).toHaveLength(1);
+  });
+
+  it('assesses a given context size', () => {
+    const policy = toResolvedPolicy(defaultPolicy());
+    expect(explain({ provider: 'codex', policy, context_tokens: 300_000 }).assessment).toEqual({
+      context_tokens: 300_000,
+      over_trigger: true,
+      tokens_until_trigger: 0,
+      reclaimable_to_floor_tokens: 260_000,
+      worth_a_cycle: true,
+    });
+    const below = explain({ provider: 'codex', policy, context_tokens: 100_000 });
+    expect(below.assessment).toMatchObject({ over_trigger: false, tokens_until_trigger: 150_000 });
+    expect(below.lines.at(-1)).toBe('At 100,000 tokens the session is 150,000 tokens below the trigger: nothing to do yet.');
+    const over = explain({ provider: 'codex', policy, context_tokens: 300_000 });
+    expect(over.lines.at(-1)).toContain("a live session calls for the provider's own compaction (thread/compact/start)");
+  });
+});
