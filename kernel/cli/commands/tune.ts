@@ -1,0 +1,43 @@
+import { Args } from '@oclif/core';
+import type { TuneCommandResult } from '../../../schemas/generated/types.js';
+import { contextTokens, elidableTokens } from '../../policy/context.js';
+import { tune } from '../../policy/tune.js';
+import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+export default class Tune extends BaseCommand<TuneCommandResult> {
+  static override summary = "Preview the adaptive trigger and floor for a session, and why.";
+  static override description = `Adaptive mode derives a session's trigger and floor from its model window (trigger at most 25% of it), from how much past compactions of this session reclaimed (low yields raise the trigger, up to twice the configured one), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it. It writes nothing.`;
+  static override examples = ['<%= config.bin %> tune 3f2a', '<%= config.bin %> tune 3f2a --json'];
+  static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
+  static override flags = { ...policyFlags, ...homeFlags };
+
+  async run(): Promise<TuneCommandResult> {
+    const { args, flags } = await this.parse(Tune);
+    const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
+      const parsed = await parseSession(rt, args.session);
+      const config = await resolveSessionConfig(rt, parsed.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
+      return tune({
+        provider: parsed.session.provider,
+        session_id: parsed.session.session_id,
+        context_tokens: contextTokens(parsed.transcript),
+        elidable_tokens: elidableTokens(parsed.transcript.items),
+        model_context_window: parsed.transcript.usage.model_context_window ?? null,
+        recent: await recentYields(rt, parsed.session),
+        policy: config.values,
+      });
+    });
+    this.say(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
+    this.say(`configured trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
+    this.say(`adaptive    trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')})`);
+    for (const line of result.explanation) this.say(`  - ${line}`);
+    if (result.suggested_toml) {
+      this.say('to pin it:');
+      this.say(result.suggested_toml);
+    }
+    return result;
+  }
+}

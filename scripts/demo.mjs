@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// The main job on the bundled demo sessions, in a throwaway home: detect, plan, apply, verify the
+// fork, history, search and read back a detail the fork elided, undo. Never touches the real homes.
+// `--keep` leaves the temporary home in place for a look around.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'run.js');
+const keep = process.argv.includes('--keep');
+const PLANTED = 'ECONNREFUSED 127.0.0.1:5433';
+const CLAUDE_ID = '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11';
+const CODEX_ID = '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77';
+
+const home = mkdtempSync(join(tmpdir(), 'gobstopper-demo-'));
+const env = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  CLAUDE_CONFIG_DIR: join(home, '.claude'),
+  CODEX_HOME: join(home, '.codex'),
+  XDG_DATA_HOME: join(home, '.local', 'share'),
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_STATE_HOME: join(home, '.local', 'state'),
+  XDG_CACHE_HOME: join(home, '.cache'),
+};
+
+const bold = (s) => (process.stdout.isTTY ? `\u001b[1m${s}\u001b[0m` : s);
+function step(title, explanation) {
+  console.log(`\n${bold(`== ${title}`)}`);
+  if (explanation) console.log(explanation);
+}
+function run(args, { json = false, show = true } = {}) {
+  if (show) console.log(`$ gobstopper ${args.join(' ')}`);
+  const out = execFileSync(process.execPath, [bin, ...args, ...(json ? ['--json'] : [])], { env, encoding: 'utf8', cwd: home });
+  if (show) process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
+  return json ? JSON.parse(out) : out;
+}
+function files(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath ?? d.path, d.name));
+}
+const sha = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+function layOut() {
+  const hourAgo = new Date(Date.now() - 3600_000);
+  cpSync(join(root, 'examples', 'sessions', 'claude'), join(env.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true });
+  cpSync(join(root, 'examples', 'sessions', 'codex'), join(env.CODEX_HOME, 'sessions'), { recursive: true });
+  // Idle sessions: a session updated within 180 s is live and gobstopper leaves it to its client.
+  for (const f of [...files(env.CLAUDE_CONFIG_DIR), ...files(env.CODEX_HOME)]) utimesSync(f, hourAgo, hourAgo);
+  mkdirSync(join(env.XDG_CONFIG_HOME, 'gobstopper'), { recursive: true });
+  writeFileSync(
+    join(env.XDG_CONFIG_HOME, 'gobstopper', 'config.toml'),
+    '# Demo policy: small sessions, so a low trigger.\n[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n',
+  );
+}
+
+try {
+  layOut();
+  const sources = [...files(env.CLAUDE_CONFIG_DIR), ...files(env.CODEX_HOME)].map((f) => [f, sha(f)]);
+  console.log(`Demo home: ${home} (a throwaway HOME; your real sessions are never read)`);
+  console.log('Policy: ~/.config/gobstopper/config.toml sets strategy "compacted", trigger 20,000 tokens, floor 8,000.');
+
+  step('1. Find the sessions', 'Context sizes come from the tails of the transcripts, as each client reported them.');
+  run(['detect']);
+
+  step('2. Preview the compaction', 'Nothing is written: the plan shows which records would be replaced by stubs and the state card.');
+  run(['plan', CLAUDE_ID.slice(0, 8)]);
+
+  step('3. Apply it', 'Snapshot the exact source bytes into the vault, render a compacted copy, verify it, publish it as a new session.');
+  console.log(`$ gobstopper apply ${CLAUDE_ID.slice(0, 8)}`);
+  const applied = run(['apply', CLAUDE_ID.slice(0, 8)], { json: true, show: false });
+  const r = applied.receipt;
+  console.log(`prepared ${r.path}`);
+  console.log(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
+  console.log(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes; resume with: ${r.resume_command}`);
+  run(['apply', CODEX_ID.slice(0, 8)]);
+
+  step('4. Verify the fork', 'The client must be able to resume it: tool calls paired, links intact.');
+  run(['verify', r.output_session_id]);
+  const forkText = readFileSync(r.path, 'utf8');
+  console.log(
+    forkText.includes(PLANTED)
+      ? `The fork still holds "${PLANTED}" (in a copy the client never sends to the model).`
+      : `"${PLANTED}" is gone from the fork: that tool output was elided. The vault still has it.`,
+  );
+
+  step('5. History of the session', 'Every archived state, newest first.');
+  run(['history', CLAUDE_ID.slice(0, 8)]);
+
+  step('6. Find the elided detail in the vault', 'search-snapshot returns record numbers and hashes, never content.');
+  const found = run(['search-snapshot', r.snapshot_manifest_sha256, '--query', PLANTED], { json: true, show: false });
+  console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256.slice(0, 12)}… --query '${PLANTED}'`);
+  for (const m of found.matches) console.log(`record ${m.record_index}: ${m.match_count} match(es), sha256 ${m.record_sha256.slice(0, 16)}…`);
+  const record = found.matches[0].record_index;
+
+  step('7. Read that record back', 'One bounded UTF-8 page of the archived record, bound to the snapshot and record hashes.');
+  const page = run(['read-snapshot', r.snapshot_manifest_sha256, '--record', String(record), '--max-bytes', '16384'], { json: true, show: false });
+  console.log(`$ gobstopper read-snapshot ${r.snapshot_manifest_sha256.slice(0, 12)}… --record ${record}`);
+  const at = page.content.indexOf(PLANTED);
+  console.log(`…${page.content.slice(Math.max(0, at - 40), at + 90)}…`);
+  console.log(`(${page.record_bytes} bytes in the record; content_trust: ${page.content_trust})`);
+
+  step('8. Recall state cards', 'Archive the fork, then search every state card in the vault.');
+  run(['snapshot', r.output_session_id]);
+  run(['recall', '--query', 'export']);
+
+  step('9. Undo', 'Restore the pre-compaction snapshot into yet another new session; nothing existing is overwritten.');
+  run(['undo', CLAUDE_ID.slice(0, 8)]);
+
+  step('10. The sources are untouched');
+  const changed = sources.filter(([f, h]) => sha(f) !== h);
+  console.log(changed.length === 0 ? `All ${sources.length} original transcripts are byte-identical.` : `CHANGED: ${changed.map(([f]) => f).join(', ')}`);
+  if (changed.length) process.exitCode = 1;
+  run(['events']);
+} catch (error) {
+  process.exitCode = 1;
+  const e = /** @type {{stderr?: string, stdout?: string, message: string}} */ (error);
+  console.error(`demo failed: ${e.stderr?.trim() || e.stdout?.trim() || e.message}`);
+} finally {
+  if (keep) console.log(`\nThe demo home is kept at ${home}`);
+  else rmSync(home, { recursive: true, force: true });
+}
