@@ -1,0 +1,165 @@
+import { existsSync, readFileSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+function snapshotOfStores(h: Home): Map<string, string> {
+  return new Map([...listFiles(h.claudeHome), ...listFiles(h.codexHome)].map((f) => [f, sha256File(f)]));
+}
+
+describe('apply publishes a verified fork and never touches the source', () => {
+  it.each([
+    ['claude_code', DEMO_CLAUDE_ID],
+    ['codex', DEMO_CODEX_ID],
+  ])('%s: fork beside the source, receipt, event, resume command', async (provider, id) => {
+    home = demoHome();
+    const before = snapshotOfStores(home);
+    const { code, json } = await runJson(['apply', id.slice(0, 8)], home.env);
+    expect(code).toBe(0);
+    expect(json.status).toBe('applied');
+    const r = json.receipt;
+    expect(r.completed).toBe(true);
+    expect(r.provider).toBe(provider);
+    expect(r.snapshot_sha256).toBe(r.source_sha256);
+    expect(r.snapshot_manifest_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.bytes_after).toBeLessThan(r.bytes_before);
+    expect(r.resume_command).toContain(r.output_session_id);
+    expect(sha256File(r.path)).toBe(r.output_sha256);
+    // The sources are byte-identical; the only new file in the stores is the fork.
+    for (const [f, h] of before) expect(sha256File(f)).toBe(h);
+    const added = [...listFiles(home.claudeHome), ...listFiles(home.codexHome)].filter((f) => !before.has(f));
+    expect(added).toEqual([r.path]);
+    const verified = await runJson(['verify', r.path], home.env);
+    expect(verified.code).toBe(0);
+    expect(verified.json.errors).toBe(0);
+    const events = await runJson(['events'], home.env);
+    expect(JSON.stringify(events.json)).toContain('transcript_compact');
+  });
+
+  it('is idempotent: the same apply returns the same fork without a second snapshot', async () => {
+    home = demoHome();
+    const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const second = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(second.code).toBe(0);
+    expect(second.json.reused).toBe(true);
+    expect(second.json.receipt.path).toBe(first.json.receipt.path);
+    const history = await runJson(['history', DEMO_CLAUDE_ID], home.env);
+    expect(JSON.stringify(history.json).match(/"sha256"/g)?.length).toBe(1);
+  });
+
+  it('the vault finds and reads back a detail the fork elided', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const sha = json.receipt.snapshot_manifest_sha256;
+    const found = await runJson(['search-snapshot', sha, '--query', DEMO_PLANTED], home.env);
+    expect(found.code).toBe(0);
+    expect(found.json.matches.length).toBeGreaterThan(0);
+    expect(JSON.stringify(found.json)).not.toContain(DEMO_PLANTED);
+    const record = found.json.matches[0].record_index;
+    const page = await runJson(['read-snapshot', sha, '--record', String(record), '--max-bytes', '16384'], home.env);
+    expect(page.json.content).toContain(DEMO_PLANTED);
+    expect(page.json.content_trust).toBe('untrusted_archived_data');
+  });
+
+  it('refuses a live session unless --allow-live', async () => {
+    home = demoHome();
+    const now = new Date();
+    utimesSync(home.claudeSession, now, now);
+    const refused = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, error: { code: 'session_live' } });
+    const forced = await runJson(['apply', DEMO_CLAUDE_ID, '--allow-live'], home.env);
+    expect(forced.code).toBe(0);
+    expect(forced.json.status).toBe('applied');
+  });
+
+  it('below the trigger is a successful no-plan, and nothing is written', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 5000000\nfloor_tokens = 8000\n');
+    const before = snapshotOfStores(home);
+    const { code, json } = await runJson(['apply', DEMO_CODEX_ID], home.env);
+    expect(code).toBe(0);
+    expect(json.status).toBe('no_plan');
+    expect(json.outcome.reason_code).toBe('below_trigger');
+    expect(snapshotOfStores(home)).toEqual(before);
+    expect(existsSync(join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl'))).toBe(false);
+  });
+
+  it('two applies of the same session at once publish one fork', async () => {
+    home = demoHome();
+    const h = home;
+    const [a, b] = await Promise.all([runJson(['apply', DEMO_CLAUDE_ID], h.env), runJson(['apply', DEMO_CLAUDE_ID], h.env)]);
+    const ok = [a, b].filter((r) => r.code === 0);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of [a, b]) if (r.code !== 0) expect(r.json.error.code).toBe('operation_running');
+    const forks = listFiles(h.claudeDir).filter((f) => !f.endsWith(`${DEMO_CLAUDE_ID}.jsonl`));
+    expect(forks).toHaveLength(1);
+  });
+
+  it('a pending operation whose target is taken by another file says repair required and overwrites nothing', async () => {
+    home = demoHome();
+    const crashed = await runJson(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_receipt' } });
+    expect(crashed.code).toBe(1);
+    expect(crashed.json.error.code).toBe('fault_injected');
+    const receipts = listFiles(join(home.dataHome, 'gobstopper', 'vault', 'operations')).filter((f) => f.endsWith('.json'));
+    expect(receipts).toHaveLength(1);
+    const target = JSON.parse(readFileSync(receipts[0]!, 'utf8')).path as string;
+    writeFileSync(target, 'someone else\n');
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(1);
+    expect(again.json.error.code).toBe('repair_required');
+    expect(readFileSync(target, 'utf8')).toBe('someone else\n');
+  });
+
+  it('a symlink at the target is refused', async () => {
+    home = demoHome();
+    await runJson(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_receipt' } });
+    const receipt = listFiles(join(home.dataHome, 'gobstopper', 'vault', 'operations')).find((f) => f.endsWith('.json'))!;
+    const target = JSON.parse(readFileSync(receipt, 'utf8')).path as string;
+    symlinkSync('/nonexistent/elsewhere', target);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(1);
+    expect(again.json.error.code).toBe('repair_required');
+  });
+});
+
+describe('apply survives a crash at every step', () => {
+  const steps = [
+    'vault.after_chunks',
+    'vault.before_index',
+    'apply.after_snapshot',
+    'staging.after_create',
+    'apply.before_render',
+    'apply.after_render',
+    'receipt.after_pending',
+    'apply.after_receipt',
+    'publish.before_link',
+    'publish.after_link',
+    'apply.after_publish',
+    'receipt.before_complete',
+  ];
+  it.each(steps)('killed at %s: source intact, no partial fork, a rerun completes the same operation', async (step) => {
+    home = demoHome();
+    const before = snapshotOfStores(home);
+    const killed = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: `${step}:kill` } });
+    expect(killed.signal).toBe('SIGKILL');
+    for (const [f, h] of before) expect(sha256File(f)).toBe(h);
+    const visible = [...listFiles(home.claudeHome), ...listFiles(home.codexHome)].filter((f) => !before.has(f));
+    expect(visible.length).toBeLessThanOrEqual(1);
+    const rerun = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(rerun.code).toBe(0);
+    const r = rerun.json.receipt;
+    expect(r.completed).toBe(true);
+    // Whatever was visible after the crash is exactly the completed fork.
+    for (const f of visible) expect(f).toBe(r.path);
+    expect(sha256File(r.path)).toBe(r.output_sha256);
+    const forks = listFiles(home.claudeDir).filter((f) => !f.endsWith(`${DEMO_CLAUDE_ID}.jsonl`));
+    expect(forks).toEqual([r.path]);
+    const verified = await runJson(['verify', r.path], home.env);
+    expect(verified.json.errors).toBe(0);
+  });
+});

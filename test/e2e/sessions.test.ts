@@ -1,0 +1,151 @@
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateDetectOutput, validatePlanCommandResult, validateVerifyOutput } from '../../schemas/generated/validators.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+describe('detect', () => {
+  it('lists both demo sessions newest first with reported context sizes', async () => {
+    home = demoHome();
+    const { code, json } = await runJson(['detect'], home.env);
+    expect(code).toBe(0);
+    expect(validateDetectOutput(json)).toBe(true);
+    const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
+    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', active: false, context_basis: 'reported', context_tokens: 58865 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 96300, model_context_window: 272000 });
+    const table = await runCli(['detect'], home.env);
+    expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+SESSION\s+STATE/);
+  });
+
+  it('--claude-home points discovery at another home', async () => {
+    home = demoHome();
+    const { json } = await runJson(['detect', '--claude-home', join(home.root, 'nowhere'), '--provider', 'claude_code'], home.env);
+    expect(json).toEqual([]);
+  });
+
+  it('an unknown provider is a usage error', async () => {
+    home = demoHome();
+    const r = await runJson(['detect', '--provider', 'nope'], home.env);
+    expect(r.code).toBe(2);
+    expect(r.json.error.code).toBe('unknown_provider');
+  });
+});
+
+describe('session selectors', () => {
+  it('a unique prefix, a full id and a path all resolve; no match and ambiguity are clear errors', async () => {
+    home = demoHome();
+    for (const sel of [DEMO_CLAUDE_ID.slice(0, 6), DEMO_CLAUDE_ID, home.claudeSession]) {
+      const r = await runJson(['verify', sel], home.env);
+      expect(r.json.session_id).toBe(DEMO_CLAUDE_ID);
+    }
+    const none = await runJson(['verify', 'ffffffff'], home.env);
+    expect(none.code).toBe(1);
+    expect(none.json.error.code).toBe('session_not_found');
+    // Two sessions sharing a prefix: a copy under another id that starts the same way.
+    const twin = join(home.claudeDir, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000.jsonl`);
+    writeFileSync(twin, readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000`));
+    const ambiguous = await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 4)], home.env);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.json.error.code).toBe('ambiguous_session');
+    expect(ambiguous.json.error.message).toContain(DEMO_CLAUDE_ID);
+  });
+
+  it('a file no provider recognises is refused', async () => {
+    home = demoHome();
+    const stray = join(home.root, 'notes.jsonl');
+    writeFileSync(stray, '{"hello":"world"}\n');
+    const r = await runJson(['verify', stray], home.env);
+    expect(r.code).toBe(1);
+    expect(r.json.error.code).toBe('unknown_provider');
+  });
+});
+
+describe('verify', () => {
+  it('exits 1 with findings on a broken transcript, 0 on a clean one', async () => {
+    home = demoHome();
+    const clean = await runJson(['verify', DEMO_CODEX_ID], home.env);
+    expect(clean.code).toBe(0);
+    expect(validateVerifyOutput(clean.json)).toBe(true);
+    // A copy under another file-name id: the client refuses a rollout whose name and meta disagree.
+    const broken = join(home.codexDir, 'rollout-2026-02-23T11-54-34-019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f78.jsonl');
+    copyFileSync(home.codexSession, broken);
+    const bad = await runCli(['verify', broken], home.env);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/file_name_id_mismatch/);
+  });
+});
+
+describe('plan', () => {
+  it('--json matches its schema with a plan and with each reachable no-plan', async () => {
+    home = demoHome();
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(plan.json.status).toBe('plan');
+    expect(validatePlanCommandResult(plan.json)).toBe(true);
+    const below = await runJson(['plan', DEMO_CLAUDE_ID, '--trigger', '9000000'], home.env);
+    expect(below.json).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger', projected_context_tokens_after: null });
+    expect(validatePlanCommandResult(below.json)).toBe(true);
+  });
+
+  it('an unknown strategy is an error, not a no-plan', async () => {
+    home = demoHome();
+    const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'no_such_strategy'], home.env);
+    expect(r.code).not.toBe(0);
+    expect(r.json.ok).toBe(false);
+  });
+
+  it('writes nothing', async () => {
+    home = demoHome();
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    await runJson(['plan', DEMO_CODEX_ID], home.env);
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+  });
+});
+
+describe('fork and undo', () => {
+  it('fork copies the session under a new id beside it; only id fields differ', async () => {
+    home = demoHome();
+    const { code, json } = await runJson(['fork', DEMO_CODEX_ID], home.env);
+    expect(code).toBe(0);
+    const r = json.receipt;
+    expect(r.kind).toBe('fork');
+    const src = readFileSync(home.codexSession, 'utf8');
+    const out = readFileSync(r.path, 'utf8');
+    expect(out).toBe(src.replaceAll(DEMO_CODEX_ID, r.output_session_id));
+    expect(r.path).toContain(r.output_session_id);
+  });
+
+  it('undo restores the pre-compaction bytes into a new fork', async () => {
+    home = demoHome();
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const undone = await runJson(['undo', applied.json.receipt.output_session_id], home.env);
+    expect(undone.code).toBe(0);
+    const restored = readFileSync(undone.json.receipt.path, 'utf8');
+    expect(restored).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
+    const bySha = await runJson(['undo', applied.json.receipt.snapshot_manifest_sha256], home.env);
+    expect(bySha.code).toBe(0);
+    expect(bySha.json.receipt.path).not.toBe(undone.json.receipt.path);
+  });
+
+  it('undo of something never archived, a bad sha, or an unknown snapshot is a clear error', async () => {
+    home = demoHome();
+    await runJson(['snapshot', DEMO_CODEX_ID], home.env);
+    const unknown = await runJson(['undo', 'a'.repeat(64)], home.env);
+    expect(unknown.code).toBe(1);
+    const nothing = await runJson(['undo', 'zz-not-a-session'], home.env);
+    expect(nothing.code).not.toBe(0);
+    expect(nothing.json.ok).toBe(false);
+  });
+
+  it('snapshot archives the exact bytes; a second snapshot adds no chunk bytes', async () => {
+    home = demoHome();
+    const first = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    expect(first.json.entry.source_sha256).toBe(sha256File(home.claudeSession));
+    const second = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    expect(second.json.new_chunk_bytes).toBe(0);
+  });
+});

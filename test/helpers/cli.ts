@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+export const binPath = join(root, 'bin', 'run.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would, with exactly the given environment (plus PATH). */
+export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string> } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], {
+      cwd: options.cwd ?? env.HOME,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, ...options.extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Runs with --json and parses stdout (errors are one JSON object too). */
+export async function runJson<T = any>(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string> } = {}): Promise<{ code: number | null; json: T; stderr: string }> {
+  const r = await runCli([...args, '--json'], env, options);
+  let json: T;
+  try {
+    json = JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}, signal ${r.signal}): ${r.stdout.slice(0, 400)} / ${r.stderr.slice(0, 400)}`);
+  }
+  return { code: r.code, json, stderr: r.stderr };
+}
