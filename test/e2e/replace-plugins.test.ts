@@ -1,0 +1,50 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+const root = join(import.meta.dirname, '..', '..');
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+function setConfig(h: Home, body: string): void {
+  writeFileSync(join(h.configHome, 'gobstopper', 'config.toml'), body);
+}
+
+describe('built-ins are replaceable bundles', () => {
+  it('an installed Python elide shadows the built-in and yields the same plan', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
+    const builtin = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
+    expect(builtin.json.status).toBe('plan');
+    const added = await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'elide-python')], home.env);
+    expect(added.code).toBe(0);
+    const list = await runJson(['plugin', 'list'], home.env);
+    expect(JSON.stringify(list.json)).toContain('elide-python');
+    const replaced = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
+    expect(replaced.json.plan.edits).toEqual(builtin.json.plan.edits);
+    expect(replaced.json.plan.context_tokens_after).toBe(builtin.json.plan.context_tokens_after);
+    // Applying through the replacement goes through the same validation and publication.
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
+    expect(applied.json.status).toBe('applied');
+  });
+
+  it('a scorer bundle in Python, selected by configuration, changes what scored elides', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 50000\nfloor_tokens = 45000\nstrategy = "scored"\n');
+    const heuristic = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(heuristic.json.plan.rationale).toContain('heuristic');
+    await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'scorer-recency-python')], home.env);
+    setConfig(home, '[policy]\ntrigger_tokens = 50000\nfloor_tokens = 45000\nstrategy = "scored"\nscorer = "recency"\n');
+    const recency = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(recency.json.plan.rationale).toContain('recency');
+    expect(recency.json.plan.edits).not.toEqual(heuristic.json.plan.edits);
+  });
+
+  it('naming a scorer nobody provides is an error, not a silent fallback', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "nobody"\n');
+    const r = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(r.code).not.toBe(0);
+    expect(r.json.ok).toBe(false);
+  });
+});
