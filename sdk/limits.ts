@@ -20,9 +20,12 @@ export function maxTranscriptBytes(env: NodeJS.ProcessEnv = process.env): number
   return envInteger('GOBSTOPPER_MAX_TRANSCRIPT_BYTES', MIN_TRANSCRIPT_LIMIT_BYTES, MAX_TRANSCRIPT_LIMIT_BYTES, DEFAULT_MAX_TRANSCRIPT_BYTES, env);
 }
 
-/** GOBSTOPPER_MAX_RECORDS: 1 to 10,000,000, default 100,000. */
+/**
+ * GOBSTOPPER_MAX_RECORDS: 1 to 100,000 (the default). It can only be lowered: plans, transcripts and
+ * their schemas are bounded at 100,000 items.
+ */
 export function maxRecords(env: NodeJS.ProcessEnv = process.env): number {
-  return envInteger('GOBSTOPPER_MAX_RECORDS', 1, 10_000_000, DEFAULT_MAX_RECORDS, env);
+  return envInteger('GOBSTOPPER_MAX_RECORDS', 1, DEFAULT_MAX_RECORDS, DEFAULT_MAX_RECORDS, env);
 }
 
 /** A session updated within this many seconds is live and is never rewritten. */

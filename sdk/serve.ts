@@ -55,6 +55,8 @@ export interface PluginDefinition {
 export class PluginError extends ResponseError<undefined> {
   constructor(code: number, message: string) {
     super(code, message);
+    // ResponseError pins its own prototype, which would make `instanceof PluginError` false.
+    Object.setPrototypeOf(this, new.target.prototype);
   }
 }
 

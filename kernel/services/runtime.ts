@@ -47,10 +47,9 @@ export class Runtime {
     return this.host.provider(id);
   }
 
+  /** Every provider client; their processes start in parallel. */
   async providers(): Promise<ProviderClient[]> {
-    const clients: ProviderClient[] = [];
-    for (const id of this.providerIds()) clients.push(await this.host.provider(id));
-    return clients;
+    return Promise.all(this.providerIds().map((id) => this.host.provider(id)));
   }
 
   async close(): Promise<void> {

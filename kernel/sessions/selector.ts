@@ -42,11 +42,8 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
   if (!st.isFile()) throw new GobstopperError('not_a_transcript', `${absolute} is not a regular file`);
   if (hasSqliteMagic(absolute)) throw new GobstopperError('not_a_transcript', `${absolute} is a SQLite store, not a transcript`);
   const real = realpathSync(absolute);
-  const matches: T.SessionHandle[] = [];
-  for (const provider of providers) {
-    const answer = await provider.identify({ path: real });
-    if (answer.matches && answer.session) matches.push(answer.session);
-  }
+  const answers = await Promise.all(providers.map((provider) => provider.identify({ path: real })));
+  const matches = answers.flatMap((a) => (a.matches && a.session ? [a.session] : []));
   if (matches.length === 0) {
     throw new GobstopperError('unknown_provider', `${real} is not a transcript any installed provider recognises (${providers.map((p) => p.id).join(', ')})`);
   }
@@ -69,16 +66,16 @@ function hasSqliteMagic(path: string): boolean {
 
 /** Every session every provider can see (all ages, sub-agent files excluded). */
 export async function discoverAll(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs?: number | null; includeSubagents?: boolean } = {}): Promise<T.DiscoveredSession[]> {
-  const all: T.DiscoveredSession[] = [];
-  for (const provider of providers) {
-    const result = await provider.discover({
-      home: homes[provider.id] ?? null,
-      include_subagents: options.includeSubagents ?? false,
-      max_age_secs: options.maxAgeSecs ?? null,
-    });
-    all.push(...result.sessions);
-  }
-  return all;
+  const results = await Promise.all(
+    providers.map((provider) =>
+      provider.discover({
+        home: homes[provider.id] ?? null,
+        include_subagents: options.includeSubagents ?? false,
+        max_age_secs: options.maxAgeSecs ?? null,
+      }),
+    ),
+  );
+  return results.flatMap((r) => r.sessions);
 }
 
 /** Resolves a selector: a path, a full id, or a unique id prefix. */

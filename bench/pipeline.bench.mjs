@@ -1,0 +1,138 @@
+// End-to-end benchmarks of the kernel pipeline, each a ratio against a floor measured in the same
+// run: plan (every strategy, and auto) and apply on a generated 128 MiB, 100,000-record Claude
+// session against the parse floor (read + split + JSON.parse of every line), and detect over 1,000
+// generated 1 MiB sessions against stat + a tail read of the same files.
+// GOBSTOPPER_BENCH_MIB shrinks the big session for a quick run.
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, openSync, readSync, closeSync, utimesSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
+const MIB = 1024 * 1024;
+const bigMib = Number(process.env.GOBSTOPPER_BENCH_MIB ?? 128);
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+let fixture;
+/** One temp home with the big session, shared by the benchmarks of this file. */
+async function bigSession() {
+  if (fixture) return fixture;
+  const home = mkdtempSync(join(tmpdir(), 'gob-bench-pipeline-'));
+  const dir = join(home, '.claude', 'projects', '-home-dev-projects-demo');
+  mkdirSync(dir, { recursive: true });
+  const { writeBigSession } = await tsImport(pathToFileURL(join(root, 'test', 'fixtures', 'claude', 'big-session.ts')).href, import.meta.url);
+  const path = join(dir, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
+  writeBigSession(path, { targetBytes: bigMib * MIB, records: Math.min(100_000, Math.round((100_000 * bigMib) / 128)) });
+  const hourAgo = new Date(Date.now() - 3600_000);
+  utimesSync(path, hourAgo, hourAgo);
+  const env = {
+    ...process.env,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+  };
+  mkdirSync(env.CODEX_HOME, { recursive: true });
+  fixture = { home, path, env, floorMs: await parseFloor(path) };
+  process.on('exit', () => rmSync(home, { recursive: true, force: true }));
+  return fixture;
+}
+
+/** The floor: one process reading the file, splitting lines and JSON.parse-ing each. */
+async function parseFloor(path) {
+  const start = nowMs();
+  let rest = '';
+  let n = 0;
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: MIB })) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    for (const line of lines) if (line) (JSON.parse(line), (n += 1));
+  }
+  if (rest) JSON.parse(rest);
+  return nowMs() - start;
+}
+
+async function timedPlan(strategy) {
+  const f = await bigSession();
+  const { withRuntime } = await dist('kernel/services/runtime.js');
+  const { planForSelector } = await dist('kernel/services/plan.js');
+  const start = nowMs();
+  await withRuntime({ env: f.env }, (rt) => planForSelector(rt, f.path, { strategy, trigger: 10_000, floor: 5_000 }));
+  return nowMs() - start;
+}
+
+const strategies = ['elide', 'compacted', 'structured', 'scored', 'dedupe', 'micro', 'middle', 'cache_aware', 'cliff', 'sawtooth', 'cache_edits', 'agentic'];
+
+export const benchmarks = [
+  ...strategies.map((strategy) => ({
+    name: `plan ${strategy} on ${bigMib} MiB vs parse floor`,
+    target: '<= 3x',
+    async run() {
+      const value = await timedPlan(strategy);
+      return { name: this.name, value, floor: (await bigSession()).floorMs, unit: 'ms' };
+    },
+  })),
+  {
+    name: `plan auto on ${bigMib} MiB vs parse floor`,
+    target: '<= 5x',
+    async run() {
+      const value = await timedPlan('auto');
+      return { name: this.name, value, floor: (await bigSession()).floorMs, unit: 'ms' };
+    },
+  },
+  {
+    name: `apply end to end on ${bigMib} MiB vs parse floor`,
+    target: '<= 4x',
+    async run() {
+      const f = await bigSession();
+      const { withRuntime } = await dist('kernel/services/runtime.js');
+      const { applySession } = await dist('kernel/services/apply.js');
+      const start = nowMs();
+      const result = await withRuntime({ env: f.env }, (rt) => applySession(rt, f.path, { strategy: 'elide', trigger: 10_000, floor: 5_000 }));
+      const value = nowMs() - start;
+      if (result.status !== 'applied') throw new Error(`apply did not publish (${result.status})`);
+      return { name: this.name, value, floor: f.floorMs, unit: 'ms' };
+    },
+  },
+  {
+    name: 'detect over 1,000 sessions of 1 MiB vs stat + tail read',
+    target: '<= 3x, <= 600 KiB read per session',
+    async run() {
+      const home = mkdtempSync(join(tmpdir(), 'gob-bench-detect-'));
+      try {
+        const dir = join(home, '.claude', 'projects', '-home-dev-projects-demo');
+        mkdirSync(dir, { recursive: true });
+        const { writeBigSession } = await tsImport(pathToFileURL(join(root, 'test', 'fixtures', 'claude', 'big-session.ts')).href, import.meta.url);
+        const template = join(home, 'template.jsonl');
+        writeBigSession(template, { targetBytes: MIB, records: 800 });
+        for (let i = 0; i < 1000; i++) copyFileSync(template, join(dir, `00000000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`));
+        const files = readdirSync(dir).map((n) => join(dir, n));
+        const floorStart = nowMs();
+        const buf = Buffer.alloc(64 * 1024);
+        for (const file of files) {
+          const size = statSync(file).size;
+          const fd = openSync(file, 'r');
+          readSync(fd, buf, 0, buf.length, Math.max(0, size - buf.length));
+          closeSync(fd);
+        }
+        const floor = nowMs() - floorStart;
+        const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex'), XDG_DATA_HOME: join(home, '.local', 'share') };
+        mkdirSync(env.CODEX_HOME, { recursive: true });
+        const { withRuntime } = await dist('kernel/services/runtime.js');
+        const { discoverAll } = await dist('kernel/sessions/selector.js');
+        const start = nowMs();
+        const found = await withRuntime({ env }, async (rt) => discoverAll(await rt.providers(), rt.homes, { maxAgeSecs: null }));
+        const value = nowMs() - start;
+        const maxRead = Math.max(...found.map((s) => s.bytes_read));
+        if (found.length !== 1000) throw new Error(`detect found ${found.length} of 1000 sessions`);
+        if (maxRead > 600 * 1024) throw new Error(`detect read ${maxRead} bytes of one session (limit 600 KiB)`);
+        return { name: `${this.name} (max ${Math.round(maxRead / 1024)} KiB read)`, value, floor, unit: 'ms' };
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  },
+];

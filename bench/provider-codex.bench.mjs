@@ -1,0 +1,154 @@
+// Codex provider benchmarks, each against a floor measured in the same run. The provider's modules
+// and the rollout generators are bundled from source into a temporary file (the built bundle serves
+// the protocol on stdin when loaded, so it cannot be imported).
+//
+// Floors:
+// - parse: one process reading the file, splitting it into lines and JSON.parse-ing every line.
+// - discover: stat + a 512 KiB tail read of each of the same files.
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const MIB = 1024 * 1024;
+const RUNS = 5;
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** The provider's parse and discover plus the synthetic rollout generators, loaded in-process. */
+async function loadCodex(dir) {
+  const outfile = join(dir, 'codex-bench.cjs');
+  await build({
+    absWorkingDir: root,
+    stdin: {
+      contents: [
+        "export { parse } from './plugins/provider-codex/src/parse.ts';",
+        "export { discover } from './plugins/provider-codex/src/discover.ts';",
+        "export { writeLargeRollout } from './test/fixtures/codex/large-rollout.ts';",
+        "export { RolloutBuilder, filler, sessionsDir } from './test/fixtures/codex/rollout-builder.ts';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return createRequire(import.meta.url)(outfile);
+}
+
+async function readSplitParse(path) {
+  let pending = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: MIB })) {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) break;
+      const piece = chunk.subarray(start, nl);
+      const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      JSON.parse(line.toString('utf8'));
+      start = nl + 1;
+    }
+    if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
+  }
+  if (pending.length) JSON.parse(Buffer.concat(pending).toString('utf8'));
+}
+
+function statAndTail(files, tailBytes) {
+  const buf = Buffer.allocUnsafe(tailBytes);
+  for (const file of files) {
+    const st = statSync(file);
+    const fd = openSync(file, 'r');
+    const n = Math.min(st.size, tailBytes);
+    readSync(fd, buf, 0, n, st.size - n);
+    closeSync(fd);
+  }
+}
+
+export const benchmarks = [
+  {
+    name: 'provider-codex.parse_128mib_100k_records',
+    target: 'ratio <= 2.5',
+    async run() {
+      const dir = mkdtempSync(join(tmpdir(), 'gob-bench-codex-'));
+      try {
+        const codex = await loadCodex(dir);
+        const path = join(dir, 'rollout-2026-02-23T12-54-34-019c9999-0000-7000-8000-000000000128.jsonl');
+        const written = codex.writeLargeRollout(path, { records: 100_000, bytes: 128 * MIB, paginated: true });
+        if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+        await codex.parse({ provider_id: 'codex', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const transcript = await codex.parse({ provider_id: 'codex', path });
+          values.push(nowMs() - t);
+          if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    name: 'provider-codex.discover_1000x1mib',
+    target: 'ratio <= 3, and at most 600 KiB read per session',
+    async run() {
+      const dir = mkdtempSync(join(tmpdir(), 'gob-bench-codex-'));
+      try {
+        const codex = await loadCodex(dir);
+        const template = new codex.RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000000' });
+        template.sessionMeta().preamble().turnContext().user('a long session');
+        for (let i = 0; Buffer.byteLength(template.text()) < MIB; i++) {
+          template.shell(`call_${i}`, 'cat src/file.ts', codex.filler(6000, `chunk ${i}`));
+          template.assistant('Next step.');
+          template.tokenCount({ input: 1000 + i, cached: 500, output: 10 }, { input: 50_000 + i * 1000, cached: 40_000, output: 500 });
+        }
+        const text = template.text();
+        const home = join(dir, 'codex-home');
+        const day = codex.sessionsDir(home);
+        mkdirSync(day, { recursive: true });
+        const files = [];
+        for (let k = 0; k < 1000; k++) {
+          const id = `019c0000-0000-7000-8000-${String(k).padStart(12, '0')}`;
+          const file = join(day, `rollout-2026-02-23T12-00-00-${id}.jsonl`);
+          writeFileSync(file, text.replace(template.id, id));
+          files.push(file);
+        }
+        codex.discover({ provider_id: 'codex', home });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          statAndTail(files, 512 * 1024);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const found = codex.discover({ provider_id: 'codex', home });
+          values.push(nowMs() - t);
+          if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
+          const most = Math.max(...found.sessions.map((s) => s.bytes_read));
+          if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+];

@@ -1,0 +1,70 @@
+/**
+ * provider/discover: every rollout under the Codex home, newest first, described from heads and
+ * tails only. The client keeps live rollouts in `sessions/YYYY/MM/DD/` and moves archived ones to
+ * `archived_sessions/`.
+ */
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult } from '../../../sdk/index.js';
+import { describeRollout } from './describe.js';
+import { isRolloutFileName } from './rollout-name.js';
+
+const ROLLOUT_DIRS = ['sessions', 'archived_sessions'];
+/** sessions/YYYY/MM/DD/<file>: files sit at most four levels below a rollout folder. */
+const MAX_DEPTH = 4;
+const MAX_FILES = 100_000;
+
+export function codexHome(params: { home?: string | null }, env: NodeJS.ProcessEnv = process.env): string {
+  if (params.home) return resolve(params.home);
+  if (env.CODEX_HOME) return resolve(env.CODEX_HOME);
+  return join(env.HOME || homedir(), '.codex');
+}
+
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Rollout files below `root`; symbolic links are not followed. */
+export function findRollouts(root: string, limit = MAX_FILES): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const entry of listDir(dir)) {
+      if (found.length >= limit) return;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && depth < MAX_DEPTH) walk(path, depth + 1);
+      else if (entry.isFile() && isRolloutFileName(entry.name)) found.push(path);
+    }
+  };
+  walk(root, 1);
+  return found;
+}
+
+export function discover(params: ProviderDiscoverParams, now = Date.now()): ProviderDiscoverResult {
+  const home = codexHome(params);
+  const minMtime = params.max_age_secs === null || params.max_age_secs === undefined ? -Infinity : now - params.max_age_secs * 1000;
+  const sessions: DiscoveredSession[] = [];
+  for (const dir of ROLLOUT_DIRS) {
+    for (const path of findRollouts(join(home, dir))) {
+      let found: DiscoveredSession | null;
+      try {
+        // Age is checked on the inode first so old rollouts cost a stat, not a read.
+        if (minMtime !== -Infinity && lstatSync(path).mtimeMs < minMtime) continue;
+        found = describeRollout(path);
+      } catch {
+        // A file that vanished or cannot be read between listing and reading is simply not listed.
+        continue;
+      }
+      if (found === null) continue;
+      if ((found.session.mtime_ms ?? 0) < minMtime) continue;
+      if (found.session.kind === 'subagent' && !params.include_subagents) continue;
+      sessions.push(found);
+    }
+  }
+  sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
+  return { sessions };
+}

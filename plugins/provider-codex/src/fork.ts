@@ -1,0 +1,33 @@
+/**
+ * provider/fork_target: where a fork of a rollout goes and how to resume it. The fork sits beside
+ * its source, named like the client names rollouts, with the new id in the name; render writes the
+ * same id into `session_meta`, because the client finds the file by name and then checks the id inside.
+ */
+import { dirname, join } from 'node:path';
+import { invalidInput, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
+import { readEnds } from './ends.js';
+import { identifyHead } from './head.js';
+import { isValidNewSessionId, rolloutFileName } from './rollout-name.js';
+import { absolutePath, statSource, toPluginError } from './source.js';
+
+export function forkTarget(params: ProviderForkTargetParams): ProviderForkTargetResult {
+  if (!isValidNewSessionId(params.new_session_id)) throw invalidInput('new_session_id must be 1-128 letters, digits or dashes');
+  const at = new Date(params.now);
+  if (Number.isNaN(at.getTime())) throw invalidInput('now must be an ISO-8601 time');
+  const source = absolutePath(params.path);
+  let cwd = params.cwd ?? null;
+  if (cwd === null) {
+    statSource(source);
+    try {
+      const ends = readEnds(source);
+      cwd = identifyHead(ends.head, ends.headIsPartialLine).cwd;
+    } catch (error) {
+      throw toPluginError(error, source);
+    }
+  }
+  return {
+    target_path: join(dirname(source), rolloutFileName(at, params.new_session_id)),
+    resume_command: ['codex', 'resume', params.new_session_id],
+    resume_cwd: cwd,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Who a rollout is: its `session_meta` records. The first one names the thread; later ones with
+ * other ids mean the file mixes threads. Shared by the full parse and the head-only reads.
+ */
+import type { SessionKind } from '../../../sdk/index.js';
+import { Code } from './findings.js';
+import type { FindingList } from './findings.js';
+import { HISTORY_MODES, isObject, type Json, type JsonObject } from './records.js';
+
+export interface SessionMetaInfo {
+  line: number;
+  id: string | null;
+  /** `payload.session_id`, present in newer builds beside `payload.id`. */
+  sessionIdField: string | null;
+  cwd: string | null;
+  historyMode: string | null;
+  subagent: boolean;
+  /** A native fork that reads its earlier history from the parent's file at resume time. */
+  historyBase: boolean;
+}
+
+const idString = (v: Json | undefined) => (typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : null);
+
+export function readSessionMeta(line: number, payload: JsonObject): SessionMetaInfo {
+  const source = payload.source;
+  return {
+    line,
+    id: idString(payload.id) ?? idString(payload.session_id),
+    sessionIdField: idString(payload.session_id),
+    cwd: typeof payload.cwd === 'string' && payload.cwd.length <= 4096 ? payload.cwd : null,
+    historyMode: payload.history_mode === undefined || payload.history_mode === null ? null : String(payload.history_mode),
+    subagent: isObject(source) && source.subagent !== undefined,
+    historyBase: isObject(payload.history_base),
+  };
+}
+
+export class SessionIdentity {
+  first: SessionMetaInfo | null = null;
+  private readonly foreignIds = new Set<string>();
+  private metaCount = 0;
+  invalidHistoryMode = false;
+
+  /** `firstRecord`: this is the first parseable record of the file. */
+  observe(line: number, payload: Json | undefined, firstRecord: boolean, findings: FindingList): void {
+    this.metaCount += 1;
+    if (!isObject(payload)) {
+      findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line} has no payload object`, line);
+      return;
+    }
+    const info = readSessionMeta(line, payload);
+    if (this.first === null) {
+      this.first = info;
+      if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line}; the client expects it first`, line);
+      if (info.id === null) findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line} has no string id`, line);
+      if (info.historyMode !== null && !HISTORY_MODES.has(info.historyMode)) {
+        this.invalidHistoryMode = true;
+        findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line} has a history_mode the client rejects (expected legacy or paginated)`, line);
+      }
+      if (info.subagent) findings.add('warning', Code.subagentThread, 'this is a sub-agent thread; the client resumes it only through its parent', line);
+      if (info.historyBase) findings.add('warning', Code.dependsOnParentRollout, 'this native fork reads its earlier history from the parent rollout at resume time', line);
+      return;
+    }
+    if (info.id !== null && info.id !== this.first.id) {
+      this.foreignIds.add(info.id);
+      findings.add('warning', Code.multipleSessionMeta, `session_meta on line ${line} names another thread than line ${this.first.line}`, line);
+    }
+  }
+
+  get paginated(): boolean {
+    return this.first?.historyMode === 'paginated';
+  }
+
+  /** Records of several threads, or a mode the client rejects: shapes collected, not a session. */
+  kind(): SessionKind {
+    if (this.invalidHistoryMode || this.foreignIds.size >= 2) return 'composite';
+    if (this.first?.subagent) return 'subagent';
+    return 'session';
+  }
+
+  get sessionMetaCount(): number {
+    return this.metaCount;
+  }
+}

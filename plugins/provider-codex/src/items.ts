@@ -1,0 +1,137 @@
+/**
+ * What one response item is, as metadata: kind, a label that never holds payload text, a short
+ * summary, and how it links to other items. Used for top-level `response_item` records and for the
+ * items inside a `compacted` record's replacement history alike.
+ */
+import type { ItemKind } from '../../../sdk/index.js';
+import { measureOutput, type OutputMeasure } from './payload.js';
+import {
+  STANDALONE_CALLS,
+  NOT_SENT_TO_MODEL,
+  callFamily,
+  callIdOf,
+  firstText,
+  hasElidableOutputField,
+  isObject,
+  isPreambleText,
+  outputFamily,
+  toolNameOf,
+  type JsonObject,
+  type ToolFamily,
+} from './records.js';
+import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel, truncateUtf8 } from './text.js';
+
+export interface ToolLink {
+  role: 'call' | 'output';
+  /** null when the record carries no usable call id. */
+  id: string | null;
+  family: ToolFamily;
+}
+
+export interface ItemDescription {
+  kind: ItemKind;
+  label: string;
+  summary: string | null;
+  /** false for items the client keeps but never sends (their tokens count 0). */
+  sentToModel: boolean;
+  link: ToolLink | null;
+  /** A real user message: the start of a new turn. */
+  userTurn: boolean;
+  /** Output payload of a tool result, when it has a replaceable field. */
+  output: OutputMeasure | null;
+}
+
+/** Argument objects larger than this are summarised by size alone, to keep the pass linear. */
+const MAX_ARGUMENT_SHAPE_BYTES = 64 * 1024;
+
+function argumentShape(args: unknown): string {
+  let value: unknown = args;
+  if (typeof args === 'string') {
+    if (args.length > MAX_ARGUMENT_SHAPE_BYTES) return `${args.length} chars`;
+    try {
+      value = JSON.parse(args);
+    } catch {
+      return `${args.length} chars`;
+    }
+  }
+  if (isObject(value)) {
+    const keys = Object.keys(value).map((k) => sanitizeLabel(k, '?'));
+    return keys.join(', ');
+  }
+  if (Array.isArray(value)) return `${value.length} items`;
+  return value === null || value === undefined ? '' : typeof value;
+}
+
+function callSummary(name: string, payload: JsonObject, payloadType: string): string {
+  if (payloadType === 'custom_tool_call') {
+    const input = typeof payload.input === 'string' ? payload.input : '';
+    return truncateUtf8(`${name}(${input.length} chars)`, SUMMARY_MAX_BYTES);
+  }
+  if (payloadType === 'local_shell_call') return truncateUtf8(`${name}(${argumentShape(payload.action)})`, SUMMARY_MAX_BYTES);
+  return truncateUtf8(`${name}(${argumentShape(payload.arguments)})`, SUMMARY_MAX_BYTES);
+}
+
+const EXIT_CODE = /(?:Exit code:\s*|"exit_code"\s*:\s*)(-?\d+)/;
+
+function outputSummary(name: string, measure: OutputMeasure | null): string {
+  if (measure === null) return `${name} output`;
+  const exit = EXIT_CODE.exec((measure.parts[0] ?? '').slice(0, 160));
+  // Number(): the match is a view into the output text and must not outlive this call.
+  return `${name} output, ${measure.bytes} bytes${exit ? `, exit ${Number(exit[1])}` : ''}`;
+}
+
+/** Descriptions are built field by field: object spreads cost measurably at 100,000 records. */
+function describe(kind: ItemKind, label: string, summary: string | null, userTurn = false): ItemDescription {
+  return { kind, label, summary, sentToModel: true, link: null, userTurn, output: null };
+}
+
+export function describeResponseItem(payload: JsonObject, payloadType: string, toolNames: Map<string, string>): ItemDescription {
+  if (payloadType === 'message') {
+    const role = typeof payload.role === 'string' ? payload.role : '';
+    const text = firstText(payload.content);
+    const summary = text === null ? null : firstLine(text) || null;
+    if (role === 'user') {
+      const preamble = text !== null && isPreambleText(text);
+      return describe(preamble ? 'system' : 'user', preamble ? 'preamble' : 'user', summary, !preamble);
+    }
+    if (role === 'assistant') return describe('assistant', 'assistant', summary);
+    if (role === 'developer' || role === 'system') return describe('system', role, summary);
+    return describe('meta', sanitizeLabel(`message:${role}`, 'message'), summary);
+  }
+  if (payloadType === 'reasoning') {
+    const summaryText = Array.isArray(payload.summary) ? firstText(payload.summary) : null;
+    return describe('reasoning', 'reasoning', summaryText === null ? null : firstLine(summaryText) || null);
+  }
+  const asCall = callFamily(payloadType);
+  if (asCall !== undefined) {
+    const name = sanitizeLabel(toolNameOf(payload, payloadType), 'tool');
+    const id = callIdOf(payload);
+    if (id !== null) toolNames.set(id, name);
+    const d = describe('tool_call', name, callSummary(name, payload, payloadType));
+    d.link = { role: 'call', id, family: asCall };
+    return d;
+  }
+  const asOutput = outputFamily(payloadType);
+  if (asOutput !== undefined) {
+    const id = callIdOf(payload);
+    const name = (id !== null ? toolNames.get(id) : undefined) ?? 'tool_output';
+    const output = hasElidableOutputField(payloadType) ? measureOutput(payload.output) : null;
+    const d = describe('tool_result', name, outputSummary(name, output));
+    d.link = { role: 'output', id, family: asOutput };
+    d.output = output;
+    return d;
+  }
+  if (STANDALONE_CALLS.has(payloadType)) {
+    const name = sanitizeLabel(toolNameOf(payload, payloadType), 'tool');
+    return describe('tool_call', name, name);
+  }
+  if (payloadType === 'agent_message') {
+    // A message from another agent of a multi-agent run: it reaches the model as input.
+    const text = firstText(payload.content);
+    return describe('user', 'agent_message', text === null ? null : firstLine(text) || null);
+  }
+  if (payloadType === 'compaction') return describe('system', 'compaction', null);
+  const d = describe('meta', sanitizeLabel(payloadType, 'response_item'), null);
+  d.sentToModel = !NOT_SENT_TO_MODEL.has(payloadType);
+  return d;
+}

@@ -1,0 +1,49 @@
+/** provider/parse: the normalized transcript of one rollout, bound to the hash of the bytes read. */
+import { basename } from 'node:path';
+import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
+import { PROVIDER_ID } from './provider-id.js';
+import { parseRolloutName } from './rollout-name.js';
+import { scanRollout, type ScanResult } from './scan.js';
+import { absolutePath, readStable, resolveLimits } from './source.js';
+
+export interface ScannedSource {
+  scan: ScanResult;
+  session: SessionHandle;
+}
+
+/** Scans a rollout, refusing files that are not Codex rollouts at all. */
+export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }): Promise<ScannedSource> {
+  const abs = absolutePath(path);
+  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, resolveLimits(limits)), (r) => r.summary.bytes);
+  if (scan.identity.first === null && !scan.codexLike) {
+    throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
+  }
+  const first = scan.identity.first;
+  const session: SessionHandle = {
+    provider: PROVIDER_ID,
+    session_id: first?.id ?? parseRolloutName(abs)?.id ?? basename(abs, '.jsonl'),
+    path: abs,
+    cwd: first?.cwd ?? null,
+    kind: scan.identity.kind(),
+    bytes: stat.size,
+    mtime_ms: stat.mtimeMs,
+  };
+  return { scan, session };
+}
+
+export async function parse(params: ProviderParseParams): Promise<Transcript> {
+  const { scan, session } = await scanSource(params.path, params);
+  if (params.expected_sha256 && params.expected_sha256 !== scan.summary.sha256) {
+    throw sourceChanged(`${session.path} no longer has the expected sha256`);
+  }
+  return {
+    session,
+    items: scan.items,
+    usage: scan.usage,
+    source_sha256: scan.summary.sha256,
+    bytes: scan.summary.bytes,
+    record_count: scan.summary.recordCount,
+    record_types: scan.recordTypes,
+    findings: scan.findings,
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * provider/render: the candidate rollout, written only into the host's staging file. Lines keep
+ * their count and order; a line is re-serialized only when an edit changes it, every other line is
+ * copied byte for byte. A state card is appended as a user message in the shape the client keeps:
+ * a real timestamp, and on rollouts that number their records the next ordinal.
+ */
+import {
+  MAX_DIGEST_BYTES,
+  StagingWriter,
+  decodeUtf8,
+  digestTextBytes,
+  invalidInput,
+  readJsonl,
+  renderStateCard,
+  sourceChanged,
+  type DigestBlock,
+  type Edit,
+  type JsonlRecord,
+  type ProviderRenderParams,
+  type ProviderRenderResult,
+} from '../../../sdk/index.js';
+import { elideRecord, type StubFor } from './elide.js';
+import { RecordType, isObject, type JsonObject } from './records.js';
+import { isValidNewSessionId } from './rollout-name.js';
+import { absolutePath, readStable, resolveLimits, toPluginError } from './source.js';
+
+interface RenderPlan {
+  stubs: Map<number, StubFor>;
+  digest: DigestBlock | null;
+}
+
+const ONE_LINE = /^[^\r\n]*$/;
+
+function templateStub(template: string): StubFor {
+  return (bytes) => template.replaceAll('{bytes}', String(bytes)).replaceAll('{kind}', 'tool output');
+}
+
+/** Reads the edits; control-plane edits (provider_compact, cache_edit) change no bytes. */
+function readPlan(edits: Edit[]): RenderPlan {
+  const stubs = new Map<number, StubFor>();
+  let digest: DigestBlock | null = null;
+  for (const edit of edits) {
+    if (edit.op === 'elide') {
+      if (!ONE_LINE.test(edit.stub_template)) throw invalidInput('stub_template must be one line');
+      for (const line of edit.line_indexes) {
+        if (stubs.has(line)) throw invalidInput(`line ${line} is elided twice`);
+        const own = edit.per_item_stubs?.[String(line)];
+        if (own !== undefined && !ONE_LINE.test(own)) throw invalidInput(`the stub for line ${line} must be one line`);
+        stubs.set(line, own !== undefined ? () => own : templateStub(edit.stub_template));
+      }
+    } else if (edit.op === 'inject_digest') {
+      if (digest !== null) throw invalidInput('a plan may inject one state card');
+      if (digestTextBytes(edit.digest) > MAX_DIGEST_BYTES) throw invalidInput(`the state card is over ${MAX_DIGEST_BYTES} bytes`);
+      digest = edit.digest;
+    }
+  }
+  return { stubs, digest };
+}
+
+function isoTimestamp(now: string): string {
+  const at = new Date(now);
+  if (Number.isNaN(at.getTime())) throw invalidInput('now must be an ISO-8601 time');
+  return at.toISOString();
+}
+
+/** What the pass learns while copying, for the append at the end. */
+class CopyState {
+  sourceId: string | null = null;
+  paginated = false;
+  sawOrdinal = false;
+  lastOrdinal: number | null = null;
+  sawSessionMeta = false;
+  elided = 0;
+  readonly seenTargets = new Set<number>();
+}
+
+function rewriteSessionIds(payload: JsonObject, sourceId: string | null, newId: string, first: boolean): boolean {
+  // Only the thread's own meta records move to the new id; a copied parent meta keeps its id.
+  const own = first || payload.id === sourceId || payload.session_id === sourceId;
+  if (!own) return false;
+  let changed = false;
+  if (typeof payload.id === 'string') {
+    payload.id = newId;
+    changed = true;
+  }
+  if (typeof payload.session_id === 'string') {
+    payload.session_id = newId;
+    changed = true;
+  }
+  return changed;
+}
+
+export async function render(params: ProviderRenderParams): Promise<ProviderRenderResult> {
+  const plan = readPlan(params.edits);
+  const timestamp = plan.digest ? isoTimestamp(params.now) : null;
+  const newId = params.new_session_id ?? null;
+  if (newId !== null && !isValidNewSessionId(newId)) throw invalidInput('new_session_id must be 1-128 letters, digits or dashes');
+  const path = absolutePath(params.path);
+  const limits = resolveLimits({});
+
+  let writer: StagingWriter;
+  try {
+    writer = new StagingWriter(params.staging_path);
+  } catch (error) {
+    throw invalidInput(`staging path refused: ${(error as Error).message}`);
+  }
+  const state = new CopyState();
+  let recordCount = 0;
+
+  const onRecord = (record: JsonlRecord) => {
+    recordCount += 1;
+    let value: unknown;
+    let parsed = false;
+    if (record.bytes.length > 0) {
+      try {
+        value = JSON.parse(decodeUtf8(record.bytes, record.index));
+        parsed = true;
+      } catch {
+        parsed = false;
+      }
+    }
+    let changed = false;
+    if (parsed && isObject(value)) changed = observeAndRewrite(value, state, newId);
+    const stub = plan.stubs.get(record.index);
+    if (stub) {
+      state.seenTargets.add(record.index);
+      const outcome = parsed ? elideRecord(value, stub) : 'not_elidable';
+      if (outcome === 'not_elidable') throw invalidInput(`line ${record.index} holds no tool output a stub can replace`);
+      if (outcome === 'elided') {
+        changed = true;
+        state.elided += 1;
+      }
+    }
+    const bytes = changed ? Buffer.from(JSON.stringify(value), 'utf8') : record.bytes;
+    if (!record.terminated && plan.digest) {
+      // Appending after a torn write would turn it into a broken line in the middle of the file.
+      if (!parsed) {
+        throw invalidInput(`the final line (${record.index}) is torn; refusing to append after it`);
+      }
+      writer.writeRecord(bytes, true);
+      return;
+    }
+    writer.writeRecord(bytes, record.terminated);
+  };
+
+  try {
+    const { result: summary } = await readStable(path, () => readJsonl(path, limits, onRecord), (s) => s.bytes);
+    if (summary.sha256 !== params.source_sha256) throw sourceChanged(`${path} no longer has the sha256 the plan was made for`);
+    const missing = [...plan.stubs.keys()].filter((line) => !state.seenTargets.has(line));
+    if (missing.length > 0) throw invalidInput(`line ${missing[0]} is past the end of the rollout (${recordCount} records)`);
+    if (newId !== null && !state.sawSessionMeta) throw invalidInput('the rollout has no session_meta record to carry the new session id');
+    let appended = 0;
+    if (plan.digest && timestamp) {
+      writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)), true);
+      appended += 1;
+    }
+    const out = writer.finish();
+    return { ...out, elided_records: state.elided, appended_records: appended };
+  } catch (error) {
+    writer.abort();
+    throw toPluginError(error, path);
+  }
+}
+
+/** Tracks identity and ordinals, and moves the thread's meta records to the new id. */
+function observeAndRewrite(value: JsonObject, state: CopyState, newId: string | null): boolean {
+  if (Object.hasOwn(value, 'ordinal')) {
+    state.sawOrdinal = true;
+    const ordinal = value.ordinal;
+    if (typeof ordinal === 'number' && Number.isSafeInteger(ordinal) && ordinal >= 0 && (state.lastOrdinal === null || ordinal > state.lastOrdinal)) state.lastOrdinal = ordinal;
+  }
+  if (value.type !== RecordType.sessionMeta || !isObject(value.payload)) return false;
+  const payload = value.payload;
+  const first = !state.sawSessionMeta;
+  if (first) {
+    state.sawSessionMeta = true;
+    state.sourceId = typeof payload.id === 'string' ? payload.id : typeof payload.session_id === 'string' ? payload.session_id : null;
+    state.paginated = payload.history_mode === 'paginated';
+  }
+  return newId !== null && rewriteSessionIds(payload, state.sourceId, newId, first);
+}
+
+/** The card as a user message; numbered after the last record when the rollout numbers records. */
+function digestRecord(card: string, timestamp: string, state: CopyState): JsonObject {
+  const payload: JsonObject = { type: 'message', role: 'user', content: [{ type: 'input_text', text: card }] };
+  if (state.paginated || state.sawOrdinal) {
+    return { timestamp, ordinal: (state.lastOrdinal ?? -1) + 1, type: RecordType.responseItem, payload };
+  }
+  return { timestamp, type: RecordType.responseItem, payload };
+}

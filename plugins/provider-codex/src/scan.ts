@@ -1,0 +1,260 @@
+/**
+ * One streaming pass over a rollout: every physical line becomes one item, and the same pass
+ * collects usage, identity, envelope invariants and call pairing. Each line is decoded and parsed
+ * once; record objects are dropped as soon as their metadata is taken.
+ *
+ * The live window is the newest `compacted` record's replacement history plus everything after
+ * it. Which compaction is newest is known only at the end, so items are built as if live and the
+ * ones behind the window are zeroed when the pass finishes.
+ */
+import { decodeUtf8, estimateTokens, readJsonl, type Finding, type JsonlRecord, type JsonlSummary, type TranscriptItem, type UsageSample } from '../../../sdk/index.js';
+import { Code, FindingList } from './findings.js';
+import { SessionIdentity } from './identity.js';
+import { describeResponseItem, type ItemDescription } from './items.js';
+import { EnvelopeChecker } from './ordinals.js';
+import { ToolPairing } from './pairing.js';
+import { isEligible, payloadSha256 } from './payload.js';
+import { RecordType, isObject, isReadableCompaction, type Json, type JsonObject } from './records.js';
+import { parseRolloutName } from './rollout-name.js';
+import { sanitizeLabel } from './text.js';
+import { UsageTracker, usageFacts } from './usage.js';
+
+export interface ScanResult {
+  summary: JsonlSummary;
+  items: TranscriptItem[];
+  recordTypes: Record<string, number>;
+  findings: Finding[];
+  usage: UsageSample;
+  identity: SessionIdentity;
+  /** Some record had the Codex envelope (`type` + `payload` object). */
+  codexLike: boolean;
+  /** Line of the newest compaction; items before it are not live. */
+  windowStart: number | null;
+  ambiguous: boolean;
+}
+
+const RECORD_TYPE_MAX = 64;
+
+export class RolloutScanner {
+  readonly items: TranscriptItem[] = [];
+  readonly recordTypes: Record<string, number> = Object.create(null) as Record<string, number>;
+  readonly findings = new FindingList();
+  readonly identity = new SessionIdentity();
+  readonly usage = new UsageTracker();
+  private readonly envelope = new EnvelopeChecker(this.findings);
+  private pairing = new ToolPairing();
+  private readonly toolNames = new Map<string, string>();
+  private windowStart: number | null = null;
+  private pendingBadLine: number | null = null;
+  private readonly recordTypeNames = new Map<string, Map<string, string>>();
+  private codexLike = false;
+
+  constructor(private readonly path: string) {}
+
+  readonly onRecord = (record: JsonlRecord): void => {
+    const line = record.index;
+    if (this.pendingBadLine !== null) {
+      this.findings.add('error', Code.invalidJson, `line ${this.pendingBadLine} is not valid JSON; the client skips it`, this.pendingBadLine);
+      this.pendingBadLine = null;
+    }
+    if (record.bytes.length === 0) {
+      this.meta(line, 'blank', null);
+      this.findings.add('warning', Code.blankLine, `line ${line} is blank`, line);
+      return;
+    }
+    let text: string;
+    try {
+      text = decodeUtf8(record.bytes, line);
+    } catch (error) {
+      // An unterminated final line cut inside a character is a torn write, not a bad file.
+      if (record.terminated) throw error;
+      this.meta(line, 'invalid_json', null);
+      this.pendingBadLine = line;
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.meta(line, 'invalid_json', null);
+      this.pendingBadLine = line;
+      return;
+    }
+    if (!isObject(value) || typeof value.type !== 'string') {
+      this.meta(line, 'invalid_record', null);
+      this.findings.add('error', Code.invalidRecord, `line ${line} is not a JSON object with a string type`, line);
+      return;
+    }
+    this.record(line, record.bytes.length, value as JsonObject & { type: string });
+  };
+
+  private record(line: number, bytes: number, value: JsonObject & { type: string }): void {
+    const type = value.type;
+    const payload = value.payload;
+    if (isObject(payload)) this.codexLike = true;
+    const subtype = isObject(payload) && typeof payload.type === 'string' && (type === RecordType.responseItem || type === RecordType.eventMsg) ? payload.type : null;
+    const recordType = this.recordTypeName(type, subtype);
+    this.recordTypes[recordType] = (this.recordTypes[recordType] ?? 0) + 1;
+
+    if (type === RecordType.sessionMeta) this.identity.observe(line, payload, line === 0, this.findings);
+    this.envelope.observe(line, type, Object.hasOwn(value, 'ordinal'), value.ordinal, value.timestamp, this.identity.paginated);
+
+    if (type === RecordType.responseItem) {
+      this.responseItem(line, bytes, payload, recordType);
+      return;
+    }
+    if (type === RecordType.compacted) {
+      this.compacted(line, bytes, payload, recordType);
+      return;
+    }
+    this.usage.apply(usageFacts(type, payload));
+    this.meta(line, recordType, recordType);
+  }
+
+  /** `type` or `type:payload.type`, cached: a rollout uses a few dozen combinations. */
+  private recordTypeName(type: string, subtype: string | null): string {
+    let bySubtype = this.recordTypeNames.get(type);
+    if (bySubtype === undefined) {
+      bySubtype = new Map();
+      // Bounded: a file of made-up record types must not grow the cache without end.
+      if (this.recordTypeNames.size < 256) this.recordTypeNames.set(type, bySubtype);
+    }
+    const key = subtype ?? '';
+    let name = bySubtype.get(key);
+    if (name === undefined) {
+      name = sanitizeLabel(subtype === null ? type : `${type}:${subtype}`, 'record').slice(0, RECORD_TYPE_MAX);
+      if (bySubtype.size < 256) bySubtype.set(key, name);
+    }
+    return name;
+  }
+
+  private responseItem(line: number, bytes: number, payload: Json | undefined, recordType: string): void {
+    if (!isObject(payload) || typeof payload.type !== 'string') {
+      this.findings.add('error', Code.invalidResponseItem, `response_item on line ${line} has no payload object with a string type`, line);
+      this.meta(line, 'response_item', recordType);
+      return;
+    }
+    const d = describeResponseItem(payload, payload.type, this.toolNames);
+    this.link(d, line);
+    const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(bytes) : 0, label: d.label, record_type: recordType };
+    if (d.summary) item.summary = d.summary;
+    if (d.link?.id) item.tool_use_ids = [d.link.id];
+    if (d.output) {
+      item.payload_sha256 = payloadSha256(d.output);
+      if (isEligible(d.output)) {
+        item.elidable_bytes = d.output.bytes;
+        item.elidable_parts = 1;
+      }
+    }
+    this.items.push(item);
+  }
+
+  private compacted(line: number, bytes: number, payload: Json | undefined, recordType: string): void {
+    if (!isReadableCompaction(payload)) {
+      // The client cannot read it as a compaction, so it does not reset the window either.
+      this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line} has no replacement_history array of typed items`, line);
+      this.meta(line, 'compacted', recordType);
+      return;
+    }
+    this.windowStart = line;
+    this.pairing = new ToolPairing();
+    this.usage.apply(usageFacts(RecordType.compacted, payload));
+    let elidableBytes = 0;
+    let parts = 0;
+    const history = payload.replacement_history;
+    for (const entry of history) {
+      const d = describeResponseItem(entry, entry.type, this.toolNames);
+      this.link(d, line);
+      if (isEligible(d.output)) {
+        elidableBytes += d.output.bytes;
+        parts += 1;
+      }
+    }
+    const item: TranscriptItem = {
+      line_index: line,
+      kind: parts > 0 ? 'tool_result' : 'system',
+      est_tokens: estimateTokens(bytes),
+      label: 'compacted',
+      record_type: recordType,
+      summary: `compaction: ${history.length} history items, ${parts} elidable outputs`,
+    };
+    if (parts > 0) {
+      item.elidable_bytes = elidableBytes;
+      item.elidable_parts = parts;
+    }
+    this.items.push(item);
+  }
+
+  private link(d: ItemDescription, line: number): void {
+    if (d.link) {
+      if (d.link.id === null) {
+        this.findings.add('error', Code.invalidCallId, `tool ${d.link.role} on line ${line} has no usable call_id`, line);
+      } else if (d.link.role === 'call') {
+        this.pairing.call(d.link.id, d.link.family, line);
+      } else {
+        this.pairing.output(d.link.id, d.link.family, line);
+      }
+    }
+    if (d.userTurn) this.pairing.userTurn();
+  }
+
+  private meta(line: number, label: string, recordType: string | null): void {
+    const item: TranscriptItem = { line_index: line, kind: 'meta', est_tokens: 0, label };
+    if (recordType !== null) item.record_type = recordType;
+    this.items.push(item);
+  }
+
+  finish(summary: JsonlSummary): ScanResult {
+    if (this.pendingBadLine !== null) {
+      this.findings.add('warning', Code.tornFinalLine, `the final line (${this.pendingBadLine}) is not valid JSON; a write may have been cut off`, this.pendingBadLine);
+      this.pendingBadLine = null;
+    }
+    this.envelope.finish();
+    this.findings.addAll(this.pairing.finish());
+    const first = this.identity.first;
+    if (first === null) {
+      if (this.codexLike) this.findings.add('error', Code.missingSessionMeta, 'no session_meta record: the client cannot identify this thread', null);
+    } else {
+      const name = parseRolloutName(this.path);
+      if (name === null) {
+        this.findings.add('info', Code.fileNameWithoutId, 'the file name does not carry a thread id, so the client cannot find it by id', null);
+      } else if (first.id !== null && name.id !== first.id) {
+        this.findings.add('error', Code.fileNameIdMismatch, `the file name's id differs from session_meta's id on line ${first.line}; the client refuses to resume`, first.line);
+      }
+    }
+    const ambiguous = this.pairing.ambiguous;
+    if (this.windowStart !== null || ambiguous) {
+      const end = ambiguous ? this.items.length : this.windowStart!;
+      for (let i = 0; i < this.items.length && this.items[i]!.line_index < end; i += 1) dropFromContext(this.items[i]!);
+    }
+    if (ambiguous) this.usage.markAmbiguous();
+    return {
+      summary,
+      items: this.items,
+      recordTypes: this.recordTypes,
+      findings: this.findings.toArray(),
+      usage: this.usage.sample(),
+      identity: this.identity,
+      codexLike: this.codexLike,
+      windowStart: this.windowStart,
+      ambiguous,
+    };
+  }
+}
+
+function dropFromContext(item: TranscriptItem): void {
+  item.est_tokens = 0;
+  delete item.elidable_bytes;
+  delete item.elidable_parts;
+}
+
+export interface ScanLimits {
+  maxBytes: number;
+  maxRecords: number;
+}
+
+export async function scanRollout(path: string, limits: ScanLimits): Promise<ScanResult> {
+  const scanner = new RolloutScanner(path);
+  const summary = await readJsonl(path, limits, scanner.onRecord);
+  return scanner.finish(summary);
+}

@@ -1,0 +1,59 @@
+/** Small string helpers for labels and summaries: bounded, one line, never split inside a character. */
+
+/** Summaries stay well under the schema's 512-byte bound so 100,000 items remain cheap to send. */
+export const SUMMARY_MAX_BYTES = 256;
+const LABEL_MAX_CHARS = 64;
+
+/** Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no encoding.
+  if (text.length * 3 <= maxBytes) return text;
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return text;
+  let cut = maxBytes;
+  while (cut > 0 && (buf[cut]! & 0xc0) === 0x80) cut -= 1;
+  return buf.subarray(0, cut).toString('utf8');
+}
+
+/** The first non-empty line, without control characters, bounded to `maxBytes`. */
+export function firstLine(text: string, maxBytes = SUMMARY_MAX_BYTES): string {
+  // Only the head of a long text can hold its first line within the bound.
+  const head = text.length > maxBytes * 4 ? text.slice(0, maxBytes * 4) : text;
+  let line = '';
+  for (const candidate of head.split(/\r?\n|\r/)) {
+    const trimmed = candidate.trim();
+    if (trimmed.length > 0) {
+      line = trimmed;
+      break;
+    }
+  }
+  return detach(truncateUtf8(line.replace(/[\u0000-\u001f\u007f]/g, ' '), maxBytes));
+}
+
+/**
+ * A copy that shares no memory with the string it was cut from. V8 represents a substring as a
+ * view of its parent, so a short summary would otherwise keep a whole record's text alive for as
+ * long as the transcript lives.
+ */
+export function detach(text: string): string {
+  return text.length === 0 ? text : Buffer.from(text, 'utf8').toString('utf8');
+}
+
+/** Cleaned names by raw name; '' when nothing usable is left. Labels repeat, the regex need not. */
+const labelCache = new Map<string, string>();
+const LABEL_CACHE_MAX = 4096;
+
+/** A label made only of identifier-like characters: tool and record type names, never payload text. */
+export function sanitizeLabel(name: string, fallback: string): string {
+  let cleaned = labelCache.get(name);
+  if (cleaned === undefined) {
+    cleaned = detach(name.replace(/[^A-Za-z0-9_.:/-]/g, '_').slice(0, LABEL_MAX_CHARS));
+    if (!/[A-Za-z0-9]/.test(cleaned)) cleaned = '';
+    if (labelCache.size < LABEL_CACHE_MAX) labelCache.set(name, cleaned);
+  }
+  return cleaned || fallback;
+}
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

@@ -1,0 +1,134 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parse } from '../../../plugins/provider-codex/src/parse.js';
+import { verify } from '../../../plugins/provider-codex/src/verify.js';
+import { RolloutBuilder, filler, item } from '../../fixtures/codex/rollout-builder.js';
+import { writeLargeRollout } from '../../fixtures/codex/large-rollout.js';
+import { legacySession } from '../../fixtures/codex/sessions.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'codex-bad-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = (content: string | Buffer) => {
+  const path = join(dir, `f${n++}.jsonl`);
+  writeFileSync(path, content);
+  return path;
+};
+
+const INVALID_INPUT = -32002;
+const SOURCE_CHANGED = -32001;
+const LIMIT_EXCEEDED = -32004;
+
+async function expectRefusal(path: string, code: number, message?: RegExp, extra: Record<string, unknown> = {}) {
+  const before = readFileSync(path);
+  for (const call of [parse, verify]) {
+    const error = await call({ provider_id: 'codex', path, ...extra }).then(
+      () => null,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(error, `${call.name} should refuse`).not.toBeNull();
+    expect(error!.code).toBe(code);
+    expect(error!.message.split('\n')).toHaveLength(1);
+    if (message) expect(error!.message).toMatch(message);
+  }
+  expect(readFileSync(path).equals(before)).toBe(true);
+}
+
+describe('provider-codex: bad input gets one clear error and changes nothing', () => {
+  const savedEnv = { ...process.env };
+  afterEach(() => {
+    process.env.GOBSTOPPER_MAX_RECORDS = savedEnv.GOBSTOPPER_MAX_RECORDS;
+    process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES = savedEnv.GOBSTOPPER_MAX_TRANSCRIPT_BYTES;
+    if (savedEnv.GOBSTOPPER_MAX_RECORDS === undefined) delete process.env.GOBSTOPPER_MAX_RECORDS;
+    if (savedEnv.GOBSTOPPER_MAX_TRANSCRIPT_BYTES === undefined) delete process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES;
+  });
+
+  it('empty file', () => expectRefusal(file(''), INVALID_INPUT, /empty/));
+  it('binary file', () => expectRefusal(file(Buffer.from([0x7b, 0x00, 0x01, 0x02, 0x0a])), INVALID_INPUT, /binary/));
+  it('invalid UTF-8 in the middle', () => {
+    const b = legacySession().builder;
+    const text = Buffer.from(b.text());
+    const bad = Buffer.concat([text.subarray(0, 40), Buffer.from([0xc3, 0x28]), text.subarray(42)]);
+    return expectRefusal(file(bad), INVALID_INPUT, /UTF-8/);
+  });
+  it('a path that does not exist', async () => {
+    await expect(parse({ provider_id: 'codex', path: join(dir, 'missing.jsonl') })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/does not exist/) });
+  });
+  it('a directory', async () => {
+    const d = join(dir, `d${n++}`);
+    mkdirSync(d);
+    await expect(parse({ provider_id: 'codex', path: d })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/not a regular file/) });
+  });
+  it('a symbolic link', async () => {
+    const target = legacySession().builder.writeTo(join(dir, `t${n++}`));
+    const link = join(dir, `link${n++}.jsonl`);
+    symlinkSync(target, link);
+    await expect(parse({ provider_id: 'codex', path: link })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/symbolic link/) });
+  });
+  it('another provider\'s transcript', () =>
+    expectRefusal(file('{"type":"user","sessionId":"s","uuid":"u","parentUuid":null,"message":{"role":"user","content":"hi"}}\n'), INVALID_INPUT, /not a Codex rollout/));
+  it('a single 50 MiB line that is not JSON', () => expectRefusal(file('x'.repeat(50 * 1024 * 1024)), INVALID_INPUT, /not a Codex rollout/));
+
+  it('a 50 MiB tool output inside a sound rollout is parsed, and elidable', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('dump it').shell('c1', 'cat big.log', null);
+    const line = b.nextLine;
+    b.response(item.functionOutput('c1', 'y'.repeat(50 * 1024 * 1024)));
+    const t = await parse({ provider_id: 'codex', path: file(b.text()) });
+    expect(t.items[line]).toMatchObject({ kind: 'tool_result', elidable_bytes: 50 * 1024 * 1024 });
+  });
+
+  it('over the byte limit, from params or from GOBSTOPPER_MAX_TRANSCRIPT_BYTES', async () => {
+    const path = file(legacySession().builder.text());
+    await expectRefusal(path, LIMIT_EXCEEDED, /limit/, { max_bytes: 1024 });
+    process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES = '1024';
+    await expectRefusal(path, LIMIT_EXCEEDED, /limit/);
+  });
+
+  it('over the record limit, from params or from GOBSTOPPER_MAX_RECORDS', async () => {
+    const path = file(legacySession().builder.text());
+    await expectRefusal(path, LIMIT_EXCEEDED, /records/, { max_records: 5 });
+    process.env.GOBSTOPPER_MAX_RECORDS = '5';
+    await expectRefusal(path, LIMIT_EXCEEDED, /records/);
+  });
+
+  it('the default record limit: 100,000 records parse, one more is refused', async () => {
+    delete process.env.GOBSTOPPER_MAX_RECORDS;
+    const ok = join(dir, `max${n++}.jsonl`);
+    expect(writeLargeRollout(ok, { records: 100_000, bytes: 24 * 1024 * 1024 }).records).toBe(100_000);
+    const t = await parse({ provider_id: 'codex', path: ok });
+    expect(t.items).toHaveLength(100_000);
+    expect(t.findings!.filter((f) => f.severity !== 'info')).toEqual([]);
+    const over = join(dir, `over${n++}.jsonl`);
+    writeLargeRollout(over, { records: 100_001, bytes: 24 * 1024 * 1024 });
+    await expectRefusal(over, LIMIT_EXCEEDED, /more than 100000 records/);
+  });
+
+  it('a malformed limit in the environment', async () => {
+    process.env.GOBSTOPPER_MAX_RECORDS = 'lots';
+    await expectRefusal(file(legacySession().builder.text()), INVALID_INPUT, /GOBSTOPPER_MAX_RECORDS/);
+  });
+
+  it('a file that grows while it is read', async () => {
+    const b = legacySession().builder;
+    for (let i = 0; i < 400; i += 1) b.shell(`g${i}`, 'ls', filler(2000));
+    const path = file(b.text());
+    const pending = parse({ provider_id: 'codex', path });
+    appendFileSync(path, `${JSON.stringify({ timestamp: '2026-02-23T13:00:00.000Z', type: 'event_msg', payload: { type: 'agent_message', message: 'late' } })}\n`);
+    await expect(pending).rejects.toMatchObject({ code: SOURCE_CHANGED, message: expect.stringMatching(/changed while it was read/) });
+  });
+
+  it('a file that disappears while it is read', async () => {
+    const path = file(legacySession().builder.text());
+    const pending = parse({ provider_id: 'codex', path });
+    unlinkSync(path);
+    await expect(pending).rejects.toMatchObject({ code: SOURCE_CHANGED, message: expect.stringMatching(/disappeared/) });
+  });
+
+  it('a source whose hash is not the expected one', async () => {
+    const path = file(legacySession().builder.text());
+    await expect(parse({ provider_id: 'codex', path, expected_sha256: '0'.repeat(64) })).rejects.toMatchObject({ code: SOURCE_CHANGED });
+  });
+});

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { forkTarget } from '../../../plugins/provider-codex/src/fork.js';
+import { parse } from '../../../plugins/provider-codex/src/parse.js';
+import { render } from '../../../plugins/provider-codex/src/render.js';
+import { parseRolloutName, rolloutTimestamp } from '../../../plugins/provider-codex/src/rollout-name.js';
+import { firstLine, sanitizeLabel, truncateUtf8 } from '../../../plugins/provider-codex/src/text.js';
+import { verify } from '../../../plugins/provider-codex/src/verify.js';
+import { validateProviderForkTargetResult } from '../../../schemas/generated/validators.js';
+import { sessionsDir } from '../../fixtures/codex/rollout-builder.js';
+import { paginatedSession } from '../../fixtures/codex/sessions.js';
+import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+
+let home: TempHome;
+beforeEach(() => {
+  home = makeTempHome('codex-fork-');
+});
+afterEach(() => home.cleanup());
+
+const NEW_ID = '019e5555-6666-7777-8888-999900001111';
+const NOW = '2026-03-02T08:09:10.000Z';
+
+describe('provider-codex fork_target', () => {
+  it('puts the fork beside its source, named with the client timestamp format and the new id', () => {
+    const { builder } = paginatedSession();
+    const source = builder.writeTo(sessionsDir(home.codexHome));
+    const result = forkTarget({ provider_id: 'codex', path: source, session_id: builder.id, new_session_id: NEW_ID, now: NOW });
+    expect(validateProviderForkTargetResult(result)).toBe(true);
+    expect(dirname(result.target_path)).toBe(dirname(source));
+    expect(result.target_path).toBe(join(dirname(source), `rollout-${rolloutTimestamp(new Date(NOW))}-${NEW_ID}.jsonl`));
+    expect(parseRolloutName(result.target_path)).toEqual({ timestamp: rolloutTimestamp(new Date(NOW)), id: NEW_ID });
+    expect(result.resume_command).toEqual(['codex', 'resume', NEW_ID]);
+    expect(result.resume_cwd).toBe('/work/project');
+  });
+
+  it('refuses ids that are not safe in a file name and times that do not parse', () => {
+    const source = paginatedSession().builder.writeTo(sessionsDir(home.codexHome));
+    expect(() => forkTarget({ provider_id: 'codex', path: source, session_id: 's', new_session_id: 'a/b', now: NOW })).toThrow(/new_session_id/);
+    expect(() => forkTarget({ provider_id: 'codex', path: source, session_id: 's', new_session_id: NEW_ID, now: 'yesterday' })).toThrow(/ISO-8601/);
+  });
+
+  it('a fork rendered with the new id verifies clean, and its file-name id equals its session_meta id', async () => {
+    const { builder } = paginatedSession();
+    const source = builder.writeTo(sessionsDir(home.codexHome));
+    const target = forkTarget({ provider_id: 'codex', path: source, session_id: builder.id, new_session_id: NEW_ID, now: NOW }).target_path;
+    const staging = join(dirname(source), '.staging');
+    writeFileSync(staging, '');
+    const text = readFileSync(source);
+    await render({ provider_id: 'codex', path: source, source_sha256: createHash('sha256').update(text).digest('hex'), edits: [], staging_path: staging, new_session_id: NEW_ID, now: NOW });
+    renameSync(staging, target);
+    expect((await verify({ provider_id: 'codex', path: target })).findings).toEqual([]);
+    const t = await parse({ provider_id: 'codex', path: target });
+    expect(t.session.session_id).toBe(NEW_ID);
+    expect(parseRolloutName(target)?.id).toBe(NEW_ID);
+    expect((await verify({ provider_id: 'codex', path: source })).findings).toEqual([]);
+  });
+});
+
+describe('provider-codex names and text helpers', () => {
+  it('formats file-name timestamps in local time to the second', () => {
+    const at = new Date(2026, 1, 3, 4, 5, 6);
+    expect(rolloutTimestamp(at)).toBe('2026-02-03T04-05-06');
+  });
+
+  it('reads the id out of client file names, including prefixed copies', () => {
+    expect(parseRolloutName('/x/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl')).toEqual({ timestamp: '2026-02-23T12-54-34', id: '019c8a59-e9dd-71f0-9ae3-4079fe9726a9' });
+    expect(parseRolloutName('/x/owner__repo__rollout-2026-02-23T12-54-34-abc.jsonl')?.id).toBe('abc');
+    expect(parseRolloutName('/x/session.jsonl')).toBeNull();
+  });
+
+  it('never cuts inside a character and keeps labels free of payload text', () => {
+    expect(truncateUtf8('aé', 2)).toBe('a');
+    expect(truncateUtf8('😀😀', 5)).toBe('😀');
+    expect(firstLine('\n\n  first\nsecond')).toBe('first');
+    expect(firstLine('tab\there')).toBe('tab here');
+    expect(sanitizeLabel('rm -rf / && curl evil', 'tool')).toBe('rm_-rf_/____curl_evil');
+    expect(sanitizeLabel('!!!', 'tool')).toBe('tool');
+  });
+});

@@ -1,0 +1,206 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from '../../../plugins/provider-codex/src/parse.js';
+import { validateTranscript } from '../../../schemas/generated/validators.js';
+import { RolloutBuilder, filler, item } from '../../fixtures/codex/rollout-builder.js';
+import { BIG_OUTPUT, BIG_PATCH_OUTPUT, compactedSession, legacySession, paginatedSession } from '../../fixtures/codex/sessions.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'codex-parse-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function write(b: RolloutBuilder, text?: string): string {
+  return b.writeTo(join(dir, String(n++)), { text });
+}
+const run = (path: string) => parse({ provider_id: 'codex', path });
+
+describe('provider-codex parse: legacy rollouts', () => {
+  it('gives one schema-valid item per physical line, hashed and counted', async () => {
+    const { builder } = legacySession();
+    const path = write(builder);
+    const t = await run(path);
+    expect(validateTranscript(t), JSON.stringify(validateTranscript.errors)).toBe(true);
+    expect(t.items.map((i) => i.line_index)).toEqual([...Array(builder.lineCount).keys()]);
+    expect(t.record_count).toBe(builder.lineCount);
+    expect(t.source_sha256).toBe(createHash('sha256').update(builder.text()).digest('hex'));
+    expect(t.session).toMatchObject({ provider: 'codex', session_id: builder.id, cwd: '/work/project', kind: 'session', bytes: Buffer.byteLength(builder.text()) });
+    expect(t.record_types?.['response_item:function_call_output']).toBe(2);
+    expect(t.record_types?.['event_msg:token_count']).toBe(3);
+  });
+
+  it('classifies records and labels tools by name, never by payload text', async () => {
+    const { builder, lines } = legacySession();
+    const t = await run(write(builder));
+    const kinds = t.items.map((i) => i.kind);
+    expect(kinds[0]).toBe('meta');
+    expect(t.items.filter((i) => i.kind === 'system').map((i) => i.label)).toEqual(['developer', 'preamble']);
+    const output = t.items[lines.shellOutput]!;
+    expect(output).toMatchObject({ kind: 'tool_result', label: 'exec_command', tool_use_ids: ['call_read'] });
+    expect(output.summary).toBe(`exec_command output, ${BIG_OUTPUT.length} bytes`);
+    const call = t.items[lines.shellOutput - 1]!;
+    expect(call).toMatchObject({ kind: 'tool_call', label: 'exec_command', summary: 'exec_command(cmd, workdir)' });
+    expect(t.items[lines.patchOutputString]!.label).toBe('apply_patch');
+    expect(t.items.find((i) => i.kind === 'user')!.summary).toBe('Fix the failing test in parser.ts');
+    for (const i of t.items) {
+      expect(i.label).not.toContain('parser');
+      expect(Buffer.byteLength(i.summary ?? '')).toBeLessThanOrEqual(512);
+    }
+  });
+
+  it('counts tokens only for records that reach the model', async () => {
+    const { builder } = legacySession();
+    const t = await run(write(builder));
+    const lines = builder.text().split('\n');
+    for (const i of t.items) {
+      if (i.kind === 'meta') expect(i.est_tokens).toBe(0);
+      else expect(i.est_tokens).toBe(Math.ceil(Buffer.byteLength(lines[i.line_index]!) / 4));
+    }
+  });
+
+  it('marks large string outputs elidable with a payload hash, small ones not', async () => {
+    const { builder, lines } = legacySession();
+    const t = await run(write(builder));
+    expect(t.items[lines.shellOutput]).toMatchObject({ elidable_bytes: BIG_OUTPUT.length, elidable_parts: 1 });
+    expect(t.items[lines.shellOutput]!.payload_sha256).toBe(createHash('sha256').update(BIG_OUTPUT).digest('hex'));
+    expect(t.items[lines.patchOutputString]).toMatchObject({ elidable_bytes: BIG_PATCH_OUTPUT.length, elidable_parts: 1 });
+    expect(t.items[lines.smallOutput]!.elidable_bytes ?? null).toBeNull();
+    expect(t.items[lines.smallOutput]!.summary).toBe('exec_command output, 15 bytes, exit 0');
+  });
+
+  it('takes context from the newest last_token_usage and lifetime from total_token_usage, skipping info: null', async () => {
+    const { builder } = legacySession();
+    builder.tokenCount(null);
+    const t = await run(write(builder));
+    expect(t.usage).toMatchObject({
+      context_state: 'reported',
+      context_tokens: 12345,
+      lifetime_input_tokens: 21000,
+      lifetime_cached_tokens: 12000,
+      lifetime_scope: 'full',
+      model_context_window: 258400,
+      model: 'gpt-5.3-codex',
+    });
+    expect(t.findings).toEqual([]);
+  });
+
+  it('reports usage absent when nothing was reported', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('hello').tokenCount(null);
+    const t = await run(write(b));
+    expect(t.usage).toMatchObject({ context_state: 'absent', context_tokens: 0, lifetime_scope: 'absent' });
+  });
+});
+
+describe('provider-codex parse: paginated rollouts', () => {
+  it('parses 0.171 shapes: ordinals, world_state, input_text array outputs', async () => {
+    const { builder, lines } = paginatedSession();
+    const t = await run(write(builder));
+    expect(validateTranscript(t)).toBe(true);
+    expect(t.findings).toEqual([]);
+    expect(t.items[lines.patchOutputArray!]).toMatchObject({ kind: 'tool_result', label: 'apply_patch', elidable_bytes: BIG_PATCH_OUTPUT.length + 'tail note'.length, elidable_parts: 1 });
+    expect(t.items[lines.patchOutputString]).toMatchObject({ elidable_bytes: BIG_PATCH_OUTPUT.length });
+    expect(t.usage).toMatchObject({ context_tokens: 30500, model_context_window: 272000, context_state: 'reported' });
+    expect(t.items[1]).toMatchObject({ kind: 'meta', est_tokens: 0, record_type: 'world_state' });
+  });
+
+  it('does not treat an array output holding an image as elidable', async () => {
+    const b = new RolloutBuilder({ paginated: true });
+    b.sessionMeta().user('look').response(item.customCall('c1', 'view_image', 'x.png'));
+    const line = b.nextLine;
+    b.response({ type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: filler(500) }, { type: 'input_image', image_url: 'data:' }] });
+    const t = await run(write(b));
+    expect(t.items[line]!.kind).toBe('tool_result');
+    expect(t.items[line]!.elidable_bytes ?? null).toBeNull();
+  });
+});
+
+describe('provider-codex parse: compacted windows', () => {
+  for (const paginated of [false, true]) {
+    it(`zeroes records behind the newest compaction and counts the history's outputs (${paginated ? 'paginated' : 'legacy'})`, async () => {
+      const { builder, lines } = compactedSession({ paginated });
+      const t = await run(write(builder));
+      expect(t.findings).toEqual([]);
+      for (const i of t.items.filter((x) => x.line_index < lines.compacted)) {
+        expect(i.est_tokens).toBe(0);
+        expect(i.elidable_bytes ?? null).toBeNull();
+      }
+      expect(t.items[lines.compacted]).toMatchObject({ kind: 'tool_result', label: 'compacted', elidable_bytes: 600, elidable_parts: 1 });
+      expect(t.items[lines.compacted]!.est_tokens).toBeGreaterThan(0);
+      expect(t.items[lines.answeredAfter]).toMatchObject({ kind: 'tool_result', tool_use_ids: ['call_pending'] });
+      expect(t.items[lines.answeredAfter]!.est_tokens).toBeGreaterThan(0);
+      expect(t.items[lines.liveOutput]).toMatchObject({ elidable_bytes: 900 });
+      expect(t.usage).toMatchObject({ context_state: 'reported', context_tokens: 20300, lifetime_input_tokens: 420000 });
+    });
+  }
+
+  it('reports a reset context when a compaction follows the newest report', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('a').tokenCount({ input: 5000, output: 10 }, { input: 9000, cached: 100, output: 20 }).compacted([item.user('a'), item.user('summary')]);
+    const t = await run(write(b));
+    expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 9000, model_context_window: 258400 });
+  });
+
+  it('does not move the window for a compacted record the client cannot load', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('a').shell('c1', 'ls', filler(400));
+    const bad = b.nextLine;
+    b.push('compacted', { message: '', replacement_history: [item.user('a'), 7] });
+    const t = await run(write(b));
+    expect(t.items[bad]).toMatchObject({ kind: 'meta', est_tokens: 0 });
+    expect(t.items[bad - 1]).toMatchObject({ elidable_bytes: 400 });
+    expect(t.items[bad - 1]!.est_tokens).toBeGreaterThan(0);
+  });
+
+  it('makes every item inert and usage unknown when call ids are ambiguous', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('a').shell('dup', 'ls', filler(400)).shell('dup', 'ls', filler(400)).tokenCount({ input: 100, output: 1 });
+    const t = await run(write(b));
+    expect(t.items.every((i) => i.est_tokens === 0 && (i.elidable_bytes ?? null) === null)).toBe(true);
+    expect(t.usage).toMatchObject({ context_state: 'unknown', context_reason: 'invalid_record' });
+    expect(t.findings!.map((f) => f.code)).toContain('duplicate_tool_call_id');
+  });
+});
+
+describe('provider-codex parse: odd records never crash', () => {
+  it('keeps unparseable and foreign lines as meta items with findings', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().raw('not json').raw('').raw('42').raw('{"type":7}').push('response_item', { type: 'function_call_output', call_id: 'x', output: 12 });
+    b.push('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: 'many', output_tokens: 1 } } });
+    b.push('unknown_future_record', { anything: true }).user('fine');
+    const t = await run(write(b));
+    expect(validateTranscript(t), JSON.stringify(validateTranscript.errors)).toBe(true);
+    expect(t.items).toHaveLength(b.lineCount);
+    expect(t.items.slice(1, 5).map((i) => [i.kind, i.est_tokens])).toEqual([['meta', 0], ['meta', 0], ['meta', 0], ['meta', 0]]);
+    expect(t.findings!.map((f) => [f.code, f.line_index])).toEqual(
+      expect.arrayContaining([['invalid_json', 1], ['blank_line', 2], ['invalid_record', 3], ['invalid_record', 4], ['orphaned_tool_result', 5]]),
+    );
+    expect(t.usage).toMatchObject({ context_state: 'unknown', context_reason: 'malformed_component' });
+  });
+
+  it('cuts long first lines into bounded summaries without splitting characters', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('é'.repeat(2000));
+    const t = await run(write(b));
+    const summary = t.items.find((i) => i.kind === 'user')!.summary!;
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(256);
+    expect(summary).toMatch(/^é+$/);
+  });
+
+  it('reads the dialects-v1 shape: a string message content and a token_usage_record', async () => {
+    const path = join(dir, 'window.jsonl');
+    writeFileSync(
+      path,
+      [
+        '{"type":"session_meta","ordinal":0,"payload":{"id":"fixture"}}',
+        '{"type":"token_usage_record","payload":{"usage":{"input_tokens":100,"output_tokens":7},"thread_token_usage":{"input_tokens":500,"cached_input_tokens":900}}}',
+        '{"type":"response_item","ordinal":2,"payload":{"type":"message","role":"user","content":"Live goal."}}',
+      ].join('\n') + '\n',
+    );
+    const t = await run(path);
+    expect(t.items[2]).toMatchObject({ kind: 'user', summary: 'Live goal.' });
+    expect(t.usage).toMatchObject({ context_tokens: 107, lifetime_input_tokens: 500, lifetime_cached_tokens: 500 });
+  });
+});
