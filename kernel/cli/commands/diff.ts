@@ -1,0 +1,47 @@
+import { Args } from '@oclif/core';
+import type { DiffCommandOutput } from '../../../schemas/generated/types.js';
+import { diffSnapshots } from '../../vault/diff.js';
+import { vaultLayout } from '../../vault/layout.js';
+import { formatCount, formatTable } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type DiffResult = DiffCommandOutput;
+
+const SHOWN_HASHES = 10;
+
+export default class Diff extends BaseCommand<DiffResult> {
+  static override summary = 'Records added and removed between two snapshots.';
+  static override description =
+    'Splits both verified snapshots into physical records, hashes each, and reports the records of <b> not in <a> (added) and of <a> not in <b> (removed), with counts by top-level record type. ' +
+    'Snapshot ids may be unique hex prefixes.';
+  static override examples = ['<%= config.bin %> diff 3f9c0a5e 8b21d7c0', '<%= config.bin %> diff 3f9c0a5e 8b21d7c0 --json'];
+  static override args = {
+    a: Args.string({ description: 'older snapshot id or prefix', required: true }),
+    b: Args.string({ description: 'newer snapshot id or prefix', required: true }),
+  };
+
+  async run(): Promise<DiffResult> {
+    const { args } = await this.parse(Diff);
+    const result = await diffSnapshots(vaultLayout(process.env), args.a, args.b);
+    this.say(`a ${result.sha_a}  ${formatCount(result.record_count_a)} records`);
+    this.say(`b ${result.sha_b}  ${formatCount(result.record_count_b)} records`);
+    this.say(`added ${formatCount(result.added_count)}, removed ${formatCount(result.removed_count)} (distinct records, by sha256)`);
+    this.say('');
+    const types = [...new Set([...Object.keys(result.type_summary_a), ...Object.keys(result.type_summary_b)])].sort();
+    const rows = types.map((t) => [
+      t,
+      formatCount(result.type_summary_a[t] ?? 0),
+      formatCount(result.type_summary_b[t] ?? 0),
+      formatCount(result.added_by_type[t] ?? 0),
+      formatCount(result.removed_by_type[t] ?? 0),
+    ]);
+    for (const line of formatTable([{ header: 'TYPE' }, { header: 'A', right: true }, { header: 'B', right: true }, { header: 'ADDED', right: true }, { header: 'REMOVED', right: true }], rows)) this.say(line);
+    for (const [label, hashes] of [['added', result.added], ['removed', result.removed]] as const) {
+      if (hashes.length === 0) continue;
+      this.say('');
+      this.say(`${label} records (sha256)${hashes.length > SHOWN_HASHES ? `, first ${SHOWN_HASHES} of ${hashes.length}` : ''}:`);
+      for (const h of hashes.slice(0, SHOWN_HASHES)) this.say(`  ${h}`);
+    }
+    return result;
+  }
+}

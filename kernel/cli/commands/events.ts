@@ -1,0 +1,53 @@
+import { Flags } from '@oclif/core';
+import type { EventsCommandOutput } from '../../../schemas/generated/types.js';
+import { readEvents } from '../../publish/events.js';
+import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
+import { eventsLogPath } from '../../paths.js';
+import { formatCount, formatTable, formatTs } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type EventsResult = EventsCommandOutput;
+
+function counts(record: Record<string, number>): string {
+  const parts = Object.entries(record).map(([k, v]) => `${k} ${formatCount(v)}`);
+  return parts.length > 0 ? parts.join(', ') : '-';
+}
+
+export default class Events extends BaseCommand<EventsResult> {
+  static override summary = 'Summarise the compaction-events log.';
+  static override description =
+    'Reads <data>/events.jsonl (and the rotated events.1.jsonl first): counts by outcome, action, strategy and provider, the estimated tokens reclaimed ' +
+    '(an estimate from context sizes, not billing), and the newest events. The log holds numbers, codes and digests only.';
+  static override examples = ['<%= config.bin %> events', '<%= config.bin %> events --since 24h', '<%= config.bin %> events --since 2026-01-31T00:00:00Z --json'];
+  static override flags = {
+    since: Flags.string({ description: 'window start: a duration (90s, 30m, 24h, 7d) or an ISO time' }),
+    tail: Flags.integer({ description: 'newest events to list', default: 20, min: 0, max: 100_000 }),
+    session: Flags.string({ description: 'only sessions whose id starts with this' }),
+  };
+
+  async run(): Promise<EventsResult> {
+    const { flags } = await this.parse(Events);
+    const now = Math.floor(Date.now() / 1000);
+    const since = flags.since === undefined ? null : parseSince(flags.since, now);
+    const log = await readEvents({ env: process.env });
+    for (const warning of log.warnings) this.note(`warning: ${warning}`);
+    const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.tail, session: flags.session });
+    if (s.total_events === 0) {
+      this.say(`no events${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
+      return s;
+    }
+    this.say(`${formatCount(s.total_events)} event(s)${since === null ? '' : ` since ${formatTs(since)} UTC`}, ${formatTs(s.first_ts!)} to ${formatTs(s.last_ts!)} UTC`);
+    this.say(`  outcomes:   ${counts(s.by_outcome)}`);
+    this.say(`  actions:    ${counts(s.by_action)}`);
+    this.say(`  strategies: ${counts(s.by_strategy)}`);
+    this.say(`  providers:  ${counts(s.by_provider)}`);
+    this.say(`  applied: ${formatCount(s.applied)}; ~${formatCount(s.est_reclaimed_tokens)} tokens reclaimed (estimated context, not billing)`);
+    if (s.skipped_lines > 0) this.say(`  ${formatCount(s.skipped_lines)} unreadable line(s) skipped`);
+    if (s.events.length > 0) {
+      this.say('');
+      const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} -> ${formatCount(e.context_tokens_after)}`, e.session_id]);
+      for (const line of formatTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER' }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', right: true }, { header: 'SESSION' }], rows)) this.say(line);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,29 @@
+import { Args } from '@oclif/core';
+import type { HistoryCommandOutput } from '../../../schemas/generated/types.js';
+import { vaultLayout } from '../../vault/layout.js';
+import { sessionHistory } from '../../vault/list.js';
+import { formatBytes, formatCount, formatTable, formatTs } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type HistoryResult = HistoryCommandOutput;
+
+export default class History extends BaseCommand<HistoryResult> {
+  static override summary = 'Every archived state of one session, newest first.';
+  static override description =
+    'Looks the session up in the vault index by session-id prefix or by transcript path, so sessions whose files are gone still have a history. ' +
+    'A prefix that matches several sessions is an error that lists them.';
+  static override examples = ['<%= config.bin %> history 0199a2f1', '<%= config.bin %> history ~/.codex/sessions/2026/01/31/rollout-….jsonl --json'];
+  static override args = {
+    session: Args.string({ description: 'session-id prefix or transcript path', required: true }),
+  };
+
+  async run(): Promise<HistoryResult> {
+    const { args } = await this.parse(History);
+    const entries = await sessionHistory(vaultLayout(process.env), args.session);
+    const first = entries[0]!;
+    this.say(`${first.provider} session ${first.session_id}: ${entries.length} archived state(s)`);
+    const rows = entries.map((e) => [e.sha256, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.path]);
+    for (const line of formatTable([{ header: 'SHA256' }, { header: 'BYTES', right: true }, { header: 'RECORDS', right: true }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'PATH' }], rows)) this.say(line);
+    return entries;
+  }
+}

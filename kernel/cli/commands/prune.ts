@@ -1,0 +1,34 @@
+import { Flags } from '@oclif/core';
+import type { PruneCommandOutput } from '../../../schemas/generated/types.js';
+import { vaultLayout } from '../../vault/layout.js';
+import { DEFAULT_PRUNE_KEEP } from '../../vault/limits.js';
+import { pruneVault } from '../../vault/prune.js';
+import { formatBytes } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type PruneResult = PruneCommandOutput;
+
+export default class Prune extends BaseCommand<PruneResult> {
+  static override summary = 'Trim the vault (a dry run unless --apply).';
+  static override description =
+    'Keeps the newest --keep archived states of every (provider, path, session) stream and every snapshot an operation receipt or a pin references; ' +
+    'everything else is dropped from the index, then manifests and chunks nothing references are deleted. ' +
+    'Every manifest is validated first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
+  static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
+  static override flags = {
+    keep: Flags.integer({ description: 'archived states to keep per stream', default: DEFAULT_PRUNE_KEEP }),
+    apply: Flags.boolean({ description: 'actually delete (otherwise only report)', default: false }),
+  };
+
+  async run(): Promise<PruneResult> {
+    const { flags } = await this.parse(Prune);
+    const r = await pruneVault(vaultLayout(process.env), { keep: flags.keep, apply: flags.apply });
+    const verb = r.dry_run ? 'would drop' : 'dropped';
+    this.say(
+      `${r.dry_run ? 'plan' : 'pruned'}: ${r.streams} stream(s), keeping ${r.kept_entries} archived state(s); ${verb} ${r.dropped_entries}, ` +
+        `${r.dry_run ? 'would remove' : 'removed'} ${r.manifests_removed} manifest(s) and ${r.chunks_removed} chunk(s), ${formatBytes(r.bytes_reclaimed)}`,
+    );
+    if (r.dry_run) this.say('dry run only: rerun with --apply to delete');
+    return r;
+  }
+}

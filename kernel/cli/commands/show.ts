@@ -1,0 +1,40 @@
+import { Args } from '@oclif/core';
+import type { ShowCommandOutput } from '../../../schemas/generated/types.js';
+import { vaultLayout } from '../../vault/layout.js';
+import { showSnapshot } from '../../vault/show.js';
+import { formatBytes, formatCount, formatPairs, formatTable, formatTs } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type ShowResult = ShowCommandOutput;
+
+export default class Show extends BaseCommand<ShowResult> {
+  static override summary = 'Size, record types and label of one snapshot.';
+  static override description =
+    'A hex string of 16 or more characters is a snapshot id or unique prefix; anything else selects a session (id prefix or path) and shows its newest snapshot. ' +
+    'The snapshot is verified chunk by chunk before anything is reported.';
+  static override examples = ['<%= config.bin %> show 3f9c0a5e1b7d2c44', '<%= config.bin %> show 0199a2f1-… --json'];
+  static override args = {
+    target: Args.string({ description: 'snapshot id (16+ hex characters) or session', required: true }),
+  };
+
+  async run(): Promise<ShowResult> {
+    const { args } = await this.parse(Show);
+    const result = await showSnapshot(vaultLayout(process.env), args.target);
+    for (const line of formatPairs([
+      ['snapshot', result.sha256],
+      ['source sha256', result.source_sha256],
+      ['size', `${formatBytes(result.bytes)} (${formatCount(result.bytes)} bytes)`],
+      ['records', formatCount(result.record_count)],
+      ['provider', result.provider ?? '-'],
+      ['session', result.session_id ?? '- (not indexed: a retained output)'],
+      ['strategy', result.strategy ?? '-'],
+      ['archived', result.ts === null ? '-' : `${formatTs(result.ts)} UTC`],
+      ['path', result.path ?? '-'],
+    ]))
+      this.say(line);
+    this.say('');
+    const rows = Object.entries(result.record_types).map(([type, count]) => [type, formatCount(count)]);
+    for (const line of formatTable([{ header: 'TYPE' }, { header: 'RECORDS', right: true }], rows)) this.say(line);
+    return result;
+  }
+}

@@ -1,0 +1,37 @@
+import { Args } from '@oclif/core';
+import type { VaultCommandOutput } from '../../../schemas/generated/types.js';
+import { vaultLayout } from '../../vault/layout.js';
+import { listSnapshots } from '../../vault/list.js';
+import { formatBytes, formatCount, formatTable, formatTs, shorten } from '../../vault/human.js';
+import { BaseCommand } from '../base-command.js';
+
+export type VaultResult = VaultCommandOutput;
+
+export default class Vault extends BaseCommand<VaultResult> {
+  static override summary = 'List archived snapshots, newest first.';
+  static override description =
+    'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
+    'Give a session-id prefix or a transcript path to list only that session. Pass a snapshot id to show, diff, search-snapshot or read-snapshot.';
+  static override examples = ['<%= config.bin %> vault', '<%= config.bin %> vault 0199a2f1', '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json'];
+  static override args = {
+    session: Args.string({ description: 'session-id prefix or transcript path', required: false }),
+  };
+
+  async run(): Promise<VaultResult> {
+    const { args } = await this.parse(Vault);
+    const layout = vaultLayout(process.env);
+    const entries = await listSnapshots(layout, args.session);
+    if (entries.length === 0) {
+      this.say(args.session ? `no snapshots of sessions matching '${args.session}'` : `no snapshots in the vault yet (${layout.root})`);
+      return entries;
+    }
+    const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), shorten(e.session_id, 12), e.path]);
+    for (const line of formatTable(
+      [{ header: 'SHA256' }, { header: 'PROVIDER' }, { header: 'BYTES', right: true }, { header: 'RECORDS', right: true }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'SESSION' }, { header: 'PATH' }],
+      rows,
+    ))
+      this.say(line);
+    this.say(`${entries.length} snapshot(s)`);
+    return entries;
+  }
+}

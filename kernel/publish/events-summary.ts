@@ -1,0 +1,69 @@
+/** The `events` readout: counts over a time window and the newest events. */
+import type { CompactionEvent, EventsCommandOutput } from '../../schemas/generated/types.js';
+import { usageError } from '../errors.js';
+
+export type { EventsCommandOutput };
+
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `24h`, `30m`, `7d`, `90s`, `3600` (seconds) or an ISO-8601 time → Unix seconds of the window start. */
+export function parseSince(text: string, nowSeconds: number): number {
+  const relative = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
+  if (relative) return Math.max(0, nowSeconds - Number(relative[1]) * UNIT_SECONDS[relative[2]!]!);
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const ms = Date.parse(text);
+    if (!Number.isNaN(ms)) return Math.max(0, Math.floor(ms / 1000));
+  }
+  throw usageError('invalid_since', `--since must be a duration such as 24h, 30m, 7d, 90s, or an ISO time such as 2026-01-31T12:00:00Z; got ${JSON.stringify(text)}`);
+}
+
+function bump(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+function sorted(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+}
+
+export interface SummaryOptions {
+  since: number | null;
+  tail: number;
+  /** Only sessions whose id starts with this. */
+  session?: string;
+}
+
+export function summarizeEvents(all: CompactionEvent[], skipped: number, options: SummaryOptions): EventsCommandOutput {
+  const events = all.filter((e) => (options.since === null || e.ts >= options.since) && (options.session === undefined || e.session_id.startsWith(options.session)));
+  const byOutcome: Record<string, number> = {};
+  const byAction: Record<string, number> = {};
+  const byStrategy: Record<string, number> = {};
+  const byProvider: Record<string, number> = {};
+  let applied = 0;
+  let reclaimed = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const e of events) {
+    bump(byOutcome, e.outcome);
+    bump(byAction, e.action);
+    bump(byStrategy, e.strategy);
+    bump(byProvider, e.provider);
+    if (e.outcome === 'applied' && e.error_code === null) applied += 1;
+    if ((e.outcome === 'applied' || e.outcome === 'planned') && e.error_code === null) reclaimed += e.est_reclaimed_tokens;
+    first = first === null ? e.ts : Math.min(first, e.ts);
+    last = last === null ? e.ts : Math.max(last, e.ts);
+  }
+  return {
+    since: options.since,
+    total_events: events.length,
+    skipped_lines: skipped,
+    by_outcome: sorted(byOutcome),
+    by_action: sorted(byAction),
+    by_strategy: sorted(byStrategy),
+    by_provider: sorted(byProvider),
+    applied,
+    est_reclaimed_tokens: reclaimed,
+    first_ts: first,
+    last_ts: last,
+    events: options.tail > 0 ? events.slice(-options.tail) : [],
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The compaction-events log `<data>/events.jsonl` (gobstopper/compaction-events-v1): a best-effort
+ * observation log of numbers, closed codes and digests. Writing validates every event (an invalid
+ * one is refused, not written) and never fails the command that reports it: problems come back as
+ * a warning. The log rotates to `events.1.jsonl` past 8 MiB; readers take the older generation first.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { validateCompactionEvent } from '../../schemas/generated/validators.js';
+import type { CompactionEvent, TokenObservation } from '../../schemas/generated/types.js';
+import { eventsLogPath, type PathEnv } from '../paths.js';
+import { FileLock } from '../vault/lock.js';
+import { checkPrivateFile, ensurePrivateDir, FileTooLargeError, readPrivateFile } from '../vault/private-fs.js';
+import { MIB } from '../../sdk/limits.js';
+
+export type { CompactionEvent, TokenObservation };
+
+export const EVENTS_SCHEMA = 'gobstopper/compaction-events-v1';
+export const ROTATE_BYTES = 8 * MIB;
+export const MAX_LOG_BYTES = 128 * MIB;
+export const MAX_EVENT_LINE_BYTES = 16 * 1024;
+const EVENTS_LOCK_WAIT_MS = 2000;
+
+export function rotatedLogPath(live: string): string {
+  return join(dirname(live), 'events.1.jsonl');
+}
+
+function observationProblem(o: TokenObservation, name: string): string | null {
+  if ((o.context_state === 'reported') !== (o.context_tokens !== undefined)) return `${name}.context_tokens must be present exactly when context_state is reported`;
+  const full = o.lifetime_scope === 'full';
+  const hasInput = o.lifetime_input_tokens !== undefined;
+  const hasCached = o.lifetime_cached_tokens !== undefined;
+  if (full && !(hasInput && hasCached)) return `${name}: lifetime_scope full needs lifetime_input_tokens and lifetime_cached_tokens`;
+  if (!full && (hasInput || hasCached)) return `${name}: lifetime counts are only recorded with lifetime_scope full`;
+  if (full && o.lifetime_cached_tokens! > o.lifetime_input_tokens!) return `${name}: lifetime_cached_tokens exceeds lifetime_input_tokens`;
+  return null;
+}
+
+/** Why an event must not be written (or read back), or null. */
+export function eventProblem(value: unknown): string | null {
+  if (!validateCompactionEvent(value)) {
+    const first = validateCompactionEvent.errors?.[0];
+    return first ? `${first.instancePath || 'event'} ${first.message ?? 'is invalid'}` : 'does not match the event schema';
+  }
+  const e = value as CompactionEvent;
+  if (e.est_reclaimed_tokens !== Math.max(0, e.context_tokens_before - e.context_tokens_after)) return 'est_reclaimed_tokens must equal context_tokens_before - context_tokens_after (or 0)';
+  if (e.retention_total !== undefined && (e.retention_retained! > e.retention_total || e.retention_lexical! > e.retention_total)) {
+    return 'retention_retained and retention_lexical must not exceed retention_total';
+  }
+  for (const [name, o] of [['before_observation', e.before_observation], ['after_observation', e.after_observation]] as const) {
+    const problem = o ? observationProblem(o, name) : null;
+    if (problem) return problem;
+  }
+  return null;
+}
+
+export interface AppendResult {
+  written: boolean;
+  /** Why the event was not written; the caller prints it and carries on. */
+  warning?: string;
+}
+
+export interface EventLogOptions {
+  /** Overrides `<data>/events.jsonl`. */
+  path?: string;
+  env?: PathEnv;
+}
+
+async function appendLine(live: string, line: Buffer): Promise<void> {
+  const flags = fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+  let handle = await open(live, flags, 0o600);
+  try {
+    let st = await handle.stat();
+    checkPrivateFile(live, st);
+    if (st.size >= ROTATE_BYTES) {
+      await handle.close();
+      await rename(live, rotatedLogPath(live));
+      handle = await open(live, flags, 0o600);
+      st = await handle.stat();
+      checkPrivateFile(live, st);
+    }
+    let offset = 0;
+    while (offset < line.length) offset += (await handle.write(line, offset, line.length - offset, null)).bytesWritten;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Validates and appends one event. Never throws: a failure is returned as a warning. */
+export async function appendEvent(event: CompactionEvent, options: EventLogOptions = {}): Promise<AppendResult> {
+  const problem = eventProblem(event);
+  if (problem) return { written: false, warning: `event not recorded: it violates the event schema (${problem})` };
+  const line = Buffer.from(JSON.stringify(event) + '\n', 'utf8');
+  if (line.length > MAX_EVENT_LINE_BYTES) return { written: false, warning: `event not recorded: it is longer than ${MAX_EVENT_LINE_BYTES} bytes` };
+  const live = options.path ?? eventsLogPath(options.env ?? process.env);
+  try {
+    await ensurePrivateDir(dirname(live));
+    const lock = await FileLock.acquire(`${live}.lock`, { waitMs: EVENTS_LOCK_WAIT_MS, what: 'the events log' });
+    try {
+      await appendLine(live, line);
+    } finally {
+      await lock.release();
+    }
+    return { written: true };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { written: false, warning: `event not recorded: ${message}` };
+  }
+}
+
+export interface ReadEventsResult {
+  events: CompactionEvent[];
+  /** Blank, over-long, unparseable or invalid lines. */
+  skipped: number;
+  warnings: string[];
+}
+
+function parseLog(data: Buffer, into: ReadEventsResult): void {
+  let start = 0;
+  while (start < data.length) {
+    let nl = data.indexOf(0x0a, start);
+    if (nl === -1) nl = data.length;
+    const line = data.subarray(start, nl);
+    start = nl + 1;
+    if (line.length === 0 || line.length > MAX_EVENT_LINE_BYTES) {
+      into.skipped += 1;
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString('utf8'));
+    } catch {
+      into.skipped += 1;
+      continue;
+    }
+    if (eventProblem(value)) into.skipped += 1;
+    else into.events.push(value as CompactionEvent);
+  }
+}
+
+/** Both generations, older first. A missing log is empty; an unsafe or oversized one is a warning. */
+export async function readEvents(options: EventLogOptions = {}): Promise<ReadEventsResult> {
+  const live = options.path ?? eventsLogPath(options.env ?? process.env);
+  const result: ReadEventsResult = { events: [], skipped: 0, warnings: [] };
+  for (const file of [rotatedLogPath(live), live]) {
+    let data: Buffer | null;
+    try {
+      data = await readPrivateFile(file, MAX_LOG_BYTES);
+    } catch (error) {
+      const reason = error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : error instanceof Error ? error.message : String(error);
+      result.warnings.push(`skipped ${file}: ${reason}`);
+      continue;
+    }
+    if (data) parseLog(data, result);
+  }
+  return result;
+}

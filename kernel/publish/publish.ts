@@ -1,0 +1,173 @@
+/**
+ * Publishing a staged file as a new session file without ever replacing anything. The target must
+ * not exist (checked with lstat, so a dangling symlink counts), its parent must be a real directory,
+ * and the final step is link(2), which fails rather than overwrite. Across filesystems the bytes are
+ * first copied to a private temp file beside the target, then linked the same way.
+ */
+import { createHash } from 'node:crypto';
+import { constants as fsConstants, type Stats } from 'node:fs';
+import { link, lstat, open, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { GobstopperError } from '../errors.js';
+import { createExclusive, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
+import { faultPoint, type FaultHook } from './faults.js';
+
+export interface PublishOptions {
+  /** The digest the staged bytes were verified at; publication refuses anything else. */
+  expectedSha256?: string;
+  expectedBytes?: number;
+  fault?: FaultHook;
+  writeAll?: WriteAll;
+}
+
+export interface Published {
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+const COPY_BLOCK = 1024 * 1024;
+
+function targetExists(target: string): GobstopperError {
+  return new GobstopperError('target_exists', `${target} already exists; gobstopper never overwrites a file (move it aside or choose another target)`);
+}
+
+/** Refuses a target that exists in any form, or whose parent is not a real directory. */
+export async function checkPublishTarget(target: string): Promise<void> {
+  if (!isAbsolute(target)) throw new GobstopperError('target_invalid', `publication target must be an absolute path, got ${target}`);
+  let existing: Stats | null = null;
+  try {
+    existing = await lstat(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing?.isSymbolicLink()) throw new GobstopperError('target_exists', `${target} is a symbolic link; gobstopper never writes through or over a link`);
+  if (existing) throw targetExists(target);
+  const parent = dirname(target);
+  let st;
+  try {
+    st = await lstat(parent);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('target_invalid', `the directory ${parent} does not exist`);
+    throw error;
+  }
+  if (st.isSymbolicLink()) throw new GobstopperError('target_invalid', `${parent} is a symbolic link; forks are published only into real directories`);
+  if (!st.isDirectory()) throw new GobstopperError('target_invalid', `${parent} is not a directory`);
+}
+
+/** Hashes an open file from the start. */
+async function hashHandle(handle: FileHandle): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(COPY_BLOCK);
+  let position = 0;
+  for (;;) {
+    const got = await readFully(handle, buffer, position);
+    if (got === 0) break;
+    hash.update(buffer.subarray(0, got));
+    position += got;
+    if (got < buffer.length) break;
+  }
+  return { sha256: hash.digest('hex'), bytes: position };
+}
+
+async function openRegular(path: string, what: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new GobstopperError('symlink_refused', `${what} ${path} is a symbolic link`);
+    if (code === 'ENOENT') throw new GobstopperError('staging_missing', `${what} ${path} does not exist`);
+    throw error;
+  }
+  const st = await handle.stat();
+  if (!st.isFile()) {
+    await handle.close();
+    throw new GobstopperError('not_regular_file', `${what} ${path} is not a regular file`);
+  }
+  return handle;
+}
+
+/** Digest and size of a regular file, refusing links and special files. */
+export async function hashRegularFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const handle = await openRegular(path, 'file');
+  try {
+    return await hashHandle(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Copies `source` into a new private temp file in `dir` (fsynced); returns its path. */
+async function copyToTemp(source: FileHandle, dir: string, name: string, writeAll: WriteAll): Promise<string> {
+  const temp = join(dir, `.${name}.${tempName('gobstopper')}`);
+  const handle = await createExclusive(temp);
+  try {
+    const buffer = Buffer.allocUnsafe(COPY_BLOCK);
+    let position = 0;
+    for (;;) {
+      const got = await readFully(source, buffer, position);
+      if (got === 0) break;
+      await writeAll(handle, buffer.subarray(0, got));
+      position += got;
+      if (got < buffer.length) break;
+    }
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlinkQuietly(temp);
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/**
+ * Publishes `staging` as `target`. The staged bytes are checked against the expected digest first,
+ * the target is never replaced, file and directory are fsynced, the published bytes are re-read and
+ * checked, and the staging file is removed afterwards.
+ */
+export async function publishNoClobber(staging: string, target: string, options: PublishOptions = {}): Promise<Published> {
+  await checkPublishTarget(target);
+  const source = await openRegular(staging, 'staging file');
+  let staged: { sha256: string; bytes: number };
+  try {
+    staged = await hashHandle(source);
+    if (options.expectedSha256 !== undefined && staged.sha256 !== options.expectedSha256) {
+      throw new GobstopperError('staging_changed', `the staged output changed after it was verified (sha256 ${staged.sha256.slice(0, 16)}, expected ${options.expectedSha256.slice(0, 16)}); nothing was published`);
+    }
+    if (options.expectedBytes !== undefined && staged.bytes !== options.expectedBytes) {
+      throw new GobstopperError('staging_changed', `the staged output is ${staged.bytes} bytes, ${options.expectedBytes} were verified; nothing was published`);
+    }
+    await source.sync();
+    faultPoint('publish.before_link', options.fault);
+    try {
+      await link(staging, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw targetExists(target);
+      // Another filesystem, or one without hard links: copy beside the target, then link there.
+      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+      const temp = await copyToTemp(source, dirname(target), basename(target), options.writeAll ?? writeAllDefault);
+      try {
+        await link(temp, target);
+      } catch (linkError) {
+        if ((linkError as NodeJS.ErrnoException).code === 'EEXIST') throw targetExists(target);
+        throw linkError;
+      } finally {
+        await unlinkQuietly(temp);
+      }
+    }
+  } finally {
+    await source.close();
+  }
+  await fsyncDir(dirname(target));
+  faultPoint('publish.after_link', options.fault);
+  const published = await hashRegularFile(target);
+  if (published.sha256 !== staged.sha256 || published.bytes !== staged.bytes) {
+    throw new GobstopperError('publish_mismatch', `${target} does not hold the staged bytes after publication; inspect it before using it`);
+  }
+  await unlinkQuietly(staging);
+  await fsyncDir(dirname(staging)).catch(() => undefined);
+  return { path: target, ...published };
+}

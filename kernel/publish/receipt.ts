@@ -1,0 +1,177 @@
+/**
+ * Operation receipts `vault/operations/<operation>.json`. An operation is named by the sha256 of
+ * what determines its output (kind, provider, source path and bytes, inputs), so running the same
+ * compaction twice finds the first run's receipt instead of producing a second fork.
+ */
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateOperationReceipt } from '../../schemas/generated/validators.js';
+import type { OperationKind, OperationReceipt } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { vaultDamaged } from '../vault/errors.js';
+import { ensureVault, type VaultLayout } from '../vault/layout.js';
+import { MAX_RECEIPT_BYTES } from '../vault/limits.js';
+import { FileLock, LockBusyError } from '../vault/lock.js';
+import { FileTooLargeError, fsyncDir, publishNewPrivateFile, readPrivateFile, replacePrivateFile, type WriteAll } from '../vault/private-fs.js';
+import { faultPoint, type FaultHook } from './faults.js';
+
+export type { OperationKind, OperationReceipt };
+
+export const RECEIPT_SCHEMA_VERSION = 3;
+
+export interface OperationIdentity {
+  kind: OperationKind;
+  provider: string;
+  source_path: string;
+  source_sha256: string;
+  inputs_sha256: string;
+}
+
+/** JSON with object keys sorted at every level and no whitespace: one spelling per value. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value as Record<string, unknown>)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function sha256OfJson(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+export function operationId(identity: OperationIdentity): string {
+  const { kind, provider, source_path, source_sha256, inputs_sha256 } = identity;
+  return sha256OfJson({ kind, provider, source_path, source_sha256, inputs_sha256 });
+}
+
+/**
+ * A UUID-v4-shaped session id derived from the operation, so a retried compaction publishes under
+ * the same new id: h[0..8]-h[8..12]-4h[13..16]-ah[17..20]-h[20..32].
+ */
+export function deriveOutputSessionId(operation: string): string {
+  const h = operation;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export function receiptPath(layout: VaultLayout, operation: string): string {
+  return join(layout.operations, `${operation}.json`);
+}
+
+/** Why a receipt is not acceptable, or null. Beyond the schema: ids and derived numbers agree. */
+export function receiptProblem(value: unknown): string | null {
+  if (!validateOperationReceipt(value)) {
+    const first = validateOperationReceipt.errors?.[0];
+    return first ? `${first.instancePath || 'receipt'} ${first.message ?? 'is invalid'}` : 'does not match the receipt schema';
+  }
+  const r = value as OperationReceipt;
+  if (operationId(r) !== r.operation) return 'operation id does not match its identity fields';
+  if (r.snapshot_sha256 !== r.source_sha256) return 'snapshot_sha256 differs from source_sha256';
+  if (r.reclaimed_bytes !== Math.max(0, r.bytes_before - r.bytes_after)) return 'reclaimed_bytes is not bytes_before - bytes_after';
+  return null;
+}
+
+function repairReceipt(file: string): string {
+  return `move ${file} aside to start this operation over (its snapshots stay in the vault)`;
+}
+
+/** The receipt of `operation`, or null when there is none. A damaged receipt fails closed. */
+export async function readReceipt(layout: VaultLayout, operation: string): Promise<OperationReceipt | null> {
+  const file = receiptPath(layout, operation);
+  let data: Buffer | null;
+  try {
+    data = await readPrivateFile(file, MAX_RECEIPT_BYTES);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) throw vaultDamaged(file, `receipt is over ${MAX_RECEIPT_BYTES} bytes`, repairReceipt(file));
+    throw error;
+  }
+  if (data === null) return null;
+  return parseReceipt(file, data, operation);
+}
+
+function parseReceipt(file: string, data: Buffer, operation: string): OperationReceipt {
+  let value: unknown;
+  try {
+    value = JSON.parse(data.toString('utf8'));
+  } catch {
+    throw vaultDamaged(file, 'receipt is not JSON', repairReceipt(file));
+  }
+  const problem = receiptProblem(value);
+  if (problem) throw vaultDamaged(file, `receipt is invalid (${problem})`, repairReceipt(file));
+  if ((value as OperationReceipt).operation !== operation) throw vaultDamaged(file, 'receipt is filed under another operation id', repairReceipt(file));
+  return value as OperationReceipt;
+}
+
+/** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
+export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
+  let names: string[];
+  try {
+    names = await readdir(layout.operations);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const receipts: OperationReceipt[] = [];
+  for (const name of names.sort()) {
+    const match = /^([0-9a-f]{64})\.json$/.exec(name);
+    if (!match) continue;
+    const receipt = await readReceipt(layout, match[1]!);
+    if (receipt) receipts.push(receipt);
+  }
+  return receipts;
+}
+
+function serialize(receipt: OperationReceipt): Buffer {
+  return Buffer.from(JSON.stringify(receipt, null, 2) + '\n', 'utf8');
+}
+
+function assertValid(receipt: OperationReceipt): void {
+  const problem = receiptProblem(receipt);
+  if (problem) throw new GobstopperError('invalid_receipt', `refusing to write an invalid receipt: ${problem}`);
+}
+
+/** Writes the first form of a receipt (completed:false). Refuses if one exists. */
+export async function writePendingReceipt(layout: VaultLayout, receipt: OperationReceipt, options: { writeAll?: WriteAll; fault?: FaultHook } = {}): Promise<void> {
+  if (receipt.completed) throw new GobstopperError('invalid_receipt', 'a new receipt must be written with completed:false before publication');
+  assertValid(receipt);
+  await ensureVault(layout);
+  const file = receiptPath(layout, receipt.operation);
+  const outcome = await publishNewPrivateFile(layout.operations, `${receipt.operation}.json`, serialize(receipt), options.writeAll);
+  if (outcome === 'exists') throw new GobstopperError('receipt_exists', `a receipt for this operation already exists (${file}); reconcile it instead of starting over`);
+  await fsyncDir(layout.operations);
+  faultPoint('receipt.after_pending', options.fault);
+}
+
+/** Atomically replaces a pending receipt with its completed form. */
+export async function markReceiptCompleted(layout: VaultLayout, receipt: OperationReceipt, options: { fault?: FaultHook; now?: number } = {}): Promise<OperationReceipt> {
+  const completed: OperationReceipt = { ...receipt, completed: true, ts: options.now ?? Math.floor(Date.now() / 1000) };
+  assertValid(completed);
+  const existing = await readReceipt(layout, receipt.operation);
+  if (!existing) throw new GobstopperError('receipt_missing', `the receipt of operation ${receipt.operation.slice(0, 16)} disappeared before it was completed`);
+  faultPoint('receipt.before_complete', options.fault);
+  await replacePrivateFile(receiptPath(layout, receipt.operation), serialize(completed));
+  return completed;
+}
+
+/**
+ * Takes the per-operation lock without waiting: a second run of the same operation at the same
+ * time gets a clear "already running" error instead of racing the first.
+ */
+export async function lockOperation(layout: VaultLayout, operation: string): Promise<FileLock> {
+  await ensureVault(layout);
+  try {
+    return await FileLock.acquire(join(layout.operations, `${operation}.lock`), { waitMs: 0, what: `operation ${operation.slice(0, 16)}` });
+  } catch (error) {
+    if (error instanceof LockBusyError) {
+      const by = error.holder ? ` (process ${error.holder.pid})` : '';
+      throw new GobstopperError('operation_running', `operation ${operation.slice(0, 16)} is already running${by}; wait for it to finish, then run the command again`, {
+        details: { operation, lock: error.lockPath },
+      });
+    }
+    throw error;
+  }
+}

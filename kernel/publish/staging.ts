@@ -1,0 +1,88 @@
+/**
+ * The private staging area `<data>/staging/` (0700). The kernel creates each staging file empty,
+ * exclusively and 0600, and hands its path to the provider plugin that renders into it; nothing in
+ * staging is visible to a client until `publishNoClobber` links it into the provider's store.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { GobstopperError } from '../errors.js';
+import { processAlive } from '../vault/lock.js';
+import { stagingDir, type PathEnv } from '../paths.js';
+import { createExclusive, ensurePrivateDir, fsyncDir, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
+import { streamManifestChunks } from '../vault/reconstruct.js';
+import { loadManifest } from '../vault/manifest.js';
+import type { VaultLayout } from '../vault/layout.js';
+import { faultPoint, type FaultHook } from './faults.js';
+
+const STAGING_NAME = /^stage-(\d+)-[0-9a-f]{16}\.jsonl$/;
+
+/** Removes staging files left by processes that died mid-run (their pid is in the name). */
+export async function sweepStaleStaging(dir: string): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const match = STAGING_NAME.exec(name);
+    if (!match || processAlive(Number(match[1]))) continue;
+    await unlinkQuietly(join(dir, name));
+    removed += 1;
+  }
+  return removed;
+}
+
+export interface StagingOptions {
+  /** Overrides `<data>/staging` (tests). */
+  dir?: string;
+  fault?: FaultHook;
+}
+
+/** A new empty private staging file; the caller renders into it, then publishes or discards it. */
+export async function createStagingFile(env: PathEnv = process.env, options: StagingOptions = {}): Promise<string> {
+  const dir = options.dir ?? stagingDir(env);
+  await ensurePrivateDir(dir);
+  await sweepStaleStaging(dir);
+  const path = join(dir, `${tempName('stage')}.jsonl`);
+  const handle = await createExclusive(path);
+  await handle.close();
+  faultPoint('staging.after_create', options.fault);
+  return path;
+}
+
+export async function discardStaging(path: string): Promise<void> {
+  await unlinkQuietly(path);
+}
+
+/**
+ * Fills an empty staging file with the exact bytes of an archived snapshot (a retained output being
+ * republished, or a restore). On any failure, including a full disk, the staging file is removed so
+ * nothing partial remains.
+ */
+export async function restoreSnapshotToStaging(
+  layout: VaultLayout,
+  manifestSha256: string,
+  stagingPath: string,
+  options: { writeAll?: WriteAll; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ bytes: number; sourceSha256: string }> {
+  const writeAll = options.writeAll ?? writeAllDefault;
+  const loaded = await loadManifest(layout, manifestSha256, options.env);
+  const handle = await open(stagingPath, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size !== 0) throw new GobstopperError('staging_invalid', `${stagingPath} is not an empty staging file`);
+    // The staging file is only published after the stream's own end-of-snapshot checks pass.
+    await streamManifestChunks(layout, loaded, (chunk) => writeAll(handle, chunk));
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlinkQuietly(stagingPath);
+    throw error;
+  }
+  await handle.close();
+  await fsyncDir(dirname(stagingPath));
+  return { bytes: loaded.manifest.bytes, sourceSha256: loaded.manifest.source_sha256 };
+}

@@ -1,0 +1,98 @@
+/**
+ * Snapshotters and prune must not overlap: a snapshot reuses existing chunks and writes its manifest
+ * before it is indexed, and a prune running in between would see those as unreferenced and delete
+ * them. So a snapshotter registers a hold file (taken under `custody.lock`, then released so many
+ * snapshotters run at once), and prune takes `custody.lock` for its whole run and waits until no live
+ * hold remains. Holds of dead processes are removed by prune.
+ */
+import { hostname } from 'node:os';
+import { lstat, readdir, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { GobstopperError } from '../errors.js';
+import { FileLock, processAlive } from './lock.js';
+import type { VaultLayout } from './layout.js';
+import { createExclusive, tempName } from './private-fs.js';
+
+const CUSTODY_LOCK_WAIT_MS = 60_000;
+const DRAIN_WAIT_MS = 120_000;
+
+const UNREADABLE_HOLD_STALE_MS = 10_000;
+
+async function olderThan(path: string, ms: number): Promise<boolean> {
+  try {
+    return Date.now() - (await lstat(path)).mtimeMs > ms;
+  } catch {
+    return true;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `body` while holding a shared custody of the vault (many snapshotters at once). */
+export async function withSharedCustody<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
+  const holdPath = join(layout.custody, `${tempName('hold')}.json`);
+  const gate = await FileLock.acquire(layout.custodyLock, { waitMs: CUSTODY_LOCK_WAIT_MS, what: 'the vault (a prune is running)' });
+  try {
+    const handle = await createExclusive(holdPath);
+    try {
+      await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname() }) + '\n');
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await gate.release();
+  }
+  try {
+    return await body();
+  } finally {
+    await unlink(holdPath).catch(() => undefined);
+  }
+}
+
+async function liveHolds(layout: VaultLayout): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(layout.custody);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let live = 0;
+  for (const name of names) {
+    const path = join(layout.custody, name);
+    let holder: { pid?: unknown; host?: unknown } | null = null;
+    try {
+      holder = JSON.parse(await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW }));
+    } catch {
+      holder = null;
+    }
+    // An unreadable hold is a process that died between creating and filling it (or is doing so now).
+    const dead =
+      holder === null
+        ? await olderThan(path, UNREADABLE_HOLD_STALE_MS)
+        : holder.host === hostname() && typeof holder.pid === 'number' && !processAlive(holder.pid);
+    if (dead) await unlink(path).catch(() => undefined);
+    else live += 1;
+  }
+  return live;
+}
+
+/** Runs `body` with the vault to itself: no snapshot is in progress and none can start. */
+export async function withExclusiveCustody<T>(layout: VaultLayout, body: () => Promise<T>, drainWaitMs = DRAIN_WAIT_MS): Promise<T> {
+  const gate = await FileLock.acquire(layout.custodyLock, { waitMs: CUSTODY_LOCK_WAIT_MS, what: 'the vault (another prune is running)' });
+  try {
+    const deadline = Date.now() + drainWaitMs;
+    for (;;) {
+      const live = await liveHolds(layout);
+      if (live === 0) break;
+      if (Date.now() >= deadline) {
+        throw new GobstopperError('vault_busy', `the vault is busy: ${live} snapshot(s) in progress (hold files in ${layout.custody}); try again when they finish`);
+      }
+      await sleep(50);
+    }
+    return await body();
+  } finally {
+    await gate.release();
+  }
+}

@@ -1,0 +1,71 @@
+/** `diff <a> <b>`: records added and removed between two snapshots, compared by record sha256. */
+import { createHash } from 'node:crypto';
+import type { DiffCommandOutput } from '../../schemas/generated/types.js';
+import { snapshotNotFound } from './errors.js';
+import { parseJsonLine, recordType } from './json-text.js';
+import { vaultExists, type VaultLayout } from './layout.js';
+import { forEachRecord } from './records.js';
+import { resolveShaPrefix } from './selectors.js';
+import { sortedCounts } from './show.js';
+
+export type { DiffCommandOutput };
+
+interface Side {
+  sha: string;
+  recordCount: number;
+  /** Record sha256 → type, first occurrence order. */
+  records: Map<string, string>;
+  types: Record<string, number>;
+}
+
+async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<Side> {
+  const records = new Map<string, string>();
+  const types: Record<string, number> = {};
+  const { recordCount } = await forEachRecord(
+    layout,
+    sha,
+    ({ bytes }) => {
+      const type = recordType(parseJsonLine(bytes));
+      types[type] = (types[type] ?? 0) + 1;
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      if (!records.has(hash)) records.set(hash, type);
+    },
+    env,
+  );
+  return { sha, recordCount, records, types };
+}
+
+function only(from: Side, other: Side): { hashes: string[]; byType: Record<string, number> } {
+  const hashes: string[] = [];
+  const byType: Record<string, number> = {};
+  for (const [hash, type] of from.records) {
+    if (other.records.has(hash)) continue;
+    hashes.push(hash);
+    byType[type] = (byType[type] ?? 0) + 1;
+  }
+  return { hashes, byType: sortedCounts(byType) };
+}
+
+export async function diffSnapshots(layout: VaultLayout, a: string, b: string, env: NodeJS.ProcessEnv = process.env): Promise<DiffCommandOutput> {
+  if (!(await vaultExists(layout))) throw snapshotNotFound(a);
+  const shaA = await resolveShaPrefix(layout, a, 'snapshot a');
+  const shaB = await resolveShaPrefix(layout, b, 'snapshot b');
+  const sideA = await readSide(layout, shaA, env);
+  const sideB = shaB === shaA ? sideA : await readSide(layout, shaB, env);
+  const added = only(sideB, sideA);
+  const removed = only(sideA, sideB);
+  return {
+    sha_a: shaA,
+    sha_b: shaB,
+    record_count_a: sideA.recordCount,
+    record_count_b: sideB.recordCount,
+    added_count: added.hashes.length,
+    removed_count: removed.hashes.length,
+    added: added.hashes,
+    removed: removed.hashes,
+    added_by_type: added.byType,
+    removed_by_type: removed.byType,
+    type_summary_a: sortedCounts(sideA.types),
+    type_summary_b: sortedCounts(sideB.types),
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * The vault's failure vocabulary. Damage always names the file and what to do about it, because a
+ * vault that silently skips a bad entry would report a partial history as if it were complete.
+ */
+import { GobstopperError, usageError } from '../errors.js';
+
+export function vaultDamaged(file: string, problem: string, repair: string): GobstopperError {
+  return new GobstopperError('vault_damaged', `vault damaged: ${file}: ${problem}; repair required: ${repair}`, { details: { file } });
+}
+
+export function insecureVault(file: string, problem: string, repair: string): GobstopperError {
+  return new GobstopperError('vault_insecure', `${file}: ${problem}; ${repair}`, { details: { file } });
+}
+
+export function snapshotNotFound(sha: string): GobstopperError {
+  return new GobstopperError('snapshot_not_found', `no snapshot ${sha} in the vault (gobstopper vault lists them)`);
+}
+
+export function badSha(what: string, value: string, rule: string): GobstopperError {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return usageError('invalid_sha', `${what} ${JSON.stringify(shown)} is not ${rule}`);
+}

@@ -1,0 +1,61 @@
+/**
+ * Plain-text rendering shared by the vault and events commands: aligned tables, byte sizes, times,
+ * and archived text made safe to print on a terminal.
+ */
+
+export interface Column {
+  header: string;
+  /** Right-aligned, for numbers. */
+  right?: boolean;
+}
+
+/** Columns separated by two spaces; each column as wide as its widest cell. */
+export function formatTable(columns: Column[], rows: string[][]): string[] {
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.header)), ...rows.map(line)];
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** Unix seconds as `YYYY-MM-DD HH:MM` UTC. */
+export function formatTs(ts: number): string {
+  return new Date(ts * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+export function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * Archived text is untrusted: terminal control sequences in it must not reach the terminal.
+ * Control characters (other than tab) are shown as \u escapes.
+ */
+export function printableText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `key: value` lines with the values aligned. */
+export function formatPairs(pairs: Array<[string, string]>): string[] {
+  const width = Math.max(...pairs.map(([k]) => k.length));
+  return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v}`);
+}

@@ -1,0 +1,147 @@
+/**
+ * `vault/index.jsonl`: the append-only ledger of archived states. Its line order is the recency
+ * order. One bad line makes every read and write fail with "repair required", because a history
+ * that skipped it would look complete while it is not.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { validateVaultEntry } from '../../schemas/generated/validators.js';
+import type { VaultEntry } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { insecureVault, vaultDamaged } from './errors.js';
+import type { VaultLayout } from './layout.js';
+import { MAX_INDEX_BYTES, MAX_INDEX_LINE_BYTES, MAX_PATH_BYTES, MAX_SESSION_ID_BYTES } from './limits.js';
+import { withLock } from './lock.js';
+import { checkPrivateFile, FileTooLargeError, fsyncDir, readPrivateFile, replacePrivateFile } from './private-fs.js';
+
+export type { VaultEntry };
+
+const INDEX_LOCK_WAIT_MS = 60_000;
+const ENTRY_KEYS = ['ts', 'sha256', 'path', 'session_id', 'provider', 'bytes', 'record_count', 'strategy', 'source_sha256'] as const;
+
+/** Why an entry is invalid, or null when it is valid. */
+export function entryProblem(value: unknown): string | null {
+  if (!validateVaultEntry(value)) {
+    const first = validateVaultEntry.errors?.[0];
+    return first ? `${first.instancePath || 'entry'} ${first.message ?? 'is invalid'}` : 'does not match the index entry schema';
+  }
+  const entry = value as VaultEntry;
+  if (Buffer.byteLength(entry.session_id) > MAX_SESSION_ID_BYTES) return `session_id is longer than ${MAX_SESSION_ID_BYTES} bytes`;
+  if (!isAbsolute(entry.path) || Buffer.byteLength(entry.path) > MAX_PATH_BYTES || entry.path.includes('\0')) return 'path is not an absolute path';
+  if (entry.record_count > entry.bytes) return 'record_count is larger than bytes';
+  return null;
+}
+
+/** The canonical line for an entry: fixed field order, so equal entries serialise identically. */
+export function serializeEntry(entry: VaultEntry): string {
+  const ordered: Record<string, unknown> = {};
+  for (const key of ENTRY_KEYS) ordered[key] = entry[key];
+  return JSON.stringify(ordered) + '\n';
+}
+
+function repairHint(file: string): string {
+  return `fix or delete the named line in ${file} (snapshots stay in manifests/; only the history line is lost)`;
+}
+
+/** Parses and validates the whole index text. */
+export function parseIndex(file: string, data: Buffer): VaultEntry[] {
+  if (data.length === 0) return [];
+  if (data[data.length - 1] !== 0x0a) throw vaultDamaged(file, 'the last line is not terminated (a torn append)', repairHint(file));
+  const entries: VaultEntry[] = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start < data.length) {
+    const nl = data.indexOf(0x0a, start);
+    const line = data.subarray(start, nl);
+    lineNo += 1;
+    start = nl + 1;
+    if (line.length + 1 > MAX_INDEX_LINE_BYTES) throw vaultDamaged(file, `line ${lineNo} is longer than ${MAX_INDEX_LINE_BYTES} bytes`, repairHint(file));
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString('utf8'));
+    } catch {
+      throw vaultDamaged(file, `line ${lineNo} is not JSON`, repairHint(file));
+    }
+    const problem = entryProblem(value);
+    if (problem) throw vaultDamaged(file, `line ${lineNo} is not a valid index entry (${problem})`, repairHint(file));
+    entries.push(value as VaultEntry);
+  }
+  return entries;
+}
+
+/** Every entry in append order; empty when the vault has no index yet. */
+export async function readIndex(layout: VaultLayout): Promise<VaultEntry[]> {
+  let data: Buffer | null;
+  try {
+    data = await readPrivateFile(layout.index, MAX_INDEX_BYTES);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) {
+      throw vaultDamaged(layout.index, `index is ${error.size} bytes, over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
+    }
+    throw error;
+  }
+  return data === null ? [] : parseIndex(layout.index, data);
+}
+
+/** Runs `body` holding the index lock (exclusive across processes). */
+export function withIndexLock<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
+  return withLock(layout.indexLock, { waitMs: INDEX_LOCK_WAIT_MS, what: 'the vault index' }, body);
+}
+
+/**
+ * Appends entries under the index lock after validating the whole existing index and the capacity.
+ * The write is fsynced, and the directory too when the index is new.
+ */
+export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntry[]): Promise<void> {
+  const lines = entries.map((entry) => {
+    const problem = entryProblem(entry);
+    if (problem) throw new GobstopperError('invalid_entry', `refusing to index an invalid entry: ${problem}`);
+    const line = serializeEntry(entry);
+    if (Buffer.byteLength(line) > MAX_INDEX_LINE_BYTES) throw new GobstopperError('invalid_entry', `index entry is longer than ${MAX_INDEX_LINE_BYTES} bytes`);
+    return line;
+  });
+  const payload = Buffer.from(lines.join(''), 'utf8');
+  await withIndexLock(layout, async () => {
+    const existing = await readPrivateFile(layout.index, MAX_INDEX_BYTES).catch((error: unknown) => {
+      if (error instanceof FileTooLargeError) throw vaultDamaged(layout.index, `index is over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
+      throw error;
+    });
+    if (existing) parseIndex(layout.index, existing);
+    const size = existing?.length ?? 0;
+    if (size + payload.length > MAX_INDEX_BYTES) {
+      throw new GobstopperError('vault_full', `the vault index would grow past ${MAX_INDEX_BYTES} bytes; run gobstopper prune --apply first`);
+    }
+    const handle = await openForAppend(layout.index);
+    try {
+      checkPrivateFile(layout.index, await handle.stat());
+      try {
+        let offset = 0;
+        while (offset < payload.length) offset += (await handle.write(payload, offset, payload.length - offset, null)).bytesWritten;
+        await handle.sync();
+      } catch (error) {
+        // A torn line would fail every later read closed; put the index back as it was.
+        await handle.truncate(size).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await handle.close();
+    }
+    if (existing === null) await fsyncDir(layout.root);
+  });
+}
+
+async function openForAppend(path: string) {
+  try {
+    return await open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw insecureVault(path, 'is a symbolic link', 'replace it with the real index file');
+    throw error;
+  }
+}
+
+/** Replaces the whole index atomically; the caller holds the index lock. */
+export async function rewriteIndexLocked(layout: VaultLayout, entries: VaultEntry[]): Promise<void> {
+  await replacePrivateFile(layout.index, Buffer.from(entries.map(serializeEntry).join(''), 'utf8'));
+}

@@ -1,0 +1,174 @@
+/**
+ * Cross-process exclusive locks as files created with O_EXCL. The file records who holds it (pid and
+ * host), so a lock left behind by a crashed process is recognised and broken, and a live holder is
+ * named in the "busy" message. Breaking goes through a second `<lock>.break` file so two processes
+ * that both find the same stale lock cannot delete a fresh one the other has just taken.
+ */
+import { hostname } from 'node:os';
+import { lstat, readFile, unlink } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { GobstopperError } from '../errors.js';
+import { createExclusive } from './private-fs.js';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  ts: number;
+}
+
+export interface LockOptions {
+  /** How long to wait for a busy lock; 0 tries once. */
+  waitMs: number;
+  /** What the lock protects, for messages ("the vault index", "operation 1a2b…"). */
+  what: string;
+}
+
+/** A lock file whose holder is unknown (empty or torn) is treated as stale after this long. */
+const UNREADABLE_STALE_MS = 10_000;
+/** A `.break` file older than this was left by a process that died while breaking a lock. */
+const BREAK_STALE_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class LockBusyError extends GobstopperError {
+  constructor(
+    readonly lockPath: string,
+    readonly holder: LockHolder | null,
+    what: string,
+  ) {
+    const by = holder ? ` by process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}` : '';
+    super('lock_busy', `${what} is locked${by} (${lockPath}); wait for it to finish, or remove the file if no gobstopper process is running`, {
+      details: { lock: lockPath, ...(holder ? { pid: holder.pid } : {}) },
+    });
+  }
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function parseHolder(text: string): LockHolder | null {
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid > 0 && typeof value.host === 'string' && typeof value.ts === 'number') {
+      return { pid: value.pid, host: value.host, ts: value.ts };
+    }
+  } catch {
+    // Torn or foreign content: judged by age below.
+  }
+  return null;
+}
+
+interface Observed {
+  holder: LockHolder | null;
+  ino: number;
+  mtimeMs: number;
+  text: string;
+}
+
+async function observe(path: string): Promise<Observed | null> {
+  try {
+    const st = await lstat(path);
+    const text = st.isFile() ? await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW }) : '';
+    return { holder: parseHolder(text), ino: st.ino, mtimeMs: st.mtimeMs, text };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function isStale(seen: Observed): boolean {
+  if (seen.holder === null) return Date.now() - seen.mtimeMs > UNREADABLE_STALE_MS;
+  // A holder on another host cannot be probed; only a person can judge it.
+  if (seen.holder.host !== hostname()) return false;
+  if (seen.holder.pid === process.pid) return false;
+  return !processAlive(seen.holder.pid);
+}
+
+async function tryCreate(path: string): Promise<LockHolder | null> {
+  const holder: LockHolder = { pid: process.pid, host: hostname(), ts: Date.now() };
+  let handle;
+  try {
+    handle = await createExclusive(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    throw error;
+  }
+  try {
+    await handle.writeFile(JSON.stringify(holder) + '\n');
+  } finally {
+    await handle.close();
+  }
+  return holder;
+}
+
+/** Removes `path` only if it is still exactly the stale lock that was observed. */
+async function breakStale(path: string, seen: Observed): Promise<void> {
+  const breaker = `${path}.break`;
+  const mine = await tryCreate(breaker);
+  if (!mine) {
+    const other = await observe(breaker);
+    if (other && Date.now() - other.mtimeMs > BREAK_STALE_MS) await unlink(breaker).catch(() => undefined);
+    return;
+  }
+  try {
+    const again = await observe(path);
+    if (again && again.ino === seen.ino && again.text === seen.text) await unlink(path).catch(() => undefined);
+  } finally {
+    await unlink(breaker).catch(() => undefined);
+  }
+}
+
+export class FileLock {
+  private released = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly holder: LockHolder,
+  ) {}
+
+  /** Takes the lock, waiting up to `waitMs` for a live holder; stale locks are broken. */
+  static async acquire(path: string, options: LockOptions): Promise<FileLock> {
+    const deadline = Date.now() + options.waitMs;
+    let pause = 2;
+    for (;;) {
+      const holder = await tryCreate(path);
+      if (holder) return new FileLock(path, holder);
+      const seen = await observe(path);
+      if (seen === null) continue;
+      if (isStale(seen)) {
+        await breakStale(path, seen);
+        continue;
+      }
+      if (Date.now() >= deadline) throw new LockBusyError(path, seen.holder, options.what);
+      await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
+      pause = Math.min(pause * 2, 100);
+    }
+  }
+
+  /** Releases the lock if this process still holds it. */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    const seen = await observe(this.path);
+    if (seen?.holder && seen.holder.pid === this.holder.pid && seen.holder.ts === this.holder.ts && seen.holder.host === this.holder.host) {
+      await unlink(this.path).catch(() => undefined);
+    }
+  }
+}
+
+export async function withLock<T>(path: string, options: LockOptions, body: () => Promise<T>): Promise<T> {
+  const lock = await FileLock.acquire(path, options);
+  try {
+    return await body();
+  } finally {
+    await lock.release();
+  }
+}
+

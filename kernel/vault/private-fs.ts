@@ -1,0 +1,239 @@
+/**
+ * File primitives for state that must stay private and must never be overwritten by accident:
+ * 0700 directories, 0600 files, no symlinks or special files, writes through a private temp file
+ * that is fsynced and then linked into place (link fails on an existing name, so it never clobbers).
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, rename, unlink, link, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { insecureVault } from './errors.js';
+
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fsConstants;
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Writes the whole buffer. Injected in tests to simulate a full disk (ENOSPC) or a torn write. */
+export type WriteAll = (handle: FileHandle, data: Buffer) => Promise<void>;
+
+export const writeAllDefault: WriteAll = async (handle, data) => {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset, null);
+    offset += bytesWritten;
+  }
+};
+
+function ownerMismatch(st: Stats): boolean {
+  const uid = process.getuid?.();
+  return uid !== undefined && st.uid !== uid;
+}
+
+function octal(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
+}
+
+/** Checks an existing directory; false when it does not exist. */
+export async function checkPrivateDir(path: string): Promise<boolean> {
+  let st: Stats;
+  try {
+    st = await lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'gobstopper keeps its state only in real directories; replace the link with a directory');
+  if (!st.isDirectory()) throw insecureVault(path, 'is not a directory', 'move it aside so gobstopper can create the directory');
+  if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown) or point XDG_DATA_HOME elsewhere');
+  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 700 ${path}`);
+  return true;
+}
+
+/**
+ * Creates a private directory (parents too, 0700 as the XDG spec asks) or checks the existing one.
+ * Only the leaf's mode is enforced: parents such as ~/.local/share belong to the user.
+ */
+export async function ensurePrivateDir(path: string): Promise<void> {
+  if (await checkPrivateDir(path)) return;
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    await mkdir(path, { mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  await checkPrivateDir(path);
+}
+
+/** Rejects anything but a regular file of ours that nobody else can read or write. */
+export function checkPrivateFile(path: string, st: Stats): void {
+  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'remove the link; vault files are never followed through links');
+  if (!st.isFile()) throw insecureVault(path, 'is not a regular file', 'move it aside; vault files are regular files only');
+  if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown)');
+  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 600 ${path}`);
+}
+
+function isSymlinkOpenError(error: unknown): boolean {
+  // O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs).
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ELOOP' || code === 'EMLINK';
+}
+
+/**
+ * Opens a private file for reading without following a symlink or blocking on a FIFO, and checks
+ * what was actually opened (fstat), so a swap between check and open cannot fool it.
+ */
+export async function openPrivateForRead(path: string): Promise<{ handle: FileHandle; stats: Stats } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link; vault files are never followed through links');
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    checkPrivateFile(path, stats);
+    return { handle, stats };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads up to `buffer.length` bytes at `position`, looping over short reads. */
+export async function readFully(handle: FileHandle, buffer: Buffer, position: number | null): Promise<number> {
+  let got = 0;
+  while (got < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, got, buffer.length - got, position === null ? null : position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return got;
+}
+
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`${path} is ${size} bytes, over the ${limit}-byte limit`);
+  }
+}
+
+/** A whole private file, or null when absent. Bigger than `maxBytes` throws FileTooLargeError. */
+export async function readPrivateFile(path: string, maxBytes: number): Promise<Buffer | null> {
+  const opened = await openPrivateForRead(path);
+  if (!opened) return null;
+  const { handle, stats } = opened;
+  try {
+    if (stats.size > maxBytes) throw new FileTooLargeError(path, stats.size, maxBytes);
+    // One byte past the expected size detects a file that grew after fstat.
+    const buffer = Buffer.allocUnsafe(stats.size + 1);
+    const got = await readFully(handle, buffer, 0);
+    if (got > maxBytes) throw new FileTooLargeError(path, got, maxBytes);
+    return buffer.subarray(0, got);
+  } finally {
+    await handle.close();
+  }
+}
+
+export function tempName(prefix = '.tmp'): string {
+  return `${prefix}-${process.pid}-${randomBytes(8).toString('hex')}`;
+}
+
+export async function fsyncDir(path: string): Promise<void> {
+  const handle = await open(path, O_RDONLY | O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function unlinkQuietly(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch {
+    // Already gone; nothing to clean.
+  }
+}
+
+/** Creates a new private file exclusively (O_EXCL | O_NOFOLLOW), 0600. */
+export async function createExclusive(path: string, readable = false): Promise<FileHandle> {
+  try {
+    return await open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
+  } catch (error) {
+    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link');
+    throw error;
+  }
+}
+
+export class ReadBackMismatchError extends Error {
+  readonly code = 'write_verify_failed';
+  constructor(readonly path: string) {
+    super(`${path}: the bytes read back after writing differ from the bytes written (a failing disk?); nothing was kept`);
+  }
+}
+
+/**
+ * Writes `data` to a fresh private temp file in `dir`, fsynced, then reads it back and compares it
+ * with `data`, so what is later linked into place is known to hold exactly those bytes. Removes the
+ * temp file on any failure.
+ */
+export async function writePrivateTemp(dir: string, data: Buffer, writeAll: WriteAll = writeAllDefault): Promise<string> {
+  const temp = join(dir, tempName());
+  const handle = await createExclusive(temp, true);
+  try {
+    await writeAll(handle, data);
+    await handle.sync();
+    const back = Buffer.allocUnsafe(data.length + 1);
+    const got = await readFully(handle, back, 0);
+    if (got !== data.length || !back.subarray(0, got).equals(data)) throw new ReadBackMismatchError(temp);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlinkQuietly(temp);
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/**
+ * Publishes `data` as `dir/name` unless that name exists. `link` is the no-clobber step: it fails
+ * with EEXIST instead of replacing. The directory is not fsynced here so callers storing many
+ * files can sync it once.
+ */
+export async function publishNewPrivateFile(dir: string, name: string, data: Buffer, writeAll: WriteAll = writeAllDefault): Promise<'created' | 'exists'> {
+  const temp = await writePrivateTemp(dir, data, writeAll);
+  try {
+    await link(temp, join(dir, name));
+    return 'created';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';
+    throw error;
+  } finally {
+    await unlinkQuietly(temp);
+  }
+}
+
+/** Atomically replaces `path` with `data` (private temp, fsync, rename, directory fsync). */
+export async function replacePrivateFile(path: string, data: Buffer, writeAll: WriteAll = writeAllDefault): Promise<void> {
+  const dir = dirname(path);
+  const temp = await writePrivateTemp(dir, data, writeAll);
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await unlinkQuietly(temp);
+    throw error;
+  }
+  await fsyncDir(dir);
+}
+
+export function isTempName(name: string): boolean {
+  return basename(name).startsWith('.tmp-');
+}
+
+export { unlinkQuietly };

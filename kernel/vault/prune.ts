@@ -1,0 +1,127 @@
+/**
+ * `prune`: keep the newest N archived states of each (provider, path, session_id) stream plus every
+ * snapshot a receipt or pin references, then remove what nothing references. Every manifest is
+ * validated before anything changes, the index is rewritten before any file is unlinked (a crash
+ * leaves only unreferenced files behind, never an index pointing at removed data), and the whole run
+ * holds the vault exclusively so no snapshot in progress loses its chunks.
+ */
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PruneCommandOutput, VaultEntry } from '../../schemas/generated/types.js';
+import { usageError } from '../errors.js';
+import { listReceipts } from '../publish/receipt.js';
+import { withExclusiveCustody } from './custody.js';
+import { vaultDamaged } from './errors.js';
+import { readIndex, rewriteIndexLocked, withIndexLock } from './index-file.js';
+import { vaultExists, type VaultLayout } from './layout.js';
+import { DEFAULT_PRUNE_KEEP } from './limits.js';
+import { loadManifest } from './manifest.js';
+import { listPinnedManifests } from './pins.js';
+import { fsyncDir, isTempName } from './private-fs.js';
+import { listManifestIds } from './selectors.js';
+
+export type { PruneCommandOutput };
+
+export interface PruneRequest {
+  keep?: number;
+  apply?: boolean;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function streamKey(entry: VaultEntry): string {
+  return `${entry.provider}\0${entry.path}\0${entry.session_id}`;
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await lstat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}, env: NodeJS.ProcessEnv = process.env): Promise<PruneCommandOutput> {
+  const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
+  const apply = request.apply ?? false;
+  if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number of at least 1, got ${keep}`);
+  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, dry_run: !apply, keep };
+  if (!(await vaultExists(layout))) return empty;
+
+  return withExclusiveCustody(layout, () =>
+    withIndexLock(layout, async () => {
+      const entries = await readIndex(layout);
+      const referenced = new Set<string>();
+      for (const receipt of await listReceipts(layout)) {
+        referenced.add(receipt.snapshot_manifest_sha256);
+        referenced.add(receipt.output_manifest_sha256);
+      }
+      for (const sha of await listPinnedManifests(layout)) referenced.add(sha);
+
+      // Newest `keep` per stream, by append order.
+      const seenPerStream = new Map<string, number>();
+      const keepFlags = new Array<boolean>(entries.length).fill(false);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const key = streamKey(entries[i]!);
+        const seen = seenPerStream.get(key) ?? 0;
+        seenPerStream.set(key, seen + 1);
+        keepFlags[i] = seen < keep || referenced.has(entries[i]!.sha256);
+      }
+      const kept = entries.filter((_, i) => keepFlags[i]);
+
+      const liveManifests = new Set<string>(referenced);
+      for (const entry of kept) liveManifests.add(entry.sha256);
+
+      // Validate every stored manifest before deciding anything; a damaged one stops the prune.
+      const stored = new Set(await listManifestIds(layout));
+      const liveChunks = new Set<string>();
+      for (const sha of stored) {
+        const { manifest } = await loadManifest(layout, sha, env);
+        if (liveManifests.has(sha)) for (const chunk of manifest.chunks) liveChunks.add(chunk);
+      }
+      for (const sha of liveManifests) {
+        if (!stored.has(sha)) {
+          const file = join(layout.manifests, sha);
+          throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup, or remove the references to ${sha.slice(0, 16)}`);
+        }
+      }
+      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha));
+      const chunkNames = await listDir(layout.chunks);
+      const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
+
+      let bytesReclaimed = 0;
+      for (const sha of deadManifests) bytesReclaimed += await sizeOf(join(layout.manifests, sha));
+      for (const sha of deadChunks) bytesReclaimed += await sizeOf(join(layout.chunks, sha));
+
+      if (apply) {
+        if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
+        for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
+        // Temp files are leftovers of interrupted writes: no writer can be running now.
+        for (const name of await listDir(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);
+        await fsyncDir(layout.manifests);
+        for (const sha of deadChunks) await unlink(join(layout.chunks, sha));
+        for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
+        await fsyncDir(layout.chunks);
+      }
+      return {
+        streams: seenPerStream.size,
+        kept_entries: kept.length,
+        dropped_entries: entries.length - kept.length,
+        manifests_removed: deadManifests.length,
+        chunks_removed: deadChunks.length,
+        bytes_reclaimed: bytesReclaimed,
+        dry_run: !apply,
+        keep,
+      };
+    }),
+  );
+}

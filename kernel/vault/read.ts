@@ -1,0 +1,167 @@
+/**
+ * `read-snapshot`: bounded pages of physical records of a verified snapshot. A record is hashed
+ * whole but only its page is held, so paging through a huge tool output costs the memory of one
+ * page. Offsets are byte offsets that must fall on UTF-8 character boundaries. Several pages can be
+ * served by one verified pass over the snapshot (`readSnapshotPages`).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { ReadSnapshotCommandOutput } from '../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../errors.js';
+import { snapshotNotFound } from './errors.js';
+import { vaultExists, type VaultLayout } from './layout.js';
+import { loadManifest } from './manifest.js';
+import { streamManifestChunks } from './reconstruct.js';
+import { parseFullSha } from './selectors.js';
+
+export const MIN_PAGE_BYTES = 4;
+export const MAX_PAGE_BYTES = 16 * 1024;
+export const DEFAULT_PAGE_BYTES = 4096;
+/** Pages one pass may serve; each holds at most MAX_PAGE_BYTES. */
+export const MAX_PAGES_PER_PASS = 4096;
+
+export type { ReadSnapshotCommandOutput };
+
+export interface PageRequest {
+  record: number;
+  offset?: number;
+  maxBytes?: number;
+}
+
+export interface ReadRequest extends PageRequest {
+  snapshot: string;
+}
+
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+interface Window {
+  offset: number;
+  maxBytes: number;
+  /** The page plus one byte past it, to find the last whole character. */
+  bytes: Buffer;
+}
+
+interface RecordAccumulator {
+  hash: Hash;
+  length: number;
+  found: boolean;
+  windows: Window[];
+}
+
+function checkPage(request: PageRequest): Required<PageRequest> {
+  const record = request.record;
+  const offset = request.offset ?? 0;
+  const maxBytes = request.maxBytes ?? DEFAULT_PAGE_BYTES;
+  if (!Number.isInteger(record) || record < 0) throw usageError('invalid_record', `--record must be a record index from 0, got ${record}`);
+  if (!Number.isInteger(offset) || offset < 0) throw usageError('invalid_offset', `--offset must be a byte offset from 0, got ${offset}`);
+  if (!Number.isInteger(maxBytes) || maxBytes < MIN_PAGE_BYTES || maxBytes > MAX_PAGE_BYTES) {
+    throw usageError('invalid_max_bytes', `--max-bytes must be from ${MIN_PAGE_BYTES} to ${MAX_PAGE_BYTES}, got ${maxBytes}`);
+  }
+  return { record, offset, maxBytes };
+}
+
+function capture(acc: RecordAccumulator, piece: Buffer): void {
+  acc.hash.update(piece);
+  for (const w of acc.windows) {
+    const from = Math.max(acc.length, w.offset);
+    const to = Math.min(acc.length + piece.length, w.offset + w.maxBytes + 1);
+    if (from < to) piece.copy(w.bytes, from - w.offset, from - acc.length, to - acc.length);
+  }
+  acc.length += piece.length;
+}
+
+function finishPage(sha: string, sourceSha256: string, record: number, recordSha256: string, recordBytes: number, w: Window): ReadSnapshotCommandOutput {
+  const { offset, maxBytes } = w;
+  if (offset > recordBytes) throw usageError('invalid_offset', `--offset ${offset} is past the end of record ${record} (${recordBytes} bytes)`);
+  const at = (i: number) => w.bytes[i - offset]!;
+  if (offset < recordBytes && isContinuation(at(offset))) throw usageError('invalid_offset', `--offset ${offset} is inside a UTF-8 character; use an offset a previous page returned`);
+  let end = Math.min(offset + maxBytes, recordBytes);
+  if (end < recordBytes) {
+    while (end > offset && isContinuation(at(end))) end -= 1;
+  }
+  if (end === offset && offset < recordBytes) {
+    throw new GobstopperError('record_not_text', `record ${record} is not valid UTF-8 at byte ${offset}; it cannot be read as text`);
+  }
+  let content: string;
+  try {
+    content = strictUtf8.decode(w.bytes.subarray(0, end - offset));
+  } catch {
+    throw new GobstopperError('record_not_text', `record ${record} is not valid UTF-8 between bytes ${offset} and ${end}; it cannot be read as text`);
+  }
+  return {
+    snapshot_sha256: sha,
+    source_sha256: sourceSha256,
+    record_index: record,
+    record_sha256: recordSha256,
+    record_bytes: recordBytes,
+    offset,
+    next_offset: end < recordBytes ? end : null,
+    content,
+    content_trust: 'untrusted_archived_data',
+  };
+}
+
+/** Serves every requested page, in request order, from one verified pass over the snapshot. */
+export async function readSnapshotPages(layout: VaultLayout, snapshot: string, requests: PageRequest[], env: NodeJS.ProcessEnv = process.env): Promise<ReadSnapshotCommandOutput[]> {
+  const sha = parseFullSha(snapshot);
+  const pages = requests.map(checkPage);
+  if (pages.length > MAX_PAGES_PER_PASS) throw usageError('too_many_pages', `at most ${MAX_PAGES_PER_PASS} pages per read, got ${pages.length}`);
+  if (!(await vaultExists(layout))) throw snapshotNotFound(sha);
+  const loaded = await loadManifest(layout, sha, env);
+
+  const wanted = new Map<number, RecordAccumulator>();
+  const windows = pages.map((p) => {
+    let acc = wanted.get(p.record);
+    if (!acc) {
+      acc = { hash: createHash('sha256'), length: 0, found: false, windows: [] };
+      wanted.set(p.record, acc);
+    }
+    const w: Window = { offset: p.offset, maxBytes: p.maxBytes, bytes: Buffer.alloc(p.maxBytes + 1) };
+    acc.windows.push(w);
+    return w;
+  });
+
+  let recordIndex = 0;
+  let records = 0;
+  let tail = 0;
+  await streamManifestChunks(layout, loaded, (chunk) => {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl;
+      const acc = wanted.get(recordIndex);
+      if (acc) capture(acc, chunk.subarray(start, end));
+      if (nl === -1) {
+        tail += chunk.length - start;
+        break;
+      }
+      if (acc) acc.found = true;
+      recordIndex += 1;
+      records += 1;
+      tail = 0;
+      start = nl + 1;
+    }
+  });
+  if (tail > 0) {
+    records += 1;
+    const acc = wanted.get(recordIndex);
+    if (acc) acc.found = true;
+  }
+
+  const digests = new Map<number, string>();
+  return pages.map((p, i) => {
+    const acc = wanted.get(p.record)!;
+    if (!acc.found) throw new GobstopperError('record_not_found', `snapshot ${sha.slice(0, 16)} has ${records} records; record ${p.record} does not exist`);
+    let digest = digests.get(p.record);
+    if (digest === undefined) {
+      digest = acc.hash.digest('hex');
+      digests.set(p.record, digest);
+    }
+    return finishPage(sha, loaded.manifest.source_sha256, p.record, digest, acc.length, windows[i]!);
+  });
+}
+
+export async function readSnapshotRecord(layout: VaultLayout, request: ReadRequest, env: NodeJS.ProcessEnv = process.env): Promise<ReadSnapshotCommandOutput> {
+  const [page] = await readSnapshotPages(layout, request.snapshot, [request], env);
+  return page!;
+}

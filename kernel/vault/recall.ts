@@ -1,0 +1,98 @@
+/**
+ * `recall`: state cards (the digests compactions leave behind) found anywhere in archived
+ * snapshots, ranked by how often the query occurs in their fields. A card is any decoded JSON
+ * string value starting with the state-card marker, whatever the provider's record shape.
+ */
+import { createHash } from 'node:crypto';
+import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
+import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
+import { usageError } from '../errors.js';
+import { readIndex } from './index-file.js';
+import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
+import { vaultExists, type VaultLayout } from './layout.js';
+import { forEachRecord } from './records.js';
+import { checkSessionSelector } from './selectors.js';
+
+export const DEFAULT_RECALL_LIMIT = 20;
+export const MAX_RECALL_LIMIT = 100;
+const MAX_RECALL_QUERY_BYTES = 1024;
+
+export type { RecallRow };
+
+export interface RecallRequest {
+  query?: string;
+  limit?: number;
+  /** Only sessions whose id starts with this. */
+  session?: string;
+}
+
+function cardFields(digest: DigestBlock): string[] {
+  const fields: string[] = [];
+  for (const single of [digest.goal, digest.summary, digest.current_work, digest.context]) if (single) fields.push(single);
+  for (const list of [digest.concepts, digest.files_touched, digest.decisions, digest.errors, digest.open_tasks]) if (list) fields.push(...list);
+  return fields;
+}
+
+/** Case-insensitive occurrences of `query` across every field of the card. */
+export function scoreCard(digest: DigestBlock, query: string): number {
+  const needle = query.toLowerCase();
+  let score = 0;
+  for (const field of cardFields(digest)) score += countOccurrences(field.toLowerCase(), needle);
+  return score;
+}
+
+function checkRequest(request: RecallRequest): { query: string | undefined; limit: number } {
+  const limit = request.limit ?? DEFAULT_RECALL_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_LIMIT) throw usageError('invalid_limit', `--limit must be a whole number from 1 to ${MAX_RECALL_LIMIT}, got ${limit}`);
+  const query = request.query === undefined || request.query === '' ? undefined : request.query;
+  if (query !== undefined && Buffer.byteLength(query) > MAX_RECALL_QUERY_BYTES) throw usageError('invalid_query', `--query must be at most ${MAX_RECALL_QUERY_BYTES} bytes`);
+  if (request.session !== undefined) checkSessionSelector(request.session);
+  return { query, limit };
+}
+
+interface Found {
+  row: RecallRow;
+  order: number;
+}
+
+export async function recallCards(layout: VaultLayout, request: RecallRequest = {}, env: NodeJS.ProcessEnv = process.env): Promise<RecallRow[]> {
+  const { query, limit } = checkRequest(request);
+  if (!(await vaultExists(layout))) return [];
+  // Newest entry per snapshot labels it; newest snapshots are read first so a card repeated in
+  // later archived states of the same session is reported from its newest one.
+  const newest = new Map<string, VaultEntry>();
+  for (const entry of (await readIndex(layout)).reverse()) {
+    if (request.session !== undefined && !entry.session_id.startsWith(request.session)) continue;
+    if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
+  }
+  const prefilter = new LiteralPrefilter(STATE_CARD_MARKER);
+  const seen = new Set<string>();
+  const found: Found[] = [];
+  for (const entry of newest.values()) {
+    await forEachRecord(
+      layout,
+      entry.sha256,
+      ({ index, bytes }) => {
+        if (!prefilter.mayMatch(bytes)) return;
+        const parsed = parseJsonLine(bytes);
+        if (parsed === undefined) return;
+        forEachStringValue(parsed, (value) => {
+          const digest = parseStateCard(value);
+          if (!digest) return;
+          const key = `${entry.provider}\0${entry.session_id}\0${createHash('sha256').update(value).digest('hex')}`;
+          if (seen.has(key)) return;
+          seen.add(key);
+          const score = query === undefined ? 0 : scoreCard(digest, query);
+          if (query !== undefined && score === 0) return;
+          found.push({
+            row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: index, score, digest },
+            order: found.length,
+          });
+        });
+      },
+      env,
+    );
+  }
+  found.sort((a, b) => b.row.score - a.row.score || b.row.ts - a.row.ts || a.order - b.order);
+  return found.slice(0, limit).map((f) => f.row);
+}

@@ -1,0 +1,94 @@
+/**
+ * Turning what a user typed into snapshots: full ids, unique id prefixes, and session selectors
+ * (a session-id prefix or a path) matched against the index.
+ */
+import { readdir, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { VaultEntry } from '../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../errors.js';
+import { badSha, snapshotNotFound } from './errors.js';
+import type { VaultLayout } from './layout.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A full snapshot id (64 hex, any case), returned lowercase. */
+export function parseFullSha(input: string, what = 'snapshot id'): string {
+  const value = input.toLowerCase();
+  if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, 'hex (a full 64-character sha256 from gobstopper vault)');
+  if (value.length !== 64) throw badSha(what, input, `a full sha256: it has ${value.length} hex characters, 64 are required`);
+  return value;
+}
+
+export function isHexPrefix(input: string): boolean {
+  return /^[0-9a-fA-F]{1,64}$/.test(input);
+}
+
+/** Every manifest id stored in the vault (indexed or not). */
+export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
+  try {
+    return (await readdir(layout.manifests)).filter((name) => HEX64.test(name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** A unique snapshot for a 1–64 hex prefix. */
+export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
+  if (!isHexPrefix(input)) throw badSha(what, input, 'a hex snapshot id or prefix');
+  const prefix = input.toLowerCase();
+  const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
+  if (matches.length === 0) throw snapshotNotFound(prefix);
+  if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`);
+  return matches[0]!;
+}
+
+function looksLikePath(selector: string): boolean {
+  return selector.includes('/') || selector.endsWith('.jsonl') || selector.startsWith('.');
+}
+
+async function pathForms(selector: string): Promise<Set<string>> {
+  const absolute = resolve(selector);
+  const forms = new Set([absolute]);
+  try {
+    forms.add(join(await realpath(dirname(absolute)), basename(absolute)));
+  } catch {
+    // The session file or its directory may be gone; archived paths still match literally.
+  }
+  return forms;
+}
+
+export function checkSessionSelector(selector: string): void {
+  if (selector.length === 0) throw usageError('bad_selector', 'session selector is empty');
+  if (Buffer.byteLength(selector) > 4096) throw usageError('bad_selector', 'session selector is longer than 4096 bytes');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(selector)) throw usageError('bad_selector', 'session selector contains control characters');
+}
+
+/** Entries whose session id starts with `selector`, or whose path is `selector` (when it is a path). */
+export async function filterBySession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
+  checkSessionSelector(selector);
+  if (looksLikePath(selector)) {
+    const forms = await pathForms(selector);
+    const byPath = entries.filter((e) => forms.has(e.path));
+    if (byPath.length > 0 || selector.includes('/')) return byPath;
+  }
+  return entries.filter((e) => e.session_id.startsWith(selector));
+}
+
+/**
+ * The entries of exactly one archived session. Several session ids under one prefix is an error
+ * that lists them, so `history` never mixes two sessions.
+ */
+export async function selectOneSession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
+  const matches = await filterBySession(entries, selector);
+  if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them)`);
+  const exact = matches.filter((e) => e.session_id === selector);
+  if (exact.length > 0) return exact;
+  const ids = [...new Set(matches.map((e) => `${e.provider}:${e.session_id}`))];
+  if (ids.length > 1) {
+    const shown = ids.slice(0, 5).join(', ');
+    throw usageError('ambiguous_session', `'${selector}' matches ${ids.length} archived sessions (${shown}${ids.length > 5 ? ', …' : ''}); use a longer prefix or the path`);
+  }
+  return matches;
+}

@@ -1,0 +1,76 @@
+/**
+ * The snapshot service: archive a session file and record it in the index, as one step other
+ * services (apply, undo, watch, `snapshot`) call in-process.
+ */
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { VaultEntry } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { faultPoint } from '../publish/faults.js';
+import { withSharedCustody } from './custody.js';
+import { appendIndexEntries, entryProblem } from './index-file.js';
+import { ensureVault, type VaultLayout } from './layout.js';
+import { storeSnapshot, type StoreOptions, type StoredSnapshot } from './store.js';
+
+export interface SnapshotRequest extends StoreOptions {
+  path: string;
+  sessionId: string;
+  provider: string;
+  /** Why: a strategy id, or snapshot, pre-undo, post-compact, fork, restore. */
+  strategy: string;
+  /** Unix seconds for the index entry; defaults to now. */
+  ts?: number;
+}
+
+export interface SnapshotResult {
+  entry: VaultEntry;
+  stored: StoredSnapshot;
+}
+
+/** The directory's real path plus the file name: the file itself must not be a link. */
+export async function canonicalSourcePath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  try {
+    return join(await realpath(dirname(absolute)), basename(absolute));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('source_missing', `no such file: ${absolute}`);
+    throw error;
+  }
+}
+
+/** Archives `path` and appends its index entry; the entry is written only after read-back succeeded. */
+export async function snapshotFile(layout: VaultLayout, request: SnapshotRequest): Promise<SnapshotResult> {
+  const path = await canonicalSourcePath(request.path);
+  const draft: VaultEntry = {
+    ts: request.ts ?? Math.floor(Date.now() / 1000),
+    sha256: '0'.repeat(64),
+    path,
+    session_id: request.sessionId,
+    provider: request.provider,
+    bytes: 0,
+    record_count: 0,
+    strategy: request.strategy,
+    source_sha256: '0'.repeat(64),
+  };
+  // Refuse bad metadata before any bytes are stored.
+  const problem = entryProblem(draft);
+  if (problem) throw new GobstopperError('invalid_entry', `cannot archive ${path}: ${problem}`);
+  await ensureVault(layout);
+  return withSharedCustody(layout, async () => {
+    const stored = await storeSnapshot(layout, path, request);
+    const entry: VaultEntry = { ...draft, sha256: stored.manifestSha256, bytes: stored.bytes, record_count: stored.recordCount, source_sha256: stored.sourceSha256 };
+    faultPoint('vault.before_index', request.fault, request.env);
+    await appendIndexEntries(layout, [entry]);
+    return { entry, stored };
+  });
+}
+
+/**
+ * Stores `path` without an index entry (candidate output bytes) and runs `then` while prune is still
+ * held off, so the caller can reference the manifest from a receipt or a pin before it could be
+ * collected.
+ */
+export async function storeRetained<T>(layout: VaultLayout, path: string, options: StoreOptions, then: (stored: StoredSnapshot) => Promise<T>): Promise<T> {
+  await ensureVault(layout);
+  return withSharedCustody(layout, async () => then(await storeSnapshot(layout, path, options)));
+}

@@ -1,0 +1,170 @@
+/**
+ * The vault commands as a user runs them: the built CLI (`node scripts/build.mjs --kernel` first)
+ * against a throwaway home whose vault holds synthetic sessions.
+ */
+import { execFile } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as V from '../../schemas/generated/validators.js';
+import { appendEvent } from '../../kernel/publish/events.js';
+import { snapshotFile } from '../../kernel/vault/snapshot.js';
+import { card, claudeSession, claudeToolResult, claudeUser, jsonl, makeVaultHome, writeSession, type VaultHome } from '../unit/vault/helpers.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'run.js');
+const execFileAsync = promisify(execFile);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('vault commands (built CLI)', () => {
+  let home: VaultHome;
+  let first: string;
+  let second: string;
+  let sessionPath: string;
+
+  async function cli(...args: string[]): Promise<Run> {
+    const env = { PATH: process.env.PATH ?? '', ...home.env, NO_COLOR: '1' };
+    try {
+      const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], { env, cwd: home.root, maxBuffer: 64 * 1024 * 1024 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
+  async function json<T>(validate: V.GeneratedValidator, ...args: string[]): Promise<T> {
+    const run = await cli(...args, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const value = JSON.parse(run.stdout) as T;
+    expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+    return value;
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'dist', 'kernel', 'cli', 'commands', 'vault.js'))) throw new Error('dist is missing: run node scripts/build.mjs --kernel first');
+    home = makeVaultHome();
+    const records = [...claudeSession('0199a2f1-aaaa', 3), claudeToolResult('0199a2f1-aaaa', 'toolu_x', 'ECONNREFUSED 127.0.0.1:5432 from the db check', 'tx')];
+    sessionPath = writeSession(home.sessions, '0199a2f1-aaaa.jsonl', jsonl(records));
+    first = (await snapshotFile(home.layout, { path: sessionPath, sessionId: '0199a2f1-aaaa', provider: 'claude_code', strategy: 'snapshot', env: home.env })).entry.sha256;
+    appendFileSync(sessionPath, jsonl([claudeUser('0199a2f1-aaaa', card({ goal: 'Fix the database connection', decisions: ['retry the database twice'] }), 'card')]));
+    // A torn, non-JSON line carrying a raw terminal escape.
+    appendFileSync(sessionPath, '\u001b[31mred alert\n');
+    second = (await snapshotFile(home.layout, { path: sessionPath, sessionId: '0199a2f1-aaaa', provider: 'claude_code', strategy: 'elide', env: home.env })).entry.sha256;
+    await appendEvent(
+      {
+        schema: 'gobstopper/compaction-events-v1',
+        ts: Math.floor(Date.now() / 1000) - 60,
+        provider: 'claude_code',
+        session_id: '0199a2f1-aaaa',
+        strategy: 'elide',
+        action: 'transcript_compact',
+        outcome: 'applied',
+        trigger_tokens: 1000,
+        context_tokens_before: 5000,
+        context_tokens_after: 2000,
+        est_reclaimed_tokens: 3000,
+        items_covered: 4,
+        duration_ms: 12,
+        error_code: null,
+      },
+      { env: home.env },
+    );
+  });
+  afterAll(() => home?.cleanup());
+
+  it('vault and history list archived states newest first, as JSON and as aligned tables', async () => {
+    const listed = await json<Array<{ sha256: string }>>(V.validateVaultCommandOutput, 'vault');
+    expect(listed.map((e) => e.sha256)).toEqual([second, first]);
+    const history = await json<Array<{ sha256: string; strategy: string }>>(V.validateHistoryCommandOutput, 'history', '0199a2f1');
+    expect(history.map((e) => e.strategy)).toEqual(['elide', 'snapshot']);
+
+    const human = await cli('history', sessionPath);
+    expect(human.code).toBe(0);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('claude_code session 0199a2f1-aaaa: 2 archived state(s)');
+    expect(lines[1]).toMatch(/^SHA256\s+BYTES\s+RECORDS\s+STRATEGY\s+ARCHIVED \(UTC\)\s+PATH$/);
+    expect(lines[2]!.startsWith(second)).toBe(true);
+    expect(lines[1]!.indexOf('STRATEGY')).toBe(lines[2]!.indexOf('elide'));
+  });
+
+  it('show, diff and search-snapshot report verified metadata only', async () => {
+    const shown = await json<{ record_count: number; record_types: Record<string, number> }>(V.validateShowCommandOutput, 'show', second.slice(0, 16));
+    expect(shown.record_count).toBe(12);
+    expect(shown.record_types).toEqual({ user: 8, assistant: 3, unknown: 1 });
+
+    const diff = await json<{ added_count: number; removed_count: number }>(V.validateDiffCommandOutput, 'diff', first.slice(0, 12), second);
+    expect(diff).toMatchObject({ added_count: 2, removed_count: 0 });
+
+    const found = await json<{ matches: Array<{ record_index: number }>; matched_records: number }>(V.validateSearchSnapshotCommandOutput, 'search-snapshot', first, '--query', 'ECONNREFUSED');
+    expect(found.matches.map((m) => m.record_index)).toEqual([9]);
+    const human = await cli('search-snapshot', first, '--query', 'ECONNREFUSED');
+    expect(human.stdout).toContain('1 match(es) in 1 record(s)');
+    expect(human.stdout).toContain(`gobstopper read-snapshot ${first} --record 9`);
+    expect(human.stdout).not.toContain('127.0.0.1');
+  });
+
+  it('read-snapshot pages a record with next_offset and escapes control characters for people', async () => {
+    const page = await json<{ content: string; next_offset: number | null; record_bytes: number }>(V.validateReadSnapshotCommandOutput, 'read-snapshot', first, '--record', '9', '--max-bytes', '64');
+    expect(page.content.length).toBeLessThanOrEqual(64);
+    expect(page.next_offset).toBe(64);
+    const rest = await json<{ content: string; next_offset: number | null }>(V.validateReadSnapshotCommandOutput, 'read-snapshot', first, '--record', '9', '--offset', '64', '--max-bytes', '16384');
+    expect(JSON.parse(page.content + rest.content).message.content[0].content).toContain('ECONNREFUSED');
+    expect(rest.next_offset).toBeNull();
+
+    const human = await cli('read-snapshot', first, '--record', '9');
+    expect(human.stdout.trimEnd()).toBe(page.content + rest.content);
+    expect(human.stderr).toContain('untrusted archived data');
+
+    const escaped = await cli('read-snapshot', second, '--record', '11');
+    expect(escaped.stdout).toBe('\\u001b[31mred alert\n');
+    const raw = await json<{ content: string }>(V.validateReadSnapshotCommandOutput, 'read-snapshot', second, '--record', '11');
+    expect(raw.content).toBe('\u001b[31mred alert');
+  });
+
+  it('recall ranks state cards and events summarises the log', async () => {
+    const rows = await json<Array<{ snapshot_sha: string; score: number }>>(V.validateRecallCommandOutput, 'recall', '--query', 'database');
+    expect(rows).toEqual([expect.objectContaining({ snapshot_sha: second, score: 2 })]);
+    expect((await cli('recall', '--query', 'database')).stdout).toContain('goal: Fix the database connection');
+
+    const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
+    expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });
+    expect((await cli('events')).stdout).toContain('~3,000 tokens reclaimed');
+  });
+
+  it('prune previews by default and deletes only with --apply', async () => {
+    const preview = await json<{ dropped_entries: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1');
+    expect(preview).toMatchObject({ dropped_entries: 1, dry_run: true });
+    expect((await cli('prune', '--keep', '1')).stdout).toContain('dry run only: rerun with --apply');
+    expect(await json<unknown[]>(V.validateVaultCommandOutput, 'vault')).toHaveLength(2);
+    const applied = await json<{ dropped_entries: number; manifests_removed: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1', '--apply');
+    expect(applied).toMatchObject({ dropped_entries: 1, manifests_removed: 1, dry_run: false });
+    expect((await json<Array<{ sha256: string }>>(V.validateVaultCommandOutput, 'vault')).map((e) => e.sha256)).toEqual([second]);
+  });
+
+  it('bad input gets one clear line, or one JSON object with --json, and the right exit code', async () => {
+    const short = await cli('search-snapshot', first.slice(0, 20), '--query', 'x', '--json');
+    expect(short.code).toBe(2);
+    expect(JSON.parse(short.stdout)).toEqual({ ok: false, error: { code: 'invalid_sha', message: expect.stringContaining('64 are required') } });
+
+    const pruned = await cli('search-snapshot', first, '--query', 'x');
+    expect(pruned.code).toBe(1);
+    const unknown = await cli('read-snapshot', 'b'.repeat(64), '--record', '0');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim().split('\n')).toEqual([`gobstopper: no snapshot ${'b'.repeat(64)} in the vault (gobstopper vault lists them)`]);
+
+    const badPage = await cli('read-snapshot', second, '--record', '0', '--max-bytes', '2');
+    expect(badPage.code).toBe(2);
+
+    appendFileSync(home.layout.index, 'not json\n');
+    const damaged = await cli('vault', '--json');
+    expect(damaged.code).toBe(1);
+    expect(JSON.parse(damaged.stdout).error).toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`${home.layout.index}: line 2 is not JSON`) });
+  });
+});

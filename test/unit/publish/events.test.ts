@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendEvent, readEvents, rotatedLogPath, ROTATE_BYTES, type CompactionEvent } from '../../../kernel/publish/events.js';
+import { parseSince, summarizeEvents } from '../../../kernel/publish/events-summary.js';
+import { dataDir, eventsLogPath } from '../../../kernel/paths.js';
+import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
+
+function event(overrides: Partial<CompactionEvent> = {}): CompactionEvent {
+  return {
+    schema: 'gobstopper/compaction-events-v1',
+    ts: 1_700_000_000,
+    provider: 'codex',
+    session_id: 'sess-1',
+    strategy: 'elide',
+    action: 'transcript_compact',
+    outcome: 'applied',
+    trigger_tokens: 100_000,
+    context_tokens_before: 120_000,
+    context_tokens_after: 40_000,
+    est_reclaimed_tokens: 80_000,
+    items_covered: 12,
+    duration_ms: 350,
+    error_code: null,
+    ...overrides,
+  };
+}
+
+describe('events log', () => {
+  let home: TempHome;
+  let live: string;
+  beforeEach(() => {
+    home = makeTempHome('gob-events-');
+    live = eventsLogPath(home.env);
+  });
+  afterEach(() => home.cleanup());
+
+  it('appends valid events to a private file and reads them back', async () => {
+    const full = event({
+      snapshot_before_sha256: 'a'.repeat(64),
+      snapshot_after_sha256: 'b'.repeat(64),
+      source_identity_sha256: 'c'.repeat(64),
+      retention_total: 10,
+      retention_retained: 9,
+      retention_lexical: 8,
+      before_observation: { source_sha256: 'd'.repeat(64), source_identity_sha256: 'c'.repeat(64), context_state: 'reported', context_tokens: 120_000, estimated_context_tokens: 118_000, lifetime_scope: 'full', lifetime_input_tokens: 10, lifetime_cached_tokens: 5 },
+    });
+    expect(await appendEvent(event(), { env: home.env })).toEqual({ written: true });
+    expect(await appendEvent(full, { env: home.env })).toEqual({ written: true });
+    expect(statSync(live).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir(home.env)).mode & 0o777).toBe(0o700);
+    const read = await readEvents({ env: home.env });
+    expect(read).toEqual({ events: [event(), full], skipped: 0, warnings: [] });
+  });
+
+  it('refuses invalid events with a warning and writes nothing', async () => {
+    const bad: Array<[Partial<CompactionEvent> | Record<string, unknown>, string]> = [
+      [{ est_reclaimed_tokens: 1 }, 'est_reclaimed_tokens'],
+      [{ session_id: 'has space' }, 'session_id'],
+      [{ strategy: '' }, 'strategy'],
+      [{ outcome: 'great' as never }, 'outcome'],
+      [{ error_code: 'boom' as never }, 'error_code'],
+      [{ retention_total: 3 }, 'retention'],
+      [{ retention_total: 3, retention_retained: 4, retention_lexical: 1 }, 'retention_retained'],
+      [{ snapshot_before_sha256: 'ABC' }, 'snapshot_before_sha256'],
+      [{ transcript_text: 'secret' } as Record<string, unknown>, 'additional'],
+      [
+        { before_observation: { source_sha256: 'd'.repeat(64), source_identity_sha256: 'c'.repeat(64), context_state: 'unknown', context_tokens: 5, estimated_context_tokens: 1, lifetime_scope: 'absent' } },
+        'context_tokens',
+      ],
+      [
+        { after_observation: { source_sha256: 'd'.repeat(64), source_identity_sha256: 'c'.repeat(64), context_state: 'absent', estimated_context_tokens: 1, lifetime_scope: 'full', lifetime_input_tokens: 1, lifetime_cached_tokens: 2 } },
+        'lifetime_cached_tokens',
+      ],
+    ];
+    for (const [overrides, mention] of bad) {
+      const result = await appendEvent({ ...event(), ...overrides } as CompactionEvent, { env: home.env });
+      expect(result.written).toBe(false);
+      expect(result.warning).toMatch(/^event not recorded/);
+      expect(result.warning).toContain(mention);
+    }
+    expect(existsSync(live)).toBe(false);
+  });
+
+  it('never throws when the log cannot be written, and never follows a symlink or blocks on a FIFO', async () => {
+    mkdirSync(dataDir(home.env), { recursive: true, mode: 0o700 });
+    const elsewhere = join(home.root, 'elsewhere.jsonl');
+    symlinkSync(elsewhere, live);
+    const linked = await appendEvent(event(), { env: home.env });
+    expect(linked.written).toBe(false);
+    expect(linked.warning).toContain('event not recorded');
+    expect(existsSync(elsewhere)).toBe(false);
+
+    renameSync(live, `${live}.old`);
+    execFileSync('mkfifo', [live]);
+    const fifo = await appendEvent(event(), { env: home.env });
+    expect(fifo.written).toBe(false);
+    const read = await readEvents({ env: home.env });
+    expect(read.events).toEqual([]);
+    expect(read.warnings.join('\n')).toContain(live);
+  });
+
+  it('rotates past 8 MiB and reads the older generation first', async () => {
+    await appendEvent(event({ ts: 1 }), { env: home.env });
+    appendFileSync(live, Buffer.alloc(ROTATE_BYTES, 0x0a));
+    await appendEvent(event({ ts: 2 }), { env: home.env });
+    expect(existsSync(rotatedLogPath(live))).toBe(true);
+    expect(statSync(live).size).toBeLessThan(1024);
+    await appendEvent(event({ ts: 3 }), { env: home.env });
+    const read = await readEvents({ env: home.env });
+    expect(read.events.map((e) => e.ts)).toEqual([1, 2, 3]);
+    expect(read.skipped).toBe(ROTATE_BYTES);
+  });
+
+  it('skips over-long, unparseable and invalid lines when reading', async () => {
+    mkdirSync(dataDir(home.env), { recursive: true, mode: 0o700 });
+    writeFileSync(
+      live,
+      [JSON.stringify(event({ ts: 5 })), 'garbage', JSON.stringify({ ...event(), est_reclaimed_tokens: 3 }), JSON.stringify({ ...event({ ts: 6 }), pad: 'x'.repeat(17_000) }), JSON.stringify(event({ ts: 7 }))].join('\n') + '\n',
+      { mode: 0o600 },
+    );
+    const read = await readEvents({ env: home.env });
+    expect(read.events.map((e) => e.ts)).toEqual([5, 7]);
+    expect(read.skipped).toBe(3);
+    expect(readFileSync(live, 'utf8')).toContain('garbage');
+  });
+});
+
+describe('events summary', () => {
+  it('parses --since durations and ISO times, and refuses anything else', () => {
+    const now = 1_700_000_000;
+    expect(parseSince('24h', now)).toBe(now - 86_400);
+    expect(parseSince('30m', now)).toBe(now - 1800);
+    expect(parseSince('7d', now)).toBe(now - 7 * 86_400);
+    expect(parseSince('90', now)).toBe(now - 90);
+    expect(parseSince('2023-11-14T22:13:20Z', now)).toBe(1_700_000_000);
+    expect(() => parseSince('yesterday', now)).toThrow(/--since must be/);
+    expect(() => parseSince('5w', now)).toThrow(/--since must be/);
+  });
+
+  it('counts by outcome, action, strategy and provider, and sums estimated reclaimed tokens', () => {
+    const events = [
+      event({ ts: 10 }),
+      event({ ts: 20, outcome: 'failed', error_code: 'apply_failed', context_tokens_after: 120_000, est_reclaimed_tokens: 0 }),
+      event({ ts: 30, strategy: 'dedupe', outcome: 'planned', context_tokens_after: 100_000, est_reclaimed_tokens: 20_000 }),
+      event({ ts: 40, provider: 'claude_code', session_id: 'other' }),
+    ];
+    const summary = summarizeEvents(events, 2, { since: 15, tail: 2 });
+    expect(summary).toEqual({
+      since: 15,
+      total_events: 3,
+      skipped_lines: 2,
+      by_outcome: { applied: 1, failed: 1, planned: 1 },
+      by_action: { transcript_compact: 3 },
+      by_strategy: { elide: 2, dedupe: 1 },
+      by_provider: { codex: 2, claude_code: 1 },
+      applied: 1,
+      est_reclaimed_tokens: 100_000,
+      first_ts: 20,
+      last_ts: 40,
+      events: [events[2], events[3]],
+    });
+    expect(summarizeEvents(events, 0, { since: null, tail: 0, session: 'other' })).toMatchObject({ total_events: 1, events: [] });
+  });
+});

@@ -1,0 +1,85 @@
+import { appendFileSync, readFileSync, readdirSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
+import { readSnapshotRecord } from '../../../kernel/vault/read.js';
+import { searchSnapshot } from '../../../kernel/vault/search.js';
+import { showSnapshot } from '../../../kernel/vault/show.js';
+import { snapshotFile } from '../../../kernel/vault/snapshot.js';
+import { claudeSession, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+
+describe('a damaged vault fails closed and names what to repair', () => {
+  let home: VaultHome;
+  let sha: string;
+  let path: string;
+  beforeEach(async () => {
+    home = makeVaultHome();
+    path = writeSession(home.sessions, 'sess-a.jsonl', jsonl(claudeSession('sess-a', 4)));
+    sha = (await snapshotFile(home.layout, { path, sessionId: 'sess-a', provider: 'claude_code', strategy: 'snapshot' })).entry.sha256;
+  });
+  afterEach(() => home.cleanup());
+
+  const indexFailure = (problem: string) => ({ code: 'vault_damaged', message: expect.stringMatching(new RegExp(`${home.layout.index}.*${problem}.*repair required`)) });
+
+  it('an index line that is not JSON stops reads and snapshots', async () => {
+    const before = readFileSync(home.layout.index);
+    appendFileSync(home.layout.index, 'not json\n');
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is not JSON'));
+    await expect(sessionHistory(home.layout, 'sess-a')).rejects.toMatchObject(indexFailure('line 2 is not JSON'));
+    await expect(snapshotFile(home.layout, { path, sessionId: 'sess-a', provider: 'claude_code', strategy: 'snapshot' })).rejects.toMatchObject(indexFailure('line 2 is not JSON'));
+    expect(readFileSync(home.layout.index).subarray(0, before.length).equals(before)).toBe(true);
+    expect(readFileSync(home.layout.index).length).toBe(before.length + 'not json\n'.length);
+  });
+
+  it('an index entry with an unknown field is rejected', async () => {
+    const entry = JSON.parse(readFileSync(home.layout.index, 'utf8').trim());
+    appendFileSync(home.layout.index, JSON.stringify({ ...entry, extra: 1 }) + '\n');
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is not a valid index entry'));
+  });
+
+  it('an index line over 64 KiB is rejected', async () => {
+    appendFileSync(home.layout.index, JSON.stringify({ pad: 'x'.repeat(70_000) }) + '\n');
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is longer than 65536 bytes'));
+  });
+
+  it('a torn last index line is rejected', async () => {
+    appendFileSync(home.layout.index, '{"ts":1');
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('last line is not terminated'));
+  });
+
+  it('a truncated chunk is named when the snapshot is read', async () => {
+    const chunk = readdirSync(home.layout.chunks)[0]!;
+    truncateSync(join(home.layout.chunks, chunk), 10);
+    const expected = { code: 'vault_damaged', message: expect.stringContaining(join(home.layout.chunks, chunk)) };
+    await expect(showSnapshot(home.layout, sha)).rejects.toMatchObject(expected);
+    await expect(searchSnapshot(home.layout, sha, 'answer')).rejects.toMatchObject(expected);
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0 })).rejects.toMatchObject(expected);
+  });
+
+  it('a chunk with changed bytes is detected by its hash, and is not reused by a new snapshot', async () => {
+    const chunk = join(home.layout.chunks, readdirSync(home.layout.chunks)[0]!);
+    const bytes = readFileSync(chunk);
+    bytes[5] ^= 0x20;
+    writeFileSync(chunk, bytes);
+    await expect(showSnapshot(home.layout, sha)).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining('do not hash to its name') });
+    await expect(snapshotFile(home.layout, { path, sessionId: 'sess-a', provider: 'claude_code', strategy: 'snapshot' })).rejects.toMatchObject({
+      code: 'vault_damaged',
+      message: expect.stringContaining(chunk),
+    });
+  });
+
+  it('a missing chunk is named', async () => {
+    const chunk = join(home.layout.chunks, readdirSync(home.layout.chunks)[0]!);
+    unlinkSync(chunk);
+    await expect(showSnapshot(home.layout, sha)).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`${chunk}: chunk is missing`) });
+  });
+
+  it('a manifest whose bytes no longer hash to its name is named', async () => {
+    const manifest = join(home.layout.manifests, sha);
+    const text = readFileSync(manifest, 'utf8').replace('"schema_version":3', '"schema_version": 3');
+    writeFileSync(manifest, text);
+    const expected = { code: 'vault_damaged', message: expect.stringContaining(`${manifest}: manifest bytes do not hash to its name`) };
+    await expect(showSnapshot(home.layout, sha)).rejects.toMatchObject(expected);
+    await expect(searchSnapshot(home.layout, sha, 'x')).rejects.toMatchObject(expected);
+  });
+});

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readIndex } from '../../../kernel/vault/index-file.js';
+import { writePin } from '../../../kernel/vault/pins.js';
+import { pruneVault } from '../../../kernel/vault/prune.js';
+import { readSnapshotRecord } from '../../../kernel/vault/read.js';
+import { snapshotFile, storeRetained } from '../../../kernel/vault/snapshot.js';
+import { operationId, writePendingReceipt, type OperationReceipt } from '../../../kernel/publish/receipt.js';
+import { makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+
+function listing(home: VaultHome) {
+  return { chunks: readdirSync(home.layout.chunks).sort(), manifests: readdirSync(home.layout.manifests).sort(), index: readFileSync(home.layout.index, 'utf8') };
+}
+
+describe('prune', () => {
+  let home: VaultHome;
+  beforeEach(() => {
+    home = makeVaultHome();
+  });
+  afterEach(() => home.cleanup());
+
+  /** Archives `versions` distinct states of one session; returns their snapshot ids, oldest first. */
+  async function history(sessionId: string, versions: number): Promise<string[]> {
+    const shas: string[] = [];
+    for (let v = 0; v < versions; v++) {
+      const path = writeSession(home.sessions, `${sessionId}.jsonl`, `{"type":"user","session":"${sessionId}","v":${v}}\n`);
+      shas.push((await snapshotFile(home.layout, { path, sessionId, provider: 'codex', strategy: 'snapshot' })).entry.sha256);
+    }
+    return shas;
+  }
+
+  it('keeps the newest N per stream, previews without changing anything, then removes the rest', async () => {
+    const a = await history('a', 5);
+    const b = await history('b', 2);
+    const before = listing(home);
+
+    const preview = await pruneVault(home.layout, { keep: 2 });
+    expect(preview).toEqual({ streams: 2, kept_entries: 4, dropped_entries: 3, manifests_removed: 3, chunks_removed: 3, bytes_reclaimed: expect.any(Number), dry_run: true, keep: 2 });
+    expect(preview.bytes_reclaimed).toBeGreaterThan(0);
+    expect(listing(home)).toEqual(before);
+
+    const applied = await pruneVault(home.layout, { keep: 2, apply: true });
+    expect(applied).toEqual({ ...preview, dry_run: false });
+    expect((await readIndex(home.layout)).map((e) => e.sha256)).toEqual([a[3], a[4], b[0], b[1]]);
+    for (const gone of a.slice(0, 3)) expect(existsSync(join(home.layout.manifests, gone!))).toBe(false);
+    for (const kept of [a[3], a[4], b[0], b[1]]) expect((await readSnapshotRecord(home.layout, { snapshot: kept!, record: 0 })).record_bytes).toBeGreaterThan(0);
+    expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ dropped_entries: 0, manifests_removed: 0, chunks_removed: 0 });
+  });
+
+  it('keeps what a receipt or a pin references, even past the newest N', async () => {
+    const a = await history('a', 4);
+    const outputPath = writeSession(home.sessions, 'out.jsonl', '{"type":"user","fork":true}\n');
+    const output = await storeRetained(home.layout, outputPath, {}, async (stored) => {
+      const identity = { kind: 'compact' as const, provider: 'codex', source_path: join(home.sessions, 'a.jsonl'), source_sha256: 'a'.repeat(64), inputs_sha256: 'b'.repeat(64) };
+      const receipt: OperationReceipt = {
+        schema_version: 3,
+        operation: operationId(identity),
+        ...identity,
+        source_session_id: 'a',
+        output_session_id: 'fork-1',
+        path: join(home.sessions, 'fork.jsonl'),
+        output_sha256: stored.sourceSha256,
+        bytes_before: 100,
+        bytes_after: stored.bytes,
+        reclaimed_bytes: 100 - stored.bytes,
+        snapshot_sha256: 'a'.repeat(64),
+        snapshot_manifest_sha256: a[0]!,
+        output_manifest_sha256: stored.manifestSha256,
+        strategy: 'elide',
+        resume_command: 'codex resume fork-1',
+        completed: false,
+        ts: 1,
+      };
+      await writePendingReceipt(home.layout, receipt);
+      return stored.manifestSha256;
+    });
+    await writePin(home.layout, 'native-test', a[1]!);
+
+    const result = await pruneVault(home.layout, { keep: 1, apply: true });
+    expect(result).toMatchObject({ kept_entries: 3, dropped_entries: 1, manifests_removed: 1 });
+    expect((await readIndex(home.layout)).map((e) => e.sha256)).toEqual([a[0], a[1], a[3]]);
+    expect(existsSync(join(home.layout.manifests, output))).toBe(true);
+    expect(existsSync(join(home.layout.manifests, a[2]!))).toBe(false);
+  });
+
+  it('stops before changing anything when a manifest is damaged', async () => {
+    const a = await history('a', 3);
+    writeFileSync(join(home.layout.manifests, a[0]!), '{"schema_version":3}');
+    const before = listing(home);
+    await expect(pruneVault(home.layout, { keep: 1, apply: true })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(a[0]!) });
+    expect(listing(home)).toEqual(before);
+
+  });
+
+  it('stops before changing anything when a receipt is damaged', async () => {
+    await history('b', 3);
+    writeFileSync(join(home.layout.operations, `${'c'.repeat(64)}.json`), '{"schema_version":3}', { mode: 0o600 });
+    const before = listing(home);
+    await expect(pruneVault(home.layout, { keep: 1, apply: true })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining('c'.repeat(64)) });
+    expect(listing(home)).toEqual(before);
+  });
+
+  it('refuses a keep below 1 and does nothing on an empty vault', async () => {
+    await expect(pruneVault(home.layout, { keep: 0 })).rejects.toMatchObject({ code: 'invalid_keep' });
+    expect(await pruneVault(home.layout, {})).toMatchObject({ streams: 0, dropped_entries: 0, dry_run: true, keep: 10 });
+  });
+});

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { diffSnapshots } from '../../../kernel/vault/diff.js';
+import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
+import { showSnapshot } from '../../../kernel/vault/show.js';
+import { snapshotFile } from '../../../kernel/vault/snapshot.js';
+import { claudeAssistant, claudeUser, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('vault, history, show and diff', () => {
+  let home: VaultHome;
+  beforeEach(() => {
+    home = makeVaultHome();
+  });
+  afterEach(() => home.cleanup());
+
+  async function archive(name: string, sessionId: string, records: unknown[], strategy = 'snapshot', provider = 'claude_code') {
+    const path = writeSession(home.sessions, name, jsonl(records));
+    return (await snapshotFile(home.layout, { path, sessionId, provider, strategy })).entry;
+  }
+
+  it('lists nothing when there is no vault yet', async () => {
+    expect(await listSnapshots(home.layout)).toEqual([]);
+    await expect(sessionHistory(home.layout, 'abc')).rejects.toMatchObject({ code: 'session_not_archived' });
+  });
+
+  it('lists newest first, filters by id prefix or path, and keeps one session per history', async () => {
+    const a1 = await archive('aaaa-1.jsonl', 'aaaa-1111', [claudeUser('aaaa-1111', 'one', 'u1')]);
+    const b1 = await archive('aaaa-2.jsonl', 'aaaa-2222', [claudeUser('aaaa-2222', 'two', 'u1')]);
+    const a2 = await archive('aaaa-1.jsonl', 'aaaa-1111', [claudeUser('aaaa-1111', 'one', 'u1'), claudeAssistant('aaaa-1111', 'more', 'a1')], 'elide');
+
+    expect(await listSnapshots(home.layout)).toEqual([a2, b1, a1]);
+    expect(await listSnapshots(home.layout, 'aaaa-1')).toEqual([a2, a1]);
+    expect(await listSnapshots(home.layout, a1.path)).toEqual([a2, a1]);
+    expect(await sessionHistory(home.layout, 'aaaa-1')).toEqual([a2, a1]);
+    expect(await sessionHistory(home.layout, a1.path)).toEqual([a2, a1]);
+    await expect(sessionHistory(home.layout, 'aaaa')).rejects.toMatchObject({ code: 'ambiguous_session', exit: 2, message: expect.stringContaining('matches 2 archived sessions') });
+    await expect(sessionHistory(home.layout, 'zzz')).rejects.toMatchObject({ code: 'session_not_archived' });
+    await expect(sessionHistory(home.layout, 'bad\u0001id')).rejects.toMatchObject({ code: 'bad_selector' });
+  });
+
+  it('shows size, record types and label by sha prefix or by session', async () => {
+    const records = [claudeUser('s1', 'q', 'u1'), claudeAssistant('s1', 'a', 'a1'), claudeUser('s1', 'q2', 'u2'), { no_type: true }];
+    const entry = await archive('s1.jsonl', 's1', records, 'elide');
+    const byPrefix = await showSnapshot(home.layout, entry.sha256.slice(0, 16));
+    expect(byPrefix).toEqual({
+      sha256: entry.sha256,
+      source_sha256: entry.source_sha256,
+      bytes: entry.bytes,
+      record_count: 4,
+      record_types: { user: 2, assistant: 1, unknown: 1 },
+      provider: 'claude_code',
+      session_id: 's1',
+      path: entry.path,
+      strategy: 'elide',
+      ts: entry.ts,
+    });
+    expect(await showSnapshot(home.layout, 's1')).toEqual(byPrefix);
+    await expect(showSnapshot(home.layout, 'f'.repeat(16))).rejects.toMatchObject({ code: 'snapshot_not_found' });
+  });
+
+  it('diffs two snapshots by record hash with per-type counts', async () => {
+    const shared = claudeUser('d', 'kept', 'u1');
+    const removed = claudeAssistant('d', 'dropped', 'a1');
+    const added = claudeAssistant('d', 'new', 'a2');
+    const a = await archive('d-a.jsonl', 'd', [shared, removed, { type: 'summary' }]);
+    const b = await archive('d-b.jsonl', 'd', [shared, added, added, { type: 'summary' }, 'not an object']);
+    const result = await diffSnapshots(home.layout, a.sha256.slice(0, 10), b.sha256);
+    expect(result).toEqual({
+      sha_a: a.sha256,
+      sha_b: b.sha256,
+      record_count_a: 3,
+      record_count_b: 5,
+      added_count: 2,
+      removed_count: 1,
+      added: [sha256(JSON.stringify(added)), sha256(JSON.stringify('not an object'))],
+      removed: [sha256(JSON.stringify(removed))],
+      added_by_type: { assistant: 1, unknown: 1 },
+      removed_by_type: { assistant: 1 },
+      type_summary_a: { assistant: 1, summary: 1, user: 1 },
+      type_summary_b: { assistant: 2, summary: 1, unknown: 1, user: 1 },
+    });
+    await expect(diffSnapshots(home.layout, 'xyz', b.sha256)).rejects.toMatchObject({ code: 'invalid_sha' });
+  });
+
+  it('refuses an ambiguous snapshot prefix', async () => {
+    // 17 snapshots: at least two share a first hex digit.
+    const entries = [];
+    for (let i = 0; i < 17; i++) entries.push(await archive(`p${i}.jsonl`, `p${i}`, [{ type: 'x', i }]));
+    const digits = entries.map((e) => e.sha256[0]!);
+    const shared = digits.find((d, i) => digits.indexOf(d) !== i)!;
+    await expect(diffSnapshots(home.layout, shared, entries[0]!.sha256)).rejects.toMatchObject({ code: 'ambiguous_sha', message: expect.stringContaining('use the full SHA-256') });
+  });
+
+  it('treats an edited file archived again as a new state of the same stream', async () => {
+    const path = writeSession(home.sessions, 'e.jsonl', jsonl([claudeUser('e', 'v1', 'u1')]));
+    await snapshotFile(home.layout, { path, sessionId: 'e', provider: 'claude_code', strategy: 'snapshot' });
+    writeFileSync(path, jsonl([claudeUser('e', 'v2', 'u1')]));
+    await snapshotFile(home.layout, { path, sessionId: 'e', provider: 'claude_code', strategy: 'pre-undo' });
+    expect((await sessionHistory(home.layout, 'e')).map((x) => x.strategy)).toEqual(['pre-undo', 'snapshot']);
+  });
+});

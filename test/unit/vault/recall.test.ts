@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recallCards } from '../../../kernel/vault/recall.js';
+import { snapshotFile } from '../../../kernel/vault/snapshot.js';
+import { card, claudeSession, claudeUser, codexCompacted, codexStateCardMessage, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+
+describe('recall', () => {
+  let home: VaultHome;
+  beforeEach(() => {
+    home = makeVaultHome();
+  });
+  afterEach(() => home.cleanup());
+
+  async function archive(name: string, sessionId: string, provider: string, records: unknown[], ts: number) {
+    const path = writeSession(home.sessions, name, jsonl(records));
+    return (await snapshotFile(home.layout, { path, sessionId, provider, strategy: 'snapshot', ts })).entry;
+  }
+
+  it('finds state cards in any record shape, ranks by query occurrences, and drops non-matching cards', async () => {
+    const claudeCard = card({ goal: 'Fix the parser bug', files_touched: ['src/parser.ts'], decisions: ['parser keeps raw bytes'] });
+    const codexCard = card({ goal: 'Ship the release', open_tasks: ['write the PARSER changelog'] });
+    const nestedCard = card({ summary: 'compacted window about deployment' });
+    const claude = await archive('c.jsonl', 'claude-1', 'claude_code', [...claudeSession('claude-1', 2), claudeUser('claude-1', claudeCard, 'card')], 100);
+    const codex = await archive('x.jsonl', 'codex-1', 'codex', [{ type: 'session_meta' }, codexStateCardMessage(codexCard), codexCompacted(nestedCard, ['tail'])], 200);
+
+    const rows = await recallCards(home.layout, { query: 'parser' });
+    expect(rows.map((r) => [r.session_id, r.score, r.record_index])).toEqual([
+      ['claude-1', 3, 6],
+      ['codex-1', 1, 1],
+    ]);
+    expect(rows[0]).toMatchObject({ snapshot_sha: claude.sha256, ts: 100, provider: 'claude_code', digest: { goal: 'Fix the parser bug', files_touched: ['src/parser.ts'] } });
+    expect(rows[1]!.snapshot_sha).toBe(codex.sha256);
+
+    const all = await recallCards(home.layout, {});
+    expect(all.map((r) => r.session_id)).toEqual(['codex-1', 'codex-1', 'claude-1']);
+    expect(all.every((r) => r.score === 0)).toBe(true);
+    expect(all[1]!.digest.summary).toBe('compacted window about deployment');
+    expect(await recallCards(home.layout, { query: 'no such words' })).toEqual([]);
+    expect(await recallCards(home.layout, { query: 'parser', session: 'codex' })).toHaveLength(1);
+  });
+
+  it('reports a card repeated in later states of a session once, from the newest snapshot', async () => {
+    const text = card({ goal: 'Keep the cache warm' });
+    const records = [claudeUser('s', text, 'card'), claudeUser('s', 'more', 'u1')];
+    await archive('s.jsonl', 's', 'claude_code', records.slice(0, 1), 100);
+    const newer = await archive('s.jsonl', 's', 'claude_code', records, 200);
+    const rows = await recallCards(home.layout, { query: 'cache' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.snapshot_sha).toBe(newer.sha256);
+  });
+
+  it('bounds the limit', async () => {
+    await expect(recallCards(home.layout, { limit: 0 })).rejects.toMatchObject({ code: 'invalid_limit' });
+    await expect(recallCards(home.layout, { limit: 101 })).rejects.toMatchObject({ code: 'invalid_limit' });
+    const many = Array.from({ length: 5 }, (_, i) => claudeUser('m', card({ goal: `goal ${i}` }), `c${i}`));
+    await archive('m.jsonl', 'm', 'claude_code', many, 10);
+    expect(await recallCards(home.layout, { limit: 3 })).toHaveLength(3);
+  });
+});
