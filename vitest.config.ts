@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The host re-validates the requests it sends to plugins (off in production for speed).
+    env: { GOBSTOPPER_CHECK_REQUESTS: '1' },
   },
 });

@@ -14,12 +14,16 @@ export async function rehearseCandidate(runtime: Runtime, stagingPath: string, p
     throw new GobstopperError('rehearsal_unsupported', `resume rehearsal supports claude_code and codex sessions, not ${provider}`);
   }
   const candidate = await planned.provider.parse({ path: stagingPath });
+  // The source is rehearsed first: the candidate must rebuild what the source rebuilt, moved by
+  // the difference the plan predicts. Item estimates count whole stored records (envelopes and UI
+  // copies included), which the client never sends, so they are compared as a difference only.
   const report = await rehearse({
     provider,
     path: stagingPath,
     sessionId: outputSessionId,
     cwd: planned.session.cwd ?? null,
     predicted: predictionFromItems(candidate.items),
+    baseline: { path: planned.session.path, sessionId: planned.session.session_id, predicted: predictionFromItems(planned.transcript.items) },
     env: runtime.env,
   });
   if (!report.ok) {

@@ -1,0 +1,12 @@
+export { startStubServer, STUB_HOST, type StubServer, type StubServerOptions } from './stub-server/server.js';
+export { isModelRequest, type RecordedRequest } from './stub-server/recorded-request.js';
+export { STUB_REPLY_TEXT, STUB_MODEL } from './stub-server/reply.js';
+export { analyzeModelRequest } from './context/rebuilt-context.js';
+export { analyzeMessagesRequest } from './context/anthropic-context.js';
+export { analyzeResponsesRequest } from './context/responses-context.js';
+export { predictionFromItems } from './context/prediction.js';
+export { predictionFromBaseline } from './context/baseline.js';
+export { compareContext, describeMismatch, TOKEN_SLACK, TOKEN_TOLERANCE } from './context/compare.js';
+export { rehearse, REHEARSAL_PROBE, DEFAULT_REHEARSAL_TIMEOUT_MS, type RehearseParams, type RehearseResult, type RehearsalBaseline } from './run/rehearse.js';
+export { resolveClientBin, CLIENTS } from './run/client-bin.js';
+export { detectLoopbackNamespace, type NetworkChoice } from './run/network.js';

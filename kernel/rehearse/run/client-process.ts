@@ -1,0 +1,79 @@
+import { execa } from 'execa';
+import type { ClientLaunch } from './client-launch.js';
+
+export interface ClientOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Output beyond this is the client misbehaving; the rehearsal needs only its first lines and last error. */
+const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A rehearsal interrupted with the host must not leave a client running against a closed stub.
+  process.once('exit', () => {
+    for (const pid of liveGroups) killGroup(pid);
+  });
+}
+
+/**
+ * Runs a client as the leader of its own process group and waits for it, bounded by `timeoutMs`.
+ * At the deadline, and after any exit, the whole group is killed: clients start helpers (shells,
+ * language servers, app-server threads) that must not outlive the rehearsal.
+ */
+export async function runClientGroup(launch: ClientLaunch, timeoutMs: number): Promise<ClientOutcome> {
+  installExitHook();
+  const started = Date.now();
+  const subprocess = execa(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    extendEnv: false,
+    stdin: 'ignore',
+    detached: true,
+    cleanup: false,
+    reject: false,
+    maxBuffer: MAX_OUTPUT_BYTES,
+    stripFinalNewline: false,
+  });
+  const pid = subprocess.pid;
+  if (pid !== undefined) liveGroups.add(pid);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (pid !== undefined) killGroup(pid);
+  }, timeoutMs);
+  try {
+    const result = await subprocess;
+    return {
+      exitCode: typeof result.exitCode === 'number' ? result.exitCode : null,
+      signal: result.signal ?? null,
+      timedOut,
+      durationMs: Date.now() - started,
+      stdout: typeof result.stdout === 'string' ? result.stdout : '',
+      stderr: typeof result.stderr === 'string' ? result.stderr : String(result.stderr ?? result.shortMessage ?? ''),
+    };
+  } finally {
+    clearTimeout(timer);
+    if (pid !== undefined) {
+      killGroup(pid);
+      liveGroups.delete(pid);
+    }
+  }
+}

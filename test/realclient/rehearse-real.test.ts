@@ -1,0 +1,312 @@
+/**
+ * Real-client tier: the installed `claude` and `codex` (GOBSTOPPER_CLAUDE_BIN / GOBSTOPPER_CODEX_BIN,
+ * set by .ci/install-real-clients) resume copies of the real transcripts in ../shared/fixtures/real
+ * offline, against the stub, and the rehearsal compares what they rebuilt with the prediction made
+ * from the provider plugins' parse. Skipped with a message when the clients or the fixtures are absent.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectLoopbackNamespace, rehearse } from '../../kernel/rehearse/index.js';
+import type { RehearsalProvider } from '../../schemas/generated/types.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { predictClientContext, withAppendedUserTurn } from './client-context.js';
+import { createCodexSession } from './codex-session.js';
+import { renderFork } from './render-fork.js';
+import { predictionFromItems } from '../../kernel/rehearse/index.js';
+import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
+import { parse as parseRollout } from '../../plugins/provider-codex/src/parse.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const realDir = join(repoRoot, '..', 'shared', 'fixtures', 'real');
+const claudeBin = process.env.GOBSTOPPER_CLAUDE_BIN || undefined;
+const codexBin = process.env.GOBSTOPPER_CODEX_BIN || undefined;
+const fixturesPresent = existsSync(realDir);
+if (!claudeBin || !codexBin) console.log('real-client tier skipped for a missing client: run .ci/install-real-clients (sets GOBSTOPPER_CLAUDE_BIN / GOBSTOPPER_CODEX_BIN)');
+if (!fixturesPresent) console.log(`real-client tier skipped: ${realDir} is absent`);
+
+/** Main sessions only: sub-agent files and the composites of record shapes are refused by the clients (../shared/README.md). */
+function mainFixtures(provider: 'claude' | 'codex'): string[] {
+  if (!fixturesPresent) return [];
+  return readdirSync(join(realDir, provider))
+    .filter((f) => f.endsWith('.jsonl') && !f.includes('jazzyalex') && !f.includes('__subagents__'))
+    .sort();
+}
+
+const TIMEOUT_MS = 45_000;
+
+/** True once `pid` has exited (a zombie waiting for its reaper counts as gone). */
+async function gone(pid: number, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    let state = '';
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '';
+    } catch {
+      return true;
+    }
+    if (state === 'Z' || state === 'X') return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+let work: string;
+let userHome: TempHome;
+let userHomeHash: string;
+let savedEnv: NodeJS.ProcessEnv;
+let expectedNetwork: 'netns' | 'loopback';
+
+function treeDigest(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(dir, entry.name);
+      hash.update(full.slice(root.length) + '\0');
+      if (entry.isDirectory()) walk(full);
+      else hash.update(readFileSync(full));
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'gob-realclient-'));
+  // Stand-in for the user's homes: the rehearsals must leave every byte of them as it was.
+  savedEnv = { ...process.env };
+  userHome = makeTempHome('gob-realclient-home-');
+  Object.assign(process.env, userHome.env);
+  const project = join(userHome.claudeHome, 'projects', '-home-user-project');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, `${randomUUID()}.jsonl`), '{"type":"user","message":{"role":"user","content":"hi"}}\n');
+  userHomeHash = treeDigest(userHome.root);
+  expectedNetwork = (await detectLoopbackNamespace()).available ? 'netns' : 'loopback';
+});
+
+afterAll(() => {
+  const after = userHome ? treeDigest(userHome.root) : '';
+  process.env = savedEnv;
+  userHome?.cleanup();
+  rmSync(work, { recursive: true, force: true });
+  expect(after).toBe(userHomeHash);
+});
+
+async function rehearseFixture(provider: RehearsalProvider, path: string, clientBin: string) {
+  const before = sha(path);
+  const { sessionId, predicted, pluginEstTokens } = await predictClientContext(provider, path);
+  const report = await rehearse({ provider, path, sessionId, predicted, clientBin, timeoutMs: TIMEOUT_MS });
+  const ratio = report.rebuilt ? (report.rebuilt.est_tokens / Math.max(1, pluginEstTokens)).toFixed(2) : 'n/a';
+  console.log(
+    `${provider} ${path.slice(path.lastIndexOf('/') + 1)}: ${report.status} in ${report.client.duration_ms} ms; ` +
+      `rebuilt ${report.rebuilt?.messages} messages ~${report.rebuilt?.est_tokens} tokens; plugin est_tokens ${pluginEstTokens} (client/plugin ${ratio})`,
+  );
+  expect(sha(path)).toBe(before);
+  return { report, sessionId, predicted };
+}
+
+describe.skipIf(!claudeBin || !fixturesPresent)('Claude Code resumes every main real transcript as predicted', () => {
+  for (const name of mainFixtures('claude')) {
+    it(name, { timeout: 90_000 }, async () => {
+      const { report, sessionId, predicted } = await rehearseFixture('claude_code', join(realDir, 'claude', name), claudeBin!);
+      expect(report.status, report.reason).toBe('passed');
+      expect(report.accepted).toBe(true);
+      expect(report.resumed_session_id).toBe(sessionId);
+      expect(report.network).toBe(expectedNetwork);
+      expect(report.rebuilt).toMatchObject({ unanswered_tool_calls: 0, orphan_tool_results: 0, tool_calls: predicted.tool_calls, tool_results: predicted.tool_calls });
+      expect(report.comparison?.equal, JSON.stringify(report.comparison?.checks)).toBe(true);
+    });
+  }
+});
+
+describe.skipIf(!codexBin || !fixturesPresent)('Codex resumes every main real rollout as predicted', () => {
+  for (const name of mainFixtures('codex')) {
+    it(name, { timeout: 90_000 }, async () => {
+      const { report, sessionId, predicted } = await rehearseFixture('codex', join(realDir, 'codex', name), codexBin!);
+      expect(report.status, report.reason).toBe('passed');
+      expect(report.resumed_session_id).toBe(sessionId);
+      expect(report.network).toBe(expectedNetwork);
+      // A call the session ended on stays open in the transcript; Codex answers it with "aborted".
+      const open = predicted.tool_calls - predicted.tool_results;
+      expect(report.rebuilt).toMatchObject({ orphan_tool_results: 0, unanswered_tool_calls: open, tool_calls: predicted.tool_calls });
+      expect(report.rebuilt?.client_added.synthetic_tool_results).toBe(open);
+      expect(report.comparison?.equal, JSON.stringify(report.comparison?.checks)).toBe(true);
+    });
+  }
+});
+
+/**
+ * What `apply --rehearse` does: the fork (elided + state card, rendered by the provider plugin) is
+ * judged against the source's own rehearsal moved by the difference the plugin predicts, using the
+ * plugins' estimates as they are.
+ */
+async function rehearseRenderedFork(provider: RehearsalProvider, name: string, clientBin: string) {
+  const dir = provider === 'claude_code' ? 'claude' : 'codex';
+  const path = join(realDir, dir, name);
+  const parseWith = (p: string) => (provider === 'claude_code' ? parseTranscript({ provider_id: provider, path: p }) : parseRollout({ provider_id: provider, path: p }));
+  const source = await parseWith(path);
+  const fork = await renderFork(provider, source, work);
+  const forkTranscript = await parseWith(fork.path);
+  const report = await rehearse({
+    provider,
+    path: fork.path,
+    sessionId: fork.sessionId,
+    predicted: predictionFromItems(forkTranscript.items),
+    baseline: { path, sessionId: source.session.session_id, predicted: predictionFromItems(source.items) },
+    clientBin,
+    timeoutMs: TIMEOUT_MS,
+  });
+  console.log(
+    `${provider} fork of ${name}: ${report.status}; ${fork.elided} records elided; client context ${report.baseline?.est_tokens} -> ${report.rebuilt?.est_tokens} tokens ` +
+      `(plugin projection ${predictionFromItems(source.items).est_tokens} -> ${predictionFromItems(forkTranscript.items).est_tokens})`,
+  );
+  expect(report.status, report.reason).toBe('passed');
+  expect(report.prediction_basis).toBe('baseline');
+  expect(report.session_matches).toBe(true);
+  expect(report.rebuilt!.units).toBe(report.baseline!.units + 1);
+  if (fork.elided > 0) expect(report.rebuilt!.est_tokens).toBeLessThan(report.baseline!.est_tokens);
+}
+
+describe.skipIf(!claudeBin || !fixturesPresent)('Claude Code resumes the elided, carded fork of every main transcript', () => {
+  for (const name of mainFixtures('claude')) it(name, { timeout: 120_000 }, () => rehearseRenderedFork('claude_code', name, claudeBin!));
+});
+
+describe.skipIf(!codexBin || !fixturesPresent)('Codex resumes the elided, carded fork of every main rollout', () => {
+  for (const name of mainFixtures('codex')) it(name, { timeout: 120_000 }, () => rehearseRenderedFork('codex', name, codexBin!));
+});
+
+describe.skipIf(!claudeBin || !fixturesPresent)('a Claude fork with a dangling parent on a user prompt', () => {
+  it('is accepted with exit 0 but caught as a shorter context', { timeout: 90_000 }, async () => {
+    const source = join(realDir, 'claude', 'marot__spotter__tool_heavy.jsonl');
+    const { sessionId, predicted, transcript } = await predictClientContext('claude_code', source);
+    const lines = readFileSync(source, 'utf8').split('\n');
+    // A typed prompt (not a command echo or an interruption marker) with tool calls before it and
+    // after it: cutting its parent link loses the earlier ones.
+    const live = transcript.items.filter((i) => i.est_tokens > 0);
+    const firstCall = live.find((i) => i.kind === 'tool_call')!;
+    const lastCall = live.filter((i) => i.kind === 'tool_call').at(-1)!;
+    const typed = (line: number) => {
+      const content = (JSON.parse(lines[line]!) as { message?: { content?: unknown } }).message?.content;
+      const text = typeof content === 'string' ? content : Array.isArray(content) ? String((content[0] as { text?: unknown })?.text ?? '') : '';
+      return text.length > 0 && !text.startsWith('<') && !text.startsWith('[');
+    };
+    const target = live.find((i) => i.kind === 'user' && i.line_index > firstCall.line_index && i.line_index < lastCall.line_index && typed(i.line_index))!;
+    expect(target).toBeDefined();
+    const record = JSON.parse(lines[target.line_index]!) as Record<string, unknown>;
+    record.parentUuid = randomUUID();
+    lines[target.line_index] = JSON.stringify(record);
+    const broken = join(work, `${sessionId}-dangling.jsonl`);
+    writeFileSync(broken, lines.join('\n'));
+
+    const report = await rehearse({ provider: 'claude_code', path: broken, sessionId, predicted, clientBin: claudeBin!, timeoutMs: TIMEOUT_MS });
+    expect(report.client.exit_code).toBe(0);
+    expect(report.accepted).toBe(true);
+    expect(report.status).toBe('context_mismatch');
+    expect(report.ok).toBe(false);
+    expect(report.comparison?.verdict).toBe('shorter');
+    expect(report.rebuilt!.tool_calls).toBeLessThan(predicted.tool_calls);
+    expect(report.reason).toMatch(/^the client accepted the transcript but rebuilt a shorter context than predicted: /);
+  });
+});
+
+describe.skipIf(!codexBin)('a state card appended to a paginated Codex rollout', () => {
+  const CARD = '[gobstopper state card]\nGoal: keep the build green.';
+  let rollout: { path: string; sessionId: string };
+  let lastOrdinal: number;
+
+  beforeAll(async () => {
+    rollout = await createCodexSession(codexBin!, work, ['first question', 'second question']);
+    const records = readFileSync(rollout.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ordinal?: number });
+    expect(records.every((r) => typeof r.ordinal === 'number')).toBe(true);
+    lastOrdinal = records.at(-1)!.ordinal!;
+  }, 120_000);
+
+  function withCard(label: string, card: Record<string, unknown>): string {
+    const path = join(work, `${label}-${rollout.path.slice(rollout.path.lastIndexOf('/') + 1)}`);
+    copyFileSync(rollout.path, path);
+    appendFileSync(path, JSON.stringify(card) + '\n');
+    return path;
+  }
+
+  const payload = { type: 'message', role: 'user', content: [{ type: 'input_text', text: CARD }] };
+
+  it('with ordinal = last + 1 and a timestamp, is in the rebuilt context', { timeout: 90_000 }, async () => {
+    const path = withCard('good', { timestamp: new Date().toISOString(), ordinal: lastOrdinal + 1, type: 'response_item', payload });
+    const { predicted } = await predictClientContext('codex', path);
+    const report = await rehearse({ provider: 'codex', path, sessionId: rollout.sessionId, predicted, clientBin: codexBin!, timeoutMs: TIMEOUT_MS });
+    expect(report.status, report.reason).toBe('passed');
+  });
+
+  it('without an ordinal, is caught although the client gives exit 1 for it', { timeout: 90_000 }, async () => {
+    const { predicted: base } = await predictClientContext('codex', rollout.path);
+    const predicted = withAppendedUserTurn(base, Buffer.byteLength(JSON.stringify(payload)) + 1);
+    const path = withCard('no-ordinal', { timestamp: new Date().toISOString(), type: 'response_item', payload });
+    const report = await rehearse({ provider: 'codex', path, sessionId: rollout.sessionId, predicted, clientBin: codexBin!, timeoutMs: TIMEOUT_MS });
+    expect(report.client.exit_code).toBe(1);
+    expect(report.status).toBe('rejected');
+    expect(report.ok).toBe(false);
+    expect(report.reason).toMatch(/^the client exited 1/);
+  });
+
+  it('with a null timestamp, is silently dropped by the client and caught as a shorter context', { timeout: 90_000 }, async () => {
+    const { predicted: base } = await predictClientContext('codex', rollout.path);
+    const predicted = withAppendedUserTurn(base, Buffer.byteLength(JSON.stringify(payload)) + 1);
+    const path = withCard('null-timestamp', { timestamp: null, ordinal: lastOrdinal + 1, type: 'response_item', payload });
+    const report = await rehearse({ provider: 'codex', path, sessionId: rollout.sessionId, predicted, clientBin: codexBin!, timeoutMs: TIMEOUT_MS });
+    expect(report.client.exit_code).toBe(0);
+    expect(report.status).toBe('context_mismatch');
+    expect(report.comparison?.checks.find((c) => c.name === 'messages')?.outcome).toBe('shorter');
+  });
+});
+
+describe('bounds that hold whichever client is installed', () => {
+  it('kills a client that hangs at the timeout and frees the port', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(work, 'hang-'));
+    const pidFile = join(dir, 'helper.pid');
+    const bin = join(dir, 'claude');
+    writeFileSync(
+      bin,
+      `#!/usr/bin/env node\nconst { spawn } = require('node:child_process');\nconst h = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });\nrequire('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(h.pid));\nsetInterval(() => {}, 1000);\n`,
+      { mode: 0o755 },
+    );
+    const transcript = join(dir, 'session.jsonl');
+    writeFileSync(transcript, '{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}\n');
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const report = await rehearse({ provider: 'claude_code', path: transcript, sessionId: randomUUID(), clientBin: bin, timeoutMs: 2000, network: 'loopback', stubPort: port });
+    expect(report.status).toBe('timed_out');
+    const helper = Number(readFileSync(pidFile, 'utf8'));
+    expect(await gone(helper)).toBe(true);
+    const rebound = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    expect(rebound).toBe(true);
+  });
+
+  it('gives a clear error when the stub port is already in use', async () => {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    const port = (holder.address() as { port: number }).port;
+    const transcript = join(work, 'port.jsonl');
+    writeFileSync(transcript, '{"type":"user"}\n');
+    try {
+      await expect(rehearse({ provider: 'claude_code', path: transcript, sessionId: randomUUID(), clientBin: process.execPath, network: 'loopback', stubPort: port })).rejects.toMatchObject({
+        code: 'stub_port_in_use',
+      });
+    } finally {
+      holder.close();
+    }
+  });
+});
