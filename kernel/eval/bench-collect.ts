@@ -41,7 +41,8 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
       if (outcome.result.timeline) timelines.push(outcome.result.timeline);
     } else {
       const message = outcome.code === 'ENOENT' ? `session file is gone: ${outcome.error}` : outcome.error;
-      rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, 'session_evaluation_failed', message));
+      const failure = outcome.code === 'policy_resolution_failed' ? 'policy_resolution_failed' : 'session_evaluation_failed';
+      rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, failure, message));
     }
   }
   return {

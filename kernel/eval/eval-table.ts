@@ -29,14 +29,32 @@ function verifyCell(row: EvalRow): string {
   return parts.length ? parts.join(', ') : 'clean';
 }
 
+/** Source-bound / total heuristic checks an applied compaction would record, with the lexical tier. */
+function recordedCell(row: EvalRow): string {
+  const e = row.event_record;
+  if (!e || e.retention_total === null) return '-';
+  return `${e.retention_retained}/${e.retention_total} (lex ${e.retention_lexical})`;
+}
+
+/** The context the real client rebuilt from the candidate, or why it did not. */
+function clientCell(row: EvalRow): string {
+  const r = row.rehearsal;
+  if (!r) return '-';
+  const tokens = r.client_context_tokens === null ? '' : `~${formatInt(r.client_context_tokens)} `;
+  return r.ok ? `${tokens}ok` : `${tokens}${r.status}`;
+}
+
 export function renderEvalTable(result: EvalCommandResult): string[] {
   const lines = [
     `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
     `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line ?? '-'}`,
     '',
   ];
-  const header = ['', 'strategy', 'result', 'before', 'after', 'reduction', 'retention', 'tail', 'prefix', 'verify', 'time'];
-  const align: Align[] = ['left', 'left', 'left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'right'];
+  // Optional columns appear only when some row has them (an applied event's retention; --rehearse).
+  const showRecorded = result.rows.some((r) => r.event_record && r.event_record.retention_total !== null);
+  const showClient = result.rows.some((r) => r.rehearsal);
+  const header = ['', 'strategy', 'result', 'before', 'after', ...(showClient ? ['client'] : []), 'reduction', 'retention', ...(showRecorded ? ['checks kept'] : []), 'tail', 'prefix', 'verify', 'time'];
+  const align: Align[] = ['left', 'left', 'left', 'right', 'right', ...(showClient ? ['right' as const] : []), 'right', 'right', ...(showRecorded ? ['right' as const] : []), 'left', 'right', 'left', 'right'];
   const rows = result.rows.map((row) => {
     const planned = row.status === 'plan';
     return [
@@ -45,8 +63,10 @@ export function renderEvalTable(result: EvalCommandResult): string[] {
       resultCell(row),
       formatInt(row.context_tokens_before),
       planned ? formatInt(row.context_tokens_after) : '-',
+      ...(showClient ? [clientCell(row)] : []),
       planned ? `${row.reduction_pct.toFixed(1)}%` : '-',
       retentionCell(row),
+      ...(showRecorded ? [recordedCell(row)] : []),
       row.tail_intact === null ? '-' : row.tail_intact ? 'intact' : 'LOST',
       planned ? formatInt(row.prefix_tokens) : '-',
       verifyCell(row),

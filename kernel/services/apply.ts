@@ -11,6 +11,7 @@ import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
+import { measureAppliedRetention, type EventRetention } from './eval.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
 import { publishCandidate, type PublishedFork } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -22,6 +23,8 @@ export interface ApplyOptions extends PlanOptions {
   rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<void>;
   fault?: FaultHook;
 }
+
+const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 
 export type ApplyResult =
   | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
@@ -67,18 +70,23 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings: [] };
   }
 
-  const snapshot = await snapshotFile(layout, {
-    path: sourcePath,
-    sessionId: session.session_id,
-    provider: session.provider,
-    strategy: outcome.plan.strategy,
-    expectedSourceSha256: transcript.source_sha256,
-    env: runtime.env,
-    fault: options.fault,
-  });
+  // The snapshot (kernel) and the baseline findings (provider) read the source in parallel; a
+  // provider that verified while it parsed has them already.
+  const [snapshot, baselineFindings] = await Promise.all([
+    snapshotFile(layout, {
+      path: sourcePath,
+      sessionId: session.session_id,
+      provider: session.provider,
+      strategy: outcome.plan.strategy,
+      expectedSourceSha256: transcript.source_sha256,
+      env: runtime.env,
+      fault: options.fault,
+    }),
+    transcript.findings_complete ? Promise.resolve(transcript.findings ?? []) : planned.provider.verify({ path: sourcePath }).then((r) => r.findings),
+  ]);
   faultPoint('apply.after_snapshot', options.fault);
 
-  const baseline = await planned.provider.verify({ path: sourcePath });
+  let retention: EventRetention | null = null;
   let published: PublishedFork;
   try {
     published = await publishCandidate(layout, {
@@ -95,10 +103,15 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       edits: outcome.plan.edits,
       strategyLabel: outcome.plan.strategy,
       snapshotManifestSha256: snapshot.entry.sha256,
-      baselineFindings: baseline.findings,
+      baselineFindings,
       requireSmaller: true,
       recheckSource: true,
-      beforeRetain: options.rehearse ? (staging) => options.rehearse!(staging, planned, outputSessionId) : undefined,
+      beforeRetain: async (staging) => {
+        if (options.rehearse) await options.rehearse(staging, planned, outputSessionId);
+        // Retention is measured for the event when the source is small enough to hold in memory
+        // (the study's replay bound); it never fails the apply.
+        if (transcript.bytes <= RETENTION_MEASURE_MAX_BYTES) retention = await measureAppliedRetention(sourcePath, transcript.source_sha256, transcript.items, staging);
+      },
       fault: options.fault,
       env: runtime.env,
     });
@@ -108,7 +121,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   }
   const warnings: string[] = [];
   if (!published.reused) {
-    const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256);
+    const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256, retention);
     if (written) warnings.push(written);
   }
   return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings };
@@ -131,6 +144,7 @@ async function recordEvent(
   snapshotBefore: string,
   errorCode: T.EventErrorCode | null,
   snapshotAfter?: string,
+  retention?: EventRetention | null,
 ): Promise<string | undefined> {
   if (planned.outcome.status !== 'plan') return undefined;
   const plan = planned.outcome.plan;
@@ -152,6 +166,7 @@ async function recordEvent(
     error_code: errorCode,
     snapshot_before_sha256: snapshotBefore,
     ...(snapshotAfter ? { snapshot_after_sha256: snapshotAfter } : {}),
+    ...(retention ?? {}),
   };
   const result = await appendEvent(event, { env: runtime.env });
   return result.written ? undefined : result.warning;

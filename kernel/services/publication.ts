@@ -90,11 +90,18 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       now: now.toISOString(),
     });
     faultPoint('apply.after_render', c.fault);
-    const staged = await hashRegularFile(staging);
-    if (staged.sha256 !== render.output_sha256 || staged.bytes !== render.bytes) {
-      throw new GobstopperError('render_mismatch', `provider ${c.provider.id} reported output it did not write (staging holds ${staged.bytes} bytes)`);
-    }
-    const verified = await c.provider.verify({ path: staging });
+    // What render claims it wrote is checked when the candidate is retained (the vault refuses
+    // bytes that do not hash to output_sha256), so no separate hashing pass is spent here.
+    const [verified, target] = await Promise.all([
+      c.provider.verify({ path: staging }),
+      c.provider.forkTarget({
+        path: c.sourcePath,
+        session_id: c.session.session_id,
+        new_session_id: c.outputSessionId,
+        cwd: c.session.cwd ?? null,
+        now: now.toISOString(),
+      }),
+    ]);
     const added = newFindings(c.baselineFindings, verified.findings);
     if (added.length) {
       const codes = [...new Set(added.map((f) => f.code))].join(', ');
@@ -105,13 +112,6 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     if (c.requireSmaller && render.bytes >= c.sourceBytes) {
       throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
     }
-    const target = await c.provider.forkTarget({
-      path: c.sourcePath,
-      session_id: c.session.session_id,
-      new_session_id: c.outputSessionId,
-      cwd: c.session.cwd ?? null,
-      now: now.toISOString(),
-    });
     // The kernel does not know provider layouts, but a fork always lives beside its source.
     if (dirname(target.target_path) !== dirname(c.sourcePath)) {
       throw new GobstopperError('target_invalid', `provider ${c.provider.id} proposed ${target.target_path}, outside the source's directory ${dirname(c.sourcePath)}`);
@@ -145,7 +145,15 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     // The exact candidate bytes are retained before the receipt names them, under custody so
     // prune cannot collect them in between.
     const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, env: c.env, fault: c.fault }, async (stored) => {
-      const withOutput = { ...pending, output_manifest_sha256: stored.manifestSha256 };
+      if (c.requireSmaller && stored.bytes >= c.sourceBytes) {
+        throw new GobstopperError('no_reduction', `the candidate is ${stored.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
+      }
+      const withOutput = {
+        ...pending,
+        bytes_after: stored.bytes,
+        reclaimed_bytes: Math.max(0, c.sourceBytes - stored.bytes),
+        output_manifest_sha256: stored.manifestSha256,
+      };
       await writePendingReceipt(layout, withOutput, { fault: c.fault });
       return withOutput;
     });

@@ -2411,6 +2411,10 @@ export interface Transcript {
    * Problems met while parsing (torn last line, unknown records). Verify reports the full set.
    */
   findings?: Finding[];
+  /**
+   * true when findings holds every verify finding of the source (the provider verified while it parsed), so the host can skip a separate verify pass.
+   */
+  findings_complete?: boolean;
 }
 /**
  * One physical record of the source. Items with est_tokens 0 are not live context (dead branches, records behind a compaction) and are never edited.

@@ -1,0 +1,124 @@
+import { Flags } from '@oclif/core';
+import { availableParallelism } from 'node:os';
+import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
+import { ProgressBar } from '../../eval/progress-bar.js';
+import { formatInt, renderTable } from '../../eval/text-table.js';
+import { runBench } from '../../services/bench.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+// --strategy here picks which strategies to measure (repeatable), not the policy's strategy.
+const sharedPolicyFlags = { preset: policyFlags.preset, trigger: policyFlags.trigger, floor: policyFlags.floor, config: policyFlags.config };
+
+const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 12)}…` : id);
+const pct = (n: number | null) => (n === null ? '-' : `${n.toFixed(1)}%`);
+
+function resultCell(row: BenchRow): string {
+  if (row.strategy === null) return `session failed (${row.failure}): ${row.error ?? ''}`;
+  if (row.status === 'error') return `error: ${row.error ?? 'unknown'}`;
+  if (row.status === 'no_plan') return `no plan (${row.reason_code ?? 'unknown'})`;
+  return row.execution_state === 'provider_only' ? 'provider control' : 'plan';
+}
+
+export function benchRowLines(rows: readonly BenchRow[]): string[] {
+  const header = ['', 'provider', 'session', 'strategy', 'result', 'before', 'after', 'reduction', 'recall', 'tail', 'new errors', 'time'];
+  const body = rows.map((r) => [
+    r.best ? '*' : '',
+    r.provider,
+    shortId(r.session),
+    r.strategy ?? '-',
+    resultCell(r),
+    r.context_before === null ? '-' : formatInt(r.context_before),
+    r.status === 'plan' && r.context_after !== null ? formatInt(r.context_after) : '-',
+    r.status === 'plan' ? pct(r.reduction_pct) : '-',
+    r.recall === null ? '-' : `${(r.recall * 100).toFixed(0)}%`,
+    r.tail_intact === null ? '-' : r.tail_intact ? 'intact' : 'LOST',
+    r.new_verify_errors === null || r.execution_state !== 'rendered' ? '-' : String(r.new_verify_errors),
+    r.duration_ms === null ? '-' : `${formatInt(r.duration_ms)} ms`,
+  ]);
+  return renderTable(header, body, ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'left', 'right', 'right']);
+}
+
+export function benchAggregateLines(aggregates: readonly BenchAggregate[]): string[] {
+  const header = ['strategy', 'sessions', 'with plan', 'best', 'failed', 'reduction median (q1-q3)', 'median recall', 'tail intact', 'no plan'];
+  const body = aggregates.map((a) => [
+    a.strategy,
+    String(a.sessions),
+    String(a.sessions_with_plan),
+    String(a.sessions_best),
+    String(a.sessions_failed),
+    a.reduction_pct ? `${pct(a.reduction_pct.median)} (${pct(a.reduction_pct.q1)}-${pct(a.reduction_pct.q3)})` : '-',
+    a.median_recall === null ? '-' : `${(a.median_recall * 100).toFixed(0)}%`,
+    String(a.tail_intact_sessions),
+    Object.entries(a.no_plan_by_reason).map(([reason, n]) => `${reason} ${n}`).join(', ') || '-',
+  ]);
+  return renderTable(header, body, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
+}
+
+export default class Bench extends BaseCommand<BenchCommandResult> {
+  static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
+  static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on.
+
+Prints per-session rows and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by extension, or --format); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.`;
+  static override examples = [
+    '<%= config.bin %> bench',
+    '<%= config.bin %> bench --all --trigger 50000 --floor 10000 --output bench.csv --html bench.html',
+    '<%= config.bin %> bench --provider codex --since 24h --strategy elide --strategy scored --json',
+  ];
+  static override flags = {
+    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days).', exclusive: ['since'] }),
+    since: Flags.string({ summary: 'Only sessions updated since: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
+    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code, codex); repeatable.', multiple: true }),
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
+    ...sharedPolicyFlags,
+    output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
+    format: Flags.string({ summary: 'Format of --output when its extension does not say.', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
+    html: Flags.string({ summary: 'Write a self-contained HTML report with charts to this new file.', helpGroup: 'OUTPUT' }),
+    jobs: Flags.integer({ summary: 'Sessions measured at once, in worker processes (default: the number of cores).', min: 1, max: 256 }),
+    ...homeFlags,
+  };
+
+  async run(): Promise<BenchCommandResult> {
+    const { flags } = await this.parse(Bench);
+    const bar = new ProgressBar(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
+    let result: BenchCommandResult;
+    try {
+      result = await runBench({
+        all: flags.all,
+        since: flags.since,
+        providers: flags.provider,
+        strategies: flags.strategy,
+        trigger: flags.trigger,
+        floor: flags.floor,
+        preset: flags.preset,
+        configPath: flags.config,
+        output: flags.output,
+        format: flags.format as 'csv' | 'json' | undefined,
+        html: flags.html,
+        jobs: flags.jobs ?? availableParallelism(),
+        homes: providerHomes(flags),
+        onProgress: (p) => bar.update(p),
+      });
+    } finally {
+      bar.finish();
+    }
+    if (!this.jsonEnabled()) this.print(result, flags.all || flags.since !== undefined);
+    return result;
+  }
+
+  private print(result: BenchCommandResult, windowed: boolean): void {
+    if (result.sessions === 0) {
+      this.say(windowed ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper bench --all measures older ones).');
+    } else {
+      for (const line of benchRowLines(result.rows)) this.say(line);
+      this.say('');
+      for (const line of benchAggregateLines(result.aggregates)) this.say(line);
+      this.say('');
+      const failed = result.sessions_failed > 0 ? `, ${result.sessions_failed} could not be measured` : '';
+      this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
+    }
+    if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);
+    if (result.html_path) this.say(`wrote the report to ${result.html_path}`);
+  }
+}

@@ -1,0 +1,65 @@
+import { Args, Flags } from '@oclif/core';
+import type { EvalStudyCommandResult, EvalStudyPrepareResult, RetentionStudyReport } from '../../../schemas/generated/types.js';
+import { renderStudyLines } from '../../eval/study-output.js';
+import { evalStudy } from '../../services/eval-study.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+const isPrepared = (r: EvalStudyCommandResult): r is EvalStudyPrepareResult => 'study_run' in r;
+
+export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
+  static override summary = 'Measure how well typed masking keeps constraints, procedures and open tasks, on private copies.';
+  static override description = `The typed-retention study. First write a manifest of the spans to track (--prepare-manifest <new file>: a gobstopper-retention-v1 file of hashes, byte spans, JSON pointers, kinds and opaque ids, never transcript text; at most 16 heuristic candidates per kind, elidable records first). Review it if you like, then:
+
+--manifest <file> replays three arms for --rounds rounds (1-10, default 10) with the policy's trigger and floor: plain observation masking; typed masking, which never elides a record holding a constraint, procedure or open task; and typed digest, which carries those spans verbatim on the state card. Each round is scored by kind: exact text present, present with the same origin, still at its source pointer, and the lexical tier (at least 75% of a check's content words in one live slot). Verify errors the source already had are counted apart from new ones.
+
+--manifest <file> --against <file | vault:<sha256>> scores an already-compacted file (a fork made by apply, or an archived snapshot) without replaying.
+
+Everything runs on private copies; no model or provider service is called and nothing in the session's store, the vault or the config changes. Limits: 64 MiB replay source (512 MiB to prepare or audit), 1 MiB manifest, 256 checks, 4 KiB spans.`;
+  static override examples = [
+    '<%= config.bin %> eval-study 3f2a --prepare-manifest study.json',
+    '<%= config.bin %> eval-study 3f2a --manifest study.json --rounds 3 --trigger 50000 --floor 10000',
+    '<%= config.bin %> eval-study 3f2a --manifest study.json --against ~/.claude/projects/-work-app/9b1e….jsonl --json',
+    '<%= config.bin %> eval-study 3f2a --manifest study.json --against vault:5c0e…',
+  ];
+  static override args = {
+    session: Args.string({ description: 'Session id, unique id prefix, transcript path, or vault:<sha256> of an archived snapshot.', required: true }),
+  };
+  static override flags = {
+    'prepare-manifest': Flags.string({ summary: 'Write a heuristic retention manifest for the session to this new file, then stop.', exclusive: ['manifest', 'against'] }),
+    manifest: Flags.string({ summary: 'The gobstopper-retention-v1 manifest to measure (bound to this session\u2019s exact bytes).' }),
+    rounds: Flags.integer({ summary: 'Replay rounds per arm, 1-10 (default 10).' }),
+    against: Flags.string({ summary: 'Score this compacted file (or vault:<sha256>) against the manifest instead of replaying.' }),
+    trigger: policyFlags.trigger,
+    floor: policyFlags.floor,
+    preset: policyFlags.preset,
+    config: policyFlags.config,
+    ...homeFlags,
+  };
+
+  async run(): Promise<EvalStudyCommandResult> {
+    const { args, flags } = await this.parse(EvalStudy);
+    const result = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
+      evalStudy(rt, args.session, {
+        prepareManifest: flags['prepare-manifest'],
+        manifest: flags.manifest,
+        rounds: flags.rounds,
+        against: flags.against,
+        trigger: flags.trigger,
+        floor: flags.floor,
+        preset: flags.preset,
+        configPath: flags.config,
+      }),
+    );
+    if (!this.jsonEnabled()) {
+      if (isPrepared(result)) {
+        const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');
+        this.say(`wrote ${result.checks} heuristic checks (${kinds}) to ${result.manifest_path}`);
+        this.say(`next: gobstopper eval-study ${args.session} --manifest ${result.manifest_path}`);
+      } else for (const line of renderStudyLines(result as RetentionStudyReport)) this.say(line);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,55 @@
+import { Args, Flags } from '@oclif/core';
+import type { EvalCommandResult } from '../../../schemas/generated/types.js';
+import { renderEvalTable } from '../../eval/eval-table.js';
+import { evaluateSelector } from '../../services/eval.js';
+import { withRuntime } from '../../services/runtime.js';
+import { BaseCommand } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+// --strategy here picks which strategies to measure (repeatable), not the policy's strategy.
+const sharedPolicyFlags = { preset: policyFlags.preset, trigger: policyFlags.trigger, floor: policyFlags.floor, config: policyFlags.config };
+
+export default class Eval extends BaseCommand<EvalCommandResult> {
+  static override summary = 'Compare every strategy on one session, on private copies: savings, what each keeps, and whether the copy verifies.';
+  static override description = `Reads the session once and freezes its bytes: every strategy plans against the same private copy with the same policy (config layers, preset, flags). Each rewrite is rendered by the provider into a private staging file, verified, scored and thrown away; the session, the vault and the events log are never written.
+
+Per strategy: the plan or the no-plan reason, context before and after and the reduction, verbatim retention of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers), whether the protected recent tail is intact, the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time taken, and the retention an applied compaction would record in the events log. The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer.
+
+With --rehearse the real client (claude or codex) also resumes each rewritten copy offline against a local stub, and the context it rebuilt is shown next to the projected one; without the client installed the eval says so once and goes on.`;
+  static override examples = [
+    '<%= config.bin %> eval 3f2a',
+    '<%= config.bin %> eval 3f2a --trigger 50000 --floor 10000',
+    '<%= config.bin %> eval 3f2a --strategy elide --strategy scored --json',
+    '<%= config.bin %> eval 3f2a --rehearse',
+  ];
+  static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
+  static override flags = {
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
+    ...sharedPolicyFlags,
+    rehearse: Flags.boolean({ summary: 'Also resume each rewritten copy with the real client, offline, and show the context it rebuilt.' }),
+    ...homeFlags,
+  };
+
+  async run(): Promise<EvalCommandResult> {
+    const { args, flags } = await this.parse(Eval);
+    const { result } = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
+      evaluateSelector(rt, args.session, {
+        strategies: flags.strategy,
+        preset: flags.preset,
+        trigger: flags.trigger,
+        floor: flags.floor,
+        configPath: flags.config,
+        rehearse: flags.rehearse,
+      }),
+    );
+    if (!this.jsonEnabled()) {
+      if (result.rehearsal_note) this.note(`note: ${result.rehearsal_note}`);
+      for (const line of renderEvalTable(result)) this.say(line);
+      if (result.rows.some((r) => r.event_record?.retention_total != null)) {
+        this.say('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log');
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * `eval-study`: the typed-retention study on private copies. It prepares a heuristic manifest,
+ * replays the three masking arms with the provider plugin's own parse/render/verify and the elide
+ * strategy's proposal (through the plan pipeline), or scores an already-compacted file (a path, or
+ * a vault snapshot rebuilt into a private file) without replaying. Every byte it works on is a copy
+ * in a private temporary directory: the session, the vault and the homes are only read, and no
+ * model or provider service is called.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type * as T from '../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../errors.js';
+import { prepareManifestFile } from '../eval/study-output.js';
+import { assertNewOutputPath } from '../eval/output-file.js';
+import { assertRounds, assertStudySourceSize, parseManifest, readManifestFile } from '../eval/study-manifest.js';
+import { auditRetention, runRetentionStudy, type StudyDeps } from '../eval/study-replay.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
+import type { ResolvedConfig } from '../config/resolve-config.js';
+import { effectivePolicy } from '../policy/effective-policy.js';
+import { discardStaging } from '../publish/staging.js';
+import { planSession } from '../policy/plan-pipeline.js';
+import { resolveSession } from '../sessions/selector.js';
+import { admitEdits } from '../validate/edit-rules.js';
+import { readIndex } from '../vault/index-file.js';
+import { vaultExists, vaultLayout } from '../vault/layout.js';
+import { loadManifest } from '../vault/manifest.js';
+import { streamManifestChunks } from '../vault/reconstruct.js';
+import { resolveShaPrefix } from '../vault/selectors.js';
+import { freezeSource, PrivateWorkspace, withWorkspace, type FrozenSource } from './eval.js';
+import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
+import type { Runtime } from './runtime.js';
+
+export interface EvalStudyOptions extends Omit<PlanOptions, 'strategy'> {
+  /** Write a heuristic manifest to this new file and stop. */
+  prepareManifest?: string;
+  manifest?: string;
+  /** Replay rounds, 1-10 (default 10). */
+  rounds?: number;
+  /** Score this already-compacted file, or `vault:<sha256>`, instead of replaying. */
+  against?: string;
+}
+
+export const DEFAULT_STUDY_ROUNDS = 10;
+const VAULT_PREFIX = 'vault:';
+const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+interface LoadedCopy {
+  frozen: FrozenSource;
+  /** The file name providers see (identity lives in it). */
+  name: string;
+  copy: string;
+  /** The provider recorded with a vault snapshot, when indexed. */
+  provider: string | null;
+}
+
+/** Rebuilds a vault snapshot into memory (verified chunk by chunk and whole) for a private copy. */
+async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ frozen: FrozenSource; name: string; provider: string | null; session_id: string | null }> {
+  const layout = vaultLayout(runtime.env);
+  if (!(await vaultExists(layout))) throw new GobstopperError('snapshot_not_found', `there is no vault yet, so ${selector} cannot be found`);
+  const id = await resolveShaPrefix(layout, selector.slice(VAULT_PREFIX.length), 'snapshot');
+  const loaded = await loadManifest(layout, id, runtime.env);
+  assertStudySourceSize(loaded.manifest.bytes, 'audit');
+  const bytes = Buffer.allocUnsafe(loaded.manifest.bytes);
+  await streamManifestChunks(layout, loaded, (chunk, offset) => {
+    chunk.copy(bytes, offset);
+  });
+  const entry = (await readIndex(layout)).find((e) => e.sha256 === id) ?? null;
+  return {
+    frozen: { path: selector, bytes, sha256: loaded.manifest.source_sha256, mtimeMs: (entry?.ts ?? 0) * 1000 },
+    // Retained outputs are not indexed; a name without an id keeps providers from reading one into it.
+    name: entry ? basename(entry.path) : `snapshot-${id.slice(0, 16)}.jsonl`,
+    provider: entry?.provider ?? null,
+    session_id: entry?.session_id ?? null,
+  };
+}
+
+async function loadSession(runtime: Runtime, ws: PrivateWorkspace, selector: string): Promise<LoadedCopy & { client: ProviderClient }> {
+  if (selector.startsWith(VAULT_PREFIX)) {
+    const snap = await vaultSnapshot(runtime, selector);
+    if (!snap.provider) throw new GobstopperError('snapshot_provider_unknown', `${selector} is not an indexed session snapshot, so its provider is unknown; pass the session's path or id instead`);
+    const client = await runtime.provider(snap.provider);
+    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes), client };
+  }
+  const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
+  const frozen = await freezeSource(session.path);
+  const name = basename(session.path);
+  return { frozen, name, copy: await ws.writeCopy(name, frozen.bytes, frozen.mtimeMs), provider: session.provider, client: await runtime.provider(session.provider) };
+}
+
+/** The compacted file `--against` names, copied privately; it must be the session's provider's. */
+async function loadAgainst(runtime: Runtime, ws: PrivateWorkspace, against: string, provider: ProviderClient): Promise<LoadedCopy> {
+  if (against.startsWith(VAULT_PREFIX)) {
+    const snap = await vaultSnapshot(runtime, against);
+    if (snap.provider && snap.provider !== provider.id) {
+      throw new GobstopperError('provider_mismatch', `${against} is a ${snap.provider} snapshot but the session is ${provider.id}; the providers must match`);
+    }
+    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes) };
+  }
+  const frozen = await freezeSource(against);
+  const identified = await provider.identify({ path: frozen.path });
+  if (!identified.matches) throw new GobstopperError('provider_mismatch', `${against} is not a ${provider.id} transcript; --against needs a file of the session's provider`);
+  return { frozen, name: basename(against), copy: await ws.writeCopy(basename(against), frozen.bytes, frozen.mtimeMs), provider: provider.id };
+}
+
+/**
+ * The study's injected parts, all on private copies: the provider's parse, render and verify, the
+ * elide strategy's proposal through the plan pipeline, and the kernel's edit admission.
+ */
+function studyDeps(runtime: Runtime, ws: PrivateWorkspace, provider: ProviderClient, session: LoadedCopy, initial: T.Transcript, config: ResolvedConfig): StudyDeps {
+  const paths = new Map<string, string>([[session.frozen.sha256, session.copy]]);
+  const parsed = new Map<string, T.Transcript>([[session.frozen.sha256, initial]]);
+  const verified = new Map<string, T.Finding[]>();
+  const now = new Date().toISOString();
+  const pathOf = async (bytes: Buffer, sha: string): Promise<string> => {
+    let path = paths.get(sha);
+    if (!path) {
+      path = await ws.writeCopy(session.name, bytes);
+      paths.set(sha, path);
+    }
+    return path;
+  };
+  return {
+    async parse(bytes) {
+      const sha = sha256Hex(bytes);
+      const known = parsed.get(sha);
+      if (known) return known;
+      const transcript = await provider.parse({ path: await pathOf(bytes, sha), expected_sha256: sha });
+      parsed.set(sha, transcript);
+      return transcript;
+    },
+    async verify(bytes) {
+      const sha = sha256Hex(bytes);
+      const known = verified.get(sha);
+      if (known) return known;
+      const findings = (await provider.verify({ path: await pathOf(bytes, sha) })).findings;
+      verified.set(sha, findings);
+      return findings;
+    },
+    async render(bytes, edits) {
+      const sha = sha256Hex(bytes);
+      const staging = await ws.stagingFile(session.name);
+      try {
+        await provider.render({ path: await pathOf(bytes, sha), source_sha256: sha, edits, staging_path: staging, new_session_id: null, now });
+        return await readFile(staging);
+      } finally {
+        await discardStaging(staging);
+      }
+    },
+    async proposeElide({ transcript, policy }) {
+      // The arms select with elide's own proposal; the study passes floor 0 and re-walks to the real floor.
+      const params = config.values.strategy === 'elide' ? config.values.strategy_params : {};
+      const nested: ResolvedConfig = {
+        ...config,
+        values: { ...config.values, strategy: 'elide', trigger_tokens: policy.trigger_tokens, floor_tokens: policy.floor_tokens, adaptive: false, strategy_params: params },
+        external: null,
+      };
+      const parsedSession = { session: transcript.session, provider, transcript, active: false };
+      const outcome = await planSession({
+        transcript,
+        config: nested,
+        active: false,
+        recentYields: [],
+        runStrategy: strategyRunner(runtime, parsedSession, nested, []),
+        provider: provider.info,
+      });
+      return outcome.status === 'plan' ? outcome.plan : null;
+    },
+    validate(transcript, policy, edits) {
+      admitEdits(edits, { items: transcript.items, keep_recent_tool_outputs: policy.keep_recent_tool_outputs, provider: transcript.session.provider });
+    },
+  };
+}
+
+export async function evalStudy(runtime: Runtime, selector: string, options: EvalStudyOptions): Promise<T.EvalStudyCommandResult> {
+  if (options.prepareManifest && (options.manifest || options.against)) throw usageError('conflicting_flags', '--prepare-manifest cannot be combined with --manifest or --against');
+  if (!options.prepareManifest && !options.manifest) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');
+  const replay = !options.prepareManifest && !options.against;
+  const rounds = options.rounds ?? DEFAULT_STUDY_ROUNDS;
+  if (replay) assertRounds(rounds);
+  if (options.prepareManifest) assertNewOutputPath(options.prepareManifest);
+  // A bad manifest is refused before the session is even read.
+  const manifestFile = options.manifest ? readManifestFile(options.manifest) : null;
+  const manifest = manifestFile ? parseManifest(manifestFile.bytes) : null;
+
+  return withWorkspace('gobstopper-study-', async (ws) => {
+    const session = await loadSession(runtime, ws, selector);
+    const provider = session.client;
+    if (replay) assertStudySourceSize(session.frozen.bytes.length, 'replay');
+    const transcript = await provider.parse({ path: session.copy, expected_sha256: session.frozen.sha256 });
+
+    if (options.prepareManifest) return prepareManifestFile(options.prepareManifest, session.frozen.bytes, transcript.items).result;
+
+    if (options.against) {
+      const after = await loadAgainst(runtime, ws, options.against, provider);
+      const afterTranscript = await provider.parse({ path: after.copy, expected_sha256: after.frozen.sha256 });
+      return auditRetention({
+        provider: provider.id,
+        source: session.frozen.bytes,
+        source_transcript: transcript,
+        source_findings: (await provider.verify({ path: session.copy })).findings,
+        after: after.frozen.bytes,
+        after_transcript: afterTranscript,
+        after_findings: (await provider.verify({ path: after.copy })).findings,
+        manifest: manifest!,
+        manifest_sha256: manifestFile!.sha256,
+      });
+    }
+
+    const config = await resolveSessionConfig(runtime, transcript.session, { ...options, strategy: undefined });
+    const policy: T.ResolvedPolicy = { ...effectivePolicy(config.values, null), strategy: 'elide' };
+    return runRetentionStudy(studyDeps(runtime, ws, provider, session, transcript, config), {
+      provider: provider.id,
+      source: session.frozen.bytes,
+      manifest: manifest!,
+      manifest_sha256: manifestFile!.sha256,
+      policy,
+      rounds,
+    });
+  });
+}

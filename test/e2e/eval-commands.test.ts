@@ -1,0 +1,456 @@
+/**
+ * `eval` and `eval-study` as a user runs them: the built CLI (`node scripts/build.mjs`) in a
+ * throwaway home holding generated sessions whose answers are known by construction: planted error
+ * lines and constraints in old tool outputs (which elision removes) and in the protected recent
+ * outputs (which it keeps), a decision in a user prompt (never elidable).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EvalCommandResult, EvalRow, RetentionManifest, RetentionStudyReport } from '../../schemas/generated/types.js';
+import { validateEvalCommandResult, validateEvalStudyCommandResult } from '../../schemas/generated/validators.js';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
+import { ClaudeSessionBuilder, longOutput } from '../fixtures/claude/session-builder.js';
+import { modernSession } from '../fixtures/claude/sessions.js';
+import { RolloutBuilder } from '../fixtures/codex/rollout-builder.js';
+import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { writeFakeClient } from '../unit/rehearse/fake-clients.js';
+
+const repoRoot = resolve(import.meta.dirname, '..', '..');
+const bin = join(repoRoot, 'bin', 'run.js');
+const built = existsSync(join(repoRoot, 'dist', 'kernel', 'cli', 'commands', 'eval-study.js'));
+
+const CODEX_ID = '019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
+const CLAUDE_ID = '3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f';
+const TURNS = 20;
+const KEEP = 8;
+/** Text that must never reach a table, a row or an error. */
+const SECRET = 'PLANTED-SECRET-7731';
+const BUILTIN_STRATEGIES = ['agentic', 'auto', 'cache_aware', 'cache_edits', 'cliff', 'compacted', 'dedupe', 'elide', 'micro', 'middle', 'sawtooth', 'scored', 'structured'];
+const LOW = ['--trigger', '1000', '--floor', '0'];
+
+let home: TempHome;
+let work: string;
+let codexPath: string;
+let claudePath: string;
+/** Physical lines of the Codex tool outputs, oldest first. */
+let outputLines: number[];
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+const hourAgo = (path: string) => {
+  const t = new Date(Date.now() - 3600_000);
+  utimesSync(path, t, t);
+  return path;
+};
+
+/**
+ * A paginated Codex rollout: a user prompt with a decision, then 20 tool outputs of ~4 KB. Each
+ * output starts with a unique error line; even ones also hold a constraint. With the default
+ * keep_recent_tool_outputs = 8, elision removes outputs 0-11 and keeps 12-19.
+ */
+function plantedRollout(): string {
+  const r = new RolloutBuilder({ id: CODEX_ID, paginated: true });
+  r.sessionMeta().turnContext().preamble();
+  r.user('We decided to use the staging bucket at /srv/app/releases for every deploy');
+  outputLines = [];
+  for (let i = 0; i < TURNS; i++) {
+    r.user(`Run step ${i}`);
+    const callLine = r.nextLine;
+    const constraint = i % 2 === 0 ? `never drop the shard_${i} index without a naïve backup\n` : '';
+    r.shell(`call_${i}`, `cat src/file_${i}.ts`, `error: planted failure E7${i} in /srv/data/shard_${i}.db\n${constraint}${SECRET}\n${'y'.repeat(4000)}`);
+    outputLines.push(callLine + 1);
+    r.assistant(`Step ${i} is done.`);
+  }
+  return hourAgo(r.writeTo(join(home.codexHome, 'sessions', '2026', '02', '23')));
+}
+
+function plantedClaude(): string {
+  const b: ClaudeSessionBuilder = modernSession({ sessionId: CLAUDE_ID });
+  for (let i = 0; i < TURNS; i++) {
+    b.user(`Step ${i}: run the tests for src/mod_${i}.ts`);
+    b.tools([{ name: 'Bash', input: { command: `npm test -- mod_${i}` }, output: `error: test failed in src/mod_${i}.ts\n${SECRET}\n` + longOutput(`out${i}`, 120) }]);
+    b.text(`Fixed mod_${i}.`);
+  }
+  b.lastPrompt(b.cursor, 'last');
+  const dir = join(home.claudeHome, 'projects', '-home-dev-projects-demo');
+  mkdirSync(dir, { recursive: true });
+  return hourAgo(b.write(join(dir, `${CLAUDE_ID}.jsonl`)));
+}
+
+function gob(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '', ...home.env, ...env },
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function json<T = Record<string, any>>(args: string[], env?: Record<string, string>) {
+  const result = gob([...args, '--json'], env);
+  if (result.status !== 0) expect(result.stdout.trim().split('\n'), result.stderr).toHaveLength(1);
+  return { ...result, body: JSON.parse(result.stdout) as T };
+}
+
+/** Every file under the home with its hash: what "nothing changed" means. */
+function treeDigest(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    const path = join(e.parentPath, e.name);
+    out[path] = e.isFile() ? `${statSync(path).mode.toString(8)} ${sha256(readFileSync(path))}` : e.isDirectory() ? 'dir' : 'other';
+  }
+  return out;
+}
+
+const row = (result: EvalCommandResult, strategy: string) => result.rows.find((r) => r.strategy === strategy)!;
+
+describe.skipIf(!built)('eval (built CLI)', () => {
+  let codexEval: EvalCommandResult;
+
+  beforeAll(() => {
+    home = makeTempHome('gob-e2e-eval-');
+    work = mkdtempSync(join(tmpdir(), 'gob-e2e-eval-work-'));
+    codexPath = plantedRollout();
+    claudePath = plantedClaude();
+  });
+  afterAll(() => {
+    home.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('measures every strategy side by side on a Codex session and leaves the home byte-identical', () => {
+    const before = treeDigest(home.root);
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW]);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalCommandResult(body), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(treeDigest(home.root)).toEqual(before);
+    codexEval = body;
+
+    expect(body.rows.map((r) => r.strategy)).toEqual(BUILTIN_STRATEGIES);
+    expect(body).toMatchObject({ provider: 'codex', session_id: CODEX_ID, source_sha256: sha256(readFileSync(codexPath)), token_basis: 'estimated', effective_trigger_tokens: 1000, floor_tokens: 0, keep_recent_tool_outputs: KEEP });
+    // The protected tail starts at the oldest of the 8 most recent tool outputs.
+    expect(body.tail_start_line).toBe(outputLines[TURNS - KEEP]);
+    for (const r of body.rows) {
+      expect(['plan', 'no_plan', 'error']).toContain(r.status);
+      if (r.status === 'no_plan') expect(r.reason_code).toMatch(/^[a-z_]+$/);
+      if (r.execution_state === 'rendered') {
+        expect(r.context_tokens_after).toBeLessThan(r.context_tokens_before);
+        expect(r.reduction_pct).toBeGreaterThan(0);
+        expect(r.probe_score!.probes_total).toBe(body.probes_total);
+        expect(r.result_sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(r.new_verify_errors).toBe(0);
+        expect(r.event_record).toMatchObject({ action: 'transcript_compact', est_reclaimed_tokens: r.est_reclaimed });
+      } else expect(r.event_record).toBeNull();
+    }
+  });
+
+  it('pins each metric of the elide row to what the session was built to hold', () => {
+    const elide = row(codexEval, 'elide');
+    const elided = outputLines.slice(0, TURNS - KEEP);
+    expect(elide).toMatchObject({ status: 'plan', execution_state: 'rendered', edit_ops: ['elide'], elided_records: elided.length, tail_intact: true, best: expect.any(Boolean) });
+    // Verified under the source's own name: no finding the source does not have, not even an info.
+    expect(elide.findings).toEqual([]);
+    const score = elide.probe_score!;
+    // The error lines of outputs 0-15 are the 16 sampled error signatures: 0-11 elided, 12-15 kept.
+    expect(score.by_kind.find((k) => k.kind === 'error_signature')).toEqual({ kind: 'error_signature', total: 16, recalled: 4 });
+    // The decision sits in a user prompt, which no strategy elides.
+    const decision = score.by_kind.find((k) => k.kind === 'decision')!;
+    expect(decision.total).toBeGreaterThanOrEqual(1);
+    expect(decision.recalled).toBe(decision.total);
+    // Only elided outputs lose text; the probes on the tail all survive.
+    expect(score.missed_probes.length).toBe(Math.min(8, score.probes_total - score.probes_recalled));
+    for (const missed of score.missed_probes) expect(elided).toContain(missed.line_index);
+    expect(score.tail_probes_total).toBeGreaterThanOrEqual(4);
+    expect(score.tail_probes_recalled).toBe(score.tail_probes_total);
+    // Prefix: everything before the first elided output is still a cacheable prefix.
+    expect(elide.prefix_tokens).toBeGreaterThan(0);
+    expect(elide.prefix_ratio).toBeCloseTo(elide.prefix_tokens / elide.context_tokens_before, 10);
+    expect(elide.score).toBeCloseTo(elide.est_reclaimed * elide.prefix_ratio ** 3, 6);
+    // What apply would record: 12 records covered; the heuristic checks are the error lines of
+    // outputs 0-15 and the constraints of the even outputs, and only those in kept outputs stay.
+    expect(elide.event_record).toMatchObject({ items_covered: elided.length, retention_total: 26, retention_retained: 8 });
+  });
+
+  it('marks as best the clean rewrite with the highest cache-preservation score; controls are not rendered', () => {
+    const rankable = codexEval.rows.filter((r) => r.execution_state === 'rendered' && r.new_verify_errors === 0);
+    const top = Math.max(...rankable.map((r) => r.score!));
+    const best = codexEval.rows.filter((r) => r.best);
+    expect(best).toHaveLength(1);
+    expect(best[0]!.score).toBe(top);
+    expect(codexEval.best_strategy).toBe(best[0]!.strategy);
+    expect(row(codexEval, 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', edit_ops: ['provider_compact'], probe_score: null, event_record: null, best: false });
+  });
+
+  it('prints a table with a row per strategy, the best marked, and no transcript text', () => {
+    const { status, stdout, stderr } = gob(['eval', CODEX_ID, ...LOW]);
+    expect(status, stderr).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toBe(`codex ${CODEX_ID} — context ~${codexEval.context_tokens.toLocaleString('en-US')} tokens (estimated), effective trigger 1,000, floor 0`);
+    const header = lines.findIndex((l) => /strategy\s+result\s+before\s+after/.test(l));
+    const body = lines.slice(header + 1, header + 1 + BUILTIN_STRATEGIES.length);
+    expect(body.map((l) => l.trim().replace(/^\*\s+/, '').split(/\s+/)[0])).toEqual(BUILTIN_STRATEGIES);
+    expect(body.find((l) => l.startsWith('*'))).toContain(` ${codexEval.best_strategy} `);
+    expect(body.find((l) => / sawtooth /.test(l))).toContain('provider control');
+    expect(lines).toContain(`pareto best: ${codexEval.best_strategy} score=${Math.round(row(codexEval, codexEval.best_strategy!).score!).toLocaleString('en-US')} prefix=${row(codexEval, codexEval.best_strategy!).prefix_tokens.toLocaleString('en-US')} reclaimed=${row(codexEval, codexEval.best_strategy!).est_reclaimed.toLocaleString('en-US')}`);
+    expect(stdout + stderr).not.toContain(SECRET);
+  });
+
+  it('measures a Claude session too, each strategy once, with numbers on every rendered row', () => {
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', claudePath, ...LOW]);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalCommandResult(body)).toBe(true);
+    expect(body.rows.map((r) => r.strategy)).toEqual(BUILTIN_STRATEGIES);
+    const rendered = body.rows.filter((r) => r.execution_state === 'rendered');
+    expect(rendered.length).toBeGreaterThanOrEqual(5);
+    for (const r of rendered) {
+      expect(r.est_reclaimed).toBe(r.context_tokens_before - r.context_tokens_after);
+      expect(r.probe_score!.probes_total).toBeGreaterThan(0);
+      expect(r.verify_errors).toBe(0);
+    }
+    expect(body.best_strategy).not.toBeNull();
+    expect(JSON.stringify(body)).not.toContain(SECRET);
+  });
+
+  it('--strategy measures only the named strategies, in the order given', () => {
+    const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'scored', '--strategy', 'elide']);
+    expect(status).toBe(0);
+    expect(body.rows.map((r) => r.strategy)).toEqual(['scored', 'elide']);
+    // The same frozen source and policy give the same elide rewrite as the full run.
+    expect(row(body, 'elide').result_sha256).toBe(row(codexEval, 'elide').result_sha256);
+  });
+
+  it('an unknown strategy is a usage error that names the known ones', () => {
+    const { status, body } = json(['eval', CODEX_ID, '--strategy', 'elide', '--strategy', 'nope']);
+    expect(status).toBe(2);
+    expect(body.error.code).toBe('unknown_strategy');
+    expect(body.error.message).toMatch(/^unknown strategy 'nope'; known: .*elide/);
+  });
+
+  it('a floor at or above the trigger is one clear error', () => {
+    const { status, body } = json(['eval', CODEX_ID, '--trigger', '1000']);
+    expect(status).not.toBe(0);
+    expect(body.ok).toBe(false);
+    expect(body.error.message).toMatch(/floor/);
+  });
+
+  it('--rehearse without the client installed says so once and still measures every strategy', () => {
+    const emptyBin = mkdtempSync(join(work, 'no-clients-'));
+    const env = { PATH: emptyBin, GOBSTOPPER_CODEX_BIN: '' };
+    const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--rehearse'], env);
+    expect(status).toBe(0);
+    expect(body.rehearsal_note).toMatch(/^codex client not found on PATH; install @openai\/codex/);
+    expect(body.rows[0]).toMatchObject({ strategy: 'elide', execution_state: 'rendered', rehearsal: null });
+    const human = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--rehearse'], env);
+    expect(human.status).toBe(0);
+    expect(human.stderr.match(/client not found/g)).toHaveLength(1);
+  });
+
+  it('--rehearse resumes each rewritten copy with the client and shows the context it rebuilt next to the projected one', () => {
+    const clients = mkdtempSync(join(work, 'clients-'));
+    const env = { PATH: process.env.PATH ?? '', GOBSTOPPER_CODEX_BIN: writeFakeClient(clients, 'codex', 'ok') };
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--strategy', 'sawtooth', '--rehearse'], env);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalCommandResult(body)).toBe(true);
+    expect(body.rehearsal_note).toBeNull();
+    const [elide, sawtooth] = body.rows as [EvalRow, EvalRow];
+    expect(elide.rehearsal).toMatchObject({ status: 'passed', ok: true, client_context_tokens: expect.any(Number) });
+    // The client rebuilds the candidate's live items; projected and rebuilt agree within the compare tolerance.
+    expect(elide.rehearsal!.predicted_context_tokens).toBeGreaterThan(0);
+    expect(Math.abs(elide.rehearsal!.client_context_tokens! - elide.rehearsal!.predicted_context_tokens)).toBeLessThan(elide.rehearsal!.predicted_context_tokens * 0.2);
+    // A provider control rewrites nothing, so there is nothing to resume.
+    expect(sawtooth.rehearsal).toBeNull();
+    // The client only ever saw private copies.
+    expect(sha256(readFileSync(codexPath))).toBe(body.source_sha256);
+
+    const dropping = { PATH: process.env.PATH ?? '', GOBSTOPPER_CODEX_BIN: writeFakeClient(clients, 'codex', 'drop-history') };
+    const human = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--rehearse'], dropping);
+    expect(human.status, human.stderr).toBe(0);
+    const header = human.stdout.split('\n').find((l) => l.includes(' client '))!;
+    expect(header).toMatch(/before\s+after\s+client\s+reduction/);
+    expect(human.stdout).toMatch(/ elide .* context_mismatch /);
+  });
+
+  it('one failing strategy becomes an error row; the others are still measured', () => {
+    const bundle = fixturePluginBundle(join(work, 'broken-bundle'), 'misbehaving-strategy.mjs', { args: ['exit'], id: 'broken-fixture' });
+    expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'fixture_strategy', '--strategy', 'elide']);
+    expect(status).toBe(0);
+    const [broken, elide] = body.rows as [EvalRow, EvalRow];
+    expect(broken).toMatchObject({ strategy: 'fixture_strategy', status: 'error', execution_state: 'failed', best: false });
+    expect(broken.error).toMatch(/broken-fixture/);
+    expect(elide).toMatchObject({ strategy: 'elide', status: 'plan', execution_state: 'rendered', best: true });
+  });
+});
+
+describe.skipIf(!built)('eval-study (built CLI)', () => {
+  let manifestPath: string;
+  let forkPath: string;
+  let manifest: RetentionManifest;
+
+  beforeAll(() => {
+    home = makeTempHome('gob-e2e-study-');
+    work = mkdtempSync(join(tmpdir(), 'gob-e2e-study-work-'));
+    codexPath = plantedRollout();
+    manifestPath = join(work, 'study.json');
+  });
+  afterAll(() => {
+    home.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const bad = (name: string, edit: (m: RetentionManifest) => RetentionManifest) => {
+    const path = join(work, `${name}.json`);
+    writeFileSync(path, JSON.stringify(edit(structuredClone(manifest))));
+    return path;
+  };
+
+  it('prepares a metadata-only manifest in a new file and refuses to overwrite it', () => {
+    const before = treeDigest(home.root);
+    const { status, body } = json(['eval-study', CODEX_ID, '--prepare-manifest', manifestPath]);
+    expect(status).toBe(0);
+    expect(validateEvalStudyCommandResult(body)).toBe(true);
+    // Elidable records first, at most 16 per kind: error lines (facts) of outputs 0-15 and the
+    // constraints of the 10 even outputs.
+    expect(body).toEqual({ checks: 26, label_source: 'heuristic', study_run: false, manifest_path: manifestPath, by_kind: { fact: 16, constraint: 10 } });
+    const text = readFileSync(manifestPath, 'utf8');
+    manifest = JSON.parse(text) as RetentionManifest;
+    expect(manifest).toMatchObject({ schema: 'gobstopper-retention-v1', source_sha256: sha256(readFileSync(codexPath)), label_source: 'heuristic' });
+    expect(text).not.toContain('planted');
+    expect(text).not.toContain('shard');
+    expect(statSync(manifestPath).mode & 0o777).toBe(0o600);
+    expect(treeDigest(home.root)).toEqual(before);
+
+    const again = json(['eval-study', CODEX_ID, '--prepare-manifest', manifestPath]);
+    expect(again.status).toBe(1);
+    expect(again.body.error.code).toBe('output_exists');
+    expect(readFileSync(manifestPath, 'utf8')).toBe(text);
+  });
+
+  it('replays the three arms on private copies: typed masking keeps every pinned check in place', () => {
+    const before = treeDigest(home.root);
+    const { status, body, stderr } = json<RetentionStudyReport>(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '2', ...LOW]);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalStudyCommandResult(body), JSON.stringify(validateEvalStudyCommandResult.errors)).toBe(true);
+    expect(treeDigest(home.root)).toEqual(before);
+    expect(body).toMatchObject({ schema: 'gobstopper-retention-study-v1', replay_mode: 'static_stress', provider_calls: 0, checks_total: 26, rounds: 2, trigger_tokens: 1000, floor_tokens: 0 });
+    expect(body.rows.map((r) => `${r.arm}:${r.round}`)).toEqual(['observation_masking:1', 'observation_masking:2', 'typed_masking:1', 'typed_masking:2', 'typed_digest:1', 'typed_digest:2']);
+    const constraint = (arm: string) => body.rows.find((r) => r.arm === arm && r.round === 1)!.retention.by_kind.find((k) => k.kind === 'constraint')!;
+    // Plain masking elides outputs 0-11, losing the constraints of 0, 2, ..., 10 (6 of 10).
+    expect(constraint('observation_masking')).toMatchObject({ total: 10, source_bound_retained: 4 });
+    // Typed masking never elides a record holding a constraint.
+    expect(constraint('typed_masking')).toMatchObject({ total: 10, source_bound_retained: 10 });
+    // Typed digest elides them but carries their text verbatim on the state card.
+    const digest = body.rows.find((r) => r.arm === 'typed_digest' && r.round === 1)!;
+    expect(digest.card_items).toBe(10);
+    expect(constraint('typed_digest')).toMatchObject({ total: 10, retained: 10, source_bound_retained: 4 });
+    for (const r of body.rows) expect(r.new_verify_errors).toBe(0);
+    expect(body.rows[0]).toMatchObject({ status: 'applied', applied_rounds: 1 });
+    expect(body.rows[1]).toMatchObject({ status: 'no_change', applied_rounds: 1 });
+
+    const human = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '1', ...LOW]);
+    expect(human.stdout.split('\n')[0]).toBe('gobstopper-retention-study-v1: static_stress (no provider calls; 26 checks, labels heuristic)');
+    expect(human.stdout).toMatch(/^typed_masking\s+1\s+applied\s+1\s+\d+\s+\d+\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+0\s+/m);
+    expect(human.stdout + human.stderr).not.toContain(SECRET);
+  });
+
+  it('bad input gets one clear error and changes nothing', () => {
+    const before = treeDigest(home.root);
+    const cases: Array<[string[], number, string]> = [
+      [['--manifest', manifestPath, '--rounds', '11'], 2, 'invalid_rounds'],
+      [['--manifest', manifestPath, '--rounds', '0'], 2, 'invalid_rounds'],
+      [['--manifest', bad('other-source', (m) => ({ ...m, source_sha256: 'a'.repeat(64) }))], 1, 'manifest_source_mismatch'],
+      [['--manifest', bad('wrong-hash', (m) => ({ ...m, checks: m.checks.map((c, i) => (i === 0 ? { ...c, sha256: 'b'.repeat(64) } : c)) }))], 1, 'span_hash_mismatch'],
+      [['--manifest', bad('blank-span', (m) => ({ ...m, checks: [{ ...m.checks[0]!, start_byte: 0, end_byte: 0 }] }))], 1, 'invalid_manifest'],
+      [['--manifest', bad('too-many', (m) => ({ ...m, checks: Array.from({ length: 257 }, (_, i) => ({ ...m.checks[0]!, id: `c${i}` })) }))], 1, 'invalid_manifest'],
+      [['--manifest', join(work, 'missing.json')], 1, 'invalid_manifest'],
+      [[], 2, 'manifest_required'],
+    ];
+    for (const [args, exit, code] of cases) {
+      const { status, body } = json(['eval-study', CODEX_ID, ...LOW, ...args]);
+      expect({ args, status, code: body.error?.code }).toEqual({ args, status: exit, code });
+    }
+    expect(treeDigest(home.root)).toEqual(before);
+  });
+
+  it('a span that is not text is refused, saying why', () => {
+    const fact = manifest.checks[0]!;
+    const constraint = manifest.checks[1]!;
+    expect([fact.kind, constraint.kind, fact.record_index]).toEqual(['fact', 'constraint', constraint.record_index]);
+    const into = Buffer.byteLength('never drop the shard_0 index without a na');
+    const cases: Array<[string, Partial<typeof fact>, string]> = [
+      ['cuts-char', { start_byte: constraint.start_byte + into + 1, end_byte: constraint.end_byte }, 'it cuts a UTF-8 character'],
+      ['blank', { start_byte: fact.end_byte, end_byte: fact.end_byte + 1 }, 'it is blank'],
+      ['past-end', { start_byte: 9000, end_byte: 9050 }, "it ends past the slot's"],
+    ];
+    for (const [name, span, why] of cases) {
+      const path = bad(name, (m) => ({ ...m, checks: [{ ...constraint, ...span }] }));
+      const { status, body } = json(['eval-study', CODEX_ID, '--manifest', path, ...LOW]);
+      expect(status).toBe(1);
+      expect(body.error.code).toBe('span_not_text');
+      expect(body.error.message).toContain(`(${why}`);
+    }
+  });
+
+  it('scores a fork made by apply with --against, by path and from the vault, without replaying', () => {
+    const applied = json<any>(['apply', CODEX_ID, ...LOW, '--strategy', 'elide']);
+    expect(applied.status, applied.stderr).toBe(0);
+    const receipt = applied.body.receipt;
+    const sourceBefore = readFileSync(codexPath);
+    const before = treeDigest(home.root);
+
+    const byPath = json<RetentionStudyReport>(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', receipt.path]);
+    expect(byPath.status, byPath.stderr).toBe(0);
+    expect(validateEvalStudyCommandResult(byPath.body)).toBe(true);
+    expect(byPath.body).toMatchObject({ replay_mode: 'realized_audit', after_sha256: receipt.output_sha256, provider_calls: 0 });
+    expect(byPath.body.rows).toHaveLength(1);
+    const realized = byPath.body.rows[0]!;
+    expect(realized).toMatchObject({ arm: 'realized', status: 'realized', result_sha256: receipt.output_sha256, new_verify_errors: 0 });
+    expect(realized.estimated_context_after).toBeLessThan(realized.estimated_context_before);
+    // The fork is the elide plan: the same checks survive as in the replay's plain masking.
+    expect(realized.retention.by_kind.find((k) => k.kind === 'constraint')).toMatchObject({ total: 10, source_bound_retained: 4 });
+
+    const fromVault = json<RetentionStudyReport>(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', `vault:${receipt.output_manifest_sha256}`]);
+    expect(fromVault.status, fromVault.stderr).toBe(0);
+    expect(fromVault.body.after_sha256).toBe(receipt.output_sha256);
+    expect(fromVault.body.rows[0]!.retention).toEqual(realized.retention);
+
+    // The archived source scored against the fork, with the session given as vault:<sha>.
+    const archived = json<RetentionStudyReport>(['eval-study', `vault:${receipt.snapshot_manifest_sha256}`, '--manifest', manifestPath, '--against', receipt.path]);
+    expect(archived.status, archived.stderr).toBe(0);
+    expect(archived.body.rows[0]!.retention).toEqual(realized.retention);
+
+    expect(readFileSync(codexPath).equals(sourceBefore)).toBe(true);
+    expect(treeDigest(home.root)).toEqual(before);
+    forkPath = receipt.path;
+  });
+
+  it('the retention apply would put on its event matches what eval reported for the same plan', async () => {
+    const dist = (path: string) => import(join(repoRoot, 'dist', path));
+    const { Runtime } = (await dist('kernel/services/runtime.js')) as typeof import('../../kernel/services/runtime.js');
+    const { measureAppliedRetention, evaluateFile } = (await dist('kernel/services/eval.js')) as typeof import('../../kernel/services/eval.js');
+    const runtime = new Runtime({ env: { ...process.env, ...home.env } });
+    try {
+      const transcript = await (await runtime.provider('codex')).parse({ path: codexPath });
+      const measured = await measureAppliedRetention(codexPath, transcript.source_sha256, transcript.items, forkPath);
+      const { result } = await evaluateFile(runtime, { provider: 'codex', path: codexPath }, { strategies: ['elide'], trigger: 1000, floor: 0 });
+      const event = result.rows[0]!.event_record!;
+      expect(measured).toEqual({ retention_total: event.retention_total, retention_retained: event.retention_retained, retention_lexical: event.retention_lexical });
+      expect(measured).toMatchObject({ retention_total: 26, retention_retained: 8 });
+      // A source that changed since it was planned is not measured.
+      expect(await measureAppliedRetention(codexPath, 'c'.repeat(64), transcript.items, forkPath)).toBeNull();
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('--against a file of another provider is refused', () => {
+    const claude = plantedClaude();
+    const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', claude]);
+    expect(status).toBe(1);
+    expect(body.error.code).toBe('provider_mismatch');
+  });
+});
