@@ -1,5 +1,5 @@
 /** The `events` readout: counts over a time window and the newest events. */
-import type { CompactionEvent, EventsCommandOutput } from '../../schemas/generated/types.js';
+import type { CompactionEvent, EventsCommandOutput, RetentionTally } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
 
 export type { EventsCommandOutput };
@@ -40,6 +40,8 @@ export function summarizeEvents(all: CompactionEvent[], skipped: number, options
   const byProvider: Record<string, number> = {};
   let applied = 0;
   let reclaimed = 0;
+  const retentionAll: RetentionTally = { measured_events: 0, checks: 0, retained: 0, lexical: 0 };
+  const retentionBy: Record<string, RetentionTally> = {};
   let first: number | null = null;
   let last: number | null = null;
   for (const e of events) {
@@ -49,6 +51,15 @@ export function summarizeEvents(all: CompactionEvent[], skipped: number, options
     bump(byProvider, e.provider);
     if (e.outcome === 'applied' && e.error_code === null) applied += 1;
     if ((e.outcome === 'applied' || e.outcome === 'planned') && e.error_code === null) reclaimed += e.est_reclaimed_tokens;
+    if (e.outcome === 'applied' && e.retention_total !== undefined) {
+      const tally = (retentionBy[e.provider] ??= { measured_events: 0, checks: 0, retained: 0, lexical: 0 });
+      for (const t of [retentionAll, tally]) {
+        t.measured_events += 1;
+        t.checks += e.retention_total;
+        t.retained += e.retention_retained ?? 0;
+        t.lexical += e.retention_lexical ?? 0;
+      }
+    }
     first = first === null ? e.ts : Math.min(first, e.ts);
     last = last === null ? e.ts : Math.max(last, e.ts);
   }
@@ -64,6 +75,7 @@ export function summarizeEvents(all: CompactionEvent[], skipped: number, options
     est_reclaimed_tokens: reclaimed,
     first_ts: first,
     last_ts: last,
+    retention: { all: retentionAll, by_provider: retentionBy },
     events: options.tail > 0 ? events.slice(-options.tail) : [],
   };
 }

@@ -953,6 +953,18 @@ export interface EventCounts {
   [k: string]: number;
 }
 /**
+ * Retention measured on applied compactions: checks, those kept at their source (retained), and those kept lexically.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RetentionTally".
+ */
+export interface RetentionTally {
+  measured_events: number;
+  checks: number;
+  retained: number;
+  lexical: number;
+}
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "EventsCommandOutput".
  */
@@ -980,6 +992,15 @@ export interface EventsCommandOutput {
   est_reclaimed_tokens: number;
   first_ts: number | null;
   last_ts: number | null;
+  /**
+   * Retention over the applied events that measured it, in all and per provider.
+   */
+  retention?: {
+    all: RetentionTally;
+    by_provider: {
+      [k: string]: RetentionTally;
+    };
+  };
   /**
    * The newest --tail events of the window, oldest first.
    */

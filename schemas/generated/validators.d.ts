@@ -145,6 +145,7 @@ export declare const validateRetentionManifest: GeneratedValidator;
 export declare const validateRetentionScore: GeneratedValidator;
 export declare const validateRetentionStudyReport: GeneratedValidator;
 export declare const validateRetentionStudyRow: GeneratedValidator;
+export declare const validateRetentionTally: GeneratedValidator;
 export declare const validateRuntime: GeneratedValidator;
 export declare const validateScore: GeneratedValidator;
 export declare const validateScorerInfo: GeneratedValidator;

@@ -42,6 +42,11 @@ export default class Events extends BaseCommand<EventsResult> {
     this.say(`  strategies: ${counts(s.by_strategy)}`);
     this.say(`  providers:  ${counts(s.by_provider)}`);
     this.say(`  applied: ${formatCount(s.applied)}; ~${formatCount(s.est_reclaimed_tokens)} tokens reclaimed (estimated context, not billing)`);
+    const r = s.retention?.all;
+    if (r && r.measured_events > 0) {
+      const pct = (n: number) => (r.checks > 0 ? `${Math.round((100 * n) / r.checks)}%` : 'n/a');
+      this.say(`  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${r.measured_events} measured compaction(s)`);
+    }
     if (s.skipped_lines > 0) this.say(`  ${formatCount(s.skipped_lines)} unreadable line(s) skipped`);
     if (s.events.length > 0) {
       this.say('');
