@@ -1,0 +1,149 @@
+// Claude Code provider benchmarks, each against a floor measured in the same run. The provider's
+// modules and the session generators are bundled from source into a temporary file (the built
+// bundle serves the protocol on stdin when loaded, so it cannot be imported).
+//
+// Floors:
+// - parse: one process reading the file, splitting it into lines and JSON.parse-ing every line.
+// - discover: stat + a 512 KiB tail read of each of the same files.
+import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const MIB = 1024 * 1024;
+const RUNS = 5;
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** The provider's parse and discover plus the synthetic session generators, loaded in-process. */
+async function loadClaude(dir) {
+  const outfile = join(dir, 'claude-bench.cjs');
+  await build({
+    absWorkingDir: root,
+    stdin: {
+      contents: [
+        "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
+        "export { discoverSessions } from './plugins/provider-claude-code/src/discover.ts';",
+        "export { writeBigSession } from './test/fixtures/claude/big-session.ts';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return createRequire(import.meta.url)(outfile);
+}
+
+async function readSplitParse(path) {
+  let pending = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: MIB })) {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) break;
+      const piece = chunk.subarray(start, nl);
+      const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      JSON.parse(line.toString('utf8'));
+      start = nl + 1;
+    }
+    if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
+  }
+  if (pending.length) JSON.parse(Buffer.concat(pending).toString('utf8'));
+}
+
+function statAndTail(files, tailBytes) {
+  const buf = Buffer.allocUnsafe(tailBytes);
+  for (const file of files) {
+    const st = statSync(file);
+    const fd = openSync(file, 'r');
+    const n = Math.min(st.size, tailBytes);
+    readSync(fd, buf, 0, n, st.size - n);
+    closeSync(fd);
+  }
+}
+
+export const benchmarks = [
+  {
+    name: 'provider-claude.parse_128mib_100k_records',
+    target: 'ratio <= 2.5',
+    async run() {
+      const dir = mkdtempSync(join(tmpdir(), 'gob-bench-claude-'));
+      try {
+        const claude = await loadClaude(dir);
+        const path = join(dir, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
+        const written = claude.writeBigSession(path, { targetBytes: 128 * MIB, records: 100_000 });
+        if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+        await claude.parseTranscript({ provider_id: 'claude_code', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const transcript = await claude.parseTranscript({ provider_id: 'claude_code', path });
+          values.push(nowMs() - t);
+          if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    name: 'provider-claude.discover_1000x1mib',
+    target: 'ratio <= 3, and at most 600 KiB read per session',
+    async run() {
+      const dir = mkdtempSync(join(tmpdir(), 'gob-bench-claude-'));
+      try {
+        const claude = await loadClaude(dir);
+        const template = join(dir, 'template.jsonl');
+        claude.writeBigSession(template, { targetBytes: MIB, records: 700 });
+        const text = (await import('node:fs')).readFileSync(template, 'utf8');
+        const templateId = 'b16b16b1-0000-4000-8000-000000000128';
+        const home = join(dir, 'claude-home');
+        const project = join(home, 'projects', '-home-dev-projects-demo');
+        mkdirSync(project, { recursive: true });
+        const files = [];
+        for (let k = 0; k < 1000; k++) {
+          const id = `b16b16b1-0000-4000-8000-${String(k).padStart(12, '0')}`;
+          const file = join(project, `${id}.jsonl`);
+          writeFileSync(file, text.replaceAll(templateId, id));
+          files.push(file);
+        }
+        claude.discoverSessions({ provider_id: 'claude_code', home });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          statAndTail(files, 512 * 1024);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const found = claude.discoverSessions({ provider_id: 'claude_code', home });
+          values.push(nowMs() - t);
+          if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
+          const most = Math.max(...found.sessions.map((s) => s.bytes_read));
+          if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+];

@@ -1,0 +1,131 @@
+/**
+ * provider/discover, provider/identify and provider/usage: sessions found and sized from file
+ * heads and tails only.
+ *
+ * Layout (dialects.md §1.1): `<home>/projects/<cwd-slug>/<session-id>.jsonl`; sub-agents in
+ * `<home>/projects/<slug>/<session-id>/subagents/agent-*.jsonl` (or `agent-*.jsonl` beside the
+ * sessions in some versions).
+ */
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  DiscoveredSession,
+  ProviderDiscoverParams,
+  ProviderDiscoverResult,
+  ProviderIdentifyParams,
+  ProviderIdentifyResult,
+  ProviderUsageParams,
+  ProviderUsageResult,
+  SessionHandle,
+} from '../../../schemas/generated/types.js';
+import { absolutePath } from './analysis.js';
+import { analyseFileEnds, type EndsAnalysis } from './ends.js';
+import { asPluginError } from './errors.js';
+import { PROVIDER_ID } from './provider-id.js';
+import { handleSessionId } from './session-id.js';
+
+/** The original's cap on files one discovery walks. */
+const MAX_FILES = 100_000;
+
+/** `home` param, else $CLAUDE_CONFIG_DIR, else $HOME/.claude. */
+export function claudeHome(home: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (home) return absolutePath(home);
+  if (env.CLAUDE_CONFIG_DIR) return absolutePath(env.CLAUDE_CONFIG_DIR);
+  return join(env.HOME || homedir(), '.claude');
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+const isJsonl = (e: Dirent) => e.isFile() && e.name.endsWith('.jsonl');
+
+/** Transcript files under `<home>/projects`, sub-agent files only when asked for. */
+export function listTranscripts(projects: string, includeSubagents: boolean): string[] {
+  const out: string[] = [];
+  for (const slug of entries(projects)) {
+    if (!slug.isDirectory()) continue;
+    const slugDir = join(projects, slug.name);
+    for (const e of entries(slugDir)) {
+      if (out.length >= MAX_FILES) return out;
+      if (isJsonl(e)) {
+        if (includeSubagents || !e.name.startsWith('agent-')) out.push(join(slugDir, e.name));
+      } else if (includeSubagents && e.isDirectory()) {
+        const sub = join(slugDir, e.name, 'subagents');
+        for (const f of entries(sub)) if (isJsonl(f) && out.length < MAX_FILES) out.push(join(sub, f.name));
+      }
+    }
+  }
+  return out;
+}
+
+function handle(path: string, a: EndsAnalysis): SessionHandle {
+  return {
+    provider: PROVIDER_ID,
+    session_id: handleSessionId(path, a.kind, a.sessionId),
+    path,
+    cwd: a.cwd,
+    kind: a.kind,
+    bytes: a.size,
+    mtime_ms: a.mtimeMs,
+    title: a.title,
+  };
+}
+
+export function discoverSessions(params: ProviderDiscoverParams, log: (message: string) => void = () => {}): ProviderDiscoverResult {
+  const projects = join(claudeHome(params.home), 'projects');
+  const includeSubagents = params.include_subagents === true;
+  const maxAgeMs = params.max_age_secs === null || params.max_age_secs === undefined ? null : params.max_age_secs * 1000;
+  const now = Date.now();
+  const sessions: DiscoveredSession[] = [];
+  for (const path of listTranscripts(projects, includeSubagents)) {
+    try {
+      if (maxAgeMs !== null) {
+        const st = lstatSync(path);
+        if (now - st.mtimeMs > maxAgeMs) continue;
+      }
+      const a = analyseFileEnds(path);
+      if (a.claudeRecords === 0) continue;
+      if (a.kind === 'subagent' && !includeSubagents) continue;
+      const reported = a.usage.context_state === 'reported';
+      sessions.push({
+        session: handle(path, a),
+        usage: a.usage,
+        estimated_context_tokens: reported ? null : a.estimatedContextTokens,
+        bytes_read: a.bytesRead,
+      });
+    } catch (error) {
+      // One unreadable file (vanished, a symlink, no permission) must not hide the others.
+      log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
+  return { sessions };
+}
+
+export function identifyTranscript(params: ProviderIdentifyParams): ProviderIdentifyResult {
+  const path = absolutePath(params.path);
+  let a: EndsAnalysis;
+  try {
+    a = analyseFileEnds(path);
+  } catch (error) {
+    throw asPluginError(error, path);
+  }
+  const matches = a.claudeRecords > 0 && a.claudeRecords > a.foreignRecords;
+  return { matches, session: matches ? handle(path, a) : null };
+}
+
+export function tailUsage(params: ProviderUsageParams): ProviderUsageResult {
+  const path = absolutePath(params.path);
+  try {
+    const a = analyseFileEnds(path, { head: false });
+    return { usage: a.usage, bytes_read: a.bytesRead };
+  } catch (error) {
+    throw asPluginError(error, path);
+  }
+}

@@ -1,0 +1,4 @@
+import { servePlugin } from '../../../sdk/serve.js';
+import { claudeCodePlugin } from './plugin.js';
+
+servePlugin(claudeCodePlugin);

@@ -1,0 +1,72 @@
+/**
+ * Bounded text for labels and summaries. Summaries feed state cards and scorers, so they are cut
+ * at a UTF-8 boundary and kept to one line; labels are a closed character set so that no payload
+ * text can travel through them.
+ */
+
+/** The schema's bound on a summary. */
+export const SUMMARY_MAX_BYTES = 512;
+/** First lines of prompts and replies: enough to recognise a turn, small enough for 100,000 items. */
+export const TEXT_SUMMARY_BYTES = 240;
+/** One tool argument (a path or a command) inside a tool summary. */
+export const ARGUMENT_SUMMARY_BYTES = 160;
+const LABEL_MAX_CHARS = 64;
+
+/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function cutUtf8(text: string, maxBytes: number): string {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no counting.
+  if (text.length * 3 <= maxBytes) return text;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    let width: number;
+    let units = 1;
+    if (c < 0x80) width = 1;
+    else if (c < 0x800) width = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      width = 4;
+      units = 2;
+    } else width = 3;
+    if (bytes + width > maxBytes) return text.slice(0, i);
+    bytes += width;
+    i += units - 1;
+  }
+  return text;
+}
+
+/**
+ * A copy that does not pin the text it was cut from: V8 may represent a slice as a view into its
+ * parent string, and a summary kept for 100,000 records must not keep their whole text alive.
+ */
+function ownCopy(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+
+/** The first non-blank line, trimmed, control characters turned into spaces, cut to `maxBytes`. */
+export function firstLine(text: string, maxBytes: number): string | null {
+  // Only the head of a long text matters: the first line is all a summary keeps.
+  const limit = Math.min(text.length, maxBytes * 4 + 256);
+  let start = 0;
+  while (start < limit) {
+    let end = text.indexOf('\n', start);
+    if (end === -1 || end > limit) end = limit;
+    const line = text.slice(start, end).replace(CONTROL, ' ').trim();
+    if (line.length > 0) return ownCopy(cutUtf8(line, maxBytes));
+    start = end + 1;
+  }
+  return null;
+}
+
+const LABEL_UNSAFE = /[^A-Za-z0-9_.:-]+/g;
+
+/**
+ * A tool name or record type made safe for a label: a closed character set and a short length, so
+ * a crafted name cannot carry payload text. Returns null when nothing usable is left.
+ */
+export function safeLabel(name: unknown): string | null {
+  if (typeof name !== 'string') return null;
+  const cleaned = name.replace(LABEL_UNSAFE, '_').slice(0, LABEL_MAX_CHARS);
+  return /[A-Za-z0-9]/.test(cleaned) ? cleaned : null;
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { validateTranscript } from '../../../schemas/generated/validators.js';
+import { ClaudeSessionBuilder, longOutput } from '../../fixtures/claude/session-builder.js';
+import { modernSession } from '../../fixtures/claude/sessions.js';
+import { parse, scratch } from './support.js';
+
+const tmp = scratch('claude-items-');
+
+describe('normalized items', () => {
+  it('has one item per physical line, valid against the Transcript schema', async () => {
+    const b = modernSession();
+    const text = b.toJsonl();
+    const t = await parse(tmp.file('modern.jsonl', text));
+    expect(t.items.map((i) => i.line_index)).toEqual(b.records.map((_, i) => i));
+    expect(t.record_count).toBe(b.records.length);
+    expect(t.bytes).toBe(Buffer.byteLength(text));
+    expect(t.source_sha256).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(validateTranscript(t), JSON.stringify(validateTranscript.errors)).toBe(true);
+    expect(t.record_types).toEqual({ 'file-history-snapshot': 1, progress: 8, user: 7, assistant: 10, system: 1, 'last-prompt': 1 });
+  });
+
+  it('classifies records and costs live ones ceil(bytes/4)', async () => {
+    const b = modernSession();
+    const lines = b.lines();
+    const t = await parse(tmp.file('kinds.jsonl', b.toJsonl()));
+    const byLine = (i: number) => t.items[i]!;
+    const kinds = t.items.map((i) => i.kind);
+    expect(kinds.slice(0, 8)).toEqual(['meta', 'meta', 'user', 'reasoning', 'assistant', 'tool_call', 'meta', 'tool_result']);
+    expect(byLine(2).est_tokens).toBe(Math.ceil(Buffer.byteLength(lines[2]!) / 4));
+    // turn_duration is UI bookkeeping; last-prompt and snapshots never reach the model.
+    const turn = t.items.find((i) => i.record_type === 'system')!;
+    expect([turn.kind, turn.est_tokens]).toEqual(['meta', 0]);
+    expect(t.items.at(-1)!.record_type).toBe('last-prompt');
+    expect(t.items.at(-1)!.est_tokens).toBe(0);
+  });
+
+  it('labels tool items by tool name and summarises what they touched, never with payload text in labels', async () => {
+    const t = await parse(tmp.file('labels.jsonl', modernSession().toJsonl()));
+    const read = t.items.find((i) => i.kind === 'tool_call' && i.label === 'Read')!;
+    expect(read.summary).toBe('Read file_path=/home/dev/projects/demo/src/parse.ts');
+    const result = t.items.find((i) => i.kind === 'tool_result' && i.label === 'Read')!;
+    expect(result.summary).toBe('Read file_path=/home/dev/projects/demo/src/parse.ts -> 1280 bytes');
+    expect(t.items.find((i) => i.label === 'Bash' && i.kind === 'tool_call')!.summary).toBe('Bash command=npm test');
+    for (const item of t.items) {
+      expect(item.label).toMatch(/^[A-Za-z0-9_.:-]{1,64}$/);
+      if (item.kind !== 'tool_call' && item.kind !== 'tool_result') expect(item.label).toBe(item.kind);
+    }
+    const user = t.items.find((i) => i.kind === 'user')!;
+    expect(user.summary).toBe('Fix the failing parser test in src/parse.ts');
+  });
+
+  it('sanitises crafted tool names and bounds summaries at a UTF-8 boundary', async () => {
+    const b = new ClaudeSessionBuilder();
+    b.user(`${'é'.repeat(400)} and more\nsecond line`);
+    b.tools([{ name: 'rm -rf /; echo "secret"', input: { command: `${'ü'.repeat(300)}` }, output: 'ok', isError: true }]);
+    const t = await parse(tmp.file('crafted.jsonl', b.toJsonl()));
+    const call = t.items.find((i) => i.kind === 'tool_call')!;
+    expect(call.label).toBe('rm_-rf_echo_secret_');
+    for (const item of t.items) {
+      if (item.summary) {
+        expect(Buffer.byteLength(item.summary)).toBeLessThanOrEqual(512);
+        expect(item.summary).not.toContain('\uFFFD');
+        expect(item.summary).not.toContain('\n');
+      }
+    }
+    const user = t.items.find((i) => i.kind === 'user')!;
+    expect(Buffer.byteLength(user.summary!)).toBeLessThanOrEqual(240);
+    expect(user.summary!.startsWith('é')).toBe(true);
+    // A failed call says so, so the state card files it under errors.
+    expect(t.items.find((i) => i.kind === 'tool_result')!.summary).toMatch(/-> error: ok$/);
+  });
+
+  it('makes only live tool-result payload text over 256 bytes elidable, with a payload hash for dedupe', async () => {
+    const b = new ClaudeSessionBuilder();
+    b.user('go');
+    const same = longOutput('same', 12);
+    b.tools([
+      { name: 'Read', input: { file_path: '/a' }, output: same },
+      { name: 'Read', input: { file_path: '/b' }, output: 'x'.repeat(256) },
+      { name: 'Read', input: { file_path: '/c' }, output: [{ type: 'text', text: 'y'.repeat(200) }, { type: 'text', text: 'z'.repeat(100) }] },
+      { name: 'Read', input: { file_path: '/d' }, output: [{ type: 'text', text: 'w'.repeat(400) }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+      { name: 'Read', input: { file_path: '/e' }, output: same },
+    ]);
+    b.text('done');
+    const t = await parse(tmp.file('elidable.jsonl', b.toJsonl()));
+    const results = t.items.filter((i) => i.kind === 'tool_result');
+    expect(results.map((r) => r.elidable_bytes)).toEqual([Buffer.byteLength(same), null, 300, null, Buffer.byteLength(same)]);
+    expect(results.map((r) => r.elidable_parts)).toEqual([1, 0, 1, 0, 1]);
+    expect(results[0]!.payload_sha256).toBe(createHash('sha256').update(same).digest('hex'));
+    expect(results[0]!.payload_sha256).toBe(results[4]!.payload_sha256);
+    expect(results[2]!.payload_sha256).toBe(createHash('sha256').update(`${'y'.repeat(200)}\u0000${'z'.repeat(100)}`).digest('hex'));
+    // Tool calls, prompts and replies are never elidable.
+    for (const i of t.items.filter((x) => x.kind !== 'tool_result')) expect(i.elidable_bytes).toBeNull();
+  });
+
+  it('keeps blank and unparseable lines as zero-cost meta items with findings', async () => {
+    const lines = modernSession().lines();
+    lines.splice(3, 0, '', '{"type": "user", "message": ');
+    const t = await parse(tmp.file('blank.jsonl', lines.join('\n') + '\n'));
+    expect(t.items).toHaveLength(lines.length);
+    for (const i of [3, 4]) expect(t.items[i]).toMatchObject({ kind: 'meta', est_tokens: 0, label: 'meta', record_type: null });
+    expect(t.findings!.map((f) => [f.code, f.line_index])).toEqual([
+      ['blank_line', 3],
+      ['invalid_json', 4],
+    ]);
+  });
+});
