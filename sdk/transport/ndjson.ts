@@ -111,6 +111,29 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 }
 
+/**
+ * Large arrays sent more than once (the same transcript items to several strategies) are serialized
+ * once. The host never mutates a transcript after parse, so an array is safe to key on.
+ */
+const LARGE_ARRAY = 1000;
+const serializedArrays = new WeakMap<readonly unknown[], string>();
+const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';
+
+/** JSON of a message, reusing the cached serialization of a large `params.items` array. */
+export function serializeMessage(message: Message): string {
+  const params = (message as { params?: unknown }).params;
+  const items = params && typeof params === 'object' && !Array.isArray(params) ? (params as { items?: unknown }).items : undefined;
+  if (!Array.isArray(items) || items.length < LARGE_ARRAY) return JSON.stringify(message);
+  let itemsJson = serializedArrays.get(items);
+  if (itemsJson === undefined) {
+    itemsJson = JSON.stringify(items);
+    serializedArrays.set(items, itemsJson);
+  }
+  const shell = JSON.stringify({ ...message, params: { ...(params as object), items: ITEMS_PLACEHOLDER } });
+  const at = shell.indexOf(JSON.stringify(ITEMS_PLACEHOLDER));
+  return shell.slice(0, at) + itemsJson + shell.slice(at + JSON.stringify(ITEMS_PLACEHOLDER).length);
+}
+
 /** Writes one JSON-RPC message per line. */
 export class NdjsonMessageWriter extends AbstractMessageWriter {
   private errorCount = 0;
@@ -121,7 +144,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter {
 
   write(message: Message): Promise<void> {
     return new Promise((resolve, reject) => {
-      const text = JSON.stringify(message) + '\n';
+      const text = serializeMessage(message) + '\n';
       this.stream.write(text, 'utf8', (error) => {
         if (error) {
           this.errorCount += 1;
