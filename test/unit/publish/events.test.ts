@@ -159,8 +159,24 @@ describe('events summary', () => {
       est_reclaimed_tokens: 100_000,
       first_ts: 20,
       last_ts: 40,
+      retention: { all: { measured_events: 0, checks: 0, retained: 0, lexical: 0 }, by_provider: {} },
       events: [events[2], events[3]],
     });
     expect(summarizeEvents(events, 0, { since: null, tail: 0, session: 'other' })).toMatchObject({ total_events: 1, events: [] });
+  });
+
+  it('sums measured retention over applied events only, in all and per provider', () => {
+    const measured = (over: Parameters<typeof event>[0]) => event({ retention_total: 10, retention_retained: 7, retention_lexical: 8, ...over });
+    const events = [
+      measured({ ts: 1 }),
+      measured({ ts: 2, provider: 'claude_code', session_id: 'c' }),
+      measured({ ts: 3, outcome: 'failed', error_code: 'apply_failed', context_tokens_after: 120_000, est_reclaimed_tokens: 0 }),
+      event({ ts: 4 }),
+    ];
+    const { retention } = summarizeEvents(events, 0, { since: null, tail: 0 });
+    expect(retention).toEqual({
+      all: { measured_events: 2, checks: 20, retained: 14, lexical: 16 },
+      by_provider: { codex: { measured_events: 1, checks: 10, retained: 7, lexical: 8 }, claude_code: { measured_events: 1, checks: 10, retained: 7, lexical: 8 } },
+    });
   });
 });
