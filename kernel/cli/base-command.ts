@@ -61,7 +61,14 @@ export function toEnvelope(error: OclifLikeError): ErrorEnvelope {
 }
 
 function oneLine(message: string): string {
-  // oclif decorates parse errors with help hints over several lines; keep the first meaningful line.
-  const first = message.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'unknown error';
-  return first.replace(/\u001b\[[0-9;]*m/g, '');
+  // oclif spreads parse errors over several lines ("Missing 1 required arg:\nsession  Session id…",
+  // then notes and a help hint); fold the error itself into one line and drop the rest.
+  const all = message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trim());
+  const end = all.findIndex((l) => /^(See more help with|Note:)/i.test(l));
+  const lines = (end === -1 ? all : all.slice(0, end)).filter((l) => l.length > 0);
+  const text = lines.join(' ').replace(/\s+/g, ' ');
+  return text.length === 0 ? 'unknown error' : text.length > 600 ? `${text.slice(0, 599)}…` : text;
 }
