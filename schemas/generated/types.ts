@@ -249,6 +249,16 @@ export type Runtime = "node" | "python3" | "sh" | "bash" | "exec";
  */
 export type PolicyAction = "provider_compact" | "transcript_compact" | "none";
 /**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "OperationKind".
+ */
+export type OperationKind = "compact" | "fork" | "restore";
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ApplyCommandResult".
+ */
+export type ApplyCommandResult = ApplyNoPlan | ApplyProviderControl | ApplyApplied;
+/**
  * @maxItems 100
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -293,11 +303,6 @@ export type RehearsalCheckOutcome = "equal" | "shorter" | "longer" | "broken" | 
  * via the `definition` "VaultCommandOutput".
  */
 export type VaultCommandOutput = VaultEntry[];
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "OperationKind".
- */
-export type OperationKind = "compact" | "fork" | "restore";
 /**
  * Application error codes a plugin may answer with. -32800 is a cancelled request.
  *
@@ -1677,6 +1682,160 @@ export interface PruneCommandOutput {
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ApplyNoPlan".
+ */
+export interface ApplyNoPlan {
+  status: "no_plan";
+  session: SessionHandle;
+  outcome: PlanCommandNoPlan;
+}
+/**
+ * The plan is a provider control (provider_compact or cache_edit): nothing is written; message says what to run.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ApplyProviderControl".
+ */
+export interface ApplyProviderControl {
+  status: "provider_control";
+  session: SessionHandle;
+  plan: PlanCommandPlan;
+  message: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ApplyApplied".
+ */
+export interface ApplyApplied {
+  status: "applied";
+  session: SessionHandle;
+  plan: PlanCommandPlan;
+  receipt: OperationReceipt;
+  /**
+   * The same operation had been published before; its receipt is returned.
+   */
+  reused: boolean;
+  warnings: string[];
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "OperationReceipt".
+ */
+export interface OperationReceipt {
+  /**
+   * 3: flat identity fields; operation is the id.
+   */
+  schema_version: 3;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  operation: string;
+  kind: OperationKind;
+  provider: ProviderId;
+  source_path: string;
+  source_session_id: SessionId;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  inputs_sha256: string;
+  output_session_id: SessionId;
+  /**
+   * Absolute path of the published output.
+   */
+  path: string;
+  output_sha256: Sha256;
+  bytes_before: number;
+  bytes_after: number;
+  /**
+   * bytes_before - bytes_after, or 0 when the output is larger.
+   */
+  reclaimed_bytes: number;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  snapshot_sha256: string;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  snapshot_manifest_sha256: string;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  output_manifest_sha256: string;
+  strategy: VaultLabel;
+  resume_command: string;
+  completed: boolean;
+  /**
+   * Unix seconds of the last receipt write.
+   */
+  ts: number;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ForkCommandResult".
+ */
+export interface ForkCommandResult {
+  session: SessionHandle;
+  receipt: OperationReceipt;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "UndoCommandResult".
+ */
+export interface UndoCommandResult {
+  restored: VaultEntry1;
+  receipt: OperationReceipt;
+  /**
+   * Snapshot id of the current file, archived before the restore; null when it no longer exists.
+   */
+  pre_undo_snapshot: Sha256 | null;
+}
+/**
+ * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
+ */
+export interface VaultEntry1 {
+  /**
+   * Unix seconds when the snapshot was indexed.
+   */
+  ts: number;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  sha256: string;
+  /**
+   * Canonical absolute path of the archived file.
+   */
+  path: string;
+  session_id: SessionId;
+  provider: ProviderId;
+  bytes: number;
+  /**
+   * Physical lines: newline count, plus one when the last line is unterminated.
+   */
+  record_count: number;
+  strategy: VaultLabel;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "SnapshotCommandResult".
+ */
+export interface SnapshotCommandResult {
+  session: SessionHandle;
+  entry: VaultEntry;
+  /**
+   * Bytes of chunks this snapshot added; unchanged chunks are reused.
+   */
+  new_chunk_bytes: number;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ReadSnapshotCommandOutput".
  */
 export interface ReadSnapshotCommandOutput {
@@ -2160,63 +2319,6 @@ export interface PluginTrustFile {
    * @maxItems 4096
    */
   pins: PluginPin[];
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "OperationReceipt".
- */
-export interface OperationReceipt {
-  /**
-   * 3: flat identity fields; operation is the id.
-   */
-  schema_version: 3;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  operation: string;
-  kind: OperationKind;
-  provider: ProviderId;
-  source_path: string;
-  source_session_id: SessionId;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  source_sha256: string;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  inputs_sha256: string;
-  output_session_id: SessionId;
-  /**
-   * Absolute path of the published output.
-   */
-  path: string;
-  output_sha256: Sha256;
-  bytes_before: number;
-  bytes_after: number;
-  /**
-   * bytes_before - bytes_after, or 0 when the output is larger.
-   */
-  reclaimed_bytes: number;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  snapshot_sha256: string;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  snapshot_manifest_sha256: string;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  output_manifest_sha256: string;
-  strategy: VaultLabel;
-  resume_command: string;
-  completed: boolean;
-  /**
-   * Unix seconds of the last receipt write.
-   */
-  ts: number;
 }
 /**
  * One tracked span: bytes start_byte..end_byte of the UTF-8 text at JSON pointer `pointer` inside record `record_index`, identified by the SHA-256 of those bytes.

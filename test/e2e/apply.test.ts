@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
@@ -22,6 +23,7 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const { code, json } = await runJson(['apply', id.slice(0, 8)], home.env);
     expect(code).toBe(0);
     expect(json.status).toBe('applied');
+    expect(validateApplyCommandResult(json)).toBe(true);
     const r = json.receipt;
     expect(r.completed).toBe(true);
     expect(r.provider).toBe(provider);
@@ -84,6 +86,7 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const { code, json } = await runJson(['apply', DEMO_CODEX_ID], home.env);
     expect(code).toBe(0);
     expect(json.status).toBe('no_plan');
+    expect(validateApplyCommandResult(json)).toBe(true);
     expect(json.outcome.reason_code).toBe('below_trigger');
     expect(snapshotOfStores(home)).toEqual(before);
     expect(existsSync(join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl'))).toBe(false);

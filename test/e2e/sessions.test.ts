@@ -1,7 +1,14 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateDetectOutput, validatePlanCommandResult, validateVerifyOutput } from '../../schemas/generated/validators.js';
+import {
+  validateDetectOutput,
+  validateForkCommandResult,
+  validatePlanCommandResult,
+  validateSnapshotCommandResult,
+  validateUndoCommandResult,
+  validateVerifyOutput,
+} from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
@@ -111,6 +118,7 @@ describe('fork and undo', () => {
     home = demoHome();
     const { code, json } = await runJson(['fork', DEMO_CODEX_ID], home.env);
     expect(code).toBe(0);
+    expect(validateForkCommandResult(json)).toBe(true);
     const r = json.receipt;
     expect(r.kind).toBe('fork');
     const src = readFileSync(home.codexSession, 'utf8');
@@ -124,6 +132,7 @@ describe('fork and undo', () => {
     const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     const undone = await runJson(['undo', applied.json.receipt.output_session_id], home.env);
     expect(undone.code).toBe(0);
+    expect(validateUndoCommandResult(undone.json)).toBe(true);
     const restored = readFileSync(undone.json.receipt.path, 'utf8');
     expect(restored).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
     const bySha = await runJson(['undo', applied.json.receipt.snapshot_manifest_sha256], home.env);
@@ -144,6 +153,7 @@ describe('fork and undo', () => {
   it('snapshot archives the exact bytes; a second snapshot adds no chunk bytes', async () => {
     home = demoHome();
     const first = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    expect(validateSnapshotCommandResult(first.json)).toBe(true);
     expect(first.json.entry.source_sha256).toBe(sha256File(home.claudeSession));
     const second = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
     expect(second.json.new_chunk_bytes).toBe(0);
