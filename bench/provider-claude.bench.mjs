@@ -3,7 +3,8 @@
 // bundle serves the protocol on stdin when loaded, so it cannot be imported).
 //
 // Floors:
-// - parse: one process reading the file, splitting it into lines and JSON.parse-ing every line.
+// - parse, render, verify: one process reading the file, splitting it into lines and JSON.parse-ing
+//   every line (render also hashes what it reads and writes, and fsyncs the candidate).
 // - discover: stat + a 512 KiB tail read of each of the same files.
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +32,8 @@ async function loadClaude(dir) {
     stdin: {
       contents: [
         "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
+        "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
+        "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
         "export { discoverSessions } from './plugins/provider-claude-code/src/discover.ts';",
         "export { writeBigSession } from './test/fixtures/claude/big-session.ts';",
       ].join('\n'),
@@ -73,6 +76,37 @@ function statAndTail(files, tailBytes) {
     const n = Math.min(st.size, tailBytes);
     readSync(fd, buf, 0, n, st.size - n);
     closeSync(fd);
+  }
+}
+
+
+/** The render apply asks for: elide every live result but the newest 8, a state card, a new session id. */
+function applyParams(transcript, path, staging) {
+  const elidable = transcript.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  return {
+    provider_id: 'claude_code',
+    path,
+    source_sha256: transcript.source_sha256,
+    edits: [
+      { op: 'elide', line_indexes: elidable.slice(0, -8), stub_template: '[output elided by gobstopper: {bytes} bytes]' },
+      { op: 'inject_digest', digest: { goal: 'Keep the checks green', summary: 'Earlier tool output was elided.', covers_items: elidable.length - 8 } },
+    ],
+    staging_path: staging,
+    new_session_id: 'b16b16b1-0000-4000-8000-0000000f0f0f',
+    now: new Date().toISOString(),
+  };
+}
+
+async function withBigSession(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'gob-bench-claude-'));
+  try {
+    const claude = await loadClaude(dir);
+    const path = join(dir, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
+    const written = claude.writeBigSession(path, { targetBytes: 128 * MIB, records: 100_000 });
+    if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+    return await fn(claude, path, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -144,6 +178,51 @@ export const benchmarks = [
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+  },
+  {
+    name: 'provider-claude.render_128mib_elide_card_fork',
+    target: 'ratio <= 3.5',
+    async run() {
+      return withBigSession(async (claude, path, dir) => {
+        const transcript = await claude.parseTranscript({ provider_id: 'claude_code', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          const staging = join(dir, `candidate-${r}.jsonl`);
+          writeFileSync(staging, '', { mode: 0o600 });
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const result = await claude.renderCandidate(applyParams(transcript, path, staging));
+          values.push(nowMs() - t);
+          if (result.record_count !== 100_002 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
+          rmSync(staging);
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      });
+    },
+  },
+  {
+    name: 'provider-claude.verify_128mib_100k_records',
+    target: 'ratio <= 2.5',
+    async run() {
+      return withBigSession(async (claude, path) => {
+        await claude.verifyTranscript({ provider_id: 'claude_code', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const result = await claude.verifyTranscript({ provider_id: 'claude_code', path });
+          values.push(nowMs() - t);
+          if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the session as sound');
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      });
     },
   },
 ];

@@ -3,7 +3,8 @@
 // the protocol on stdin when loaded, so it cannot be imported).
 //
 // Floors:
-// - parse: one process reading the file, splitting it into lines and JSON.parse-ing every line.
+// - parse, render, verify: one process reading the file, splitting it into lines and JSON.parse-ing
+//   every line (render also hashes what it reads and writes, and fsyncs the candidate).
 // - discover: stat + a 512 KiB tail read of each of the same files.
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +32,8 @@ async function loadCodex(dir) {
     stdin: {
       contents: [
         "export { parse } from './plugins/provider-codex/src/parse.ts';",
+        "export { render } from './plugins/provider-codex/src/render.ts';",
+        "export { verify } from './plugins/provider-codex/src/verify.ts';",
         "export { discover } from './plugins/provider-codex/src/discover.ts';",
         "export { writeLargeRollout } from './test/fixtures/codex/large-rollout.ts';",
         "export { RolloutBuilder, filler, sessionsDir } from './test/fixtures/codex/rollout-builder.ts';",
@@ -74,6 +77,39 @@ function statAndTail(files, tailBytes) {
     const n = Math.min(st.size, tailBytes);
     readSync(fd, buf, 0, n, st.size - n);
     closeSync(fd);
+  }
+}
+
+
+const ROLLOUT_ID = '019c9999-0000-7000-8000-000000000128';
+
+/** The render apply asks for: elide every live output but the newest 8, a state card, a new session id. */
+function applyParams(transcript, path, staging) {
+  const elidable = transcript.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  return {
+    provider_id: 'codex',
+    path,
+    source_sha256: transcript.source_sha256,
+    edits: [
+      { op: 'elide', line_indexes: elidable.slice(0, -8), stub_template: '[output elided by gobstopper: {bytes} bytes]' },
+      { op: 'inject_digest', digest: { goal: 'Keep the checks green', summary: 'Earlier tool output was elided.', covers_items: elidable.length - 8 } },
+    ],
+    staging_path: staging,
+    new_session_id: '019c9999-0000-7000-8000-0000000f0f0f',
+    now: new Date().toISOString(),
+  };
+}
+
+async function withLargeRollout(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'gob-bench-codex-'));
+  try {
+    const codex = await loadCodex(dir);
+    const path = join(dir, `rollout-2026-02-23T12-54-34-${ROLLOUT_ID}.jsonl`);
+    const written = codex.writeLargeRollout(path, { records: 100_000, bytes: 128 * MIB, paginated: true, id: ROLLOUT_ID });
+    if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+    return await fn(codex, path, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -149,6 +185,51 @@ export const benchmarks = [
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+  },
+  {
+    name: 'provider-codex.render_128mib_elide_card_fork',
+    target: 'ratio <= 2',
+    async run() {
+      return withLargeRollout(async (codex, path, dir) => {
+        const transcript = await codex.parse({ provider_id: 'codex', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          const staging = join(dir, `candidate-${r}.jsonl`);
+          writeFileSync(staging, '', { mode: 0o600 });
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const result = await codex.render(applyParams(transcript, path, staging));
+          values.push(nowMs() - t);
+          if (result.record_count !== 100_001 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
+          rmSync(staging);
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      });
+    },
+  },
+  {
+    name: 'provider-codex.verify_128mib_100k_records',
+    target: 'ratio <= 2',
+    async run() {
+      return withLargeRollout(async (codex, path) => {
+        await codex.verify({ provider_id: 'codex', path });
+        const values = [];
+        const floors = [];
+        for (let r = 0; r < RUNS; r++) {
+          let t = nowMs();
+          await readSplitParse(path);
+          floors.push(nowMs() - t);
+          t = nowMs();
+          const result = await codex.verify({ provider_id: 'codex', path });
+          values.push(nowMs() - t);
+          if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the rollout as sound');
+        }
+        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+      });
     },
   },
 ];

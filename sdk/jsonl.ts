@@ -7,8 +7,12 @@ import { createReadStream, fstatSync, openSync, closeSync, readSync, constants a
 
 export class JsonlLimitError extends Error {
   constructor(
-    readonly limit: 'bytes' | 'records',
+    readonly limit: 'bytes' | 'records' | 'line',
     message: string,
+    /** For `line`: the index of the line that was too long. */
+    readonly line: number | null = null,
+    /** Bytes of the file read when the limit was hit. */
+    readonly bytesRead: number | null = null,
   ) {
     super(message);
     this.name = 'JsonlLimitError';
@@ -47,6 +51,11 @@ export interface JsonlSummary {
 export interface JsonlReadOptions {
   maxBytes: number;
   maxRecords: number;
+  /**
+   * Longest line accepted, without its newline. A longer line is refused as soon as this many of
+   * its bytes have arrived, so it is never held whole in memory. No cap when absent.
+   */
+  maxLineBytes?: number;
 }
 
 const NEWLINE = 0x0a;
@@ -90,6 +99,9 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   let index = 0;
   let total = 0;
   let sawNul = false;
+  const maxLine = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
+  const lineTooLong = () =>
+    new JsonlLimitError('line', `${path}: line ${index + 1} is over the ${maxLine}-byte record limit`, index, total);
   const emit = (bytes: Buffer, terminated: boolean) => {
     if (index >= options.maxRecords) throw new JsonlLimitError('records', `${path} has more than ${options.maxRecords} records`);
     onRecord({ index, offset: lineStart, bytes, terminated });
@@ -106,6 +118,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl === -1) break;
       const piece = chunk.subarray(start, nl);
+      if (pendingBytes + piece.length > maxLine) throw lineTooLong();
       let line: Buffer;
       if (pendingBytes === 0) line = piece;
       else {
@@ -119,6 +132,8 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
       lineStart = offset + start;
     }
     if (start < chunk.length) {
+      // Refused before it is copied: a runaway line never accumulates past the cap.
+      if (pendingBytes + (chunk.length - start) > maxLine) throw lineTooLong();
       // Copy: the stream may reuse its buffer for the next chunk.
       const rest = Buffer.from(chunk.subarray(start));
       pending.push(rest);

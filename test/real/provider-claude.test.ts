@@ -71,6 +71,9 @@ describe.skipIf(!present)('real Claude Code transcripts', () => {
     expect(validateTranscript(t), JSON.stringify(validateTranscript.errors?.slice(0, 3))).toBe(true);
     expect(t.items).toHaveLength(t.record_count);
     expect(t.session.kind).toBe(isComposite(name) ? 'composite' : isSubagent(name) ? 'subagent' : 'session');
+    // The host skips a separate verify of the source on the strength of this.
+    expect(t.findings_complete).toBe(true);
+    expect(t.findings).toEqual((await verify(join(claudeDir, name))).findings);
   });
 
   it.each(mainTranscripts)('%s verifies with zero errors', async (name) => {
@@ -134,6 +137,22 @@ describe.skipIf(!present)('real Claude Code transcripts', () => {
     expect(after.filter((f) => !before.includes(f))).toEqual([]);
     const candidate = await parse(staging);
     expect(candidate.items.filter((i) => i.est_tokens > 0).map((i) => i.line_index)).toEqual(t.items.filter((i) => i.est_tokens > 0).map((i) => i.line_index));
+    // The UI copy of each elided output keeps its shape, and none of its strings is longer than the stub.
+    const sourceLines = readFileSync(source, 'utf8').split('\n');
+    const candidateLines = readFileSync(staging, 'utf8').split('\n');
+    const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v !== null && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
+    const shape = (v: unknown): unknown => (Array.isArray(v) ? v.map(shape) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)])) : typeof v);
+    let stubbedBytes = 0;
+    for (const line of elidable) {
+      const before = JSON.parse(sourceLines[line]!).toolUseResult;
+      const after = JSON.parse(candidateLines[line]!).toolUseResult;
+      if (before === undefined) continue;
+      expect(shape(after)).toEqual(shape(before));
+      const stub = `[output elided by gobstopper: ${t.items[line]!.elidable_bytes} bytes]`;
+      for (const text of strings(after)) expect(Buffer.byteLength(JSON.stringify(text))).toBeLessThanOrEqual(Buffer.byteLength(JSON.stringify(stub)));
+      stubbedBytes += Buffer.byteLength(JSON.stringify(before)) - Buffer.byteLength(JSON.stringify(after));
+    }
+    expect(t.bytes - result.bytes).toBeGreaterThan(stubbedBytes);
   });
 
   it('discovers the sessions of a home laid out with them, sizing them from their tails', async () => {

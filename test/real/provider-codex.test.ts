@@ -72,6 +72,9 @@ describe.skipIf(!present)('provider-codex on real rollouts', () => {
       expect(t.items).toHaveLength(t.record_count);
       expect(t.source_sha256).toBe(sha(readFileSync(path)));
       expect(t.session.kind).toBe(isComposite(name) ? 'composite' : 'session');
+      // The host skips a separate verify of the source on the strength of this.
+      expect(t.findings_complete).toBe(true);
+      expect(t.findings).toEqual((await verify({ provider_id: 'codex', path })).findings);
     });
   }
 

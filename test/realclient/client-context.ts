@@ -1,11 +1,8 @@
 /**
- * The prediction the real-client tier compares against: the provider plugin's own parse decides
- * which records are live (items with est_tokens > 0) and which tool ids they carry; this file turns
- * those records into what the client should send, measured the way the rebuilt context is measured.
- *
- * Why not the plugins' est_tokens: they estimate ceil(bytes/4) of each whole JSONL line (envelope,
- * uuids, usage, Claude's `toolUseResult` UI copy), which the client never sends. The tier logs that
- * ratio for every fixture; the comparison uses the bytes the client is expected to send.
+ * The prediction the real-client tier compares against: the provider plugin's own parse, as
+ * `predictionFromItems` reads it (live items, their est_tokens, their tool ids), plus the one thing
+ * a normalized transcript cannot say: how many API messages the client groups the live records into.
+ * That count is derived here from the live records themselves, the way the client groups them.
  */
 import { readFileSync } from 'node:fs';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
@@ -16,8 +13,6 @@ import type { RehearsalPrediction, RehearsalProvider, Transcript } from '../../s
 export interface ClientPrediction {
   sessionId: string;
   predicted: RehearsalPrediction;
-  /** Sum of the plugin's own est_tokens over live items, for the log. */
-  pluginEstTokens: number;
   transcript: Transcript;
 }
 
@@ -62,35 +57,21 @@ function claudeMessages(live: { record: Json }[]): Json[] {
   return messages;
 }
 
-/** Client bookkeeping a paginated rollout records on items; the rebuilt measure leaves it out too. */
-function withoutBookkeeping(item: Json): Json {
-  const { internal_chat_message_metadata_passthrough: _bookkeeping, ...rest } = item;
-  return rest;
-}
-
 /** Codex sends each live response item as one input item, and a compaction as its replacement history. */
-function codexItems(live: { record: Json }[]): Json[] {
-  const items: Json[] = [];
+function codexItemCount(live: { record: Json }[]): number {
+  let n = 0;
   for (const { record } of live) {
     const payload = (record.payload ?? {}) as Json;
-    if (record.type === 'compacted') items.push(...((payload.replacement_history as Json[] | undefined) ?? []).map(withoutBookkeeping));
-    else items.push(withoutBookkeeping(payload));
+    n += record.type === 'compacted' ? ((payload.replacement_history as Json[] | undefined) ?? []).length : 1;
   }
-  return items;
+  return n;
 }
 
 export async function predictClientContext(provider: RehearsalProvider, path: string): Promise<ClientPrediction> {
   const transcript = provider === 'claude_code' ? await parseTranscript({ provider_id: 'claude_code', path }) : await parseRollout({ provider_id: 'codex', path });
   const live = recordsAt(path, transcript);
-  const units = provider === 'claude_code' ? claudeMessages(live) : codexItems(live);
-  const base = predictionFromItems(transcript.items, { messages: units.length });
-  const bytes = units.length > 0 ? Buffer.byteLength(JSON.stringify(units)) : 0;
-  return {
-    sessionId: transcript.session.session_id,
-    predicted: { ...base, est_tokens: Math.ceil(bytes / 4) },
-    pluginEstTokens: base.est_tokens,
-    transcript,
-  };
+  const messages = provider === 'claude_code' ? claudeMessages(live).length : codexItemCount(live);
+  return { sessionId: transcript.session.session_id, predicted: predictionFromItems(transcript.items, { messages }), transcript };
 }
 
 /** The same prediction with one more user turn appended (a state card), for forks that add one. */

@@ -12,11 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectLoopbackNamespace, rehearse } from '../../kernel/rehearse/index.js';
 import type { RehearsalProvider } from '../../schemas/generated/types.js';
+import type { RehearseResult } from '../../kernel/rehearse/index.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { predictClientContext, withAppendedUserTurn } from './client-context.js';
 import { createCodexSession } from './codex-session.js';
 import { renderFork } from './render-fork.js';
-import { predictionFromItems } from '../../kernel/rehearse/index.js';
+import { compareContext, predictionFromItems } from '../../kernel/rehearse/index.js';
+import { runJson } from '../helpers/cli.js';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { parse as parseRollout } from '../../plugins/provider-codex/src/parse.js';
 
@@ -98,12 +100,11 @@ afterAll(() => {
 
 async function rehearseFixture(provider: RehearsalProvider, path: string, clientBin: string) {
   const before = sha(path);
-  const { sessionId, predicted, pluginEstTokens } = await predictClientContext(provider, path);
+  const { sessionId, predicted } = await predictClientContext(provider, path);
   const report = await rehearse({ provider, path, sessionId, predicted, clientBin, timeoutMs: TIMEOUT_MS });
-  const ratio = report.rebuilt ? (report.rebuilt.est_tokens / Math.max(1, pluginEstTokens)).toFixed(2) : 'n/a';
   console.log(
     `${provider} ${path.slice(path.lastIndexOf('/') + 1)}: ${report.status} in ${report.client.duration_ms} ms; ` +
-      `rebuilt ${report.rebuilt?.messages} messages ~${report.rebuilt?.est_tokens} tokens; plugin est_tokens ${pluginEstTokens} (client/plugin ${ratio})`,
+      `rebuilt ${report.rebuilt?.messages} messages ~${report.rebuilt?.est_tokens} tokens; plugin est_tokens ${predicted.est_tokens} (client/plugin ${report.comparison?.token_ratio ?? 'n/a'})`,
   );
   expect(sha(path)).toBe(before);
   return { report, sessionId, predicted };
@@ -141,8 +142,8 @@ describe.skipIf(!codexBin || !fixturesPresent)('Codex resumes every main real ro
 
 /**
  * What `apply --rehearse` does: the fork (elided + state card, rendered by the provider plugin) is
- * judged against the source's own rehearsal moved by the difference the plugin predicts, using the
- * plugins' estimates as they are.
+ * judged against the source's own rehearsal moved by the difference the plugin predicts. The
+ * plugin's own direct prediction of the fork must hold too: what it estimates is what the client sends.
  */
 async function rehearseRenderedFork(provider: RehearsalProvider, name: string, clientBin: string) {
   const dir = provider === 'claude_code' ? 'claude' : 'codex';
@@ -169,6 +170,9 @@ async function rehearseRenderedFork(provider: RehearsalProvider, name: string, c
   expect(report.session_matches).toBe(true);
   expect(report.rebuilt!.units).toBe(report.baseline!.units + 1);
   if (fork.elided > 0) expect(report.rebuilt!.est_tokens).toBeLessThan(report.baseline!.est_tokens);
+  const direct = compareContext(report.rebuilt!, predictionFromItems(forkTranscript.items));
+  expect(direct.equal, JSON.stringify(direct.checks)).toBe(true);
+  return { path: fork.path, report };
 }
 
 describe.skipIf(!claudeBin || !fixturesPresent)('Claude Code resumes the elided, carded fork of every main transcript', () => {
@@ -177,6 +181,32 @@ describe.skipIf(!claudeBin || !fixturesPresent)('Claude Code resumes the elided,
 
 describe.skipIf(!codexBin || !fixturesPresent)('Codex resumes the elided, carded fork of every main rollout', () => {
   for (const name of mainFixtures('codex')) it(name, { timeout: 120_000 }, () => rehearseRenderedFork('codex', name, codexBin!));
+});
+
+/**
+ * `gobstopper rehearse <path>` as a user runs it: the built CLI and plugins, the prediction straight
+ * from the provider's parse (`predictionFromItems`, no baseline, no help from this file).
+ */
+describe.skipIf(!claudeBin || !codexBin || !fixturesPresent)('a plain `gobstopper rehearse <path>` passes on every main real session', () => {
+  const cases = [...mainFixtures('claude').map((name) => join(realDir, 'claude', name)), ...mainFixtures('codex').map((name) => join(realDir, 'codex', name))];
+  for (const path of cases) {
+    it(path.slice(path.lastIndexOf('/') + 1), { timeout: 90_000 }, async () => {
+      const home = makeTempHome('gob-realclient-cli-');
+      try {
+        const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', path], { ...home.env, GOBSTOPPER_CLAUDE_BIN: claudeBin!, GOBSTOPPER_CODEX_BIN: codexBin! });
+        const r = json.rehearsal;
+        console.log(`cli ${path.slice(path.lastIndexOf('/') + 1)}: ${r.status}; predicted ${r.predicted?.est_tokens} rebuilt ${r.rebuilt?.est_tokens} (ratio ${r.comparison?.token_ratio})`);
+        expect(code, r.reason).toBe(0);
+        expect(r.status, r.reason).toBe('passed');
+        expect(r.prediction_basis).toBe('direct');
+        expect(r.comparison?.checks.find((c) => c.name === 'tokens')?.outcome).toBe('equal');
+        expect(r.comparison?.checks.find((c) => c.name === 'tool_calls')?.outcome).toBe('equal');
+        expect(r.comparison?.checks.find((c) => c.name === 'tool_results')?.outcome).toBe('equal');
+      } finally {
+        home.cleanup();
+      }
+    });
+  }
 });
 
 describe.skipIf(!claudeBin || !fixturesPresent)('a Claude fork with a dangling parent on a user prompt', () => {

@@ -3,10 +3,11 @@ import type { RebuiltContext, RehearsalPrediction } from '../../../schemas/gener
 /**
  * The context a candidate should rebuild, expressed in the client's own measure: what the client
  * rebuilt from the baseline (the fork's source) moved by the difference the provider predicts
- * between baseline and candidate. Providers estimate tokens from the bytes they store, which differ
- * from the bytes a client sends (envelopes, ids, usage, UI copies of tool output); a difference of
- * the same estimate cancels that out, so a rewrite is judged by what it changed, not by how records
- * are stored. Counts move by the same differences, so whatever the client normalizes in the source
+ * between baseline and candidate. Providers estimate each record from the part the client sends,
+ * but per record: the client's grouping (one message per response) and small normalisations
+ * (dropped blank blocks) leave a few per cent between estimate and request; a difference of the
+ * same estimate cancels that out, so a rewrite is judged by what it changed, not by how records are
+ * estimated. Counts move by the same differences, so whatever the client normalizes in the source
  * (a dropped whitespace block, a trailing call) is expected in the candidate too. Items are compared
  * as units (one content block or input item each: an elided record stays one, an appended card adds
  * one); messages are left to the caller, because an appended user turn may merge into the last one.

@@ -86,7 +86,7 @@ function analyseWhole(path: string, buf: Buffer): Facts {
     fallbackToLastReport: false,
   });
   let estimated = 0;
-  for (let i = 0; i < t.length; i += 1) if (t.has(i, FLAG_COUNTED) && live(i)) estimated += estimateTokens(t.bytes[i]!);
+  for (let i = 0; i < t.length; i += 1) if (t.has(i, FLAG_COUNTED) && live(i)) estimated += estimateTokens(t.sentBytes[i]!);
   return {
     wholeFile: true,
     kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }),

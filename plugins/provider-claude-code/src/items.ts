@@ -1,7 +1,8 @@
 /**
  * Normalisation: one TranscriptItem per physical record. Live records that reach the model cost
- * ceil(bytes/4) tokens; dead branches, records behind a compaction, bookkeeping and unreadable lines
- * cost 0 and are never elidable. Only a live tool result's payload text is elidable.
+ * ceil(bytes/4) of what the client sends for them (sent-bytes.ts), at least 1; dead branches,
+ * records behind a compaction, bookkeeping and unreadable lines cost 0 and are never elidable. Only
+ * a live tool result's payload text is elidable.
  */
 import type { TranscriptItem } from '../../../schemas/generated/types.js';
 import { estimateTokens } from '../../../sdk/tokens.js';
@@ -29,7 +30,7 @@ export function toItem(t: RecordTable, i: number, branch: LiveBranch): Transcrip
   return {
     line_index: i,
     kind,
-    est_tokens: live ? estimateTokens(t.bytes[i]!) : 0,
+    est_tokens: live ? estimateTokens(t.sentBytes[i]!) : 0,
     elidable_bytes: elidable ? t.elidableBytes[i]! : null,
     elidable_parts: elidable ? t.elidableParts[i]! : 0,
     label: t.label[i]!,

@@ -133,13 +133,14 @@ function arrayElement(s: string, i: number, index: number): Span | null {
 }
 
 /**
- * The span of the value at `path` in the JSON text `s`, or null when the path is absent or the
- * text is not well formed. With duplicate keys the last one wins, as it does for JSON.parse.
+ * The span of the value at `path` in the JSON text `s` (or, given `from`, in the value at that
+ * span), or null when the path is absent or the text is not well formed. With duplicate keys the
+ * last one wins, as it does for JSON.parse.
  */
-export function findValueSpan(s: string, path: readonly PathStep[]): Span | null {
+export function findValueSpan(s: string, path: readonly PathStep[], from?: Span): Span | null {
   try {
-    let at = skipSpace(s, 0);
-    let span: Span = { start: at, end: s.length };
+    let at = from?.start ?? skipSpace(s, 0);
+    let span: Span = from ?? { start: at, end: s.length };
     for (const step of path) {
       if (typeof step === 'number') {
         const el = arrayElement(s, at, step);
@@ -161,6 +162,18 @@ export function findValueSpan(s: string, path: readonly PathStep[]): Span | null
   }
 }
 
+/** Every top-level member of the object text `s`, in order (duplicates included); null when it cannot be followed. */
+export function topLevelMembers(s: string): Array<{ key: string; span: Span }> | null {
+  try {
+    const at = skipSpace(s, 0);
+    if (s.charCodeAt(at) !== OPEN_BRACE) return null;
+    return objectMembers(s, at);
+  } catch (error) {
+    if (error instanceof SpanError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
 /** Spans of every top-level member named `key` (all of them when the key is duplicated). */
 export function topLevelValueSpans(s: string, key: string): Span[] {
   try {
@@ -173,6 +186,46 @@ export function topLevelValueSpans(s: string, key: string): Span[] {
     if (error instanceof SpanError || error instanceof SyntaxError) return [];
     throw error;
   }
+}
+
+/** The span of every element of the array whose `[` is at `i`. */
+function arrayElements(s: string, i: number): Span[] {
+  if (s.charCodeAt(i) !== OPEN_BRACKET) throw new SpanError('not an array');
+  const out: Span[] = [];
+  let j = skipSpace(s, i + 1);
+  if (s.charCodeAt(j) === CLOSE_BRACKET) return out;
+  for (;;) {
+    const end = skipValue(s, j);
+    out.push({ start: j, end });
+    j = skipSpace(s, end);
+    const d = s.charCodeAt(j);
+    if (d === CLOSE_BRACKET) return out;
+    if (d !== COMMA) throw new SpanError('expected a comma');
+    j = skipSpace(s, j + 1);
+  }
+}
+
+/**
+ * Spans of every string value in the value at `span`, at any depth (member values and array
+ * elements; keys are not values). Empty when the text cannot be followed.
+ */
+export function stringValueSpans(s: string, span: Span): Span[] {
+  const out: Span[] = [];
+  try {
+    // An explicit stack: nesting depth is the record's to choose, not the call stack's.
+    const pending: Span[] = [span];
+    while (pending.length > 0) {
+      const value = pending.pop()!;
+      const c = s.charCodeAt(value.start);
+      if (c === QUOTE) out.push(value);
+      else if (c === OPEN_BRACE) for (const m of objectMembers(s, value.start)) pending.push(m.span);
+      else if (c === OPEN_BRACKET) for (const e of arrayElements(s, value.start)) pending.push(e);
+    }
+  } catch (error) {
+    if (error instanceof SpanError || error instanceof SyntaxError) return [];
+    throw error;
+  }
+  return out.sort((a, b) => a.start - b.start);
 }
 
 export interface Replacement {

@@ -17,6 +17,7 @@ import { resultPayloads, type PayloadPart } from './payload.js';
 import { readUsage } from './usage-reading.js';
 import { ARGUMENT_SUMMARY_BYTES, cutUtf8, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
 import { SYNTHETIC_MODEL } from './models.js';
+import { sentBytes } from './sent-bytes.js';
 import { FLAG_COMPACT_BOUNDARY, FLAG_COUNTED, FLAG_RESULT_ONLY, FLAG_SIDECHAIN, RecordTable } from './record-table.js';
 
 /** Argument keys that say what a tool call touched, in the order a reader would look for them. */
@@ -136,10 +137,15 @@ function internLabel(ctx: LineContext, name: unknown): string | null {
   return label === null ? null : intern(ctx, label);
 }
 
-/** Reads one parsed record (its structure already checked) into a new row; returns the row. */
-export function readRecord(r: RawRecord, bytes: number, ctx: LineContext): number {
+/**
+ * Reads one parsed record (its structure already checked) from its line into a new row; returns
+ * the row. `detail: false` fills only what the live branch and pairing need (type, links, flags,
+ * kind, response, tool ids) and skips what only the transcript's items need (labels, summaries,
+ * usage, payload measures, the bytes sent to the model): render reads skeletons for the tree alone.
+ */
+export function readRecord(r: RawRecord, line: Buffer, ctx: LineContext, detail = true): number {
   const t = ctx.table;
-  const i = t.add(bytes, 'ok');
+  const i = t.add(line.length, 'ok');
   const type = typeof r.type === 'string' ? knownType(r.type) ?? intern(ctx, r.type) : null;
   t.type[i] = type;
   let flags = r.isSidechain === true ? FLAG_SIDECHAIN : 0;
@@ -158,34 +164,39 @@ export function readRecord(r: RawRecord, bytes: number, ctx: LineContext): numbe
 
   if (type === 'assistant') {
     flags |= FLAG_COUNTED;
-    readAssistant(r, i, ctx);
+    readAssistant(r, i, ctx, detail);
   } else if (type === 'user') {
     flags |= FLAG_COUNTED;
-    flags |= readUser(r, i, ctx);
+    flags |= readUser(r, i, ctx, detail);
   } else if (type === 'system') {
     const subtype = typeof r.subtype === 'string' ? r.subtype : null;
     if (subtype === 'compact_boundary') flags |= FLAG_COMPACT_BOUNDARY;
     const counted = subtype === null || !UI_ONLY_SYSTEM_SUBTYPES.has(subtype);
     if (counted) flags |= FLAG_COUNTED;
     t.setKind(i, counted ? 'system' : 'meta');
-    t.label[i] = counted ? 'system' : 'meta';
-    t.summary[i] = internLabel(ctx, subtype);
+    if (detail) {
+      t.label[i] = counted ? 'system' : 'meta';
+      t.summary[i] = internLabel(ctx, subtype);
+    }
   } else if (type === 'attachment') {
     // Attachments are sent to the model as mid-conversation system messages (realclients.md §1.1).
     flags |= FLAG_COUNTED;
     t.setKind(i, 'system');
-    t.label[i] = 'system';
-    t.summary[i] = isObject(r.attachment) ? internLabel(ctx, r.attachment.type) : null;
+    if (detail) {
+      t.label[i] = 'system';
+      t.summary[i] = isObject(r.attachment) ? internLabel(ctx, r.attachment.type) : null;
+    }
   } else if (type === LAST_PROMPT) {
     // '' marks a last-prompt whose leafUuid is absent or not a string: present but unusable.
     t.leafUuid.set(i, typeof r.leafUuid === 'string' ? r.leafUuid : '');
   }
   if (type !== null && !CONVERSATION_TYPES.has(type)) flags &= ~FLAG_COUNTED;
   t.flags[i] = flags;
+  if (detail && (flags & FLAG_COUNTED) !== 0) t.sentBytes[i] = sentBytes(r, line);
   return i;
 }
 
-function readAssistant(r: RawRecord, i: number, ctx: LineContext): void {
+function readAssistant(r: RawRecord, i: number, ctx: LineContext, detail: boolean): void {
   const t = ctx.table;
   const m = r.message as RawRecord;
   if (typeof m.id === 'string') {
@@ -201,6 +212,10 @@ function readAssistant(r: RawRecord, i: number, ctx: LineContext): void {
       ctx.lastMessageId = m.id;
       ctx.lastResponse = n;
     }
+  }
+  if (!detail) {
+    readAssistantTree(m, i, ctx);
+    return;
   }
   const model = typeof m.model === 'string' ? intern(ctx, m.model) : null;
   t.model[i] = model;
@@ -247,8 +262,28 @@ function readAssistant(r: RawRecord, i: number, ctx: LineContext): void {
   t.summary[i] = text === null ? null : firstLine(text, TEXT_SUMMARY_BYTES);
 }
 
+/** An assistant record's tool ids and kind, nothing else. */
+function readAssistantTree(m: RawRecord, i: number, ctx: LineContext): void {
+  const t = ctx.table;
+  const c = m.content;
+  let text = typeof c === 'string';
+  let thinking = false;
+  if (Array.isArray(c)) {
+    for (const b of c) {
+      if (!isObject(b)) continue;
+      if (b.type === 'tool_use' && isValidId(b.id)) {
+        const ids = t.toolUseIds[i];
+        if (ids) ids.push(b.id);
+        else t.toolUseIds[i] = [b.id];
+      } else if (b.type === 'text') text = true;
+      else if (b.type === 'thinking' || b.type === 'redacted_thinking') thinking = true;
+    }
+  }
+  t.setKind(i, t.toolUseIds[i] ? 'tool_call' : text || !thinking ? 'assistant' : 'reasoning');
+}
+
 /** Returns the FLAG_RESULT_ONLY flag when the record is made only of tool results. */
-function readUser(r: RawRecord, i: number, ctx: LineContext): number {
+function readUser(r: RawRecord, i: number, ctx: LineContext, detail: boolean): number {
   const t = ctx.table;
   const c = (r.message as RawRecord).content;
   let results = 0;
@@ -268,6 +303,10 @@ function readUser(r: RawRecord, i: number, ctx: LineContext): number {
         errorText = resultText(b);
       }
     }
+  }
+  if (!detail) {
+    t.setKind(i, results === 0 ? 'user' : 'tool_result');
+    return results > 0 && results === (c as unknown[]).length ? FLAG_RESULT_ONLY : 0;
   }
   if (results === 0) {
     t.setKind(i, 'user');

@@ -38,6 +38,8 @@ export class RecordTable {
   private capacity: number;
   /** Bytes of the line without its newline. */
   bytes: Float64Array;
+  /** Bytes of what the client sends to the model for a counted record (sent-bytes.ts). */
+  sentBytes: Float64Array;
   private stateCodes: Uint8Array;
   private kindCodes: Uint8Array;
   flags: Uint8Array;
@@ -68,6 +70,7 @@ export class RecordTable {
   constructor(capacity = 1024) {
     this.capacity = capacity;
     this.bytes = new Float64Array(capacity);
+    this.sentBytes = new Float64Array(capacity);
     this.stateCodes = new Uint8Array(capacity);
     this.kindCodes = new Uint8Array(capacity);
     this.flags = new Uint8Array(capacity);
@@ -84,6 +87,7 @@ export class RecordTable {
     const i = this.length;
     if (i === this.capacity) this.enlarge();
     this.bytes[i] = bytes;
+    this.sentBytes[i] = 0;
     this.stateCodes[i] = STATE_CODE.get(state)!;
     this.kindCodes[i] = 0;
     this.response[i] = -1;
@@ -104,6 +108,7 @@ export class RecordTable {
   private enlarge(): void {
     const size = this.capacity * 2;
     this.bytes = grow(this.bytes, size);
+    this.sentBytes = grow(this.sentBytes, size);
     this.stateCodes = grow(this.stateCodes, size);
     this.kindCodes = grow(this.kindCodes, size);
     this.flags = grow(this.flags, size);

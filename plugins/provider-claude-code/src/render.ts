@@ -1,139 +1,196 @@
 /**
  * provider/render: the candidate transcript, written only into the staging file the host created.
  *
- * Two reads of the source, both bound to `source_sha256`: the first decides (live branch, which
- * lines are elidable, where the card attaches), the second copies. Untouched lines are copied byte
- * for byte; an elided line changes only its payload text; a fork changes only the `sessionId`
- * values; the state card and its last-prompt record are appended at the end.
+ * One streaming read of the source, bound to `source_sha256`. Each line is written as it passes:
+ * an untouched line byte for byte, an elided line with only its payload text and the text of its
+ * `toolUseResult` UI copy replaced, and for a fork only the `sessionId` values changed. Only the
+ * lines render edits are parsed; every other line is read as a skeleton (skeleton.ts) for the uuid
+ * tree. At the end the tree decides: every elided line must be a live elidable tool result, the
+ * file a resumable session with one reading; the state card hangs under the live leaf, copying its
+ * envelope from two lines read back by offset. A refusal stops the render with the staging file
+ * incomplete; the host discards it.
  */
-import type { DigestBlock, ElideEdit, ProviderRenderParams, ProviderRenderResult } from '../../../schemas/generated/types.js';
-import { readJsonl } from '../../../sdk/jsonl.js';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import type { ProviderRenderParams, ProviderRenderResult } from '../../../schemas/generated/types.js';
+import { readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import { invalidInput, sourceChanged } from '../../../sdk/serve.js';
 import { StagingWriter } from '../../../sdk/staging.js';
-import { digestTextBytes, MAX_DIGEST_BYTES, renderStateCard } from '../../../sdk/state-card.js';
+import { renderStateCard } from '../../../sdk/state-card.js';
 import { isElidable } from '../../../sdk/tokens.js';
-import { absolutePath, analyse, requireClaude, type Analysis } from './analysis.js';
+import { absolutePath, requireClaude, type Analysis } from './analysis.js';
+import { computeLiveBranch } from './branch.js';
 import { cardRecords } from './card-record.js';
+import { editLine, parseLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
+import { eligibleParts } from './payload.js';
+import { EnvelopeTracker } from './envelope.js';
 import { withInputErrors } from './errors.js';
 import { toItem } from './items.js';
-import { findValueSpan, replaceSpans, topLevelValueSpans, type Replacement } from './json-span.js';
-import { readLimits } from './limits.js';
+import { readLimits, type ReadLimits } from './limits.js';
 import { refuseAmbiguous } from './parse.js';
-import { eligibleParts, partRewrites, stubText } from './payload.js';
-import { isObject, type RawRecord } from './records.js';
-import { requireFileId } from './session-id.js';
+import { lineContext, type LineContext } from './record-reader.js';
+import type { RawRecord } from './records.js';
+import { readPlan, type RenderPlan } from './render-plan.js';
+import { readLine, type LineProblem, type ParsedRecord, type ScanResult } from './scan.js';
+import { sessionKind } from './session-kind.js';
+import { SkeletonReader } from './skeleton.js';
+import { readTreeLine } from './tree-line.js';
 
-interface ElideTarget {
-  template: string;
-  /** A complete stub for this line, used instead of the template. */
-  stub: string | null;
+export interface RenderHooks {
+  /** Called after each line is written; tests change the source here. */
+  afterLine?: (line: number) => void;
 }
 
-interface RenderPlan {
-  elide: Map<number, ElideTarget>;
-  digest: DigestBlock | null;
-  newSessionId: string | null;
-  now: string;
-}
+/** The reading and writing of one pass, line by line. */
+class RenderPass {
+  readonly ctx: LineContext = lineContext();
+  readonly envelope = new EnvelopeTracker();
+  readonly problems: LineProblem[] = [];
+  private readonly skeletons = new SkeletonReader();
+  /** Byte offset of each line, to read the card's two envelope lines back. */
+  readonly offsets: number[] = [];
+  elided = 0;
+  private readonly idJson: Buffer | null;
 
-function oneLine(text: string, what: string): string {
-  if (/[\r\n]/.test(text)) throw invalidInput(`${what} must be one line`);
-  return text;
-}
-
-function readPlan(params: ProviderRenderParams): RenderPlan {
-  const elide = new Map<number, ElideTarget>();
-  let digest: DigestBlock | null = null;
-  for (const edit of params.edits) {
-    if (edit.op === 'elide') addElide(elide, edit);
-    else if (edit.op === 'inject_digest') {
-      if (digest !== null) throw invalidInput('a plan may inject one state card');
-      if (digestTextBytes(edit.digest) > MAX_DIGEST_BYTES) throw invalidInput(`the state card is over ${MAX_DIGEST_BYTES} bytes of text`);
-      digest = edit.digest;
-    }
-    // provider_compact and cache_edit ask the client or the API layer; the file carries nothing.
+  constructor(
+    private readonly plan: RenderPlan,
+    private readonly limits: ReadLimits,
+    private readonly writer: StagingWriter,
+  ) {
+    this.idJson = plan.newSessionId === null ? null : Buffer.from(JSON.stringify(plan.newSessionId), 'utf8');
   }
-  const stamp = Date.parse(params.now);
-  if (Number.isNaN(stamp)) throw invalidInput('now must be an ISO-8601 time');
-  const newSessionId = params.new_session_id ? requireFileId(params.new_session_id, 'new_session_id') : null;
-  return { elide, digest, newSessionId, now: new Date(stamp).toISOString() };
-}
 
-function addElide(elide: Map<number, ElideTarget>, edit: ElideEdit): void {
-  const template = oneLine(edit.stub_template, 'stub_template');
-  for (const line of edit.line_indexes) {
-    if (elide.has(line)) continue;
-    const stub = edit.per_item_stubs?.[String(line)];
-    elide.set(line, { template, stub: stub === undefined ? null : oneLine(stub, 'a per-item stub') });
+  readonly onLine = (rec: JsonlRecord): void => {
+    this.offsets.push(rec.offset);
+    // A card is appended after the last line, so that line must end with a newline.
+    const newline = rec.terminated || this.plan.digest !== null;
+    if (this.plan.elide.has(rec.index)) {
+      this.writer.writeRecord(this.editedLine(rec), newline);
+      return;
+    }
+    const out = this.copiedLine(rec);
+    if (Array.isArray(out)) this.writer.writeRecordParts(out, newline);
+    else this.writer.writeRecord(out, newline);
+  };
+
+  /**
+   * An elide target: parsed once (strict, as parse reads it), its row filled with what the tree and
+   * the target check need, its payload replaced.
+   */
+  private editedLine(rec: JsonlRecord): Buffer | string {
+    const parsed: ParsedRecord = { text: null, record: null };
+    const row = readLine(rec.bytes, rec.index, this.limits, this.ctx, this.envelope, this.problems, true, false, parsed);
+    if (parsed.record === null || parsed.text === null) return rec.bytes;
+    const parts = eligibleParts(parsed.record);
+    const table = this.ctx.table;
+    for (const part of parts) table.elidableBytes[row] += part.bytes;
+    table.elidableParts[row] = parts.length;
+    const edited = editLine(parsed.text, parts, this.plan.elide.get(rec.index)!, this.plan.newSessionId);
+    if (edited.elided) this.elided += 1;
+    return edited.text === parsed.text ? rec.bytes : edited.text;
+  }
+
+  /** Any other line: its skeleton for the tree; its bytes as they are, or with the fork's id. */
+  private copiedLine(rec: JsonlRecord): Buffer | string | Buffer[] {
+    const line = readTreeLine(this.skeletons, rec.bytes, rec.index, this.limits, this.ctx, this.envelope, this.problems, true);
+    if (this.idJson === null) return rec.bytes;
+    if (line.sessionIdSpans === null) return rewriteSessionId(rec.bytes.toString('utf8'), this.plan.newSessionId!);
+    return line.sessionIdSpans.length === 0 ? rec.bytes : sessionIdRewriteParts(rec.bytes, line.sessionIdSpans, this.idJson);
+  }
+
+  analysis(path: string, summary: { sha256: string; bytes: number; recordCount: number; unterminatedFinalLine: boolean }, stat: Stats): Analysis {
+    const { ctx, envelope } = this;
+    const scan: ScanResult = {
+      path,
+      table: ctx.table,
+      uuidLine: ctx.uuidLine,
+      duplicateUuids: ctx.duplicateUuids,
+      ...summary,
+      mtimeMs: stat.mtimeMs,
+      recordTypes: {},
+      problems: this.problems,
+      sessionId: envelope.sessionId,
+      cwd: envelope.cwd,
+      title: envelope.title,
+      versionAnomaly: envelope.versionAnomaly,
+      claudeRecords: envelope.claudeRecords,
+      foreignRecords: envelope.foreignRecords,
+    };
+    const branch = computeLiveBranch(ctx.table, { uuidLine: ctx.uuidLine, duplicateUuids: ctx.duplicateUuids });
+    return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };
   }
 }
 
 /** Every elide target must be a live tool result with an elidable payload: nothing else is edited. */
-function checkTargets(a: Analysis, elide: Map<number, ElideTarget>): void {
-  for (const line of elide.keys()) {
+function checkTargets(a: Analysis, plan: RenderPlan): void {
+  for (const line of plan.elide.keys()) {
     if (!Number.isSafeInteger(line) || line < 0 || line >= a.scan.table.length) throw invalidInput(`an elide edit targets line ${line + 1}, past the end of the transcript`);
     if (!isElidable(toItem(a.scan.table, line, a.branch))) throw invalidInput(`line ${line + 1} is not an elidable tool result on the live branch`);
   }
 }
 
-/** Parses a line of the copying read; null when it no longer parses (the hash check then refuses). */
-function parseLine(text: string): RawRecord | null {
+function statOrNull(path: string): Stats | null {
   try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : null;
+    return statSync(path);
   } catch {
     return null;
   }
 }
 
-/** The payload of one line replaced by stubs; null when nothing would shrink. */
-function elideLine(text: string, target: ElideTarget): string | null {
-  const record = parseLine(text);
-  if (record === null) return null;
-  const replacements: Replacement[] = [];
-  for (const part of eligibleParts(record)) {
-    const stub = target.stub ?? stubText(target.template, part.bytes);
-    for (const rewrite of partRewrites(part, stub)) {
-      const span = findValueSpan(text, rewrite.path);
-      // The text parsed, so a missing span means a shape this locator does not follow: leave the line whole.
-      if (!span) return null;
-      replacements.push({ span, text: JSON.stringify(rewrite.value) });
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/**
+ * Lines `lines` of the source, read back by offset and parsed, while the file is still the one the
+ * pass hashed (same identity, size and time); null for a line that does not parse.
+ */
+function readBack(path: string, before: Stats, pass: RenderPass, lines: number[]): Map<number, RawRecord | null> {
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const out = new Map<number, RawRecord | null>();
+    for (const line of lines) {
+      if (line < 0 || out.has(line)) continue;
+      const length = pass.ctx.table.bytes[line]!;
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buf, got, length - got, pass.offsets[line]! + got);
+        if (n === 0) break;
+        got += n;
+      }
+      out.set(line, got === length ? parseLine(buf.toString('utf8')) : null);
     }
+    if (!sameFile(before, fstatSync(fd))) throw sourceChanged(`${path} changed while the candidate was written`);
+    return out;
+  } finally {
+    closeSync(fd);
   }
-  if (replacements.length === 0) return null;
-  const next = replaceSpans(text, replacements);
-  return Buffer.byteLength(next, 'utf8') < Buffer.byteLength(text, 'utf8') ? next : null;
 }
 
-function rewriteSessionId(text: string, id: string): string {
-  const spans = topLevelValueSpans(text, 'sessionId');
-  if (spans.length === 0) return text;
-  const value = JSON.stringify(id);
-  return replaceSpans(
-    text,
-    spans.map((span) => ({ span, text: value })),
-  );
-}
-
-const SESSION_ID_KEY = Buffer.from('"sessionId"');
-
-interface CardPlan {
-  leafLine: number;
-  promptLine: number;
-}
-
-function planCard(a: Analysis): CardPlan {
+function appendCard(path: string, before: Stats, pass: RenderPass, a: Analysis, plan: RenderPlan, writer: StagingWriter): number {
   const lastLine = a.scan.recordCount - 1;
   if (a.scan.problems.some((p) => p.line === lastLine && p.state === 'invalid_json')) {
-    throw invalidInput(`${a.scan.path} ends with a torn record (a write in progress?); a state card cannot be appended after it`);
+    throw invalidInput(`${path} ends with a torn record (a write in progress?); a state card cannot be appended after it`);
   }
-  const promptLine = a.branch.path.find((line) => a.scan.table.kind(line) === 'user') ?? -1;
-  return { leafLine: a.branch.leafLine, promptLine };
-}
-
-export interface RenderHooks {
-  /** Runs between the deciding read and the copying read; tests change the source here. */
-  betweenReads?: () => void;
+  const table = a.scan.table;
+  const leafLine = a.branch.leafLine;
+  const promptLine = a.branch.path.find((line) => table.kind(line) === 'user') ?? -1;
+  const back = readBack(path, before, pass, [leafLine, promptLine]);
+  const leaf = back.get(leafLine) ?? null;
+  if (leafLine >= 0 && (leaf === null || leaf.uuid !== table.uuid[leafLine])) throw sourceChanged(`${path} changed while the candidate was written`);
+  let taken: Set<string> | null = null;
+  const records = cardRecords({
+    text: renderStateCard(plan.digest!),
+    parentUuid: leafLine >= 0 ? table.uuid[leafLine] ?? null : null,
+    leaf,
+    prompt: back.get(promptLine) ?? null,
+    sessionId: plan.newSessionId ?? (typeof leaf?.sessionId === 'string' ? leaf.sessionId : a.scan.sessionId),
+    now: plan.now,
+    isTaken: (uuid) => (taken ??= new Set(table.uuid.filter((u): u is string => u !== null))).has(uuid),
+  });
+  writer.writeRecord(JSON.stringify(records.card));
+  writer.writeRecord(JSON.stringify(records.lastPrompt));
+  return 2;
 }
 
 export async function renderCandidate(params: ProviderRenderParams, hooks: RenderHooks = {}): Promise<ProviderRenderResult> {
@@ -141,67 +198,31 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
   const plan = readPlan(params);
   return withInputErrors(path, async () => {
     const limits = readLimits({});
-    const a = await analyse(path, { limits, strict: true });
-    if (a.scan.sha256 !== params.source_sha256) throw sourceChanged(`${path} changed since it was hashed`);
-    requireClaude(a.scan);
-    if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
-    refuseAmbiguous(a);
-    checkTargets(a, plan.elide);
-    const card = plan.digest ? planCard(a) : null;
-    hooks.betweenReads?.();
-
-    const writer = new StagingWriter(params.staging_path);
+    const before = statSync(path);
+    let writer: StagingWriter;
     try {
-      let elided = 0;
-      const captured = new Map<number, RawRecord>();
-      const lastLine = a.scan.recordCount - 1;
-      const copy = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords }, (rec) => {
-        const target = plan.elide.get(rec.index);
-        const keep = card !== null && (rec.index === card.leafLine || rec.index === card.promptLine);
-        const fork = plan.newSessionId !== null && rec.bytes.includes(SESSION_ID_KEY);
-        let out = rec.bytes;
-        if (target || keep || fork) {
-          const original = rec.bytes.toString('utf8');
-          let text = original;
-          if (keep) {
-            const parsed = parseLine(original);
-            if (parsed) captured.set(rec.index, parsed);
-          }
-          if (target) {
-            const next = elideLine(text, target);
-            if (next !== null) {
-              text = next;
-              elided += 1;
-            }
-          }
-          if (fork) text = rewriteSessionId(text, plan.newSessionId!);
-          if (text !== original) out = Buffer.from(text, 'utf8');
-        }
-        writer.writeRecord(out, rec.terminated || (card !== null && rec.index === lastLine));
+      writer = new StagingWriter(params.staging_path);
+    } catch (error) {
+      throw invalidInput(`staging path refused: ${(error as Error).message}`);
+    }
+    try {
+      const pass = new RenderPass(plan, limits, writer);
+      const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
+        pass.onLine(rec);
+        hooks.afterLine?.(rec.index);
       });
-      if (copy.sha256 !== params.source_sha256) throw sourceChanged(`${path} changed while the candidate was written`);
-
-      let appended = 0;
-      if (card !== null) {
-        const table = a.scan.table;
-        let taken: Set<string> | null = null;
-        const leaf = captured.get(card.leafLine) ?? null;
-        const leafSessionId = typeof leaf?.sessionId === 'string' ? leaf.sessionId : a.scan.sessionId;
-        const records = cardRecords({
-          text: renderStateCard(plan.digest!),
-          parentUuid: card.leafLine >= 0 ? table.uuid[card.leafLine] ?? null : null,
-          leaf,
-          prompt: captured.get(card.promptLine) ?? null,
-          sessionId: plan.newSessionId ?? leafSessionId,
-          now: plan.now,
-          isTaken: (uuid) => (taken ??= new Set(table.uuid.filter((u): u is string => u !== null))).has(uuid),
-        });
-        writer.writeRecord(JSON.stringify(records.card));
-        writer.writeRecord(JSON.stringify(records.lastPrompt));
-        appended = 2;
-      }
+      if (summary.sha256 !== params.source_sha256) throw sourceChanged(`${path} changed since it was hashed`);
+      // Bytes appended or rewritten after the reader passed them are not in the hash: the file itself must be as it was.
+      const after = statOrNull(path);
+      if (after === null || !sameFile(before, after) || after.size !== summary.bytes) throw sourceChanged(`${path} changed while the candidate was written`);
+      const a = pass.analysis(path, summary, before);
+      requireClaude(a.scan);
+      if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
+      refuseAmbiguous(a);
+      checkTargets(a, plan);
+      const appended = plan.digest ? appendCard(path, before, pass, a, plan, writer) : 0;
       const done = writer.finish();
-      return { ...done, elided_records: elided, appended_records: appended };
+      return { ...done, elided_records: pass.elided, appended_records: appended };
     } catch (error) {
       writer.abort();
       throw error;

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { statSync, type Stats } from 'node:fs';
 import { readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
-import { contentProblem, isObject, structuralProblem } from './records.js';
+import { contentProblem, isObject, structuralProblem, type RawRecord } from './records.js';
 import { EnvelopeTracker } from './envelope.js';
 import { lineContext, readRecord, type LineContext } from './record-reader.js';
 import type { LineState, RecordTable } from './record-table.js';
@@ -69,18 +69,23 @@ export interface ScanOptions {
   strict: boolean;
   /** Called after each line; tests use it to change the file mid-read. */
   afterLine?: (line: number) => void;
+  /**
+   * false: rows hold only what the tree, pairing and findings need (record-reader.ts); verify
+   * reads this way. Default true, for parse.
+   */
+  detail?: boolean;
 }
 
 const FATAL_STATES: ReadonlySet<LineState> = new Set(['invalid_utf8', 'not_object', 'invalid_record', 'oversized']);
 
-function isBlank(buf: Buffer): boolean {
+export function isBlank(buf: Buffer): boolean {
   if (buf.length === 0) return true;
   if (buf.length > 64) return false;
   for (const c of buf) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   return true;
 }
 
-function unreadable(
+export function unreadable(
   state: Exclude<LineState, 'ok'>,
   reason: string,
   buf: Buffer,
@@ -94,9 +99,16 @@ function unreadable(
   return ctx.table.add(buf.length, state);
 }
 
+/** Where readLine leaves the record it parsed, for a caller that goes on to edit it. */
+export interface ParsedRecord {
+  text: string | null;
+  record: RawRecord | null;
+}
+
 /**
  * Reads line `index` into the next row of `ctx.table`, or records (strict: throws) why it cannot
- * be read. Lines must arrive in order, one row each.
+ * be read. Lines must arrive in order, one row each. `parsed`, when given, receives the line's
+ * text and record, so a line is never decoded or parsed twice.
  */
 export function readLine(
   buf: Buffer,
@@ -106,23 +118,30 @@ export function readLine(
   envelope: EnvelopeTracker,
   problems: LineProblem[],
   strict: boolean,
+  detail = true,
+  parsed?: ParsedRecord,
 ): number {
   if (buf.length > limits.maxRecordBytes) return unreadable('oversized', `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit`, buf, index, ctx, problems, strict);
   if (isBlank(buf)) return unreadable('blank', 'is blank', buf, index, ctx, problems, strict);
   if (!isUtf8(buf)) return unreadable('invalid_utf8', 'is not valid UTF-8', buf, index, ctx, problems, strict);
   let value: unknown;
+  const text = buf.toString('utf8');
   try {
-    value = JSON.parse(buf.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     return unreadable('invalid_json', 'is not valid JSON', buf, index, ctx, problems, strict);
   }
   if (!isObject(value)) return unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict);
+  if (parsed) {
+    parsed.text = text;
+    parsed.record = value;
+  }
   const problem = structuralProblem(value);
   if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict);
   const blockProblem = contentProblem(value);
   if (blockProblem) problems.push({ line: index, state: 'invalid_block', reason: blockProblem });
   envelope.see(value);
-  return readRecord(value, buf.length, ctx);
+  return readRecord(value, buf, ctx, detail);
 }
 
 function sameFile(a: Stats, b: Stats): boolean {
@@ -136,8 +155,10 @@ export async function scanTranscript(path: string, options: ScanOptions): Promis
   const typeCounts = new Map<string, number>();
   const ctx = lineContext();
   const envelope = new EnvelopeTracker();
-  const summary = await readJsonl(path, { maxBytes: options.limits.maxBytes, maxRecords: options.limits.maxRecords }, (rec: JsonlRecord) => {
-    const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict);
+  const { maxBytes, maxRecords, maxRecordBytes } = options.limits;
+  // Lines over the record limit are refused by the reader before they are held whole.
+  const summary = await readJsonl(path, { maxBytes, maxRecords, maxLineBytes: maxRecordBytes }, (rec: JsonlRecord) => {
+    const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict, options.detail ?? true);
     const key = ctx.table.type[row] ?? `<${ctx.table.state(row)}>`;
     typeCounts.set(key, (typeCounts.get(key) ?? 0) + 1);
     options.afterLine?.(rec.index);

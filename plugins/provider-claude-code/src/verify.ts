@@ -9,20 +9,25 @@ import { asPluginError } from './errors.js';
 import { transcriptFindings } from './findings.js';
 import { readLimits } from './limits.js';
 
-function unreadable(code: string, message: string): ProviderVerifyResult {
-  const finding: Finding = { severity: 'error', code, message, line_index: null };
+function unreadable(code: string, message: string, line: number | null = null): ProviderVerifyResult {
+  const finding: Finding = { severity: 'error', code, message, line_index: line };
   return { findings: [finding], record_count: 0 };
 }
 
 export async function verifyTranscript(params: ProviderVerifyParams): Promise<ProviderVerifyResult> {
   const path = absolutePath(params.path);
   try {
-    const a = await analyse(path, { limits: readLimits(params), strict: false });
+    // Findings need the tree, the pairing and the line states, not labels or payload measures.
+    const a = await analyse(path, { limits: readLimits(params), strict: false, detail: false });
     return { findings: transcriptFindings(a.scan, a.branch, a.kind), record_count: a.scan.recordCount, session_kind: a.kind };
   } catch (error) {
     if (error instanceof JsonlInputError && error.reason === 'empty') return unreadable('empty_transcript', 'the file is empty: the client finds no conversation');
     if (error instanceof JsonlInputError && error.reason === 'binary') return unreadable('binary_content', 'the file contains NUL bytes: it is not JSONL');
-    if (error instanceof JsonlLimitError) return unreadable(error.limit === 'bytes' ? 'over_byte_limit' : 'over_record_limit', error.message);
+    if (error instanceof JsonlLimitError) {
+      // A line over the record limit is not read past: nothing after it can be judged.
+      if (error.limit === 'line') return unreadable('oversized_record', `${error.message}; the rest of the file was not read`, error.line);
+      return unreadable(error.limit === 'bytes' ? 'over_byte_limit' : 'over_record_limit', error.message);
+    }
     throw asPluginError(error, path);
   }
 }

@@ -85,11 +85,15 @@ function describe(kind: ItemKind, label: string, summary: string | null, userTur
   return { kind, label, summary, sentToModel: true, link: null, userTurn, output: null };
 }
 
-export function describeResponseItem(payload: JsonObject, payloadType: string, toolNames: Map<string, string>): ItemDescription {
+/**
+ * What one item is. `detail: false` leaves out summaries and output measures (null), which only
+ * the transcript's items carry: verify needs kinds and links alone.
+ */
+export function describeResponseItem(payload: JsonObject, payloadType: string, toolNames: Map<string, string>, detail = true): ItemDescription {
   if (payloadType === 'message') {
     const role = typeof payload.role === 'string' ? payload.role : '';
     const text = firstText(payload.content);
-    const summary = text === null ? null : firstLine(text) || null;
+    const summary = text === null || !detail ? null : firstLine(text) || null;
     if (role === 'user') {
       const preamble = text !== null && isPreambleText(text);
       return describe(preamble ? 'system' : 'user', preamble ? 'preamble' : 'user', summary, !preamble);
@@ -99,7 +103,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, t
     return describe('meta', sanitizeLabel(`message:${role}`, 'message'), summary);
   }
   if (payloadType === 'reasoning') {
-    const summaryText = Array.isArray(payload.summary) ? firstText(payload.summary) : null;
+    const summaryText = detail && Array.isArray(payload.summary) ? firstText(payload.summary) : null;
     return describe('reasoning', 'reasoning', summaryText === null ? null : firstLine(summaryText) || null);
   }
   const asCall = callFamily(payloadType);
@@ -107,7 +111,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, t
     const name = sanitizeLabel(toolNameOf(payload, payloadType), 'tool');
     const id = callIdOf(payload);
     if (id !== null) toolNames.set(id, name);
-    const d = describe('tool_call', name, callSummary(name, payload, payloadType));
+    const d = describe('tool_call', name, detail ? callSummary(name, payload, payloadType) : null);
     d.link = { role: 'call', id, family: asCall };
     return d;
   }
@@ -115,8 +119,8 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, t
   if (asOutput !== undefined) {
     const id = callIdOf(payload);
     const name = (id !== null ? toolNames.get(id) : undefined) ?? 'tool_output';
-    const output = hasElidableOutputField(payloadType) ? measureOutput(payload.output) : null;
-    const d = describe('tool_result', name, outputSummary(name, output));
+    const output = detail && hasElidableOutputField(payloadType) ? measureOutput(payload.output) : null;
+    const d = describe('tool_result', name, detail ? outputSummary(name, output) : null);
     d.link = { role: 'output', id, family: asOutput };
     d.output = output;
     return d;
@@ -127,7 +131,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, t
   }
   if (payloadType === 'agent_message') {
     // A message from another agent of a multi-agent run: it reaches the model as input.
-    const text = firstText(payload.content);
+    const text = detail ? firstText(payload.content) : null;
     return describe('user', 'agent_message', text === null ? null : firstLine(text) || null);
   }
   if (payloadType === 'compaction') return describe('system', 'compaction', null);

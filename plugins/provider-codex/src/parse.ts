@@ -11,10 +11,13 @@ export interface ScannedSource {
   session: SessionHandle;
 }
 
-/** Scans a rollout, refusing files that are not Codex rollouts at all. */
-export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }): Promise<ScannedSource> {
+/**
+ * Scans a rollout, refusing files that are not Codex rollouts at all. `detail: false` (verify)
+ * collects findings without building items.
+ */
+export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }, detail = true): Promise<ScannedSource> {
   const abs = absolutePath(path);
-  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, resolveLimits(limits)), (r) => r.summary.bytes);
+  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, resolveLimits(limits), detail), (r) => r.summary.bytes);
   if (scan.identity.first === null && !scan.codexLike) {
     throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
   }
@@ -45,5 +48,7 @@ export async function parse(params: ProviderParseParams): Promise<Transcript> {
     record_count: scan.summary.recordCount,
     record_types: scan.recordTypes,
     findings: scan.findings,
+    // verify runs the same scanner over the same bytes (without items): its findings are these.
+    findings_complete: true,
   };
 }

@@ -1,8 +1,10 @@
 /**
- * provider/render: the candidate rollout, written only into the host's staging file. Lines keep
- * their count and order; a line is re-serialized only when an edit changes it, every other line is
- * copied byte for byte. A state card is appended as a user message in the shape the client keeps:
- * a real timestamp, and on rollouts that number their records the next ordinal.
+ * provider/render: the candidate rollout, written only into the host's staging file, in one
+ * streaming read bound to the source's hash. Lines keep their count and order; a line is parsed and
+ * re-serialized only when an edit changes it (an elision, a fork's session_meta), every other line
+ * is copied byte for byte after a look at its envelope (raw bytes, no parse). A state card is
+ * appended as a user message in the shape the client keeps: a real timestamp, and on rollouts that
+ * number their records the next ordinal.
  */
 import {
   MAX_DIGEST_BYTES,
@@ -20,6 +22,7 @@ import {
   type ProviderRenderResult,
 } from '../../../sdk/index.js';
 import { elideRecord, type StubFor } from './elide.js';
+import { readRawEnvelope } from './envelope-bytes.js';
 import { RecordType, isObject, type JsonObject } from './records.js';
 import { isValidNewSessionId } from './rollout-name.js';
 import { absolutePath, readStable, resolveLimits, toPluginError } from './source.js';
@@ -109,8 +112,21 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
 
   const onRecord = (record: JsonlRecord) => {
     recordCount += 1;
+    const stub = plan.stubs.get(record.index);
+    // Appending after a torn write would turn it into a broken line in the middle of the file.
+    const mustParse = stub !== undefined || (!record.terminated && plan.digest !== null);
     let value: unknown;
     let parsed = false;
+    if (!mustParse && record.bytes.length > 0) {
+      // A copied line is not parsed: its envelope says all the append needs, unless it is a
+      // session_meta record (the fork moves those to the new id) or the walk cannot follow it.
+      const envelope = readRawEnvelope(record.bytes);
+      if (envelope !== null && !envelope.sessionMeta) {
+        observeOrdinal(state, envelope.hasOrdinal, envelope.ordinal);
+        writer.writeRecord(record.bytes, record.terminated);
+        return;
+      }
+    }
     if (record.bytes.length > 0) {
       try {
         value = JSON.parse(decodeUtf8(record.bytes, record.index));
@@ -121,7 +137,6 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     }
     let changed = false;
     if (parsed && isObject(value)) changed = observeAndRewrite(value, state, newId);
-    const stub = plan.stubs.get(record.index);
     if (stub) {
       state.seenTargets.add(record.index);
       const outcome = parsed ? elideRecord(value, stub) : 'not_elidable';
@@ -133,7 +148,6 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     }
     const bytes = changed ? Buffer.from(JSON.stringify(value), 'utf8') : record.bytes;
     if (!record.terminated && plan.digest) {
-      // Appending after a torn write would turn it into a broken line in the middle of the file.
       if (!parsed) {
         throw invalidInput(`the final line (${record.index}) is torn; refusing to append after it`);
       }
@@ -162,13 +176,16 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
   }
 }
 
+/** Keeps the highest ordinal seen, and whether any record has one. */
+function observeOrdinal(state: CopyState, hasOrdinal: boolean, ordinal: unknown): void {
+  if (!hasOrdinal) return;
+  state.sawOrdinal = true;
+  if (typeof ordinal === 'number' && Number.isSafeInteger(ordinal) && ordinal >= 0 && (state.lastOrdinal === null || ordinal > state.lastOrdinal)) state.lastOrdinal = ordinal;
+}
+
 /** Tracks identity and ordinals, and moves the thread's meta records to the new id. */
 function observeAndRewrite(value: JsonObject, state: CopyState, newId: string | null): boolean {
-  if (Object.hasOwn(value, 'ordinal')) {
-    state.sawOrdinal = true;
-    const ordinal = value.ordinal;
-    if (typeof ordinal === 'number' && Number.isSafeInteger(ordinal) && ordinal >= 0 && (state.lastOrdinal === null || ordinal > state.lastOrdinal)) state.lastOrdinal = ordinal;
-  }
+  observeOrdinal(state, Object.hasOwn(value, 'ordinal'), value.ordinal);
   if (value.type !== RecordType.sessionMeta || !isObject(value.payload)) return false;
   const payload = value.payload;
   const first = !state.sawSessionMeta;

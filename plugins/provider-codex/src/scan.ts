@@ -1,7 +1,8 @@
 /**
  * One streaming pass over a rollout: every physical line becomes one item, and the same pass
  * collects usage, identity, envelope invariants and call pairing. Each line is decoded and parsed
- * once; record objects are dropped as soon as their metadata is taken.
+ * once; record objects are dropped as soon as their metadata is taken. An item sent to the model
+ * costs ceil(bytes/4) of what the client sends for it (sent-bytes.ts), at least 1.
  *
  * The live window is the newest `compacted` record's replacement history plus everything after
  * it. Which compaction is newest is known only at the end, so items are built as if live and the
@@ -15,6 +16,7 @@ import { EnvelopeChecker } from './ordinals.js';
 import { ToolPairing } from './pairing.js';
 import { isEligible, payloadSha256 } from './payload.js';
 import { RecordType, isObject, isReadableCompaction, type Json, type JsonObject } from './records.js';
+import { historySentBytes, payloadSentBytes } from './sent-bytes.js';
 import { parseRolloutName } from './rollout-name.js';
 import { sanitizeLabel } from './text.js';
 import { UsageTracker, usageFacts } from './usage.js';
@@ -49,7 +51,14 @@ export class RolloutScanner {
   private readonly recordTypeNames = new Map<string, Map<string, string>>();
   private codexLike = false;
 
-  constructor(private readonly path: string) {}
+  /**
+   * `detail: false` (verify) keeps what findings need (pairing, identity, envelope, the window)
+   * and builds no items: no summaries, payload hashes or token estimates.
+   */
+  constructor(
+    private readonly path: string,
+    private readonly detail = true,
+  ) {}
 
   readonly onRecord = (record: JsonlRecord): void => {
     const line = record.index;
@@ -85,10 +94,10 @@ export class RolloutScanner {
       this.findings.add('error', Code.invalidRecord, `line ${line} is not a JSON object with a string type`, line);
       return;
     }
-    this.record(line, record.bytes.length, value as JsonObject & { type: string });
+    this.record(line, record.bytes, value as JsonObject & { type: string });
   };
 
-  private record(line: number, bytes: number, value: JsonObject & { type: string }): void {
+  private record(line: number, bytes: Buffer, value: JsonObject & { type: string }): void {
     const type = value.type;
     const payload = value.payload;
     if (isObject(payload)) this.codexLike = true;
@@ -128,15 +137,16 @@ export class RolloutScanner {
     return name;
   }
 
-  private responseItem(line: number, bytes: number, payload: Json | undefined, recordType: string): void {
+  private responseItem(line: number, bytes: Buffer, payload: Json | undefined, recordType: string): void {
     if (!isObject(payload) || typeof payload.type !== 'string') {
       this.findings.add('error', Code.invalidResponseItem, `response_item on line ${line} has no payload object with a string type`, line);
       this.meta(line, 'response_item', recordType);
       return;
     }
-    const d = describeResponseItem(payload, payload.type, this.toolNames);
+    const d = describeResponseItem(payload, payload.type, this.toolNames, this.detail);
     this.link(d, line);
-    const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(bytes) : 0, label: d.label, record_type: recordType };
+    if (!this.detail) return;
+    const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(payloadSentBytes(bytes, payload)) : 0, label: d.label, record_type: recordType };
     if (d.summary) item.summary = d.summary;
     if (d.link?.id) item.tool_use_ids = [d.link.id];
     if (d.output) {
@@ -149,7 +159,7 @@ export class RolloutScanner {
     this.items.push(item);
   }
 
-  private compacted(line: number, bytes: number, payload: Json | undefined, recordType: string): void {
+  private compacted(line: number, bytes: Buffer, payload: Json | undefined, recordType: string): void {
     if (!isReadableCompaction(payload)) {
       // The client cannot read it as a compaction, so it does not reset the window either.
       this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line} has no replacement_history array of typed items`, line);
@@ -163,17 +173,18 @@ export class RolloutScanner {
     let parts = 0;
     const history = payload.replacement_history;
     for (const entry of history) {
-      const d = describeResponseItem(entry, entry.type, this.toolNames);
+      const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
       this.link(d, line);
       if (isEligible(d.output)) {
         elidableBytes += d.output.bytes;
         parts += 1;
       }
     }
+    if (!this.detail) return;
     const item: TranscriptItem = {
       line_index: line,
       kind: parts > 0 ? 'tool_result' : 'system',
-      est_tokens: estimateTokens(bytes),
+      est_tokens: estimateTokens(historySentBytes(bytes, history)),
       label: 'compacted',
       record_type: recordType,
       summary: `compaction: ${history.length} history items, ${parts} elidable outputs`,
@@ -199,6 +210,7 @@ export class RolloutScanner {
   }
 
   private meta(line: number, label: string, recordType: string | null): void {
+    if (!this.detail) return;
     const item: TranscriptItem = { line_index: line, kind: 'meta', est_tokens: 0, label };
     if (recordType !== null) item.record_type = recordType;
     this.items.push(item);
@@ -251,10 +263,12 @@ function dropFromContext(item: TranscriptItem): void {
 export interface ScanLimits {
   maxBytes: number;
   maxRecords: number;
+  /** Lines longer than this are refused before they are held whole. */
+  maxLineBytes: number;
 }
 
-export async function scanRollout(path: string, limits: ScanLimits): Promise<ScanResult> {
-  const scanner = new RolloutScanner(path);
+export async function scanRollout(path: string, limits: ScanLimits, detail = true): Promise<ScanResult> {
+  const scanner = new RolloutScanner(path, detail);
   const summary = await readJsonl(path, limits, scanner.onRecord);
   return scanner.finish(summary);
 }

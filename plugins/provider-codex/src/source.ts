@@ -5,12 +5,29 @@
  */
 import { statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { JsonlInputError, JsonlLimitError, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
+import { JsonlInputError, JsonlLimitError, MIB, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
 import type { ScanLimits } from './scan.js';
+
+/**
+ * Longest record read. Codex keeps whole tool outputs in a rollout (tens of MiB are real), so the
+ * default is generous; the cap exists so a runaway line is refused before it is held whole.
+ */
+export const DEFAULT_MAX_RECORD_BYTES = 64 * MIB;
+const MIN_RECORD_BYTES = 1024;
+
+/** GOBSTOPPER_MAX_RECORD_BYTES: 1 KiB or more, default 64 MiB. */
+export function maxRecordBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.GOBSTOPPER_MAX_RECORD_BYTES;
+  if (raw === undefined || raw === '') return DEFAULT_MAX_RECORD_BYTES;
+  if (!/^\d+$/.test(raw)) throw new Error(`GOBSTOPPER_MAX_RECORD_BYTES must be a whole number of bytes, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < MIN_RECORD_BYTES) throw new Error(`GOBSTOPPER_MAX_RECORD_BYTES must be at least ${MIN_RECORD_BYTES}, got ${value}`);
+  return value;
+}
 
 export function resolveLimits(params: { max_bytes?: number; max_records?: number }): ScanLimits {
   try {
-    return { maxBytes: params.max_bytes ?? maxTranscriptBytes(), maxRecords: params.max_records ?? maxRecords() };
+    return { maxBytes: params.max_bytes ?? maxTranscriptBytes(), maxRecords: params.max_records ?? maxRecords(), maxLineBytes: maxRecordBytes() };
   } catch (error) {
     throw invalidInput((error as Error).message);
   }

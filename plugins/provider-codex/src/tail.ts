@@ -6,6 +6,7 @@
  * needs one more pass over line openings.
  */
 import { estimateTokens, type UsageSample } from '../../../sdk/index.js';
+import { rawMemberSpan } from '../../../sdk/raw-json.js';
 import { OPENING_BYTES, forEachLine, lineOpening, type FileEnds } from './ends.js';
 import { RecordType, isObject, isReadableCompaction } from './records.js';
 import { UsageTracker, usageFacts } from './usage.js';
@@ -139,7 +140,17 @@ export function usageFromTail(ends: FileEnds, headModel: string | null = null): 
   return { usage: tracker.sample(), estimatedContextTokens: tracker.contextReported ? null : estimateFromTail(ends) };
 }
 
-/** ceil(bytes / 4) of the live response items in the tail, scaled over the unread middle. */
+/** Bytes a tail line sends to the model (its payload), without parsing it; the line when it cannot be followed. */
+function sentBytesAt(tail: Buffer, start: number, end: number, compacted: boolean): number {
+  const payload = rawMemberSpan(tail, start, end, 'payload');
+  const span = payload && compacted ? rawMemberSpan(tail, payload.start, payload.end, 'replacement_history') : payload;
+  return span ? span.end - span.start : end - start;
+}
+
+/**
+ * ceil(bytes / 4) of what the tail's live items send (their payloads, as the parse counts them),
+ * scaled over the unread middle.
+ */
 function estimateFromTail(ends: FileEnds): number {
   const tail = ends.tail;
   let liveBytes = 0;
@@ -155,14 +166,15 @@ function estimateFromTail(ends: FileEnds): number {
       if (value.type === RecordType.compacted && isReadableCompaction(value.payload)) {
         sawCompaction = true;
         liveBytes = 0;
-        liveTokens = estimateTokens(end - start);
+        liveTokens = estimateTokens(sentBytesAt(tail, start, end, true));
         return;
       }
       responseItem = value.type === RecordType.responseItem;
     }
     if (responseItem) {
-      liveBytes += end - start;
-      liveTokens += estimateTokens(end - start);
+      const sent = sentBytesAt(tail, start, end, false);
+      liveBytes += sent;
+      liveTokens += estimateTokens(sent);
     }
   });
   if (!sawCompaction && ends.unreadBytes > 0 && tail.length > 0) {

@@ -3,6 +3,6 @@ import type { ProviderVerifyParams, ProviderVerifyResult } from '../../../sdk/in
 import { scanSource } from './parse.js';
 
 export async function verify(params: ProviderVerifyParams): Promise<ProviderVerifyResult> {
-  const { scan, session } = await scanSource(params.path, params);
+  const { scan, session } = await scanSource(params.path, params, false);
   return { findings: scan.findings, record_count: scan.summary.recordCount, session_kind: session.kind ?? 'session' };
 }

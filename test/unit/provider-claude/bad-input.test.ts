@@ -5,7 +5,7 @@ import { parseTranscript } from '../../../plugins/provider-claude-code/src/parse
 import { PluginErrorCodes } from '../../../sdk/protocol.js';
 import { breakages } from '../../fixtures/claude/breakages.js';
 import { modernSession } from '../../fixtures/claude/sessions.js';
-import { parse, scratch } from './support.js';
+import { parse, scratch, verify } from './support.js';
 
 const tmp = scratch('claude-bad-');
 const MiB = 1024 * 1024;
@@ -100,7 +100,15 @@ describe('bad input gets a clear error and changes nothing', () => {
 
   it('a record over the per-record limit set in the environment', async () => {
     vi.stubEnv('GOBSTOPPER_MAX_RECORD_BYTES', '1024');
-    await refused(tmp.file('record.jsonl', modernSession().toJsonl()), PluginErrorCodes.LimitExceeded, /over the 1024-byte record limit/);
+    const b = modernSession();
+    const path = tmp.file('record.jsonl', b.toJsonl());
+    const first = b.lines().findIndex((l) => Buffer.byteLength(l) > 1024);
+    expect(first).toBeGreaterThan(0);
+    await refused(path, PluginErrorCodes.LimitExceeded, new RegExp(`: line ${first + 1} is over the 1024-byte record limit$`));
+    // verify reads no further than the record it cannot hold, and says where it stopped.
+    expect((await verify(path)).findings).toEqual([
+      { severity: 'error', code: 'oversized_record', line_index: first, message: `${path}: line ${first + 1} is over the 1024-byte record limit; the rest of the file was not read` },
+    ]);
   });
 
   it('a file that grows while it is read', async () => {

@@ -83,14 +83,17 @@ describe('discover', () => {
     expect(found!.session.session_id).toBe(ID_A);
   });
 
-  it('estimates context from the bytes read when no usage is reported', () => {
+  it('estimates context from what the client would send when no usage is reported', () => {
     const dir = project();
     const b = new ClaudeSessionBuilder({ sessionId: ID_A });
     b.user('a prompt with no reply yet');
     place(dir, `${ID_A}.jsonl`, b.toJsonl());
     const [found] = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome }).sessions;
     expect(found!.usage!.context_state).toBe('absent');
-    expect(found!.estimated_context_tokens).toBe(Math.ceil(Buffer.byteLength(b.lines()[0]!) / 4));
+    // The prompt as one text block of a user message, not its stored line.
+    const sent = JSON.stringify({ role: 'user', content: [{ type: 'text', text: 'a prompt with no reply yet' }] });
+    expect(found!.estimated_context_tokens).toBe(Math.ceil(Buffer.byteLength(sent) / 4));
+    expect(found!.estimated_context_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(b.lines()[0]!) / 4));
   });
 
   it('filters by age and resolves the home from the param, CLAUDE_CONFIG_DIR or HOME', () => {

@@ -7,6 +7,9 @@ import { parse, scratch } from './support.js';
 
 const tmp = scratch('claude-items-');
 
+/** ceil(bytes/4) of a message as the Messages API request carries it. */
+const sentTokens = (message: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(message)) / 4);
+
 describe('normalized items', () => {
   it('has one item per physical line, valid against the Transcript schema', async () => {
     const b = modernSession();
@@ -20,19 +23,63 @@ describe('normalized items', () => {
     expect(t.record_types).toEqual({ 'file-history-snapshot': 1, progress: 8, user: 7, assistant: 10, system: 1, 'last-prompt': 1 });
   });
 
-  it('classifies records and costs live ones ceil(bytes/4)', async () => {
+  it('classifies records and costs live ones ceil(bytes/4) of the message the client sends', async () => {
     const b = modernSession();
-    const lines = b.lines();
     const t = await parse(tmp.file('kinds.jsonl', b.toJsonl()));
     const byLine = (i: number) => t.items[i]!;
     const kinds = t.items.map((i) => i.kind);
     expect(kinds.slice(0, 8)).toEqual(['meta', 'meta', 'user', 'reasoning', 'assistant', 'tool_call', 'meta', 'tool_result']);
-    expect(byLine(2).est_tokens).toBe(Math.ceil(Buffer.byteLength(lines[2]!) / 4));
+    // A string prompt goes out as one text block; the envelope (uuids, cwd, timestamps) never does.
+    const prompt = b.records[2]!.message as { role: string; content: string };
+    expect(byLine(2).est_tokens).toBe(sentTokens({ role: 'user', content: [{ type: 'text', text: prompt.content }] }));
+    for (const line of [3, 4, 5, 7]) {
+      const message = b.records[line]!.message as { role: string; content: unknown };
+      expect(byLine(line).est_tokens, `line ${line}`).toBe(sentTokens({ role: message.role, content: message.content }));
+      expect(byLine(line).est_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(b.lines()[line]!) / 4) / 2);
+    }
     // turn_duration is UI bookkeeping; last-prompt and snapshots never reach the model.
     const turn = t.items.find((i) => i.record_type === 'system')!;
     expect([turn.kind, turn.est_tokens]).toEqual(['meta', 0]);
     expect(t.items.at(-1)!.record_type).toBe('last-prompt');
     expect(t.items.at(-1)!.est_tokens).toBe(0);
+  });
+
+  it('does not count what the client leaves out: the toolUseResult UI copy, tool_use callers, blank text blocks', async () => {
+    const build = (uiCopies: number) => {
+      const b = new ClaudeSessionBuilder();
+      b.user('List the sources');
+      b.assistant([{ type: 'text', text: '\n\n' }]);
+      b.tools([{ name: 'Bash', input: { command: 'ls' }, output: longOutput('ls', 30) }]);
+      const call = b.records.find((r) => (r.message as { content?: Array<{ type?: string }> } | undefined)?.content?.[0]?.type === 'tool_use')!;
+      ((call.message as { content: Array<Record<string, unknown>> }).content[0]!).caller = { type: 'direct' };
+      const result = b.records.find((r) => r.toolUseResult !== undefined)!;
+      (result.toolUseResult as { stdout: string }).stdout = longOutput('ls', 30 * uiCopies);
+      b.text('Done.');
+      return b;
+    };
+    const small = build(1);
+    const large = build(4);
+    const t1 = await parse(tmp.file('ui-1.jsonl', small.toJsonl()));
+    const t4 = await parse(tmp.file('ui-4.jsonl', large.toJsonl()));
+    expect(Buffer.byteLength(large.toJsonl())).toBeGreaterThan(Buffer.byteLength(small.toJsonl()) + 3000);
+    expect(t4.items.map((i) => i.est_tokens)).toEqual(t1.items.map((i) => i.est_tokens));
+    const callLine = small.records.findIndex((r) => (r.message as { content?: Array<{ type?: string }> } | undefined)?.content?.[0]?.type === 'tool_use');
+    const callBlock = { ...((small.records[callLine]!.message as { content: Array<Record<string, unknown>> }).content[0]!) };
+    delete callBlock.caller;
+    expect(t1.items[callLine]!.est_tokens).toBe(sentTokens({ role: 'assistant', content: [callBlock] }));
+    // A record the client drops entirely still costs the minimum of one token.
+    const blank = t1.items.findIndex((i) => i.kind === 'assistant');
+    expect(t1.items[blank]!.est_tokens).toBe(1);
+  });
+
+  it('costs a local command as the user text the client sends for it', async () => {
+    const b = new ClaudeSessionBuilder();
+    b.user('hello');
+    b.system('local_command', { content: '<local-command-stdout>Kept model as Default</local-command-stdout>' });
+    b.text('Hi.');
+    const t = await parse(tmp.file('local.jsonl', b.toJsonl()));
+    expect(t.items[1]!.kind).toBe('system');
+    expect(t.items[1]!.est_tokens).toBe(sentTokens({ role: 'user', content: [{ type: 'text', text: '<local-command-stdout>Kept model as Default</local-command-stdout>' }] }));
   });
 
   it('labels tool items by tool name and summarises what they touched, never with payload text in labels', async () => {

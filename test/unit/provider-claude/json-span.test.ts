@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findValueSpan, replaceSpans, topLevelValueSpans } from '../../../plugins/provider-claude-code/src/json-span.js';
+import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans } from '../../../plugins/provider-claude-code/src/json-span.js';
 
 const at = (s: string, path: (string | number)[]) => {
   const span = findValueSpan(s, path);
@@ -45,3 +45,26 @@ describe('JSON value spans', () => {
     expect(out).toBe('{"sessionId": "new", "x": {"sessionId": "keep"}, "sessionId":"new"}');
   });
 });
+
+describe('string values and members', () => {
+  it('lists every string value at any depth, not keys, and nothing for other values', () => {
+    const text = '{"toolUseResult":{"stdout":"out \\"x\\"","n":3,"file":{"content":"c","lines":["a","b"]},"ok":true,"none":null},"k":"v"}';
+    const copy = findValueSpan(text, ['toolUseResult'])!;
+    expect(stringValueSpans(text, copy).map((s) => JSON.parse(text.slice(s.start, s.end)))).toEqual(['out "x"', 'c', 'a', 'b']);
+    expect(stringValueSpans(text, findValueSpan(text, ['k'])!).map((s) => text.slice(s.start, s.end))).toEqual(['"v"']);
+    expect(stringValueSpans('{"a":[1,2', { start: 0, end: 9 })).toEqual([]);
+  });
+
+  it('finds a path from a given value, and lists top-level members in order', () => {
+    const text = '{"message":{"content":[{"content":"payload"}]},"message":{"content":[{"content":"later"}]},"sessionId":"s"}';
+    const members = topLevelMembers(text)!;
+    expect(members.map((m) => m.key)).toEqual(['message', 'message', 'sessionId']);
+    expect(text.slice(...spanOf(findValueSpan(text, ['content', 0, 'content'], members[0]!.span)!))).toBe('"payload"');
+    expect(text.slice(...spanOf(findValueSpan(text, ['message', 'content', 0, 'content'])!))).toBe('"later"');
+    expect(topLevelMembers('[1]')).toBeNull();
+  });
+});
+
+function spanOf(s: { start: number; end: number }): [number, number] {
+  return [s.start, s.end];
+}

@@ -39,12 +39,70 @@ describe('render', () => {
       const after = JSON.parse(out[i]!);
       const bytes = s.t.items[i]!.elidable_bytes!;
       expect(after.message.content[0].content).toBe(`[output elided by gobstopper: ${bytes} bytes]`);
-      // Only the payload changed: put it back and the record is the same.
+      // The UI copy of the same output gets the same stub.
+      expect(after.toolUseResult.stdout).toBe(`[output elided by gobstopper: ${bytes} bytes]`);
+      // Only the payload and its UI copy changed: put them back and the record is the same.
       after.message.content[0].content = before.message.content[0].content;
+      after.toolUseResult.stdout = before.toolUseResult.stdout;
       expect(after).toEqual(before);
     }
     expect(result.bytes).toBeLessThan(s.t.bytes);
     expect((await verify(path)).findings).toEqual([]);
+  });
+
+  it('stubs the text of the toolUseResult UI copy too, keeping its shape, so the elided text is nowhere in the fork', async () => {
+    const marker = (tool: string) => `UNIQUE-${tool}-OUTPUT-7f3a`;
+    const body = (tool: string) => `${marker(tool)}\n${longOutput(tool, 12)}`;
+    const uiCopies: Record<string, unknown> = {
+      Read: { type: 'text', file: { filePath: '/home/dev/projects/demo/src/parse.ts', content: body('Read'), numLines: 13, startLine: 1, totalLines: 13 } },
+      Edit: {
+        filePath: '/home/dev/projects/demo/src/edit.ts',
+        oldString: 'a',
+        newString: 'b',
+        originalFile: body('Edit'),
+        structuredPatch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ['-a', '+b'] }],
+        userModified: false,
+        replaceAll: false,
+      },
+      Failing: `Error: ${body('Failing')}`,
+      Mcp: [{ type: 'text', text: body('Mcp') }],
+    };
+    const b = new ClaudeSessionBuilder();
+    b.user('Look at everything');
+    for (const tool of Object.keys(uiCopies)) {
+      b.tools([{ name: tool, input: { file_path: `/x/${tool}` }, output: body(tool), isError: tool === 'Failing' }]);
+      const result = b.records.at(-1)!;
+      result.toolUseResult = uiCopies[tool];
+    }
+    b.text('Done.');
+    const s = await source(b.toJsonl());
+    expect(s.elidable).toHaveLength(4);
+    const { result, path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: s.elidable, stub_template: STUB }, { op: 'inject_digest', digest }], { newSessionId: NEW_ID });
+    expect(result.elided_records).toBe(4);
+    const text = readFileSync(path, 'utf8');
+    for (const tool of Object.keys(uiCopies)) {
+      expect(text).not.toContain(marker(tool));
+      expect(text).not.toContain(JSON.stringify(body(tool)).slice(1, -1));
+    }
+    // Same keys, same value types; numbers, booleans and short strings untouched.
+    const shape = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(shape) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)])) : typeof v;
+    const out = text.split('\n');
+    for (const [n, tool] of Object.keys(uiCopies).entries()) {
+      const line = s.elidable[n]!;
+      const copy = JSON.parse(out[line]!).toolUseResult;
+      expect(shape(copy)).toEqual(shape(uiCopies[tool]));
+      const stub = `[output elided by gobstopper: ${s.t.items[line]!.elidable_bytes} bytes]`;
+      if (tool === 'Read') expect(copy).toEqual({ type: 'text', file: { filePath: '/home/dev/projects/demo/src/parse.ts', content: stub, numLines: 13, startLine: 1, totalLines: 13 } });
+      if (tool === 'Edit') expect(copy).toMatchObject({ filePath: '/home/dev/projects/demo/src/edit.ts', originalFile: stub, oldString: 'a', structuredPatch: [{ lines: ['-a', '+b'] }], userModified: false });
+      if (tool === 'Failing') expect(copy).toBe(stub);
+      if (tool === 'Mcp') expect(copy).toEqual([{ type: 'text', text: stub }]);
+    }
+    // Lines that were not elided keep their UI copies byte for byte.
+    for (let i = 0; i < s.t.record_count; i += 1) if (!s.elidable.includes(i)) expect(out[i]!.replaceAll(NEW_ID, b.sessionId)).toBe(s.lines[i]);
+    expect((await verify(path)).findings).toEqual([]);
+    const after = await parse(path);
+    for (const line of s.elidable) expect(after.items[line]!.est_tokens).toBeLessThan(s.t.items[line]!.est_tokens);
   });
 
   it('elides an array payload into its first text block and empties the others', async () => {
@@ -165,7 +223,13 @@ describe('render', () => {
     await expect(render(tmp.dir, s.path, 'b'.repeat(64), [])).rejects.toMatchObject({ code: PluginErrorCodes.SourceChanged });
     const edits: Edit[] = [{ op: 'elide', line_indexes: s.elidable, stub_template: STUB }];
     await expect(
-      render(tmp.dir, s.path, s.t.source_sha256, edits, { hooks: { betweenReads: () => appendFileSync(s.path, s.lines[2] + '\n') } }),
+      render(tmp.dir, s.path, s.t.source_sha256, edits, {
+        hooks: {
+          afterLine: (line) => {
+            if (line === 3) appendFileSync(s.path, s.lines[2] + '\n');
+          },
+        },
+      }),
     ).rejects.toMatchObject({ code: PluginErrorCodes.SourceChanged });
   });
 

@@ -41,8 +41,10 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
   afterEach(() => {
     process.env.GOBSTOPPER_MAX_RECORDS = savedEnv.GOBSTOPPER_MAX_RECORDS;
     process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES = savedEnv.GOBSTOPPER_MAX_TRANSCRIPT_BYTES;
+    process.env.GOBSTOPPER_MAX_RECORD_BYTES = savedEnv.GOBSTOPPER_MAX_RECORD_BYTES;
     if (savedEnv.GOBSTOPPER_MAX_RECORDS === undefined) delete process.env.GOBSTOPPER_MAX_RECORDS;
     if (savedEnv.GOBSTOPPER_MAX_TRANSCRIPT_BYTES === undefined) delete process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES;
+    if (savedEnv.GOBSTOPPER_MAX_RECORD_BYTES === undefined) delete process.env.GOBSTOPPER_MAX_RECORD_BYTES;
   });
 
   it('empty file', () => expectRefusal(file(''), INVALID_INPUT, /empty/));
@@ -78,6 +80,18 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     b.response(item.functionOutput('c1', 'y'.repeat(50 * 1024 * 1024)));
     const t = await parse({ provider_id: 'codex', path: file(b.text()) });
     expect(t.items[line]).toMatchObject({ kind: 'tool_result', elidable_bytes: 50 * 1024 * 1024 });
+  });
+
+  it('a record over the 64 MiB default record limit, or the one set in GOBSTOPPER_MAX_RECORD_BYTES, is refused as it streams', async () => {
+    await expectRefusal(file('x'.repeat(65 * 1024 * 1024) + '\n'), LIMIT_EXCEEDED, /line 1 is over the 67108864-byte record limit/);
+    process.env.GOBSTOPPER_MAX_RECORD_BYTES = '4096';
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('dump it').shell('c1', 'cat big.log', null).response(item.functionOutput('c1', 'y'.repeat(5000)));
+    const first = b.text().split('\n').findIndex((l) => Buffer.byteLength(l) > 4096);
+    expect(first).toBe(b.nextLine - 1);
+    await expectRefusal(file(b.text()), LIMIT_EXCEEDED, new RegExp(`: line ${first + 1} is over the 4096-byte record limit$`));
+    process.env.GOBSTOPPER_MAX_RECORD_BYTES = 'big';
+    await expectRefusal(file(b.text()), INVALID_INPUT, /GOBSTOPPER_MAX_RECORD_BYTES must be a whole number/);
   });
 
   it('over the byte limit, from params or from GOBSTOPPER_MAX_TRANSCRIPT_BYTES', async () => {

@@ -91,8 +91,10 @@ describe('provider-codex discover', () => {
     const [found] = discover({ provider_id: 'codex', home: home.codexHome }).sessions;
     expect(found!.session.path).toBe(path);
     expect(found!.usage?.context_state).toBe('absent');
-    const lines = b.text().trimEnd().split('\n').filter((l) => l.includes('"type":"response_item"'));
-    expect(found!.estimated_context_tokens).toBe(lines.reduce((sum, l) => sum + Math.ceil(Buffer.byteLength(l) / 4), 0));
+    // The payloads the client sends as input items, not the envelopes around them.
+    const payloads = b.text().trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; payload: unknown }).filter((r) => r.type === 'response_item');
+    expect(payloads).toHaveLength(3);
+    expect(found!.estimated_context_tokens).toBe(payloads.reduce((sum, r) => sum + Math.ceil(Buffer.byteLength(JSON.stringify(r.payload)) / 4), 0));
   });
 
   it('reports a composite for an unknown history_mode', () => {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
 import { validateTranscript } from '../../../schemas/generated/validators.js';
-import { RolloutBuilder, filler, item } from '../../fixtures/codex/rollout-builder.js';
+import { RolloutBuilder, filler, item, type Payload } from '../../fixtures/codex/rollout-builder.js';
 import { BIG_OUTPUT, BIG_PATCH_OUTPUT, compactedSession, legacySession, paginatedSession } from '../../fixtures/codex/sessions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'codex-parse-'));
@@ -50,13 +50,18 @@ describe('provider-codex parse: legacy rollouts', () => {
     }
   });
 
-  it('counts tokens only for records that reach the model', async () => {
+  it('counts tokens only for records that reach the model, by the payload the client sends', async () => {
     const { builder } = legacySession();
     const t = await run(write(builder));
     const lines = builder.text().split('\n');
     for (const i of t.items) {
-      if (i.kind === 'meta') expect(i.est_tokens).toBe(0);
-      else expect(i.est_tokens).toBe(Math.ceil(Buffer.byteLength(lines[i.line_index]!) / 4));
+      if (i.kind === 'meta') {
+        expect(i.est_tokens).toBe(0);
+        continue;
+      }
+      const record = JSON.parse(lines[i.line_index]!) as { payload: unknown };
+      expect(i.est_tokens).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(record.payload)) / 4));
+      expect(i.est_tokens).toBeLessThan(Math.ceil(Buffer.byteLength(lines[i.line_index]!) / 4));
     }
   });
 
@@ -104,6 +109,25 @@ describe('provider-codex parse: paginated rollouts', () => {
     expect(t.items[lines.patchOutputString]).toMatchObject({ elidable_bytes: BIG_PATCH_OUTPUT.length });
     expect(t.usage).toMatchObject({ context_tokens: 30500, model_context_window: 272000, context_state: 'reported' });
     expect(t.items[1]).toMatchObject({ kind: 'meta', est_tokens: 0, record_type: 'world_state' });
+  });
+
+  it('leaves the client\'s own bookkeeping on an item and a compaction\'s envelope out of the estimate', async () => {
+    const history: Payload[] = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Earlier question' }], internal_chat_message_metadata_passthrough: { turn_id: 'turn-1', kinds: ['input_text'] } },
+      { type: 'function_call_output', call_id: 'c0', output: filler(600) },
+    ];
+    const b = new RolloutBuilder({ paginated: true });
+    b.sessionMeta();
+    const compactedLine = b.nextLine;
+    b.compacted(history);
+    const userLine = b.nextLine;
+    const bookkeeping = { turn_id: 'turn-2', kinds: ['input_text'], note: 'x'.repeat(400) };
+    b.response({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Next question' }], internal_chat_message_metadata_passthrough: bookkeeping });
+    const t = await run(write(b));
+    const tokens = (value: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(value)) / 4);
+    expect(t.items[userLine]!.est_tokens).toBe(tokens({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Next question' }] }));
+    const withoutBookkeeping = history.map(({ internal_chat_message_metadata_passthrough: _kept, ...rest }) => rest);
+    expect(t.items[compactedLine]!.est_tokens).toBe(tokens(withoutBookkeeping));
   });
 
   it('does not treat an array output holding an image as elidable', async () => {

@@ -78,3 +78,19 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
     expect(result.record_count).toBe(1501);
   });
 });
+
+describe('provider-codex parse reports what verify reports', () => {
+  it('marks its findings complete, and they equal verify\'s on sound and broken rollouts alike', async () => {
+    const builders = [legacySession().builder, paginatedSession().builder, compactedSession({ paginated: true }).builder, ...breakages().map((c) => c)];
+    let withFindings = 0;
+    for (const entry of builders) {
+      const path = 'builder' in entry ? entry.builder.writeTo(join(dir, String(n++)), { fileId: entry.fileId, text: entry.text }) : entry.writeTo(join(dir, String(n++)));
+      const t = await parse({ provider_id: 'codex', path }).catch(() => null);
+      if (t === null) continue;
+      expect(t.findings_complete).toBe(true);
+      expect(t.findings).toEqual((await run(path)).findings);
+      if ((t.findings ?? []).length > 0) withFindings += 1;
+    }
+    expect(withFindings).toBeGreaterThan(5);
+  });
+});

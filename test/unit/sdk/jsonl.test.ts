@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sdk-jsonl-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const MiB = 1024 * 1024;
+const NO_LIMITS = { maxBytes: Number.MAX_SAFE_INTEGER, maxRecords: Number.MAX_SAFE_INTEGER };
+
+function file(name: string, content: string | Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+async function failure(path: string, maxLineBytes: number): Promise<JsonlLimitError> {
+  const seen: number[] = [];
+  const error = await readJsonl(path, { ...NO_LIMITS, maxLineBytes }, (r) => seen.push(r.index)).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(JsonlLimitError);
+  return error as JsonlLimitError;
+}
+
+describe('readJsonl line cap', () => {
+  it('refuses a 50 MiB single line after reading a little more than the cap, not the whole line', async () => {
+    const path = file('huge.jsonl', Buffer.concat([Buffer.from('{"a":1}\n'), Buffer.alloc(50 * MiB, 0x61), Buffer.from('\n{"b":2}\n')]));
+    const error = await failure(path, 2 * MiB);
+    expect(error.limit).toBe('line');
+    expect(error.line).toBe(1);
+    expect(error.message).toBe(`${path}: line 2 is over the ${2 * MiB}-byte record limit`);
+    // One 1 MiB read chunk past the cap at most: the line was never held whole.
+    expect(error.bytesRead).toBeLessThanOrEqual(4 * MiB);
+  });
+
+  it('refuses an over-long line that ends inside one chunk, and an unterminated final one', async () => {
+    const inside = await failure(file('inside.jsonl', `{"a":1}\n${'x'.repeat(5000)}\n{"b":2}\n`), 4096);
+    expect([inside.limit, inside.line]).toEqual(['line', 1]);
+    const last = await failure(file('last.jsonl', `{"a":1}\n${'x'.repeat(5000)}`), 4096);
+    expect([last.limit, last.line]).toEqual(['line', 1]);
+  });
+
+  it('reads lines up to the cap exactly as without one', async () => {
+    const text = `${'y'.repeat(4096)}\n{"b":2}\n${'z'.repeat(4096)}`;
+    const path = file('at-cap.jsonl', text);
+    const capped: JsonlRecord[] = [];
+    const summary = await readJsonl(path, { ...NO_LIMITS, maxLineBytes: 4096 }, (r) => capped.push({ ...r, bytes: Buffer.from(r.bytes) }));
+    const plain: JsonlRecord[] = [];
+    await readJsonl(path, NO_LIMITS, (r) => plain.push({ ...r, bytes: Buffer.from(r.bytes) }));
+    expect(capped).toEqual(plain);
+    expect(capped.map((r) => r.bytes.length)).toEqual([4096, 7, 4096]);
+    expect(summary).toEqual({ sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), recordCount: 3, unterminatedFinalLine: true });
+  });
+});
