@@ -93,7 +93,8 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     // What render claims it wrote is checked when the candidate is retained (the vault refuses
     // bytes that do not hash to output_sha256), so no separate hashing pass is spent here.
     const [verified, target] = await Promise.all([
-      c.provider.verify({ path: staging }),
+      // A card appended to a source at the record limit must not fail verification for its size.
+      c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
       c.provider.forkTarget({
         path: c.sourcePath,
         session_id: c.session.session_id,
