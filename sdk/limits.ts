@@ -28,5 +28,14 @@ export function maxRecords(env: NodeJS.ProcessEnv = process.env): number {
   return envInteger('GOBSTOPPER_MAX_RECORDS', 1, DEFAULT_MAX_RECORDS, DEFAULT_MAX_RECORDS, env);
 }
 
+/**
+ * GOBSTOPPER_MAX_RECORD_BYTES: the longest single record a provider reads, at least 1 KiB. Each
+ * provider passes its own default (what one record of its format can reasonably hold), so a runaway
+ * line is refused before it is held whole.
+ */
+export function maxRecordBytes(defaultBytes: number, env: NodeJS.ProcessEnv = process.env): number {
+  return envInteger('GOBSTOPPER_MAX_RECORD_BYTES', MIN_TRANSCRIPT_LIMIT_BYTES, MAX_TRANSCRIPT_LIMIT_BYTES, defaultBytes, env);
+}
+
 /** A session updated within this many seconds is live and is never rewritten. */
 export const HOT_SECS = 180;

@@ -5,7 +5,7 @@
  */
 import { statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { JsonlInputError, JsonlLimitError, MIB, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
+import { JsonlInputError, JsonlLimitError, MIB, maxRecordBytes as sharedMaxRecordBytes, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
 import type { ScanLimits } from './scan.js';
 
 /**
@@ -13,16 +13,10 @@ import type { ScanLimits } from './scan.js';
  * default is generous; the cap exists so a runaway line is refused before it is held whole.
  */
 export const DEFAULT_MAX_RECORD_BYTES = 64 * MIB;
-const MIN_RECORD_BYTES = 1024;
 
-/** GOBSTOPPER_MAX_RECORD_BYTES: 1 KiB or more, default 64 MiB. */
+/** GOBSTOPPER_MAX_RECORD_BYTES, default 64 MiB for a Codex record. */
 export function maxRecordBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.GOBSTOPPER_MAX_RECORD_BYTES;
-  if (raw === undefined || raw === '') return DEFAULT_MAX_RECORD_BYTES;
-  if (!/^\d+$/.test(raw)) throw new Error(`GOBSTOPPER_MAX_RECORD_BYTES must be a whole number of bytes, got ${JSON.stringify(raw)}`);
-  const value = Number(raw);
-  if (value < MIN_RECORD_BYTES) throw new Error(`GOBSTOPPER_MAX_RECORD_BYTES must be at least ${MIN_RECORD_BYTES}, got ${value}`);
-  return value;
+  return sharedMaxRecordBytes(DEFAULT_MAX_RECORD_BYTES, env);
 }
 
 export function resolveLimits(params: { max_bytes?: number; max_records?: number }): ScanLimits {
