@@ -6,11 +6,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { MIB, median, nowMs } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-const MIB = 1024 * 1024;
 
 /** The fixture builders (TypeScript) bundled into one temporary ES module. */
 async function fixtures(dir) {
@@ -61,12 +60,6 @@ function parseFloorMs(path) {
   }
   return nowMs() - start;
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** A small idle session with enough large tool outputs that plans fire at a low trigger. */
 function writeSmallSession(f, env, i) {

@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { MIB, nowMs } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-const MIB = 1024 * 1024;
 const bigMib = Number(process.env.GOBSTOPPER_BENCH_MIB ?? 128);
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 let fixture;
 /** One temp home with the big session, shared by the benchmarks of this file. */

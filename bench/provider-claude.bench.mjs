@@ -6,23 +6,16 @@
 // - parse, render, verify: one process reading the file, splitting it into lines and JSON.parse-ing
 //   every line (render also hashes what it reads and writes, and fsyncs the candidate).
 // - discover: stat + a 512 KiB tail read of each of the same files.
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { MIB, median, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const MIB = 1024 * 1024;
 const RUNS = 5;
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** The provider's parse and discover plus the synthetic session generators, loaded in-process. */
 async function loadClaude(dir) {
@@ -49,36 +42,6 @@ async function loadClaude(dir) {
   });
   return createRequire(import.meta.url)(outfile);
 }
-
-async function readSplitParse(path) {
-  let pending = [];
-  for await (const chunk of createReadStream(path, { highWaterMark: MIB })) {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, start);
-      if (nl === -1) break;
-      const piece = chunk.subarray(start, nl);
-      const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
-      pending = [];
-      JSON.parse(line.toString('utf8'));
-      start = nl + 1;
-    }
-    if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
-  }
-  if (pending.length) JSON.parse(Buffer.concat(pending).toString('utf8'));
-}
-
-function statAndTail(files, tailBytes) {
-  const buf = Buffer.allocUnsafe(tailBytes);
-  for (const file of files) {
-    const st = statSync(file);
-    const fd = openSync(file, 'r');
-    const n = Math.min(st.size, tailBytes);
-    readSync(fd, buf, 0, n, st.size - n);
-    closeSync(fd);
-  }
-}
-
 
 /** The render apply asks for: elide every live result but the newest 8, a state card, a new session id. */
 function applyParams(transcript, path, staging) {

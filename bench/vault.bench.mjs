@@ -11,19 +11,12 @@ import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MIB, median, nowMs } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
-const MIB = 1024 * 1024;
 const SIZE = 128 * MIB;
 const RUNS = 3;
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** A transcript-shaped JSONL file: user turns, assistant text, long escaped tool outputs. */
 function writeSession(path, bytes) {
