@@ -1,23 +1,14 @@
 /** The built-in policy every configuration layer starts from (the original's defaults). */
-import type { QuotaPressure } from '../../schemas/generated/types.js';
+import type { ResolvedPolicy } from '../../schemas/generated/types.js';
 
-export interface PolicyValues {
-  strategy: string;
-  trigger_tokens: number;
-  floor_tokens: number;
-  min_savings_tokens: number;
-  keep_recent_tool_outputs: number;
-  keep_score_threshold: number | null;
-  min_interval_secs: number;
-  apply_hold_secs: number;
-  block_tokens: number;
-  keep_recent_turns: number;
-  result_max_bytes: number;
-  quota_pressure: QuotaPressure;
-  adaptive: boolean;
+/**
+ * The layered policy values before adaptive tuning: the resolved policy's fields (from its schema)
+ * without what tuning derives, with `scorer` and `strategy_params` always present.
+ */
+export type PolicyValues = Omit<ResolvedPolicy, 'effective_trigger_tokens' | 'adaptive_reasons' | 'scorer' | 'strategy_params'> & {
   scorer: string | null;
   strategy_params: Record<string, unknown>;
-}
+};
 
 export const DEFAULT_STRATEGY = 'auto';
 
