@@ -2,7 +2,7 @@
  * The plugin protocol in one place: every method name, its params and result types, and the error
  * codes. Host and plugins both import this, so a renamed method is a compile error on both sides.
  */
-import { NotificationType, RequestType } from 'vscode-jsonrpc/node';
+import { NotificationType, NotificationType0, RequestType, RequestType0 } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -48,8 +48,8 @@ export type MethodName = (typeof Methods)[keyof typeof Methods];
 
 // Host -> plugin requests.
 export const Initialize = new RequestType<T.InitializeParams, T.InitializeResult, void>(Methods.initialize);
-export const Shutdown = new RequestType<null, null, void>(Methods.shutdown);
-export const Exit = new NotificationType<null>(Methods.exit);
+export const Shutdown = new RequestType0<null, void>(Methods.shutdown);
+export const Exit = new NotificationType0(Methods.exit);
 export const ProviderDiscover = new RequestType<T.ProviderDiscoverParams, T.ProviderDiscoverResult, void>(Methods.providerDiscover);
 export const ProviderIdentify = new RequestType<T.ProviderIdentifyParams, T.ProviderIdentifyResult, void>(Methods.providerIdentify);
 export const ProviderUsage = new RequestType<T.ProviderUsageParams, T.ProviderUsageResult, void>(Methods.providerUsage);

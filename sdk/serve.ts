@@ -136,8 +136,10 @@ export interface AttachOptions {
 export function attachPlugin(connection: MessageConnection, def: PluginDefinition, options: AttachOptions = {}): { idle(): Promise<void> } {
   const inFlight = new InFlight();
   connection.onRequest(P.Initialize, (params) => initializeResult(def, params));
-  connection.onRequest(P.Shutdown, () => null);
-  connection.onNotification(P.Exit, () => options.onExit?.());
+  // By method name: a typed one-parameter handler would refuse the param-less shutdown and exit
+  // the protocol specifies (and hosts send).
+  connection.onRequest(P.Methods.shutdown, () => null);
+  connection.onNotification(P.Methods.exit, () => options.onExit?.());
 
   const provider = <K extends ProviderMethod>(method: K) =>
     (params: { provider_id: string }, token: CancellationToken) => {

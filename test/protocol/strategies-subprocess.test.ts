@@ -7,7 +7,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { PluginHost } from '../../kernel/plugins/host/plugin-host.js';
+import { connectBundle } from '../../kernel/plugins/host/running-bundle.js';
+import { spawnPluginProcess } from '../../kernel/plugins/process/plugin-process.js';
 import type { HostCallbacks } from '../../kernel/plugins/protocol/host-callbacks.js';
 import { PluginRegistry } from '../../kernel/plugins/registry/registry.js';
 import { admitProposal } from '../../kernel/policy/admit-proposal.js';
@@ -117,5 +120,15 @@ describe('built strategy bundles under the real plugin host', () => {
     const result = await (await host.strategy('auto')).propose(params, callbacks(params));
     expect(result.strategy).toBe('cache_aware');
     expect(result.edits[0]).toMatchObject({ op: 'elide', line_indexes: [13, 16, 19, 22, 25] });
+  });
+  it('a bundle served by the SDK exits on its own when the host closes it (shutdown, then exit)', async () => {
+    // Being killed after the grace period would also end it, but every command would wait for that.
+    const bundle = admitBundle(join(dirs.path, 'builtins', 'strategy-elide'));
+    const child = spawnPluginProcess(bundle, { stderrBytes: 4096 });
+    const running = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
+    const started = Date.now();
+    await running.channel.close();
+    expect(await child.transport.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(450);
   });
 });

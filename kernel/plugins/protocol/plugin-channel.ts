@@ -165,11 +165,12 @@ export class PluginChannel {
       if (!this.dying) {
         try {
           await this.send(Methods.shutdown, null, {}, Math.min(this.options.timeoutMs, 5000));
-          this.closing = true;
-          await this.connection.sendNotification(Methods.exit).catch(() => undefined);
         } catch {
-          // A plugin that cannot shut down cleanly is killed below like any other.
+          // A plugin that answers shutdown with an error is still told to exit; one that cannot
+          // answer at all is killed below like any other.
         }
+        this.closing = true;
+        if (!this.dying) await this.connection.sendNotification(Methods.exit).catch(() => undefined);
       }
       this.closing = true;
       if (this.transport.exited) await Promise.race([this.transport.exited, delay(500)]);
