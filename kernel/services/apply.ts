@@ -70,21 +70,24 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings: [] };
   }
 
-  // The snapshot (kernel) and the baseline findings (provider) read the source in parallel; a
-  // provider that verified while it parsed has them already.
-  const [snapshot, baselineFindings] = await Promise.all([
-    snapshotFile(layout, {
-      path: sourcePath,
-      sessionId: session.session_id,
-      provider: session.provider,
-      strategy: outcome.plan.strategy,
-      expectedSourceSha256: transcript.source_sha256,
-      env: runtime.env,
-      fault: options.fault,
-    }),
-    transcript.findings_complete ? Promise.resolve(transcript.findings ?? []) : planned.provider.verify({ path: sourcePath }).then((r) => r.findings),
-  ]);
-  faultPoint('apply.after_snapshot', options.fault);
+  // The snapshot (kernel), the baseline findings (provider, unless it verified while it parsed)
+  // and the render into private staging (provider) all only read the source, so they run at once;
+  // nothing is retained or published before the snapshot has been read back.
+  const snapshotting = snapshotFile(layout, {
+    path: sourcePath,
+    sessionId: session.session_id,
+    provider: session.provider,
+    strategy: outcome.plan.strategy,
+    expectedSourceSha256: transcript.source_sha256,
+    env: runtime.env,
+    fault: options.fault,
+  }).then((s) => {
+    faultPoint('apply.after_snapshot', options.fault);
+    return s;
+  });
+  snapshotting.catch(() => undefined);
+  const baselineFindings = transcript.findings_complete ? Promise.resolve(transcript.findings ?? []) : planned.provider.verify({ path: sourcePath }).then((r) => r.findings);
+  baselineFindings.catch(() => undefined);
 
   let retention: EventRetention | null = null;
   let published: PublishedFork;
@@ -102,7 +105,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       renderSha256: transcript.source_sha256,
       edits: outcome.plan.edits,
       strategyLabel: outcome.plan.strategy,
-      snapshotManifestSha256: snapshot.entry.sha256,
+      snapshotManifestSha256: snapshotting.then((s) => s.entry.sha256),
       baselineFindings,
       requireSmaller: true,
       recheckSource: true,
@@ -116,10 +119,13 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       env: runtime.env,
     });
   } catch (error) {
+    // Without a snapshot there is nothing to record against: the snapshot's own error is the answer.
+    const snapshot = await snapshotting;
     await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
     throw error;
   }
   const warnings: string[] = [];
+  const snapshot = await snapshotting;
   if (!published.reused) {
     const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256, retention);
     if (written) warnings.push(written);

@@ -7,6 +7,7 @@
  * until the final link; a retry with the same inputs finds the receipt and finishes the same
  * operation from the retained bytes instead of re-running anything.
  */
+import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
@@ -35,9 +36,13 @@ export interface Candidate {
   renderSha256: string;
   edits: T.Edit[];
   strategyLabel: string;
-  snapshotManifestSha256: string;
+  /**
+   * The source's vault snapshot. A promise lets the caller archive the source while the provider
+   * renders (both only read it); nothing is retained or published before it settles.
+   */
+  snapshotManifestSha256: string | Promise<string>;
   /** Findings of what was rendered from; the candidate may not add any. */
-  baselineFindings: T.Finding[];
+  baselineFindings: T.Finding[] | Promise<T.Finding[]>;
   /** Compactions must shrink the file; forks and restores keep its size. */
   requireSmaller: boolean;
   /** Refuse to publish if the source changed since it was read (not for restores: the source may be gone). */
@@ -90,9 +95,14 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       now: now.toISOString(),
     });
     faultPoint('apply.after_render', c.fault);
-    // What render claims it wrote is checked when the candidate is retained (the vault refuses
-    // bytes that do not hash to output_sha256), so no separate hashing pass is spent here.
-    const [verified, target] = await Promise.all([
+    if (c.requireSmaller && render.bytes >= c.sourceBytes) {
+      throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
+    }
+    // Three reads of settled files run at once: the provider verifies the candidate (its own
+    // process), the vault stores the candidate's bytes, and the source is hashed again. Nothing
+    // is referenced by a receipt until every check below has passed; bytes stored for a candidate
+    // that fails are unreferenced and prune collects them.
+    const checked = Promise.all([
       // A card appended to a source at the record limit must not fail verification for its size.
       c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
       c.provider.forkTarget({
@@ -103,74 +113,92 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         now: now.toISOString(),
       }),
     ]);
-    const added = newFindings(c.baselineFindings, verified.findings);
-    if (added.length) {
-      const codes = [...new Set(added.map((f) => f.code))].join(', ');
-      throw new GobstopperError('verification_failed', `the candidate adds ${added.length} verify finding(s) the source does not have (${codes}); nothing was published`, {
-        details: { findings: added },
-      });
-    }
-    if (c.requireSmaller && render.bytes >= c.sourceBytes) {
-      throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
-    }
-    // The kernel does not know provider layouts, but a fork always lives beside its source.
-    if (dirname(target.target_path) !== dirname(c.sourcePath)) {
-      throw new GobstopperError('target_invalid', `provider ${c.provider.id} proposed ${target.target_path}, outside the source's directory ${dirname(c.sourcePath)}`);
-    }
-    await checkPublishTarget(target.target_path);
-    if (c.beforeRetain) await c.beforeRetain(staging, render);
-
-    const pending: T.OperationReceipt = {
-      schema_version: RECEIPT_SCHEMA_VERSION,
-      operation,
-      kind: c.kind,
-      provider: c.session.provider,
-      source_path: c.sourcePath,
-      source_session_id: c.session.session_id,
-      source_sha256: c.sourceSha256,
-      inputs_sha256: c.inputsSha256,
-      output_session_id: c.outputSessionId,
-      path: target.target_path,
-      output_sha256: render.output_sha256,
-      bytes_before: c.sourceBytes,
-      bytes_after: render.bytes,
-      reclaimed_bytes: Math.max(0, c.sourceBytes - render.bytes),
-      snapshot_sha256: c.sourceSha256,
-      snapshot_manifest_sha256: c.snapshotManifestSha256,
-      output_manifest_sha256: '0'.repeat(64),
-      strategy: c.strategyLabel,
-      resume_command: resumeCommandText(target.resume_command),
-      completed: false,
-      ts: Math.floor(now.getTime() / 1000),
-    };
-    // The exact candidate bytes are retained before the receipt names them, under custody so
-    // prune cannot collect them in between.
+    checked.catch(() => undefined);
+    const source = c.recheckSource ? sourceIdentity(c.sourcePath) : null;
+    source?.catch(() => undefined);
+    // What render claims it wrote is checked as the candidate is retained (the vault refuses bytes
+    // that do not hash to output_sha256), so no separate hashing pass is spent here.
     const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, env: c.env, fault: c.fault }, async (stored) => {
+      const [verified, target] = await checked;
+      const added = newFindings(await c.baselineFindings, verified.findings);
+      if (added.length) {
+        const codes = [...new Set(added.map((f) => f.code))].join(', ');
+        throw new GobstopperError('verification_failed', `the candidate adds ${added.length} verify finding(s) the source does not have (${codes}); nothing was published`, {
+          details: { findings: added },
+        });
+      }
       if (c.requireSmaller && stored.bytes >= c.sourceBytes) {
         throw new GobstopperError('no_reduction', `the candidate is ${stored.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
       }
-      const withOutput = {
-        ...pending,
+      // The kernel does not know provider layouts, but a fork always lives beside its source.
+      if (dirname(target.target_path) !== dirname(c.sourcePath)) {
+        throw new GobstopperError('target_invalid', `provider ${c.provider.id} proposed ${target.target_path}, outside the source's directory ${dirname(c.sourcePath)}`);
+      }
+      await checkPublishTarget(target.target_path);
+      if (source) sourceUnchanged(c, await source);
+      if (c.beforeRetain) await c.beforeRetain(staging, render);
+      const pending: T.OperationReceipt = {
+        schema_version: RECEIPT_SCHEMA_VERSION,
+        operation,
+        kind: c.kind,
+        provider: c.session.provider,
+        source_path: c.sourcePath,
+        source_session_id: c.session.session_id,
+        source_sha256: c.sourceSha256,
+        inputs_sha256: c.inputsSha256,
+        output_session_id: c.outputSessionId,
+        path: target.target_path,
+        output_sha256: render.output_sha256,
+        bytes_before: c.sourceBytes,
         bytes_after: stored.bytes,
         reclaimed_bytes: Math.max(0, c.sourceBytes - stored.bytes),
+        snapshot_sha256: c.sourceSha256,
+        snapshot_manifest_sha256: await c.snapshotManifestSha256,
         output_manifest_sha256: stored.manifestSha256,
+        strategy: c.strategyLabel,
+        resume_command: resumeCommandText(target.resume_command),
+        completed: false,
+        ts: Math.floor(now.getTime() / 1000),
       };
-      await writePendingReceipt(layout, withOutput, { fault: c.fault });
-      return withOutput;
+      await writePendingReceipt(layout, pending, { fault: c.fault });
+      return { receipt: pending, findings: verified.findings };
     });
     faultPoint('apply.after_receipt', c.fault);
 
-    if (c.recheckSource) {
-      const current = await hashRegularFile(c.sourcePath).catch(() => null);
-      if (!current || current.sha256 !== c.sourceSha256) {
-        throw new GobstopperError('source_changed', `${c.sourcePath} changed after it was planned; nothing was published. Run the command again to plan against the new content`);
-      }
-    }
-    await publishNoClobber(staging, receipt.path, { expectedSha256: receipt.output_sha256, expectedBytes: receipt.bytes_after, fault: c.fault });
+    // The hash above proved the source unchanged when it was read; its identity proves it still is.
+    if (source) sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));
+    await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);
-    const completed = await markReceiptCompleted(layout, receipt, { fault: c.fault });
-    return { receipt: completed, reused: false, render, candidateFindings: verified.findings };
+    const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
+    return { receipt: completed, reused: false, render, candidateFindings: receipt.findings };
   } finally {
     await discardStaging(staging);
   }
+}
+
+interface SourceIdentity {
+  sha256: string | null;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** The source's identity (taken first) and its hash; null hash when it cannot be read. */
+async function sourceIdentity(path: string): Promise<SourceIdentity | null> {
+  const before = await currentIdentity(path);
+  if (!before) return null;
+  const hashed = await hashRegularFile(path).catch(() => null);
+  return { ...before, sha256: hashed?.sha256 ?? null };
+}
+
+async function currentIdentity(path: string): Promise<SourceIdentity | null> {
+  const st = await lstat(path).catch(() => null);
+  return st?.isFile() ? { sha256: null, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } : null;
+}
+
+/** Throws source_changed unless the re-hash matched and (when given) the file is still the one hashed. */
+function sourceUnchanged(c: Candidate, hashed: SourceIdentity | null, now?: SourceIdentity | null): void {
+  const same = hashed !== null && hashed.sha256 === c.sourceSha256 && (now === undefined || (now !== null && now.dev === hashed.dev && now.ino === hashed.ino && now.size === hashed.size && now.mtimeMs === hashed.mtimeMs));
+  if (!same) throw new GobstopperError('source_changed', `${c.sourcePath} changed after it was planned; nothing was published. Run the command again to plan against the new content`);
 }
