@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MissedProbe, ProbeKind, ProbeKindTally, ProbeScore, TranscriptItem } from '../../schemas/generated/types.js';
+import { ProbeLines } from './probe-lines.js';
 import { MAX_PROBE_BYTES, MIN_PROBE_BYTES, PROBE_KINDS, SCANNERS, clampToCharBoundary, type ProbeSink } from './probe-scan.js';
 
 export const MAX_PROBES = 64;
@@ -28,6 +29,8 @@ export interface Probe {
 
 export interface ProbeSet {
   probes: Probe[];
+  /** Where the probes sit in the source, when the set was sampled from one (scores candidates fast). */
+  lines?: ProbeLines;
 }
 
 /** Lines whose record is live context: an item with est_tokens > 0 sits on them. */
@@ -117,7 +120,7 @@ export function extractProbes(source: Buffer, items: readonly TranscriptItem[]):
   }
   const kindOrder = (kind: ProbeKind) => PROBE_KINDS.indexOf(kind);
   probes.sort((a, b) => a.line_index - b.line_index || kindOrder(a.kind) - kindOrder(b.kind));
-  return { probes };
+  return { probes, lines: new ProbeLines(source, probes) };
 }
 
 /**
@@ -164,12 +167,13 @@ export function scoreProbes(set: ProbeSet, candidate: Buffer, tailStart: number 
   let tailTotal = 0;
   let tailRecalled = 0;
   const missed: MissedProbe[] = [];
-  for (const probe of set.probes) {
+  const found = set.lines ? set.lines.recalled(candidate) : set.probes.map((p) => candidate.indexOf(p.bytes) !== -1);
+  for (const [p, probe] of set.probes.entries()) {
     const k = PROBE_KINDS.indexOf(probe.kind);
     totals[k]! += 1;
     const inTail = tailStart !== null && probe.line_index >= tailStart;
     if (inTail) tailTotal += 1;
-    if (candidate.indexOf(probe.bytes) !== -1) {
+    if (found[p]) {
       recalled += 1;
       recalledByKind[k]! += 1;
       if (inTail) tailRecalled += 1;

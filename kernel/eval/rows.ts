@@ -92,6 +92,18 @@ function emptyRow(strategy: string, before: number): EvalRow {
   };
 }
 
+/** Strategies that propose the same rewrite share one rendered candidate; it is hashed once. */
+const candidateHashes = new WeakMap<Buffer, string>();
+
+function candidateSha256(bytes: Buffer): string {
+  let sha = candidateHashes.get(bytes);
+  if (sha === undefined) {
+    sha = createHash('sha256').update(bytes).digest('hex');
+    candidateHashes.set(bytes, sha);
+  }
+  return sha;
+}
+
 export function buildEvalRow(baseline: EvalBaseline, strategy: string, outcome: StrategyOutcome): EvalRow {
   const row = emptyRow(strategy, baseline.context_tokens);
   row.duration_ms = Math.max(0, Math.round(outcome.duration_ms ?? 0));
@@ -118,7 +130,7 @@ export function buildEvalRow(baseline: EvalBaseline, strategy: string, outcome: 
   }
   if (candidate) {
     row.execution_state = 'rendered';
-    row.result_sha256 = createHash('sha256').update(candidate.bytes).digest('hex');
+    row.result_sha256 = candidateSha256(candidate.bytes);
     const score = scoreProbes(baseline.probes, candidate.bytes, baseline.tail_start_line);
     row.probe_score = score;
     row.tail_intact = score.tail_intact;

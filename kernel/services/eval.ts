@@ -435,9 +435,12 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         const staging = await ws.stagingFile(basename(target.path));
         try {
           await provider.render({ path: copy, source_sha256: frozen.sha256, edits, staging_path: staging, new_session_id: null, now });
+          // The provider verifies the candidate in its process while this one scores it.
+          const verifying = provider.verify({ path: staging });
+          verifying.catch(() => undefined);
           const bytes = await readFile(staging);
-          const findings = (await provider.verify({ path: staging })).findings;
           const score = retention ? scoreRetention(retention.checks, candidateSlots(retention, frozen.bytes, bytes)) : null;
+          const findings = (await verifying).findings;
           let rehearsed: T.EvalRehearsal | null = null;
           if (rehearsal.rehearsal) rehearsed = await rehearsal.rehearsal.candidate(staging, (await provider.parse({ path: staging })).items);
           return { candidate: { bytes, findings }, retention: score, rehearsal: rehearsed };

@@ -193,8 +193,51 @@ describe('scoring a rendered candidate', () => {
   });
 });
 
-describe('probe performance', () => {
-  it('samples and scores a 10 MiB session in well under a second', () => {
+describe('scoring against the source lines that hold each probe', () => {
+  const naive = (set: ProbeSet) => ({ probes: set.probes });
+  const lines = [
+    '{"type":"user","text":"open /srv/app/main.rs and run cargo test --all"}',
+    '{"type":"tool","text":"error: mismatched types in src/lib.rs at parse_config"}',
+    '{"type":"tool","text":"see /srv/app/main.rs again; run cargo test --all"}',
+    '{"type":"assistant","text":"we decided to keep parse_config pure and test it"}',
+    '{"type":"tool","text":"FAILED tests/test_io.py::test_roundtrip\r"}',
+    '{"type":"tool","text":"ready: ./scripts/deploy.sh and /var/log/app/server.log"}',
+  ];
+  const source = Buffer.from(lines.join('\n') + '\n');
+  const set = extractProbes(source, live(lines.length));
+  const swap = (at: number, text: string) => Buffer.from(lines.map((l, i) => (i === at ? text : l)).join('\n') + '\n');
+  const candidates: Array<[string, Buffer]> = [
+    ['the source itself', source],
+    ['one line replaced', swap(1, '{"type":"tool","text":"[elided]"}')],
+    ['a line whose probe also sits elsewhere replaced', swap(0, '{"type":"user","text":"[elided]"}')],
+    ['a probe moved into an appended card', Buffer.concat([swap(5, '{}'), Buffer.from('{"card":"deploy with ./scripts/deploy.sh"}\n')])],
+    ['lines dropped, so indexes shift', Buffer.from(lines.slice(2).join('\n') + '\n')],
+    ['no trailing newline', Buffer.from(lines.join('\n'))],
+    ['two changed lines that only match if joined', Buffer.from(['{"a":"/srv/app/', 'main.rs"}'].join('\n'))],
+    ['unrelated bytes', Buffer.from('nothing to see here')],
+    ['empty', Buffer.alloc(0)],
+  ];
+  it.each(candidates)('%s: the same score as searching the whole candidate', (_name, candidate) => {
+    expect(set.lines).toBeDefined();
+    expect(scoreProbes(set, candidate, 3)).toEqual(scoreProbes(naive(set), candidate, 3));
+  });
+});
+
+describe('a probe found on very many lines', () => {
+  const many = Array.from({ length: 200 }, (_, i) => `{"text":"step ${i}: cargo build --release in /srv/app/${i % 3}"}`);
+  const source = Buffer.from(many.join('\n') + '\n');
+  const set = extractProbes(source, live(many.length));
+  it.each([
+    ['every line kept', source],
+    ['every line but the last changed', Buffer.from(many.map((l, i) => (i < 199 ? '{}' : l)).join('\n') + '\n')],
+    ['every line changed', Buffer.from(many.map(() => '{}').join('\n') + '\n')],
+  ])('%s: the same score as searching the whole candidate', (_name, candidate) => {
+    expect(scoreProbes(set, candidate, null)).toEqual(scoreProbes({ probes: set.probes }, candidate, null));
+  });
+});
+
+describe('probes on a large session', () => {
+  it('samples a 10 MiB session and recalls every probe from an untouched copy', () => {
     const lines: string[] = [];
     let bytes = 0;
     let i = 0;
@@ -205,13 +248,11 @@ describe('probe performance', () => {
       i++;
     }
     const source = Buffer.from(lines.join('\n') + '\n');
-    const items = live(lines.length);
-    const started = performance.now();
-    const set = extractProbes(source, items);
+    const set = extractProbes(source, live(lines.length));
     const score = scoreProbes(set, source, lines.length - 8);
-    const elapsed = performance.now() - started;
     expect(set.probes.length).toBeGreaterThan(0);
     expect(score.recall).toBe(1);
-    expect(elapsed).toBeLessThan(1000);
+    const elided = Buffer.from(lines.map((l, k) => (k < lines.length - 8 ? '{}' : l)).join('\n') + '\n');
+    expect(scoreProbes(set, elided, lines.length - 8)).toEqual(scoreProbes({ probes: set.probes }, elided, lines.length - 8));
   });
 });

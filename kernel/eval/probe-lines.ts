@@ -1,0 +1,108 @@
+/**
+ * Which source lines hold each probe, so a candidate is scored by reading only the lines it
+ * changed. Renders edit records in place and append new ones: a candidate line byte-identical to
+ * the source line at the same index holds exactly the probes that source line holds. A probe never
+ * spans a newline (probes are cut from one line), so "appears anywhere in the candidate" is the
+ * same as "appears in an unchanged line that held it, or in one of the changed lines".
+ */
+import type { Probe } from './probes.js';
+
+const NEWLINE = 0x0a;
+/** Past this many source lines a probe is common enough that a direct search finds it fast. */
+const MAX_HOLDERS = 64;
+const FREQUENT: number[] = [];
+
+export class ProbeLines {
+  /** Byte offset where each source line starts; one extra entry past the end. */
+  private readonly starts: number[];
+  /**
+   * Per probe, the source lines that contain it. Found on first need: a probe whose own line a
+   * candidate kept is recalled without it, and most probes are.
+   */
+  private readonly holders: Array<number[] | undefined>;
+
+  constructor(
+    private readonly source: Buffer,
+    private readonly probes: readonly Probe[],
+  ) {
+    this.starts = lineStarts(source);
+    this.holders = new Array(probes.length);
+  }
+
+  /** For each probe (in order), whether `candidate` contains its bytes. */
+  recalled(candidate: Buffer): boolean[] {
+    const lineCount = this.starts.length - 1;
+    const unchanged = new Uint8Array(lineCount);
+    const changed: Buffer[] = [];
+    let start = 0;
+    let index = 0;
+    while (start < candidate.length) {
+      let end = candidate.indexOf(NEWLINE, start);
+      if (end === -1) end = candidate.length;
+      if (index < lineCount && this.sameAsSource(index, candidate, start, end)) unchanged[index] = 1;
+      else if (end > start) changed.push(candidate.subarray(start, end));
+      start = end + 1;
+      index += 1;
+    }
+    // Joined by newlines, so no probe can match across two changed lines.
+    const rest = joinLines(changed);
+    return this.probes.map((probe, p) => {
+      // A probe was cut from its own line, so a kept line keeps it.
+      if (unchanged[probe.line_index] === 1) return true;
+      const holders = (this.holders[p] ??= this.linesHolding(probe.bytes));
+      // A probe found on very many lines is cheaper to look for in the candidate itself.
+      if (holders === FREQUENT) return candidate.indexOf(probe.bytes) !== -1;
+      return holders.some((line) => unchanged[line] === 1) || rest.indexOf(probe.bytes) !== -1;
+    });
+  }
+
+  private sameAsSource(index: number, candidate: Buffer, start: number, end: number): boolean {
+    const from = this.starts[index]!;
+    const to = this.starts[index + 1]! - 1;
+    return end - start === to - from && candidate.compare(this.source, from, to, start, end) === 0;
+  }
+
+  private linesHolding(bytes: Buffer): number[] {
+    const lines: number[] = [];
+    if (bytes.length === 0) return lines;
+    let at = this.source.indexOf(bytes);
+    while (at !== -1) {
+      if (lines.length === MAX_HOLDERS) return FREQUENT;
+      const line = this.lineAt(at);
+      lines.push(line);
+      at = this.source.indexOf(bytes, this.starts[line + 1]!);
+    }
+    return lines;
+  }
+
+  private lineAt(offset: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/** Start offsets of every line (split at \n) plus, last, the length + 1 (as if a newline followed). */
+function lineStarts(bytes: Buffer): number[] {
+  const starts = [0];
+  let at = bytes.indexOf(NEWLINE);
+  while (at !== -1) {
+    starts.push(at + 1);
+    at = bytes.indexOf(NEWLINE, at + 1);
+  }
+  if (starts[starts.length - 1] !== bytes.length + 1) starts.push(bytes.length + 1);
+  return starts;
+}
+
+function joinLines(lines: Buffer[]): Buffer {
+  if (lines.length === 0) return Buffer.alloc(0);
+  const parts: Buffer[] = [];
+  const newline = Buffer.from([NEWLINE]);
+  for (const line of lines) parts.push(line, newline);
+  return Buffer.concat(parts);
+}
