@@ -122,13 +122,12 @@ describe('built strategy bundles under the real plugin host', () => {
     expect(result.edits[0]).toMatchObject({ op: 'elide', line_indexes: [13, 16, 19, 22, 25] });
   });
   it('a bundle served by the SDK exits on its own when the host closes it (shutdown, then exit)', async () => {
-    // Being killed after the grace period would also end it, but every command would wait for that.
+    // Being killed after the grace period would also end it (signal SIGKILL), but every command
+    // would wait for that.
     const bundle = admitBundle(join(dirs.path, 'builtins', 'strategy-elide'));
     const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 4096 });
     const running = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
-    const started = Date.now();
     await running.channel.close();
     expect(await child.transport.exited).toEqual({ code: 0, signal: null });
-    expect(Date.now() - started).toBeLessThan(450);
   });
 });
