@@ -109,6 +109,8 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       baselineFindings,
       requireSmaller: true,
       recheckSource: true,
+      // The snapshot read the source after planning and matched its hash: no third read.
+      sourceRead: snapshotting.then((s) => ({ sha256: s.stored.sourceSha256, ...s.stored.file })),
       beforeRetain: async (staging) => {
         if (options.rehearse) await options.rehearse(staging, planned, outputSessionId);
         // Retention is measured for the event when the source is small enough to hold in memory

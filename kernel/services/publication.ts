@@ -47,6 +47,12 @@ export interface Candidate {
   requireSmaller: boolean;
   /** Refuse to publish if the source changed since it was read (not for restores: the source may be gone). */
   recheckSource: boolean;
+  /**
+   * A read of the source made after planning that already matched `sourceSha256` (apply's
+   * snapshot), with the file it read. When given, the source is not hashed again: only its identity
+   * is compared right before publication.
+   */
+  sourceRead?: Promise<{ sha256: string; dev: number; ino: number; size: number; mtimeMs: number }>;
   /** Runs on the verified staging file before anything is retained (resume rehearsal). */
   beforeRetain?: (stagingPath: string, render: T.ProviderRenderResult) => Promise<void>;
   fault?: FaultHook;
@@ -114,7 +120,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       }),
     ]);
     checked.catch(() => undefined);
-    const source = c.recheckSource ? sourceIdentity(c.sourcePath) : null;
+    const source = !c.recheckSource ? null : c.sourceRead ?? sourceIdentity(c.sourcePath);
     source?.catch(() => undefined);
     // What render claims it wrote is checked as the candidate is retained (the vault refuses bytes
     // that do not hash to output_sha256), so no separate hashing pass is spent here.

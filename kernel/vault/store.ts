@@ -35,6 +35,8 @@ export interface StoredSnapshot {
   chunkCount: number;
   newChunks: number;
   newChunkBytes: number;
+  /** The file the bytes were read from, unchanged from open to end of read. */
+  file: { dev: number; ino: number; size: number; mtimeMs: number };
 }
 
 /** Opens a source for archiving: no symlink, no FIFO or device, within the transcript limit. */
@@ -161,7 +163,8 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
   await checkStored(layout, manifestSha256, sourceSha256, total, chunks, env);
 
   const recordCount = newlines + (total > 0 && lastByte !== 0x0a ? 1 : 0);
-  return { manifestSha256, sourceSha256, bytes: total, recordCount, chunkCount: chunks.length, newChunks, newChunkBytes };
+  const file = { dev: before.dev, ino: before.ino, size: before.size, mtimeMs: before.mtimeMs };
+  return { manifestSha256, sourceSha256, bytes: total, recordCount, chunkCount: chunks.length, newChunks, newChunkBytes, file };
 }
 
 /** The stored manifest parses back to exactly this snapshot and every chunk it names is in place. */
