@@ -20,9 +20,20 @@ export const PluginErrorCodes = {
   LimitExceeded: -32004,
   /** The method or id is not provided by this plugin. */
   NotSupported: -32005,
+  /** An `items_ref` names an items array this process does not hold (see sdk/items-cache.ts); the host resends the items. */
+  ItemsNotCached: -32006,
   /** The request was cancelled by the host. */
   RequestCancelled: -32800,
 } as const;
+
+/**
+ * Transport features a plugin may list in its initialize answer (schemas/v1/rpc.schema.json
+ * ProtocolFeature). Method params are the same either way; a feature only changes how they travel.
+ */
+export const ProtocolFeatures = {
+  /** Send a large `items` array once per process, then refer to it by id (sdk/items-cache.ts). */
+  itemsRef: 'items_ref',
+} as const satisfies Record<string, T.ProtocolFeature>;
 
 export const Methods = {
   initialize: 'initialize',

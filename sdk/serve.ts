@@ -1,9 +1,12 @@
 /**
  * Serve a plugin from plain functions. A built-in or third-party TypeScript bundle calls
  * `servePlugin(definition)` from its entry file; the SDK speaks the protocol on stdin/stdout.
+ * Handlers must treat their params as read-only: a large `items` array is kept between calls and
+ * handed to every later call for the same transcript (the `items_ref` feature, items-cache.ts).
  */
-import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
+import { ItemsCache } from './items-cache.js';
 import * as P from './protocol.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from './transport/ndjson.js';
 
@@ -93,6 +96,7 @@ function initializeResult(def: PluginDefinition, params: T.InitializeParams): T.
     providers: Object.entries(def.providers ?? {}).map(([id, p]) => ({ id, ...p.info })),
     strategies: Object.entries(def.strategies ?? {}).map(([id, s]) => ({ id, ...s.info })),
     scorers: Object.entries(def.scorers ?? {}).map(([id, s]) => ({ id, ...s.info })),
+    features: [P.ProtocolFeatures.itemsRef],
   };
 }
 
@@ -130,12 +134,19 @@ class InFlight {
 export interface AttachOptions {
   /** Called on the host's `exit` notification; servePlugin ends the process there. */
   onExit?: () => void;
+  /** Where `items_id` arrays are kept; a fresh bounded cache by default. Tests pass one to clear it. */
+  itemsCache?: ItemsCache;
 }
 
 /** Wire a definition onto a connection. Exposed for in-memory protocol tests. */
 export function attachPlugin(connection: MessageConnection, def: PluginDefinition, options: AttachOptions = {}): { idle(): Promise<void> } {
   const inFlight = new InFlight();
-  connection.onRequest(P.Initialize, (params) => initializeResult(def, params));
+  const itemsCache = options.itemsCache ?? new ItemsCache();
+  // Every request passes through the cache first, in arrival order, so an items_id stored by one
+  // request is there for the items_ref of the next, and handlers only ever see whole params.
+  const onRequest = <Params, Result>(type: RequestType<Params, Result, void>, handler: (params: Params, token: CancellationToken) => unknown) =>
+    connection.onRequest(type, ((params: Params, token: CancellationToken) => handler(itemsCache.resolve(params), token)) as never);
+  onRequest(P.Initialize, (params) => initializeResult(def, params));
   // By method name: a typed one-parameter handler would refuse the param-less shutdown and exit
   // the protocol specifies (and hosts send).
   connection.onRequest(P.Methods.shutdown, () => null);
@@ -148,20 +159,20 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
       if (!handler) throw notSupported(`provider ${params.provider_id} ${String(method)}`);
       return inFlight.track(() => handler.call(p, params, hostContext(connection, token)));
     };
-  connection.onRequest(P.ProviderDiscover, provider('discover') as never);
-  connection.onRequest(P.ProviderIdentify, provider('identify') as never);
-  connection.onRequest(P.ProviderUsage, provider('usage') as never);
-  connection.onRequest(P.ProviderParse, provider('parse') as never);
-  connection.onRequest(P.ProviderRender, provider('render') as never);
-  connection.onRequest(P.ProviderVerify, provider('verify') as never);
-  connection.onRequest(P.ProviderForkTarget, provider('forkTarget') as never);
+  onRequest(P.ProviderDiscover, provider('discover'));
+  onRequest(P.ProviderIdentify, provider('identify'));
+  onRequest(P.ProviderUsage, provider('usage'));
+  onRequest(P.ProviderParse, provider('parse'));
+  onRequest(P.ProviderRender, provider('render'));
+  onRequest(P.ProviderVerify, provider('verify'));
+  onRequest(P.ProviderForkTarget, provider('forkTarget'));
 
-  connection.onRequest(P.StrategyPropose, (params, token) => {
+  onRequest(P.StrategyPropose, (params, token) => {
     const s = def.strategies?.[params.strategy_id];
     if (!s) throw notSupported(`strategy ${params.strategy_id}`);
     return inFlight.track(() => s.propose(params, hostContext(connection, token)));
   });
-  connection.onRequest(P.ScorerScore, (params, token) => {
+  onRequest(P.ScorerScore, (params, token) => {
     const s = def.scorers?.[params.scorer_id];
     if (!s) throw notSupported(`scorer ${params.scorer_id}`);
     return inFlight.track(() => s.score(params, hostContext(connection, token)));

@@ -304,12 +304,19 @@ export type RehearsalCheckOutcome = "equal" | "shorter" | "longer" | "broken" | 
  */
 export type VaultCommandOutput = VaultEntry[];
 /**
- * Application error codes a plugin may answer with. -32800 is a cancelled request.
+ * Application error codes a plugin may answer with. -32006 is an items_ref the plugin does not hold; -32800 is a cancelled request.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "PluginErrorCode".
  */
-export type PluginErrorCode = -32001 | -32002 | -32003 | -32004 | -32005 | -32800;
+export type PluginErrorCode = -32001 | -32002 | -32003 | -32004 | -32005 | -32006 | -32800;
+/**
+ * An optional transport behaviour a plugin opts into in its initialize answer; a host uses the ones it knows and ignores the rest, so a newer plugin still runs under an older host. Known: items_ref (the host may send a large items array once with items_id and later refer to it with items_ref instead of resending it; the plugin answers -32006 for an items_ref it no longer holds).
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ProtocolFeature".
+ */
+export type ProtocolFeature = string;
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ContextReason".
@@ -2392,6 +2399,12 @@ export interface InitializeResult {
   providers?: ProviderInfo[];
   strategies?: StrategyInfo[];
   scorers?: ScorerInfo[];
+  /**
+   * Transport features the plugin supports; absent means none.
+   *
+   * @maxItems 16
+   */
+  features?: ProtocolFeature[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

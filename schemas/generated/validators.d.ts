@@ -100,6 +100,7 @@ export declare const validateProbeKindTally: GeneratedValidator;
 export declare const validateProbeScore: GeneratedValidator;
 export declare const validateProgressParams: GeneratedValidator;
 export declare const validateProposalSource: GeneratedValidator;
+export declare const validateProtocolFeature: GeneratedValidator;
 export declare const validateProviderCompactEdit: GeneratedValidator;
 export declare const validateProviderDiscoverParams: GeneratedValidator;
 export declare const validateProviderDiscoverResult: GeneratedValidator;

@@ -112,26 +112,35 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 }
 
 /**
- * Large arrays sent more than once (the same transcript items to several strategies) are serialized
- * once. The host never mutates a transcript after parse, so an array is safe to key on.
+ * Large arrays sent more than once (the same transcript items to several strategies, or whole
+ * again after an items_ref miss) are serialized once, and kept as UTF-8 bytes so each send writes
+ * them as they are instead of encoding 34 MB again. The host never mutates a transcript after
+ * parse, so an array is safe to key on.
  */
 const LARGE_ARRAY = 1000;
-const serializedArrays = new WeakMap<readonly unknown[], string>();
+const serializedArrays = new WeakMap<readonly unknown[], Buffer>();
 const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';
+const ITEMS_PLACEHOLDER_JSON = JSON.stringify(ITEMS_PLACEHOLDER);
 
-/** JSON of a message, reusing the cached serialization of a large `params.items` array. */
-export function serializeMessage(message: Message): string {
+/** A message's JSON in pieces: whole, or the text around a large `params.items` array and its cached bytes. */
+function messagePieces(message: Message): [string] | [string, Buffer, string] {
   const params = (message as { params?: unknown }).params;
   const items = params && typeof params === 'object' && !Array.isArray(params) ? (params as { items?: unknown }).items : undefined;
-  if (!Array.isArray(items) || items.length < LARGE_ARRAY) return JSON.stringify(message);
+  if (!Array.isArray(items) || items.length < LARGE_ARRAY) return [JSON.stringify(message)];
   let itemsJson = serializedArrays.get(items);
   if (itemsJson === undefined) {
-    itemsJson = JSON.stringify(items);
+    itemsJson = Buffer.from(JSON.stringify(items), 'utf8');
     serializedArrays.set(items, itemsJson);
   }
   const shell = JSON.stringify({ ...message, params: { ...(params as object), items: ITEMS_PLACEHOLDER } });
-  const at = shell.indexOf(JSON.stringify(ITEMS_PLACEHOLDER));
-  return shell.slice(0, at) + itemsJson + shell.slice(at + JSON.stringify(ITEMS_PLACEHOLDER).length);
+  const at = shell.indexOf(ITEMS_PLACEHOLDER_JSON);
+  return [shell.slice(0, at), itemsJson, shell.slice(at + ITEMS_PLACEHOLDER_JSON.length)];
+}
+
+/** JSON of a message, reusing the cached serialization of a large `params.items` array. */
+export function serializeMessage(message: Message): string {
+  const pieces = messagePieces(message);
+  return pieces.length === 1 ? pieces[0] : pieces[0] + pieces[1].toString('utf8') + pieces[2];
 }
 
 /** Writes one JSON-RPC message per line. */
@@ -144,14 +153,25 @@ export class NdjsonMessageWriter extends AbstractMessageWriter {
 
   write(message: Message): Promise<void> {
     return new Promise((resolve, reject) => {
-      const text = serializeMessage(message) + '\n';
-      this.stream.write(text, 'utf8', (error) => {
+      const done = (error: Error | null | undefined) => {
         if (error) {
           this.errorCount += 1;
           this.fireError(error, message, this.errorCount);
           reject(error);
         } else resolve();
-      });
+      };
+      const pieces = messagePieces(message);
+      if (pieces.length === 1) {
+        this.stream.write(pieces[0] + '\n', 'utf8', done);
+        return;
+      }
+      // One synchronous run of writes, so no other message can land inside this line; the
+      // callback of the last piece fires once all three are flushed (or with the error that stopped them).
+      this.stream.cork();
+      this.stream.write(pieces[0], 'utf8');
+      this.stream.write(pieces[1]);
+      this.stream.write(pieces[2] + '\n', 'utf8', done);
+      this.stream.uncork();
     });
   }
 

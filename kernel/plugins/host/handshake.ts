@@ -15,6 +15,7 @@ export async function handshake(channel: PluginChannel, manifest: PluginManifest
   });
   const problem = handshakeProblem(result, manifest);
   if (problem) throw await channel.kill('plugin_handshake_failed', `failed the initialize handshake: ${problem}`, Methods.initialize);
+  channel.useFeatures(result.features ?? []);
   return result;
 }
 

@@ -11,13 +11,14 @@ import {
   type MessageReader,
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import type { Capability } from '../../../schemas/generated/types.js';
-import { Methods, PluginErrorCodes } from '../../../sdk/protocol.js';
+import type { Capability, ProtocolFeature } from '../../../schemas/generated/types.js';
+import { Methods, PluginErrorCodes, ProtocolFeatures } from '../../../sdk/protocol.js';
 import { FramingError } from '../../../sdk/transport/ndjson.js';
 import { GobstopperError } from '../../errors.js';
 import type { HostCallbacks } from './host-callbacks.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
+import { SentItems } from './sent-items.js';
 
 /** How the peer ended, as far as the transport knows. */
 export interface PeerExit {
@@ -98,6 +99,8 @@ export class PluginChannel {
   private dying: Promise<PluginFailure> | undefined;
   private closing = false;
   private readonly failedListeners: ((failure: PluginFailure) => void)[] = [];
+  /** Set once the plugin lists items_ref in its handshake; until then items always travel whole. */
+  private sentItems: SentItems | undefined;
 
   constructor(
     private readonly transport: ChannelTransport,
@@ -127,10 +130,16 @@ export class PluginChannel {
     this.failedListeners.push(listener);
   }
 
+  /** The transport features the plugin listed in its initialize answer (the handshake calls this). */
+  useFeatures(features: readonly ProtocolFeature[]): void {
+    if (features.includes(ProtocolFeatures.itemsRef)) this.sentItems ??= new SentItems();
+  }
+
   /**
    * Sends one request and returns its validated result. With GOBSTOPPER_CHECK_REQUESTS=1 (the test
-   * suite sets it) params are also checked against the method's schema before anything is sent: a
-   * violation there is a host bug, not the plugin's. It is off by default because the host builds
+   * suite sets it) params are also checked against the method's schema before anything is sent
+   * (the params as given, before a large items array is swapped for an items_ref): a violation
+   * there is a host bug, not the plugin's. It is off by default because the host builds
    * params from data it has already validated, and re-checking a 100,000-item transcript on every
    * strategy call costs more than the call itself.
    */
@@ -144,12 +153,30 @@ export class PluginChannel {
         });
       }
     }
-    if (this.isNestedCall()) return this.send<R>(method, params, callbacks);
+    if (this.isNestedCall()) return this.sendItemsOnce<R>(method, params, callbacks);
     const release = await this.takeTurn();
     try {
-      return await this.send<R>(method, params, callbacks);
+      return await this.sendItemsOnce<R>(method, params, callbacks);
     } finally {
       release();
+    }
+  }
+
+  /**
+   * Sends params whose large `items` array this process already holds as an `items_ref` (see
+   * sent-items.ts). A plugin that no longer holds it answers ItemsNotCached and gets the items
+   * whole, once; the same answer to a request that carried them is the plugin's bug and fails.
+   */
+  private async sendItemsOnce<R>(method: string, params: unknown, callbacks: HostCallbacks): Promise<R> {
+    if (!this.sentItems) return this.send<R>(method, params, callbacks);
+    const outgoing = this.sentItems.outgoing(params);
+    try {
+      return await this.send<R>(method, outgoing.params, callbacks);
+    } catch (error) {
+      const notHeld = error instanceof PluginFailure && error.code === 'plugin_error' && error.rpcCode === PluginErrorCodes.ItemsNotCached;
+      if (!notHeld || outgoing.ref === null) throw error;
+      this.sentItems.forget(outgoing.ref);
+      return this.send<R>(method, this.sentItems.outgoing(params).params, callbacks);
     }
   }
 

@@ -1,0 +1,49 @@
+import { ITEMS_CACHE_ENTRIES, ITEMS_REF_MIN_ITEMS } from '../../../sdk/items-cache.js';
+
+/** Params as they go on the wire, and the id they stand on when they carry `items_ref`. */
+export interface OutgoingParams {
+  params: unknown;
+  ref: string | null;
+}
+
+/**
+ * The host side of the `items_ref` feature, for one plugin process: which large `items` arrays it
+ * was already sent, by identity. The host never mutates a parsed transcript, so the same array
+ * object means the same items. Arrays are held weakly (only their ids are kept in order), so this
+ * never keeps a transcript alive; the plugin keeps as many ids and evicts them in the same
+ * least-recently-used order (sdk/items-cache.ts).
+ */
+export class SentItems {
+  private readonly idOf = new WeakMap<readonly unknown[], string>();
+  /** Ids the process holds, least recently used first. */
+  private readonly held = new Set<string>();
+  private nextId = 1;
+
+  constructor(private readonly capacity = ITEMS_CACHE_ENTRIES) {}
+
+  /**
+   * The first time a large array goes to this process it travels whole with `items_id`; later it
+   * is replaced by `items_ref`. The caller's params object is never modified.
+   */
+  outgoing(params: unknown): OutgoingParams {
+    if (!params || typeof params !== 'object' || Array.isArray(params)) return { params, ref: null };
+    const { items, ...rest } = params as { items?: unknown };
+    if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return { params, ref: null };
+    const known = this.idOf.get(items);
+    if (known !== undefined && this.held.has(known)) {
+      this.held.delete(known);
+      this.held.add(known);
+      return { params: { ...rest, items_ref: known }, ref: known };
+    }
+    const id = `items-${this.nextId++}`;
+    this.idOf.set(items, id);
+    this.held.add(id);
+    while (this.held.size > this.capacity) this.held.delete(this.held.values().next().value!);
+    return { params: { ...params, items_id: id }, ref: null };
+  }
+
+  /** The process said it does not hold this id; the next send of that array goes whole. */
+  forget(id: string): void {
+    this.held.delete(id);
+  }
+}

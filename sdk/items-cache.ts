@@ -1,0 +1,94 @@
+/**
+ * The plugin side of the `items_ref` transport feature. A selector such as `auto` makes the host
+ * send the same 100,000-item transcript to one process many times (once per candidate strategy,
+ * once more to the scorer); parsing ~34 MB of JSON each time dominated those commands. A plugin
+ * that lists `items_ref` in its initialize answer is sent a large `items` array whole once, tagged
+ * `items_id`, and afterwards only `items_ref` naming it. This module turns both back into ordinary
+ * params before a handler sees them, so handlers and method schemas never know the feature exists.
+ */
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
+import { PluginErrorCodes } from './protocol.js';
+
+/** Arrays shorter than this always travel whole: a reference would save less than it costs to track. */
+export const ITEMS_REF_MIN_ITEMS = 1000;
+/**
+ * How many arrays one process keeps. The host remembers as many ids per process and evicts in the
+ * same least-recently-used order, so the two sides agree without talking about it; a disagreement
+ * costs one resend, never a wrong answer.
+ */
+export const ITEMS_CACHE_ENTRIES = 4;
+
+const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** A bounded least-recently-used map of item arrays by the id the host gave them. */
+export class ItemsCache {
+  private readonly arrays = new Map<string, unknown[]>();
+
+  constructor(readonly capacity = ITEMS_CACHE_ENTRIES) {}
+
+  get size(): number {
+    return this.arrays.size;
+  }
+
+  put(id: string, items: unknown[]): void {
+    this.arrays.delete(id);
+    this.arrays.set(id, items);
+    while (this.arrays.size > this.capacity) this.arrays.delete(this.arrays.keys().next().value!);
+  }
+
+  get(id: string): unknown[] | undefined {
+    const items = this.arrays.get(id);
+    if (items === undefined) return undefined;
+    // Map order is insertion order: re-inserting marks the entry as the most recently used.
+    this.arrays.delete(id);
+    this.arrays.set(id, items);
+    return items;
+  }
+
+  clear(): void {
+    this.arrays.clear();
+  }
+
+  /**
+   * Rewrites one request's params in place: `items_id` stores `items` and is dropped; `items_ref`
+   * is replaced by the stored array under `items`. Throws the JSON-RPC error to answer with when the
+   * fields are malformed (-32602) or the array is not held (ItemsNotCached). Every handler gets the
+   * same array object for the same id, so it must treat params as read-only.
+   */
+  resolve<P>(params: P): P {
+    if (!params || typeof params !== 'object' || Array.isArray(params)) return params;
+    const fields = params as Record<string, unknown>;
+    const hasId = 'items_id' in fields;
+    const hasRef = 'items_ref' in fields;
+    if (!hasId && !hasRef) return params;
+    if (hasId && hasRef) throw invalidParams('a request may carry items_id or items_ref, not both');
+    if (hasId) {
+      const id = checkedId('items_id', fields.items_id);
+      if (!Array.isArray(fields.items)) throw invalidParams('items_id must come with an items array');
+      this.put(id, fields.items);
+      delete fields.items_id;
+      return params;
+    }
+    const id = checkedId('items_ref', fields.items_ref);
+    if ('items' in fields) throw invalidParams('items_ref stands for items; a request may not carry both');
+    const items = this.get(id);
+    if (items === undefined) {
+      throw new ResponseError(
+        PluginErrorCodes.ItemsNotCached,
+        `items_ref ${id} is not held by this plugin process (it keeps the last ${this.capacity} item arrays it was sent); send the items again`,
+      );
+    }
+    fields.items = items;
+    delete fields.items_ref;
+    return params;
+  }
+}
+
+function checkedId(field: string, value: unknown): string {
+  if (typeof value === 'string' && ITEMS_ID.test(value)) return value;
+  throw invalidParams(`${field} must be a string of 1 to 64 letters, digits, '_', '-', '.' or ':'`);
+}
+
+function invalidParams(message: string): ResponseError<undefined> {
+  return new ResponseError(ErrorCodes.InvalidParams, message);
+}

@@ -1,0 +1,338 @@
+/**
+ * The items_ref transport feature between the real PluginChannel and the real SDK over in-memory
+ * NDJSON streams, with every line the host writes to the plugin recorded as it crossed the wire.
+ */
+import { PassThrough } from 'node:stream';
+import { createMessageConnection, ResponseError } from 'vscode-jsonrpc/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AdmittedBundle } from '../../kernel/plugins/admission/admit.js';
+import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
+import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
+import type * as T from '../../schemas/generated/types.js';
+import { ItemsCache } from '../../sdk/items-cache.js';
+import * as P from '../../sdk/protocol.js';
+import { attachPlugin, PluginError, type PluginDefinition } from '../../sdk/serve.js';
+import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
+import { connectInMemory } from '../helpers/memory-connection.js';
+import { policy, proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+
+interface WireLine {
+  bytes: number;
+  message: { id?: number; method?: string; params?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+/** Splits a stream into the JSON-RPC messages written to it, keeping each line's size. */
+function tap(stream: PassThrough): WireLine[] {
+  const lines: WireLine[] = [];
+  let pending = Buffer.alloc(0);
+  stream.on('data', (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    for (let nl = pending.indexOf(0x0a); nl !== -1; nl = pending.indexOf(0x0a)) {
+      const line = pending.subarray(0, nl);
+      pending = pending.subarray(nl + 1);
+      lines.push({ bytes: line.length, message: JSON.parse(line.toString('utf8')) });
+    }
+  });
+  return lines;
+}
+
+type PluginSide = (connection: ReturnType<typeof createMessageConnection>) => void;
+
+/** A plugin wired to a PluginChannel through in-memory streams; both directions are tapped. */
+function inMemory(attach: PluginSide) {
+  const toPlugin = new PassThrough();
+  const toHost = new PassThrough();
+  const sent = tap(toPlugin);
+  const answered = tap(toHost);
+  const plugin = createMessageConnection(new NdjsonMessageReader(toPlugin), new NdjsonMessageWriter(toHost));
+  attach(plugin);
+  plugin.listen();
+  const transport: ChannelTransport = {
+    reader: new NdjsonMessageReader(toHost),
+    writer: new NdjsonMessageWriter(toPlugin),
+    terminate: async () => plugin.dispose(),
+  };
+  return { transport, sent, answered, dispose: () => plugin.dispose() };
+}
+
+function fakeBundle(provides: T.PluginManifest['provides']): AdmittedBundle {
+  return {
+    root: '/nonexistent/bundle',
+    manifestPath: '/nonexistent/bundle/gobstopper-plugin.json',
+    manifestSha256: '0'.repeat(64),
+    files: [],
+    totalBytes: 0,
+    manifest: {
+      protocol_version: 1,
+      id: 'mem',
+      version: '1.0.0',
+      provides,
+      runtime: 'node',
+      executable: 'main.cjs',
+      files: { 'main.cjs': '0'.repeat(64) },
+      engines: { gobstopper: '*' },
+      limits: { timeout_ms: 5000 },
+    },
+  };
+}
+
+const info = { description: '', kind: 'file' as const };
+/** 1,200 items: above the size where a reference pays off. */
+const bigItems = () => syntheticItems(300);
+
+const proposals = (lines: WireLine[]) => lines.filter((l) => l.message.method === P.Methods.strategyPropose);
+
+describe('items_ref between the plugin channel and the TypeScript SDK', () => {
+  let mem: ReturnType<typeof inMemory> | undefined;
+  afterEach(() => mem?.dispose());
+
+  /** Runs the real handshake against a definition served by attachPlugin. */
+  async function connectSdk(def: PluginDefinition, itemsCache?: ItemsCache): Promise<RunningBundle> {
+    mem = inMemory((connection) => attachPlugin(connection, def, { itemsCache }));
+    return connectBundle(fakeBundle({ strategies: Object.keys(def.strategies ?? {}), scorers: Object.keys(def.scorers ?? {}) }), mem.transport, { hostVersion: '0.1.0' });
+  }
+
+  /** A strategy that records the items array each call received. */
+  function recording() {
+    const seen: T.TranscriptItem[][] = [];
+    const def: PluginDefinition = {
+      id: 'mem',
+      version: '1.0.0',
+      strategies: {
+        echo: {
+          info,
+          propose: (p) => {
+            seen.push(p.items);
+            return { edits: [], rationale: `saw ${p.items.length} items, last line ${p.items.at(-1)?.line_index}` };
+          },
+        },
+      },
+      scorers: {
+        count: {
+          info: { description: '' },
+          score: (p) => {
+            seen.push(p.items);
+            return { scores: [], summary: `scored among ${p.items.length} items` };
+          },
+        },
+      },
+    };
+    return { seen, def };
+  }
+
+  it('sends a large items array once, then a small items_ref, and the handler still gets the whole identical array', async () => {
+    const { seen, def } = recording();
+    const running = await connectSdk(def);
+    expect(running.handshake.features).toEqual(['items_ref']);
+
+    const items = bigItems();
+    const first = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    const second = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    const scored = await running.channel.request<T.ScorerScoreResult>(P.Methods.scorerScore, {
+      scorer_id: 'count',
+      session: proposeParams('echo', items).session,
+      items,
+      candidates: [3, 7],
+      policy: policy(),
+    });
+
+    expect(first.rationale).toBe('saw 1200 items, last line 1199');
+    expect(second.rationale).toBe(first.rationale);
+    expect(scored.summary).toBe('scored among 1200 items');
+    expect(seen[0]).toEqual(items);
+    // The plugin keeps the array it parsed once and hands that same object to every later call.
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[2]).toBe(seen[0]);
+
+    const [whole, byRef] = proposals(mem!.sent);
+    expect(whole!.message.params).toMatchObject({ items_id: expect.any(String) });
+    expect(whole!.message.params!.items).toHaveLength(1200);
+    expect(whole!.bytes).toBeGreaterThan(100_000);
+    expect(byRef!.message.params).not.toHaveProperty('items');
+    expect(byRef!.message.params!.items_ref).toBe(whole!.message.params!.items_id);
+    expect(byRef!.bytes).toBeLessThan(2_000);
+    const score = mem!.sent.find((l) => l.message.method === P.Methods.scorerScore)!;
+    expect(score.message.params!.items_ref).toBe(whole!.message.params!.items_id);
+    expect(score.bytes).toBeLessThan(2_000);
+  });
+
+  it('keys on the array object, and leaves small arrays alone', async () => {
+    const { seen, def } = recording();
+    const running = await connectSdk(def);
+    const items = bigItems();
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    // Equal content in a different array is a different transcript as far as the host knows.
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', [...items]));
+    const small = syntheticItems(3);
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', small));
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', small));
+
+    const wire = proposals(mem!.sent).map((l) => l.message.params!);
+    expect(wire[0]!.items_id).toBeDefined();
+    expect(wire[1]!.items_id).toBeDefined();
+    expect(wire[1]!.items_id).not.toBe(wire[0]!.items_id);
+    for (const params of wire.slice(2)) {
+      expect(params.items).toHaveLength(12);
+      expect(params).not.toHaveProperty('items_id');
+      expect(params).not.toHaveProperty('items_ref');
+    }
+    expect(seen.map((s) => s.length)).toEqual([1200, 1200, 12, 12]);
+  });
+
+  it('resends the items whole, once, when the plugin no longer holds them (a restarted cache)', async () => {
+    const { seen, def } = recording();
+    const cache = new ItemsCache();
+    const running = await connectSdk(def, cache);
+    const items = bigItems();
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    cache.clear();
+    const again = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+
+    expect(again.rationale).toBe('saw 1200 items, last line 1199');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toEqual(items);
+    const wire = proposals(mem!.sent);
+    expect(wire.map((l) => Object.keys(l.message.params!).filter((k) => k.startsWith('items')).sort())).toEqual([
+      ['items', 'items_id'],
+      ['items_ref'],
+      ['items', 'items_id'],
+    ]);
+    const miss = mem!.answered.find((l) => l.message.id === wire[1]!.message.id)!;
+    expect(miss.message.error?.code).toBe(P.PluginErrorCodes.ItemsNotCached);
+    // Held again after the resend: the next call is a reference once more.
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    expect(proposals(mem!.sent).at(-1)!.message.params!.items_ref).toBe(wire[2]!.message.params!.items_id);
+    expect(running.channel.alive).toBe(true);
+  });
+
+  it('resends to a plugin that keeps fewer arrays than the host assumes', async () => {
+    const { seen, def } = recording();
+    const running = await connectSdk(def, new ItemsCache(1));
+    const a = bigItems();
+    const b = bigItems();
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', a));
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', b));
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', a));
+    expect(seen.map((s) => s.length)).toEqual([1200, 1200, 1200]);
+    expect(seen[2]).toEqual(a);
+    expect(proposals(mem!.sent)).toHaveLength(4);
+  });
+
+  it('does not retry forever: an ItemsNotCached answer to whole items is the plugin\'s error', async () => {
+    let calls = 0;
+    const running = await connectSdk({
+      id: 'mem',
+      version: '1.0.0',
+      strategies: {
+        forgetful: {
+          info,
+          propose: () => {
+            calls += 1;
+            if (calls === 1) return { edits: [], rationale: 'first' };
+            throw new PluginError(P.PluginErrorCodes.ItemsNotCached, 'lost it');
+          },
+        },
+      },
+    });
+    const items = bigItems();
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('forgetful', items));
+    await expect(running.channel.request(P.Methods.strategyPropose, proposeParams('forgetful', items))).rejects.toMatchObject({
+      code: 'plugin_error',
+      rpcCode: P.PluginErrorCodes.ItemsNotCached,
+    });
+    expect(calls).toBe(3);
+    expect(proposals(mem!.sent)).toHaveLength(3);
+  });
+
+  it('checks the params it was given with GOBSTOPPER_CHECK_REQUESTS=1, not the wire form', async () => {
+    expect(process.env.GOBSTOPPER_CHECK_REQUESTS).toBe('1');
+    const { def } = recording();
+    const running = await connectSdk(def);
+    const items = bigItems();
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    const { items: _dropped, ...withoutItems } = proposeParams('echo', items);
+    await expect(running.channel.request(P.Methods.strategyPropose, withoutItems)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
+  });
+});
+
+describe('items_ref with a plugin that does not advertise it', () => {
+  let mem: ReturnType<typeof inMemory> | undefined;
+  afterEach(() => mem?.dispose());
+
+  it.each([
+    ['lists no features', undefined],
+    ['lists only features this host does not know', ['columnar_items']],
+  ])('%s: always gets the items whole', async (_name, features) => {
+    const received: unknown[] = [];
+    // Written against the bare protocol, the way a plugin in another language answers.
+    mem = inMemory((connection) => {
+      connection.onRequest(P.Methods.initialize, () => ({ protocol_version: 1, plugin: { id: 'mem', version: '1.0.0' }, strategies: [{ id: 'plain', ...info }], ...(features ? { features } : {}) }));
+      connection.onRequest(P.Methods.strategyPropose, (params: Record<string, unknown>) => {
+        received.push(params);
+        return { edits: [], rationale: `saw ${(params.items as unknown[] | undefined)?.length ?? 'no'} items` };
+      });
+    });
+    const running = await connectBundle(fakeBundle({ strategies: ['plain'] }), mem.transport, { hostVersion: '0.1.0' });
+    expect(running.handshake.features).toEqual(features);
+    const items = bigItems();
+    for (let i = 0; i < 3; i++) {
+      const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('plain', items));
+      expect(result.rationale).toBe('saw 1200 items');
+    }
+    for (const params of received) {
+      expect(Object.keys(params as object).filter((k) => k.startsWith('items'))).toEqual(['items']);
+    }
+    expect(proposals(mem.sent).every((l) => l.bytes > 100_000)).toBe(true);
+  });
+});
+
+describe('the SDK facing a host that misuses items_ref', () => {
+  let conn: ReturnType<typeof connectInMemory> | undefined;
+  afterEach(() => {
+    conn?.dispose();
+    conn = undefined;
+  });
+
+  const echo: PluginDefinition = {
+    id: 'demo',
+    version: '1.0.0',
+    strategies: { echo: { info, propose: (p) => ({ edits: [], rationale: `saw ${p.items.length} items` }) } },
+  };
+
+  async function failure(params: Record<string, unknown>): Promise<ResponseError<unknown>> {
+    conn ??= connectInMemory(echo);
+    const error = await conn.host.sendRequest(P.Methods.strategyPropose, params).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ResponseError);
+    return error as ResponseError<unknown>;
+  }
+
+  it('answers an items_ref it never received with ItemsNotCached and a sentence saying so', async () => {
+    const { items: _items, ...rest } = proposeParams('echo', bigItems());
+    const error = await failure({ ...rest, items_ref: 'items-41' });
+    expect(error.code).toBe(P.PluginErrorCodes.ItemsNotCached);
+    expect(error.message).toBe('items_ref items-41 is not held by this plugin process (it keeps the last 4 item arrays it was sent); send the items again');
+  });
+
+  it('refuses malformed items fields with invalid params', async () => {
+    const params = proposeParams('echo', bigItems());
+    const { items: _items, ...rest } = params;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...params, items_id: 'a', items_ref: 'a' }, 'a request may carry items_id or items_ref, not both'],
+      [{ ...rest, items_id: 'a' }, 'items_id must come with an items array'],
+      [{ ...params, items_ref: 'a' }, 'items_ref stands for items; a request may not carry both'],
+      [{ ...rest, items_ref: 42 }, "items_ref must be a string of 1 to 64 letters, digits, '_', '-', '.' or ':'"],
+      [{ ...params, items_id: 'x'.repeat(65) }, "items_id must be a string of 1 to 64 letters, digits, '_', '-', '.' or ':'"],
+    ];
+    for (const [bad, message] of cases) {
+      const error = await failure(bad);
+      expect(error.code).toBe(-32602);
+      expect(error.message).toBe(message);
+    }
+    // The connection is still fine afterwards.
+    expect((await conn!.host.sendRequest(P.StrategyPropose, params)).rationale).toBe('saw 1200 items');
+  });
+});
