@@ -39,8 +39,9 @@ export interface PlannedSession extends ParsedSession {
 }
 
 /** Resolves and parses a session once; every later step is bound to the hash parse saw. */
-export async function parseSession(runtime: Runtime, selector: string): Promise<ParsedSession> {
+export async function parseSession(runtime: Runtime, selector: string, onResolved?: (session: T.SessionHandle) => void): Promise<ParsedSession> {
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
+  onResolved?.(session);
   const provider = await runtime.provider(session.provider);
   const transcript = await provider.parse({ path: session.path });
   const mtime = transcript.session.mtime_ms ?? session.mtime_ms ?? 0;
@@ -134,5 +135,16 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
 }
 
 export async function planForSelector(runtime: Runtime, selector: string, options: PlanOptions): Promise<PlannedSession> {
-  return planParsed(runtime, await parseSession(runtime, selector), options);
+  return planParsed(runtime, await parseSession(runtime, selector, (session) => warmStrategy(runtime, session, options)), options);
+}
+
+/**
+ * Starts the process of the strategy this session will plan with while its provider parses (the
+ * two run side by side). Best effort: whatever goes wrong here is met again, and reported, when the
+ * plan itself runs.
+ */
+function warmStrategy(runtime: Runtime, session: T.SessionHandle, options: PlanOptions): void {
+  resolveSessionConfig(runtime, session, options)
+    .then((config) => (config.external ? undefined : runtime.host.strategy(config.values.strategy)))
+    .catch(() => undefined);
 }

@@ -48,7 +48,7 @@ export function admitEdits(edits: readonly Edit[], ctx: AdmissionContext): Admit
   });
 
   const byLine = indexItems(ctx.items);
-  const protectedLines = protectedTail(ctx.items, ctx.keep_recent_tool_outputs);
+  const protectedLines = cachedProtectedTail(ctx.items, ctx.keep_recent_tool_outputs);
   const composition = new EditComposition();
   const elidedLines = new Set<number>();
   let knownIds: Set<string> | null = null;
@@ -74,14 +74,38 @@ export function admitEdits(edits: readonly Edit[], ctx: AdmissionContext): Admit
   return { byLine, elidedLines };
 }
 
+/**
+ * One transcript is admitted against many plans (auto, eval): its line index and protected tail are
+ * built once per items array. A parsed transcript is never modified, so the array is the key.
+ */
+const lineIndexes = new WeakMap<readonly TranscriptItem[], Map<number, TranscriptItem>>();
+const protectedTails = new WeakMap<readonly TranscriptItem[], Map<number, Set<number>>>();
+
 /** Line indexes are the identity of every edit, so they must be unique. */
 function indexItems(items: readonly TranscriptItem[]): Map<number, TranscriptItem> {
+  let byLine = lineIndexes.get(items);
+  if (byLine === undefined) {
+    byLine = buildLineIndex(items);
+    lineIndexes.set(items, byLine);
+  }
+  return byLine;
+}
+
+function buildLineIndex(items: readonly TranscriptItem[]): Map<number, TranscriptItem> {
   const byLine = new Map<number, TranscriptItem>();
   for (const item of items) {
     if (byLine.has(item.line_index)) throw planRejected('ambiguous_transcript_indexes', { line_index: item.line_index });
     byLine.set(item.line_index, item);
   }
   return byLine;
+}
+
+function cachedProtectedTail(items: readonly TranscriptItem[], keep: number): Set<number> {
+  let byKeep = protectedTails.get(items);
+  if (byKeep === undefined) protectedTails.set(items, (byKeep = new Map()));
+  let lines = byKeep.get(keep);
+  if (lines === undefined) byKeep.set(keep, (lines = protectedTail(items, keep)));
+  return lines;
 }
 
 /** The newest `keep` elidable records by line order: the tail the agent is working from. */
