@@ -53,6 +53,8 @@ export const Methods = {
   hostReadItems: 'host/read_items',
   hostLog: 'host/log',
   progress: '$/progress',
+  /** Host -> plugin notification: items sent ahead of the calls that will name them by items_ref. */
+  items: '$/items',
 } as const;
 
 export type MethodName = (typeof Methods)[keyof typeof Methods];
@@ -99,4 +101,5 @@ export const MethodSchemas: Record<string, { params: string | null; result: stri
   [Methods.hostReadItems]: { params: 'HostReadItemsParams', result: 'HostReadItemsResult' },
   [Methods.hostLog]: { params: 'LogParams', result: null },
   [Methods.progress]: { params: 'ProgressParams', result: null },
+  [Methods.items]: { params: 'ItemsOfferParams', result: null },
 };

@@ -151,6 +151,15 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
   // the protocol specifies (and hosts send).
   connection.onRequest(P.Methods.shutdown, () => null);
   connection.onNotification(P.Methods.exit, () => options.onExit?.());
+  // Items sent ahead of the calls that will name them; a malformed offer has no one to answer and
+  // is dropped (a later items_ref to it gets ItemsNotCached, and the host resends).
+  connection.onNotification(P.Methods.items, (params: unknown) => {
+    try {
+      itemsCache.resolve(params);
+    } catch {
+      // dropped, see above
+    }
+  });
 
   const provider = <K extends ProviderMethod>(method: K) =>
     (params: { provider_id: string }, token: CancellationToken) => {

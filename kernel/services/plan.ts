@@ -116,6 +116,11 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks);
     }
     const strategy = await runtime.host.strategy(strategyId, callbacks);
+    if (strategy.info.kind === 'selector') {
+      // It will ask for other strategies' plans (and, through them, scores) over these items.
+      void runtime.host.offerItemsToFileStrategies(params.items);
+      void runtime.host.offerItemsToScorer(params.policy.scorer ?? 'heuristic', params.items);
+    }
     return strategy.propose(params);
   };
 }

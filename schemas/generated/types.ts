@@ -2841,6 +2841,19 @@ export interface LogParams {
   message: string;
 }
 /**
+ * $/items (host -> plugin notification, only to plugins that list items_ref): a transcript's items sent ahead of the calls that will need them, as a request's items_id would send them. Later calls name them with items_ref.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ItemsOfferParams".
+ */
+export interface ItemsOfferParams {
+  items_id: string;
+  /**
+   * @maxItems 100000
+   */
+  items: TranscriptItem[];
+}
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ProgressParams".
  */

@@ -66,6 +66,7 @@ export declare const validateInitializeParams: GeneratedValidator;
 export declare const validateInitializeResult: GeneratedValidator;
 export declare const validateInjectDigestEdit: GeneratedValidator;
 export declare const validateItemKind: GeneratedValidator;
+export declare const validateItemsOfferParams: GeneratedValidator;
 export declare const validateLifetimeScope: GeneratedValidator;
 export declare const validateLineIndex: GeneratedValidator;
 export declare const validateLogParams: GeneratedValidator;

@@ -98,6 +98,15 @@ describe('plan', () => {
     expect(validatePlanCommandResult(below.json)).toBe(true);
   });
 
+  it('auto compares every candidate through the host: each one answers with a score or a no-plan reason', async () => {
+    home = demoHome();
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(plan.json.status).toBe('plan');
+    const rationale = plan.json.plan.rationale as string;
+    expect(rationale).not.toContain('=error');
+    for (const id of ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured']) expect(rationale).toMatch(new RegExp(`[ ,]${id}=`));
+  });
+
   it('an unknown strategy is an error, not a no-plan', async () => {
     home = demoHome();
     const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'no_such_strategy'], home.env);

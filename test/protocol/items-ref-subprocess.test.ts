@@ -50,12 +50,12 @@ describe('items_ref over real plugin processes', () => {
 
   beforeAll(async () => {
     dir = tempDir('gob-items-ref-');
-    const manifest = JSON.parse(readFileSync(join(repoRoot, 'plugins', 'strategy-elide', 'gobstopper-plugin.json'), 'utf8'));
-    const out = join(dir.path, 'strategy-elide');
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'plugins', 'strategies-core', 'gobstopper-plugin.json'), 'utf8'));
+    const out = join(dir.path, 'strategies-core');
     mkdirSync(out, { recursive: true });
     await build({
       absWorkingDir: repoRoot,
-      entryPoints: [join(repoRoot, 'plugins', 'strategy-elide', 'src', 'main.ts')],
+      entryPoints: [join(repoRoot, 'plugins', 'strategies-core', 'src', 'main.ts')],
       outfile: join(out, manifest.executable),
       bundle: true,
       platform: 'node',
@@ -73,7 +73,7 @@ describe('items_ref over real plugin processes', () => {
   });
 
   it('a bundle built on the TypeScript SDK parses the transcript once and then works from its id', async () => {
-    const started = await startRecorded(join(dir.path, 'strategy-elide'));
+    const started = await startRecorded(join(dir.path, 'strategies-core'));
     running.push(started.running);
     expect(started.running.handshake.features).toEqual(['items_ref']);
     const items = syntheticItems(300);

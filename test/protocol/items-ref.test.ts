@@ -52,7 +52,9 @@ function inMemory(attach: PluginSide) {
     writer: new NdjsonMessageWriter(toPlugin),
     terminate: async () => plugin.dispose(),
   };
-  return { transport, sent, answered, dispose: () => plugin.dispose() };
+  /** Writes one message to the plugin as a host would, bypassing the channel. */
+  const raw = (message: object) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+  return { transport, sent, answered, raw, dispose: () => plugin.dispose() };
 }
 
 function fakeBundle(provides: T.PluginManifest['provides']): AdmittedBundle {
@@ -154,6 +156,35 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const score = mem!.sent.find((l) => l.message.method === P.Methods.scorerScore)!;
     expect(score.message.params!.items_ref).toBe(whole!.message.params!.items_id);
     expect(score.bytes).toBeLessThan(2_000);
+  });
+
+  it('sends items ahead of any call ($/items), and the first call then carries only items_ref', async () => {
+    const { seen, def } = recording();
+    const running = await connectSdk(def);
+    const items = bigItems();
+    running.channel.offerItems(items);
+    running.channel.offerItems(items);
+    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    expect(result.rationale).toBe('saw 1200 items, last line 1199');
+    expect(seen[0]).toEqual(items);
+    const offers = mem!.sent.filter((l) => l.message.method === P.Methods.items);
+    // Offered once: the second offer finds the process already holds them.
+    expect(offers).toHaveLength(1);
+    expect(offers[0]!.message.params).toMatchObject({ items_id: expect.any(String) });
+    const [call] = proposals(mem!.sent);
+    expect(call!.message.params!.items_ref).toBe(offers[0]!.message.params!.items_id);
+    expect(call!.bytes).toBeLessThan(2_000);
+  });
+
+  it('drops a malformed $/items offer and keeps serving', async () => {
+    const { def } = recording();
+    const cache = new ItemsCache();
+    const running = await connectSdk(def, cache);
+    mem!.raw({ method: P.Methods.items, params: { items_id: 'bad id with spaces', items: bigItems() } });
+    mem!.raw({ method: P.Methods.items, params: { items_id: 'items-x' } });
+    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', syntheticItems(3)));
+    expect(result.rationale).toMatch(/^saw \d+ items/);
+    expect(cache.size).toBe(0);
   });
 
   it('keys on the array object, and leaves small arrays alone', async () => {

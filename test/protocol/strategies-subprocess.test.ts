@@ -20,7 +20,7 @@ import { repoRoot, sha256, tempDir, type TempDir } from '../fixtures/bundles/bui
 import { proposeParams } from '../fixtures/transcripts/params.js';
 import { codingSession } from '../fixtures/transcripts/sessions.js';
 
-const BUNDLES = ['strategy-elide', 'strategies-core', 'strategies-control', 'strategy-auto', 'scorer-heuristic'];
+const BUNDLES = ['strategies-core', 'strategies-control', 'scorer-heuristic'];
 const policy = { trigger_tokens: 8000, floor_tokens: 6000, keep_recent_tool_outputs: 2, min_savings_tokens: 0 };
 
 async function buildInto(dir: string, name: string): Promise<void> {
@@ -86,13 +86,13 @@ describe('built strategy bundles under the real plugin host', () => {
     const listed = await host.listStrategies();
     expect(listed.map((l) => `${l.bundle.id}:${l.strategy.id}:${l.strategy.kind}`)).toEqual([
       'strategies-core:agentic:selector',
-      'strategy-auto:auto:selector',
+      'strategies-core:auto:selector',
       'strategies-core:cache_aware:file',
       'strategies-control:cache_edits:control',
       'strategies-core:cliff:file',
       'strategies-core:compacted:file',
       'strategies-core:dedupe:file',
-      'strategy-elide:elide:file',
+      'strategies-core:elide:file',
       'strategies-core:micro:file',
       'strategies-core:middle:file',
       'strategies-control:sawtooth:control',
@@ -120,11 +120,15 @@ describe('built strategy bundles under the real plugin host', () => {
     const result = await (await host.strategy('auto')).propose(params, callbacks(params));
     expect(result.strategy).toBe('cache_aware');
     expect(result.edits[0]).toMatchObject({ op: 'elide', line_indexes: [13, 16, 19, 22, 25] });
+    // Every candidate answered (it ran in the same process as auto, nested inside auto's call).
+    for (const id of ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured']) {
+      expect(result.rationale).toMatch(new RegExp(`[ ,]${id}=(\\d|no_plan)`));
+    }
   });
   it('a bundle served by the SDK exits on its own when the host closes it (shutdown, then exit)', async () => {
     // Being killed after the grace period would also end it (signal SIGKILL), but every command
     // would wait for that.
-    const bundle = admitBundle(join(dirs.path, 'builtins', 'strategy-elide'));
+    const bundle = admitBundle(join(dirs.path, 'builtins', 'strategies-core'));
     const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 4096 });
     const running = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
     await running.channel.close();

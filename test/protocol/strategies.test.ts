@@ -7,8 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { admitProposal } from '../../kernel/policy/admit-proposal.js';
 import { definition as scorerBundle } from '../../plugins/scorer-heuristic/src/definition.js';
-import { definition as autoBundle } from '../../plugins/strategy-auto/src/definition.js';
-import { definition as elideBundle } from '../../plugins/strategy-elide/src/definition.js';
 import { definition as controlBundle } from '../../plugins/strategies-control/src/definition.js';
 import { definition as coreBundle } from '../../plugins/strategies-core/src/definition.js';
 import { validateInitializeResult, validateStrategyProposeResult, validateScorerScoreResult } from '../../schemas/generated/validators.js';
@@ -48,7 +46,7 @@ async function miniHost(params: StrategyProposeParams) {
   const scorer = connect(scorerBundle);
   await initialize(scorer);
   const owners = new Map<string, MessageConnection>();
-  for (const def of [elideBundle, coreBundle, controlBundle, autoBundle]) {
+  for (const def of [coreBundle, controlBundle]) {
     const conn = connect(def);
     const init = await initialize(conn);
     for (const s of init.strategies ?? []) owners.set(s.id, conn);
@@ -87,7 +85,7 @@ async function miniHost(params: StrategyProposeParams) {
 describe('strategy and scorer bundles over the protocol', () => {
   it('each bundle declares its strategies with kinds and params schemas', async () => {
     const declared: Record<string, string> = {};
-    for (const def of [elideBundle, coreBundle, controlBundle, autoBundle]) {
+    for (const def of [coreBundle, controlBundle]) {
       const init = await initialize(connect(def));
       expect(init.plugin.id).toBe(def.id);
       for (const s of init.strategies ?? []) {
@@ -118,7 +116,7 @@ describe('strategy and scorer bundles over the protocol', () => {
   });
 
   it('elide round-trips a plan', async () => {
-    const host = connect(elideBundle);
+    const host = connect(coreBundle);
     await initialize(host);
     const result = await host.sendRequest(P.StrategyPropose, proposeParams(codingSession().items, { policy, strategyId: 'elide' }));
     expect(validateStrategyProposeResult(result)).toBe(true);

@@ -94,22 +94,36 @@ export class PluginHost {
 
   /** Every strategy the resolvable bundles report in their handshakes (shadowed ones left out). */
   async listStrategies(): Promise<ListedStrategy[]> {
-    const seen = new Map<string, BundleRef>();
-    const all = [...this.registry.configured(), ...this.registry.installed(), ...this.registry.builtins().refs];
-    for (const ref of all) {
-      for (const id of ref.provides.strategies) {
-        if (seen.has(id)) continue;
-        const winner = this.registry.resolve('strategy', id);
-        seen.set(id, winner);
-      }
-    }
     const result: ListedStrategy[] = [];
-    for (const [id, ref] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [id, ref] of [...this.strategyWinners()].sort(([a], [b]) => a.localeCompare(b))) {
       const running = await this.start(ref);
       const info = running.handshake.strategies?.find((s) => s.id === id);
       if (info) result.push({ bundle: { id: ref.id, version: ref.version, source: ref.source }, strategy: info });
     }
     return result;
+  }
+
+  /**
+   * Starts every bundle serving a file strategy and sends it `items` ahead of the calls that will
+   * name them (a selector is about to ask for those strategies' plans over these items), so the
+   * bundles read them while the selector reads its own. Best effort: a bundle that fails to start
+   * fails again, with its error, when it is called.
+   */
+  async offerItemsToFileStrategies(items: readonly unknown[]): Promise<void> {
+    const refs = new Map<string, BundleRef>();
+    for (const ref of this.strategyWinners().values()) refs.set(ref.root, ref);
+    await Promise.all(
+      [...refs.values()].map(async (ref) => {
+        const running = await this.start(ref).catch(() => undefined);
+        if (running?.handshake.strategies?.some((s) => s.kind === 'file')) running.channel.offerItems(items);
+      }),
+    );
+  }
+
+  /** Sends `items` to a scorer's process ahead of its calls, as offerItemsToFileStrategies does. */
+  async offerItemsToScorer(scorerId: string, items: readonly unknown[]): Promise<void> {
+    const running = await this.startFor('scorer', scorerId).catch(() => undefined);
+    running?.channel.offerItems(items);
   }
 
   /** Shuts every warm process down (shutdown, exit, then the group is killed regardless). */
@@ -118,6 +132,16 @@ export class PluginHost {
     const entries = [...this.running.values()];
     this.running.clear();
     await Promise.all(entries.map((e) => e.started.then((r) => r.channel.close()).catch(() => undefined)));
+  }
+
+  /** The bundle that wins each strategy id (configured over installed over built-in). */
+  private strategyWinners(): Map<string, BundleRef> {
+    const winners = new Map<string, BundleRef>();
+    const all = [...this.registry.configured(), ...this.registry.installed(), ...this.registry.builtins().refs];
+    for (const ref of all) {
+      for (const id of ref.provides.strategies) if (!winners.has(id)) winners.set(id, this.registry.resolve('strategy', id));
+    }
+    return winners;
   }
 
   private async startFor(kind: ProvidedKind, providedId: string): Promise<RunningBundle> {

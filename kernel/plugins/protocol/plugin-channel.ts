@@ -130,6 +130,18 @@ export class PluginChannel {
     this.failedListeners.push(listener);
   }
 
+  /**
+   * Sends `items` ahead of the calls that will need them (`$/items`), to a plugin that takes
+   * items_ref and does not hold them yet; later calls then name them by id. A notification, so it
+   * never waits for a turn: the plugin reads it before any call sent after it.
+   */
+  offerItems(items: readonly unknown[]): void {
+    if (!this.sentItems || !this.alive) return;
+    const outgoing = this.sentItems.outgoing({ items });
+    if (outgoing.ref !== null || !(outgoing.params as { items_id?: string }).items_id) return;
+    this.connection.sendNotification(Methods.items, outgoing.params).catch(() => undefined);
+  }
+
   /** The transport features the plugin listed in its initialize answer (the handshake calls this). */
   useFeatures(features: readonly ProtocolFeature[]): void {
     if (features.includes(ProtocolFeatures.itemsRef)) this.sentItems ??= new SentItems();

@@ -1,11 +1,17 @@
-/** The `strategies-core` bundle: the file strategies that rewrite a copy of the transcript. */
+/**
+ * The `strategies-core` bundle: the file strategies that rewrite a copy of the transcript, and the
+ * selectors that compare them. They share one process so the selectors' candidates read the
+ * transcript's items once; each id can still be replaced on its own by an installed bundle.
+ */
 import type { PluginDefinition } from '../../../sdk/serve.js';
 import { NO_PARAMS_SCHEMA } from '../../../sdk/strategy/plan.js';
 import { AGENTIC_PARAMS_SCHEMA, proposeAgentic } from './agentic.js';
+import { AUTO_PARAMS_SCHEMA, proposeAuto } from './auto.js';
 import { proposeCacheAware } from './cache-aware.js';
 import { proposeCliff } from './cliff.js';
 import { proposeCompacted } from './compacted.js';
 import { proposeDedupe } from './dedupe.js';
+import { proposeElide } from './elide.js';
 import { MICRO_PARAMS_SCHEMA, proposeMicro } from './micro.js';
 import { proposeMiddle } from './middle.js';
 import { proposeScored } from './scored.js';
@@ -17,6 +23,10 @@ export const definition: PluginDefinition = {
   id: 'strategies-core',
   version: '0.1.0',
   strategies: {
+    elide: {
+      info: file('Observation masking: replaces the oldest stale tool outputs with a stub until the context reaches the floor.'),
+      propose: (params) => proposeElide(params),
+    },
     compacted: {
       info: file('Elides the oldest stale tool outputs down to the floor and appends a state card describing them.'),
       propose: (params) => proposeCompacted(params),
@@ -57,6 +67,15 @@ export const definition: PluginDefinition = {
         params_schema: AGENTIC_PARAMS_SCHEMA,
       },
       propose: (params, ctx) => proposeAgentic(params, (id) => ctx.propose(id)),
+    },
+    auto: {
+      info: {
+        description:
+          "Live sessions: the provider's own compaction (cache_edits on Claude, else sawtooth). Idle: the best validated file plan by savings x (preserved prefix / context)^3.",
+        kind: 'selector',
+        params_schema: AUTO_PARAMS_SCHEMA,
+      },
+      propose: (params, ctx) => proposeAuto(params, (id) => ctx.propose(id)),
     },
   },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proposeElide } from '../../../plugins/strategy-elide/src/elide.js';
+import { proposeElide } from '../../../plugins/strategies-core/src/elide.js';
 import { TranscriptBuilder } from '../../fixtures/transcripts/builder.js';
 import { proposeParams } from '../../fixtures/transcripts/params.js';
 import { codingSession } from '../../fixtures/transcripts/sessions.js';

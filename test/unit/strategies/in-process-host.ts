@@ -6,15 +6,13 @@
 import { CancellationToken } from 'vscode-jsonrpc/node';
 import { admitProposal } from '../../../kernel/policy/admit-proposal.js';
 import { GobstopperError } from '../../../kernel/errors.js';
-import { definition as autoBundle } from '../../../plugins/strategy-auto/src/definition.js';
-import { definition as elideBundle } from '../../../plugins/strategy-elide/src/definition.js';
 import { definition as controlBundle } from '../../../plugins/strategies-control/src/definition.js';
 import { definition as coreBundle } from '../../../plugins/strategies-core/src/definition.js';
 import { scoreHeuristic } from '../../../plugins/scorer-heuristic/src/heuristic.js';
 import type { HostContext, StrategyDefinition } from '../../../sdk/serve.js';
 import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 
-export const BUNDLES = [elideBundle, coreBundle, controlBundle, autoBundle];
+export const BUNDLES = [coreBundle, controlBundle];
 
 export const STRATEGIES: Map<string, StrategyDefinition> = new Map(BUNDLES.flatMap((b) => Object.entries(b.strategies ?? {})));
 

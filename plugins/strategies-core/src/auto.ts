@@ -66,12 +66,10 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn): P
   const before = params.context_tokens;
   const tried: string[] = [];
   let best: { id: string; score: number; result: HostProposeResult & { plan: NonNullable<HostProposeResult['plan']> } } | null = null;
-  // Asked all at once so candidates served by different plugin processes run side by side; the
-  // answers are then read in candidate order, so the choice is the same as asking one by one.
-  const ids = candidateIds(params);
-  const answers = await Promise.all(ids.map((id) => propose(id)));
-  for (const [k, id] of ids.entries()) {
-    const r = answers[k]!;
+  // One at a time: a plugin->host request belongs to the call in flight, and the candidates run in
+  // this same process (the host routes their own host/score requests to the newest call).
+  for (const id of candidateIds(params)) {
+    const r = await propose(id);
     if (r.status !== 'plan' || !r.plan || r.plan.edits.length === 0) {
       tried.push(outcome(id, r));
       continue;
