@@ -17,13 +17,20 @@ import { MIB, median, nowMs, readSplitParse, statAndTail } from './lib/measure.m
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 5;
 
-/** The provider's parse and discover plus the synthetic session generators, loaded in-process. */
+/**
+ * The provider's parse and discover plus the synthetic session generators, loaded in-process. Like
+ * the plugin's own bundle, this one serves as the provider's scan workers when started as one, and
+ * large scans use them (parallel-scan.ts), as they do in the plugin process.
+ */
 async function loadClaude(dir) {
   const outfile = join(dir, 'claude-bench.cjs');
   await build({
     absWorkingDir: root,
     stdin: {
       contents: [
+        "import { isScanWorker, serveScanWorker } from './plugins/provider-claude-code/src/scan-worker.ts';",
+        'if (isScanWorker()) serveScanWorker();',
+        "export { enableParallelScan } from './plugins/provider-claude-code/src/scan-pool.ts';",
         "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
         "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
         "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
@@ -40,7 +47,9 @@ async function loadClaude(dir) {
     target: 'node20',
     logLevel: 'warning',
   });
-  return createRequire(import.meta.url)(outfile);
+  const claude = createRequire(import.meta.url)(outfile);
+  claude.enableParallelScan(outfile);
+  return claude;
 }
 
 /** The render apply asks for: elide every live result but the newest 8, a state card, a new session id. */

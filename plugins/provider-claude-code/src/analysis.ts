@@ -5,13 +5,13 @@ import { isAbsolute, resolve } from 'node:path';
 import type { SessionHandle, SessionKind } from '../../../schemas/generated/types.js';
 import { invalidInput } from '../../../sdk/serve.js';
 import { computeLiveBranch, type LiveBranch } from './branch.js';
-import { scanTranscript, type ScanOptions, type ScanResult } from './scan.js';
+import { scanAndUse, type ScanOptions, type ScanRows } from './scan.js';
 import { sessionKind } from './session-kind.js';
 import { handleSessionId } from './session-id.js';
 import { PROVIDER_ID } from './provider-id.js';
 
 export interface Analysis {
-  scan: ScanResult;
+  scan: ScanRows;
   branch: LiveBranch;
   kind: SessionKind;
 }
@@ -20,15 +20,24 @@ export function absolutePath(path: string): string {
   return isAbsolute(path) ? path : resolve(path);
 }
 
-export async function analyse(path: string, options: ScanOptions): Promise<Analysis> {
-  const scan = await scanTranscript(path, options);
+function analysisOf(path: string, scan: ScanRows): Analysis {
   const branch = computeLiveBranch(scan.table, { uuidLine: scan.uuidLine, duplicateUuids: scan.duplicateUuids });
   const kind = sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: scan.versionAnomaly });
   return { scan, branch, kind };
 }
 
+/**
+ * Scans `path` and calls `use` with its analysis, returning what `use` made and the file's sha256
+ * once the whole read succeeded. `use` may run while the file is still being hashed (scan.ts
+ * scanAndUse), so it must leave no trace but its value.
+ */
+export async function analyseAndUse<T>(path: string, options: ScanOptions, use: (a: Analysis) => T): Promise<{ sha256: string; value: T }> {
+  const { scan, value } = await scanAndUse(path, options, (rows) => use(analysisOf(path, rows)));
+  return { sha256: scan.sha256, value };
+}
+
 /** Refuses files that are clearly another provider's: parsing them as Claude would be a guess. */
-export function requireClaude(scan: ScanResult): void {
+export function requireClaude(scan: ScanRows): void {
   if (scan.claudeRecords === 0 && scan.foreignRecords > 0) throw invalidInput(`${scan.path} is not a Claude Code transcript (its records look like another provider's)`);
 }
 

@@ -10,7 +10,8 @@
  *   its calls are already answered on the branch.
  */
 import { CONVERSATION_TYPES } from './records.js';
-import { FLAG_COMPACT_BOUNDARY, FLAG_RESULT_ONLY, FLAG_SIDECHAIN, type RecordTable } from './record-table.js';
+import type { UuidLookup } from './uuid-index.js';
+import { FLAG_COMPACT_BOUNDARY, FLAG_RESULT_ONLY, FLAG_SIDECHAIN, PARENT_UNKNOWN, type RecordTable } from './record-table.js';
 
 export type LastPromptStatus = 'ok' | 'missing' | 'not_terminal' | 'invalid';
 
@@ -55,23 +56,27 @@ export interface BranchOptions {
    */
   sidechainOnly?: boolean;
   /** uuid -> line and the duplicates, when the reader already built them. */
-  uuidLine?: Map<string, number>;
+  uuidLine?: UuidLookup;
   duplicateUuids?: Array<{ line: number; firstLine: number }>;
 }
 
 export function computeLiveBranch(t: RecordTable, options: BranchOptions = {}): LiveBranch {
   const n = t.length;
-  let uuidLine = options.uuidLine;
+  let uuidLine: UuidLookup | undefined = options.uuidLine;
   let duplicateUuids = options.duplicateUuids;
+  // The reader's parent lines are final when no uuid repeats: the map then never moves a uuid
+  // to a later line. Otherwise (or without the reader's map) every parent is looked up.
+  const readParents = uuidLine !== undefined && duplicateUuids !== undefined && duplicateUuids.length === 0;
   if (uuidLine === undefined || duplicateUuids === undefined) {
-    uuidLine = new Map<string, number>();
+    const map = new Map<string, number>();
     duplicateUuids = [];
     for (let i = 0; i < n; i += 1) {
       if (!t.linked(i)) continue;
-      const earlier = uuidLine.get(t.uuid[i]!);
+      const earlier = map.get(t.uuid[i]!);
       if (earlier !== undefined) duplicateUuids.push({ line: i, firstLine: earlier });
-      uuidLine.set(t.uuid[i]!, i);
+      map.set(t.uuid[i]!, i);
     }
+    uuidLine = map;
   }
   /** -1: a root (or unlinked), -2: names a missing parent, else the parent's line. */
   const parents = new Int32Array(n);
@@ -85,7 +90,8 @@ export function computeLiveBranch(t: RecordTable, options: BranchOptions = {}): 
       continue;
     }
     const parentUuid = t.parentUuid[i] ?? null;
-    const p = parentUuid === null ? -1 : uuidLine.get(parentUuid) ?? -2;
+    const read = readParents ? t.parentLine[i]! : PARENT_UNKNOWN;
+    const p = parentUuid === null ? -1 : read >= 0 ? read : uuidLine.get(parentUuid) ?? -2;
     parents[i] = p;
     if (p === -2) dangling.push(i);
     else if (p > i) parentAfterChild.push(i);
@@ -99,9 +105,10 @@ export function computeLiveBranch(t: RecordTable, options: BranchOptions = {}): 
 
   const cycleLines: number[] = [];
   const visit = new Uint8Array(n);
+  const stack: number[] = [];
   for (let i = 0; i < n; i += 1) {
     if (visit[i] !== 0 || !t.linked(i)) continue;
-    const stack: number[] = [];
+    stack.length = 0;
     let j = i;
     while (j >= 0 && visit[j] === 0) {
       visit[j] = 1;
@@ -233,6 +240,15 @@ function addResponseSiblings(t: RecordTable, live: Uint8Array, path: readonly nu
 
 /** Tool results hanging under their own live tool_use record, off the main chain. */
 function addAnsweringResults(t: RecordTable, live: Uint8Array, parents: Int32Array): void {
+  const joins = (i: number): boolean => {
+    if (live[i] === 1 || !t.has(i, FLAG_RESULT_ONLY) || !t.linked(i)) return false;
+    const p = parents[i]!;
+    return p >= 0 && live[p] === 1;
+  };
+  // Usually no record could join: then the live tool ids need not be gathered.
+  let any = false;
+  for (let i = 0; i < t.length && !any; i += 1) any = joins(i);
+  if (!any) return;
   const calls = new Set<string>();
   const answered = new Set<string>();
   for (let i = 0; i < t.length; i += 1) {
@@ -243,9 +259,7 @@ function addAnsweringResults(t: RecordTable, live: Uint8Array, parents: Int32Arr
     if (results) for (const id of results) answered.add(id);
   }
   for (let i = 0; i < t.length; i += 1) {
-    if (live[i] === 1 || !t.has(i, FLAG_RESULT_ONLY) || !t.linked(i)) continue;
-    const p = parents[i]!;
-    if (p < 0 || live[p] !== 1) continue;
+    if (!joins(i)) continue;
     const ids = t.toolResultIds[i];
     if (!ids || !ids.every((id) => calls.has(id) && !answered.has(id))) continue;
     live[i] = 1;

@@ -5,11 +5,27 @@
 import { claudeSignal, foreignProviderSignal, type RawRecord } from './records.js';
 import { isVersionString } from './versions.js';
 
+/**
+ * What the trackers of one stretch of a file saw, to be joined with the stretches around it: firsts
+ * keep the earliest, lasts the latest, counts add up.
+ */
+export interface EnvelopeFacts {
+  sessionId: string | null;
+  cwd: string | null;
+  versionAnomaly: boolean;
+  claudeRecords: number;
+  foreignRecords: number;
+  /** Latest custom title, latest generated title, first summary title. */
+  customTitle: string | null;
+  aiTitle: string | null;
+  summaryTitle: string | null;
+}
+
 /** A title the user set wins over the one the client generated, which wins over an old summary. */
 class TitleTracker {
-  private custom: string | null = null;
-  private ai: string | null = null;
-  private summary: string | null = null;
+  custom: string | null = null;
+  ai: string | null = null;
+  summary: string | null = null;
   see(r: RawRecord): void {
     if (r.type === 'custom-title' && typeof r.customTitle === 'string') this.custom = r.customTitle;
     else if (r.type === 'ai-title' && typeof r.aiTitle === 'string') this.ai = r.aiTitle;
@@ -52,5 +68,26 @@ export class EnvelopeTracker {
 
   get title(): string | null {
     return this.titles.title;
+  }
+
+  facts(): EnvelopeFacts {
+    const { sessionId, cwd, versionAnomaly, claudeRecords, foreignRecords } = this;
+    return { sessionId, cwd, versionAnomaly, claudeRecords, foreignRecords, customTitle: this.titles.custom, aiTitle: this.titles.ai, summaryTitle: this.titles.summary };
+  }
+
+  /**
+   * Takes in what was seen on the lines right after this tracker's: the result is what one tracker
+   * would hold had it seen both stretches in order. (The last valid version is only a shortcut for
+   * the anomaly check, so it need not carry over.)
+   */
+  absorb(later: EnvelopeFacts): void {
+    this.sessionId ??= later.sessionId;
+    this.cwd ??= later.cwd;
+    this.versionAnomaly ||= later.versionAnomaly;
+    this.claudeRecords += later.claudeRecords;
+    this.foreignRecords += later.foreignRecords;
+    this.titles.custom = later.customTitle ?? this.titles.custom;
+    this.titles.ai = later.aiTitle ?? this.titles.ai;
+    this.titles.summary ??= later.summaryTitle;
   }
 }

@@ -9,7 +9,7 @@
 import type { Finding, SessionKind } from '../../../schemas/generated/types.js';
 import type { LiveBranch } from './branch.js';
 import { FLAG_RESULT_ONLY, type RecordTable } from './record-table.js';
-import type { LineProblem, ScanResult } from './scan.js';
+import type { LineProblem, ScanRows } from './scan.js';
 import { livePairing, type Pairing } from './pairing.js';
 
 /** At most this many findings of one code are listed; the rest are counted in one more. */
@@ -144,7 +144,7 @@ function pairingFindings(list: FindingList, p: Pairing): void {
 }
 
 /** Every finding for a scanned transcript. */
-export function transcriptFindings(scan: ScanResult, branch: LiveBranch, kind: SessionKind, pairing?: Pairing): Finding[] {
+export function transcriptFindings(scan: ScanRows, branch: LiveBranch, kind: SessionKind, pairing?: Pairing): Finding[] {
   const list = new FindingList();
   lineProblems(list, scan.problems, scan.recordCount);
   if (scan.claudeRecords === 0 && scan.foreignRecords > 0) {

@@ -18,7 +18,8 @@ import { readUsage } from './usage-reading.js';
 import { ARGUMENT_SUMMARY_BYTES, cutUtf8, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
 import { SYNTHETIC_MODEL } from './models.js';
 import { sentBytes } from './sent-bytes.js';
-import { FLAG_COMPACT_BOUNDARY, FLAG_COUNTED, FLAG_RESULT_ONLY, FLAG_SIDECHAIN, RecordTable } from './record-table.js';
+import { idHash } from './uuid-index.js';
+import { FLAG_COMPACT_BOUNDARY, FLAG_COUNTED, FLAG_RESULT_ONLY, FLAG_SIDECHAIN, NO_PARENT, RecordTable } from './record-table.js';
 
 /** Argument keys that say what a tool call touched, in the order a reader would look for them. */
 const SHAPE_KEYS = ['file_path', 'notebook_path', 'command', 'pattern', 'path', 'url', 'query', 'description', 'prompt', 'skill'];
@@ -74,7 +75,10 @@ function payloadSha256(parts: readonly PayloadPart[]): string {
 /** Per-read state shared by every line: what later records borrow from earlier ones. */
 export interface LineContext {
   table: RecordTable;
-  /** uuid -> line of the record holding it (a later duplicate replaces an earlier one, as in the client). */
+  /**
+   * uuid -> line of the record holding it (a later duplicate replaces an earlier one, as in the
+   * client), when notesAsRead.
+   */
   uuidLine: Map<string, number>;
   /** Later records reusing an earlier record's uuid. */
   duplicateUuids: Array<{ line: number; firstLine: number }>;
@@ -86,6 +90,25 @@ export interface LineContext {
   lastResponse: number;
   /** One copy of each label, subtype and model string for the whole read. */
   strings: Map<string, string>;
+  /**
+   * false: rows' uuids and parents are not noted in uuidLine as they are read, only hashed; a
+   * whole-file scan indexes them once every row is read (uuid-index.ts), on the thread that joins
+   * the rows, from hashes made on the threads that parsed them.
+   */
+  notesAsRead: boolean;
+  /**
+   * Set when this read covers one range of a file whose other ranges are read elsewhere (a
+   * parallel scan, range-scan.ts): tool results whose call was not met here are listed, to be
+   * finished when the ranges are joined in file order.
+   */
+  range: { unresolvedResults: UnresolvedResult[] } | null;
+}
+
+/** A tool_result row labelled without its call: its first tool id and its outcome text. */
+export interface UnresolvedResult {
+  row: number;
+  toolUseId: string;
+  outcome: string;
 }
 
 export function lineContext(capacity?: number): LineContext {
@@ -98,6 +121,8 @@ export function lineContext(capacity?: number): LineContext {
     lastMessageId: null,
     lastResponse: -1,
     strings: new Map(),
+    notesAsRead: true,
+    range: null,
   };
 }
 
@@ -105,6 +130,42 @@ export function lineContext(capacity?: number): LineContext {
 function earlierLine(t: RecordTable, uuid: string, before: number): number {
   for (let i = before - 1; i >= 0; i -= 1) if (t.uuid[i] === uuid) return i;
   return -1;
+}
+
+/** Records that row `i` holds `uuid`; rows must be noted in line order. */
+function noteUuid(ctx: LineContext, uuid: string, i: number): void {
+  // One map operation per record: a set that does not grow the map met a duplicate.
+  const size = ctx.uuidLine.size;
+  ctx.uuidLine.set(uuid, i);
+  if (ctx.uuidLine.size === size) ctx.duplicateUuids.push({ line: i, firstLine: earlierLine(ctx.table, uuid, i) });
+}
+
+/**
+ * Finds row `i`'s parent among the rows noted so far. The parent's own uuid string is then shared:
+ * 100,000 copies of it are not needed.
+ */
+function noteParent(ctx: LineContext, i: number): void {
+  const t = ctx.table;
+  const p = ctx.uuidLine.get(t.parentUuid[i]!);
+  if (p === undefined) return;
+  t.parentLine[i] = p;
+  t.parentUuid[i] = t.uuid[p]!;
+}
+
+/** The summary of a tool_result row: what the call did, then what came back. */
+function resultSummary(shape: string, outcome: string): string {
+  return cutUtf8(`${shape} -> ${outcome}`, SUMMARY_MAX_BYTES);
+}
+
+/**
+ * Gives a tool_result row read without its call (UnresolvedResult) the label and summary it would
+ * have had, now that `call` (the row of the call, or undefined when there is none) is known.
+ */
+export function resolveResult(t: RecordTable, row: number, call: number | undefined, outcome: string): void {
+  if (call === undefined) return;
+  const label = t.label[call]!;
+  t.label[row] = label;
+  t.summary[row] = resultSummary(t.summary[call] ?? label, outcome);
 }
 
 /** The record types nearly every line has, as shared literals without a lookup. */
@@ -151,16 +212,14 @@ export function readRecord(r: RawRecord, line: Buffer, ctx: LineContext, detail 
   let flags = r.isSidechain === true ? FLAG_SIDECHAIN : 0;
   if (typeof r.uuid === 'string') {
     t.uuid[i] = r.uuid;
-    // One map operation per record: a set that does not grow the map met a duplicate.
-    const size = ctx.uuidLine.size;
-    ctx.uuidLine.set(r.uuid, i);
-    if (ctx.uuidLine.size === size) ctx.duplicateUuids.push({ line: i, firstLine: earlierLine(t, r.uuid, i) });
+    if (ctx.notesAsRead) noteUuid(ctx, r.uuid, i);
+    else t.uuidHash[i] = idHash(r.uuid);
   }
   if (typeof r.parentUuid === 'string') {
-    // Share the parent's own uuid string when it is known: 100,000 copies of it are not needed.
-    const p = ctx.uuidLine.get(r.parentUuid);
-    t.parentUuid[i] = p === undefined ? r.parentUuid : t.uuid[p]!;
-  }
+    t.parentUuid[i] = r.parentUuid;
+    if (ctx.notesAsRead) noteParent(ctx, i);
+    else t.parentHash[i] = idHash(r.parentUuid);
+  } else t.parentLine[i] = NO_PARENT;
 
   if (type === 'assistant') {
     flags |= FLAG_COUNTED;
@@ -333,6 +392,7 @@ function readUser(r: RawRecord, i: number, ctx: LineContext, detail: boolean): n
   }
   const shape = call === undefined ? label : t.summary[call] ?? label;
   const outcome = sawError ? `error${errorText ? `: ${firstLine(errorText, ARGUMENT_SUMMARY_BYTES) ?? ''}` : ''}` : `${payloads.textBytes} bytes`;
-  t.summary[i] = cutUtf8(`${shape} -> ${outcome}`, SUMMARY_MAX_BYTES);
+  t.summary[i] = resultSummary(shape, outcome);
+  if (call === undefined && firstId !== undefined && ctx.range) ctx.range.unresolvedResults.push({ row: i, toolUseId: firstId, outcome });
   return results === (c as unknown[]).length ? FLAG_RESULT_ONLY : 0;
 }

@@ -1,31 +1,29 @@
 /**
  * One streaming pass over a Claude transcript: every line is read, hashed, decoded and parsed
  * exactly once and reduced to its row of the RecordTable. Everything else (live branch, items,
- * usage, findings, rendering decisions) works from the result.
+ * usage, findings, rendering decisions) works from the result. A large file may be read by several
+ * threads at once (parallel-scan.ts), with the same result and the same errors as one pass.
  */
-import { isUtf8 } from 'node:buffer';
 import { statSync, type Stats } from 'node:fs';
 import { readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
-import { contentProblem, isObject, structuralProblem, type RawRecord } from './records.js';
-import { EnvelopeTracker } from './envelope.js';
-import { lineContext, readRecord, type LineContext } from './record-reader.js';
-import type { LineState, RecordTable } from './record-table.js';
+import type { RecordTable } from './record-table.js';
+import type { UuidLookup } from './uuid-index.js';
 import type { ReadLimits } from './limits.js';
+import { scanInParallel, splitPoints } from './parallel-scan.js';
+import { parallelPlan } from './scan-pool.js';
+import { checkUnchanged, countLine, newScanState, scanRows } from './scan-state.js';
+import { readLine, type LineProblem } from './scan-line.js';
 
-/** A line that is not a readable record, with a content-free reason. */
-export interface LineProblem {
-  line: number;
-  state: Exclude<LineState, 'ok'> | 'invalid_block';
-  reason: string;
-}
+export { ScanFatalError, SourceMovedError } from './scan-errors.js';
+export { isBlank, readLine, unreadable, type LineProblem, type ParsedRecord } from './scan-line.js';
 
-export interface ScanResult {
+/** What a scan knows of a transcript once its rows are read. */
+export interface ScanRows {
   path: string;
   table: RecordTable;
   /** uuid -> line, later duplicates winning. */
-  uuidLine: Map<string, number>;
+  uuidLine: UuidLookup;
   duplicateUuids: Array<{ line: number; firstLine: number }>;
-  sha256: string;
   bytes: number;
   recordCount: number;
   unterminatedFinalLine: boolean;
@@ -43,24 +41,9 @@ export interface ScanResult {
   foreignRecords: number;
 }
 
-/** A line that makes the whole transcript unusable in strict mode. */
-export class ScanFatalError extends Error {
-  constructor(
-    readonly state: Exclude<LineState, 'ok'>,
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ScanFatalError';
-  }
-}
-
-/** The file changed size, identity or time while it was read, or vanished. */
-export class SourceMovedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SourceMovedError';
-  }
+/** A finished scan: the rows and the hash of every byte that was read. */
+export interface ScanResult extends ScanRows {
+  sha256: string;
 }
 
 export interface ScanOptions {
@@ -76,117 +59,56 @@ export interface ScanOptions {
   detail?: boolean;
 }
 
-const FATAL_STATES: ReadonlySet<LineState> = new Set(['invalid_utf8', 'not_object', 'invalid_record', 'oversized']);
-
-export function isBlank(buf: Buffer): boolean {
-  if (buf.length === 0) return true;
-  if (buf.length > 64) return false;
-  for (const c of buf) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  return true;
-}
-
-export function unreadable(
-  state: Exclude<LineState, 'ok'>,
-  reason: string,
-  buf: Buffer,
-  index: number,
-  ctx: LineContext,
-  problems: LineProblem[],
-  strict: boolean,
-): number {
-  if (strict && FATAL_STATES.has(state)) throw new ScanFatalError(state, index, `line ${index + 1} ${reason}`);
-  problems.push({ line: index, state, reason });
-  return ctx.table.add(buf.length, state);
-}
-
-/** Where readLine leaves the record it parsed, for a caller that goes on to edit it. */
-export interface ParsedRecord {
-  text: string | null;
-  record: RawRecord | null;
+/** Streams `path` once into metadata. Throws JsonlInputError/JsonlLimitError from the reader. */
+export async function scanTranscript(path: string, options: ScanOptions): Promise<ScanResult> {
+  return (await scanAndUse(path, options, () => null)).scan;
 }
 
 /**
- * Reads line `index` into the next row of `ctx.table`, or records (strict: throws) why it cannot
- * be read. Lines must arrive in order, one row each. `parsed`, when given, receives the line's
- * text and record, so a line is never decoded or parsed twice.
+ * Scans `path` and calls `use` with the rows, returning both once the whole read is known to have
+ * succeeded. A parallel scan may still be hashing the file and checking the reader's limits while
+ * `use` runs (so that work overlaps); when that read then fails, its error is thrown, as one pass
+ * would have thrown it before `use` ran. An error of `use` is thrown only after a good read.
  */
-export function readLine(
-  buf: Buffer,
-  index: number,
-  limits: ReadLimits,
-  ctx: LineContext,
-  envelope: EnvelopeTracker,
-  problems: LineProblem[],
-  strict: boolean,
-  detail = true,
-  parsed?: ParsedRecord,
-): number {
-  if (buf.length > limits.maxRecordBytes) return unreadable('oversized', `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit`, buf, index, ctx, problems, strict);
-  if (isBlank(buf)) return unreadable('blank', 'is blank', buf, index, ctx, problems, strict);
-  if (!isUtf8(buf)) return unreadable('invalid_utf8', 'is not valid UTF-8', buf, index, ctx, problems, strict);
-  let value: unknown;
-  const text = buf.toString('utf8');
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return unreadable('invalid_json', 'is not valid JSON', buf, index, ctx, problems, strict);
-  }
-  if (!isObject(value)) return unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict);
-  if (parsed) {
-    parsed.text = text;
-    parsed.record = value;
-  }
-  const problem = structuralProblem(value);
-  if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict);
-  const blockProblem = contentProblem(value);
-  if (blockProblem) problems.push({ line: index, state: 'invalid_block', reason: blockProblem });
-  envelope.see(value);
-  return readRecord(value, buf, ctx, detail);
-}
-
-function sameFile(a: Stats, b: Stats): boolean {
-  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
-}
-
-/** Streams `path` once into metadata. Throws JsonlInputError/JsonlLimitError from the reader. */
-export async function scanTranscript(path: string, options: ScanOptions): Promise<ScanResult> {
+export async function scanAndUse<T>(path: string, options: ScanOptions, use: (rows: ScanRows) => T): Promise<{ scan: ScanResult; value: T }> {
   const before = statSync(path);
-  const problems: LineProblem[] = [];
-  const typeCounts = new Map<string, number>();
-  const ctx = lineContext();
-  const envelope = new EnvelopeTracker();
+  // A file over the byte limit is refused before any line is read.
+  const plan = options.afterLine || before.size > options.limits.maxBytes ? null : parallelPlan(before);
+  const splits = plan ? splitPoints(path, before.size, plan) : [];
+  if (plan && splits.length > 0) {
+    // null: a thread failed without an answer about the file; one pass gives the real one.
+    const pending = await scanInParallel(path, options, before, plan, splits);
+    if (pending) {
+      let outcome: { value: T } | { error: unknown };
+      try {
+        outcome = { value: use(pending.rows) };
+      } catch (error) {
+        outcome = { error };
+      }
+      const sha256 = await pending.sha256();
+      if (sha256 !== null) {
+        if ('error' in outcome) throw outcome.error;
+        return { scan: { ...pending.rows, sha256 }, value: outcome.value };
+      }
+    }
+  }
+  const scan = await scanInOnePass(path, options, before);
+  return { scan, value: use(scan) };
+}
+
+/** The whole file read, hashed and parsed on this thread. */
+async function scanInOnePass(path: string, options: ScanOptions, before: Stats): Promise<ScanResult> {
+  const state = newScanState();
+  const { ctx, envelope, problems, typeCounts } = state;
   const { maxBytes, maxRecords, maxRecordBytes } = options.limits;
+  const detail = options.detail ?? true;
   // Lines over the record limit are refused by the reader before they are held whole.
   const summary = await readJsonl(path, { maxBytes, maxRecords, maxLineBytes: maxRecordBytes }, (rec: JsonlRecord) => {
-    const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict, options.detail ?? true);
-    const key = ctx.table.type[row] ?? `<${ctx.table.state(row)}>`;
-    typeCounts.set(key, (typeCounts.get(key) ?? 0) + 1);
+    const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict, detail);
+    countLine(typeCounts, ctx.table, row);
     options.afterLine?.(rec.index);
   });
-  let after: Stats;
-  try {
-    after = statSync(path);
-  } catch {
-    throw new SourceMovedError(`${path} disappeared while it was read`);
-  }
-  if (!sameFile(before, after) || after.size !== summary.bytes) throw new SourceMovedError(`${path} changed while it was read`);
-  return {
-    path,
-    table: ctx.table,
-    uuidLine: ctx.uuidLine,
-    duplicateUuids: ctx.duplicateUuids,
-    sha256: summary.sha256,
-    bytes: summary.bytes,
-    recordCount: summary.recordCount,
-    unterminatedFinalLine: summary.unterminatedFinalLine,
-    mtimeMs: after.mtimeMs,
-    recordTypes: Object.fromEntries(typeCounts),
-    problems,
-    sessionId: envelope.sessionId,
-    cwd: envelope.cwd,
-    title: envelope.title,
-    versionAnomaly: envelope.versionAnomaly,
-    claudeRecords: envelope.claudeRecords,
-    foreignRecords: envelope.foreignRecords,
-  };
+  const after = checkUnchanged(path, before, summary.bytes);
+  const rows = scanRows(path, state, { bytes: summary.bytes, recordCount: summary.recordCount, unterminatedFinalLine: summary.unterminatedFinalLine, mtimeMs: after.mtimeMs });
+  return { ...rows, sha256: summary.sha256 };
 }

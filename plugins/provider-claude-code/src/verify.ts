@@ -4,7 +4,7 @@
  */
 import type { Finding, ProviderVerifyParams, ProviderVerifyResult } from '../../../schemas/generated/types.js';
 import { JsonlInputError, JsonlLimitError } from '../../../sdk/jsonl.js';
-import { absolutePath, analyse } from './analysis.js';
+import { absolutePath, analyseAndUse } from './analysis.js';
 import { asPluginError } from './errors.js';
 import { transcriptFindings } from './findings.js';
 import { readLimits } from './limits.js';
@@ -18,8 +18,12 @@ export async function verifyTranscript(params: ProviderVerifyParams): Promise<Pr
   const path = absolutePath(params.path);
   try {
     // Findings need the tree, the pairing and the line states, not labels or payload measures.
-    const a = await analyse(path, { limits: readLimits(params), strict: false, detail: false });
-    return { findings: transcriptFindings(a.scan, a.branch, a.kind), record_count: a.scan.recordCount, session_kind: a.kind };
+    const { value } = await analyseAndUse(path, { limits: readLimits(params), strict: false, detail: false }, (a) => ({
+      findings: transcriptFindings(a.scan, a.branch, a.kind),
+      record_count: a.scan.recordCount,
+      session_kind: a.kind,
+    }));
+    return value;
   } catch (error) {
     if (error instanceof JsonlInputError && error.reason === 'empty') return unreadable('empty_transcript', 'the file is empty: the client finds no conversation');
     if (error instanceof JsonlInputError && error.reason === 'binary') return unreadable('binary_content', 'the file contains NUL bytes: it is not JSONL');

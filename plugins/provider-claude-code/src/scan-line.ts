@@ -1,0 +1,86 @@
+/**
+ * Reading one physical line into its row of the RecordTable: the checks every line goes through
+ * (size, blank, UTF-8, JSON, object, structure), in the same order on every path that reads lines.
+ */
+import { isUtf8 } from 'node:buffer';
+import { contentProblem, isObject, structuralProblem, type RawRecord } from './records.js';
+import type { EnvelopeTracker } from './envelope.js';
+import { readRecord, type LineContext } from './record-reader.js';
+import type { LineState } from './record-table.js';
+import type { ReadLimits } from './limits.js';
+import { ScanFatalError } from './scan-errors.js';
+
+/** A line that is not a readable record, with a content-free reason. */
+export interface LineProblem {
+  line: number;
+  state: Exclude<LineState, 'ok'> | 'invalid_block';
+  reason: string;
+}
+
+const FATAL_STATES: ReadonlySet<LineState> = new Set(['invalid_utf8', 'not_object', 'invalid_record', 'oversized']);
+
+export function isBlank(buf: Buffer): boolean {
+  if (buf.length === 0) return true;
+  if (buf.length > 64) return false;
+  for (const c of buf) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  return true;
+}
+
+export function unreadable(
+  state: Exclude<LineState, 'ok'>,
+  reason: string,
+  buf: Buffer,
+  index: number,
+  ctx: LineContext,
+  problems: LineProblem[],
+  strict: boolean,
+): number {
+  if (strict && FATAL_STATES.has(state)) throw new ScanFatalError(state, index, reason);
+  problems.push({ line: index, state, reason });
+  return ctx.table.add(buf.length, state);
+}
+
+/** Where readLine leaves the record it parsed, for a caller that goes on to edit it. */
+export interface ParsedRecord {
+  text: string | null;
+  record: RawRecord | null;
+}
+
+/**
+ * Reads line `index` into the next row of `ctx.table`, or records (strict: throws) why it cannot
+ * be read. Lines must arrive in order, one row each. `parsed`, when given, receives the line's
+ * text and record, so a line is never decoded or parsed twice.
+ */
+export function readLine(
+  buf: Buffer,
+  index: number,
+  limits: ReadLimits,
+  ctx: LineContext,
+  envelope: EnvelopeTracker,
+  problems: LineProblem[],
+  strict: boolean,
+  detail = true,
+  parsed?: ParsedRecord,
+): number {
+  if (buf.length > limits.maxRecordBytes) return unreadable('oversized', `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit`, buf, index, ctx, problems, strict);
+  if (isBlank(buf)) return unreadable('blank', 'is blank', buf, index, ctx, problems, strict);
+  if (!isUtf8(buf)) return unreadable('invalid_utf8', 'is not valid UTF-8', buf, index, ctx, problems, strict);
+  let value: unknown;
+  const text = buf.toString('utf8');
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return unreadable('invalid_json', 'is not valid JSON', buf, index, ctx, problems, strict);
+  }
+  if (!isObject(value)) return unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict);
+  if (parsed) {
+    parsed.text = text;
+    parsed.record = value;
+  }
+  const problem = structuralProblem(value);
+  if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict);
+  const blockProblem = contentProblem(value);
+  if (blockProblem) problems.push({ line: index, state: 'invalid_block', reason: blockProblem });
+  envelope.see(value);
+  return readRecord(value, buf, ctx, detail);
+}

@@ -1,0 +1,38 @@
+/**
+ * The worker side of a parallel scan: a thread started from the provider's own bundle with the
+ * marker below in its workerData reads the ranges it is sent (range-scan.ts), posting each batch
+ * of rows as soon as it is read (its typed arrays moved, not copied) and then how the range ended,
+ * and reads whole files for their hash and the reader's verdict (whole-read.ts).
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { columnBuffers } from './record-table.js';
+import { scanRange, type RangeBatch, type RangeEnd, type RangeTask } from './range-scan.js';
+import { readWhole, type WholeRead, type WholeReadTask } from './whole-read.js';
+
+/** workerData key that marks a thread as a scan worker. */
+export const SCAN_WORKER = 'gobstopper_claude_scan_worker';
+
+export type ScanRequest = { id: number; range: RangeTask } | { id: number; whole: WholeReadTask };
+
+export type ScanMessage = { id: number; batch: RangeBatch } | { id: number; end: RangeEnd } | { id: number; read: WholeRead } | { id: number; error: string };
+
+/** This thread was started to read ranges, not to serve the plugin protocol. */
+export function isScanWorker(): boolean {
+  return !isMainThread && typeof workerData === 'object' && workerData !== null && (workerData as Record<string, unknown>)[SCAN_WORKER] === true;
+}
+
+export function serveScanWorker(): void {
+  const port = parentPort!;
+  port.on('message', async (request: ScanRequest) => {
+    const { id } = request;
+    let last: ScanMessage;
+    try {
+      if ('range' in request) last = { id, end: scanRange(request.range, (batch) => port.postMessage({ id, batch } satisfies ScanMessage, columnBuffers(batch.table))) };
+      else last = { id, read: await readWhole(request.whole) };
+    } catch (error) {
+      // An I/O failure: the main thread reads the file itself and reports what it finds.
+      last = { id, error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(last);
+  });
+}
