@@ -2,13 +2,13 @@ import { PassThrough } from 'node:stream';
 import { createMessageConnection } from 'vscode-jsonrpc/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PluginManifest, StrategyProposeResult } from '../../schemas/generated/types.js';
-import type { AdmittedBundle } from '../../kernel/plugins/admission/admit.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
 import { attachPlugin, invalidInput, type PluginDefinition } from '../../sdk/serve.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
 
 /** A plugin definition served over in-memory NDJSON streams, with a transport the channel can "kill". */
 function inMemory(def: PluginDefinition, maxMessageBytes = 1024 * 1024) {
@@ -30,27 +30,8 @@ function inMemory(def: PluginDefinition, maxMessageBytes = 1024 * 1024) {
   return { transport, toHost, terminations: () => terminations, dispose: () => plugin.dispose() };
 }
 
-function fakeBundle(manifest: Partial<PluginManifest> = {}): AdmittedBundle {
-  return {
-    root: '/nonexistent/bundle',
-    manifestPath: '/nonexistent/bundle/gobstopper-plugin.json',
-    manifestSha256: '0'.repeat(64),
-    files: [],
-    totalBytes: 0,
-    manifest: {
-      protocol_version: 1,
-      id: 'mem',
-      version: '1.0.0',
-      provides: { strategies: ['outer', 'inner', 'slow', 'bad', 'chatty', 'hang'] },
-      runtime: 'node',
-      executable: 'main.cjs',
-      files: { 'main.cjs': '0'.repeat(64) },
-      engines: { gobstopper: '*' },
-      limits: { timeout_ms: 300 },
-      ...manifest,
-    },
-  };
-}
+const fakeBundle = (manifest: Partial<PluginManifest> = {}) =>
+  inMemoryBundle({ provides: { strategies: ['outer', 'inner', 'slow', 'bad', 'chatty', 'hang'] }, limits: { timeout_ms: 300 }, ...manifest });
 
 const info = { description: '', kind: 'file' as const };
 const noPlan = (rationale: string): StrategyProposeResult => ({ edits: [], rationale });

@@ -3,9 +3,7 @@
  * and then references to it; a Python SDK bundle, which does not list the feature, keeps getting
  * the items whole. Every message the host writes is recorded before it is serialized.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { Message, MessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitBundle } from '../../kernel/plugins/admission/admit.js';
@@ -14,7 +12,7 @@ import { spawnPluginProcess } from '../../kernel/plugins/process/plugin-process.
 import type { StrategyProposeResult } from '../../schemas/generated/types.js';
 import { Methods } from '../../sdk/protocol.js';
 import { serializeMessage } from '../../sdk/transport/ndjson.js';
-import { fixturePluginBundle, repoRoot, sha256, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { buildBuiltinBundle, fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 
 interface Sent {
@@ -50,21 +48,7 @@ describe('items_ref over real plugin processes', () => {
 
   beforeAll(async () => {
     dir = tempDir('gob-items-ref-');
-    const manifest = JSON.parse(readFileSync(join(repoRoot, 'plugins', 'strategies-core', 'gobstopper-plugin.json'), 'utf8'));
-    const out = join(dir.path, 'strategies-core');
-    mkdirSync(out, { recursive: true });
-    await build({
-      absWorkingDir: repoRoot,
-      entryPoints: [join(repoRoot, 'plugins', 'strategies-core', 'src', 'main.ts')],
-      outfile: join(out, manifest.executable),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'silent',
-    });
-    const files = { [manifest.executable]: sha256(readFileSync(join(out, manifest.executable))) };
-    writeFileSync(join(out, 'gobstopper-plugin.json'), JSON.stringify({ ...manifest, files }, null, 2) + '\n');
+    await buildBuiltinBundle(dir.path, 'strategies-core');
   }, 120_000);
 
   afterAll(async () => {

@@ -5,7 +5,6 @@
 import { PassThrough } from 'node:stream';
 import { createMessageConnection, ResponseError } from 'vscode-jsonrpc/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AdmittedBundle } from '../../kernel/plugins/admission/admit.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
 import type * as T from '../../schemas/generated/types.js';
@@ -15,6 +14,7 @@ import { attachPlugin, PluginError, type PluginDefinition } from '../../sdk/serv
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { policy, proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
 
 interface WireLine {
   bytes: number;
@@ -57,26 +57,7 @@ function inMemory(attach: PluginSide) {
   return { transport, sent, answered, raw, dispose: () => plugin.dispose() };
 }
 
-function fakeBundle(provides: T.PluginManifest['provides']): AdmittedBundle {
-  return {
-    root: '/nonexistent/bundle',
-    manifestPath: '/nonexistent/bundle/gobstopper-plugin.json',
-    manifestSha256: '0'.repeat(64),
-    files: [],
-    totalBytes: 0,
-    manifest: {
-      protocol_version: 1,
-      id: 'mem',
-      version: '1.0.0',
-      provides,
-      runtime: 'node',
-      executable: 'main.cjs',
-      files: { 'main.cjs': '0'.repeat(64) },
-      engines: { gobstopper: '*' },
-      limits: { timeout_ms: 5000 },
-    },
-  };
-}
+const fakeBundle = (provides: T.PluginManifest['provides']) => inMemoryBundle({ provides });
 
 const info = { description: '', kind: 'file' as const };
 /** 1,200 items: above the size where a reference pays off. */

@@ -3,9 +3,7 @@
  * in the manifest), admitted and spawned by the kernel's PluginHost, with host/score and host/propose
  * answered by the host's callbacks.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { PluginHost } from '../../kernel/plugins/host/plugin-host.js';
@@ -16,30 +14,12 @@ import { PluginRegistry } from '../../kernel/plugins/registry/registry.js';
 import { admitProposal } from '../../kernel/policy/admit-proposal.js';
 import { admitEdits } from '../../kernel/validate/edit-rules.js';
 import type { HostProposeResult, StrategyProposeParams } from '../../schemas/generated/types.js';
-import { repoRoot, sha256, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { buildBuiltinBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams } from '../fixtures/transcripts/params.js';
 import { codingSession } from '../fixtures/transcripts/sessions.js';
 
 const BUNDLES = ['strategies-core', 'strategies-control', 'scorer-heuristic'];
 const policy = { trigger_tokens: 8000, floor_tokens: 6000, keep_recent_tool_outputs: 2, min_savings_tokens: 0 };
-
-async function buildInto(dir: string, name: string): Promise<void> {
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'plugins', name, 'gobstopper-plugin.json'), 'utf8'));
-  const out = join(dir, name);
-  mkdirSync(out, { recursive: true });
-  await build({
-    absWorkingDir: repoRoot,
-    entryPoints: [join(repoRoot, 'plugins', name, 'src', 'main.ts')],
-    outfile: join(out, manifest.executable),
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'silent',
-  });
-  const files = { [manifest.executable]: sha256(readFileSync(join(out, manifest.executable))) };
-  writeFileSync(join(out, 'gobstopper-plugin.json'), JSON.stringify({ ...manifest, files }, null, 2) + '\n');
-}
 
 describe('built strategy bundles under the real plugin host', () => {
   let dirs: TempDir;
@@ -48,7 +28,7 @@ describe('built strategy bundles under the real plugin host', () => {
   beforeAll(async () => {
     dirs = tempDir('gob-strategies-');
     const builtins = join(dirs.path, 'builtins');
-    for (const name of BUNDLES) await buildInto(builtins, name);
+    for (const name of BUNDLES) await buildBuiltinBundle(builtins, name);
     host = new PluginHost({ registry: new PluginRegistry({ builtinDir: builtins, dataDir: join(dirs.path, 'data') }) });
   }, 120_000);
 

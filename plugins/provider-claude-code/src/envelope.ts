@@ -41,6 +41,16 @@ class TitleTracker {
   }
 }
 
+/** What a scan result or discovery reports of the envelope. */
+export interface EnvelopeReport {
+  sessionId: string | null;
+  cwd: string | null;
+  title: string | null;
+  versionAnomaly: boolean;
+  claudeRecords: number;
+  foreignRecords: number;
+}
+
 /** Envelope facts gathered from records as they stream past. */
 export class EnvelopeTracker {
   sessionId: string | null = null;
@@ -68,6 +78,10 @@ export class EnvelopeTracker {
 
   get title(): string | null {
     return this.titles.title;
+  }
+
+  report(): EnvelopeReport {
+    return { sessionId: this.sessionId, cwd: this.cwd, title: this.title, versionAnomaly: this.versionAnomaly, claudeRecords: this.claudeRecords, foreignRecords: this.foreignRecords };
   }
 
   facts(): EnvelopeFacts {

@@ -108,12 +108,7 @@ class RenderPass {
       mtimeMs: stat.mtimeMs,
       recordTypes: {},
       problems: this.problems,
-      sessionId: envelope.sessionId,
-      cwd: envelope.cwd,
-      title: envelope.title,
-      versionAnomaly: envelope.versionAnomaly,
-      claudeRecords: envelope.claudeRecords,
-      foreignRecords: envelope.foreignRecords,
+      ...envelope.report(),
     };
     const branch = computeLiveBranch(ctx.table, { uuidLine: ctx.uuidLine, duplicateUuids: ctx.duplicateUuids });
     return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };

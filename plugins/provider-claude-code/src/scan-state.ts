@@ -60,11 +60,6 @@ export function scanRows(path: string, state: ScanState, file: { bytes: number; 
     ...file,
     recordTypes: Object.fromEntries(state.typeCounts),
     problems: state.problems,
-    sessionId: envelope.sessionId,
-    cwd: envelope.cwd,
-    title: envelope.title,
-    versionAnomaly: envelope.versionAnomaly,
-    claudeRecords: envelope.claudeRecords,
-    foreignRecords: envelope.foreignRecords,
+    ...envelope.report(),
   };
 }
