@@ -1,7 +1,7 @@
 /** The ten features of a candidate, each in [0, 1] or a flag. */
 import { toolName } from '../../../sdk/strategy/candidates.js';
 import { hasScorerErrorMarker } from '../../../sdk/strategy/markers.js';
-import { itemText, type ScoringContext } from './scoring-context.js';
+import type { ScoringContext } from './scoring-context.js';
 import { toolImportance } from './tool-importance.js';
 
 /** A token referenced this often later is as referenced as it gets. */
@@ -67,7 +67,7 @@ export function candidateFeatures(ctx: ScoringContext, rank: number, position: n
   return {
     recency: rank / ctx.candidateCount,
     tool_importance: toolImportance(toolName(item.label)),
-    error_marker: hasScorerErrorMarker(itemText(item)),
+    error_marker: hasScorerErrorMarker(ctx.texts[position]!),
     idf_score: size === 0 ? 0 : clamp01(idfSum / (size * ctx.maxIdf)),
     future_ref_score: size === 0 ? 0 : clamp01(futureSum / size / FUTURE_REF_CAP),
     goal_overlap: size === 0 ? 0 : goalHits / size,

@@ -12,7 +12,9 @@ export const TAIL_LOOKBACK = 8;
 
 export interface ScoringContext {
   items: readonly TranscriptItem[];
-  /** Tokens of `"{label} {summary}"` per item position. */
+  /** `"{label} {summary}"` per item position. */
+  texts: string[];
+  /** Its tokens (records with the same text share one set). */
   tokens: Set<string>[];
   /** Item positions containing each token, ascending. Its length is the token's document frequency. */
   occurrences: Map<string, number[]>;
@@ -33,8 +35,28 @@ export function itemText(item: TranscriptItem): string {
   return `${item.label} ${item.summary ?? ''}`;
 }
 
-export function buildScoringContext(items: readonly TranscriptItem[], candidateLines: readonly number[]): ScoringContext {
-  const tokens = items.map((item) => tokenSet(itemText(item)));
+/** What depends on the transcript alone, kept per items array: a process scores one transcript many times. */
+type TranscriptPart = Omit<ScoringContext, 'candidateLabels' | 'candidateCount'>;
+const transcriptParts = new WeakMap<readonly TranscriptItem[], TranscriptPart>();
+
+function transcriptPart(items: readonly TranscriptItem[]): TranscriptPart {
+  let part = transcriptParts.get(items);
+  if (part === undefined) {
+    part = buildTranscriptPart(items);
+    transcriptParts.set(items, part);
+  }
+  return part;
+}
+
+function buildTranscriptPart(items: readonly TranscriptItem[]): TranscriptPart {
+  // Records with the same label and summary share one token set (it is only read).
+  const byText = new Map<string, Set<string>>();
+  const texts = items.map(itemText);
+  const tokens = texts.map((text) => {
+    let set = byText.get(text);
+    if (set === undefined) byText.set(text, (set = tokenSet(text)));
+    return set;
+  });
   const occurrences = new Map<string, number[]>();
   tokens.forEach((set, position) => {
     for (const t of set) {
@@ -44,7 +66,6 @@ export function buildScoringContext(items: readonly TranscriptItem[], candidateL
     }
   });
   const nDocs = Math.max(1, items.length);
-
   const goalTokens = new Set<string>();
   let goalItems = 0;
   for (let i = items.length - 1; i >= 0 && goalItems < TAIL_LOOKBACK; i--) {
@@ -65,6 +86,24 @@ export function buildScoringContext(items: readonly TranscriptItem[], candidateL
 
   const positionOfLine = new Map<number, number>();
   items.forEach((item, position) => positionOfLine.set(item.line_index, position));
+  return {
+    items,
+    texts,
+    tokens,
+    occurrences,
+    nDocs,
+    maxIdf: Math.max(1, Math.log(nDocs)),
+    goalTokens,
+    tailParents,
+    labelLatestTokens,
+    positionOfLine,
+    maxLine: items.length > 0 ? items[items.length - 1]!.line_index : 0,
+  };
+}
+
+export function buildScoringContext(items: readonly TranscriptItem[], candidateLines: readonly number[]): ScoringContext {
+  const part = transcriptPart(items);
+  const { positionOfLine } = part;
 
   const candidateLabels = new Map<string, { count: number; newestLine: number }>();
   for (const line of candidateLines) {
@@ -80,18 +119,5 @@ export function buildScoringContext(items: readonly TranscriptItem[], candidateL
     }
   }
 
-  return {
-    items,
-    tokens,
-    occurrences,
-    nDocs,
-    maxIdf: Math.max(1, Math.log(nDocs)),
-    goalTokens,
-    tailParents,
-    labelLatestTokens,
-    candidateLabels,
-    positionOfLine,
-    maxLine: items.length > 0 ? items[items.length - 1]!.line_index : 0,
-    candidateCount: Math.max(1, candidateLines.length),
-  };
+  return { ...part, candidateLabels, candidateCount: Math.max(1, candidateLines.length) };
 }

@@ -5,6 +5,7 @@ import { buildScoringContext } from '../../../plugins/scorer-heuristic/src/scori
 import { tokenSet } from '../../../plugins/scorer-heuristic/src/tokenize.js';
 import { toolImportance } from '../../../plugins/scorer-heuristic/src/tool-importance.js';
 import { TranscriptBuilder } from '../../fixtures/transcripts/builder.js';
+import { mixedSession } from '../../fixtures/transcripts/sessions.js';
 
 /**
  * 0 user "make the cache eviction lru"; 1 Read(src/cache.ts) result; 2 failing npm test result;
@@ -86,6 +87,17 @@ describe('heuristic scorer', () => {
     const f = candidateFeatures(buildScoringContext(b.items, [0]), 0, 0);
     // grep: never again; needle: 20 later mentions, capped at 12.
     expect(f.future_ref_score).toBeCloseTo(12 / 2 / 12, 12);
+  });
+
+  it('scores a transcript it has seen before exactly like a fresh copy, whatever the candidates', () => {
+    const items = mixedSession(7).items;
+    const lines = items.map((i) => i.line_index);
+    const some = lines.filter((_, k) => k % 3 === 0);
+    const rest = lines.filter((_, k) => k % 3 !== 0);
+    // The same array again reuses what depends on the transcript alone; a copy builds it afresh.
+    expect(scoreHeuristic(items, some)).toEqual(scoreHeuristic([...items], some));
+    expect(scoreHeuristic(items, rest)).toEqual(scoreHeuristic([...items], rest));
+    expect(scoreHeuristic(items, lines)).toEqual(scoreHeuristic([...items], lines));
   });
 
   it('answers null for a line that names no record', () => {
