@@ -33,6 +33,7 @@ import { readPlan, type RenderPlan } from './render-plan.js';
 import { readLine, type LineProblem, type ParsedRecord, type ScanResult } from './scan.js';
 import { sessionKind } from './session-kind.js';
 import { SkeletonReader } from './skeleton.js';
+import { indexUuids } from './uuid-index.js';
 import { readTreeLine } from './tree-line.js';
 
 export interface RenderHooks {
@@ -42,7 +43,8 @@ export interface RenderHooks {
 
 /** The reading and writing of one pass, line by line. */
 class RenderPass {
-  readonly ctx: LineContext = lineContext();
+  /** uuids are indexed once every line is read (indexUuids), from hashes taken as lines pass. */
+  readonly ctx: LineContext = Object.assign(lineContext(), { notesAsRead: false });
   readonly envelope = new EnvelopeTracker();
   readonly problems: LineProblem[] = [];
   private readonly skeletons = new SkeletonReader();
@@ -99,18 +101,19 @@ class RenderPass {
 
   analysis(path: string, summary: { sha256: string; bytes: number; recordCount: number; unterminatedFinalLine: boolean }, stat: Stats): Analysis {
     const { ctx, envelope } = this;
+    const { index, duplicates } = indexUuids(ctx.table);
     const scan: ScanResult = {
       path,
       table: ctx.table,
-      uuidLine: ctx.uuidLine,
-      duplicateUuids: ctx.duplicateUuids,
+      uuidLine: index,
+      duplicateUuids: duplicates,
       ...summary,
       mtimeMs: stat.mtimeMs,
       recordTypes: {},
       problems: this.problems,
       ...envelope.report(),
     };
-    const branch = computeLiveBranch(ctx.table, { uuidLine: ctx.uuidLine, duplicateUuids: ctx.duplicateUuids });
+    const branch = computeLiveBranch(ctx.table, { uuidLine: index, duplicateUuids: duplicates });
     return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };
   }
 }
