@@ -6,8 +6,8 @@
  * `items_id`, and afterwards only `items_ref` naming it. This module turns both back into ordinary
  * params before a handler sees them, so handlers and method schemas never know the feature exists.
  */
-import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
-import { PluginErrorCodes } from './protocol.js';
+import { ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { Methods, PluginErrorCodes } from './protocol.js';
 
 /** Arrays shorter than this always travel whole: a reference would save less than it costs to track. */
 export const ITEMS_REF_MIN_ITEMS = 1000;
@@ -91,4 +91,33 @@ function checkedId(field: string, value: unknown): string {
 
 function invalidParams(message: string): ResponseError<undefined> {
   return new ResponseError(ErrorCodes.InvalidParams, message);
+}
+
+/**
+ * The other direction, for a host that listed `items_ref` in its initialize params: a result
+ * carrying a large `items` array (a parsed transcript) sends the array first in a `$/items`
+ * notification and names it with `items_ref` in the result. The host keeps the bytes it read, so
+ * it can pass the same items on to a strategy without encoding them again.
+ */
+export class ItemsAhead {
+  enabled = false;
+  private nextId = 1;
+
+  constructor(private readonly connection: MessageConnection) {}
+
+  /** The result to answer with: unchanged, or with its items sent ahead. */
+  answer(result: unknown): unknown {
+    if (result instanceof Promise) return result.then((r) => this.rewrite(r));
+    return this.rewrite(result);
+  }
+
+  private rewrite(result: unknown): unknown {
+    if (!this.enabled || !result || typeof result !== 'object' || Array.isArray(result)) return result;
+    const { items, ...rest } = result as { items?: unknown };
+    if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return result;
+    const id = `r-${this.nextId++}`;
+    // Written before the response, on the same pipe, so the host reads it first.
+    void this.connection.sendNotification(Methods.items, { items_id: id, items }).catch(() => undefined);
+    return { ...rest, items_ref: id };
+  }
 }

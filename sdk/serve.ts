@@ -6,7 +6,7 @@
  */
 import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
-import { ItemsCache } from './items-cache.js';
+import { ItemsAhead, ItemsCache } from './items-cache.js';
 import * as P from './protocol.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from './transport/ndjson.js';
 
@@ -144,9 +144,13 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
   const itemsCache = options.itemsCache ?? new ItemsCache();
   // Every request passes through the cache first, in arrival order, so an items_id stored by one
   // request is there for the items_ref of the next, and handlers only ever see whole params.
+  const ahead = new ItemsAhead(connection);
   const onRequest = <Params, Result>(type: RequestType<Params, Result, void>, handler: (params: Params, token: CancellationToken) => unknown) =>
-    connection.onRequest(type, ((params: Params, token: CancellationToken) => handler(itemsCache.resolve(params), token)) as never);
-  onRequest(P.Initialize, (params) => initializeResult(def, params));
+    connection.onRequest(type, ((params: Params, token: CancellationToken) => ahead.answer(handler(itemsCache.resolve(params), token))) as never);
+  onRequest(P.Initialize, (params) => {
+    ahead.enabled = params.features?.includes(P.ProtocolFeatures.itemsRef) ?? false;
+    return initializeResult(def, params);
+  });
   // By method name: a typed one-parameter handler would refuse the param-less shutdown and exit
   // the protocol specifies (and hosts send).
   connection.onRequest(P.Methods.shutdown, () => null);

@@ -2385,6 +2385,12 @@ export interface InitializeParams {
    */
   protocol_versions: number[];
   host: HostInfo;
+  /**
+   * Transport features the host accepts from the plugin; absent means none. items_ref: a result's large items array may be sent ahead in a $/items notification and named by items_ref in the result.
+   *
+   * @maxItems 16
+   */
+  features?: ProtocolFeature[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -2841,7 +2847,7 @@ export interface LogParams {
   message: string;
 }
 /**
- * $/items (host -> plugin notification, only to plugins that list items_ref): a transcript's items sent ahead of the calls that will need them, as a request's items_id would send them. Later calls name them with items_ref.
+ * $/items, a notification either way between peers that agreed on items_ref: a transcript's items sent ahead of the messages that name them by items_ref. Host -> plugin: ahead of calls, as a request's items_id would send them. Plugin -> host: ahead of the result that carries items_ref instead of items.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ItemsOfferParams".

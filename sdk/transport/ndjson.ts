@@ -100,6 +100,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
       return this.fail('malformed', 'a line that is not a JSON-RPC 2.0 message');
     }
+    if ((message as { method?: unknown }).method === ITEMS_OFFER) keepOfferedBytes(message as Message, line, end);
     this.callback?.(message as Message);
   }
 
@@ -121,6 +122,25 @@ const LARGE_ARRAY = 1000;
 const serializedArrays = new WeakMap<readonly unknown[], Buffer>();
 const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';
 const ITEMS_PLACEHOLDER_JSON = JSON.stringify(ITEMS_PLACEHOLDER);
+
+const ITEMS_OFFER = '$/items';
+
+/**
+ * A `$/items` line read whole is kept as the JSON of its items array, so passing the same array on
+ * (to a strategy) writes the bytes the peer sent instead of encoding 34 MB again. Only a line laid
+ * out exactly as this writer lays it out counts: the fixed prefix up to `"items":`, then the array,
+ * then `}}`, with no other member anywhere (checked on the parsed message), so the slice between is
+ * exactly the array's text, and it parsed into exactly this array.
+ */
+function keepOfferedBytes(message: Message, line: Buffer, end: number): void {
+  const params = (message as { params?: unknown }).params as { items_id?: unknown; items?: unknown } | undefined;
+  if (!params || typeof params.items_id !== 'string' || !Array.isArray(params.items) || params.items.length < LARGE_ARRAY) return;
+  if (Object.keys(message).length !== 3 || Object.keys(params).length !== 2) return;
+  const prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${ITEMS_OFFER}","params":{"items_id":${JSON.stringify(params.items_id)},"items":`, 'utf8');
+  if (end < prefix.length + 4 || line.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return;
+  if (line[end - 1] !== 0x7d || line[end - 2] !== 0x7d) return;
+  serializedArrays.set(params.items, line.subarray(prefix.length, end - 2));
+}
 
 /** A message's JSON in pieces: whole, or the text around a large `params.items` array and its cached bytes. */
 function messagePieces(message: Message): [string] | [string, Buffer, string] {

@@ -11,13 +11,14 @@ import type * as T from '../../schemas/generated/types.js';
 import { ItemsCache } from '../../sdk/items-cache.js';
 import * as P from '../../sdk/protocol.js';
 import { attachPlugin, PluginError, type PluginDefinition } from '../../sdk/serve.js';
-import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
+import { NdjsonMessageReader, NdjsonMessageWriter, serializeMessage } from '../../sdk/transport/ndjson.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { policy, proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
 
 interface WireLine {
   bytes: number;
+  raw: Buffer;
   message: { id?: number; method?: string; params?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
@@ -30,7 +31,7 @@ function tap(stream: PassThrough): WireLine[] {
     for (let nl = pending.indexOf(0x0a); nl !== -1; nl = pending.indexOf(0x0a)) {
       const line = pending.subarray(0, nl);
       pending = pending.subarray(nl + 1);
-      lines.push({ bytes: line.length, message: JSON.parse(line.toString('utf8')) });
+      lines.push({ bytes: line.length, raw: Buffer.from(line), message: JSON.parse(line.toString('utf8')) });
     }
   });
   return lines;
@@ -54,7 +55,9 @@ function inMemory(attach: PluginSide) {
   };
   /** Writes one message to the plugin as a host would, bypassing the channel. */
   const raw = (message: object) => toPlugin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
-  return { transport, sent, answered, raw, dispose: () => plugin.dispose() };
+  /** Writes one line to the host as a plugin would, bypassing the plugin's connection. */
+  const rawToHost = (line: string) => toHost.write(line + '\n');
+  return { transport, sent, answered, raw, rawToHost, dispose: () => plugin.dispose() };
 }
 
 const fakeBundle = (provides: T.PluginManifest['provides']) => inMemoryBundle({ provides });
@@ -296,6 +299,86 @@ describe('items_ref with a plugin that does not advertise it', () => {
       expect(Object.keys(params as object).filter((k) => k.startsWith('items'))).toEqual(['items']);
     }
     expect(proposals(mem.sent).every((l) => l.bytes > 100_000)).toBe(true);
+  });
+});
+
+describe('items a provider sends ahead of its result ($/items, plugin to host)', () => {
+  let mem: ReturnType<typeof inMemory> | undefined;
+  afterEach(() => mem?.dispose());
+
+  function transcript(items: T.TranscriptItem[]): T.Transcript {
+    return {
+      session: { provider: 'claude_code', session_id: 'b16b16b1-0000-4000-8000-000000000001', path: '/nonexistent/session.jsonl' },
+      items,
+      usage: { context_tokens: 0, lifetime_input_tokens: 0, lifetime_cached_tokens: 0, context_state: 'absent', lifetime_scope: 'absent' },
+      source_sha256: '0'.repeat(64),
+      bytes: 0,
+      record_count: items.length,
+    };
+  }
+
+  const providerDef = (result: T.Transcript): PluginDefinition => ({
+    id: 'mem',
+    version: '1.0.0',
+    providers: { claude_code: { info: { display_name: 'Mem' }, parse: () => result } },
+  });
+
+  it('sends a parsed transcript\'s items ahead of the result, and the host gets them whole', async () => {
+    const items = bigItems();
+    mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
+    expect(parsed.items).toEqual(items);
+    expect(parsed).not.toHaveProperty('items_ref');
+    const offer = mem.answered.findIndex((l) => l.message.method === P.Methods.items);
+    const response = mem.answered.findIndex((l) => (l.message as { result?: { items_ref?: string } }).result?.items_ref !== undefined);
+    expect(offer).toBeGreaterThanOrEqual(0);
+    expect(response).toBeGreaterThan(offer);
+    expect(mem.answered[response]!.bytes).toBeLessThan(2_000);
+  });
+
+  it('passes items on as the bytes the provider wrote, not a fresh encoding', async () => {
+    const items = bigItems();
+    // Valid JSON no encoder of ours writes: a space after every comma between items.
+    const spaced = '[' + items.map((i) => JSON.stringify(i)).join(', ') + ']';
+    mem = inMemory((connection) => {
+      connection.onRequest(P.Methods.initialize, () => ({ protocol_version: 1, plugin: { id: 'mem', version: '1.0.0' }, providers: [{ id: 'claude_code', display_name: 'Mem' }] }));
+      connection.onRequest(P.Methods.providerParse, () => {
+        mem!.rawToHost(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","items":${spaced}}}`);
+        const { items: _items, ...rest } = transcript(items);
+        return { ...rest, items_ref: 'r-1' };
+      });
+    });
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' });
+    expect(parsed.items).toEqual(items);
+    expect(serializeMessage({ jsonrpc: '2.0', id: 9, method: 'strategy/propose', params: { items: parsed.items } } as never)).toContain(spaced);
+    // A copy of the array has no bytes kept for it and is encoded afresh.
+    expect(serializeMessage({ jsonrpc: '2.0', id: 9, method: 'strategy/propose', params: { items: [...parsed.items] } } as never)).not.toContain(spaced);
+  });
+
+  it('keeps the items inline for a host that did not list items_ref', async () => {
+    const items = bigItems();
+    const conn = connectInMemory(providerDef(transcript(items)));
+    try {
+      await conn.host.sendRequest(P.Methods.initialize, { protocol_versions: [1], host: { name: 'old-host', version: '0.0.1' } });
+      const result = (await conn.host.sendRequest(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' })) as T.Transcript & { items_ref?: string };
+      expect(result.items).toHaveLength(items.length);
+      expect(result.items_ref).toBeUndefined();
+    } finally {
+      conn.dispose();
+    }
+  });
+
+  it('a result naming items the plugin never sent ahead ends the plugin with a clear error', async () => {
+    mem = inMemory((connection) => {
+      connection.onRequest(P.Methods.initialize, () => ({ protocol_version: 1, plugin: { id: 'mem', version: '1.0.0' }, providers: [{ id: 'claude_code', display_name: 'Mem' }] }));
+      connection.onRequest(P.Methods.providerParse, () => ({ ...transcript([]), items: undefined, items_ref: 'r-404' }));
+    });
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'plugin_schema_violation' });
+    expect((error as Error).message).toContain('items_ref "r-404" in its result, naming items it never sent ahead');
   });
 });
 

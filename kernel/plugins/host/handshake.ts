@@ -1,5 +1,5 @@
 import type { InitializeResult, PluginManifest } from '../../../schemas/generated/types.js';
-import { Methods, SUPPORTED_PROTOCOL_VERSIONS } from '../../../sdk/protocol.js';
+import { Methods, ProtocolFeatures, SUPPORTED_PROTOCOL_VERSIONS } from '../../../sdk/protocol.js';
 import type { PluginChannel } from '../protocol/plugin-channel.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 
@@ -12,6 +12,7 @@ export async function handshake(channel: PluginChannel, manifest: PluginManifest
   const result = await channel.request<InitializeResult>(Methods.initialize, {
     protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
     host: { name: 'gobstopper', version: hostVersion },
+    features: [ProtocolFeatures.itemsRef],
   });
   const problem = handshakeProblem(result, manifest);
   if (problem) throw await channel.kill('plugin_handshake_failed', `failed the initialize handshake: ${problem}`, Methods.initialize);

@@ -18,7 +18,7 @@ import { GobstopperError } from '../../errors.js';
 import type { HostCallbacks } from './host-callbacks.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
-import { SentItems } from './sent-items.js';
+import { ReceivedItems, SentItems } from './sent-items.js';
 
 /** How the peer ended, as far as the transport knows. */
 export interface PeerExit {
@@ -101,6 +101,8 @@ export class PluginChannel {
   private readonly failedListeners: ((failure: PluginFailure) => void)[] = [];
   /** Set once the plugin lists items_ref in its handshake; until then items always travel whole. */
   private sentItems: SentItems | undefined;
+  /** Items the plugin sent ahead of the results that name them (its `$/items`). */
+  private readonly itemsAhead = new ReceivedItems();
 
   constructor(
     private readonly transport: ChannelTransport,
@@ -113,6 +115,7 @@ export class PluginChannel {
     this.connection.onRequest((method, params, token) => this.onHostRequest(method, params, token));
     this.connection.onNotification(Methods.hostLog, (params: unknown) => this.onHostNotification('log', 'LogParams', params));
     this.connection.onNotification(Methods.progress, (params: unknown) => this.onHostNotification('progress', 'ProgressParams', params));
+    this.connection.onNotification(Methods.items, (params: unknown) => this.itemsAhead.keep(params));
     this.connection.listen();
   }
 
@@ -277,6 +280,12 @@ export class PluginChannel {
           if (frame.settled) return;
           // An answer that arrives after the deadline still fails the call; the plugin survives.
           if (frame.cancelled) return settle(() => reject(timedOut()));
+          const restored = this.itemsAhead.restore(result);
+          if (restored.problem) {
+            void this.fatal('plugin_schema_violation', `answered ${method} with ${restored.problem}`, method, '/items_ref');
+            return;
+          }
+          result = restored.result;
           if (resultValidator) {
             const violation = checkAgainst(resultValidator, result);
             if (violation) {

@@ -47,3 +47,37 @@ export class SentItems {
     this.held.delete(id);
   }
 }
+
+const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * The host side of the other direction: a plugin told in initialize that the host takes items_ref
+ * may send a result's large `items` ahead in a `$/items` notification and put `items_ref` in the
+ * result. The last few arrays are kept, by id, until a result names them.
+ */
+export class ReceivedItems {
+  private readonly held = new Map<string, unknown[]>();
+
+  constructor(private readonly capacity = ITEMS_CACHE_ENTRIES) {}
+
+  /** Keeps a well-formed offer; anything else is dropped (a result naming it then fails). */
+  keep(params: unknown): void {
+    if (!params || typeof params !== 'object') return;
+    const { items_id: id, items } = params as { items_id?: unknown; items?: unknown };
+    if (typeof id !== 'string' || !ITEMS_ID.test(id) || !Array.isArray(items)) return;
+    this.held.delete(id);
+    this.held.set(id, items);
+    while (this.held.size > this.capacity) this.held.delete(this.held.keys().next().value!);
+  }
+
+  /** The result with the items it names put back, or why it cannot be. */
+  restore(result: unknown): { result: unknown; problem?: string } {
+    if (!result || typeof result !== 'object' || Array.isArray(result) || !('items_ref' in result)) return { result };
+    const { items_ref: id, ...rest } = result as { items_ref?: unknown; items?: unknown };
+    if ('items' in rest) return { result, problem: 'both items and items_ref in its result' };
+    const items = typeof id === 'string' ? this.held.get(id) : undefined;
+    if (items === undefined) return { result, problem: `items_ref ${JSON.stringify(id).slice(0, 80)} in its result, naming items it never sent ahead` };
+    this.held.delete(id as string);
+    return { result: { ...rest, items } };
+  }
+}
