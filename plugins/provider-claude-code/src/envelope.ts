@@ -43,9 +43,12 @@ class TitleTracker {
 
 /** What a scan result or discovery reports of the envelope. */
 export interface EnvelopeReport {
+  /** First `sessionId` on a record. */
   sessionId: string | null;
+  /** First `cwd` on a record. */
   cwd: string | null;
   title: string | null;
+  /** A conversation record's `version` is not a version string. */
   versionAnomaly: boolean;
   claudeRecords: number;
   foreignRecords: number;

@@ -12,13 +12,14 @@ import type { ReadLimits } from './limits.js';
 import { scanInParallel, splitPoints } from './parallel-scan.js';
 import { parallelPlan } from './scan-pool.js';
 import { checkUnchanged, countLine, newScanState, scanRows } from './scan-state.js';
+import type { EnvelopeReport } from './envelope.js';
 import { readLine, type LineProblem } from './scan-line.js';
 
 export { ScanFatalError, SourceMovedError } from './scan-errors.js';
 export { isBlank, readLine, unreadable, type LineProblem, type ParsedRecord } from './scan-line.js';
 
-/** What a scan knows of a transcript once its rows are read. */
-export interface ScanRows {
+/** What a scan knows of a transcript once its rows are read (and of its envelope). */
+export interface ScanRows extends EnvelopeReport {
   path: string;
   table: RecordTable;
   /** uuid -> line, later duplicates winning. */
@@ -30,15 +31,6 @@ export interface ScanRows {
   mtimeMs: number;
   recordTypes: Record<string, number>;
   problems: LineProblem[];
-  /** First `sessionId` on a record. */
-  sessionId: string | null;
-  /** First `cwd` on a record. */
-  cwd: string | null;
-  title: string | null;
-  /** A conversation record's `version` is not a version string. */
-  versionAnomaly: boolean;
-  claudeRecords: number;
-  foreignRecords: number;
 }
 
 /** A finished scan: the rows and the hash of every byte that was read. */
