@@ -104,10 +104,11 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     if (c.requireSmaller && render.bytes >= c.sourceBytes) {
       throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
     }
-    // Three reads of settled files run at once: the provider verifies the candidate (its own
-    // process), the vault stores the candidate's bytes, and the source is hashed again. Nothing
-    // is referenced by a receipt until every check below has passed; bytes stored for a candidate
-    // that fails are unreferenced and prune collects them.
+    // Reads of settled files run at once: the provider verifies the candidate (its own process),
+    // the vault stores the candidate's bytes, and the source is hashed again (unless a read made
+    // after planning, apply's snapshot, is given). Nothing is referenced by a receipt until every
+    // check below has passed; bytes stored for a candidate that fails are unreferenced and prune
+    // collects them.
     const checked = Promise.all([
       // A card appended to a source at the record limit must not fail verification for its size.
       c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
