@@ -18,7 +18,8 @@ export const ITEMS_REF_MIN_ITEMS = 1000;
  */
 export const ITEMS_CACHE_ENTRIES = 4;
 
-const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** What an items_id or items_ref may be (the same pattern as the schema's ItemsOfferParams). */
+export const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** A bounded least-recently-used map of item arrays by the id the host gave them. */
 export class ItemsCache {

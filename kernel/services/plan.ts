@@ -74,12 +74,15 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle): 
     .map((e) => ({ context_before: e.context_tokens_before, est_reclaimed: e.est_reclaimed_tokens }));
 }
 
+/** The scorer a policy names; the heuristic one unless configured. */
+const scorerOf = (policy: T.ResolvedPolicy) => policy.scorer ?? 'heuristic';
+
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
   return async (strategyId, params, options) => {
     const callbacks: HostCallbacks = {
       score: async (p) => {
-        const scorerId = params.policy.scorer ?? 'heuristic';
+        const scorerId = scorerOf(params.policy);
         const scorer = await runtime.host.scorer(scorerId);
         const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
         return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
@@ -119,7 +122,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     if (strategy.info.kind === 'selector') {
       // It will ask for other strategies' plans (and, through them, scores) over these items.
       void runtime.host.offerItemsToFileStrategies(params.items);
-      void runtime.host.offerItemsToScorer(params.policy.scorer ?? 'heuristic', params.items);
+      void runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items);
     }
     return strategy.propose(params);
   };

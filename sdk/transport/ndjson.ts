@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
+import { Methods } from '../protocol.js';
 
 /** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
 export class FramingError extends Error {
@@ -123,7 +124,7 @@ const serializedArrays = new WeakMap<readonly unknown[], Buffer>();
 const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';
 const ITEMS_PLACEHOLDER_JSON = JSON.stringify(ITEMS_PLACEHOLDER);
 
-const ITEMS_OFFER = '$/items';
+const ITEMS_OFFER = Methods.items;
 
 /**
  * A `$/items` line read whole is kept as the JSON of its items array, so passing the same array on

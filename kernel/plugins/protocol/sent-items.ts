@@ -1,4 +1,4 @@
-import { ITEMS_CACHE_ENTRIES, ITEMS_REF_MIN_ITEMS } from '../../../sdk/items-cache.js';
+import { ITEMS_CACHE_ENTRIES, ITEMS_ID, ITEMS_REF_MIN_ITEMS } from '../../../sdk/items-cache.js';
 
 /** Params as they go on the wire, and the id they stand on when they carry `items_ref`. */
 export interface OutgoingParams {
@@ -47,8 +47,6 @@ export class SentItems {
     this.held.delete(id);
   }
 }
-
-const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * The host side of the other direction: a plugin told in initialize that the host takes items_ref
