@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { MIB, median, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
+import { MIB, floorAndValue, readSplitParse, statAndTail } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 5;
@@ -94,18 +94,14 @@ export const benchmarks = [
         const written = claude.writeBigSession(path, { targetBytes: 128 * MIB, records: 100_000 });
         if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
         await claude.parseTranscript({ provider_id: 'claude_code', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const transcript = await claude.parseTranscript({ provider_id: 'claude_code', path });
-          values.push(nowMs() - t);
-          if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => readSplitParse(path),
+          value: () => claude.parseTranscript({ provider_id: 'claude_code', path }),
+          check: (transcript) => {
+            if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -133,20 +129,16 @@ export const benchmarks = [
           files.push(file);
         }
         claude.discoverSessions({ provider_id: 'claude_code', home });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          statAndTail(files, 512 * 1024);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const found = claude.discoverSessions({ provider_id: 'claude_code', home });
-          values.push(nowMs() - t);
-          if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
-          const most = Math.max(...found.sessions.map((s) => s.bytes_read));
-          if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => statAndTail(files, 512 * 1024),
+          value: () => claude.discoverSessions({ provider_id: 'claude_code', home }),
+          check: (found) => {
+            if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
+            const most = Math.max(...found.sessions.map((s) => s.bytes_read));
+            if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -158,21 +150,17 @@ export const benchmarks = [
     async run() {
       return withBigSession(async (claude, path, dir) => {
         const transcript = await claude.parseTranscript({ provider_id: 'claude_code', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          const staging = join(dir, `candidate-${r}.jsonl`);
-          writeFileSync(staging, '', { mode: 0o600 });
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const result = await claude.renderCandidate(applyParams(transcript, path, staging));
-          values.push(nowMs() - t);
-          if (result.record_count !== 100_002 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
-          rmSync(staging);
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const staging = (r) => join(dir, `candidate-${r}.jsonl`);
+        const measured = await floorAndValue(RUNS, {
+          before: (r) => writeFileSync(staging(r), '', { mode: 0o600 }),
+          floor: () => readSplitParse(path),
+          value: (r) => claude.renderCandidate(applyParams(transcript, path, staging(r))),
+          check: (result, r) => {
+            if (result.record_count !== 100_002 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
+            rmSync(staging(r));
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       });
     },
   },
@@ -182,18 +170,14 @@ export const benchmarks = [
     async run() {
       return withBigSession(async (claude, path) => {
         await claude.verifyTranscript({ provider_id: 'claude_code', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const result = await claude.verifyTranscript({ provider_id: 'claude_code', path });
-          values.push(nowMs() - t);
-          if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the session as sound');
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => readSplitParse(path),
+          value: () => claude.verifyTranscript({ provider_id: 'claude_code', path }),
+          check: (result) => {
+            if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the session as sound');
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       });
     },
   },

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { MIB, median, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
+import { MIB, floorAndValue, readSplitParse, statAndTail } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 5;
@@ -88,18 +88,14 @@ export const benchmarks = [
         const written = codex.writeLargeRollout(path, { records: 100_000, bytes: 128 * MIB, paginated: true });
         if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
         await codex.parse({ provider_id: 'codex', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const transcript = await codex.parse({ provider_id: 'codex', path });
-          values.push(nowMs() - t);
-          if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => readSplitParse(path),
+          value: () => codex.parse({ provider_id: 'codex', path }),
+          check: (transcript) => {
+            if (transcript.items.length !== 100_000) throw new Error('parse returned the wrong number of items');
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -131,20 +127,16 @@ export const benchmarks = [
           files.push(file);
         }
         codex.discover({ provider_id: 'codex', home });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          statAndTail(files, 512 * 1024);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const found = codex.discover({ provider_id: 'codex', home });
-          values.push(nowMs() - t);
-          if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
-          const most = Math.max(...found.sessions.map((s) => s.bytes_read));
-          if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => statAndTail(files, 512 * 1024),
+          value: () => codex.discover({ provider_id: 'codex', home }),
+          check: (found) => {
+            if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
+            const most = Math.max(...found.sessions.map((s) => s.bytes_read));
+            if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -156,21 +148,17 @@ export const benchmarks = [
     async run() {
       return withLargeRollout(async (codex, path, dir) => {
         const transcript = await codex.parse({ provider_id: 'codex', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          const staging = join(dir, `candidate-${r}.jsonl`);
-          writeFileSync(staging, '', { mode: 0o600 });
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const result = await codex.render(applyParams(transcript, path, staging));
-          values.push(nowMs() - t);
-          if (result.record_count !== 100_001 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
-          rmSync(staging);
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const staging = (r) => join(dir, `candidate-${r}.jsonl`);
+        const measured = await floorAndValue(RUNS, {
+          before: (r) => writeFileSync(staging(r), '', { mode: 0o600 }),
+          floor: () => readSplitParse(path),
+          value: (r) => codex.render(applyParams(transcript, path, staging(r))),
+          check: (result, r) => {
+            if (result.record_count !== 100_001 || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
+            rmSync(staging(r));
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       });
     },
   },
@@ -180,18 +168,14 @@ export const benchmarks = [
     async run() {
       return withLargeRollout(async (codex, path) => {
         await codex.verify({ provider_id: 'codex', path });
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          await readSplitParse(path);
-          floors.push(nowMs() - t);
-          t = nowMs();
-          const result = await codex.verify({ provider_id: 'codex', path });
-          values.push(nowMs() - t);
-          if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the rollout as sound');
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        const measured = await floorAndValue(RUNS, {
+          floor: () => readSplitParse(path),
+          value: () => codex.verify({ provider_id: 'codex', path }),
+          check: (result) => {
+            if (result.record_count !== 100_000 || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the rollout as sound');
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       });
     },
   },

@@ -11,7 +11,7 @@ import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MIB, median, nowMs } from './lib/measure.mjs';
+import { MIB, floorAndValue, median, nowMs } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
@@ -94,22 +94,20 @@ export const benchmarks = [
     async run() {
       const { snapshotFile } = await dist('kernel/vault/snapshot.js');
       return withSession(async (dir, source) => {
-        const values = [];
-        const floors = [];
-        for (let r = 0; r < RUNS; r++) {
-          let t = nowMs();
-          sha256File(source);
-          durableCopy(source, join(dir, `copy-${r}`));
-          floors.push(nowMs() - t);
-          rmSync(join(dir, `copy-${r}`));
-
-          const layout = await freshVault(dir, r);
-          t = nowMs();
-          await snapshotFile(layout, { path: source, sessionId: 'bench', provider: 'claude_code', strategy: 'snapshot' });
-          values.push(nowMs() - t);
-          rmSync(layout.root, { recursive: true, force: true });
-        }
-        return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+        let layout;
+        const measured = await floorAndValue(RUNS, {
+          before: async (r) => (layout = await freshVault(dir, r)),
+          floor: (r) => {
+            sha256File(source);
+            durableCopy(source, join(dir, `copy-${r}`));
+          },
+          value: () => snapshotFile(layout, { path: source, sessionId: 'bench', provider: 'claude_code', strategy: 'snapshot' }),
+          check: (_snapshot, r) => {
+            rmSync(join(dir, `copy-${r}`));
+            rmSync(layout.root, { recursive: true, force: true });
+          },
+        });
+        return { name: this.name, ...measured, unit: 'ms' };
       });
     },
   },

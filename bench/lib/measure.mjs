@@ -42,3 +42,24 @@ export function statAndTail(files, tailBytes) {
     closeSync(fd);
   }
 }
+
+/**
+ * Times `floor` and `value` alternately, `runs` times, so both meet the same machine state, and
+ * gives their medians. `before` runs untimed ahead of each pair (per-run setup); `check` gets
+ * `value`'s answer, untimed, and throws when the code under test answered wrongly.
+ */
+export async function floorAndValue(runs, { before, floor, value, check }) {
+  const floors = [];
+  const values = [];
+  for (let r = 0; r < runs; r++) {
+    await before?.(r);
+    let t = nowMs();
+    await floor(r);
+    floors.push(nowMs() - t);
+    t = nowMs();
+    const answer = await value(r);
+    values.push(nowMs() - t);
+    await check?.(answer, r);
+  }
+  return { value: median(values), floor: median(floors) };
+}
