@@ -4,25 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCodePlugin } from '../../plugins/provider-claude-code/src/plugin.js';
 import * as P from '../../sdk/protocol.js';
 import type { ProviderDiscoverResult, ProviderForkTargetResult, ProviderRenderResult, ProviderVerifyResult, Transcript } from '../../schemas/generated/types.js';
-import * as validators from '../../schemas/generated/validators.js';
 import { breakages } from '../fixtures/claude/breakages.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
+import { checkedCall as call } from '../helpers/checked-call.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
-type Validator = ((data: unknown) => boolean) & { errors?: unknown };
-const validator = (name: string) => (validators as unknown as Record<string, Validator>)[`validate${name}`]!;
-
-/** Sends a request and checks both directions against the method's schemas, as the host does. */
-async function call<R>(conn: ReturnType<typeof connectInMemory>, method: string, params: object): Promise<R> {
-  const schemas = P.MethodSchemas[method]!;
-  const checkParams = validator(schemas.params!);
-  expect(checkParams(params), JSON.stringify(checkParams.errors)).toBe(true);
-  const result = await conn.host.sendRequest<R>(method, params);
-  const checkResult = validator(schemas.result!);
-  expect(checkResult(result), JSON.stringify(checkResult.errors)).toBe(true);
-  return result;
-}
 
 const SESSION = '3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f';
 const FORK = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';

@@ -7,22 +7,10 @@ import * as P from '../../sdk/protocol.js';
 import * as validators from '../../schemas/generated/validators.js';
 import { sessionsDir } from '../fixtures/codex/rollout-builder.js';
 import { compactedSession, paginatedSession } from '../fixtures/codex/sessions.js';
+import { checkedCall as call } from '../helpers/checked-call.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
-type Validator = ((data: unknown) => boolean) & { errors?: unknown };
-const validator = (name: string) => (validators as unknown as Record<string, Validator>)[`validate${name}`]!;
-
-/** Sends a request and checks both directions against the method's schemas, as the host does. */
-async function call<R>(conn: ReturnType<typeof connectInMemory>, method: string, params: object): Promise<R> {
-  const schemas = P.MethodSchemas[method]!;
-  const checkParams = validator(schemas.params!);
-  expect(checkParams(params), JSON.stringify(checkParams.errors)).toBe(true);
-  const result = await conn.host.sendRequest<R>(method, params);
-  const checkResult = validator(schemas.result!);
-  expect(checkResult(result), JSON.stringify(checkResult.errors)).toBe(true);
-  return result;
-}
 
 let home: TempHome;
 let conn: ReturnType<typeof connectInMemory>;
@@ -38,7 +26,7 @@ afterEach(() => {
 describe('provider-codex over the plugin protocol', () => {
   it('introduces itself as the codex provider', async () => {
     const init = await conn.host.sendRequest(P.Initialize, { protocol_versions: [1], host: { name: 'test', version: '0' } });
-    expect(validator('InitializeResult')(init)).toBe(true);
+    expect(validators.validateInitializeResult(init)).toBe(true);
     expect(init.plugin.id).toBe('provider-codex');
     expect(init.providers).toEqual([{ id: 'codex', display_name: 'Codex', native_control: 'thread/compact/start', supports_cache_edit: false }]);
   });
