@@ -9,7 +9,7 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { link, lstat, open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
-import { createExclusive, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
+import { fillPrivateTemp, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
 
 export interface PublishOptions {
@@ -100,9 +100,7 @@ export async function hashRegularFile(path: string): Promise<{ sha256: string; b
 
 /** Copies `source` into a new private temp file in `dir` (fsynced); returns its path. */
 async function copyToTemp(source: FileHandle, dir: string, name: string, writeAll: WriteAll): Promise<string> {
-  const temp = join(dir, `.${name}.${tempName('gobstopper')}`);
-  const handle = await createExclusive(temp);
-  try {
+  return fillPrivateTemp(join(dir, `.${name}.${tempName('gobstopper')}`), false, async (handle) => {
     const buffer = Buffer.allocUnsafe(COPY_BLOCK);
     let position = 0;
     for (;;) {
@@ -113,13 +111,7 @@ async function copyToTemp(source: FileHandle, dir: string, name: string, writeAl
       if (got < buffer.length) break;
     }
     await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlinkQuietly(temp);
-    throw error;
-  }
-  await handle.close();
-  return temp;
+  });
 }
 
 /**

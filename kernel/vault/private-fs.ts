@@ -184,14 +184,23 @@ export class ReadBackMismatchError extends Error {
  * temp file on any failure.
  */
 export async function writePrivateTemp(dir: string, data: Buffer, writeAll: WriteAll = writeAllDefault): Promise<string> {
-  const temp = join(dir, tempName());
-  const handle = await createExclusive(temp, true);
-  try {
+  return fillPrivateTemp(join(dir, tempName()), true, async (handle, temp) => {
     await writeAll(handle, data);
     await handle.sync();
     const back = Buffer.allocUnsafe(data.length + 1);
     const got = await readFully(handle, back, 0);
     if (got !== data.length || !back.subarray(0, got).equals(data)) throw new ReadBackMismatchError(temp);
+  });
+}
+
+/**
+ * Creates the private file `temp` exclusively and lets `fill` write it; on any failure the file is
+ * closed and removed, so no half-written temp file is left behind. Returns `temp`.
+ */
+export async function fillPrivateTemp(temp: string, readable: boolean, fill: (handle: FileHandle, temp: string) => Promise<void>): Promise<string> {
+  const handle = await createExclusive(temp, readable);
+  try {
+    await fill(handle, temp);
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlinkQuietly(temp);
