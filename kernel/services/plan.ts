@@ -128,8 +128,9 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
   };
 }
 
-export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions): Promise<PlannedSession> {
-  const config = await resolveSessionConfig(runtime, parsed.session, options);
+export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions, early?: EarlyConfig): Promise<PlannedSession> {
+  const sameSession = early && early.session.provider === parsed.session.provider && early.session.session_id === parsed.session.session_id;
+  const config = await (sameSession ? early.config : resolveSessionConfig(runtime, parsed.session, options));
   const recent = await recentYields(runtime, parsed.session);
   const outcome = await planSession({
     transcript: parsed.transcript,
@@ -142,17 +143,26 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
   return { ...parsed, config, outcome };
 }
 
+/** A policy resolved for the session a selector named, before its provider had parsed it. */
+interface EarlyConfig {
+  session: T.SessionHandle;
+  config: Promise<ResolvedConfig>;
+}
+
 export async function planForSelector(runtime: Runtime, selector: string, options: PlanOptions): Promise<PlannedSession> {
-  return planParsed(runtime, await parseSession(runtime, selector, (session) => warmStrategy(runtime, session, options)), options);
+  let early: EarlyConfig | undefined;
+  const parsed = await parseSession(runtime, selector, (session) => {
+    early = { session, config: resolveSessionConfig(runtime, session, options) };
+    warmStrategy(runtime, early.config);
+  });
+  return planParsed(runtime, parsed, options, early);
 }
 
 /**
- * Starts the process of the strategy this session will plan with while its provider parses (the
- * two run side by side). Best effort: whatever goes wrong here is met again, and reported, when the
- * plan itself runs.
+ * Starts the process of the strategy the early policy names while the provider parses (the two run
+ * side by side). Best effort: an error here is met again, and reported, when the plan awaits that
+ * policy or calls the strategy.
  */
-function warmStrategy(runtime: Runtime, session: T.SessionHandle, options: PlanOptions): void {
-  resolveSessionConfig(runtime, session, options)
-    .then((config) => (config.external ? undefined : runtime.host.strategy(config.values.strategy)))
-    .catch(() => undefined);
+function warmStrategy(runtime: Runtime, config: Promise<ResolvedConfig>): void {
+  config.then((c) => (c.external ? undefined : runtime.host.strategy(c.values.strategy))).catch(() => undefined);
 }

@@ -107,6 +107,15 @@ describe('plan', () => {
     for (const id of ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured']) expect(rationale).toMatch(new RegExp(`[ ,]${id}=`));
   });
 
+  it('a bad config file is one clear error, not a no-plan', async () => {
+    home = demoHome();
+    const bad = join(home.root, 'bad.toml');
+    writeFileSync(bad, '[provider.claude_code]\ntrigger = 100000\n');
+    const r = await runJson(['plan', DEMO_CLAUDE_ID, '--config', bad], home.env);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.claude_code]` });
+  });
+
   it('an unknown strategy is an error, not a no-plan', async () => {
     home = demoHome();
     const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'no_such_strategy'], home.env);
