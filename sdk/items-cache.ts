@@ -8,6 +8,7 @@
  */
 import { ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { Methods, PluginErrorCodes } from './protocol.js';
+import { offerParams } from './transport/items-lines.js';
 
 /** Arrays shorter than this always travel whole: a reference would save less than it costs to track. */
 export const ITEMS_REF_MIN_ITEMS = 1000;
@@ -117,8 +118,20 @@ export class ItemsAhead {
     const { items, ...rest } = result as { items?: unknown };
     if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return result;
     const id = `r-${this.nextId++}`;
-    // Written before the response, on the same pipe, so the host reads it first.
-    void this.connection.sendNotification(Methods.items, { items_id: id, items }).catch(() => undefined);
-    return { ...rest, items_ref: id };
+    const pieces = offerParams(id, items);
+    // Written before the response, on the same pipe, so the host reads them first.
+    if (pieces.length === 1) {
+      void this.connection.sendNotification(Methods.items, pieces[0]).catch(() => undefined);
+      return { ...rest, items_ref: id };
+    }
+    return this.sendPieces(pieces).then(() => ({ ...rest, items_ref: id }));
+  }
+
+  /**
+   * One piece at a time, each encoded only once the one before was taken by the host: the host
+   * parses a piece while this process encodes the next, and no more than a piece waits in memory.
+   */
+  private async sendPieces(pieces: readonly Record<string, unknown>[]): Promise<void> {
+    for (const piece of pieces) await this.connection.sendNotification(Methods.items, piece);
   }
 }

@@ -2847,13 +2847,15 @@ export interface LogParams {
   message: string;
 }
 /**
- * $/items, a notification either way between peers that agreed on items_ref: a transcript's items sent ahead of the messages that name them by items_ref. Host -> plugin: ahead of calls, as a request's items_id would send them. Plugin -> host: ahead of the result that carries items_ref instead of items.
+ * $/items, a notification either way between peers that agreed on items_ref: a transcript's items sent ahead of the messages that name them by items_ref. Host -> plugin: ahead of calls, as a request's items_id would send them. Plugin -> host: ahead of the result that carries items_ref instead of items. A long array may come in pieces: consecutive notifications with the same items_id, part 0, 1, 2, ..., every one but the last with more: true; the receiver holds the id once the last piece arrived, and drops the whole offer when a piece is missing or out of order. Together the pieces hold at most 100000 items.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ItemsOfferParams".
  */
 export interface ItemsOfferParams {
   items_id: string;
+  part?: number;
+  more?: boolean;
   /**
    * @maxItems 100000
    */

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
-import { Methods } from '../protocol.js';
+import { arrayText, isLargeArray, ITEMS_OFFER, ItemsText, mayBeOffer, OfferReader, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
+
+export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 
 /** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
 export class FramingError extends Error {
@@ -14,8 +16,14 @@ export class FramingError extends Error {
 }
 
 export interface NdjsonReaderOptions {
-  /** Largest single message accepted, in bytes; a longer line is an overflow. */
+  /** Largest single message accepted, in bytes (an offer in pieces counts as one); more is an overflow. */
   maxMessageBytes?: number;
+  /**
+   * Drop a `$/items` line that is not JSON instead of failing the stream. A plugin sets it: the
+   * host may pass a provider's items on before it has parsed them itself (ItemsOnTheWay), and an
+   * offer has no one to answer, so a broken one is simply not held.
+   */
+  dropBrokenOffers?: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -30,13 +38,26 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private pendingBytes = 0;
   private callback: DataCallback | undefined;
   private failed = false;
+  private readonly offers = new OfferReader();
+  /** Bytes of an offer's pieces read so far. */
+  private offerBytes = 0;
 
   constructor(
     private readonly stream: Readable,
-    options: NdjsonReaderOptions = {},
+    private readonly options: NdjsonReaderOptions = {},
   ) {
     super();
     this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Tells `listener` about each large `$/items` line the moment it is read whole, before it is parsed. */
+  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void): void {
+    this.offers.onItemsOnTheWay(listener);
+  }
+
+  /** Tells `listener` about each `$/items` line right after it parsed, pieces included. */
+  onOfferParsed(listener: (offer: ParsedOffer) => void): void {
+    this.offers.onOfferParsed(listener);
   }
 
   listen(callback: DataCallback): Disposable {
@@ -92,17 +113,32 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     let end = line.length;
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
     if (end === 0) return;
+    const offer = mayBeOffer(line, end);
+    const settle = offer ? this.offers.announce(line, end) : undefined;
     let message: unknown;
     try {
       message = JSON.parse(line.toString('utf8', 0, end));
     } catch {
+      settle?.(undefined);
+      if (offer && this.options.dropBrokenOffers) return;
       return this.fail('malformed', 'a line that is not JSON');
     }
     if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      settle?.(undefined);
       return this.fail('malformed', 'a line that is not a JSON-RPC 2.0 message');
     }
-    if ((message as { method?: unknown }).method === ITEMS_OFFER) keepOfferedBytes(message as Message, line, end);
-    this.callback?.(message as Message);
+    if (!offer || (message as { method?: unknown }).method !== ITEMS_OFFER) return void this.callback?.(message as Message);
+    this.offerBytes += end;
+    if (this.offerBytes > this.maxMessageBytes) {
+      settle?.(undefined);
+      return this.fail('overflow', `message larger than ${this.maxMessageBytes} bytes (an offer in pieces)`);
+    }
+    const outcome = this.offers.accept(message as Message, line, end, settle);
+    if ('held' in outcome) return;
+    this.offerBytes = 0;
+    // A piece that cannot be put in place is dropped with its offer: a result that names the
+    // offer then fails as naming items never sent, and a host's items_ref gets ItemsNotCached.
+    if ('deliver' in outcome) this.callback?.(outcome.deliver);
   }
 
   private fail(reason: 'overflow' | 'malformed', message: string): void {
@@ -113,46 +149,17 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 }
 
-/**
- * Large arrays sent more than once (the same transcript items to several strategies, or whole
- * again after an items_ref miss) are serialized once, and kept as UTF-8 bytes so each send writes
- * them as they are instead of encoding 34 MB again. The host never mutates a transcript after
- * parse, so an array is safe to key on.
- */
-const LARGE_ARRAY = 1000;
-const serializedArrays = new WeakMap<readonly unknown[], Buffer>();
 const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';
 const ITEMS_PLACEHOLDER_JSON = JSON.stringify(ITEMS_PLACEHOLDER);
-
-const ITEMS_OFFER = Methods.items;
-
-/**
- * A `$/items` line read whole is kept as the JSON of its items array, so passing the same array on
- * (to a strategy) writes the bytes the peer sent instead of encoding 34 MB again. Only a line laid
- * out exactly as this writer lays it out counts: the fixed prefix up to `"items":`, then the array,
- * then `}}`, with no other member anywhere (checked on the parsed message), so the slice between is
- * exactly the array's text, and it parsed into exactly this array.
- */
-function keepOfferedBytes(message: Message, line: Buffer, end: number): void {
-  const params = (message as { params?: unknown }).params as { items_id?: unknown; items?: unknown } | undefined;
-  if (!params || typeof params.items_id !== 'string' || !Array.isArray(params.items) || params.items.length < LARGE_ARRAY) return;
-  if (Object.keys(message).length !== 3 || Object.keys(params).length !== 2) return;
-  const prefix = Buffer.from(`{"jsonrpc":"2.0","method":"${ITEMS_OFFER}","params":{"items_id":${JSON.stringify(params.items_id)},"items":`, 'utf8');
-  if (end < prefix.length + 4 || line.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return;
-  if (line[end - 1] !== 0x7d || line[end - 2] !== 0x7d) return;
-  serializedArrays.set(params.items, line.subarray(prefix.length, end - 2));
-}
 
 /** A message's JSON in pieces: whole, or the text around a large `params.items` array and its cached bytes. */
 function messagePieces(message: Message): [string] | [string, Buffer, string] {
   const params = (message as { params?: unknown }).params;
   const items = params && typeof params === 'object' && !Array.isArray(params) ? (params as { items?: unknown }).items : undefined;
-  if (!Array.isArray(items) || items.length < LARGE_ARRAY) return [JSON.stringify(message)];
-  let itemsJson = serializedArrays.get(items);
-  if (itemsJson === undefined) {
-    itemsJson = Buffer.from(JSON.stringify(items), 'utf8');
-    serializedArrays.set(items, itemsJson);
-  }
+  let itemsJson: Buffer;
+  if (items instanceof ItemsText) itemsJson = items.bytes;
+  else if (isLargeArray(items)) itemsJson = arrayText(items);
+  else return [JSON.stringify(message)];
   const shell = JSON.stringify({ ...message, params: { ...(params as object), items: ITEMS_PLACEHOLDER } });
   const at = shell.indexOf(ITEMS_PLACEHOLDER_JSON);
   return [shell.slice(0, at), itemsJson, shell.slice(at + ITEMS_PLACEHOLDER_JSON.length)];

@@ -5,13 +5,14 @@
 import { PassThrough } from 'node:stream';
 import { createMessageConnection, ResponseError } from 'vscode-jsonrpc/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PluginHost } from '../../kernel/plugins/host/plugin-host.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
 import type * as T from '../../schemas/generated/types.js';
 import { ItemsCache } from '../../sdk/items-cache.js';
 import * as P from '../../sdk/protocol.js';
 import { attachPlugin, PluginError, type PluginDefinition } from '../../sdk/serve.js';
-import { NdjsonMessageReader, NdjsonMessageWriter, serializeMessage } from '../../sdk/transport/ndjson.js';
+import { NdjsonMessageReader, NdjsonMessageWriter, serializeMessage, type NdjsonReaderOptions } from '../../sdk/transport/ndjson.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { policy, proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
@@ -31,21 +32,30 @@ function tap(stream: PassThrough): WireLine[] {
     for (let nl = pending.indexOf(0x0a); nl !== -1; nl = pending.indexOf(0x0a)) {
       const line = pending.subarray(0, nl);
       pending = pending.subarray(nl + 1);
-      lines.push({ bytes: line.length, raw: Buffer.from(line), message: JSON.parse(line.toString('utf8')) });
+      lines.push({ bytes: line.length, raw: Buffer.from(line), message: parsedOrEmpty(line) });
     }
   });
   return lines;
 }
 
+/** A line that is not JSON (some tests send one on purpose) is recorded with an empty message. */
+function parsedOrEmpty(line: Buffer): WireLine['message'] {
+  try {
+    return JSON.parse(line.toString('utf8')) as WireLine['message'];
+  } catch {
+    return {};
+  }
+}
+
 type PluginSide = (connection: ReturnType<typeof createMessageConnection>) => void;
 
 /** A plugin wired to a PluginChannel through in-memory streams; both directions are tapped. */
-function inMemory(attach: PluginSide) {
+function inMemory(attach: PluginSide, pluginReader: NdjsonReaderOptions = {}) {
   const toPlugin = new PassThrough();
   const toHost = new PassThrough();
   const sent = tap(toPlugin);
   const answered = tap(toHost);
-  const plugin = createMessageConnection(new NdjsonMessageReader(toPlugin), new NdjsonMessageWriter(toHost));
+  const plugin = createMessageConnection(new NdjsonMessageReader(toPlugin, pluginReader), new NdjsonMessageWriter(toHost));
   attach(plugin);
   plugin.listen();
   const transport: ChannelTransport = {
@@ -65,6 +75,18 @@ const fakeBundle = (provides: T.PluginManifest['provides']) => inMemoryBundle({ 
 const info = { description: '', kind: 'file' as const };
 /** 1,200 items: above the size where a reference pays off. */
 const bigItems = () => syntheticItems(300);
+
+/** A provider's parse result over `items`. */
+function transcript(items: T.TranscriptItem[]): T.Transcript {
+  return {
+    session: { provider: 'claude_code', session_id: 'b16b16b1-0000-4000-8000-000000000001', path: '/nonexistent/session.jsonl' },
+    items,
+    usage: { context_tokens: 0, lifetime_input_tokens: 0, lifetime_cached_tokens: 0, context_state: 'absent', lifetime_scope: 'absent' },
+    source_sha256: '0'.repeat(64),
+    bytes: 0,
+    record_count: items.length,
+  };
+}
 
 const proposals = (lines: WireLine[]) => lines.filter((l) => l.message.method === P.Methods.strategyPropose);
 
@@ -306,17 +328,6 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
   let mem: ReturnType<typeof inMemory> | undefined;
   afterEach(() => mem?.dispose());
 
-  function transcript(items: T.TranscriptItem[]): T.Transcript {
-    return {
-      session: { provider: 'claude_code', session_id: 'b16b16b1-0000-4000-8000-000000000001', path: '/nonexistent/session.jsonl' },
-      items,
-      usage: { context_tokens: 0, lifetime_input_tokens: 0, lifetime_cached_tokens: 0, context_state: 'absent', lifetime_scope: 'absent' },
-      source_sha256: '0'.repeat(64),
-      bytes: 0,
-      record_count: items.length,
-    };
-  }
-
   const providerDef = (result: T.Transcript): PluginDefinition => ({
     id: 'mem',
     version: '1.0.0',
@@ -368,6 +379,50 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
     } finally {
       conn.dispose();
     }
+  });
+
+  it('sends a long transcript ahead in pieces, each one taken by the host before the next is encoded', async () => {
+    // 20,000 items: three pieces of at most 8,192.
+    const items = syntheticItems(5000);
+    mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
+    expect(parsed.items).toEqual(items);
+    const pieces = mem.answered.filter((l) => l.message.method === P.Methods.items).map((l) => l.message.params!);
+    expect(pieces.map((p) => [p.part, p.more, (p.items as unknown[]).length])).toEqual([
+      [0, true, 8192],
+      [1, true, 8192],
+      [2, false, 20000 - 2 * 8192],
+    ]);
+    expect(new Set(pieces.map((p) => p.items_id)).size).toBe(1);
+    // The host keeps the pieces' text: passing the array on writes exactly what the provider wrote.
+    expect(serializeMessage({ jsonrpc: '2.0', id: 9, method: 'strategy/propose', params: { items: parsed.items } } as never)).toContain(JSON.stringify(items));
+  });
+
+  it('checks every piece against the schema as it arrives, and names the bad item by its place in the whole array', async () => {
+    const items = syntheticItems(5000);
+    (items[9000] as { est_tokens: unknown }).est_tokens = 'many';
+    mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'plugin_schema_violation' });
+    expect((error as Error).message).toContain('sent items ahead ($/items) that violate the schema at /items/9000/est_tokens');
+  });
+
+  it('drops an offer whose pieces come out of order, so the result naming it fails', async () => {
+    const piece = (part: number, more: boolean) => JSON.stringify({ jsonrpc: '2.0', method: P.Methods.items, params: { items_id: 'r-1', part, more, items: bigItems() } });
+    mem = inMemory((connection) => {
+      connection.onRequest(P.Methods.initialize, () => ({ protocol_version: 1, plugin: { id: 'mem', version: '1.0.0' }, providers: [{ id: 'claude_code', display_name: 'Mem' }] }));
+      connection.onRequest(P.Methods.providerParse, () => {
+        mem!.rawToHost(piece(0, true));
+        mem!.rawToHost(piece(2, false));
+        return { ...transcript([]), items: undefined, items_ref: 'r-1' };
+      });
+    });
+    const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
+    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'plugin_schema_violation' });
+    expect((error as Error).message).toContain('naming items it never sent ahead');
   });
 
   it('a result naming items the plugin never sent ahead ends the plugin with a clear error', async () => {
@@ -429,5 +484,96 @@ describe('the SDK facing a host that misuses items_ref', () => {
     }
     // The connection is still fine afterwards.
     expect((await conn!.host.sendRequest(P.StrategyPropose, params)).rationale).toBe('saw 1200 items');
+  });
+});
+
+describe('a provider\'s items passed on to strategies while the host reads them', () => {
+  const mems: ReturnType<typeof inMemory>[] = [];
+  let host: PluginHost | undefined;
+  afterEach(async () => {
+    await host?.close();
+    for (const m of mems.splice(0)) m.dispose();
+  });
+
+  /**
+   * A host over the built-in registry whose bundles run in memory: the Claude provider answers
+   * parse with `parse`, strategies-core serves elide and records the items each call got.
+   */
+  function memoryHost(provider: (manifest: T.PluginManifest) => PluginSide) {
+    const got: T.TranscriptItem[][] = [];
+    const wires: Record<string, ReturnType<typeof inMemory>> = {};
+    const strategy: PluginDefinition = {
+      id: 'strategies-core',
+      version: '1.0.0',
+      strategies: {
+        elide: {
+          info,
+          propose: (params) => {
+            got.push(params.items);
+            return { edits: [], rationale: 'recorded' };
+          },
+        },
+      },
+    };
+    host = new PluginHost({
+      start: (bundle, options) => {
+        const id = bundle.manifest.id;
+        // Plugins drop an offer they cannot parse, as servePlugin sets up.
+        const { version } = bundle.manifest;
+        const mem = id === 'provider-claude-code' ? inMemory(provider(bundle.manifest)) : inMemory((c) => attachPlugin(c, { ...strategy, id, version }), { dropBrokenOffers: true });
+        mems.push(mem);
+        wires[id] = mem;
+        return connectBundle(bundle, mem.transport, options);
+      },
+    });
+    return { host, got, wires };
+  }
+
+  const proposeNothing = (items: T.TranscriptItem[]) => proposeParams('elide', items);
+
+  it('sends the items to a strategy already running as they arrive, and the propose then names them', async () => {
+    const items = syntheticItems(5000);
+    const { host, got, wires } = memoryHost(({ id, version }) => (c) => attachPlugin(c, { id, version, providers: { claude_code: { info: { display_name: 'Mem' }, parse: () => transcript(items) } } }));
+    await host.strategy('elide');
+    const provider = await host.provider('claude_code');
+    const parsed = await provider.parse({ path: '/nonexistent/session.jsonl' });
+    const strategy = await host.strategy('elide');
+    await strategy.propose(proposeNothing(parsed.items));
+    const toStrategy = wires['strategies-core']!.sent;
+    const offers = toStrategy.filter((l) => l.message.method === P.Methods.items);
+    expect(offers.map((l) => [l.message.params!.part, l.message.params!.more])).toEqual([
+      [0, true],
+      [1, true],
+      [2, false],
+    ]);
+    const [propose] = proposals(toStrategy);
+    expect(toStrategy.indexOf(propose!)).toBeGreaterThan(toStrategy.indexOf(offers[2]!));
+    expect(propose!.message.params).not.toHaveProperty('items');
+    expect(propose!.message.params!.items_ref).toBe(offers[0]!.message.params!.items_id);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toEqual(items);
+  });
+
+  it('a provider line that is not JSON fails the provider, and the strategy it was passed on to drops it and keeps serving', async () => {
+    const items = syntheticItems(5000);
+    const broken = `{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","items":[${'{"line_index":0,'.repeat(6000)}}}`;
+    const { host, got, wires } = memoryHost(({ id, version }) => (c) => {
+      c.onRequest(P.Methods.initialize, () => ({ protocol_version: 1, plugin: { id, version }, providers: [{ id: 'claude_code', display_name: 'Mem' }], features: ['items_ref'] }));
+      c.onRequest(P.Methods.providerParse, () => {
+        mems[1]!.rawToHost(broken);
+        return new Promise(() => undefined);
+      });
+    });
+    await host.strategy('elide');
+    const provider = await host.provider('claude_code');
+    const error = await provider.parse({ path: '/x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'plugin_not_json' });
+    // The broken text did reach the strategy (passed on before the host parsed it).
+    const passedOn = wires['strategies-core']!.sent.filter((l) => l.raw.toString('utf8').startsWith(`{"jsonrpc":"2.0","method":"${P.Methods.items}"`));
+    expect(passedOn).toHaveLength(1);
+    expect(passedOn[0]!.message).toEqual({});
+    const strategy = await host.strategy('elide');
+    await strategy.propose(proposeNothing(items));
+    expect(got[0]).toEqual(items);
   });
 });

@@ -2,6 +2,7 @@ import type * as T from '../../../schemas/generated/types.js';
 import type { AdmittedBundle } from '../admission/admit.js';
 import { bundleLabel, providedIds, type BundleRef, type ProvidedKind } from '../registry/bundle-ref.js';
 import { PluginRegistry, type RegistryOptions } from '../registry/registry.js';
+import type { ItemsOnTheWay } from '../../../sdk/transport/ndjson.js';
 import type { HostCallbacks } from '../protocol/host-callbacks.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 import { ProviderClient, ScorerClient, StrategyClient } from './clients.js';
@@ -32,6 +33,8 @@ export interface ListedStrategy {
 export class PluginHost {
   readonly registry: PluginRegistry;
   private readonly running = new Map<string, { sha: string; started: Promise<RunningBundle> }>();
+  /** The processes that finished their handshake, for what must not wait on one still starting. */
+  private readonly ready = new Set<RunningBundle>();
   private closed = false;
 
   constructor(private readonly options: PluginHostOptions = {}) {
@@ -65,7 +68,7 @@ export class PluginHost {
     }
     if (existing) {
       this.running.delete(key);
-      void existing.started.then((r) => r.channel.close()).catch(() => undefined);
+      void existing.started.then((r) => (this.ready.delete(r), r.channel.close())).catch(() => undefined);
     }
     const started = (this.options.start ?? startBundle)(bundle, {
       hostEnv: this.options.hostEnv,
@@ -79,7 +82,10 @@ export class PluginHost {
       // A process that dies is forgotten, so the next use admits and starts the bundle afresh.
       running.channel.onFailed(() => {
         if (this.running.get(key) === entry) this.running.delete(key);
+        this.ready.delete(running);
       });
+      this.ready.add(running);
+      if (running.handshake.providers?.length) running.channel.onItemsOnTheWay((offer) => this.passItemsOn(offer, running));
       return running;
     } catch (error) {
       if (this.running.get(key) === entry) this.running.delete(key);
@@ -120,6 +126,18 @@ export class PluginHost {
     );
   }
 
+  /**
+   * A provider's transcript items, as they arrive: passed on to every strategy and scorer process
+   * already running (the strategy a plan named was started while the provider parsed), so those
+   * parse the items while this process parses and validates them.
+   */
+  private passItemsOn(offer: ItemsOnTheWay, from: RunningBundle): void {
+    for (const running of this.ready) {
+      if (running === from || !running.channel.alive) continue;
+      if (running.handshake.strategies?.length || running.handshake.scorers?.length) running.channel.passItemsOn(offer);
+    }
+  }
+
   /** Sends `items` to a scorer's process ahead of its calls, as offerItemsToFileStrategies does. */
   async offerItemsToScorer(scorerId: string, items: readonly unknown[]): Promise<void> {
     const running = await this.startFor('scorer', scorerId).catch(() => undefined);
@@ -131,6 +149,7 @@ export class PluginHost {
     this.closed = true;
     const entries = [...this.running.values()];
     this.running.clear();
+    this.ready.clear();
     await Promise.all(entries.map((e) => e.started.then((r) => r.channel.close()).catch(() => undefined)));
   }
 

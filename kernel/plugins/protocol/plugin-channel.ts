@@ -13,12 +13,13 @@ import {
 } from 'vscode-jsonrpc/node';
 import type { Capability, ProtocolFeature } from '../../../schemas/generated/types.js';
 import { Methods, PluginErrorCodes, ProtocolFeatures } from '../../../sdk/protocol.js';
-import { FramingError } from '../../../sdk/transport/ndjson.js';
+import { FramingError, ItemsText, NdjsonMessageReader, type ItemsOnTheWay, type ParsedOffer } from '../../../sdk/transport/ndjson.js';
 import { GobstopperError } from '../../errors.js';
 import type { HostCallbacks } from './host-callbacks.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
 import { ReceivedItems, SentItems } from './sent-items.js';
+import { ITEMS_CACHE_ENTRIES } from '../../../sdk/items-cache.js';
 
 /** How the peer ended, as far as the transport knows. */
 export interface PeerExit {
@@ -101,8 +102,15 @@ export class PluginChannel {
   private readonly failedListeners: ((failure: PluginFailure) => void)[] = [];
   /** Set once the plugin lists items_ref in its handshake; until then items always travel whole. */
   private sentItems: SentItems | undefined;
+  private readonly offerLines: NdjsonMessageReader | undefined;
+  /** The offer being passed on to this plugin piece by piece: its id where it came from, and here. */
+  private passing: { from: string; id: string } | undefined;
   /** Items the plugin sent ahead of the results that name them (its `$/items`). */
   private readonly itemsAhead = new ReceivedItems();
+  /** The offer from this plugin being checked piece by piece: its id, and the items checked so far. */
+  private offerCheck: { id: string; checked: number } | undefined;
+  /** Offers whose every item was checked against the schema as it arrived, newest last. */
+  private readonly checkedOffers = new Set<string>();
 
   constructor(
     private readonly transport: ChannelTransport,
@@ -116,6 +124,9 @@ export class PluginChannel {
     this.connection.onNotification(Methods.hostLog, (params: unknown) => this.onHostNotification('log', 'LogParams', params));
     this.connection.onNotification(Methods.progress, (params: unknown) => this.onHostNotification('progress', 'ProgressParams', params));
     this.connection.onNotification(Methods.items, (params: unknown) => this.itemsAhead.keep(params));
+    // Offers are seen line by line only through this transport's own reader.
+    this.offerLines = transport.reader instanceof NdjsonMessageReader ? transport.reader : undefined;
+    this.offerLines?.onOfferParsed((offer) => this.checkOffer(offer));
     this.connection.listen();
   }
 
@@ -143,6 +154,61 @@ export class PluginChannel {
     const outgoing = this.sentItems.outgoing({ items });
     if (outgoing.ref !== null || !(outgoing.params as { items_id?: string }).items_id) return;
     this.connection.sendNotification(Methods.items, outgoing.params).catch(() => undefined);
+  }
+
+  /**
+   * Calls `listener` with each large `$/items` line this plugin sends (a provider's parsed
+   * transcript) the moment it is read, before this process has parsed it.
+   */
+  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void): void {
+    this.offerLines?.onItemsOnTheWay(listener);
+  }
+
+  /**
+   * Passes another plugin's items text on to this one ahead of the calls that will name the array,
+   * so both processes parse it at once instead of one after the other. The text is not yet known
+   * to be the array's: a plugin drops an offer it cannot parse (sdk/serve.ts), and the array is
+   * named by reference only once this process parsed exactly that text into it.
+   */
+  passItemsOn(offer: ItemsOnTheWay): void {
+    const sent = this.sentItems;
+    if (!sent || !this.alive) return;
+    if (offer.part === null || offer.part === 0) this.passing = { from: offer.itemsId, id: sent.reserve() };
+    else if (this.passing?.from !== offer.itemsId) return;
+    const { id } = this.passing!;
+    const items = new ItemsText(offer.bytes);
+    const params = offer.part === null ? { items_id: id, items } : { items_id: id, part: offer.part, more: offer.more, items };
+    this.connection.sendNotification(Methods.items, params).catch(() => undefined);
+    void offer.parsed.then((parsed) => {
+      if (!parsed) sent.forget(id);
+      else if (!offer.more) sent.bind(parsed, id);
+    });
+  }
+
+  /**
+   * Checks each `$/items` line against its schema the moment it is parsed, while the plugin is
+   * still encoding the next piece, so the result that names the offer has only its other members
+   * left to check. An offer that breaks the schema is the plugin's fault whether or not a result
+   * ever names it.
+   */
+  private checkOffer(offer: ParsedOffer): void {
+    if (offer.part === null || offer.part === 0) this.offerCheck = { id: offer.itemsId, checked: 0 };
+    const check = this.offerCheck;
+    // A piece out of order: the reader drops its offer, and a result naming it fails on that.
+    if (!check || check.id !== offer.itemsId) return;
+    const violation = checkAgainst(validatorFor('ItemsOfferParams'), offer.params);
+    if (violation) {
+      this.offerCheck = undefined;
+      const pointer = violation.pointer.replace(/^\/items\/(\d+)/, (_, k: string) => `/items/${check.checked + Number(k)}`);
+      void this.fatal('plugin_schema_violation', `sent items ahead ($/items) that violate the schema at ${pointer || '/'} (${violation.message})`, this.stack[this.stack.length - 1]?.method, pointer);
+      return;
+    }
+    check.checked += (offer.params.items as unknown[]).length;
+    if (offer.more) return;
+    this.offerCheck = undefined;
+    this.checkedOffers.delete(offer.itemsId);
+    this.checkedOffers.add(offer.itemsId);
+    while (this.checkedOffers.size > ITEMS_CACHE_ENTRIES) this.checkedOffers.delete(this.checkedOffers.values().next().value!);
   }
 
   /** The transport features the plugin listed in its initialize answer (the handshake calls this). */
@@ -280,6 +346,7 @@ export class PluginChannel {
           if (frame.settled) return;
           // An answer that arrives after the deadline still fails the call; the plugin survives.
           if (frame.cancelled) return settle(() => reject(timedOut()));
+          const itemsRef = (result as { items_ref?: unknown } | null)?.items_ref;
           const restored = this.itemsAhead.restore(result);
           if (restored.problem) {
             void this.fatal('plugin_schema_violation', `answered ${method} with ${restored.problem}`, method, '/items_ref');
@@ -287,7 +354,10 @@ export class PluginChannel {
           }
           result = restored.result;
           if (resultValidator) {
-            const violation = checkAgainst(resultValidator, result);
+            // Items checked as they arrived (checkOffer) are not checked again; the schema gives
+            // them the same rules in the offer as in any result that names them.
+            const checkedAhead = typeof itemsRef === 'string' && this.checkedOffers.delete(itemsRef);
+            const violation = checkAgainst(resultValidator, checkedAhead ? { ...(result as object), items: [] } : result);
             if (violation) {
               void this.fatal('plugin_schema_violation', `answered ${method} with a result that violates the schema at ${violation.pointer || '/'} (${violation.message})`, method, violation.pointer);
               return;

@@ -35,11 +35,24 @@ export class SentItems {
       this.held.add(known);
       return { params: { ...rest, items_ref: known }, ref: known };
     }
-    const id = `items-${this.nextId++}`;
+    const id = this.reserve();
     this.idOf.set(items, id);
+    return { params: { ...params, items_id: id }, ref: null };
+  }
+
+  /** A new id the process is about to hold, for an array sent now and, if it is not yet known, bound later. */
+  reserve(): string {
+    const id = `items-${this.nextId++}`;
     this.held.add(id);
     while (this.held.size > this.capacity) this.held.delete(this.held.values().next().value!);
-    return { params: { ...params, items_id: id }, ref: null };
+    return id;
+  }
+
+  /** The array a reserved id was sent for, once known: later sends of it name the id. */
+  bind(items: readonly unknown[], id: string): void {
+    if (!this.held.has(id)) return;
+    const known = this.idOf.get(items);
+    if (known === undefined || !this.held.has(known)) this.idOf.set(items, id);
   }
 
   /** The process said it does not hold this id; the next send of that array goes whole. */

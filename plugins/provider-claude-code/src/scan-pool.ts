@@ -38,9 +38,9 @@ const WARM_BYTES = 64 * MIB;
 const DEFAULT_BATCH_ROWS = 4096;
 const MAX_THREADS = 4;
 /** Measured on the 128 MiB benchmark session on two cores. */
-const MAIN_EXTRA_SHARE = 0.04;
+const MAIN_EXTRA_SHARE = 0.02;
 /** What the calling thread takes over from new workers, which start late and run slowly. */
-const COLD_EXTRA_SHARE = 0.1;
+const COLD_EXTRA_SHARE = 0.06;
 
 interface Settings {
   minBytes: number;

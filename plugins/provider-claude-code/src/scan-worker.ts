@@ -4,7 +4,7 @@
  * of rows as soon as it is read (its typed arrays moved, not copied) and then how the range ended,
  * and reads whole files for their hash and the reader's verdict (whole-read.ts).
  */
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { columnBuffers } from './record-table.js';
 import { scanRange, type RangeBatch, type RangeEnd, type RangeTask } from './range-scan.js';
 import { readWhole, type WholeRead, type WholeReadTask } from './whole-read.js';
@@ -23,16 +23,22 @@ export function isScanWorker(): boolean {
 
 export function serveScanWorker(): void {
   const port = parentPort!;
-  port.on('message', async (request: ScanRequest) => {
-    const { id } = request;
-    let last: ScanMessage;
-    try {
-      if ('range' in request) last = { id, end: scanRange(request.range, (batch) => port.postMessage({ id, batch } satisfies ScanMessage, columnBuffers(batch.table))) };
-      else last = { id, read: await readWhole(request.whole) };
-    } catch (error) {
-      // An I/O failure: the main thread reads the file itself and reports what it finds.
-      last = { id, error: error instanceof Error ? error.message : String(error) };
-    }
-    port.postMessage(last);
+  // Tasks run one at a time in the order they came (a whole read may be queued behind a range).
+  let queue = Promise.resolve();
+  port.on('message', (request: ScanRequest) => {
+    queue = queue.then(() => serve(port, request));
   });
+}
+
+async function serve(port: MessagePort, request: ScanRequest): Promise<void> {
+  const { id } = request;
+  let last: ScanMessage;
+  try {
+    if ('range' in request) last = { id, end: scanRange(request.range, (batch) => port.postMessage({ id, batch } satisfies ScanMessage, columnBuffers(batch.table))) };
+    else last = { id, read: await readWhole(request.whole) };
+  } catch (error) {
+    // An I/O failure: the main thread reads the file itself and reports what it finds.
+    last = { id, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(last);
 }

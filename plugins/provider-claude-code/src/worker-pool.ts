@@ -1,7 +1,10 @@
 /**
- * The worker threads of parallel scans (scan-worker.ts), kept for the life of the process: each runs
- * one task at a time, requests beyond the idle workers wait for one, and a worker is referenced only
- * while a caller awaits it, so the pool never keeps the process alive on its own.
+ * The worker threads of parallel scans (scan-worker.ts), kept for the life of the process. A task
+ * is posted at once to the least busy worker, which runs its tasks one after another in the order
+ * they came: a scan posts the whole-file read right behind a range, so the worker goes on to it the
+ * moment the range is done instead of waiting for this thread to notice and hand it over (this
+ * thread is busy parsing its own range then). A worker is referenced only while it has tasks, so
+ * the pool never keeps the process alive on its own.
  */
 import { Worker } from 'node:worker_threads';
 import type { RangeBatch, RangeEnd, RangeTask } from './range-scan.js';
@@ -9,6 +12,7 @@ import { SCAN_WORKER, type ScanMessage, type ScanRequest } from './scan-worker.j
 import type { WholeRead, WholeReadTask } from './whole-read.js';
 
 interface Job {
+  worker: Worker;
   onBatch: (batch: RangeBatch) => void;
   resolve: (answer: RangeEnd | WholeRead) => void;
   reject: (error: Error) => void;
@@ -16,10 +20,9 @@ interface Job {
 
 /** A fixed number of workers started from one bundle file. */
 export class ScanPool {
-  private readonly idle: Worker[] = [];
-  private readonly running = new Map<Worker, Job>();
-  private readonly waiting: Array<(worker: Worker) => void> = [];
-  private readonly workers = new Set<Worker>();
+  /** Each worker with the number of tasks it was given and has not answered yet. */
+  private readonly queued = new Map<Worker, number>();
+  private readonly jobs = new Map<number, Job>();
   private nextId = 0;
   /** A worker failed before it ever answered: this bundle cannot run threads here. */
   broken = false;
@@ -34,13 +37,13 @@ export class ScanPool {
 
   /** Starts the workers now, so that a later scan finds them running. */
   start(): void {
-    while (this.workers.size < this.size) this.release(this.spawn());
+    while (this.queued.size < this.size) this.spawn();
   }
 
-  /** Ends the idle workers; busy ones end when their range is done. */
+  /** Ends the idle workers; busy ones end when their tasks are done. */
   close(): void {
     this.closed = true;
-    for (const worker of this.idle.splice(0)) void worker.terminate();
+    for (const [worker, count] of this.queued) if (count === 0) void worker.terminate();
   }
 
   /** Reads `task`'s range on a worker: `onBatch` gets its rows as they are read, in order. */
@@ -59,63 +62,69 @@ export class ScanPool {
 
   private submit(request: (id: number) => ScanRequest, onBatch: (batch: RangeBatch) => void): Promise<RangeEnd | WholeRead> {
     return new Promise((resolve, reject) => {
-      const start = (worker: Worker) => {
-        this.running.set(worker, { onBatch, resolve, reject });
-        // Referenced only while it works for a caller that awaits it.
-        worker.ref();
-        worker.postMessage(request(this.nextId++));
-      };
-      const worker = this.idle.pop() ?? (this.workers.size < this.size ? this.spawn() : undefined);
-      if (worker) start(worker);
-      else this.waiting.push(start);
+      const worker = this.leastBusy();
+      const id = this.nextId++;
+      this.jobs.set(id, { worker, onBatch, resolve, reject });
+      this.queued.set(worker, (this.queued.get(worker) ?? 0) + 1);
+      // Referenced only while it works for a caller that awaits it.
+      worker.ref();
+      worker.postMessage(request(id));
     });
+  }
+
+  /** An idle worker, a new one while the pool is not full, else the one with the fewest tasks. */
+  private leastBusy(): Worker {
+    let best: Worker | undefined;
+    let fewest = Infinity;
+    for (const [worker, count] of this.queued) {
+      if (count < fewest) [best, fewest] = [worker, count];
+    }
+    if (best && fewest === 0) return best;
+    if (this.queued.size < this.size) return this.spawn();
+    return best!;
   }
 
   private spawn(): Worker {
     // stdout: true keeps anything a worker might print off the plugin's protocol channel.
     const worker = new Worker(this.file, { workerData: { [SCAN_WORKER]: true }, stdout: true });
     let answered = false;
-    this.workers.add(worker);
+    this.queued.set(worker, 0);
     worker.unref();
     worker.on('message', (message: ScanMessage) => {
       answered = true;
-      const job = this.running.get(worker);
+      const job = this.jobs.get(message.id);
       if ('batch' in message) {
         job?.onBatch(message.batch);
         return;
       }
-      this.running.delete(worker);
-      this.release(worker);
+      this.jobs.delete(message.id);
+      this.finished(worker);
       if (!job) return;
       if ('end' in message) job.resolve(message.end);
       else if ('read' in message) job.resolve(message.read);
       else job.reject(new Error(message.error));
     });
     const lost = (error: Error) => {
-      if (!this.workers.delete(worker)) return;
+      if (!this.queued.delete(worker)) return;
       if (!answered) this.broken = true;
-      const i = this.idle.indexOf(worker);
-      if (i >= 0) this.idle.splice(i, 1);
-      const job = this.running.get(worker);
-      this.running.delete(worker);
-      job?.reject(error);
+      for (const [id, job] of this.jobs) {
+        if (job.worker !== worker) continue;
+        this.jobs.delete(id);
+        job.reject(error);
+      }
       void worker.terminate();
-      const next = this.waiting.shift();
-      if (next) next(this.spawn());
     };
     worker.on('error', (error) => lost(error));
     worker.on('exit', (code) => lost(new Error(`a scan worker exited with code ${code}`)));
     return worker;
   }
 
-  private release(worker: Worker): void {
+  private finished(worker: Worker): void {
+    const left = (this.queued.get(worker) ?? 1) - 1;
+    if (!this.queued.has(worker)) return;
+    this.queued.set(worker, left);
+    if (left > 0) return;
     worker.unref();
-    if (this.closed) {
-      void worker.terminate();
-      return;
-    }
-    const next = this.waiting.shift();
-    if (next) next(worker);
-    else this.idle.push(worker);
+    if (this.closed) void worker.terminate();
   }
 }

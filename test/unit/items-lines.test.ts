@@ -1,0 +1,149 @@
+/**
+ * `$/items` lines as the transport lays them out and reads them back: offers in pieces put
+ * together again, pieces that cannot be placed dropped with their offer, the text of a large array
+ * kept so it is never encoded twice, and listeners told about a line before it is parsed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Message } from 'vscode-jsonrpc/node';
+import { describe, expect, it } from 'vitest';
+import { Methods } from '../../sdk/protocol.js';
+import { OFFER_PIECE_ITEMS, offerParams, type ItemsOnTheWay } from '../../sdk/transport/items-lines.js';
+import { FramingError, NdjsonMessageReader, serializeMessage, type NdjsonReaderOptions } from '../../sdk/transport/ndjson.js';
+
+const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ line_index: from + i, kind: 'user', est_tokens: 1, label: 'user', elidable_bytes: null }));
+const line = (params: object) => JSON.stringify({ jsonrpc: '2.0', method: Methods.items, params }) + '\n';
+
+/** A reader over a stream, with everything it delivered and the errors it raised. */
+function reader(options: NdjsonReaderOptions = {}) {
+  const stream = new PassThrough();
+  const r = new NdjsonMessageReader(stream, options);
+  const delivered: Message[] = [];
+  const errors: Error[] = [];
+  r.onError((e) => errors.push(e));
+  r.listen((m) => delivered.push(m));
+  const offers = () => delivered.filter((m) => (m as { method?: string }).method === Methods.items).map((m) => (m as unknown as { params: { items_id: string; items: unknown[] } }).params);
+  return { stream, r, delivered, errors, offers, send: (text: string) => stream.write(text) };
+}
+
+describe('offers in pieces', () => {
+  it('splits a long array into numbered pieces and leaves a short one whole', () => {
+    expect(offerParams('a', items(10))).toEqual([{ items_id: 'a', items: items(10) }]);
+    const pieces = offerParams('b', items(2 * OFFER_PIECE_ITEMS + 5));
+    expect(pieces.map((p) => [p.part, p.more, (p.items as unknown[]).length])).toEqual([
+      [0, true, OFFER_PIECE_ITEMS],
+      [1, true, OFFER_PIECE_ITEMS],
+      [2, false, 5],
+    ]);
+    expect(pieces.flatMap((p) => p.items as unknown[])).toEqual(items(2 * OFFER_PIECE_ITEMS + 5));
+  });
+
+  it('delivers the pieces of an offer as one whole offer, once the last arrives', () => {
+    const { send, offers } = reader();
+    const all = items(2 * OFFER_PIECE_ITEMS + 5);
+    const pieces = offerParams('r-1', all);
+    send(line(pieces[0]!));
+    send(line(pieces[1]!));
+    expect(offers()).toEqual([]);
+    send(line(pieces[2]!));
+    expect(offers()).toEqual([{ items_id: 'r-1', items: all }]);
+  });
+
+  it('keeps the text of the pieces, and writes the whole array from it', () => {
+    const { send, offers } = reader();
+    const all = items(OFFER_PIECE_ITEMS + 1500);
+    // Spaced JSON no encoder of ours writes: only kept text can come out spaced.
+    const spaced = (list: unknown[]) => '[' + list.map((i) => JSON.stringify(i)).join(', ') + ']';
+    const first = all.slice(0, OFFER_PIECE_ITEMS);
+    const rest = all.slice(OFFER_PIECE_ITEMS);
+    send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":0,"more":true,"items":${spaced(first)}}}\n`);
+    send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":1,"more":false,"items":${spaced(rest)}}}\n`);
+    const [offer] = offers();
+    const written = serializeMessage({ jsonrpc: '2.0', id: 1, method: 'strategy/propose', params: { items: offer!.items } } as never);
+    expect(written).toContain(spaced(first).slice(1, -1) + ',' + spaced(rest).slice(1, -1));
+    expect(JSON.parse(written).params.items).toEqual(all);
+  });
+
+  it('drops an offer whose pieces come out of order, and reads the next one', () => {
+    const { send, offers, errors } = reader();
+    const pieces = offerParams('r-1', items(2 * OFFER_PIECE_ITEMS + 5));
+    send(line(pieces[0]!));
+    send(line(pieces[2]!));
+    send(line(pieces[1]!));
+    expect(offers()).toEqual([]);
+    send(line({ items_id: 'r-2', items: items(3) }));
+    expect(offers()).toEqual([{ items_id: 'r-2', items: items(3) }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('drops a piece with any other member, and with it its offer', () => {
+    const { send, offers } = reader();
+    send(line({ items_id: 'r-1', part: 0, more: true, items: items(3) }));
+    send(line({ items_id: 'r-1', part: 1, more: false, items: items(3), note: 'x' }));
+    expect(offers()).toEqual([]);
+  });
+
+  it('drops an offer whose pieces add up to more than 100,000 items', () => {
+    const { send, offers } = reader({ maxMessageBytes: 1024 * 1024 * 1024 });
+    const piece = items(OFFER_PIECE_ITEMS);
+    const parts = Math.ceil(100_001 / OFFER_PIECE_ITEMS);
+    for (let part = 0; part < parts; part += 1) send(line({ items_id: 'r-1', part, more: part < parts - 1, items: piece }));
+    expect(offers()).toEqual([]);
+  });
+
+  it('counts an offer in pieces as one message against the size limit', () => {
+    const { send, offers, errors } = reader({ maxMessageBytes: 64 * 1024 });
+    const piece = items(400);
+    expect(line({ items_id: 'r-1', part: 0, more: true, items: piece }).length).toBeLessThan(64 * 1024);
+    for (let part = 0; part < 4; part += 1) send(line({ items_id: 'r-1', part, more: true, items: piece }));
+    expect(offers()).toEqual([]);
+    expect(errors[0]).toBeInstanceOf(FramingError);
+    expect((errors[0] as FramingError).reason).toBe('overflow');
+  });
+});
+
+describe('lines told about before they are parsed', () => {
+  it('announces each large piece with its text, then the piece, then the whole array put together', async () => {
+    const { send, r, offers } = reader();
+    const heard: ItemsOnTheWay[] = [];
+    r.onItemsOnTheWay((offer) => heard.push(offer));
+    const all = items(2 * OFFER_PIECE_ITEMS + 5);
+    for (const piece of offerParams('r-1', all)) send(line(piece));
+    expect(heard.map((h) => [h.itemsId, h.part, h.more])).toEqual([
+      ['r-1', 0, true],
+      ['r-1', 1, true],
+      ['r-1', 2, false],
+    ]);
+    expect(JSON.parse(heard[0]!.bytes.toString('utf8'))).toEqual(all.slice(0, OFFER_PIECE_ITEMS));
+    expect(await heard[0]!.parsed).toEqual(all.slice(0, OFFER_PIECE_ITEMS));
+    // The last one settles with the very array the offer is delivered with.
+    expect(await heard[2]!.parsed).toBe(offers()[0]!.items);
+  });
+
+  it('settles a line that is not JSON with nothing; a plugin drops it and goes on, a host fails the stream', async () => {
+    const broken = `{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","items":[${'{"line_index":0,'.repeat(6000)}}}\n`;
+    const plugin = reader({ dropBrokenOffers: true });
+    const heard: ItemsOnTheWay[] = [];
+    plugin.r.onItemsOnTheWay((offer) => heard.push(offer));
+    plugin.send(broken);
+    plugin.send(line({ items_id: 'r-2', items: items(2) }));
+    expect(await heard[0]!.parsed).toBeUndefined();
+    expect(plugin.offers()).toEqual([{ items_id: 'r-2', items: items(2) }]);
+    expect(plugin.errors).toEqual([]);
+    const host = reader();
+    host.send(broken);
+    expect((host.errors[0] as FramingError).reason).toBe('malformed');
+  });
+});
+
+describe('the schema of offers', () => {
+  it('gives an offer\'s items exactly the rules a transcript gives its items, so items checked in the offer need no second check', () => {
+    const schemas = join(__dirname, '..', '..', 'schemas', 'v1');
+    const rpc = JSON.parse(readFileSync(join(schemas, 'rpc.schema.json'), 'utf8'));
+    const transcript = JSON.parse(readFileSync(join(schemas, 'transcript.schema.json'), 'utf8'));
+    const inOffer = rpc.$defs.ItemsOfferParams.properties.items;
+    const inTranscript = transcript.$defs.Transcript.properties.items;
+    expect({ ...inOffer, items: { $ref: inOffer.items.$ref.replace('transcript.schema.json', '') } }).toEqual(inTranscript);
+  });
+});
