@@ -75,7 +75,8 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle): 
 }
 
 /** The scorer a policy names; the heuristic one unless configured. */
-const scorerOf = (policy: T.ResolvedPolicy) => policy.scorer ?? 'heuristic';
+const DEFAULT_SCORER = 'heuristic';
+const scorerOf = (policy: T.ResolvedPolicy) => policy.scorer ?? DEFAULT_SCORER;
 
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
@@ -160,9 +161,15 @@ export async function planForSelector(runtime: Runtime, selector: string, option
 
 /**
  * Starts the process of the strategy the early policy names while the provider parses (the two run
- * side by side). Best effort: an error here is met again, and reported, when the plan awaits that
- * policy or calls the strategy.
+ * side by side), and the policy's scorer too when the strategy says it asks for scores; both then
+ * get the transcript's items as they arrive (PluginHost passes them on). Best effort: an error here
+ * is met again, and reported, when the plan awaits that policy or calls the strategy.
  */
 function warmStrategy(runtime: Runtime, config: Promise<ResolvedConfig>): void {
-  config.then((c) => (c.external ? undefined : runtime.host.strategy(c.values.strategy))).catch(() => undefined);
+  void (async () => {
+    const c = await config;
+    if (c.external) return;
+    const strategy = await runtime.host.strategy(c.values.strategy);
+    if (strategy.info.uses_scorer) await runtime.host.scorer(c.values.scorer ?? DEFAULT_SCORER);
+  })().catch(() => undefined);
 }

@@ -1480,6 +1480,10 @@ export interface StrategyInfo {
    * JSON Schema of policy.strategy_params for this strategy.
    */
   params_schema?: {};
+  /**
+   * It asks the host for scores (host/score) while proposing, so the host may start the policy's scorer alongside it and give it the transcript's items early. A hint: whether or not it is set, host/score is answered the same way.
+   */
+  uses_scorer?: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -22,6 +22,7 @@ export const definition: PluginDefinition = {
         kind: 'control',
         provider_ids: [CACHE_EDIT_PROVIDER],
         params_schema: NO_PARAMS_SCHEMA,
+        uses_scorer: true,
       },
       propose: (params, ctx) => proposeCacheEdits(params, (candidates) => ctx.score(candidates)),
     },

@@ -36,7 +36,7 @@ export const definition: PluginDefinition = {
       propose: (params) => proposeStructured(params),
     },
     scored: {
-      info: file('Elides the stale outputs the configured scorer rates least worth keeping, inside the smallest tailward window; honours keep_score_threshold.'),
+      info: { ...file('Elides the stale outputs the configured scorer rates least worth keeping, inside the smallest tailward window; honours keep_score_threshold.'), uses_scorer: true },
       propose: (params, ctx) => proposeScored(params, (candidates) => ctx.score(candidates)),
     },
     dedupe: {
