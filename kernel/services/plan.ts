@@ -81,6 +81,19 @@ const scorerOf = (policy: T.ResolvedPolicy) => policy.scorer ?? DEFAULT_SCORER;
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
   return async (strategyId, params, options) => {
+    let offered = false;
+    /**
+     * A selector asking for its first plan will ask for more (and, through them, for scores) over
+     * these items: the other file-strategy bundles and the scorer get them now, and read them while
+     * the selector works. Not before: a selector that asks for nothing (agentic without an editor)
+     * would leave those processes busy reading for no one.
+     */
+    const offerToCandidates = () => {
+      if (offered || depth > 0) return;
+      offered = true;
+      void runtime.host.offerItemsToFileStrategies(params.items);
+      void runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items);
+    };
     const callbacks: HostCallbacks = {
       score: async (p) => {
         const scorerId = scorerOf(params.policy);
@@ -89,6 +102,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
         return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
       },
       propose: async (p) => {
+        offerToCandidates();
         if (depth >= 1 || p.strategy_id === strategyId) {
           return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: `strategy ${strategyId} may not ask for ${p.strategy_id} from inside host/propose` };
         }
@@ -119,13 +133,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
       return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks);
     }
-    const strategy = await runtime.host.strategy(strategyId, callbacks);
-    if (strategy.info.kind === 'selector') {
-      // It will ask for other strategies' plans (and, through them, scores) over these items.
-      void runtime.host.offerItemsToFileStrategies(params.items);
-      void runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items);
-    }
-    return strategy.propose(params);
+    return (await runtime.host.strategy(strategyId, callbacks)).propose(params);
   };
 }
 

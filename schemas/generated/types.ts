@@ -1481,7 +1481,7 @@ export interface StrategyInfo {
    */
   params_schema?: {};
   /**
-   * It asks the host for scores (host/score) while proposing, so the host may start the policy's scorer alongside it and give it the transcript's items early. A hint: whether or not it is set, host/score is answered the same way.
+   * Its plans use scores (it asks for them with host/score, or for the plan of a strategy that does, with host/propose), so the host may start the policy's scorer alongside it and give it the transcript's items early. A hint: whether or not it is set, host/score is answered the same way.
    */
   uses_scorer?: boolean;
 }

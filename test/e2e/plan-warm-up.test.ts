@@ -56,3 +56,29 @@ describe('plan warms up what the strategy will need', () => {
     expect(warmed.scorers).toEqual([]);
   });
 });
+
+describe('a selector gets the other bundles reading the items once it asks for a plan', () => {
+  /** Plans with `strategy` low enough to run it; returns how often items were offered ahead. */
+  async function offersFor(strategy: string): Promise<{ fileStrategies: number; scorer: number; status: string }> {
+    home = demoHome();
+    const env = { ...process.env, ...home.env };
+    return withRuntime({ env }, async (rt: Runtime) => {
+      const files = vi.spyOn(rt.host, 'offerItemsToFileStrategies');
+      const scorer = vi.spyOn(rt.host, 'offerItemsToScorer');
+      const planned = await planForSelector(rt, DEMO_CLAUDE_ID, { strategy, trigger: 1_000, floor: 0 });
+      return { fileStrategies: files.mock.calls.length, scorer: scorer.mock.calls.length, status: planned.outcome.status };
+    });
+  }
+
+  it('auto asks for its candidates\' plans: the file strategies and the scorer are offered the items once', async () => {
+    const offers = await offersFor('auto');
+    expect(offers.status).toBe('plan');
+    expect(offers).toMatchObject({ fileStrategies: 1, scorer: 1 });
+  });
+
+  it('agentic without an editor asks for nothing, so nothing is offered', async () => {
+    const offers = await offersFor('agentic');
+    expect(offers.status).toBe('no_plan');
+    expect(offers).toMatchObject({ fileStrategies: 0, scorer: 0 });
+  });
+});
