@@ -17,6 +17,7 @@ import type {
   Transcript,
 } from '../../schemas/generated/types.js';
 import type { ExternalProposer } from '../config/resolve-config.js';
+import { prepareAdmission } from '../validate/edit-rules.js';
 import type { RecentYield } from './adaptive.js';
 import { admitProposal, type Proposal } from './admit-proposal.js';
 import { contextTokens, elidableTokens } from './context.js';
@@ -58,7 +59,11 @@ export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome
   });
   if (before < policy.effective_trigger_tokens) return noPlan('below_trigger', policy, before);
 
-  const proposal = await propose(input, policy, before);
+  const proposing = propose(input, policy, before);
+  // The host waits on the strategy now: index the items for admission meanwhile. After the
+  // request is on its way (an immediate runs once the send's microtasks are done), not before it.
+  setImmediate(() => prepareAdmission(transcript.items, policy.keep_recent_tool_outputs));
+  const proposal = await proposing;
   return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
 }
 

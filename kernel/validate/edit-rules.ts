@@ -81,6 +81,20 @@ export function admitEdits(edits: readonly Edit[], ctx: AdmissionContext): Admit
 const lineIndexes = new WeakMap<readonly TranscriptItem[], Map<number, TranscriptItem>>();
 const protectedTails = new WeakMap<readonly TranscriptItem[], Map<number, Set<number>>>();
 
+/**
+ * Builds what admitting a plan over `items` needs from the items alone (the line index, the
+ * protected tail), so a caller can do it while a strategy is still working on its proposal.
+ * A transcript whose line indexes repeat is left for admission to refuse.
+ */
+export function prepareAdmission(items: readonly TranscriptItem[], keepRecentToolOutputs: number): void {
+  try {
+    indexItems(items);
+  } catch {
+    return;
+  }
+  cachedProtectedTail(items, keepRecentToolOutputs);
+}
+
 /** Line indexes are the identity of every edit, so they must be unique. */
 function indexItems(items: readonly TranscriptItem[]): Map<number, TranscriptItem> {
   let byLine = lineIndexes.get(items);

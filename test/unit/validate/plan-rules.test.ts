@@ -8,7 +8,7 @@ import { admitProposal } from '../../../kernel/policy/admit-proposal.js';
 import { defaultPolicy } from '../../../kernel/policy/defaults.js';
 import { toResolvedPolicy } from '../../../kernel/policy/effective-policy.js';
 import { PlanRejections, type PlanRejectionCode } from '../../../kernel/validate/plan-errors.js';
-import { protectedTail } from '../../../kernel/validate/edit-rules.js';
+import { prepareAdmission, protectedTail } from '../../../kernel/validate/edit-rules.js';
 import { isGobstopperError } from '../../../kernel/errors.js';
 import { item, toolSession, transcriptOf } from '../policy/transcript-builder.js';
 
@@ -99,23 +99,28 @@ const cases: Case[] = [
   { name: 'no growth: a cache edit must drop something', edits: [cacheEdit(['toolu_0'])], provider: 'claude_code', items: ITEMS.map((i) => (i.kind === 'tool_result' ? { ...i, tool_use_ids: [] } : i)), expected: 'plan_grows_context' },
 ];
 
-function admit(c: Case) {
+/** Admits a case's plan; `prepared`: with the items indexed ahead (prepareAdmission), as plan does while a strategy works. */
+function admit(c: Case, prepared = false) {
   const items = c.items ?? ITEMS;
+  if (prepared) prepareAdmission(items, c.keep ?? 8);
   const transcript = transcriptOf(items, { provider: c.provider ?? 'codex' });
   const policy = toResolvedPolicy({ ...defaultPolicy(), min_savings_tokens: 0, keep_recent_tool_outputs: c.keep ?? 8 });
   const before = items.reduce((sum, i) => sum + i.est_tokens, 0);
   return admitProposal({ transcript, policy, context_tokens_before: before, proposal: { edits: c.edits, rationale: 'test', strategy: 'test', source: 'strategy' } });
 }
 
-describe('plan admission rules', () => {
+describe.each([
+  ['', false],
+  [', with the items indexed ahead', true],
+])('plan admission rules%s', (_, prepared) => {
   it.each(cases)('$name', (c) => {
     if (c.expected === 'ok') {
-      expect(admit(c).status).toBe('plan');
+      expect(admit(c, prepared).status).toBe('plan');
       return;
     }
     let thrown: unknown;
     try {
-      admit(c);
+      admit(c, prepared);
     } catch (error) {
       thrown = error;
     }
