@@ -153,10 +153,10 @@ export type OfferOutcome = { deliver: Message } | { held: true } | { dropped: st
  */
 export class OfferReader {
   private pending: PendingOffer | undefined;
-  private readonly listeners: ((offer: ItemsOnTheWay) => void)[] = [];
+  private readonly listeners: ((offer: ItemsOnTheWay) => void | Promise<unknown>)[] = [];
   private readonly parsedListeners: ((offer: ParsedOffer) => void)[] = [];
 
-  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void): void {
+  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void | Promise<unknown>): void {
     this.listeners.push(listener);
   }
 
@@ -169,8 +169,11 @@ export class OfferReader {
     for (const listener of this.parsedListeners) listener(offer);
   }
 
-  /** Tells the listeners about a large offer line, unparsed; returns how to settle it once parsed. */
-  announce(line: Buffer, end: number): Settle | undefined {
+  /**
+   * Tells the listeners about a large offer line, unparsed; returns how to settle it once parsed,
+   * and when the listeners that pass its text on have written it.
+   */
+  announce(line: Buffer, end: number): { settle: Settle; passingOn?: Promise<unknown> } | undefined {
     if (this.listeners.length === 0) return undefined;
     const header = readHeader(line, end);
     // Small offers are not worth it; but every later piece of an offer that was is told about.
@@ -178,14 +181,16 @@ export class OfferReader {
     let settle!: Settle;
     const parsed = new Promise<unknown[] | undefined>((resolve) => (settle = resolve));
     const offer: ItemsOnTheWay = { itemsId: header.itemsId, part: header.part, more: header.more, bytes: line.subarray(header.length, end - 2), parsed };
+    const writes: Promise<unknown>[] = [];
     for (const listener of this.listeners) {
       try {
-        listener(offer);
+        const written = listener(offer);
+        if (written) writes.push(written);
       } catch {
         // A listener's failure is its own; the line is still read.
       }
     }
-    return settle;
+    return writes.length > 0 ? { settle, passingOn: Promise.all(writes) } : { settle };
   }
 
   /**

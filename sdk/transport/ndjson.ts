@@ -27,6 +27,13 @@ export interface NdjsonReaderOptions {
 }
 
 const NEWLINE = 0x0a;
+/**
+ * How long a large offer line waits for its text to be passed on before it is parsed anyway: a
+ * peer that does not read must not stall this stream.
+ */
+const OFFER_HOLD_MS = 100;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Reads one JSON-RPC message per line. Chunks are kept as buffers until a newline arrives so a
@@ -41,6 +48,12 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private readonly offers = new OfferReader();
   /** Bytes of an offer's pieces read so far. */
   private offerBytes = 0;
+  /**
+   * Input that arrived while a line waits for its text to be passed on (see deliver); null when
+   * nothing waits. The stream is paused meanwhile, and its end is reported after the held input.
+   */
+  private held: Buffer[] | null = null;
+  private endedWhileHeld = false;
 
   constructor(
     private readonly stream: Readable,
@@ -50,8 +63,13 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
   }
 
-  /** Tells `listener` about each large `$/items` line the moment it is read whole, before it is parsed. */
-  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void): void {
+  /**
+   * Tells `listener` about each large `$/items` line the moment it is read whole, before it is
+   * parsed. A listener that passes the text on returns when that write is done: the line is parsed
+   * only then (or after OFFER_HOLD_MS), so the receiving peer gets it at full speed instead of
+   * waiting while this process is busy parsing it.
+   */
+  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void | Promise<unknown>): void {
     this.offers.onItemsOnTheWay(listener);
   }
 
@@ -64,7 +82,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.callback = callback;
     const onData = (chunk: Buffer | string) => this.onChunk(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     const onError = (error: Error) => this.fireError(error);
-    const onClose = () => this.fireClose();
+    const onClose = () => {
+      if (this.held) this.endedWhileHeld = true;
+      else this.fireClose();
+    };
     this.stream.on('data', onData);
     this.stream.on('error', onError);
     this.stream.on('close', onClose);
@@ -82,6 +103,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private onChunk(chunk: Buffer): void {
     if (this.failed) return;
+    if (this.held) {
+      this.held.push(chunk);
+      return;
+    }
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, start);
@@ -97,8 +122,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         this.pending = [];
         this.pendingBytes = 0;
       }
-      this.deliver(line);
+      const passingOn = this.deliver(line);
       if (this.failed) return;
+      if (passingOn) return this.hold(passingOn, chunk.subarray(start));
     }
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
@@ -108,13 +134,42 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     }
   }
 
-  private deliver(line: Buffer): void {
+  /** Holds the rest of the input until `passingOn` settles; then parses the held line and goes on. */
+  private hold(passingOn: Promise<() => void>, rest: Buffer): void {
+    this.held = [rest];
+    this.stream.pause();
+    void passingOn.then((parse) => {
+      parse();
+      const input = Buffer.concat(this.held!);
+      this.held = null;
+      if (this.failed) return;
+      this.onChunk(input);
+      if (this.held) return;
+      if (this.endedWhileHeld) this.fireClose();
+      else this.stream.resume();
+    });
+  }
+
+  /**
+   * Parses and dispatches one line. For a large offer whose text a listener is passing on, returns
+   * instead a promise of the parse to run once that write is done, for the caller to hold on.
+   */
+  private deliver(line: Buffer): Promise<() => void> | undefined {
     // Tolerate CRLF and blank keep-alive lines from plugins written on other platforms.
     let end = line.length;
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
-    if (end === 0) return;
+    if (end === 0) return undefined;
     const offer = mayBeOffer(line, end);
-    const settle = offer ? this.offers.announce(line, end) : undefined;
+    const announced = offer ? this.offers.announce(line, end) : undefined;
+    if (announced?.passingOn) {
+      const parse = () => this.parse(line, end, offer, announced.settle);
+      return Promise.race([announced.passingOn, delay(OFFER_HOLD_MS)]).then(() => parse, () => parse);
+    }
+    this.parse(line, end, offer, announced?.settle);
+    return undefined;
+  }
+
+  private parse(line: Buffer, end: number, offer: boolean, settle: ((items: unknown[] | undefined) => void) | undefined): void {
     let message: unknown;
     try {
       message = JSON.parse(line.toString('utf8', 0, end));

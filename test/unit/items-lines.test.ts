@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Message } from 'vscode-jsonrpc/node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Methods } from '../../sdk/protocol.js';
 import { OFFER_PIECE_ITEMS, offerParams, type ItemsOnTheWay } from '../../sdk/transport/items-lines.js';
 import { FramingError, NdjsonMessageReader, serializeMessage, type NdjsonReaderOptions } from '../../sdk/transport/ndjson.js';
@@ -107,7 +107,9 @@ describe('lines told about before they are parsed', () => {
   it('announces each large piece with its text, then the piece, then the whole array put together', async () => {
     const { send, r, offers } = reader();
     const heard: ItemsOnTheWay[] = [];
-    r.onItemsOnTheWay((offer) => heard.push(offer));
+    r.onItemsOnTheWay((offer) => {
+      heard.push(offer);
+    });
     const all = items(2 * OFFER_PIECE_ITEMS + 5);
     for (const piece of offerParams('r-1', all)) send(line(piece));
     expect(heard.map((h) => [h.itemsId, h.part, h.more])).toEqual([
@@ -125,7 +127,9 @@ describe('lines told about before they are parsed', () => {
     const broken = `{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","items":[${'{"line_index":0,'.repeat(6000)}}}\n`;
     const plugin = reader({ dropBrokenOffers: true });
     const heard: ItemsOnTheWay[] = [];
-    plugin.r.onItemsOnTheWay((offer) => heard.push(offer));
+    plugin.r.onItemsOnTheWay((offer) => {
+      heard.push(offer);
+    });
     plugin.send(broken);
     plugin.send(line({ items_id: 'r-2', items: items(2) }));
     expect(await heard[0]!.parsed).toBeUndefined();
@@ -134,6 +138,44 @@ describe('lines told about before they are parsed', () => {
     const host = reader();
     host.send(broken);
     expect((host.errors[0] as FramingError).reason).toBe('malformed');
+  });
+});
+
+describe('a line held while its text is passed on', () => {
+  const bigOffer = (id: string) => line({ items_id: id, items: items(2000) });
+
+  it('is parsed once the listener\'s write is done, and what came after it waits its turn', async () => {
+    const { send, r, delivered } = reader();
+    let written!: () => void;
+    r.onItemsOnTheWay(() => new Promise<void>((resolve) => (written = resolve)));
+    send(bigOffer('r-1') + JSON.stringify({ jsonrpc: '2.0', id: 1, result: { items_ref: 'r-1' } }) + '\n');
+    send(JSON.stringify({ jsonrpc: '2.0', method: 'x' }) + '\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(delivered).toEqual([]);
+    written();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(delivered.map((m) => (m as { method?: string; id?: number }).method ?? (m as { id?: number }).id)).toEqual([Methods.items, 1, 'x']);
+  });
+
+  it('is parsed anyway when the write does not finish soon: a peer that does not read stalls nothing', async () => {
+    const { send, r, offers } = reader();
+    r.onItemsOnTheWay(() => new Promise<void>(() => undefined));
+    send(bigOffer('r-1'));
+    expect(offers()).toEqual([]);
+    await vi.waitFor(() => expect(offers()).toHaveLength(1), { timeout: 2000 });
+  });
+
+  it('reports the end of the stream only after the held line and what followed it', async () => {
+    const { stream, r, delivered } = reader();
+    let written!: () => void;
+    r.onItemsOnTheWay(() => new Promise<void>((resolve) => (written = resolve)));
+    let closedWith = -1;
+    r.onClose(() => (closedWith = delivered.length));
+    stream.end(bigOffer('r-1') + JSON.stringify({ jsonrpc: '2.0', method: 'x' }) + '\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closedWith).toBe(-1);
+    written();
+    await vi.waitFor(() => expect(closedWith).toBe(2));
   });
 });
 

@@ -131,11 +131,16 @@ export class PluginHost {
    * already running (the strategy a plan named was started while the provider parsed), so those
    * parse the items while this process parses and validates them.
    */
-  private passItemsOn(offer: ItemsOnTheWay, from: RunningBundle): void {
+  private passItemsOn(offer: ItemsOnTheWay, from: RunningBundle): Promise<unknown> | undefined {
+    const writes: Promise<unknown>[] = [];
     for (const running of this.ready) {
       if (running === from || !running.channel.alive) continue;
-      if (running.handshake.strategies?.length || running.handshake.scorers?.length) running.channel.passItemsOn(offer);
+      if (!running.handshake.strategies?.length && !running.handshake.scorers?.length) continue;
+      const written = running.channel.passItemsOn(offer);
+      if (written) writes.push(written);
     }
+    // The provider's line is parsed once these writes are done, so the strategies get it first.
+    return writes.length > 0 ? Promise.all(writes) : undefined;
   }
 
   /** Sends `items` to a scorer's process ahead of its calls, as offerItemsToFileStrategies does. */

@@ -160,7 +160,7 @@ export class PluginChannel {
    * Calls `listener` with each large `$/items` line this plugin sends (a provider's parsed
    * transcript) the moment it is read, before this process has parsed it.
    */
-  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void): void {
+  onItemsOnTheWay(listener: (offer: ItemsOnTheWay) => void | Promise<unknown>): void {
     this.offerLines?.onItemsOnTheWay(listener);
   }
 
@@ -170,19 +170,20 @@ export class PluginChannel {
    * to be the array's: a plugin drops an offer it cannot parse (sdk/serve.ts), and the array is
    * named by reference only once this process parsed exactly that text into it.
    */
-  passItemsOn(offer: ItemsOnTheWay): void {
+  passItemsOn(offer: ItemsOnTheWay): Promise<unknown> | undefined {
     const sent = this.sentItems;
-    if (!sent || !this.alive) return;
+    if (!sent || !this.alive) return undefined;
     if (offer.part === null || offer.part === 0) this.passing = { from: offer.itemsId, id: sent.reserve() };
-    else if (this.passing?.from !== offer.itemsId) return;
+    else if (this.passing?.from !== offer.itemsId) return undefined;
     const { id } = this.passing!;
     const items = new ItemsText(offer.bytes);
     const params = offer.part === null ? { items_id: id, items } : { items_id: id, part: offer.part, more: offer.more, items };
-    this.connection.sendNotification(Methods.items, params).catch(() => undefined);
     void offer.parsed.then((parsed) => {
       if (!parsed) sent.forget(id);
       else if (!offer.more) sent.bind(parsed, id);
     });
+    // Settles once the text is written (or could not be): see NdjsonMessageReader.onItemsOnTheWay.
+    return this.connection.sendNotification(Methods.items, params).catch(() => undefined);
   }
 
   /**
