@@ -128,10 +128,17 @@ export class ItemsAhead {
   }
 
   /**
-   * One piece at a time, each encoded only once the one before was taken by the host: the host
-   * parses a piece while this process encodes the next, and no more than a piece waits in memory.
+   * Each piece is encoded once the host has taken all but the one before it: while the host parses
+   * piece k, piece k+1 is already on its way and this process encodes k+2, so the host never waits
+   * for an encoding, and no more than two pieces wait in memory.
    */
   private async sendPieces(pieces: readonly Record<string, unknown>[]): Promise<void> {
-    for (const piece of pieces) await this.connection.sendNotification(Methods.items, piece);
+    let previous: Promise<void> = Promise.resolve();
+    for (const piece of pieces) {
+      const sent = this.connection.sendNotification(Methods.items, piece);
+      await previous;
+      previous = sent;
+    }
+    await previous;
   }
 }

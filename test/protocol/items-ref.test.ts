@@ -381,7 +381,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
     }
   });
 
-  it('sends a long transcript ahead in pieces, each one taken by the host before the next is encoded', async () => {
+  it('sends a long transcript ahead in numbered pieces, and the host puts them together', async () => {
     // 20,000 items: three pieces of at most 8,192.
     const items = syntheticItems(5000);
     mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
