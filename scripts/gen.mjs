@@ -62,10 +62,42 @@ async function generateTypes(schemas) {
   return ts;
 }
 
+/** Keywords that constrain only one JSON type, so they may sit next to `null` in a type list. */
+const TYPE_ONLY_KEYWORDS = {
+  string: ['maxLength', 'minLength', 'pattern', 'format'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  boolean: [],
+};
+
+/**
+ * `anyOf: [{type: T, ...}, {type: "null"}]` as `type: [T, "null"]` with the same keywords, for the
+ * validators only (the published schemas keep the anyOf). Both accept exactly the same values; the
+ * anyOf form made ajv build and discard an error object, path string included, for every null
+ * such a field held, and a transcript has a few per item.
+ */
+function nullableAsTypeList(node) {
+  if (Array.isArray(node)) return node.map(nullableAsTypeList);
+  if (!node || typeof node !== 'object') return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) out[k] = nullableAsTypeList(v);
+  const branches = out.anyOf;
+  const others = Object.keys(out).filter((k) => k !== 'anyOf' && k !== 'description');
+  if (!Array.isArray(branches) || branches.length !== 2 || others.length > 0) return out;
+  const nullAt = branches.findIndex((b) => b && Object.keys(b).length === 1 && b.type === 'null');
+  if (nullAt === -1) return out;
+  const typed = branches[1 - nullAt];
+  const allowed = TYPE_ONLY_KEYWORDS[typed?.type];
+  if (!allowed || !Object.keys(typed).every((k) => k === 'type' || k === 'description' || allowed.includes(k))) return out;
+  const { anyOf: _anyOf, ...rest } = out;
+  return { ...rest, ...typed, type: [typed.type, 'null'], ...(out.description ? { description: out.description } : {}) };
+}
+
 function generateValidators(schemas) {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, code: { source: true, esm: true, lines: false } });
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true, lines: false } });
   const exports = {};
-  for (const { schema } of schemas) {
+  for (const { schema: published } of schemas) {
+    const schema = nullableAsTypeList(published);
     ajv.addSchema(schema);
     for (const name of Object.keys(schema.$defs ?? {})) exports[`validate${name}`] = `${schema.$id}#/$defs/${name}`;
   }
