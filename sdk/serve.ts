@@ -52,6 +52,12 @@ export interface PluginDefinition {
   providers?: Record<string, ProviderDefinition>;
   strategies?: Record<string, StrategyDefinition>;
   scorers?: Record<string, ScorerDefinition>;
+  /**
+   * Called with a transcript's items when they arrive ahead of any call that names them (`$/items`,
+   * items_ref), on the next turn of the event loop: work that depends only on the transcript can
+   * start before the first call. The array is the one later calls get; treat it as read-only.
+   */
+  itemsArrived?: (items: readonly unknown[]) => void;
 }
 
 /** Throw from a handler to answer with a protocol error code instead of a generic failure. */
@@ -161,8 +167,19 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
     try {
       itemsCache.resolve(params);
     } catch {
-      // dropped, see above
+      return; // dropped, see above
     }
+    const items = (params as { items?: unknown }).items;
+    const arrived = def.itemsArrived;
+    if (!arrived || !Array.isArray(items)) return;
+    setImmediate(() => {
+      try {
+        arrived(items);
+      } catch {
+        // Items the host passed on before checking them may be anything; a call that names them
+        // meets the same problem and answers it.
+      }
+    });
   });
 
   const provider = <K extends ProviderMethod>(method: K) =>

@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { createMessageConnection, ResponseError } from 'vscode-jsonrpc/node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PluginHost } from '../../kernel/plugins/host/plugin-host.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
@@ -162,6 +162,33 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const score = mem!.sent.find((l) => l.message.method === P.Methods.scorerScore)!;
     expect(score.message.params!.items_ref).toBe(whole!.message.params!.items_id);
     expect(score.bytes).toBeLessThan(2_000);
+  });
+
+  it('tells the plugin about items sent ahead (itemsArrived), with the array later calls get', async () => {
+    const { seen, def } = recording();
+    const arrived: unknown[][] = [];
+    const running = await connectSdk({ ...def, itemsArrived: (items) => void arrived.push(items as unknown[]) });
+    const items = bigItems();
+    running.channel.offerItems(items);
+    await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    await vi.waitFor(() => expect(arrived).toHaveLength(1));
+    expect(arrived[0]).toEqual(items);
+    expect(seen[0]).toBe(arrived[0]);
+  });
+
+  it('keeps serving when itemsArrived throws (items passed on unchecked may be anything)', async () => {
+    const { def } = recording();
+    const running = await connectSdk({
+      ...def,
+      itemsArrived: () => {
+        throw new Error('not transcript items');
+      },
+    });
+    const items = bigItems();
+    running.channel.offerItems(items);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    expect(result.rationale).toBe('saw 1200 items, last line 1199');
   });
 
   it('sends items ahead of any call ($/items), and the first call then carries only items_ref', async () => {

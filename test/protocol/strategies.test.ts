@@ -157,8 +157,9 @@ describe('strategy and scorer bundles over the protocol', () => {
     const host = await miniHost(params);
     const result = await host.propose('auto');
     expect(validateStrategyProposeResult(result)).toBe(true);
+    // scored last: the scorer reads the items while the other candidates run.
     expect(host.calls.filter((c) => c.startsWith('propose:'))).toEqual(
-      ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured'].map((id) => `propose:${id}`),
+      ['cache_aware', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured', 'scored'].map((id) => `propose:${id}`),
     );
     // scored reached the scorer through the host while auto was waiting on it.
     expect(host.calls).toContain('score:8');

@@ -1,10 +1,14 @@
 /** The `scorer-heuristic` bundle: the default scorer the host routes host/score to. */
 import type { PluginDefinition } from '../../../sdk/serve.js';
+import type { TranscriptItem } from '../../../schemas/generated/types.js';
 import { scoreHeuristic } from './heuristic.js';
+import { transcriptPart } from './scoring-context.js';
 
 export const definition: PluginDefinition = {
   id: 'scorer-heuristic',
   version: '0.1.0',
+  // Items sent ahead (auto's and scored's plans are being asked for): index them before the call.
+  itemsArrived: (items) => void transcriptPart(items as readonly TranscriptItem[]),
   scorers: {
     heuristic: {
       info: {

@@ -39,7 +39,8 @@ export function itemText(item: TranscriptItem): string {
 type TranscriptPart = Omit<ScoringContext, 'candidateLabels' | 'candidateCount'>;
 const transcriptParts = new WeakMap<readonly TranscriptItem[], TranscriptPart>();
 
-function transcriptPart(items: readonly TranscriptItem[]): TranscriptPart {
+/** Builds (once per items array) what scoring needs from the transcript alone. */
+export function transcriptPart(items: readonly TranscriptItem[]): TranscriptPart {
   let part = transcriptParts.get(items);
   if (part === undefined) {
     part = buildTranscriptPart(items);

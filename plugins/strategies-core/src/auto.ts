@@ -62,14 +62,28 @@ async function proposeLive(params: StrategyProposeParams, propose: ProposeFn): P
   return noPlan(`auto (live session): no provider-side compaction available; ${tried.join(', ')}`);
 }
 
+/**
+ * Candidates whose plans need the scorer. They are asked last: the host offers the scorer the
+ * items when auto first asks for a plan, and by then the scorer has read them. Asking order only;
+ * ties are still broken by the configured order.
+ */
+const USES_SCORER = new Set(['scored', 'cache_edits']);
+
+function askingOrder(ids: readonly string[]): string[] {
+  return [...ids.filter((id) => !USES_SCORER.has(id)), ...ids.filter((id) => USES_SCORER.has(id))];
+}
+
 async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn): Promise<StrategyProposeResult> {
   const before = params.context_tokens;
-  const tried: string[] = [];
-  let best: { id: string; score: number; result: HostProposeResult & { plan: NonNullable<HostProposeResult['plan']> } } | null = null;
+  const ids = candidateIds(params);
+  const answers = new Map<string, HostProposeResult>();
   // One at a time: a plugin->host request belongs to the call in flight, and the candidates run in
   // this same process (the host routes their own host/score requests to the newest call).
-  for (const id of candidateIds(params)) {
-    const r = await propose(id);
+  for (const id of askingOrder(ids)) answers.set(id, await propose(id));
+  const tried: string[] = [];
+  let best: { id: string; score: number; result: HostProposeResult & { plan: NonNullable<HostProposeResult['plan']> } } | null = null;
+  for (const id of ids) {
+    const r = answers.get(id)!;
     if (r.status !== 'plan' || !r.plan || r.plan.edits.length === 0) {
       tried.push(outcome(id, r));
       continue;

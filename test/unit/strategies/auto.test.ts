@@ -19,7 +19,7 @@ describe('auto', () => {
     expect(cachePreservationScore(150, 750, 1000)).toBe(63.28125);
   });
 
-  it('idle: asks every file candidate except cliff, in order, and picks the best validated plan', async () => {
+  it('idle: asks every file candidate except cliff, scored last, and picks the best validated plan', async () => {
     const host = tableProposer({
       cache_aware: planAnswer('cache_aware', [13, 16, 19, 22, 25], 6610, 9000), // 4000 × (9000/10610)^3 ≈ 2441
       scored: planAnswer('scored', [7, 10, 16], 4610, 5000), // 6000 × (5000/10610)^3 ≈ 628
@@ -27,7 +27,8 @@ describe('auto', () => {
       compacted: { status: 'error', reason_code: 'invalid_plan', message: 'overlapping elision edits' },
     });
     const result = await proposeAuto(proposeParams(codingSession().items, { policy, strategyId: 'auto' }), host.propose);
-    expect(host.asked).toEqual([...AUTO_CANDIDATES]);
+    // scored is asked last (the scorer reads the items meanwhile); the rationale keeps the configured order.
+    expect(host.asked).toEqual([...AUTO_CANDIDATES.filter((c) => c !== 'scored'), 'scored']);
     expect(host.asked).not.toContain('cliff');
     expect(result.strategy).toBe('cache_aware');
     expect(result.edits).toEqual(planAnswer('cache_aware', [13, 16, 19, 22, 25], 6610, 9000).plan!.edits);
