@@ -41,7 +41,7 @@ interface OfferHeader {
 }
 
 function readHeader(line: Buffer, end: number): OfferHeader | undefined {
-  if (end < OFFER_START.length || line.compare(OFFER_START, 0, OFFER_START.length, 0, OFFER_START.length) !== 0) return undefined;
+  if (!mayBeOffer(line, end)) return undefined;
   const match = OFFER_HEADER.exec(line.toString('latin1', 0, Math.min(end, HEADER_WINDOW)));
   if (!match || line[end - 1] !== 0x7d || line[end - 2] !== 0x7d) return undefined;
   return { itemsId: match[1]!, part: match[2] === undefined ? null : Number(match[2]), more: match[3] === 'true', length: match[0].length };
@@ -126,11 +126,13 @@ export interface ItemsOnTheWay {
 
 type Settle = (items: unknown[] | undefined) => void;
 
-/** One `$/items` line as parsed: a whole offer (part null) or one piece of one. */
+/** One `$/items` line as parsed, and placed: a whole offer (part null) or one piece of one. */
 export interface ParsedOffer {
   itemsId: string;
   part: number | null;
   more: boolean;
+  /** Where this line's first item is in the whole offer's array. */
+  first: number;
   params: Record<string, unknown>;
 }
 
@@ -143,8 +145,12 @@ interface PendingOffer {
   texts: Buffer[] | null;
 }
 
-/** What became of one `$/items` message. */
-export type OfferOutcome = { deliver: Message } | { held: true } | { dropped: string };
+/**
+ * What became of one `$/items` message: delivered (a whole offer, the pieces' put together), held
+ * until the rest of its offer arrives, or dropped with its offer (a result naming the offer then
+ * fails as naming items never sent, and a host's items_ref gets ItemsNotCached).
+ */
+export type OfferOutcome = { deliver: Message } | { held: true } | { dropped: true };
 
 /**
  * The offers of one stream: announces large lines to listeners before they are parsed, keeps the
@@ -160,7 +166,10 @@ export class OfferReader {
     this.listeners.push(listener);
   }
 
-  /** Tells `listener` about each offer line right after it parsed, pieces included (a host checks each against the schema as it comes). */
+  /**
+   * Tells `listener` about each offer line right after it parsed and was put in place, pieces
+   * included (a host checks each against the schema as it comes).
+   */
   onOfferParsed(listener: (offer: ParsedOffer) => void): void {
     this.parsedListeners.push(listener);
   }
@@ -194,36 +203,36 @@ export class OfferReader {
   }
 
   /**
-   * A parsed `$/items` message: what to deliver (a whole offer, the pieces' put together), or that
-   * a piece is held until the rest arrives, or why a piece was dropped (a piece out of order, or
-   * one that is not laid out as a piece: the offer it belonged to is dropped with it).
+   * A parsed `$/items` message. A piece out of order, or not laid out as a piece, or one that takes
+   * its offer past 100,000 items, is dropped with the offer it belonged to.
    */
   accept(message: Message, line: Buffer, end: number, settle: Settle | undefined): OfferOutcome {
     const params = (message as { params?: unknown }).params as Record<string, unknown> | undefined;
     const isPiece = !!params && typeof params === 'object' && ('part' in params || 'more' in params);
     if (!isPiece) {
       this.pending = undefined;
-      if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, part: null, more: false, params });
+      if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, part: null, more: false, first: 0, params });
       // Kept whether or not anyone waits on the line (an optional call skips its arguments).
       const kept = keepText(message, line, end);
       settle?.(kept);
       return { deliver: message };
     }
-    const dropped = (why: string): OfferOutcome => {
+    const dropped = (): OfferOutcome => {
       this.pending = undefined;
       settle?.(undefined);
-      return { dropped: why };
+      return { dropped: true };
     };
     const { items_id: itemsId, part, more, items } = params;
     if (Object.keys(params).length !== 4 || typeof itemsId !== 'string' || !Number.isSafeInteger(part) || typeof more !== 'boolean' || !Array.isArray(items)) {
-      return dropped('a $/items piece needs exactly items_id, part, more and items');
+      return dropped();
     }
     if (part === 0) this.pending = { itemsId, next: 0, items: [], count: 0, texts: [] };
     const pending = this.pending;
-    if (!pending || pending.itemsId !== itemsId || pending.next !== part) return dropped(`$/items piece ${String(part)} of ${itemsId} came out of order`);
-    this.parsed({ itemsId, part: part as number, more, params });
+    if (!pending || pending.itemsId !== itemsId || pending.next !== part) return dropped();
+    const first = pending.count;
     pending.count += items.length;
-    if (pending.count > MAX_OFFER_ITEMS) return dropped(`$/items ${itemsId} adds up to more than ${MAX_OFFER_ITEMS} items`);
+    if (pending.count > MAX_OFFER_ITEMS) return dropped();
+    this.parsed({ itemsId, part: part as number, more, first, params });
     pending.items.push(items);
     pending.next += 1;
     const text = exactText(message, line, end);

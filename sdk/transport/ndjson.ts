@@ -191,8 +191,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     const outcome = this.offers.accept(message as Message, line, end, settle);
     if ('held' in outcome) return;
     this.offerBytes = 0;
-    // A piece that cannot be put in place is dropped with its offer: a result that names the
-    // offer then fails as naming items never sent, and a host's items_ref gets ItemsNotCached.
     if ('deliver' in outcome) this.callback?.(outcome.deliver);
   }
 

@@ -107,8 +107,6 @@ export class PluginChannel {
   private passing: { from: string; id: string } | undefined;
   /** Items the plugin sent ahead of the results that name them (its `$/items`). */
   private readonly itemsAhead = new ReceivedItems();
-  /** The offer from this plugin being checked piece by piece: its id, and the items checked so far. */
-  private offerCheck: { id: string; checked: number } | undefined;
   /** Offers whose every item was checked against the schema as it arrived, newest last. */
   private readonly checkedOffers = new Set<string>();
 
@@ -193,20 +191,16 @@ export class PluginChannel {
    * ever names it.
    */
   private checkOffer(offer: ParsedOffer): void {
-    if (offer.part === null || offer.part === 0) this.offerCheck = { id: offer.itemsId, checked: 0 };
-    const check = this.offerCheck;
-    // A piece out of order: the reader drops its offer, and a result naming it fails on that.
-    if (!check || check.id !== offer.itemsId) return;
     const violation = checkAgainst(validatorFor('ItemsOfferParams'), offer.params);
     if (violation) {
-      this.offerCheck = undefined;
-      const pointer = violation.pointer.replace(/^\/items\/(\d+)/, (_, k: string) => `/items/${check.checked + Number(k)}`);
+      // Named by its place in the whole array, not in its piece.
+      const pointer = violation.pointer.replace(/^\/items\/(\d+)/, (_, k: string) => `/items/${offer.first + Number(k)}`);
       void this.fatal('plugin_schema_violation', `sent items ahead ($/items) that violate the schema at ${pointer || '/'} (${violation.message})`, this.stack[this.stack.length - 1]?.method, pointer);
       return;
     }
-    check.checked += (offer.params.items as unknown[]).length;
+    // Every earlier piece passed too: the reader only places pieces in order, and a failed one
+    // ended this channel.
     if (offer.more) return;
-    this.offerCheck = undefined;
     this.checkedOffers.delete(offer.itemsId);
     this.checkedOffers.add(offer.itemsId);
     while (this.checkedOffers.size > ITEMS_CACHE_ENTRIES) this.checkedOffers.delete(this.checkedOffers.values().next().value!);
