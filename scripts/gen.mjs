@@ -89,8 +89,9 @@ function nullableAsTypeList(node) {
   const typed = branches[1 - nullAt];
   const allowed = TYPE_ONLY_KEYWORDS[typed?.type];
   if (!allowed || !Object.keys(typed).every((k) => k === 'type' || k === 'description' || allowed.includes(k))) return out;
+  // The node's own description (all it has besides anyOf) wins over the branch's.
   const { anyOf: _anyOf, ...rest } = out;
-  return { ...rest, ...typed, type: [typed.type, 'null'], ...(out.description ? { description: out.description } : {}) };
+  return { ...typed, ...rest, type: [typed.type, 'null'] };
 }
 
 function generateValidators(schemas) {

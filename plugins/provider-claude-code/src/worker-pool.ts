@@ -120,8 +120,9 @@ export class ScanPool {
   }
 
   private finished(worker: Worker): void {
-    const left = (this.queued.get(worker) ?? 1) - 1;
-    if (!this.queued.has(worker)) return;
+    const queued = this.queued.get(worker);
+    if (queued === undefined) return;
+    const left = queued - 1;
     this.queued.set(worker, left);
     if (left > 0) return;
     worker.unref();
