@@ -62,24 +62,25 @@ async function proposeLive(params: StrategyProposeParams, propose: ProposeFn): P
   return noPlan(`auto (live session): no provider-side compaction available; ${tried.join(', ')}`);
 }
 
-/**
- * Candidates whose plans need the scorer. They are asked last: the host offers the scorer the
- * items when auto first asks for a plan, and by then the scorer has read them. Asking order only;
- * ties are still broken by the configured order.
- */
-const USES_SCORER = new Set(['scored', 'cache_edits']);
+/** Whether a candidate's plans need the scorer (its StrategyInfo.uses_scorer, where auto can see it). */
+export type UsesScorer = (strategyId: string) => boolean;
 
-function askingOrder(ids: readonly string[]): string[] {
-  return [...ids.filter((id) => !USES_SCORER.has(id)), ...ids.filter((id) => USES_SCORER.has(id))];
+/**
+ * Candidates whose plans need the scorer are asked last: the host offers the scorer the items when
+ * auto first asks for a plan, and by then the scorer has read them. Asking order only; ties are
+ * still broken by the configured order.
+ */
+function askingOrder(ids: readonly string[], usesScorer: UsesScorer): string[] {
+  return [...ids.filter((id) => !usesScorer(id)), ...ids.filter(usesScorer)];
 }
 
-async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn): Promise<StrategyProposeResult> {
+async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, usesScorer: UsesScorer): Promise<StrategyProposeResult> {
   const before = params.context_tokens;
   const ids = candidateIds(params);
   const answers = new Map<string, HostProposeResult>();
   // One at a time: a plugin->host request belongs to the call in flight, and the candidates run in
   // this same process (the host routes their own host/score requests to the newest call).
-  for (const id of askingOrder(ids)) answers.set(id, await propose(id));
+  for (const id of askingOrder(ids, usesScorer)) answers.set(id, await propose(id));
   const tried: string[] = [];
   let best: { id: string; score: number; result: HostProposeResult & { plan: NonNullable<HostProposeResult['plan']> } } | null = null;
   for (const id of ids) {
@@ -105,7 +106,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn): P
   };
 }
 
-export async function proposeAuto(params: StrategyProposeParams, propose: ProposeFn): Promise<StrategyProposeResult> {
+export async function proposeAuto(params: StrategyProposeParams, propose: ProposeFn, usesScorer: UsesScorer = () => false): Promise<StrategyProposeResult> {
   if (belowTrigger(params)) return belowTriggerResult(params);
-  return params.active || params.items.length === 0 ? proposeLive(params, propose) : proposeIdle(params, propose);
+  return params.active || params.items.length === 0 ? proposeLive(params, propose) : proposeIdle(params, propose, usesScorer);
 }

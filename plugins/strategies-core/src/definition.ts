@@ -75,7 +75,8 @@ export const definition: PluginDefinition = {
         kind: 'selector',
         params_schema: AUTO_PARAMS_SCHEMA,
       },
-      propose: (params, ctx) => proposeAuto(params, (id) => ctx.propose(id)),
+      // Its siblings in this bundle say which of them use the scorer.
+      propose: (params, ctx) => proposeAuto(params, (id) => ctx.propose(id), (id) => definition.strategies?.[id]?.info.uses_scorer === true),
     },
   },
 };

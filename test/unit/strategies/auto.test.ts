@@ -26,7 +26,7 @@ describe('auto', () => {
       elide: planAnswer('elide', [4, 7, 10, 13, 16], 2610, 300), // tiny prefix
       compacted: { status: 'error', reason_code: 'invalid_plan', message: 'overlapping elision edits' },
     });
-    const result = await proposeAuto(proposeParams(codingSession().items, { policy, strategyId: 'auto' }), host.propose);
+    const result = await proposeAuto(proposeParams(codingSession().items, { policy, strategyId: 'auto' }), host.propose, (id) => id === 'scored');
     // scored is asked last (the scorer reads the items meanwhile); the rationale keeps the configured order.
     expect(host.asked).toEqual([...AUTO_CANDIDATES.filter((c) => c !== 'scored'), 'scored']);
     expect(host.asked).not.toContain('cliff');
@@ -45,7 +45,9 @@ describe('auto', () => {
       scored: planAnswer('scored', [10], 9634, 2272),
       elide: planAnswer('elide', [10], 9634, null),
     });
-    const result = await proposeAuto(proposeParams(items, { policy }), host.propose);
+    // scored is asked after elide, yet keeps the lead it has in the configured order.
+    const result = await proposeAuto(proposeParams(items, { policy }), host.propose, (id) => id === 'scored');
+    expect(host.asked.indexOf('scored')).toBeGreaterThan(host.asked.indexOf('elide'));
     expect(result.strategy).toBe('scored');
     expect(result.rationale).toContain('scored=10, elide=10');
   });
