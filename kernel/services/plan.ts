@@ -75,8 +75,7 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle): 
 }
 
 /** The scorer a policy names; the heuristic one unless configured. */
-const DEFAULT_SCORER = 'heuristic';
-const scorerOf = (policy: T.ResolvedPolicy) => policy.scorer ?? DEFAULT_SCORER;
+const scorerOf = (policy: { scorer?: string | null }) => policy.scorer ?? 'heuristic';
 
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
@@ -178,6 +177,6 @@ function warmStrategy(runtime: Runtime, config: Promise<ResolvedConfig>): void {
     const c = await config;
     if (c.external) return;
     const strategy = await runtime.host.strategy(c.values.strategy);
-    if (strategy.info.uses_scorer) await runtime.host.scorer(c.values.scorer ?? DEFAULT_SCORER);
+    if (strategy.info.uses_scorer) await runtime.host.scorer(scorerOf(c.values));
   })().catch(() => undefined);
 }

@@ -24,6 +24,14 @@ export interface ListedStrategy {
   strategy: T.StrategyInfo;
 }
 
+/** A bundle's warm process, by the manifest it was admitted with. */
+interface WarmProcess {
+  sha: string;
+  started: Promise<RunningBundle>;
+  /** Set once the handshake is done, for what must not wait on a process still starting. */
+  ready?: RunningBundle;
+}
+
 /**
  * The kernel's door to plugins. Finds the bundle serving an id, re-admits it (every file hashed,
  * the pin compared) on every use, keeps one warm process per bundle for as long as the host lives
@@ -32,9 +40,7 @@ export interface ListedStrategy {
  */
 export class PluginHost {
   readonly registry: PluginRegistry;
-  private readonly running = new Map<string, { sha: string; started: Promise<RunningBundle> }>();
-  /** The processes that finished their handshake, for what must not wait on one still starting. */
-  private readonly ready = new Set<RunningBundle>();
+  private readonly running = new Map<string, WarmProcess>();
   private closed = false;
 
   constructor(private readonly options: PluginHostOptions = {}) {
@@ -68,23 +74,22 @@ export class PluginHost {
     }
     if (existing) {
       this.running.delete(key);
-      void existing.started.then((r) => (this.ready.delete(r), r.channel.close())).catch(() => undefined);
+      void existing.started.then((r) => r.channel.close()).catch(() => undefined);
     }
     const started = (this.options.start ?? startBundle)(bundle, {
       hostEnv: this.options.hostEnv,
       hostVersion: this.registry.version,
       cancelGraceMs: this.options.cancelGraceMs,
     });
-    const entry = { sha: bundle.manifestSha256, started };
+    const entry: WarmProcess = { sha: bundle.manifestSha256, started };
     this.running.set(key, entry);
     try {
       const running = await started;
       // A process that dies is forgotten, so the next use admits and starts the bundle afresh.
       running.channel.onFailed(() => {
         if (this.running.get(key) === entry) this.running.delete(key);
-        this.ready.delete(running);
       });
-      this.ready.add(running);
+      entry.ready = running;
       if (running.handshake.providers?.length) running.channel.onItemsOnTheWay((offer) => this.passItemsOn(offer, running));
       return running;
     } catch (error) {
@@ -133,8 +138,8 @@ export class PluginHost {
    */
   private passItemsOn(offer: ItemsOnTheWay, from: RunningBundle): Promise<unknown> | undefined {
     const writes: Promise<unknown>[] = [];
-    for (const running of this.ready) {
-      if (running === from || !running.channel.alive) continue;
+    for (const { ready: running } of this.running.values()) {
+      if (!running || running === from || !running.channel.alive) continue;
       if (!running.handshake.strategies?.length && !running.handshake.scorers?.length) continue;
       const written = running.channel.passItemsOn(offer);
       if (written) writes.push(written);
@@ -154,7 +159,6 @@ export class PluginHost {
     this.closed = true;
     const entries = [...this.running.values()];
     this.running.clear();
-    this.ready.clear();
     await Promise.all(entries.map((e) => e.started.then((r) => r.channel.close()).catch(() => undefined)));
   }
 
