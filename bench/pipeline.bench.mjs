@@ -1,14 +1,14 @@
 // End-to-end benchmarks of the kernel pipeline, each a ratio against a floor measured in the same
 // run: plan (every strategy, and auto) and apply on a generated 128 MiB, 100,000-record Claude
-// session against the parse floor (read + split + JSON.parse of every line), and detect over 1,000
-// generated 1 MiB sessions against stat + a tail read of the same files.
+// session against the providers' parse floor (readSplitParse: read + split + JSON.parse of every
+// line), and detect over 1,000 generated 1 MiB sessions against stat + a tail read of the files.
 // GOBSTOPPER_BENCH_MIB shrinks the big session for a quick run.
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, openSync, readSync, closeSync, utimesSync, copyFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, openSync, readSync, closeSync, utimesSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { floorAndValue, MIB, median, nowMs } from './lib/measure.mjs';
+import { floorAndValue, MIB, nowMs, readSplitParse } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
@@ -37,25 +37,11 @@ async function bigSession() {
   mkdirSync(env.CODEX_HOME, { recursive: true });
   // The first reads right after writing 128 MiB swing with the page cache and writeback; they are
   // not timed. Each benchmark then times its own floor next to every run (floorAndValue).
-  await parseFloor(path);
-  await parseFloor(path);
+  await readSplitParse(path);
+  await readSplitParse(path);
   fixture = { home, path, env };
   process.on('exit', () => rmSync(home, { recursive: true, force: true }));
   return fixture;
-}
-
-/** The floor: one process reading the file, splitting lines and JSON.parse-ing each. */
-async function parseFloor(path) {
-  const start = nowMs();
-  let rest = '';
-  let n = 0;
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: MIB })) {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop();
-    for (const line of lines) if (line) (JSON.parse(line), (n += 1));
-  }
-  if (rest) JSON.parse(rest);
-  return nowMs() - start;
 }
 
 /** Runs of each end-to-end benchmark; each is timed right after a floor, and both medians count. */
@@ -67,7 +53,7 @@ async function timedPlan(strategy) {
   const { withRuntime } = await dist('kernel/services/runtime.js');
   const { planForSelector } = await dist('kernel/services/plan.js');
   return floorAndValue(RUNS, {
-    floor: () => parseFloor(f.path),
+    floor: () => readSplitParse(f.path),
     value: () => withRuntime({ env: f.env }, (rt) => planForSelector(rt, f.path, { strategy, trigger: 10_000, floor: 5_000 })),
     check: (planned) => {
       if (planned.outcome.status === 'error') throw new Error(`plan ${strategy} failed`);
@@ -108,7 +94,7 @@ export const benchmarks = [
           rmSync(f.env.XDG_DATA_HOME, { recursive: true, force: true });
           for (const name of readdirSync(projects)) if (join(projects, name) !== f.path) rmSync(join(projects, name), { recursive: true, force: true });
         },
-        floor: () => parseFloor(f.path),
+        floor: () => readSplitParse(f.path),
         value: () => withRuntime({ env: f.env }, (rt) => applySession(rt, f.path, { strategy: 'elide', trigger: 10_000, floor: 5_000 })),
         check: (result) => {
           if (result.status !== 'applied') throw new Error(`apply did not publish (${result.status})`);
