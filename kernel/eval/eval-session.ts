@@ -6,6 +6,7 @@
  */
 import type { EvalCommandResult, EvalRow, Finding, TokenBasis, Transcript } from '../../schemas/generated/types.js';
 import { buildEvalResult, buildEvalRow, evalBaseline, type EvalBaseline, type StrategyOutcome } from './rows.js';
+import { Slots } from './slots.js';
 
 export interface EvalSessionInput {
   provider: string;
@@ -25,7 +26,12 @@ export interface EvalSessionInput {
 
 export type RunStrategy = (strategyId: string, baseline: EvalBaseline) => Promise<StrategyOutcome>;
 
-export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, now: () => number = () => performance.now()): Promise<EvalCommandResult> {
+/**
+ * Runs every strategy and builds its row as soon as it finishes, so a rendered candidate is held
+ * only until its row is built. With `concurrency` above 1 up to that many strategies are in flight
+ * at once (the runner keeps shared plugins in order); rows stay in the requested order.
+ */
+export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, now: () => number = () => performance.now(), concurrency = 1): Promise<EvalCommandResult> {
   const baseline = evalBaseline({
     source: input.source,
     transcript: input.transcript,
@@ -34,17 +40,21 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
     keep_recent_tool_outputs: input.keep_recent_tool_outputs,
     source_findings: input.source_findings,
   });
-  const rows: EvalRow[] = [];
-  for (const strategy of input.strategies) {
-    const started = now();
-    let outcome: StrategyOutcome;
-    try {
-      outcome = await runStrategy(strategy, baseline);
-    } catch (error) {
-      outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
-    }
-    outcome.duration_ms ??= now() - started;
-    rows.push(buildEvalRow(baseline, strategy, outcome));
-  }
+  const slots = new Slots(concurrency);
+  const rows: EvalRow[] = await Promise.all(
+    input.strategies.map((strategy) =>
+      slots.run(async () => {
+        const started = now();
+        let outcome: StrategyOutcome;
+        try {
+          outcome = await runStrategy(strategy, baseline);
+        } catch (error) {
+          outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
+        }
+        outcome.duration_ms ??= now() - started;
+        return buildEvalRow(baseline, strategy, outcome);
+      }),
+    ),
+  );
   return buildEvalResult(input, baseline, rows);
 }

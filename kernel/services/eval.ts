@@ -17,6 +17,7 @@ import { GobstopperError, usageError } from '../errors.js';
 import { evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
+import { Slots } from '../eval/slots.js';
 import type { SessionTimeline } from '../eval/report-html.js';
 import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-manifest.js';
 import { scoreRetention } from '../eval/study-score.js';
@@ -390,6 +391,11 @@ interface CandidateMeasure {
 
 /** Candidates are cached by their edits: several strategies often propose the same rewrite. */
 const CACHE_SOURCE_LIMIT = 64 * 1024 * 1024;
+/**
+ * Strategies in flight at once: one proposing, one with the provider, one being scored. Each may
+ * hold its rendered candidate, so this also bounds the memory a large session takes.
+ */
+const EVAL_ROWS_IN_FLIGHT = 3;
 
 /** Measures every strategy on the session file at `target.path` (its provider already known). */
 export async function evaluateFile(runtime: Runtime, target: EvalTarget, options: EvalOptions = {}): Promise<EvalReport> {
@@ -400,8 +406,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
     const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
     const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
-    // The provider verifies in its own process while this one resolves the policy and samples checks.
-    const sourceVerify = provider.verify({ path: copy });
+    // A parse that met no unreadable line already carries exactly what verify would find; otherwise
+    // the provider verifies in its own process while this one resolves the policy and samples checks.
+    const sourceVerify = transcript.findings_complete ? Promise.resolve({ findings: transcript.findings ?? [] }) : provider.verify({ path: copy });
     sourceVerify.catch(() => undefined);
     const recent = await recentYields(runtime, transcript.session);
     const before = contextTokens(transcript);
@@ -425,24 +432,44 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       : { rehearsal: null, note: null };
     const now = new Date().toISOString();
     const cache = new Map<string, Promise<CandidateMeasure>>();
+    // Strategies run side by side, so the host scores one candidate while the provider renders the
+    // next. Proposals take turns (a bundle answers host requests for the one call it serves), and
+    // so do provider calls, two at a time so the provider never waits on the host between them.
+    const proposing = new Slots(1);
+    const providerCalls = new Slots(2);
     const extras = new Map<string, { event: T.EvalEventRecord | null; rehearsal: T.EvalRehearsal | null }>();
 
-    const measure = async (plan: T.CompactionPlan): Promise<CandidateMeasure> => {
+    /** Runs `work` and adds the time it took to `clock`: a row's time is its own steps, not its waits. */
+    const timed = async <R>(clock: { ms: number }, work: () => Promise<R> | R): Promise<R> => {
+      const start = performance.now();
+      try {
+        return await work();
+      } finally {
+        clock.ms += performance.now() - start;
+      }
+    };
+
+    /** The measured candidate, and whether this call rendered it (a row sharing it spent no time on it). */
+    const measure = async (plan: T.CompactionPlan, clock: { ms: number }): Promise<CandidateMeasure> => {
       // Projections stay each plan's own; only what the rendered bytes show is shared.
       // Only file edits reach the file; provider and API-layer controls cannot be rendered.
       const edits = plan.edits.filter((e) => e.op === 'elide' || e.op === 'inject_digest');
       const render = async (): Promise<CandidateMeasure> => {
         const staging = await ws.stagingFile(basename(target.path));
         try {
-          await provider.render({ path: copy, source_sha256: frozen.sha256, edits, staging_path: staging, new_session_id: null, now });
+          await providerCalls.run(() => timed(clock, () => provider.render({ path: copy, source_sha256: frozen.sha256, edits, staging_path: staging, new_session_id: null, now })));
           // The provider verifies the candidate in its process while this one scores it.
-          const verifying = provider.verify({ path: staging });
+          const verifying = providerCalls.run(() => timed(clock, () => provider.verify({ path: staging })));
           verifying.catch(() => undefined);
           const bytes = await readFile(staging);
-          const score = retention ? scoreRetention(retention.checks, candidateSlots(retention, frozen.bytes, bytes)) : null;
+          const score = retention ? await timed(clock, () => scoreRetention(retention.checks, candidateSlots(retention, frozen.bytes, bytes))) : null;
           const findings = (await verifying).findings;
           let rehearsed: T.EvalRehearsal | null = null;
-          if (rehearsal.rehearsal) rehearsed = await rehearsal.rehearsal.candidate(staging, (await provider.parse({ path: staging })).items);
+          if (rehearsal.rehearsal) {
+            const rehearsing = rehearsal.rehearsal;
+            const items = (await providerCalls.run(() => provider.parse({ path: staging }))).items;
+            rehearsed = await timed(clock, () => rehearsing.candidate(staging, items));
+          }
           return { candidate: { bytes, findings }, retention: score, rehearsal: rehearsed };
         } finally {
           await discardStaging(staging);
@@ -460,23 +487,28 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
 
     const runStrategy = async (strategy: string, _baseline: EvalBaseline): Promise<StrategyOutcome> => {
       const nested = configFor(config, strategy);
-      const outcome = await planSession({
-        transcript,
-        config: nested,
-        active: parsed.active,
-        recentYields: recent,
-        runStrategy: strategyRunner(runtime, parsed, nested, recent),
-        provider: provider.info,
-      });
-      if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code };
+      const clock = { ms: 0 };
+      const outcome = await proposing.run(() =>
+        timed(clock, () =>
+          planSession({
+            transcript,
+            config: nested,
+            active: parsed.active,
+            recentYields: recent,
+            runStrategy: strategyRunner(runtime, parsed, nested, recent),
+            provider: provider.info,
+          }),
+        ),
+      );
+      if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, duration_ms: clock.ms };
       const plan = outcome.plan;
-      if (!rewritesFile(plan)) return { status: 'plan', plan, candidate: null };
+      if (!rewritesFile(plan)) return { status: 'plan', plan, candidate: null, duration_ms: clock.ms };
       try {
-        const measured = await measure(plan);
+        const measured = await measure(plan, clock);
         extras.set(strategy, { event: eventRecord(plan, measured.retention), rehearsal: measured.rehearsal });
-        return { status: 'plan', plan, candidate: measured.candidate };
+        return { status: 'plan', plan, candidate: measured.candidate, duration_ms: clock.ms };
       } catch (error) {
-        return { status: 'error', message: (error as Error)?.message ?? String(error), plan };
+        return { status: 'error', message: (error as Error)?.message ?? String(error), plan, duration_ms: clock.ms };
       }
     };
 
@@ -496,6 +528,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         strategies,
       },
       runStrategy,
+      undefined,
+      EVAL_ROWS_IN_FLIGHT,
     );
     for (const row of result.rows) {
       const extra = row.execution_state === 'rendered' ? extras.get(row.strategy) : undefined;

@@ -233,6 +233,29 @@ describe('evaluateSession and the outputs', () => {
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
   });
 
+  it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
+    let running = 0;
+    let most = 0;
+    const delays: Record<string, number> = { elide: 30, greedy: 1, sawtooth: 10, broken: 5, dedupe: 1 };
+    const result = await evaluateSession(
+      input,
+      async (id) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, delays[id]));
+        running -= 1;
+        if (id === 'broken') throw new Error('strategy-broken exited with code 3');
+        return { status: 'no_plan', reason_code: 'strategy_returned_no_plan', duration_ms: delays[id] };
+      },
+      undefined,
+      2,
+    );
+    expect(most).toBe(2);
+    expect(result.rows.map((r) => [r.strategy, r.status])).toEqual([['elide', 'no_plan'], ['greedy', 'no_plan'], ['sawtooth', 'no_plan'], ['broken', 'error'], ['dedupe', 'no_plan']]);
+    // A runner that times its own steps has its time reported, not the time it waited for a slot.
+    expect(result.rows.find((r) => r.strategy === 'sawtooth')!.duration_ms).toBe(10);
+  });
+
   it('buildEvalResult marks the same best row the ranking picks', async () => {
     const result = await run();
     const again = buildEvalResult(input, baselineOf(session), result.rows.map((r) => ({ ...r, best: false })));

@@ -1,0 +1,39 @@
+/**
+ * A fixed number of slots that async work takes turns in, first come first served. The eval runs
+ * its strategies side by side but keeps each shared resource in order: one proposal at a time (a
+ * strategy bundle answers host requests for the call it is serving), one provider call at a time
+ * (the provider works on one thread), and a bounded number of rendered candidates held at once.
+ */
+export class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly capacity: number) {
+    this.free = Math.max(1, Math.floor(capacity));
+  }
+
+  /** Runs `work` once a slot is free, and frees the slot when it settles. */
+  async run<T>(work: () => Promise<T> | T): Promise<T> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next in line, so a later caller cannot overtake it.
+    if (next) next();
+    else this.free += 1;
+  }
+}
