@@ -43,12 +43,16 @@ export interface EvalBaselineInput {
   source_findings: readonly Finding[];
 }
 
+/** The probes are sampled on first need (the first rendered row), not before any strategy runs. */
 export function evalBaseline(input: EvalBaselineInput): EvalBaseline {
+  let probes: ProbeSet | undefined;
   return {
     items: input.transcript.items,
     context_tokens: input.context_tokens,
     token_basis: input.token_basis,
-    probes: extractProbes(input.source, input.transcript.items),
+    get probes() {
+      return (probes ??= extractProbes(input.source, input.transcript.items));
+    },
     tail_start_line: tailStartLine(input.transcript.items, input.keep_recent_tool_outputs),
     source_findings: input.source_findings,
   };

@@ -392,10 +392,10 @@ interface CandidateMeasure {
 /** Candidates are cached by their edits: several strategies often propose the same rewrite. */
 const CACHE_SOURCE_LIMIT = 64 * 1024 * 1024;
 /**
- * Strategies in flight at once: one proposing, one with the provider, one being scored. Each may
+ * Strategies in flight at once: one proposing, two with the provider, one being scored. Each may
  * hold its rendered candidate, so this also bounds the memory a large session takes.
  */
-const EVAL_ROWS_IN_FLIGHT = 3;
+const EVAL_ROWS_IN_FLIGHT = 4;
 
 /** Measures every strategy on the session file at `target.path` (its provider already known). */
 export async function evaluateFile(runtime: Runtime, target: EvalTarget, options: EvalOptions = {}): Promise<EvalReport> {
@@ -425,7 +425,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     } catch (error) {
       throw new PolicyResolutionError(error);
     }
-    const retention = retentionBaseline(frozen.bytes, transcript.items);
+    // Sampled on first need: by then the strategies are proposing and the provider is rendering.
+    let retention: RetentionBaseline | null | undefined;
+    const retentionChecks = () => (retention === undefined ? (retention = retentionBaseline(frozen.bytes, transcript.items)) : retention);
     const sourceFindings = (await sourceVerify).findings;
     const rehearsal = options.rehearse
       ? await CandidateRehearsal.prepare(runtime, target.provider, { path: copy, sessionId: transcript.session.session_id, cwd: transcript.session.cwd ?? null, items: transcript.items })
@@ -462,7 +464,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
           const verifying = providerCalls.run(() => timed(clock, () => provider.verify({ path: staging })));
           verifying.catch(() => undefined);
           const bytes = await readFile(staging);
-          const score = retention ? await timed(clock, () => scoreRetention(retention.checks, candidateSlots(retention, frozen.bytes, bytes))) : null;
+          const checks = retentionChecks();
+          const score = checks ? await timed(clock, () => scoreRetention(checks.checks, candidateSlots(checks, frozen.bytes, bytes))) : null;
           const findings = (await verifying).findings;
           let rehearsed: T.EvalRehearsal | null = null;
           if (rehearsal.rehearsal) {
