@@ -532,7 +532,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       },
       runStrategy,
       undefined,
-      EVAL_ROWS_IN_FLIGHT,
+      // A candidate of a large source is held one at a time, as the cache is skipped for it.
+      frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
     );
     for (const row of result.rows) {
       const extra = row.execution_state === 'rendered' ? extras.get(row.strategy) : undefined;
