@@ -176,7 +176,6 @@ function appendCard(path: string, before: Stats, pass: RenderPass, a: Analysis, 
   const back = readBack(path, before, pass, [leafLine, promptLine]);
   const leaf = back.get(leafLine) ?? null;
   if (leafLine >= 0 && (leaf === null || leaf.uuid !== table.uuid[leafLine])) throw sourceChanged(`${path} changed while the candidate was written`);
-  let taken: Set<string> | null = null;
   const records = cardRecords({
     text: renderStateCard(plan.digest!),
     parentUuid: leafLine >= 0 ? table.uuid[leafLine] ?? null : null,
@@ -184,7 +183,8 @@ function appendCard(path: string, before: Stats, pass: RenderPass, a: Analysis, 
     prompt: back.get(promptLine) ?? null,
     sessionId: plan.newSessionId ?? (typeof leaf?.sessionId === 'string' ? leaf.sessionId : a.scan.sessionId),
     now: plan.now,
-    isTaken: (uuid) => (taken ??= new Set(table.uuid.filter((u): u is string => u !== null))).has(uuid),
+    // The scan's uuid index already holds every uuid in the file.
+    isTaken: (uuid) => a.scan.uuidLine.get(uuid) !== undefined,
   });
   writer.writeRecord(JSON.stringify(records.card));
   writer.writeRecord(JSON.stringify(records.lastPrompt));
