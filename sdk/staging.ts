@@ -4,14 +4,14 @@
  * file, and streams its output there while hashing it.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, writeSync, constants as fsConstants } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync, constants as fsConstants } from 'node:fs';
 
 /** Records are gathered into writes of this size: one system call per line costs more than the copy. */
 const WRITE_CHUNK_BYTES = 1024 * 1024;
 
 export class StagingWriter {
   private readonly fd: number;
-  private readonly hash = createHash('sha256');
+  private hash = createHash('sha256');
   private written = 0;
   private records = 0;
   private closed = false;
@@ -42,6 +42,21 @@ export class StagingWriter {
     this.records += 1;
   }
 
+  /** Appends `records` records rendered elsewhere, given as consecutive pieces, newlines included. */
+  writeRendered(pieces: readonly Uint8Array[], records: number): void {
+    for (const piece of pieces) this.append(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+    this.records += records;
+  }
+
+  /** Empties the file and starts again, as if nothing had been written. */
+  reset(): void {
+    this.pendingBytes = 0;
+    ftruncateSync(this.fd, 0);
+    this.hash = createHash('sha256');
+    this.written = 0;
+    this.records = 0;
+  }
+
   private append(buf: Buffer): void {
     if (this.pendingBytes + buf.length > WRITE_CHUNK_BYTES) this.flush();
     if (buf.length >= WRITE_CHUNK_BYTES) {
@@ -60,7 +75,8 @@ export class StagingWriter {
 
   private writeAll(buf: Buffer): void {
     let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    // At explicit positions, so writing after reset() starts again at the beginning.
+    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, this.written + off);
     this.hash.update(buf);
     this.written += buf.length;
   }

@@ -214,7 +214,7 @@ async function attempt(path: string, options: ScanOptions, before: Stats, plan: 
 }
 
 /** The workers read the same file, lines and bytes the whole-file reader did. */
-function consistent(ends: RangeEnd[], splits: number[], ownLines: number, read: WholeRead, rows: ScanRows, before: Stats): boolean {
+export function consistent(ends: RangeEnd[], splits: number[], ownLines: number, read: WholeRead, rows: Pick<ScanRows, 'recordCount' | 'unterminatedFinalLine'>, before: Stats): boolean {
   const summary = read.summary!;
   if (summary.recordCount !== rows.recordCount || summary.unterminatedFinalLine !== rows.unterminatedFinalLine || summary.bytes !== before.size) return false;
   let line = ownLines;

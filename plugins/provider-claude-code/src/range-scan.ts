@@ -76,10 +76,16 @@ export interface RangeEnd {
 }
 
 /**
+ * Reads one line into a row of the state's table; `index` is the row it becomes. A render reads
+ * lines its own way (render-lines.ts); a scan uses readLine.
+ */
+export type RowReader = (bytes: Buffer, index: number) => number;
+
+/**
  * Reads lines [start, end) of `path` into `state`, indexes counted from 0 at `start`, stopping
  * before the line `stop[0]` names; `afterRow` runs after each row.
  */
-export function readRange(path: string, start: number, end: number, options: RangeOptions, stop: Int32Array, state: ScanState, afterRow?: () => void): RangeEnd {
+export function readRange(path: string, start: number, end: number, options: RangeOptions, stop: Int32Array, state: ScanState, afterRow?: () => void, readRow?: RowReader): RangeEnd {
   const { ctx, envelope, problems, typeCounts } = state;
   const t = ctx.table;
   const first = t.length;
@@ -93,7 +99,7 @@ export function readRange(path: string, start: number, end: number, options: Ran
     try {
       read = readRangeLines(fd, start, end, options.limits.maxRecordBytes, (bytes, index) => {
         if (index >= Atomics.load(stop, 0)) return false;
-        const row = readLine(bytes, first + index, options.limits, ctx, envelope, problems, options.strict, options.detail);
+        const row = readRow ? readRow(bytes, first + index) : readLine(bytes, first + index, options.limits, ctx, envelope, problems, options.strict, options.detail);
         countLine(typeCounts, t, row);
         afterRow?.();
         return true;
@@ -117,8 +123,11 @@ export function readRange(path: string, start: number, end: number, options: Ran
   };
 }
 
-/** Reads `task`'s range on a worker, calling `post` with each batch of rows in order. */
-export function scanRange(task: RangeTask, post: (batch: RangeBatch) => void): RangeEnd {
+/**
+ * Reads `task`'s range on a worker, calling `post` with each batch of rows in order. `rowReader`
+ * gives the way lines are read into the range's state (default: as a scan reads them).
+ */
+export function scanRange(task: RangeTask, post: (batch: RangeBatch) => void, rowReader?: (state: ScanState) => RowReader): RangeEnd {
   const state = newScanState();
   const { ctx, problems } = state;
   const unresolved: UnresolvedResult[] = [];
@@ -144,10 +153,19 @@ export function scanRange(task: RangeTask, post: (batch: RangeBatch) => void): R
     sentResponses = responseIds.length;
     sentUnresolved = unresolved.length;
   };
-  const end = readRange(task.path, task.start, task.end, task, new Int32Array(task.stop), state, () => {
-    if (ctx.responses.size > responseIds.length) responseIds.push(ctx.lastMessageId!);
-    if (t.length - sentRows >= task.batchRows) flush();
-  });
+  const end = readRange(
+    task.path,
+    task.start,
+    task.end,
+    task,
+    new Int32Array(task.stop),
+    state,
+    () => {
+      if (ctx.responses.size > responseIds.length) responseIds.push(ctx.lastMessageId!);
+      if (t.length - sentRows >= task.batchRows) flush();
+    },
+    rowReader?.(state),
+  );
   // Rows before a fatal line are of no use to anyone: the read fails there.
   if (!end.fatal) flush();
   return end;

@@ -1,18 +1,19 @@
 /**
  * provider/render: the candidate transcript, written only into the staging file the host created.
  *
- * One streaming read of the source, bound to `source_sha256`. Each line is written as it passes:
- * an untouched line byte for byte, an elided line with only its payload text and the text of its
- * `toolUseResult` UI copy replaced, and for a fork only the `sessionId` values changed. Only the
- * lines render edits are parsed; every other line is read as a skeleton (skeleton.ts) for the uuid
- * tree. At the end the tree decides: every elided line must be a live elidable tool result, the
+ * A streaming read of the source, bound to `source_sha256`. Each line is written as it passes
+ * (render-lines.ts): an untouched line byte for byte, an elided line with only its payload text and
+ * the text of its `toolUseResult` UI copy replaced, and for a fork only the `sessionId` values
+ * changed. Only the lines render edits are parsed; every other line is read as a skeleton for the
+ * uuid tree. A large source is rendered on several threads (parallel-render.ts) with the same
+ * bytes. At the end the tree decides: every elided line must be a live elidable tool result, the
  * file a resumable session with one reading; the state card hangs under the live leaf, copying its
  * envelope from two lines read back by offset. A refusal stops the render with the staging file
  * incomplete; the host discards it.
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import type { ProviderRenderParams, ProviderRenderResult } from '../../../schemas/generated/types.js';
-import { readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
+import { readJsonl } from '../../../sdk/jsonl.js';
 import { invalidInput, sourceChanged } from '../../../sdk/serve.js';
 import { StagingWriter } from '../../../sdk/staging.js';
 import { renderStateCard } from '../../../sdk/state-card.js';
@@ -20,102 +21,89 @@ import { isElidable } from '../../../sdk/tokens.js';
 import { absolutePath, requireClaude, type Analysis } from './analysis.js';
 import { computeLiveBranch } from './branch.js';
 import { cardRecords } from './card-record.js';
-import { editLine, parseLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
-import { eligibleParts } from './payload.js';
-import { EnvelopeTracker } from './envelope.js';
+import { parseLine } from './elide-line.js';
 import { withInputErrors } from './errors.js';
 import { toItem } from './items.js';
 import { readLimits, type ReadLimits } from './limits.js';
+import { renderInParallel, type RenderedSource } from './parallel-render.js';
+import { splitPoints } from './parallel-scan.js';
 import { refuseAmbiguous } from './parse.js';
-import { lineContext, type LineContext } from './record-reader.js';
+import type { RecordTable } from './record-table.js';
 import type { RawRecord } from './records.js';
+import { LineRenderer } from './render-lines.js';
 import { readPlan, type RenderPlan } from './render-plan.js';
-import { readLine, type LineProblem, type ParsedRecord, type ScanResult } from './scan.js';
+import type { ScanResult } from './scan.js';
+import { countParallelScan, parallelPlan } from './scan-pool.js';
+import { newScanState } from './scan-state.js';
 import { sessionKind } from './session-kind.js';
-import { SkeletonReader } from './skeleton.js';
 import { indexUuids } from './uuid-index.js';
-import { readTreeLine } from './tree-line.js';
 
 export interface RenderHooks {
   /** Called after each line is written; tests change the source here. */
   afterLine?: (line: number) => void;
 }
 
-/** The reading and writing of one pass, line by line. */
-class RenderPass {
-  /** uuids are indexed once every line is read (indexUuids), from hashes taken as lines pass. */
-  readonly ctx: LineContext = Object.assign(lineContext(), { notesAsRead: false });
-  readonly envelope = new EnvelopeTracker();
-  readonly problems: LineProblem[] = [];
-  private readonly skeletons = new SkeletonReader();
-  /** Byte offset of each line, to read the card's two envelope lines back. */
-  readonly offsets: number[] = [];
-  elided = 0;
-  private readonly idJson: Buffer | null;
-
-  constructor(
-    private readonly plan: RenderPlan,
-    private readonly limits: ReadLimits,
-    private readonly writer: StagingWriter,
-  ) {
-    this.idJson = plan.newSessionId === null ? null : Buffer.from(JSON.stringify(plan.newSessionId), 'utf8');
-  }
-
-  readonly onLine = (rec: JsonlRecord): void => {
-    this.offsets.push(rec.offset);
+/** The whole source rendered on this thread, line by line as the reader hands lines out. */
+async function renderInOnePass(path: string, plan: RenderPlan, limits: ReadLimits, writer: StagingWriter, hooks: RenderHooks): Promise<RenderedSource> {
+  const state = newScanState();
+  const renderer = new LineRenderer(plan, limits, state);
+  const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
     // A card is appended after the last line, so that line must end with a newline.
-    const newline = rec.terminated || this.plan.digest !== null;
-    if (this.plan.elide.has(rec.index)) {
-      this.writer.writeRecord(this.editedLine(rec), newline);
-      return;
-    }
-    const out = this.copiedLine(rec);
-    if (Array.isArray(out)) this.writer.writeRecordParts(out, newline);
-    else this.writer.writeRecord(out, newline);
+    renderer.render(rec.bytes, rec.index, rec.index, writer, rec.terminated || plan.digest !== null);
+    hooks.afterLine?.(rec.index);
+  });
+  const { sha256, ...file } = summary;
+  return { state, file, elided: renderer.elided, sha256: () => Promise.resolve(sha256) };
+}
+
+/** On several threads when the file is large and the provider may use them (null: not tried or not finished). */
+async function renderInThreads(path: string, plan: RenderPlan, limits: ReadLimits, before: Stats, writer: StagingWriter, hooks: RenderHooks): Promise<RenderedSource | null> {
+  // A file over the byte limit is refused by the one pass before any line is read.
+  const pp = hooks.afterLine || before.size > limits.maxBytes ? null : parallelPlan(before);
+  const splits = pp ? splitPoints(path, before.size, pp) : [];
+  if (!pp || splits.length === 0) return null;
+  const rendered = await renderInParallel(path, plan, limits, before, pp, splits, writer);
+  if (!rendered) countParallelScan(true);
+  return rendered;
+}
+
+type Concluded = { appended: number } | { error: unknown };
+
+/**
+ * What the tree says of a rendered source: the checks every render passes and the state card
+ * appended. An error is kept, to be thrown after the source's hash is checked, as one pass would.
+ */
+function conclude(path: string, before: Stats, rendered: RenderedSource, plan: RenderPlan, writer: StagingWriter): Concluded {
+  try {
+    const a = analysisOf(path, rendered, before);
+    requireClaude(a.scan);
+    if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
+    refuseAmbiguous(a);
+    checkTargets(a, plan);
+    return { appended: plan.digest ? appendCard(path, before, a, plan, writer) : 0 };
+  } catch (error) {
+    return { error };
+  }
+}
+
+function analysisOf(path: string, rendered: RenderedSource, stat: Stats): Analysis {
+  const { ctx, envelope, problems } = rendered.state;
+  const { index, duplicates } = indexUuids(ctx.table);
+  const scan: ScanResult = {
+    path,
+    table: ctx.table,
+    uuidLine: index,
+    duplicateUuids: duplicates,
+    ...rendered.file,
+    // Not known yet while a parallel read hashes the file, and nothing here reads it.
+    sha256: '',
+    mtimeMs: stat.mtimeMs,
+    recordTypes: {},
+    problems,
+    ...envelope.report(),
   };
-
-  /**
-   * An elide target: parsed once (strict, as parse reads it), its row filled with what the tree and
-   * the target check need, its payload replaced.
-   */
-  private editedLine(rec: JsonlRecord): Buffer | string {
-    const parsed: ParsedRecord = { text: null, record: null };
-    const row = readLine(rec.bytes, rec.index, this.limits, this.ctx, this.envelope, this.problems, true, false, parsed);
-    if (parsed.record === null || parsed.text === null) return rec.bytes;
-    const parts = eligibleParts(parsed.record);
-    const table = this.ctx.table;
-    for (const part of parts) table.elidableBytes[row] += part.bytes;
-    table.elidableParts[row] = parts.length;
-    const edited = editLine(parsed.text, parts, this.plan.elide.get(rec.index)!, this.plan.newSessionId);
-    if (edited.elided) this.elided += 1;
-    return edited.text === parsed.text ? rec.bytes : edited.text;
-  }
-
-  /** Any other line: its skeleton for the tree; its bytes as they are, or with the fork's id. */
-  private copiedLine(rec: JsonlRecord): Buffer | string | Buffer[] {
-    const line = readTreeLine(this.skeletons, rec.bytes, rec.index, this.limits, this.ctx, this.envelope, this.problems, true);
-    if (this.idJson === null) return rec.bytes;
-    if (line.sessionIdSpans === null) return rewriteSessionId(rec.bytes.toString('utf8'), this.plan.newSessionId!);
-    return line.sessionIdSpans.length === 0 ? rec.bytes : sessionIdRewriteParts(rec.bytes, line.sessionIdSpans, this.idJson);
-  }
-
-  analysis(path: string, summary: { sha256: string; bytes: number; recordCount: number; unterminatedFinalLine: boolean }, stat: Stats): Analysis {
-    const { ctx, envelope } = this;
-    const { index, duplicates } = indexUuids(ctx.table);
-    const scan: ScanResult = {
-      path,
-      table: ctx.table,
-      uuidLine: index,
-      duplicateUuids: duplicates,
-      ...summary,
-      mtimeMs: stat.mtimeMs,
-      recordTypes: {},
-      problems: this.problems,
-      ...envelope.report(),
-    };
-    const branch = computeLiveBranch(ctx.table, { uuidLine: index, duplicateUuids: duplicates });
-    return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };
-  }
+  const branch = computeLiveBranch(ctx.table, { uuidLine: index, duplicateUuids: duplicates });
+  return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };
 }
 
 /** Every elide target must be a live tool result with an elidable payload: nothing else is edited. */
@@ -138,21 +126,29 @@ function sameFile(a: Stats, b: Stats): boolean {
   return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
+/** Byte offset of `line`: every line before it is followed by a newline. */
+function lineOffset(table: RecordTable, line: number): number {
+  let offset = 0;
+  for (let i = 0; i < line; i += 1) offset += table.bytes[i]! + 1;
+  return offset;
+}
+
 /**
  * Lines `lines` of the source, read back by offset and parsed, while the file is still the one the
  * pass hashed (same identity, size and time); null for a line that does not parse.
  */
-function readBack(path: string, before: Stats, pass: RenderPass, lines: number[]): Map<number, RawRecord | null> {
+function readBack(path: string, before: Stats, table: RecordTable, lines: number[]): Map<number, RawRecord | null> {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   try {
     const out = new Map<number, RawRecord | null>();
     for (const line of lines) {
       if (line < 0 || out.has(line)) continue;
-      const length = pass.ctx.table.bytes[line]!;
+      const length = table.bytes[line]!;
+      const offset = lineOffset(table, line);
       const buf = Buffer.alloc(length);
       let got = 0;
       while (got < length) {
-        const n = readSync(fd, buf, got, length - got, pass.offsets[line]! + got);
+        const n = readSync(fd, buf, got, length - got, offset + got);
         if (n === 0) break;
         got += n;
       }
@@ -165,7 +161,7 @@ function readBack(path: string, before: Stats, pass: RenderPass, lines: number[]
   }
 }
 
-function appendCard(path: string, before: Stats, pass: RenderPass, a: Analysis, plan: RenderPlan, writer: StagingWriter): number {
+function appendCard(path: string, before: Stats, a: Analysis, plan: RenderPlan, writer: StagingWriter): number {
   const lastLine = a.scan.recordCount - 1;
   if (a.scan.problems.some((p) => p.line === lastLine && p.state === 'invalid_json')) {
     throw invalidInput(`${path} ends with a torn record (a write in progress?); a state card cannot be appended after it`);
@@ -173,7 +169,7 @@ function appendCard(path: string, before: Stats, pass: RenderPass, a: Analysis, 
   const table = a.scan.table;
   const leafLine = a.branch.leafLine;
   const promptLine = a.branch.path.find((line) => table.kind(line) === 'user') ?? -1;
-  const back = readBack(path, before, pass, [leafLine, promptLine]);
+  const back = readBack(path, before, table, [leafLine, promptLine]);
   const leaf = back.get(leafLine) ?? null;
   if (leafLine >= 0 && (leaf === null || leaf.uuid !== table.uuid[leafLine])) throw sourceChanged(`${path} changed while the candidate was written`);
   const records = cardRecords({
@@ -204,23 +200,25 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
       throw invalidInput(`staging path refused: ${(error as Error).message}`);
     }
     try {
-      const pass = new RenderPass(plan, limits, writer);
-      const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
-        pass.onLine(rec);
-        hooks.afterLine?.(rec.index);
-      });
-      if (summary.sha256 !== params.source_sha256) throw sourceChanged(`${path} changed since it was hashed`);
+      // Rendered on threads, the rows are checked while the source is still being hashed.
+      let rendered = await renderInThreads(path, plan, limits, before, writer, hooks);
+      let concluded = rendered ? conclude(path, before, rendered, plan, writer) : null;
+      let sha256 = rendered ? await rendered.sha256() : null;
+      if (rendered) countParallelScan(sha256 === null);
+      if (!rendered || sha256 === null) {
+        writer.reset();
+        rendered = await renderInOnePass(path, plan, limits, writer, hooks);
+        sha256 = await rendered.sha256();
+        concluded = null;
+      }
+      if (sha256 !== params.source_sha256) throw sourceChanged(`${path} changed since it was hashed`);
       // Bytes appended or rewritten after the reader passed them are not in the hash: the file itself must be as it was.
       const after = statOrNull(path);
-      if (after === null || !sameFile(before, after) || after.size !== summary.bytes) throw sourceChanged(`${path} changed while the candidate was written`);
-      const a = pass.analysis(path, summary, before);
-      requireClaude(a.scan);
-      if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
-      refuseAmbiguous(a);
-      checkTargets(a, plan);
-      const appended = plan.digest ? appendCard(path, before, pass, a, plan, writer) : 0;
+      if (after === null || !sameFile(before, after) || after.size !== rendered.file.bytes) throw sourceChanged(`${path} changed while the candidate was written`);
+      concluded ??= conclude(path, before, rendered, plan, writer);
+      if ('error' in concluded) throw concluded.error;
       const done = writer.finish();
-      return { ...done, elided_records: pass.elided, appended_records: appended };
+      return { ...done, elided_records: rendered.elided, appended_records: concluded.appended };
     } catch (error) {
       writer.abort();
       throw error;

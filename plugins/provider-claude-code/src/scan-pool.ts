@@ -90,7 +90,7 @@ export function parallelPlan(st: Stats): ParallelPlan | null {
   return { threads: settings.threads, mainShare, batchRows: settings.batchRows, pool };
 }
 
-/** Scans read in parallel, and those that fell back to one pass because a thread failed. */
+/** Reads (scans and renders) done in parallel, and those that fell back to one pass. */
 export function parallelScanCounts(): { parallel: number; fallbacks: number } {
   return { ...counts };
 }

@@ -8,13 +8,14 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { RangeBatch, RangeEnd, RangeTask } from './range-scan.js';
+import type { RenderedRange, RenderRangeTask } from './render-range.js';
 import { SCAN_WORKER, type ScanMessage, type ScanRequest } from './scan-worker.js';
 import type { WholeRead, WholeReadTask } from './whole-read.js';
 
 interface Job {
   worker: Worker;
   onBatch: (batch: RangeBatch) => void;
-  resolve: (answer: RangeEnd | WholeRead) => void;
+  resolve: (answer: RangeEnd | RenderedRange | WholeRead) => void;
   reject: (error: Error) => void;
 }
 
@@ -55,12 +56,21 @@ export class ScanPool {
     });
   }
 
+  /** Renders `task`'s range on a worker into memory: `onBatch` gets its rows as they are read, in order. */
+  renderRange(task: RenderRangeTask, onBatch: (batch: RangeBatch) => void): Promise<RenderedRange> {
+    const done = this.submit((id) => ({ id, render: task }), onBatch) as Promise<RenderedRange>;
+    return done.then((rendered) => {
+      this.parsedBytes += rendered.end.bytesRead;
+      return rendered;
+    });
+  }
+
   /** Reads a whole file on a worker for its hash and the reader's verdict, after the ranges asked for before. */
   readWhole(task: WholeReadTask): Promise<WholeRead> {
     return this.submit((id) => ({ id, whole: task }), () => {}) as Promise<WholeRead>;
   }
 
-  private submit(request: (id: number) => ScanRequest, onBatch: (batch: RangeBatch) => void): Promise<RangeEnd | WholeRead> {
+  private submit(request: (id: number) => ScanRequest, onBatch: (batch: RangeBatch) => void): Promise<RangeEnd | RenderedRange | WholeRead> {
     return new Promise((resolve, reject) => {
       const worker = this.leastBusy();
       const id = this.nextId++;
@@ -101,6 +111,7 @@ export class ScanPool {
       this.finished(worker);
       if (!job) return;
       if ('end' in message) job.resolve(message.end);
+      else if ('rendered' in message) job.resolve(message.rendered);
       else if ('read' in message) job.resolve(message.read);
       else job.reject(new Error(message.error));
     });

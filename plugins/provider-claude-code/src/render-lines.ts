@@ -1,0 +1,66 @@
+/**
+ * The render of one line, the same on every thread: an elide target is parsed (strict, as parse
+ * reads it) and its payload replaced; any other line is read as a skeleton (skeleton.ts) for the
+ * uuid tree and written as it is, or with the fork's session id. Rows go into a scan state's table,
+ * so the lines of a range rendered on a worker join the others exactly as a scanned range does.
+ */
+import { editLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
+import type { ReadLimits } from './limits.js';
+import { eligibleParts } from './payload.js';
+import type { RecordSink } from './record-sink.js';
+import type { RenderPlan } from './render-plan.js';
+import { readLine, type ParsedRecord } from './scan-line.js';
+import type { ScanState } from './scan-state.js';
+import { SkeletonReader } from './skeleton.js';
+import { readTreeLine } from './tree-line.js';
+
+export type RenderTargets = Pick<RenderPlan, 'elide' | 'newSessionId'>;
+
+export class LineRenderer {
+  /** Elide targets whose payload was replaced. */
+  elided = 0;
+  private readonly skeletons = new SkeletonReader();
+  private readonly idJson: Buffer | null;
+
+  constructor(
+    private readonly targets: RenderTargets,
+    private readonly limits: ReadLimits,
+    private readonly state: ScanState,
+  ) {
+    this.idJson = targets.newSessionId === null ? null : Buffer.from(JSON.stringify(targets.newSessionId), 'utf8');
+  }
+
+  /**
+   * Reads file line `line` into row `index` of the state's table (they differ in a range) and
+   * writes what the candidate holds for it to `sink`. Returns the row.
+   */
+  render(bytes: Buffer, index: number, line: number, sink: RecordSink, newline: boolean): number {
+    if (this.targets.elide.has(line)) {
+      const { row, out } = this.edited(bytes, index, line);
+      sink.writeRecord(out, newline);
+      return row;
+    }
+    const { ctx, envelope, problems } = this.state;
+    const tree = readTreeLine(this.skeletons, bytes, index, this.limits, ctx, envelope, problems, true);
+    if (this.idJson === null) sink.writeRecord(bytes, newline);
+    else if (tree.sessionIdSpans === null) sink.writeRecord(rewriteSessionId(bytes.toString('utf8'), this.targets.newSessionId!), newline);
+    else if (tree.sessionIdSpans.length === 0) sink.writeRecord(bytes, newline);
+    else sink.writeRecordParts(sessionIdRewriteParts(bytes, tree.sessionIdSpans, this.idJson), newline);
+    return tree.row;
+  }
+
+  /** An elide target: its row filled with what the tree and the target check need, its payload replaced. */
+  private edited(bytes: Buffer, index: number, line: number): { row: number; out: Buffer | string } {
+    const { ctx, envelope, problems } = this.state;
+    const parsed: ParsedRecord = { text: null, record: null };
+    const row = readLine(bytes, index, this.limits, ctx, envelope, problems, true, false, parsed);
+    if (parsed.record === null || parsed.text === null) return { row, out: bytes };
+    const parts = eligibleParts(parsed.record);
+    const table = ctx.table;
+    for (const part of parts) table.elidableBytes[row] += part.bytes;
+    table.elidableParts[row] = parts.length;
+    const edited = editLine(parsed.text, parts, this.targets.elide.get(line)!, this.targets.newSessionId);
+    if (edited.elided) this.elided += 1;
+    return { row, out: edited.text === parsed.text ? bytes : edited.text };
+  }
+}
