@@ -1,8 +1,7 @@
 /**
  * A fixed number of slots that async work takes turns in, first come first served. The eval runs
- * its strategies side by side but keeps each shared resource in order: one proposal at a time (a
- * strategy bundle answers host requests for the call it is serving), one provider call at a time
- * (the provider works on one thread), and a bounded number of rendered candidates held at once.
+ * its strategies side by side but keeps shared work in order: one proposal and one provider call at
+ * a time, each timed from when it starts, and a bounded number of rendered candidates held at once.
  */
 export class Slots {
   private free: number;

@@ -435,8 +435,10 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const now = new Date().toISOString();
     const cache = new Map<string, Promise<CandidateMeasure>>();
     // Strategies run side by side, so the host scores one candidate while the provider renders the
-    // next. Proposals take turns (a bundle answers host requests for the one call it serves), and
-    // so do provider calls, two at a time so the provider never waits on the host between them.
+    // next. Proposals take turns, so each is timed on its own. Provider calls are queued two deep:
+    // the channel sends one at a time (PluginChannel.takeTurn) and the next goes out the moment the
+    // provider answers, before the host turns to scoring; a render or verify may so be timed with
+    // the wait for one call of another row.
     const proposing = new Slots(1);
     const providerCalls = new Slots(2);
     const extras = new Map<string, { event: T.EvalEventRecord | null; rehearsal: T.EvalRehearsal | null }>();
