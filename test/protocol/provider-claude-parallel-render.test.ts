@@ -9,8 +9,6 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { renderCandidate } from '../../plugins/provider-claude-code/src/render.js';
@@ -19,8 +17,7 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { branchedSession, modernSession } from '../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+import { bundleProvider, sweep, type ParallelConfig } from './claude-parallel-support.js';
 
 interface ParallelBundle {
   renderCandidate: (params: ProviderRenderParams) => Promise<ProviderRenderResult>;
@@ -35,26 +32,10 @@ let n = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-render-'));
-  bundleFile = join(dir, 'claude-parallel-render.cjs');
-  await build({
-    absWorkingDir: repoRoot,
-    stdin: {
-      contents: [
-        "import { isScanWorker, serveScanWorker } from './plugins/provider-claude-code/src/scan-worker.ts';",
-        'if (isScanWorker()) serveScanWorker();',
-        "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
-        "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
-      ].join('\n'),
-      resolveDir: repoRoot,
-      loader: 'ts',
-    },
-    outfile: bundleFile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'silent',
-  });
+  bundleFile = await bundleProvider(dir, 'claude-parallel-render.cjs', [
+    "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
+    "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
+  ]);
   par = createRequire(import.meta.url)(bundleFile) as ParallelBundle;
 }, 60_000);
 
@@ -107,20 +88,8 @@ async function renderWith(fn: ParallelBundle['renderCandidate'], source: string,
   }
 }
 
-/** Two ranges split after every line in turn, then four ranges at a coarser step. */
-function sweep(text: string | Buffer, fourStep = 3) {
-  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
-  const starts: number[] = [];
-  for (let i = bytes.indexOf(0x0a); i >= 0 && i + 1 < bytes.length; i = bytes.indexOf(0x0a, i + 1)) starts.push(i + 1);
-  const share = (offset: number) => offset / bytes.length;
-  return [
-    ...starts.map((s, i) => ({ threads: 2, mainShare: share(s), batchRows: 1 + (i % 7) })),
-    ...starts.filter((_, i) => i % fourStep === 0).map((s, i) => ({ threads: 4, mainShare: share(s), batchRows: 2 + (i % 5) })),
-  ];
-}
-
 /** Every parallel render of `source` under `configs` equals the single pass; returns it and the counts. */
-async function expectSameRenders(source: string, asks: Ask[], configs: ReturnType<typeof sweep>) {
+async function expectSameRenders(source: string, asks: Ask[], configs: ParallelConfig[]) {
   const sha = (await parseTranscript({ provider_id: 'claude_code', path: source }).catch(() => ({ source_sha256: 'f'.repeat(64) }))).source_sha256;
   const before = par.parallelScanCounts();
   const expected: Rendered[] = [];

@@ -11,8 +11,6 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { readLimits } from '../../plugins/provider-claude-code/src/limits.js';
@@ -23,8 +21,8 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
 import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../fixtures/claude/sessions.js';
+import { bundleProvider, repoRoot, sweep, type ParallelConfig } from './claude-parallel-support.js';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixturesDir = join(repoRoot, '..', 'shared', 'fixtures');
 const realDir = join(fixturesDir, 'real');
 const dialectsFile = join(fixturesDir, 'dialects-v1', 'claude-branch.jsonl');
@@ -47,29 +45,13 @@ let n = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-'));
-  bundleFile = join(dir, 'claude-parallel.cjs');
-  await build({
-    absWorkingDir: repoRoot,
-    stdin: {
-      contents: [
-        "import { isScanWorker, serveScanWorker } from './plugins/provider-claude-code/src/scan-worker.ts';",
-        'if (isScanWorker()) serveScanWorker();',
-        "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
-        "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
-        "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
-        "export { scanTranscript } from './plugins/provider-claude-code/src/scan.ts';",
-        "export { readLimits } from './plugins/provider-claude-code/src/limits.ts';",
-      ].join('\n'),
-      resolveDir: repoRoot,
-      loader: 'ts',
-    },
-    outfile: bundleFile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'silent',
-  });
+  bundleFile = await bundleProvider(dir, 'claude-parallel.cjs', [
+    "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
+    "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
+    "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
+    "export { scanTranscript } from './plugins/provider-claude-code/src/scan.ts';",
+    "export { readLimits } from './plugins/provider-claude-code/src/limits.ts';",
+  ]);
   par = createRequire(import.meta.url)(bundleFile) as ParallelBundle;
 }, 60_000);
 
@@ -118,26 +100,7 @@ async function readAll(side: { parse: ParallelBundle['parseTranscript']; verify:
 
 const onePass = { parse: parseTranscript, verify: verifyTranscript, scan: scanTranscript as Scan, limits: readLimits };
 
-interface Config {
-  threads: number;
-  mainShare: number;
-  batchRows?: number;
-}
-
-/**
- * Two ranges split after every line in turn, then four ranges at a coarser step; workers hand
- * their rows over a few at a time, so joining batches is exercised too.
- */
-function sweep(text: string | Buffer, fourStep = 3): Config[] {
-  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
-  const starts: number[] = [];
-  for (let i = bytes.indexOf(0x0a); i >= 0 && i + 1 < bytes.length; i = bytes.indexOf(0x0a, i + 1)) starts.push(i + 1);
-  const share = (offset: number) => offset / bytes.length;
-  return [
-    ...starts.map((s, i) => ({ threads: 2, mainShare: share(s), batchRows: 1 + (i % 7) })),
-    ...starts.filter((_, i) => i % fourStep === 0).map((s, i) => ({ threads: 4, mainShare: share(s), batchRows: 2 + (i % 5) })),
-  ];
-}
+type Config = ParallelConfig;
 
 /**
  * Reads `path` in one pass and then in parallel under each config; every parallel read must equal

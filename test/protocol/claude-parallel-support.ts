@@ -1,0 +1,50 @@
+/**
+ * What the Claude provider's parallel-read tests share: the provider bundled with esbuild (workers
+ * start from the bundle file, as they do from main.cjs), and the range splits they sweep.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ParallelConfig {
+  threads: number;
+  mainShare: number;
+  batchRows?: number;
+}
+
+/** Bundles the provider's sources into `dir` with `exports` (lines of `export … from` the src folder) and the worker entry. */
+export async function bundleProvider(dir: string, name: string, exports: string[]): Promise<string> {
+  const file = join(dir, name);
+  await build({
+    absWorkingDir: repoRoot,
+    stdin: {
+      contents: ["import { isScanWorker, serveScanWorker } from './plugins/provider-claude-code/src/scan-worker.ts';", 'if (isScanWorker()) serveScanWorker();', ...exports].join('\n'),
+      resolveDir: repoRoot,
+      loader: 'ts',
+    },
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+  });
+  return file;
+}
+
+/**
+ * Two ranges split after every line in turn, then four ranges at a coarser step; workers hand
+ * their rows over a few at a time, so joining batches is exercised too.
+ */
+export function sweep(text: string | Buffer, fourStep = 3): ParallelConfig[] {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
+  const starts: number[] = [];
+  for (let i = bytes.indexOf(0x0a); i >= 0 && i + 1 < bytes.length; i = bytes.indexOf(0x0a, i + 1)) starts.push(i + 1);
+  const share = (offset: number) => offset / bytes.length;
+  return [
+    ...starts.map((s, i) => ({ threads: 2, mainShare: share(s), batchRows: 1 + (i % 7) })),
+    ...starts.filter((_, i) => i % fourStep === 0).map((s, i) => ({ threads: 4, mainShare: share(s), batchRows: 2 + (i % 5) })),
+  ];
+}
