@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ProbeLines } from '../../../kernel/eval/probe-lines.js';
+import type { Probe } from '../../../kernel/eval/probes.js';
+
+/** A small deterministic generator, so a failure reproduces. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const WORDS = ['src/app.ts', 'ENOENT', 'npm test', 'fix the parser', 'error: timeout', 'resume_token', 'lib/io.rs', 'exit 1'];
+
+describe('ProbeLines', () => {
+  it('recalls a probe exactly when the candidate holds its bytes, however the candidate changed the source', () => {
+    for (let seed = 1; seed <= 40; seed += 1) {
+      const rnd = random(seed);
+      const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+      const lines = Array.from({ length: 150 }, (_, i) => `{"i":${i},"text":"${pick(WORDS)} and ${pick(WORDS)}"}`);
+      // Odd lines stand for tool results a render elides; even lines change only now and then.
+      const editable = (line: number) => line % 2 === 1;
+      const source = Buffer.from(lines.join('\n') + '\n');
+      const probes: Probe[] = WORDS.map((w) => ({ kind: 'path', line_index: lines.findIndex((l) => l.includes(w)), bytes: Buffer.from(w) })).filter((p) => p.line_index >= 0);
+      probes.push({ kind: 'identifier', line_index: 3, bytes: Buffer.from('"i":3,') });
+      // On every line: more lines hold it than are ever listed, so candidates are searched for it.
+      probes.push({ kind: 'identifier', line_index: 0, bytes: Buffer.from(' and ') });
+      const probeLines = new ProbeLines(source, probes);
+      for (let round = 0; round < 12; round += 1) {
+        // The last round changes every line.
+        const every = round === 11;
+        const out = lines.map((line, i) => {
+          if (editable(i) && (every || rnd() < 0.5)) return `{"i":${i},"text":"[elided]"}`;
+          // Now and then another line changes too (as a fork's session id would).
+          if (!editable(i) && (every || rnd() < 0.03)) return line.replace(/"text":"[^"]*"/, '"text":"rewritten"');
+          return line;
+        });
+        if (rnd() < 0.5) out.push(`{"card":"${pick(WORDS)}"}`);
+        const candidate = Buffer.from(out.join('\n') + '\n');
+        const expected = probes.map((p) => candidate.indexOf(p.bytes) !== -1);
+        expect(probeLines.recalled(candidate), `seed ${seed} round ${round}`).toEqual(expected);
+      }
+    }
+  });
+});
