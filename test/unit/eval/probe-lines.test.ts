@@ -22,7 +22,7 @@ describe('ProbeLines', () => {
       // Odd lines stand for tool results a render elides; even lines change only now and then.
       const editable = (line: number) => line % 2 === 1;
       const source = Buffer.from(lines.join('\n') + '\n');
-      const probes: Probe[] = WORDS.map((w) => ({ kind: 'path', line_index: lines.findIndex((l) => l.includes(w)), bytes: Buffer.from(w) })).filter((p) => p.line_index >= 0);
+      const probes: Probe[] = WORDS.map((w): Probe => ({ kind: 'path', line_index: lines.findIndex((l) => l.includes(w)), bytes: Buffer.from(w) })).filter((p) => p.line_index >= 0);
       probes.push({ kind: 'identifier', line_index: 3, bytes: Buffer.from('"i":3,') });
       // On every line: more lines hold it than are ever listed, so candidates are searched for it.
       probes.push({ kind: 'identifier', line_index: 0, bytes: Buffer.from(' and ') });
