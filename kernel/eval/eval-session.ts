@@ -26,12 +26,20 @@ export interface EvalSessionInput {
 
 export type RunStrategy = (strategyId: string, baseline: EvalBaseline) => Promise<StrategyOutcome>;
 
+export interface EvalSessionOptions {
+  now?: () => number;
+  /** Strategies in flight at once (the runner keeps shared plugins in order). Default 1. */
+  concurrency?: number;
+  /** Told about each row as it is built, with how many are built out of how many. */
+  onRow?: (row: EvalRow, built: number, total: number) => void;
+}
+
 /**
  * Runs every strategy and builds its row as soon as it finishes, so a rendered candidate is held
- * only until its row is built. With `concurrency` above 1 up to that many strategies are in flight
- * at once (the runner keeps shared plugins in order); rows stay in the requested order.
+ * only until its row is built. Rows stay in the requested order whatever order they finish in.
  */
-export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, now: () => number = () => performance.now(), concurrency = 1): Promise<EvalCommandResult> {
+export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, options: EvalSessionOptions = {}): Promise<EvalCommandResult> {
+  const now = options.now ?? (() => performance.now());
   const baseline = evalBaseline({
     source: input.source,
     transcript: input.transcript,
@@ -40,7 +48,8 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
     keep_recent_tool_outputs: input.keep_recent_tool_outputs,
     source_findings: input.source_findings,
   });
-  const slots = new Slots(concurrency);
+  const slots = new Slots(options.concurrency ?? 1);
+  let built = 0;
   const rows: EvalRow[] = await Promise.all(
     input.strategies.map((strategy) =>
       slots.run(async () => {
@@ -52,7 +61,9 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
           outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
         }
         outcome.duration_ms ??= now() - started;
-        return buildEvalRow(baseline, strategy, outcome);
+        const row = buildEvalRow(baseline, strategy, outcome);
+        options.onRow?.(row, ++built, input.strategies.length);
+        return row;
       }),
     ),
   );

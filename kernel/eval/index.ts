@@ -6,7 +6,7 @@ export { extractProbes, scoreProbes, tailStartLine, liveLines, MAX_PROBES, MAX_M
 export { cachePreservationScore, prefixTokens, firstEditedLine, isProviderOnly, rewritesFile } from './plan-metrics.js';
 export { verifyDelta, type VerifyDelta } from './verify-delta.js';
 export { buildEvalRow, buildEvalResult, evalBaseline, markBestRow, isRankable, rowError, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from './rows.js';
-export { evaluateSession, type EvalSessionInput, type RunStrategy } from './eval-session.js';
+export { evaluateSession, type EvalSessionInput, type EvalSessionOptions, type RunStrategy } from './eval-session.js';
 export { renderEvalTable } from './eval-table.js';
 export { benchRowsFromEval, benchFailureRow } from './bench-rows.js';
 export { BENCH_CSV_COLUMNS, benchCsv, csvField } from './bench-csv.js';

@@ -371,6 +371,16 @@ export interface EvalOptions extends Omit<PlanOptions, 'strategy'> {
   rehearse?: boolean;
   /** Timeline for the bench report. */
   timeline?: boolean;
+  /** Told as each strategy's row is done. */
+  onProgress?: (progress: EvalProgress) => void;
+}
+
+export interface EvalProgress {
+  /** Rows done so far, out of `total`; `strategy` is the one just done. */
+  built: number;
+  total: number;
+  strategy: string;
+  failed: boolean;
 }
 
 export interface EvalTarget {
@@ -533,9 +543,11 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         strategies,
       },
       runStrategy,
-      undefined,
-      // A candidate of a large source is held one at a time, as the cache is skipped for it.
-      frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
+      {
+        // A candidate of a large source is held one at a time, as the cache is skipped for it.
+        concurrency: frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
+        onRow: options.onProgress ? (row, built, total) => options.onProgress!({ built, total, strategy: row.strategy, failed: row.status === 'error' }) : undefined,
+      },
     );
     for (const row of result.rows) {
       const extra = row.execution_state === 'rendered' ? extras.get(row.strategy) : undefined;

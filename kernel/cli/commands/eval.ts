@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { EvalCommandResult } from '../../../schemas/generated/types.js';
 import { renderEvalTable } from '../../eval/eval-table.js';
+import { ProgressBar } from '../../eval/progress-bar.js';
 import { evaluateSelector } from '../../services/eval.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
@@ -15,6 +16,8 @@ export default class Eval extends BaseCommand<EvalCommandResult> {
   static override description = `Reads the session once and freezes its bytes: every strategy plans against the same private copy with the same policy (config layers, preset, flags). Each rewrite is rendered by the provider into a private staging file, verified, scored and thrown away; the session, the vault and the events log are never written.
 
 Per strategy: the plan or the no-plan reason, context before and after and the reduction, verbatim retention of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers), whether the protected recent tail is intact, the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time its own steps took (strategies run side by side, so the times do not add up to the wall time), and the retention an applied compaction would record in the events log. The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer.
+
+A progress bar counts the strategies done on a terminal; piped runs and --json stay quiet.
 
 With --rehearse the real client (claude or codex) also resumes each rewritten copy offline against a local stub, and the context it rebuilt is shown next to the projected one; without the client installed the eval says so once and goes on.`;
   static override examples = [
@@ -33,6 +36,8 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
 
   async run(): Promise<EvalCommandResult> {
     const { args, flags } = await this.parse(Eval);
+    const bar = new ProgressBar(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr, 'strategies');
+    let failed = 0;
     const { result } = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
       evaluateSelector(rt, args.session, {
         strategies: flags.strategy,
@@ -41,8 +46,12 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
         floor: flags.floor,
         configPath: flags.config,
         rehearse: flags.rehearse,
+        onProgress: (p) => {
+          if (p.failed) failed += 1;
+          bar.update({ done: p.built, total: p.total, failed, running: 0 });
+        },
       }),
-    );
+    ).finally(() => bar.finish());
     if (!this.jsonEnabled()) {
       if (result.rehearsal_note) this.note(`note: ${result.rehearsal_note}`);
       for (const line of renderEvalTable(result)) this.say(line);

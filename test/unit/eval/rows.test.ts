@@ -236,6 +236,7 @@ describe('evaluateSession and the outputs', () => {
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
     let running = 0;
     let most = 0;
+    const told: string[] = [];
     const delays: Record<string, number> = { elide: 30, greedy: 1, sawtooth: 10, broken: 5, dedupe: 1 };
     const result = await evaluateSession(
       input,
@@ -247,10 +248,13 @@ describe('evaluateSession and the outputs', () => {
         if (id === 'broken') throw new Error('strategy-broken exited with code 3');
         return { status: 'no_plan', reason_code: 'strategy_returned_no_plan', duration_ms: delays[id] };
       },
-      undefined,
-      2,
+      { concurrency: 2, onRow: (row, built, total) => told.push(`${built}/${total} ${row.strategy}`) },
     );
     expect(most).toBe(2);
+    // Told as each row is built, in the order they finished (the quickest first), counting up.
+    expect(told.map((t) => t.split(' ')[0])).toEqual(['1/5', '2/5', '3/5', '4/5', '5/5']);
+    expect(told[0]).toBe('1/5 greedy');
+    expect(told.map((t) => t.split(' ')[1]).sort()).toEqual(['broken', 'dedupe', 'elide', 'greedy', 'sawtooth']);
     expect(result.rows.map((r) => [r.strategy, r.status])).toEqual([['elide', 'no_plan'], ['greedy', 'no_plan'], ['sawtooth', 'no_plan'], ['broken', 'error'], ['dedupe', 'no_plan']]);
     // A runner that times its own steps has its time reported, not the time it waited for a slot.
     expect(result.rows.find((r) => r.strategy === 'sawtooth')!.duration_ms).toBe(10);
