@@ -13,7 +13,7 @@ import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from './eval.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
-import { publishCandidate, type PublishedFork } from './publication.js';
+import { publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ApplyOptions extends PlanOptions {
@@ -21,8 +21,12 @@ export interface ApplyOptions extends PlanOptions {
   allowLive?: boolean;
   /** Runs on the verified candidate before publication; throwing stops the apply. */
   rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<void>;
+  /** Told as each long step begins, for a progress line. */
+  onStep?: (step: ApplyStep) => void;
   fault?: FaultHook;
 }
+
+export type ApplyStep = 'planning' | PublicationStep;
 
 const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -42,6 +46,7 @@ function itemsCovered(edits: T.Edit[]): number {
 
 export async function applySession(runtime: Runtime, selector: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   const started = Date.now();
+  options.onStep?.('planning');
   const planned = await planForSelector(runtime, selector, options);
   const { session, transcript, outcome } = planned;
   if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome };
@@ -117,6 +122,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
         // (the study's replay bound); it never fails the apply.
         if (transcript.bytes <= RETENTION_MEASURE_MAX_BYTES) retention = await measureAppliedRetention(sourcePath, transcript.source_sha256, transcript.items, staging);
       },
+      onStep: options.onStep,
       fault: options.fault,
       env: runtime.env,
     });

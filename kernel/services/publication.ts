@@ -55,10 +55,15 @@ export interface Candidate {
   sourceRead?: Promise<{ sha256: string; dev: number; ino: number; size: number; mtimeMs: number }>;
   /** Runs on the verified staging file before anything is retained (resume rehearsal). */
   beforeRetain?: (stagingPath: string, render: T.ProviderRenderResult) => Promise<void>;
+  /** Told as the long steps begin, for a progress line. */
+  onStep?: (step: PublicationStep) => void;
   fault?: FaultHook;
   env: NodeJS.ProcessEnv;
   now?: Date;
 }
+
+/** The steps of a publication that take long enough on a large session to be worth showing. */
+export type PublicationStep = 'rendering' | 'verifying' | 'publishing';
 
 export interface PublishedFork {
   receipt: T.OperationReceipt;
@@ -92,6 +97,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
   const staging = await createStagingFile(c.env, { fault: c.fault });
   try {
     faultPoint('apply.before_render', c.fault);
+    c.onStep?.('rendering');
     const render = await c.provider.render({
       path: c.renderPath,
       source_sha256: c.renderSha256,
@@ -101,6 +107,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       now: now.toISOString(),
     });
     faultPoint('apply.after_render', c.fault);
+    c.onStep?.('verifying');
     if (c.requireSmaller && render.bytes >= c.sourceBytes) {
       throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
     }
@@ -171,6 +178,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       return { receipt: pending, findings: verified.findings };
     });
     faultPoint('apply.after_receipt', c.fault);
+    c.onStep?.('publishing');
 
     // The hash above proved the source unchanged when it was read; its identity proves it still is.
     if (source) sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));

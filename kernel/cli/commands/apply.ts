@@ -1,15 +1,18 @@
 import { Args, Flags } from '@oclif/core';
 import { GobstopperError } from '../../errors.js';
-import { applySession, type ApplyResult } from '../../services/apply.js';
+import { applySession, type ApplyResult, type ApplyStep } from '../../services/apply.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
+import { StatusLine } from '../render/status-line.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Apply extends BaseCommand<ApplyResult> {
   static override summary = 'Compact a session into a new, verified fork; the source is never changed.';
   static override description = `The whole job in one step: parse the session, plan with the configured strategy, validate the plan, snapshot the exact source bytes into the vault, render the compacted copy into private staging, verify it (no new findings, smaller than the source), write a receipt, publish the fork under a new session id without overwriting anything, record an event, and print the command that resumes the fork.
+
+On a terminal a status line says which step is running; piped runs and --json stay quiet.
 
 Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given.`;
   static override examples = ['<%= config.bin %> apply 3f2a', '<%= config.bin %> apply 3f2a --strategy compacted --trigger 80000 --json'];
@@ -23,6 +26,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
 
   async run(): Promise<ApplyResult> {
     const { args, flags } = await this.parse(Apply);
+    const status = new StatusLine(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const rehearse = flags.rehearse ? await loadRehearsal() : undefined;
       return applySession(rt, args.session, {
@@ -33,8 +37,9 @@ Running the same apply again returns the same fork. If a run was interrupted, th
         configPath: flags.config,
         allowLive: flags['allow-live'],
         rehearse: rehearse ? (staging, planned, id) => rehearse(rt, staging, planned, id) : undefined,
+        onStep: (step) => status.show(`apply: ${STEP_TEXT[step]}…`),
       });
-    });
+    }).finally(() => status.clear());
     if (!this.jsonEnabled()) this.print(result);
     return result;
   }
@@ -52,6 +57,13 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     for (const w of result.warnings) this.note(`warning: ${w}`);
   }
 }
+
+const STEP_TEXT: Record<ApplyStep, string> = {
+  planning: 'reading and planning the session',
+  rendering: 'archiving the source and rendering the fork',
+  verifying: 'verifying the fork',
+  publishing: 'publishing the fork',
+};
 
 type RehearseHook = (rt: import('../../services/runtime.js').Runtime, staging: string, planned: import('../../services/plan.js').PlannedSession, id: string) => Promise<void>;
 

@@ -1,0 +1,58 @@
+/**
+ * Long commands say what they are doing on a terminal and nothing when piped. The terminal is the
+ * real one `script` (util-linux) gives the built CLI; the test is skipped where it is missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { binPath, runCli } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+const SCRIPT = '/usr/bin/script';
+const hasScript = existsSync(SCRIPT) && spawnSync(SCRIPT, ['--version'], { encoding: 'utf8' }).status === 0;
+const built = existsSync(binPath);
+if (!hasScript) console.log('terminal progress tests skipped: util-linux script is not installed');
+
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+/** Runs the built CLI on a pseudo-terminal; what it wrote to stdout and stderr, as the terminal got it. */
+function onTerminal(args: string[], env: Record<string, string>): { status: number | null; screen: string } {
+  const command = [process.execPath, binPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = spawnSync(SCRIPT, ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, screen: r.stdout };
+}
+
+describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped', () => {
+  it('apply shows each step on one line and clears it before the answer', async () => {
+    home = demoHome();
+    const { status, screen } = onTerminal(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(status, screen).toBe(0);
+    for (const step of ['reading and planning the session', 'archiving the source and rendering the fork', 'verifying the fork', 'publishing the fork']) {
+      expect(screen).toContain(`\r\x1b[2Kapply: ${step}…`);
+    }
+    // The line is cleared, and the answer starts at the beginning of a clean line.
+    expect(screen).toMatch(/\r\x1b\[2Kclaude_code 7d3f1c2a/);
+    expect(screen).toContain('resume the new session:');
+  });
+
+  it('eval counts the strategies done and clears the bar before the table', async () => {
+    home = demoHome();
+    const { status, screen } = onTerminal(['eval', DEMO_CLAUDE_ID, '--strategy', 'elide', '--strategy', 'sawtooth'], home.env);
+    expect(status, screen).toBe(0);
+    expect(screen).toContain('2/2 strategies');
+    expect(screen).toMatch(/\r\x1b\[2Kclaude_code 7d3f1c2a/);
+  });
+
+  it('piped, neither prints anything but its answer', async () => {
+    home = demoHome();
+    const apply = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toBe('');
+    expect(apply.stdout).not.toContain('\r');
+    const evaluated = await runCli(['eval', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    expect(evaluated.stderr).toBe('');
+  });
+});
