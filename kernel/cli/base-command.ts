@@ -1,5 +1,6 @@
 import { Command } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
+import { StatusLine } from './render/status-line.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -24,6 +25,14 @@ export abstract class BaseCommand<TResult> extends Command {
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {
     this.log(line);
+  }
+
+  /**
+   * A line on stderr saying which step of a long command is running: drawn only on a terminal and
+   * never with --json, cleared before the answer is printed.
+   */
+  protected statusLine(): StatusLine {
+    return new StatusLine(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
   }
 
   /** Progress and notes for people go to stderr so stdout stays parseable. */

@@ -7,7 +7,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { publishCandidate } from './publication.js';
+import { publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -15,7 +15,7 @@ export interface ForkResult {
   receipt: T.OperationReceipt;
 }
 
-export async function forkSession(runtime: Runtime, selector: string): Promise<ForkResult> {
+export async function forkSession(runtime: Runtime, selector: string, options: { onStep?: (step: PublicationStep) => void } = {}): Promise<ForkResult> {
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
   const provider = await runtime.provider(session.provider);
   const sourcePath = await canonicalSourcePath(session.path);
@@ -45,6 +45,7 @@ export async function forkSession(runtime: Runtime, selector: string): Promise<F
     baselineFindings: baseline.findings,
     requireSmaller: false,
     recheckSource: true,
+    onStep: options.onStep,
     env: runtime.env,
   });
   return { session, receipt: published.receipt };

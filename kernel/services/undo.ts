@@ -13,7 +13,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, resolveShaPrefix } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
-import { publishCandidate } from './publication.js';
+import { publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface UndoResult {
@@ -51,7 +51,7 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
   throw new GobstopperError('nothing_to_undo', `no archived state of '${target}' to restore (gobstopper history ${target} lists them)`);
 }
 
-export async function undo(runtime: Runtime, target: string, options: { sha?: string } = {}): Promise<UndoResult> {
+export async function undo(runtime: Runtime, target: string, options: { sha?: string; onStep?: (step: PublicationStep) => void } = {}): Promise<UndoResult> {
   const layout = vaultLayout(runtime.env);
   const entry = await chooseSnapshot(layout, target, options.sha);
   const provider = await runtime.provider(entry.provider);
@@ -88,6 +88,7 @@ export async function undo(runtime: Runtime, target: string, options: { sha?: st
       baselineFindings: verified.findings,
       requireSmaller: false,
       recheckSource: false,
+      onStep: options.onStep,
       env: runtime.env,
     });
     return { restored: entry, receipt: published.receipt, pre_undo_snapshot: preUndo };

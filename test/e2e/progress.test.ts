@@ -37,6 +37,25 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(screen).toContain('resume the new session:');
   });
 
+  it('plan says it is reading and planning, and clears that before the plan', async () => {
+    home = demoHome();
+    const { status, screen } = onTerminal(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(status, screen).toBe(0);
+    expect(screen).toMatch(/^\r\x1b\[2Kplan: reading and planning the session…\r\x1b\[2Kclaude_code 7d3f1c2a/);
+  });
+
+  it('fork and undo show their steps too', async () => {
+    home = demoHome();
+    const forked = onTerminal(['fork', DEMO_CLAUDE_ID], home.env);
+    expect(forked.status, forked.screen).toBe(0);
+    for (const step of ['checking and archiving the session', 'rendering the copy', 'verifying the copy', 'publishing the copy']) expect(forked.screen).toContain(`\r\x1b[2Kfork: ${step}…`);
+    expect(forked.screen).toMatch(/\r\x1b\[2Kforked 7d3f1c2a/);
+    const undone = onTerminal(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(undone.status, undone.screen).toBe(0);
+    for (const step of ['restoring the snapshot', 'rendering the restored copy', 'publishing the restored copy']) expect(undone.screen).toContain(`\r\x1b[2Kundo: ${step}…`);
+    expect(undone.screen).toMatch(/\r\x1b\[2Krestored snapshot /);
+  });
+
   it('eval counts the strategies done and clears the bar before the table', async () => {
     home = demoHome();
     const { status, screen } = onTerminal(['eval', DEMO_CLAUDE_ID, '--strategy', 'elide', '--strategy', 'sawtooth'], home.env);
@@ -45,7 +64,7 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(screen).toMatch(/\r\x1b\[2Kclaude_code 7d3f1c2a/);
   });
 
-  it('piped, neither prints anything but its answer', async () => {
+  it('piped, none of them prints anything but its answer', async () => {
     home = demoHome();
     const apply = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(apply.code, apply.stderr).toBe(0);
@@ -54,5 +73,8 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     const evaluated = await runCli(['eval', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
     expect(evaluated.code, evaluated.stderr).toBe(0);
     expect(evaluated.stderr).toBe('');
+    const planned = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toBe('');
   });
 });

@@ -5,7 +5,6 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
-import { StatusLine } from '../render/status-line.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Apply extends BaseCommand<ApplyResult> {
@@ -26,7 +25,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
 
   async run(): Promise<ApplyResult> {
     const { args, flags } = await this.parse(Apply);
-    const status = new StatusLine(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
+    const status = this.statusLine();
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const rehearse = flags.rehearse ? await loadRehearsal() : undefined;
       return applySession(rt, args.session, {

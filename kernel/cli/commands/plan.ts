@@ -11,7 +11,7 @@ type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
 
 export default class Plan extends BaseCommand<PlanResult> {
   static override summary = 'Preview a compaction: what would be elided or summarised, and how many tokens it saves.';
-  static override description = `Parses the session through its provider, resolves the policy (config layers, preset, flags, adaptive tuning) and asks the strategy for a plan, which the kernel validates (no growth, the protected recent tool outputs untouched, bounds). Nothing is written.
+  static override description = `Parses the session through its provider, resolves the policy (config layers, preset, flags, adaptive tuning) and asks the strategy for a plan, which the kernel validates (no growth, the protected recent tool outputs untouched, bounds). Nothing is written. On a terminal a status line shows while it works.
 
 When there is nothing to do the answer is a "no plan" with one of five reasons: below_trigger, strategy_returned_no_plan, empty_external_edits, minimum_savings_not_met, external_nonreducing_plan. That is a successful result (exit 0); an invalid config or an invalid proposal is an error (exit 1).`;
   static override examples = [
@@ -24,9 +24,11 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
 
   async run(): Promise<PlanResult> {
     const { args, flags } = await this.parse(Plan);
+    const status = this.statusLine();
+    status.show('plan: reading and planning the session…');
     const planned = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
       planForSelector(rt, args.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config }),
-    );
+    ).finally(() => status.clear());
     const { outcome, session } = planned;
     if (!this.jsonEnabled()) {
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);

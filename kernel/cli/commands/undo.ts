@@ -5,14 +5,16 @@ import { BaseCommand } from '../base-command.js';
 
 export default class Undo extends BaseCommand<UndoResult> {
   static override summary = 'Restore an archived snapshot into a new fork (never over an existing file).';
-  static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), or a snapshot id from gobstopper history. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is snapshotted first as pre-undo.`;
+  static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), or a snapshot id from gobstopper history. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is snapshotted first as pre-undo. On a terminal a status line shows which step is running.`;
   static override examples = ['<%= config.bin %> undo 3f2a', '<%= config.bin %> undo 3f2a --sha 9b1c04', '<%= config.bin %> undo 9b1c04e7…(64 hex)'];
   static override args = { target: Args.string({ description: 'Session id or prefix, fork id, transcript path, or snapshot id.', required: true }) };
   static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session.' }) };
 
   async run(): Promise<UndoResult> {
     const { args, flags } = await this.parse(Undo);
-    const result = await withRuntime({}, (rt) => undo(rt, args.target, { sha: flags.sha }));
+    const status = this.statusLine();
+    status.show('undo: restoring the snapshot…');
+    const result = await withRuntime({}, (rt) => undo(rt, args.target, { sha: flags.sha, onStep: (step) => status.show(`undo: ${step} the restored copy…`) })).finally(() => status.clear());
     const e = result.restored;
     this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, ${e.strategy}) of ${e.provider} ${e.session_id}`);
     if (result.pre_undo_snapshot) this.say(`current file archived first as pre-undo: ${result.pre_undo_snapshot}`);
