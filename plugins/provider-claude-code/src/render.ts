@@ -56,10 +56,16 @@ async function renderInOnePass(path: string, plan: RenderPlan, limits: ReadLimit
   return { state, file, elided: renderer.elided, sha256: () => Promise.resolve(sha256) };
 }
 
+/**
+ * Workers hold their ranges' output in memory until it is written, so past this size (reachable
+ * only with a raised GOBSTOPPER_MAX_TRANSCRIPT_BYTES) a render streams on one thread instead.
+ */
+const MAX_PARALLEL_RENDER_BYTES = 1024 * 1024 * 1024;
+
 /** On several threads when the file is large and the provider may use them (null: not tried or not finished). */
 async function renderInThreads(path: string, plan: RenderPlan, limits: ReadLimits, before: Stats, writer: StagingWriter, hooks: RenderHooks): Promise<RenderedSource | null> {
   // A file over the byte limit is refused by the one pass before any line is read.
-  const pp = hooks.afterLine || before.size > limits.maxBytes ? null : parallelPlan(before);
+  const pp = hooks.afterLine || before.size > limits.maxBytes || before.size > MAX_PARALLEL_RENDER_BYTES ? null : parallelPlan(before);
   const splits = pp ? splitPoints(path, before.size, pp) : [];
   if (!pp || splits.length === 0) return null;
   const rendered = await renderInParallel(path, plan, limits, before, pp, splits, writer);
