@@ -8,6 +8,12 @@ import { build } from 'esbuild';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/** What a test bundle exports to steer its worker pool (scan-pool.ts). */
+export interface PoolControls {
+  enableParallelScan: (workerFile: string, options: { minBytes?: number; coldMinBytes?: number; threads?: number; mainShare?: number; batchRows?: number }) => void;
+  parallelScanCounts: () => { parallel: number; fallbacks: number };
+}
+
 export interface ParallelConfig {
   threads: number;
   mainShare: number;

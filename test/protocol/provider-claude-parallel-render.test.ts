@@ -17,12 +17,10 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { branchedSession, modernSession } from '../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
-import { bundleProvider, sweep, type ParallelConfig } from './claude-parallel-support.js';
+import { bundleProvider, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
 
-interface ParallelBundle {
+interface ParallelBundle extends PoolControls {
   renderCandidate: (params: ProviderRenderParams) => Promise<ProviderRenderResult>;
-  enableParallelScan: (workerFile: string, options: { minBytes?: number; coldMinBytes?: number; threads?: number; mainShare?: number; batchRows?: number }) => void;
-  parallelScanCounts: () => { parallel: number; fallbacks: number };
 }
 
 let dir: string;

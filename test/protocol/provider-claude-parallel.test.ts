@@ -21,7 +21,7 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
 import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../fixtures/claude/sessions.js';
-import { bundleProvider, repoRoot, sweep, type ParallelConfig } from './claude-parallel-support.js';
+import { bundleProvider, repoRoot, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
 
 const fixturesDir = join(repoRoot, '..', 'shared', 'fixtures');
 const realDir = join(fixturesDir, 'real');
@@ -29,13 +29,11 @@ const dialectsFile = join(fixturesDir, 'dialects-v1', 'claude-branch.jsonl');
 
 type Params = Partial<ProviderParseParams>;
 type Scan = (path: string, options: { limits: ReturnType<typeof readLimits>; strict: boolean; detail?: boolean }) => Promise<ScanResult>;
-interface ParallelBundle {
+interface ParallelBundle extends PoolControls {
   parseTranscript: (params: ProviderParseParams) => Promise<Transcript>;
   verifyTranscript: (params: ProviderParseParams) => Promise<ProviderVerifyResult>;
   scanTranscript: Scan;
   readLimits: typeof readLimits;
-  enableParallelScan: (workerFile: string, options: { minBytes?: number; coldMinBytes?: number; threads?: number; mainShare?: number; batchRows?: number }) => void;
-  parallelScanCounts: () => { parallel: number; fallbacks: number };
 }
 
 let dir: string;
