@@ -8,7 +8,7 @@
  */
 import { ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { Methods, PluginErrorCodes } from './protocol.js';
-import { offerParams } from './transport/items-lines.js';
+import { OFFER_PIECE_ITEMS, offerParams } from './transport/items-lines.js';
 
 /** Arrays shorter than this always travel whole: a reference would save less than it costs to track. */
 export const ITEMS_REF_MIN_ITEMS = 1000;
@@ -118,21 +118,20 @@ export class ItemsAhead {
     const { items, ...rest } = result as { items?: unknown };
     if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return result;
     const id = `r-${this.nextId++}`;
-    const pieces = offerParams(id, items);
     // Written before the response, on the same pipe, so the host reads them first.
-    if (pieces.length === 1) {
-      void this.connection.sendNotification(Methods.items, pieces[0]).catch(() => undefined);
+    if (items.length <= OFFER_PIECE_ITEMS) {
+      for (const whole of offerParams(id, items)) void this.connection.sendNotification(Methods.items, whole).catch(() => undefined);
       return { ...rest, items_ref: id };
     }
-    return this.sendPieces(pieces).then(() => ({ ...rest, items_ref: id }));
+    return this.sendPieces(offerParams(id, items)).then(() => ({ ...rest, items_ref: id }));
   }
 
   /**
    * Each piece is encoded once the host has taken all but the one before it: while the host parses
    * piece k, piece k+1 is already on its way and this process encodes k+2, so the host never waits
-   * for an encoding, and no more than two pieces wait in memory.
+   * for an encoding, and no more than two pieces (with their encoded text) are held in memory.
    */
-  private async sendPieces(pieces: readonly Record<string, unknown>[]): Promise<void> {
+  private async sendPieces(pieces: Iterable<Record<string, unknown>>): Promise<void> {
     let previous: Promise<void> = Promise.resolve();
     for (const piece of pieces) {
       const sent = this.connection.sendNotification(Methods.items, piece);

@@ -98,14 +98,18 @@ export class ItemsText {
   constructor(readonly bytes: Buffer) {}
 }
 
-/** The params of the `$/items` lines that send `items` under `itemsId`: one, or one per piece. */
-export function offerParams(itemsId: string, items: readonly unknown[]): Array<Record<string, unknown>> {
-  if (items.length <= OFFER_PIECE_ITEMS) return [{ items_id: itemsId, items }];
-  const pieces: Array<Record<string, unknown>> = [];
-  for (let at = 0, part = 0; at < items.length; at += OFFER_PIECE_ITEMS, part += 1) {
-    pieces.push({ items_id: itemsId, part, more: at + OFFER_PIECE_ITEMS < items.length, items: items.slice(at, at + OFFER_PIECE_ITEMS) });
+/**
+ * The params of the `$/items` lines that send `items` under `itemsId`: one, or one per piece. Made
+ * as they are asked for, so a piece (and the text it was encoded to) is dropped once it is sent.
+ */
+export function* offerParams(itemsId: string, items: readonly unknown[]): Generator<Record<string, unknown>> {
+  if (items.length <= OFFER_PIECE_ITEMS) {
+    yield { items_id: itemsId, items };
+    return;
   }
-  return pieces;
+  for (let at = 0, part = 0; at < items.length; at += OFFER_PIECE_ITEMS, part += 1) {
+    yield { items_id: itemsId, part, more: at + OFFER_PIECE_ITEMS < items.length, items: items.slice(at, at + OFFER_PIECE_ITEMS) };
+  }
 }
 
 // ---- reading ----

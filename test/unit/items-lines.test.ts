@@ -29,8 +29,8 @@ function reader(options: NdjsonReaderOptions = {}) {
 
 describe('offers in pieces', () => {
   it('splits a long array into numbered pieces and leaves a short one whole', () => {
-    expect(offerParams('a', items(10))).toEqual([{ items_id: 'a', items: items(10) }]);
-    const pieces = offerParams('b', items(2 * OFFER_PIECE_ITEMS + 5));
+    expect([...offerParams('a', items(10))]).toEqual([{ items_id: 'a', items: items(10) }]);
+    const pieces = [...offerParams('b', items(2 * OFFER_PIECE_ITEMS + 5))];
     expect(pieces.map((p) => [p.part, p.more, (p.items as unknown[]).length])).toEqual([
       [0, true, OFFER_PIECE_ITEMS],
       [1, true, OFFER_PIECE_ITEMS],
@@ -42,7 +42,7 @@ describe('offers in pieces', () => {
   it('delivers the pieces of an offer as one whole offer, once the last arrives', () => {
     const { send, offers } = reader();
     const all = items(2 * OFFER_PIECE_ITEMS + 5);
-    const pieces = offerParams('r-1', all);
+    const pieces = [...offerParams('r-1', all)];
     send(line(pieces[0]!));
     send(line(pieces[1]!));
     expect(offers()).toEqual([]);
@@ -67,7 +67,7 @@ describe('offers in pieces', () => {
 
   it('drops an offer whose pieces come out of order, and reads the next one', () => {
     const { send, offers, errors } = reader();
-    const pieces = offerParams('r-1', items(2 * OFFER_PIECE_ITEMS + 5));
+    const pieces = [...offerParams('r-1', items(2 * OFFER_PIECE_ITEMS + 5))];
     send(line(pieces[0]!));
     send(line(pieces[2]!));
     send(line(pieces[1]!));
