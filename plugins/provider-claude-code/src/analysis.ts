@@ -20,7 +20,8 @@ export function absolutePath(path: string): string {
   return isAbsolute(path) ? path : resolve(path);
 }
 
-function analysisOf(path: string, scan: ScanRows): Analysis {
+/** The live branch and kind of a file's scanned rows. */
+export function analysisOf(path: string, scan: ScanRows): Analysis {
   const branch = computeLiveBranch(scan.table, { uuidLine: scan.uuidLine, duplicateUuids: scan.duplicateUuids });
   const kind = sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: scan.versionAnomaly });
   return { scan, branch, kind };

@@ -13,7 +13,7 @@
 import type { Stats } from 'node:fs';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { ReadLimits } from './limits.js';
-import { consistent } from './parallel-scan.js';
+import { consistent, settle, shared } from './parallel-scan.js';
 import { RangeJoiner } from './range-join.js';
 import { readRange, type RangeEnd } from './range-scan.js';
 import { LineRenderer } from './render-lines.js';
@@ -35,21 +35,10 @@ export interface RenderedSource {
   sha256(): Promise<string | null>;
 }
 
-type Settled<T> = { value: T } | { failed: Error };
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (failed: Error) => ({ failed }));
-
-function shared(value: number): Int32Array {
-  const a = new Int32Array(new SharedArrayBuffer(4));
-  a[0] = value;
-  return a;
-}
-
 /** The output of a range without the newline after its last line. */
 function withoutFinalNewline(output: Uint8Array[]): Uint8Array[] {
-  const out = output.filter((piece) => piece.byteLength > 0);
-  const last = out[out.length - 1];
-  if (last) out[out.length - 1] = last.subarray(0, last.byteLength - 1);
-  return out;
+  const last = output[output.length - 1];
+  return last ? [...output.slice(0, -1), last.subarray(0, last.byteLength - 1)] : output;
 }
 
 export async function renderInParallel(
@@ -67,9 +56,13 @@ export async function renderInParallel(
   const options = { limits, strict: true, detail: false };
   const stops = splits.map(() => shared(limits.maxRecords));
   const wholeStop = shared(0x7fffffff);
+  // Every way out but a finished render (a null, or a write error thrown) stops the other threads
+  // and the joining of their rows.
+  let finished = false;
   const cancel = () => {
     for (const stop of stops) Atomics.store(stop, 0, 0);
     Atomics.store(wholeStop, 0, 0);
+    joiner.abandon();
   };
   const elide = [...plan.elide];
   const ranges = splits.map((start, k) =>
@@ -82,54 +75,48 @@ export async function renderInParallel(
   );
   const whole = settle(pp.pool.readWhole({ path, limits, splits, stop: wholeStop.buffer as SharedArrayBuffer }));
 
-  let own: RangeEnd;
   try {
-    own = readRange(path, 0, splits[0]!, options, shared(limits.maxRecords), state, undefined, (bytes, index) => renderer.render(bytes, index, index, writer, true));
-  } catch {
-    cancel();
-    return null;
-  }
-  if (own.fatal || own.stopped) {
-    cancel();
-    return null;
-  }
-  joiner.begin();
-  const ends: RangeEnd[] = [];
-  let line = own.lines;
-  let elided = renderer.elided;
-  for (let k = 0; k < ranges.length; k += 1) {
-    const settled = await ranges[k]!;
-    if ('failed' in settled) {
-      cancel();
+    let own: RangeEnd;
+    try {
+      own = readRange(path, 0, splits[0]!, options, shared(limits.maxRecords), state, undefined, (bytes, index) => renderer.render(bytes, index, index, writer, true));
+    } catch {
       return null;
     }
-    const range: RenderedRange = settled.value;
-    if (range.end.fatal || range.end.stopped || range.firstLine !== line) {
-      cancel();
-      return null;
+    if (own.fatal || own.stopped) return null;
+    joiner.begin();
+    const ends: RangeEnd[] = [];
+    let line = own.lines;
+    let elided = renderer.elided;
+    for (let k = 0; k < ranges.length; k += 1) {
+      const settled = await ranges[k]!;
+      if ('failed' in settled) return null;
+      const range: RenderedRange = settled.value;
+      // A worker counts the lines before its range only when it has elide targets to find.
+      if (range.end.fatal || range.end.stopped || (range.firstLine !== null && range.firstLine !== line)) return null;
+      joiner.end(k, range.end);
+      // The file's unterminated last line stays so, unless a card is appended after it.
+      const lastOfFile = k === ranges.length - 1 && !range.end.lastTerminated && plan.digest === null;
+      writer.writeRendered(lastOfFile ? withoutFinalNewline(range.output) : range.output, range.end.lines);
+      elided += range.elided;
+      ends.push(range.end);
+      line += range.end.lines;
     }
-    joiner.end(k, range.end);
-    // The file's unterminated last line stays so, unless a card is appended after it.
-    const lastOfFile = k === ranges.length - 1 && !range.end.lastTerminated && plan.digest === null;
-    writer.writeRendered(lastOfFile ? withoutFinalNewline(range.output) : range.output, range.records);
-    elided += range.elided;
-    ends.push(range.end);
-    line += range.end.lines;
+    if (joiner.failure !== null || !joiner.complete) return null;
+    joiner.finish();
+    const file = { bytes: before.size, recordCount: line, unterminatedFinalLine: !ends[ends.length - 1]!.lastTerminated };
+    finished = true;
+    return {
+      state,
+      file,
+      elided,
+      async sha256() {
+        const settled = await whole;
+        if ('failed' in settled || settled.value.error || !settled.value.summary) return null;
+        // The whole read also confirms where every range starts (startLines).
+        return consistent(ends, splits, own.lines, settled.value, file, before) ? settled.value.summary.sha256 : null;
+      },
+    };
+  } finally {
+    if (!finished) cancel();
   }
-  if (joiner.failure !== null || !joiner.complete) {
-    cancel();
-    return null;
-  }
-  joiner.finish();
-  const file = { bytes: before.size, recordCount: line, unterminatedFinalLine: !ends[ends.length - 1]!.lastTerminated };
-  return {
-    state,
-    file,
-    elided,
-    async sha256() {
-      const settled = await whole;
-      if ('failed' in settled || settled.value.error || !settled.value.summary) return null;
-      return consistent(ends, splits, own.lines, settled.value, file, before) ? settled.value.summary.sha256 : null;
-    },
-  };
 }

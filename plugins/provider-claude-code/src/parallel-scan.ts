@@ -78,8 +78,15 @@ export interface PendingScan {
   sha256(): Promise<string | null>;
 }
 
-type Settled<T> = { value: T } | { failed: Error };
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (failed: Error) => ({ failed }));
+export type Settled<T> = { value: T } | { failed: Error };
+export const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (failed: Error) => ({ failed }));
+
+/** One Int32 the threads of a read share (a line to stop before). */
+export function shared(value: number): Int32Array {
+  const a = new Int32Array(new SharedArrayBuffer(4));
+  a[0] = value;
+  return a;
+}
 
 /**
  * Reads `path` with workers starting at `splits` (splitPoints). Throws the error one pass would
@@ -113,11 +120,6 @@ async function attempt(path: string, options: ScanOptions, before: Stats, plan: 
   const rangeOptions = { limits, strict, detail: options.detail ?? true };
   const state = newScanState();
   const joiner = new RangeJoiner(state, splits.length);
-  const shared = (value: number) => {
-    const a = new Int32Array(new SharedArrayBuffer(4));
-    a[0] = value;
-    return a;
-  };
   // A range can never hold more lines than the whole file may.
   const stops = splits.map(() => shared(limits.maxRecords));
   const cancelFrom = (k: number) => {

@@ -42,7 +42,13 @@ export class RangeJoiner {
     this.drain();
   }
 
+  /** Stops joining: the read is given up, and rows still arriving are dropped. */
+  abandon(): void {
+    this.failure ??= new Error('the read was given up');
+  }
+
   batch(k: number, batch: RangeBatch): void {
+    if (this.failure !== null) return;
     this.ranges[k]!.batches.push(batch);
     this.drain();
   }

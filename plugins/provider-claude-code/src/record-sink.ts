@@ -13,7 +13,6 @@ const NEWLINE = 0x0a;
 
 /** Records gathered into chunks, each on a buffer of its own so it can be moved to another thread. */
 export class MemorySink implements RecordSink {
-  records = 0;
   private readonly full: Uint8Array[] = [];
   private chunk = new Uint8Array(CHUNK_BYTES);
   private used = 0;
@@ -21,20 +20,18 @@ export class MemorySink implements RecordSink {
   writeRecord(bytes: Buffer | string, newline = true): void {
     this.append(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
     if (newline) this.byte(NEWLINE);
-    this.records += 1;
   }
 
   writeRecordParts(parts: readonly Buffer[], newline = true): void {
     for (const part of parts) this.append(part);
     if (newline) this.byte(NEWLINE);
-    this.records += 1;
   }
 
   /** The bytes written, in order; the sink is empty afterwards. */
   take(): Uint8Array[] {
     if (this.used > 0) this.full.push(this.chunk.subarray(0, this.used));
     const out = this.full.splice(0);
-    this.chunk = new Uint8Array(CHUNK_BYTES);
+    this.chunk = new Uint8Array(0);
     this.used = 0;
     return out;
   }

@@ -18,8 +18,7 @@ import { invalidInput, sourceChanged } from '../../../sdk/serve.js';
 import { StagingWriter } from '../../../sdk/staging.js';
 import { renderStateCard } from '../../../sdk/state-card.js';
 import { isElidable } from '../../../sdk/tokens.js';
-import { absolutePath, requireClaude, type Analysis } from './analysis.js';
-import { computeLiveBranch } from './branch.js';
+import { absolutePath, analysisOf, requireClaude, type Analysis } from './analysis.js';
 import { cardRecords } from './card-record.js';
 import { parseLine } from './elide-line.js';
 import { withInputErrors } from './errors.js';
@@ -32,11 +31,8 @@ import type { RecordTable } from './record-table.js';
 import type { RawRecord } from './records.js';
 import { LineRenderer } from './render-lines.js';
 import { readPlan, type RenderPlan } from './render-plan.js';
-import type { ScanResult } from './scan.js';
 import { countParallelScan, parallelPlan } from './scan-pool.js';
-import { newScanState } from './scan-state.js';
-import { sessionKind } from './session-kind.js';
-import { indexUuids } from './uuid-index.js';
+import { newScanState, scanRows } from './scan-state.js';
 
 export interface RenderHooks {
   /** Called after each line is written; tests change the source here. */
@@ -81,7 +77,7 @@ type Concluded = { appended: number } | { error: unknown };
  */
 function conclude(path: string, before: Stats, rendered: RenderedSource, plan: RenderPlan, writer: StagingWriter): Concluded {
   try {
-    const a = analysisOf(path, rendered, before);
+    const a = analysisOf(path, scanRows(path, rendered.state, { ...rendered.file, mtimeMs: before.mtimeMs }));
     requireClaude(a.scan);
     if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
     refuseAmbiguous(a);
@@ -90,26 +86,6 @@ function conclude(path: string, before: Stats, rendered: RenderedSource, plan: R
   } catch (error) {
     return { error };
   }
-}
-
-function analysisOf(path: string, rendered: RenderedSource, stat: Stats): Analysis {
-  const { ctx, envelope, problems } = rendered.state;
-  const { index, duplicates } = indexUuids(ctx.table);
-  const scan: ScanResult = {
-    path,
-    table: ctx.table,
-    uuidLine: index,
-    duplicateUuids: duplicates,
-    ...rendered.file,
-    // Not known yet while a parallel read hashes the file, and nothing here reads it.
-    sha256: '',
-    mtimeMs: stat.mtimeMs,
-    recordTypes: {},
-    problems,
-    ...envelope.report(),
-  };
-  const branch = computeLiveBranch(ctx.table, { uuidLine: index, duplicateUuids: duplicates });
-  return { scan, branch, kind: sessionKind(path, { sidechainOnly: branch.sidechainOnly, versionAnomaly: envelope.versionAnomaly }) };
 }
 
 /** Every elide target must be a live tool result with an elidable payload: nothing else is edited. */
