@@ -12,6 +12,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from './eval.js';
+import { sourceFindings } from './findings.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
 import { publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -91,7 +92,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     return s;
   });
   snapshotting.catch(() => undefined);
-  const baselineFindings = transcript.findings_complete ? Promise.resolve(transcript.findings ?? []) : planned.provider.verify({ path: sourcePath }).then((r) => r.findings);
+  const baselineFindings = sourceFindings(planned.provider, transcript, sourcePath);
   baselineFindings.catch(() => undefined);
 
   let retention: EventRetention | null = null;

@@ -1,5 +1,15 @@
 /** Comparing verify findings: a rewrite may keep the source's problems but never add one. */
-import type { Finding } from '../../schemas/generated/types.js';
+import type { Finding, Transcript } from '../../schemas/generated/types.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
+
+/**
+ * What verify finds in the parsed source at `path`: a parse that met no unreadable line already
+ * carries exactly that (`findings_complete`); otherwise the provider verifies the file.
+ */
+export async function sourceFindings(provider: ProviderClient, transcript: Transcript, path: string): Promise<Finding[]> {
+  if (transcript.findings_complete) return transcript.findings ?? [];
+  return (await provider.verify({ path })).findings;
+}
 
 const key = (f: Finding) => `${f.severity}\u0000${f.code}`;
 
