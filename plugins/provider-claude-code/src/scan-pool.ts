@@ -37,7 +37,7 @@ const DEFAULT_COLD_MIN_BYTES = 64 * MIB;
 const WARM_BYTES = 64 * MIB;
 const DEFAULT_BATCH_ROWS = 4096;
 const MAX_THREADS = 4;
-/** Measured on the 128 MiB benchmark session on two cores. */
+/** Tuned on the parse of the 128 MiB benchmark session on two cores; renders use the same shares. */
 const MAIN_EXTRA_SHARE = 0.02;
 /** What the calling thread takes over from new workers, which start late and run slowly. */
 const COLD_EXTRA_SHARE = 0.06;
