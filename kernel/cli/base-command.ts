@@ -1,5 +1,6 @@
 import { Command } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
+import type { ProgressStream } from '../eval/progress-bar.js';
 import { StatusLine } from './render/status-line.js';
 
 export interface ErrorEnvelope {
@@ -32,7 +33,12 @@ export abstract class BaseCommand<TResult> extends Command {
    * never with --json, cleared before the answer is printed.
    */
   protected statusLine(): StatusLine {
-    return new StatusLine(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
+    return new StatusLine(this.progressStream());
+  }
+
+  /** Where progress for people goes: stderr, or nowhere with --json. */
+  protected progressStream(): ProgressStream {
+    return this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr;
   }
 
   /** Progress and notes for people go to stderr so stdout stays parseable. */

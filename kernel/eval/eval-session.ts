@@ -27,7 +27,6 @@ export interface EvalSessionInput {
 export type RunStrategy = (strategyId: string, baseline: EvalBaseline) => Promise<StrategyOutcome>;
 
 export interface EvalSessionOptions {
-  now?: () => number;
   /** Strategies in flight at once (the runner keeps shared plugins in order). Default 1. */
   concurrency?: number;
   /** Told about each row as it is built, with how many are built out of how many. */
@@ -39,7 +38,6 @@ export interface EvalSessionOptions {
  * only until its row is built. Rows stay in the requested order whatever order they finish in.
  */
 export async function evaluateSession(input: EvalSessionInput, runStrategy: RunStrategy, options: EvalSessionOptions = {}): Promise<EvalCommandResult> {
-  const now = options.now ?? (() => performance.now());
   const baseline = evalBaseline({
     source: input.source,
     transcript: input.transcript,
@@ -53,14 +51,14 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
   const rows: EvalRow[] = await Promise.all(
     input.strategies.map((strategy) =>
       slots.run(async () => {
-        const started = now();
+        const started = performance.now();
         let outcome: StrategyOutcome;
         try {
           outcome = await runStrategy(strategy, baseline);
         } catch (error) {
           outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
         }
-        outcome.duration_ms ??= now() - started;
+        outcome.duration_ms ??= performance.now() - started;
         const row = buildEvalRow(baseline, strategy, outcome);
         options.onRow?.(row, ++built, input.strategies.length);
         return row;

@@ -1,13 +1,13 @@
 /**
  * A fixed number of slots that async work takes turns in, first come first served. The eval runs
- * its strategies side by side but keeps shared work in order: one proposal and one provider call at
- * a time, each timed from when it starts, and a bounded number of rendered candidates held at once.
+ * its strategies side by side but keeps shared work in order: one proposal at a time, provider
+ * calls queued two deep, one real client at a time, and a bounded number of rows in flight.
  */
 export class Slots {
   private free: number;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(readonly capacity: number) {
+  constructor(capacity: number) {
     this.free = Math.max(1, Math.floor(capacity));
   }
 

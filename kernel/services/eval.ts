@@ -17,6 +17,7 @@ import { GobstopperError, usageError } from '../errors.js';
 import { evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
+import type { JobProgress } from '../eval/parallel-runner.js';
 import { Slots } from '../eval/slots.js';
 import type { SessionTimeline } from '../eval/report-html.js';
 import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-manifest.js';
@@ -27,6 +28,7 @@ import { contextTokens, elidableTokens, reportedContext } from '../policy/contex
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
+import { sourceFindings } from './findings.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { recentYields, resolveSessionConfig, strategyRunner, type ParsedSession, type PlanOptions } from './plan.js';
@@ -371,16 +373,8 @@ export interface EvalOptions extends Omit<PlanOptions, 'strategy'> {
   rehearse?: boolean;
   /** Timeline for the bench report. */
   timeline?: boolean;
-  /** Told as each strategy's row is done. */
-  onProgress?: (progress: EvalProgress) => void;
-}
-
-export interface EvalProgress {
-  /** Rows done so far, out of `total`; `strategy` is the one just done. */
-  built: number;
-  total: number;
-  strategy: string;
-  failed: boolean;
+  /** Told as each strategy's row is done: rows done, error rows among them, and how many in all. */
+  onProgress?: (progress: JobProgress) => void;
 }
 
 export interface EvalTarget {
@@ -402,8 +396,9 @@ interface CandidateMeasure {
 /** Candidates are cached by their edits: several strategies often propose the same rewrite. */
 const CACHE_SOURCE_LIMIT = 64 * 1024 * 1024;
 /**
- * Strategies in flight at once: one proposing, two with the provider, one being scored. Each may
- * hold its rendered candidate, so this also bounds the memory a large session takes.
+ * Strategies in flight at once: one proposing, two with the provider, one being scored. Candidates
+ * stay in the cache above until the eval ends; a source over the cache limit is measured one row
+ * at a time, so one candidate of it is held at a time.
  */
 const EVAL_ROWS_IN_FLIGHT = 4;
 
@@ -416,9 +411,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
     const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
     const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
-    // A parse that met no unreadable line already carries exactly what verify would find; otherwise
-    // the provider verifies in its own process while this one resolves the policy and samples checks.
-    const sourceVerify = transcript.findings_complete ? Promise.resolve({ findings: transcript.findings ?? [] }) : provider.verify({ path: copy });
+    // When the parse's findings are not complete, the provider verifies in its own process while
+    // this one resolves the policy.
+    const sourceVerify = sourceFindings(provider, transcript, copy);
     sourceVerify.catch(() => undefined);
     const recent = await recentYields(runtime, transcript.session);
     const before = contextTokens(transcript);
@@ -438,7 +433,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     // Sampled on first need: by then the strategies are proposing and the provider is rendering.
     let retention: RetentionBaseline | null | undefined;
     const retentionChecks = () => (retention === undefined ? (retention = retentionBaseline(frozen.bytes, transcript.items)) : retention);
-    const sourceFindings = (await sourceVerify).findings;
+    const baselineFindings = await sourceVerify;
     const rehearsal = options.rehearse
       ? await CandidateRehearsal.prepare(runtime, target.provider, { path: copy, sessionId: transcript.session.session_id, cwd: transcript.session.cwd ?? null, items: transcript.items })
       : { rehearsal: null, note: null };
@@ -451,6 +446,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     // the wait for one call of another row.
     const proposing = new Slots(1);
     const providerCalls = new Slots(2);
+    const clients = new Slots(1);
+    let failedRows = 0;
     const extras = new Map<string, { event: T.EvalEventRecord | null; rehearsal: T.EvalRehearsal | null }>();
 
     /** Runs `work` and adds the time it took to `clock`: a row's time is its own steps, not its waits. */
@@ -463,7 +460,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       }
     };
 
-    /** The measured candidate, and whether this call rendered it (a row sharing it spent no time on it). */
+    /** The measured candidate; a row that shares one another row rendered adds no time to `clock`. */
     const measure = async (plan: T.CompactionPlan, clock: { ms: number }): Promise<CandidateMeasure> => {
       // Projections stay each plan's own; only what the rendered bytes show is shared.
       // Only file edits reach the file; provider and API-layer controls cannot be rendered.
@@ -482,8 +479,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
           let rehearsed: T.EvalRehearsal | null = null;
           if (rehearsal.rehearsal) {
             const rehearsing = rehearsal.rehearsal;
-            const items = (await providerCalls.run(() => provider.parse({ path: staging }))).items;
-            rehearsed = await timed(clock, () => rehearsing.candidate(staging, items));
+            const items = (await providerCalls.run(() => timed(clock, () => provider.parse({ path: staging })))).items;
+            // One real client at a time: each runs a whole session resume.
+            rehearsed = await clients.run(() => timed(clock, () => rehearsing.candidate(staging, items)));
           }
           return { candidate: { bytes, findings }, retention: score, rehearsal: rehearsed };
         } finally {
@@ -539,14 +537,19 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         effective_trigger_tokens: policy.effective_trigger_tokens,
         floor_tokens: policy.floor_tokens,
         keep_recent_tool_outputs: policy.keep_recent_tool_outputs,
-        source_findings: sourceFindings,
+        source_findings: baselineFindings,
         strategies,
       },
       runStrategy,
       {
         // A candidate of a large source is held one at a time, as the cache is skipped for it.
         concurrency: frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
-        onRow: options.onProgress ? (row, built, total) => options.onProgress!({ built, total, strategy: row.strategy, failed: row.status === 'error' }) : undefined,
+        onRow: options.onProgress
+          ? (row, built, total) => {
+              if (row.status === 'error') failedRows += 1;
+              options.onProgress!({ done: built, failed: failedRows, running: 0, total });
+            }
+          : undefined,
       },
     );
     for (const row of result.rows) {

@@ -81,7 +81,7 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
 
   async run(): Promise<BenchCommandResult> {
     const { flags } = await this.parse(Bench);
-    const bar = new ProgressBar(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr);
+    const bar = new ProgressBar(this.progressStream());
     let result: BenchCommandResult;
     try {
       result = await runBench({

@@ -36,8 +36,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
 
   async run(): Promise<EvalCommandResult> {
     const { args, flags } = await this.parse(Eval);
-    const bar = new ProgressBar(this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr, 'strategies');
-    let failed = 0;
+    const bar = new ProgressBar(this.progressStream(), 'strategies');
     const { result } = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
       evaluateSelector(rt, args.session, {
         strategies: flags.strategy,
@@ -46,10 +45,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
         floor: flags.floor,
         configPath: flags.config,
         rehearse: flags.rehearse,
-        onProgress: (p) => {
-          if (p.failed) failed += 1;
-          bar.update({ done: p.built, total: p.total, failed, running: 0 });
-        },
+        onProgress: (p) => bar.update(p),
       }),
     ).finally(() => bar.finish());
     if (!this.jsonEnabled()) {
