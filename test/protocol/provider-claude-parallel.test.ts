@@ -7,7 +7,7 @@
  * threads. Range boundaries are swept across every line of the small sessions.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -17,6 +17,7 @@ import { readLimits } from '../../plugins/provider-claude-code/src/limits.js';
 import { scanTranscript, type ScanResult } from '../../plugins/provider-claude-code/src/scan.js';
 import { verifyTranscript } from '../../plugins/provider-claude-code/src/verify.js';
 import type { ProviderParseParams, ProviderVerifyResult, Transcript } from '../../schemas/generated/types.js';
+import type { HostContext, PluginDefinition, ProviderDefinition } from '../../sdk/serve.js';
 import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
@@ -30,6 +31,8 @@ const dialectsFile = join(fixturesDir, 'dialects-v1', 'claude-branch.jsonl');
 type Params = Partial<ProviderParseParams>;
 type Scan = (path: string, options: { limits: ReturnType<typeof readLimits>; strict: boolean; detail?: boolean }) => Promise<ScanResult>;
 interface ParallelBundle extends PoolControls {
+  startedScanWorkers: () => number;
+  claudeCodePlugin: PluginDefinition;
   parseTranscript: (params: ProviderParseParams) => Promise<Transcript>;
   verifyTranscript: (params: ProviderParseParams) => Promise<ProviderVerifyResult>;
   scanTranscript: Scan;
@@ -44,7 +47,8 @@ let n = 0;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-'));
   bundleFile = await bundleProvider(dir, 'claude-parallel.cjs', [
-    "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
+    "export { enableParallelScan, parallelScanCounts, startedScanWorkers } from './plugins/provider-claude-code/src/scan-pool.ts';",
+    "export { claudeCodePlugin } from './plugins/provider-claude-code/src/plugin.ts';",
     "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
     "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
     "export { scanTranscript } from './plugins/provider-claude-code/src/scan.ts';",
@@ -317,6 +321,38 @@ describe('when threads are used', () => {
     expect(claude.parallelScanCounts()).toEqual({ parallel: 0, fallbacks: 0 });
     expect(await parse(large)).toStrictEqual(await parseTranscript({ provider_id: 'claude_code', path: large }));
     expect(claude.parallelScanCounts()).toEqual({ parallel: 1, fallbacks: 0 });
+  });
+
+  it('starts them as soon as a session that will be read on them is identified or discovered', async () => {
+    const { file: copy, claude } = freshCopy('fresh-expect.cjs');
+    const provider = claude.claudeCodePlugin.providers!.claude_code! as Required<ProviderDefinition>;
+    const ctx = { log: () => undefined } as unknown as HostContext;
+    const home = join(dir, 'expect-home');
+    const projects = join(home, 'projects', '-home-dev-projects-demo');
+    mkdirSync(projects, { recursive: true });
+    const small = join(projects, '00000000-0000-4000-8000-00000000000a.jsonl');
+    writeFileSync(small, modernSession().toJsonl());
+    const large = join(dir, 'expect-large.jsonl');
+    writeBigSession(large, { targetBytes: 400 * 1024, records: 300 });
+    // Parallel from the size of `large` on, even while the workers are new.
+    claude.enableParallelScan(copy, { minBytes: 0, coldMinBytes: statSync(large).size, threads: 2 });
+    const request = { provider_id: 'claude_code', home, include_subagents: false, max_age_secs: null };
+
+    expect((await provider.identify({ provider_id: 'claude_code', path: small }, ctx)).matches).toBe(true);
+    expect((await provider.discover(request, ctx)).sessions).toHaveLength(1);
+    expect(claude.startedScanWorkers(), 'no thread for sessions read on one thread').toBe(0);
+
+    expect((await provider.identify({ provider_id: 'claude_code', path: large }, ctx)).matches).toBe(true);
+    expect(claude.startedScanWorkers()).toBe(1);
+    expect(await claude.parseTranscript({ provider_id: 'claude_code', path: large })).toStrictEqual(await parseTranscript({ provider_id: 'claude_code', path: large }));
+    expect(claude.parallelScanCounts()).toEqual({ parallel: 1, fallbacks: 0 });
+
+    const { file: other, claude: fresh } = freshCopy('fresh-expect-discover.cjs');
+    fresh.enableParallelScan(other, { minBytes: 0, coldMinBytes: statSync(large).size, threads: 2 });
+    copyFileSync(large, join(projects, '00000000-0000-4000-8000-00000000000b.jsonl'));
+    const freshProvider = fresh.claudeCodePlugin.providers!.claude_code! as Required<ProviderDefinition>;
+    expect((await freshProvider.discover(request, ctx)).sessions).toHaveLength(2);
+    expect(fresh.startedScanWorkers()).toBe(1);
   });
 
   it('never keeps a process alive once its reads are done', async () => {

@@ -2,7 +2,7 @@
  * The edits render makes inside one record's text. Each replaces exactly the characters of one JSON
  * value, so every other byte of the line (key order, spacing, escapes) stays as the client wrote it.
  */
-import type { ByteSpan } from '../../../sdk/raw-json.js';
+import { forEachRawMember, rawKeyIs, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
 import { partRewrites, stubText, type PayloadPart } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
@@ -94,6 +94,24 @@ export function rewriteSessionId(text: string, id: string): string {
     text,
     spans.map((span) => ({ span, text: value })),
   );
+}
+
+/**
+ * Where a line's top-level `sessionId` values lie, in byte order and duplicates included, as the
+ * skeleton read (skeleton.ts) locates them: a key spelled with escapes is not one. Null when the
+ * bytes are not one JSON object this walk can follow.
+ */
+export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
+  const spans: ByteSpan[] = [];
+  try {
+    const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
+      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId')) spans.push(value);
+    });
+    return skipRawSpace(line, after, line.length) === line.length ? spans : null;
+  } catch (error) {
+    if (error instanceof RawJsonError) return null;
+    throw error;
+  }
 }
 
 /**

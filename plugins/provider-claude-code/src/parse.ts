@@ -10,6 +10,7 @@ import { transcriptFindings } from './findings.js';
 import { toItems } from './items.js';
 import { readLimits } from './limits.js';
 import { livePairing, type Pairing } from './pairing.js';
+import { rememberParsed } from './parsed-source.js';
 import { usageSample } from './usage.js';
 
 /**
@@ -28,7 +29,10 @@ export async function parseTranscript(params: ProviderParseParams, afterLine?: (
   return withInputErrors(path, async () => {
     // The transcript is built while a parallel scan may still be hashing the file; a refusal of
     // the transcript counts only once the file is known to be the one asked for.
-    const { sha256, value } = await analyseAndUse(path, { limits: readLimits(params), strict: true, afterLine }, (a) => {
+    const limits = readLimits(params);
+    let analysis: Analysis | null = null;
+    const { sha256, value } = await analyseAndUse(path, { limits, strict: true, afterLine }, (a) => {
+      analysis = a;
       try {
         return { transcript: transcriptOf(a) };
       } catch (error) {
@@ -38,6 +42,8 @@ export async function parseTranscript(params: ProviderParseParams, afterLine?: (
     if (params.expected_sha256 && params.expected_sha256 !== sha256) throw sourceChanged(`${path} changed since it was hashed`);
     if ('error' in value) throw value.error;
     value.transcript.source_sha256 = sha256;
+    // A render of these bytes may start from this analysis (render-from-parse.ts).
+    if (analysis !== null) rememberParsed(sha256, limits, analysis);
     return value.transcript;
   });
 }

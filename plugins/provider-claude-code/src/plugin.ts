@@ -8,6 +8,7 @@ import { forkTarget } from './fork.js';
 import { parseTranscript } from './parse.js';
 import { DISPLAY_NAME, NATIVE_CONTROL, PROVIDER_ID } from './provider-id.js';
 import { renderCandidate } from './render.js';
+import { expectScanOf } from './scan-pool.js';
 import { verifyTranscript } from './verify.js';
 
 export const PLUGIN_VERSION = '0.1.0';
@@ -18,8 +19,16 @@ export const claudeCodePlugin: PluginDefinition = {
   providers: {
     [PROVIDER_ID]: {
       info: { display_name: DISPLAY_NAME, native_control: NATIVE_CONTROL, supports_cache_edit: true },
-      discover: (params, ctx) => discoverSessions(params, (message) => ctx.log('warn', message)),
-      identify: (params) => identifyTranscript(params),
+      discover: (params, ctx) => {
+        const found = discoverSessions(params, (message) => ctx.log('warn', message));
+        expectScanOf(found.sessions.reduce((most, s) => Math.max(most, s.session.bytes ?? 0), 0));
+        return found;
+      },
+      identify: (params) => {
+        const identified = identifyTranscript(params);
+        expectScanOf(identified.session?.bytes ?? 0);
+        return identified;
+      },
       usage: (params) => tailUsage(params),
       parse: (params) => parseTranscript(params),
       render: (params) => renderCandidate(params),

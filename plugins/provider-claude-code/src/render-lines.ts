@@ -4,6 +4,7 @@
  * uuid tree and written as it is, or with the fork's session id. Rows go into a scan state's table,
  * so the lines of a range rendered on a worker join the others exactly as a scanned range does.
  */
+import type { ByteSpan } from '../../../sdk/raw-json.js';
 import { editLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
 import type { ReadLimits } from './limits.js';
 import { eligibleParts } from './payload.js';
@@ -16,6 +17,20 @@ import { readTreeLine } from './tree-line.js';
 
 export type RenderTargets = Pick<RenderPlan, 'elide' | 'newSessionId'>;
 
+/**
+ * A line render does not edit: as it is, or for a fork with its top-level sessionId values (`spans`,
+ * located by readTreeLine; null when the line had to be parsed whole) set to the fork's id.
+ */
+export function writeUnedited(sink: RecordSink, bytes: Buffer, spans: readonly ByteSpan[] | null, newSessionId: string | null, idJson: Buffer | null, newline: boolean): void {
+  if (newSessionId === null || idJson === null) sink.writeRecord(bytes, newline);
+  else if (spans === null) sink.writeRecord(rewriteSessionId(bytes.toString('utf8'), newSessionId), newline);
+  else if (spans.length === 0) sink.writeRecord(bytes, newline);
+  else sink.writeRecordParts(sessionIdRewriteParts(bytes, spans, idJson), newline);
+}
+
+/** The fork's id as the JSON bytes written in place of each sessionId value. */
+export const sessionIdJson = (newSessionId: string | null): Buffer | null => (newSessionId === null ? null : Buffer.from(JSON.stringify(newSessionId), 'utf8'));
+
 export class LineRenderer {
   /** Elide targets whose payload was replaced. */
   elided = 0;
@@ -27,7 +42,7 @@ export class LineRenderer {
     private readonly limits: ReadLimits,
     private readonly state: ScanState,
   ) {
-    this.idJson = targets.newSessionId === null ? null : Buffer.from(JSON.stringify(targets.newSessionId), 'utf8');
+    this.idJson = sessionIdJson(targets.newSessionId);
   }
 
   /**
@@ -42,10 +57,7 @@ export class LineRenderer {
     }
     const { ctx, envelope, problems } = this.state;
     const tree = readTreeLine(this.skeletons, bytes, index, this.limits, ctx, envelope, problems, true);
-    if (this.idJson === null) sink.writeRecord(bytes, newline);
-    else if (tree.sessionIdSpans === null) sink.writeRecord(rewriteSessionId(bytes.toString('utf8'), this.targets.newSessionId!), newline);
-    else if (tree.sessionIdSpans.length === 0) sink.writeRecord(bytes, newline);
-    else sink.writeRecordParts(sessionIdRewriteParts(bytes, tree.sessionIdSpans, this.idJson), newline);
+    writeUnedited(sink, bytes, tree.sessionIdSpans, this.targets.newSessionId, this.idJson, newline);
     return tree.row;
   }
 

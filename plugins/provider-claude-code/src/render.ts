@@ -6,7 +6,8 @@
  * the text of its `toolUseResult` UI copy replaced, and for a fork only the `sessionId` values
  * changed. Only the lines render edits are parsed; every other line is read as a skeleton for the
  * uuid tree. A large source is rendered on several threads (parallel-render.ts) with the same
- * bytes. At the end the tree decides: every elided line must be a live elidable tool result, the
+ * bytes; the source this process has just parsed is copied from that parse's tree without reading
+ * its records again (render-from-parse.ts). At the end the tree decides: every elided line must be a live elidable tool result, the
  * file a resumable session with one reading; the state card hangs under the live leaf, copying its
  * envelope from two lines read back by offset. A refusal stops the render with the staging file
  * incomplete; the host discards it.
@@ -17,18 +18,17 @@ import { readJsonl } from '../../../sdk/jsonl.js';
 import { invalidInput, sourceChanged } from '../../../sdk/serve.js';
 import { StagingWriter } from '../../../sdk/staging.js';
 import { renderStateCard } from '../../../sdk/state-card.js';
-import { isElidable } from '../../../sdk/tokens.js';
-import { absolutePath, analysisOf, requireClaude, type Analysis } from './analysis.js';
+import { absolutePath, analysisOf, type Analysis } from './analysis.js';
 import { cardRecords } from './card-record.js';
 import { parseLine } from './elide-line.js';
 import { withInputErrors } from './errors.js';
-import { toItem } from './items.js';
 import { readLimits, type ReadLimits } from './limits.js';
 import { renderInParallel, type RenderedSource } from './parallel-render.js';
 import { splitPoints } from './parallel-scan.js';
-import { refuseAmbiguous } from './parse.js';
 import type { RecordTable } from './record-table.js';
 import type { RawRecord } from './records.js';
+import { checkRenderable } from './render-checks.js';
+import { renderFromParse } from './render-from-parse.js';
 import { LineRenderer } from './render-lines.js';
 import { readPlan, type RenderPlan } from './render-plan.js';
 import { countParallelScan, parallelPlan } from './scan-pool.js';
@@ -78,21 +78,10 @@ type Concluded = { appended: number } | { error: unknown };
 function conclude(path: string, before: Stats, rendered: RenderedSource, plan: RenderPlan, writer: StagingWriter): Concluded {
   try {
     const a = analysisOf(path, scanRows(path, rendered.state, { ...rendered.file, mtimeMs: before.mtimeMs }));
-    requireClaude(a.scan);
-    if (a.kind !== 'session') throw invalidInput(`${path} is a ${a.kind} file, not a session the client can resume`);
-    refuseAmbiguous(a);
-    checkTargets(a, plan);
+    checkRenderable(path, a, plan);
     return { appended: plan.digest ? appendCard(path, before, a, plan, writer) : 0 };
   } catch (error) {
     return { error };
-  }
-}
-
-/** Every elide target must be a live tool result with an elidable payload: nothing else is edited. */
-function checkTargets(a: Analysis, plan: RenderPlan): void {
-  for (const line of plan.elide.keys()) {
-    if (!Number.isSafeInteger(line) || line < 0 || line >= a.scan.table.length) throw invalidInput(`an elide edit targets line ${line + 1}, past the end of the transcript`);
-    if (!isElidable(toItem(a.scan.table, line, a.branch))) throw invalidInput(`line ${line + 1} is not an elidable tool result on the live branch`);
   }
 }
 
@@ -106,6 +95,12 @@ function statOrNull(path: string): Stats | null {
 
 function sameFile(a: Stats, b: Stats): boolean {
   return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** Bytes appended or rewritten after the reader passed them are not in the hash: the file itself must be as it was. */
+function requireUnchanged(path: string, before: Stats, bytesRead: number): void {
+  const after = statOrNull(path);
+  if (after === null || !sameFile(before, after) || after.size !== bytesRead) throw sourceChanged(`${path} changed while the candidate was written`);
 }
 
 /** Byte offset of `line`: every line before it is followed by a newline. */
@@ -182,6 +177,12 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
       throw invalidInput(`staging path refused: ${(error as Error).message}`);
     }
     try {
+      const reused = await renderFromParse(path, params.source_sha256, plan, limits, before, writer, hooks.afterLine);
+      if (reused) {
+        requireUnchanged(path, before, reused.bytes);
+        const appended = plan.digest ? appendCard(path, before, reused.analysis, plan, writer) : 0;
+        return { ...writer.finish(), elided_records: reused.elided, appended_records: appended };
+      }
       // Rendered on threads, the rows are checked while the source is still being hashed.
       let rendered = await renderInThreads(path, plan, limits, before, writer, hooks);
       let concluded = rendered ? conclude(path, before, rendered, plan, writer) : null;
@@ -194,9 +195,7 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
         concluded = null;
       }
       if (sha256 !== params.source_sha256) throw sourceChanged(`${path} changed since it was hashed`);
-      // Bytes appended or rewritten after the reader passed them are not in the hash: the file itself must be as it was.
-      const after = statOrNull(path);
-      if (after === null || !sameFile(before, after) || after.size !== rendered.file.bytes) throw sourceChanged(`${path} changed while the candidate was written`);
+      requireUnchanged(path, before, rendered.file.bytes);
       concluded ??= conclude(path, before, rendered, plan, writer);
       if ('error' in concluded) throw concluded.error;
       const done = writer.finish();

@@ -90,6 +90,20 @@ export function parallelPlan(st: Stats): ParallelPlan | null {
   return { threads: settings.threads, mainShare, batchRows: settings.batchRows, pool };
 }
 
+/**
+ * A session of `bytes` was just identified or discovered, and a parse of it often follows (plan,
+ * apply). When that parse would use the workers even while they are new, start them now: a
+ * thread's start and first code then overlap the host's remaining work instead of the parse.
+ */
+export function expectScanOf(bytes: number): void {
+  if (settings && pool && !pool.broken && settings.threads >= 2 && bytes >= settings.coldMinBytes) pool.start();
+}
+
+/** Worker threads running now. */
+export function startedScanWorkers(): number {
+  return pool?.started ?? 0;
+}
+
 /** Reads (scans and renders) done in parallel, and those that fell back to one pass. */
 export function parallelScanCounts(): { parallel: number; fallbacks: number } {
   return { ...counts };

@@ -10,6 +10,7 @@ import type { ReadLimits } from './limits.js';
 import { readRecord, type LineContext } from './record-reader.js';
 import { isObject, structuralProblem, type RawRecord } from './records.js';
 import { isBlank, unreadable, type LineProblem } from './scan.js';
+import type { LineState } from './record-table.js';
 import type { SkeletonReader } from './skeleton.js';
 
 export interface TreeLine {
@@ -36,6 +37,37 @@ function failed(row: number): TreeLine {
   return { row, sessionIdSpans: NONE };
 }
 
+/** A line read as a skeleton: its record and sessionId values, or why it is not a readable record. */
+export type TreeRecord = { record: RawRecord; sessionIdSpans: readonly ByteSpan[] | null } | { state: Exclude<LineState, 'ok'>; reason: string };
+
+/** The checks of readTreeLine, in its order, with no row filled: what a line is, read as a skeleton. */
+export function readTreeRecord(skeletons: SkeletonReader, buf: Buffer, limits: ReadLimits): TreeRecord {
+  if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit` };
+  if (isBlank(buf)) return { state: 'blank', reason: 'is blank' };
+  if (!isUtf8(buf)) return { state: 'invalid_utf8', reason: 'is not valid UTF-8' };
+  const skeleton = skeletons.read(buf);
+  let record: RawRecord;
+  let sessionIdSpans: readonly ByteSpan[] | null = null;
+  if (skeleton !== null) {
+    record = skeleton.record;
+    sessionIdSpans = skeleton.sessionIdSpans;
+  } else {
+    // Rare: the walk could not follow the line, so JSON.parse has the last word on what it is.
+    const value = parseWhole(buf);
+    if (value === NOT_JSON) return { state: 'invalid_json', reason: 'is not valid JSON' };
+    if (!isObject(value)) return { state: 'not_object', reason: 'is not a JSON object' };
+    record = value;
+  }
+  const problem = structuralProblem(record);
+  if (problem) return { state: 'invalid_record', reason: problem };
+  return { record, sessionIdSpans };
+}
+
+/** The sessionId values a fork rewrites in a line: none when it is not a readable record. */
+export function treeSessionIdSpans(read: TreeRecord): readonly ByteSpan[] | null {
+  return 'state' in read ? NONE : read.sessionIdSpans;
+}
+
 export function readTreeLine(
   skeletons: SkeletonReader,
   buf: Buffer,
@@ -46,24 +78,8 @@ export function readTreeLine(
   problems: LineProblem[],
   strict: boolean,
 ): TreeLine {
-  if (buf.length > limits.maxRecordBytes) return failed(unreadable('oversized', `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit`, buf, index, ctx, problems, strict));
-  if (isBlank(buf)) return failed(unreadable('blank', 'is blank', buf, index, ctx, problems, strict));
-  if (!isUtf8(buf)) return failed(unreadable('invalid_utf8', 'is not valid UTF-8', buf, index, ctx, problems, strict));
-  const skeleton = skeletons.read(buf);
-  let record: RawRecord;
-  let sessionIdSpans: readonly ByteSpan[] | null = null;
-  if (skeleton !== null) {
-    record = skeleton.record;
-    sessionIdSpans = skeleton.sessionIdSpans;
-  } else {
-    // Rare: the walk could not follow the line, so JSON.parse has the last word on what it is.
-    const value = parseWhole(buf);
-    if (value === NOT_JSON) return failed(unreadable('invalid_json', 'is not valid JSON', buf, index, ctx, problems, strict));
-    if (!isObject(value)) return failed(unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict));
-    record = value;
-  }
-  const problem = structuralProblem(record);
-  if (problem) return failed(unreadable('invalid_record', problem, buf, index, ctx, problems, strict));
-  envelope.see(record);
-  return { row: readRecord(record, buf, ctx, false), sessionIdSpans };
+  const read = readTreeRecord(skeletons, buf, limits);
+  if ('state' in read) return failed(unreadable(read.state, read.reason, buf, index, ctx, problems, strict));
+  envelope.see(read.record);
+  return { row: readRecord(read.record, buf, ctx, false), sessionIdSpans: read.sessionIdSpans };
 }

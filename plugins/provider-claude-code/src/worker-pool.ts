@@ -36,6 +36,11 @@ export class ScanPool {
     readonly size: number,
   ) {}
 
+  /** Workers running now. */
+  get started(): number {
+    return this.queued.size;
+  }
+
   /** Starts the workers now, so that a later scan finds them running. */
   start(): void {
     while (this.queued.size < this.size) this.spawn();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { computeLiveBranch } from '../../../plugins/provider-claude-code/src/branch.js';
+import { topLevelSessionIdSpans } from '../../../plugins/provider-claude-code/src/elide-line.js';
 import { EnvelopeTracker } from '../../../plugins/provider-claude-code/src/envelope.js';
 import { lineContext, type LineContext } from '../../../plugins/provider-claude-code/src/record-reader.js';
 import { readLine, type LineProblem } from '../../../plugins/provider-claude-code/src/scan.js';
@@ -72,7 +73,16 @@ function treeView(r: Read) {
 }
 
 function expectSameTree(text: string): void {
-  expect(treeView(readAll(text, true))).toEqual(treeView(readAll(text, false)));
+  const tree = readAll(text, true);
+  expect(treeView(tree)).toEqual(treeView(readAll(text, false)));
+  // A fork rendered from a parse looks for sessionId values with a walk of the top level alone
+  // (render-from-parse.ts): on every line the tree read as a record it must find the same ones.
+  const lines = text.split('\n');
+  tree.spans.forEach((spans, i) => {
+    if (tree.ctx.table.state(i) !== 'ok') return;
+    expect(spans, `line ${i + 1} is followed by the skeleton`).not.toBeNull();
+    expect(topLevelSessionIdSpans(Buffer.from(lines[i]!, 'utf8')), `line ${i + 1}`).toEqual(spans);
+  });
 }
 
 const realFiles = existsSync(realDir) ? readdirSync(realDir).filter((f) => f.endsWith('.jsonl')) : [];
@@ -113,6 +123,8 @@ describe('the skeleton read builds the tree parse builds', () => {
     const line = '{"sessionId":"a","message":{"sessionId":"inner","content":"\\"sessionId\\":\\"x\\""},"type":"user","sessionId" : "b"}';
     const [spans] = readAll(line + '\n', true).spans;
     expect(spans!.map((s) => line.slice(s.start, s.end))).toEqual(['"a"', '"b"']);
+    expect(topLevelSessionIdSpans(Buffer.from(line))).toEqual(spans);
+    expect(topLevelSessionIdSpans(Buffer.from('{"session\\u0049d":"a","x":{"sessionId":"b"}}'))).toEqual([]);
   });
 
   it.each(realFiles)('on the real transcript %s', (name) => expectSameTree(readFileSync(join(realDir, name), 'utf8')));

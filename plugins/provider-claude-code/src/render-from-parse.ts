@@ -1,0 +1,97 @@
+/**
+ * A render that starts from the analysis of a parse of the same bytes (parsed-source.ts) instead of
+ * reading every record again: the tree, the target checks and the state card need nothing the parse
+ * did not already find. Lines are copied as they are; only elide targets are parsed and edited,
+ * with the same edit as always (elide-line.ts). For a fork every other line's top level is walked
+ * for the sessionId values to rewrite, but no row of the tree is built again.
+ *
+ * The copy is hashed as it is read. Whatever is not exactly the parsed file (another hash, a line
+ * of another length or read another way, a reader error, a check the analysis refuses) empties the
+ * staging file and returns null, and the caller renders in full, which reports the problem exactly
+ * as always.
+ */
+import type { Stats } from 'node:fs';
+import { readJsonl } from '../../../sdk/jsonl.js';
+import type { StagingWriter } from '../../../sdk/staging.js';
+import type { Analysis } from './analysis.js';
+import { editLine, parseLine, topLevelSessionIdSpans } from './elide-line.js';
+import type { ReadLimits } from './limits.js';
+import { countParsedSource, parsedSource } from './parsed-source.js';
+import { eligibleParts } from './payload.js';
+import { checkRenderable } from './render-checks.js';
+import { sessionIdJson, writeUnedited } from './render-lines.js';
+import type { RenderPlan } from './render-plan.js';
+import { sessionKind } from './session-kind.js';
+import { SkeletonReader } from './skeleton.js';
+import { readTreeRecord, treeSessionIdSpans } from './tree-line.js';
+
+export interface RenderedFromParse {
+  analysis: Analysis;
+  bytes: number;
+  elided: number;
+}
+
+/** Thrown from inside the read to stop it at the first line that is not the parsed one. */
+class NotTheParsedFile extends Error {}
+
+export async function renderFromParse(
+  path: string,
+  sourceSha256: string,
+  plan: RenderPlan,
+  limits: ReadLimits,
+  before: Stats,
+  writer: StagingWriter,
+  afterLine?: (line: number) => void,
+): Promise<RenderedFromParse | null> {
+  const parsed = parsedSource(sourceSha256, before.size, limits);
+  if (parsed === null) return null;
+  // The kind depends on where the file lies (a copy may lie elsewhere); the rest on its bytes alone.
+  const analysis: Analysis = { ...parsed, kind: sessionKind(path, { sidechainOnly: parsed.branch.sidechainOnly, versionAnomaly: parsed.scan.versionAnomaly }) };
+  try {
+    checkRenderable(path, analysis, plan);
+  } catch {
+    countParsedSource(false);
+    return null;
+  }
+  const table = analysis.scan.table;
+  const fork = plan.newSessionId;
+  const idJson = sessionIdJson(fork);
+  const skeletons = new SkeletonReader();
+  let elided = 0;
+  const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
+    if (rec.index >= table.length || rec.bytes.length !== table.bytes[rec.index]) throw new NotTheParsedFile();
+    // A card is appended after the last line, so that line must end with a newline.
+    const newline = rec.terminated || plan.digest !== null;
+    const target = plan.elide.get(rec.index);
+    if (target === undefined) {
+      if (fork === null) writer.writeRecord(rec.bytes, newline);
+      else if (table.state(rec.index) === 'ok') {
+        // A line the parse read as a record, the skeleton reads as one too (skeleton.test.ts pins
+        // that the two build the same rows), so only its sessionId values are looked for. A line
+        // that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
+        const spans = topLevelSessionIdSpans(rec.bytes);
+        if (spans === null) throw new NotTheParsedFile();
+        writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
+      } else {
+        const read = readTreeRecord(skeletons, rec.bytes, limits);
+        if (('state' in read ? read.state : 'ok') !== table.state(rec.index)) throw new NotTheParsedFile();
+        writeUnedited(writer, rec.bytes, treeSessionIdSpans(read), fork, idJson, newline);
+      }
+    } else {
+      const text = rec.bytes.toString('utf8');
+      const record = parseLine(text);
+      if (record === null) throw new NotTheParsedFile();
+      const edited = editLine(text, eligibleParts(record), target, fork);
+      if (edited.elided) elided += 1;
+      writer.writeRecord(edited.text === text ? rec.bytes : edited.text, newline);
+    }
+    afterLine?.(rec.index);
+  }).catch(() => null);
+  if (summary === null || summary.sha256 !== sourceSha256 || summary.recordCount !== table.length) {
+    writer.reset();
+    countParsedSource(false);
+    return null;
+  }
+  countParsedSource(true);
+  return { analysis, bytes: summary.bytes, elided };
+}

@@ -1,0 +1,241 @@
+/**
+ * A render of the source this process has just parsed starts from that parse's tree instead of
+ * reading every record again (render-from-parse.ts). It must write exactly what a full render
+ * writes, and refuse exactly as it refuses: the same bytes, the same result, the same error. Each
+ * render below is done twice, right after a parse and with the parse forgotten, and compared.
+ */
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forgetParsed, parsedSourceCounts } from '../../../plugins/provider-claude-code/src/parsed-source.js';
+import type { RenderHooks } from '../../../plugins/provider-claude-code/src/render.js';
+import type { DigestBlock, Edit, ProviderRenderResult } from '../../../schemas/generated/types.js';
+import { writeBigSession } from '../../fixtures/claude/big-session.js';
+import { breakages, tornFinalLine } from '../../fixtures/claude/breakages.js';
+import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../../fixtures/claude/sessions.js';
+import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
+import { parse, render, scratch, STUB } from './support.js';
+
+const tmp = scratch('claude-render-from-parse-');
+const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: [], decisions: ['keep the reader'], errors: [], open_tasks: [] };
+const NEW_ID = '7d1f6c2a-0b3e-4f5a-9c8d-2e4f6a8b0c1d';
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+interface Ask {
+  edits: Edit[];
+  newSessionId?: string | null;
+  sha?: string;
+  /** Changes the source once the render has passed this line. */
+  changeAfterLine?: number;
+}
+
+type Rendered = { result: ProviderRenderResult; text: string } | { error: { code: unknown; message: string } };
+
+/** A render's result and bytes, or its error; a state card's fresh uuids are masked, as its own uuids are random. */
+async function renderOf(source: string, sha: string, ask: Ask, original: Buffer): Promise<Rendered> {
+  const known = new Set(original.toString('utf8').match(UUID));
+  const hooks: RenderHooks = {};
+  if (ask.changeAfterLine !== undefined) {
+    const at = ask.changeAfterLine;
+    hooks.afterLine = (line) => {
+      if (line === at) appendFileSync(source, '{"type":"user"}\n');
+    };
+  }
+  try {
+    const { result, path } = await render(tmp.dir, source, ask.sha ?? sha, ask.edits, { newSessionId: ask.newSessionId ?? null, hooks });
+    const written = readFileSync(path, 'utf8');
+    const text = written.replace(UUID, (uuid) => (known.has(uuid) || uuid === NEW_ID ? uuid : 'fresh-uuid'));
+    return { result: text === written ? result : { ...result, output_sha256: 'differs by fresh uuids' }, text };
+  } catch (e) {
+    const error = e as { code?: unknown; message: string };
+    return { error: { code: error.code ?? null, message: error.message } };
+  } finally {
+    writeFileSync(source, original);
+  }
+}
+
+/**
+ * Renders `source` for each ask right after parsing `parsedPath` (the source itself unless given),
+ * then again with no parse remembered, and expects the two to be equal. Returns the renders and
+ * how many started from the parse.
+ */
+async function expectSameAsFull(source: string, asks: Ask[], parsedPath = source) {
+  const original = readFileSync(source);
+  const expected: Rendered[] = [];
+  let reused = 0;
+  for (const ask of asks) {
+    forgetParsed();
+    const sha = (await parse(parsedPath).catch(() => ({ source_sha256: 'f'.repeat(64) }))).source_sha256;
+    const before = parsedSourceCounts().reused;
+    const fromParse = await renderOf(source, sha, ask, original);
+    reused += parsedSourceCounts().reused - before;
+    forgetParsed();
+    const full = await renderOf(source, sha, ask, original);
+    expect(fromParse, JSON.stringify({ source, edits: ask.edits.map((e) => e.op), fork: ask.newSessionId ?? null })).toStrictEqual(full);
+    expected.push(full);
+  }
+  return { expected, reused };
+}
+
+async function elidable(source: string): Promise<number[]> {
+  const t = await parse(source);
+  return t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+}
+
+const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, stub_template: STUB });
+
+const asksFor = (lines: number[]): Ask[] => [
+  { edits: [] },
+  { edits: [elide(lines)] },
+  { edits: [elide(lines.filter((_, i) => i % 2 === 0))] },
+  { edits: [elide(lines), { op: 'inject_digest', digest }] },
+  { edits: [{ op: 'inject_digest', digest }] },
+  { edits: [], newSessionId: NEW_ID },
+  { edits: [elide(lines), { op: 'inject_digest', digest }], newSessionId: NEW_ID },
+];
+const ASKS = 7;
+
+const jsonl = (lines: readonly string[]) => lines.join('\n') + '\n';
+
+describe('a render that starts from the parse writes what a full render writes', () => {
+  it('every kind of session, with every kind of edit', async () => {
+    const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), jsonl(spreadSessionLines())];
+    let reused = 0;
+    let cards = 0;
+    for (const text of texts) {
+      const source = tmp.file('session.jsonl', text);
+      const result = await expectSameAsFull(source, asksFor(await elidable(source)));
+      reused += result.reused;
+      cards += result.expected.filter((e) => 'result' in e && e.result.appended_records === 2).length;
+    }
+    // Each of these renders is one a parse can serve.
+    expect(reused).toBe(texts.length * ASKS - (await refusedCount(texts)));
+    expect(cards).toBeGreaterThan(0);
+  });
+
+  it('a large session whose lines cross the 1 MiB read chunks', async () => {
+    const source = join(tmp.dir, 'big.jsonl');
+    writeBigSession(source, { targetBytes: 3 * 1024 * 1024, records: 2000 });
+    const lines = await elidable(source);
+    const { expected, reused } = await expectSameAsFull(source, asksFor(lines));
+    expect(reused).toBe(ASKS);
+    expect((expected[1] as { result: ProviderRenderResult }).result.elided_records).toBe(lines.length);
+  });
+
+  it('an unterminated final line stays so, or gets its newline before a card', async () => {
+    const text = modernSession().toJsonl().replace(/\n$/, '');
+    const source = tmp.file('unterminated.jsonl', text);
+    const { expected, reused } = await expectSameAsFull(source, asksFor(await elidable(source)));
+    expect(reused).toBe(ASKS);
+    expect((expected[0] as { text: string }).text).toBe(text);
+    expect((expected[4] as { text: string }).text.startsWith(text + '\n')).toBe(true);
+  });
+
+  it('a copy of the parsed file elsewhere, as eval renders its frozen copy', async () => {
+    const text = modernSession().toJsonl();
+    const parsed = tmp.file('parsed.jsonl', text);
+    const copy = tmp.file('copy.jsonl', text);
+    const { reused } = await expectSameAsFull(copy, asksFor(await elidable(parsed)), parsed);
+    expect(reused).toBe(ASKS);
+    // A copy whose path makes it a sub-agent transcript is refused as one, the parse's path notwithstanding.
+    const agents = join(tmp.dir, 'proj', 'session', 'subagents');
+    mkdirSync(agents, { recursive: true });
+    const agentCopy = join(agents, 'agent-a1b2c3d.jsonl');
+    copyFileSync(parsed, agentCopy);
+    const refused = await expectSameAsFull(agentCopy, [{ edits: [] }], parsed);
+    expect(refused.reused).toBe(0);
+    expect((refused.expected[0] as { error: { message: string } }).error.message).toMatch(/subagent file/);
+  });
+
+  it('refusals read the same: broken lines, a torn final line, targets that are not elidable', async () => {
+    for (const b of breakages()) {
+      const source = tmp.file('broken.jsonl', b.text);
+      const lines = await elidable(source).catch(() => [1, 2]);
+      await expectSameAsFull(source, [asksFor(lines)[3]!, { edits: [elide([0])] }, { edits: [elide([10_000])] }]);
+    }
+    const torn = tmp.file('torn.jsonl', tornFinalLine());
+    const { expected } = await expectSameAsFull(torn, [{ edits: [{ op: 'inject_digest', digest }] }]);
+    expect((expected[0] as { error: { message: string } }).error.message).toMatch(/torn record/);
+    const sub = tmp.file('sub.jsonl', subagentTranscript().toJsonl());
+    await expectSameAsFull(sub, [{ edits: [] }]);
+  });
+});
+
+describe('a fork from the parse rewrites the sessionId values a full render rewrites', () => {
+  it('duplicate, spaced, escaped, nested and missing sessionId keys', async () => {
+    const id = '"sessionId":"3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f"';
+    const lines = modernSession().toJsonl().split('\n');
+    const odd = (i: number, edit: (line: string) => string) => {
+      const next = edit(lines[i]!);
+      expect(next, `line ${i} is edited`).not.toBe(lines[i]);
+      lines[i] = next;
+    };
+    odd(2, (l) => l.replace('{', '{"sessionId":"aaaaaaaa-0000-4000-8000-000000000000",'));
+    odd(3, (l) => l.replace(id, id.replace(':', ' :  ')));
+    odd(4, (l) => l.replace('"sessionId"', '"session\\u0049d"'));
+    odd(5, (l) => l.replace('{', '{"extra":{"sessionId":"nested","list":[{"sessionId":1}]},'));
+    odd(6, (l) => l.replace(`${id},`, ''));
+    odd(7, (l) => l.replace(id, `${id},"sessionId":"bbbbbbbb-0000-4000-8000-000000000000"`));
+    const source = tmp.file('odd-ids.jsonl', lines.join('\n'));
+    const targets = await elidable(source);
+    const { expected, reused } = await expectSameAsFull(source, [
+      { edits: [], newSessionId: NEW_ID },
+      { edits: [elide(targets), { op: 'inject_digest', digest }], newSessionId: NEW_ID },
+    ]);
+    expect(reused).toBe(2);
+    const text = (expected[0] as { text: string }).text.split('\n');
+    expect(text[2]).toContain(`{"sessionId":"${NEW_ID}",`);
+    expect(text[5]).toContain('"sessionId":"nested"');
+    expect(text[6]).not.toContain('sessionId');
+  });
+});
+
+describe('a render does not start from a parse of other bytes', () => {
+  it('a source changed since the parse, or while it is rendered, is refused as a full render refuses it', async () => {
+    const text = modernSession().toJsonl();
+    const source = tmp.file('changing.jsonl', text);
+    const lines = await elidable(source);
+    // Another hash asked for; the same size with one byte changed; a line appended mid-render.
+    const { expected } = await expectSameAsFull(source, [
+      { edits: [elide(lines)], sha: '0'.repeat(64) },
+      { edits: [elide(lines)], changeAfterLine: 3 },
+      { edits: [elide(lines), { op: 'inject_digest', digest }], changeAfterLine: 0 },
+    ]);
+    expect((expected[0] as { error: { message: string } }).error.message).toMatch(/changed since it was hashed/);
+    expect((expected[1] as { error: { message: string } }).error.message).toMatch(/changed/);
+
+    forgetParsed();
+    const sha = (await parse(source)).source_sha256;
+    writeFileSync(source, text.replace('"Fix', '"Fux'));
+    const declined = parsedSourceCounts().declined;
+    const swapped = await renderOf(source, sha, { edits: [elide(lines)] }, Buffer.from(text.replace('"Fix', '"Fux')));
+    expect(parsedSourceCounts().declined).toBe(declined + 1);
+    expect((swapped as { error: { message: string } }).error.message).toMatch(/changed since it was hashed/);
+    writeFileSync(source, text);
+  });
+
+  it('a parse under other limits', async () => {
+    const source = tmp.file('limits.jsonl', modernSession().toJsonl());
+    const lines = await elidable(source);
+    forgetParsed();
+    const t = await parse(source, { max_records: 1000 });
+    const before = parsedSourceCounts();
+    await render(tmp.dir, source, t.source_sha256, [elide(lines)]);
+    expect(parsedSourceCounts()).toEqual(before);
+  });
+});
+
+/** Renders of `texts` (asksFor each) that the checks refuse: those never start from the parse. */
+async function refusedCount(texts: string[]): Promise<number> {
+  let refused = 0;
+  for (const text of texts) {
+    const source = tmp.file('count.jsonl', text);
+    for (const ask of asksFor(await elidable(source))) {
+      forgetParsed();
+      const sha = (await parse(source)).source_sha256;
+      const got = await renderOf(source, sha, ask, Buffer.from(text));
+      if ('error' in got) refused += 1;
+    }
+  }
+  return refused;
+}
