@@ -7,6 +7,7 @@
  * params before a handler sees them, so handlers and method schemas never know the feature exists.
  */
 import { ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { LruMap } from './lru-map.js';
 import { Methods, PluginErrorCodes } from './protocol.js';
 import { OFFER_PIECE_ITEMS, offerParams } from './transport/items-lines.js';
 
@@ -24,27 +25,22 @@ export const ITEMS_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** A bounded least-recently-used map of item arrays by the id the host gave them. */
 export class ItemsCache {
-  private readonly arrays = new Map<string, unknown[]>();
+  private readonly arrays: LruMap<string, unknown[]>;
 
-  constructor(readonly capacity = ITEMS_CACHE_ENTRIES) {}
+  constructor(readonly capacity = ITEMS_CACHE_ENTRIES) {
+    this.arrays = new LruMap(capacity);
+  }
 
   get size(): number {
     return this.arrays.size;
   }
 
   put(id: string, items: unknown[]): void {
-    this.arrays.delete(id);
     this.arrays.set(id, items);
-    while (this.arrays.size > this.capacity) this.arrays.delete(this.arrays.keys().next().value!);
   }
 
   get(id: string): unknown[] | undefined {
-    const items = this.arrays.get(id);
-    if (items === undefined) return undefined;
-    // Map order is insertion order: re-inserting marks the entry as the most recently used.
-    this.arrays.delete(id);
-    this.arrays.set(id, items);
-    return items;
+    return this.arrays.get(id);
   }
 
   clear(): void {

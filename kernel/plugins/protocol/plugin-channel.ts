@@ -20,6 +20,7 @@ import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
 import { ReceivedItems, SentItems } from './sent-items.js';
 import { ITEMS_CACHE_ENTRIES } from '../../../sdk/items-cache.js';
+import { LruMap } from '../../../sdk/lru-map.js';
 
 /** How the peer ended, as far as the transport knows. */
 export interface PeerExit {
@@ -108,7 +109,7 @@ export class PluginChannel {
   /** Items the plugin sent ahead of the results that name them (its `$/items`). */
   private readonly itemsAhead = new ReceivedItems();
   /** Offers whose every item was checked against the schema as it arrived, newest last. */
-  private readonly checkedOffers = new Set<string>();
+  private readonly checkedOffers = new LruMap<string, true>(ITEMS_CACHE_ENTRIES);
 
   constructor(
     private readonly transport: ChannelTransport,
@@ -201,9 +202,7 @@ export class PluginChannel {
     // Every earlier piece passed too: the reader only places pieces in order, and a failed one
     // ended this channel.
     if (offer.more) return;
-    this.checkedOffers.delete(offer.itemsId);
-    this.checkedOffers.add(offer.itemsId);
-    while (this.checkedOffers.size > ITEMS_CACHE_ENTRIES) this.checkedOffers.delete(this.checkedOffers.values().next().value!);
+    this.checkedOffers.set(offer.itemsId, true);
   }
 
   /** The transport features the plugin listed in its initialize answer (the handshake calls this). */

@@ -1,4 +1,5 @@
 import { ITEMS_CACHE_ENTRIES, ITEMS_ID, ITEMS_REF_MIN_ITEMS } from '../../../sdk/items-cache.js';
+import { LruMap } from '../../../sdk/lru-map.js';
 
 /** Params as they go on the wire, and the id they stand on when they carry `items_ref`. */
 export interface OutgoingParams {
@@ -15,11 +16,13 @@ export interface OutgoingParams {
  */
 export class SentItems {
   private readonly idOf = new WeakMap<readonly unknown[], string>();
-  /** Ids the process holds, least recently used first. */
-  private readonly held = new Set<string>();
+  /** Ids the process holds, in the order it evicts them. */
+  private readonly held: LruMap<string, true>;
   private nextId = 1;
 
-  constructor(private readonly capacity = ITEMS_CACHE_ENTRIES) {}
+  constructor(capacity = ITEMS_CACHE_ENTRIES) {
+    this.held = new LruMap(capacity);
+  }
 
   /**
    * The first time a large array goes to this process it travels whole with `items_id`; later it
@@ -30,9 +33,7 @@ export class SentItems {
     const { items, ...rest } = params as { items?: unknown };
     if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return { params, ref: null };
     const known = this.idOf.get(items);
-    if (known !== undefined && this.held.has(known)) {
-      this.held.delete(known);
-      this.held.add(known);
+    if (known !== undefined && this.held.get(known)) {
       return { params: { ...rest, items_ref: known }, ref: known };
     }
     const id = this.reserve();
@@ -43,8 +44,7 @@ export class SentItems {
   /** A new id the process is about to hold, for an array sent now and, if it is not yet known, bound later. */
   reserve(): string {
     const id = `items-${this.nextId++}`;
-    this.held.add(id);
-    while (this.held.size > this.capacity) this.held.delete(this.held.values().next().value!);
+    this.held.set(id, true);
     return id;
   }
 
@@ -67,18 +67,18 @@ export class SentItems {
  * result. The last few arrays are kept, by id, until a result names them.
  */
 export class ReceivedItems {
-  private readonly held = new Map<string, unknown[]>();
+  private readonly held: LruMap<string, unknown[]>;
 
-  constructor(private readonly capacity = ITEMS_CACHE_ENTRIES) {}
+  constructor(capacity = ITEMS_CACHE_ENTRIES) {
+    this.held = new LruMap(capacity);
+  }
 
   /** Keeps a well-formed offer; anything else is dropped (a result naming it then fails). */
   keep(params: unknown): void {
     if (!params || typeof params !== 'object') return;
     const { items_id: id, items } = params as { items_id?: unknown; items?: unknown };
     if (typeof id !== 'string' || !ITEMS_ID.test(id) || !Array.isArray(items)) return;
-    this.held.delete(id);
     this.held.set(id, items);
-    while (this.held.size > this.capacity) this.held.delete(this.held.keys().next().value!);
   }
 
   /** The result with the items it names put back, or why it cannot be. */
