@@ -215,7 +215,7 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
  * being computed when stdin closes are finished and flushed first (a piped one-shot call works).
  */
 export function servePlugin(def: PluginDefinition): MessageConnection {
-  const connection = createMessageConnection(new NdjsonMessageReader(process.stdin, { dropBrokenOffers: true }), new NdjsonMessageWriter(process.stdout));
+  const connection = createMessageConnection(new NdjsonMessageReader(process.stdin, { dropBrokenOffers: true, keepOfferText: false }), new NdjsonMessageWriter(process.stdout));
   let exiting = false;
   const exitWhenIdle = () => {
     if (exiting) return;

@@ -162,6 +162,8 @@ export type OfferOutcome = { deliver: Message } | { held: true } | { dropped: tr
  * whole offer, as if it had come in one line.
  */
 export class OfferReader {
+  constructor(private readonly keepTexts = true) {}
+
   private pending: PendingOffer | undefined;
   private readonly listeners: ((offer: ItemsOnTheWay) => void | Promise<unknown>)[] = [];
   private readonly parsedListeners: ((offer: ParsedOffer) => void)[] = [];
@@ -217,7 +219,7 @@ export class OfferReader {
       this.pending = undefined;
       if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, part: null, more: false, first: 0, params });
       // Kept whether or not anyone waits on the line (an optional call skips its arguments).
-      const kept = keepText(message, line, end);
+      const kept = this.keepTexts ? keepText(message, line, end) : undefined;
       settle?.(kept);
       return { deliver: message };
     }
@@ -230,7 +232,7 @@ export class OfferReader {
     if (Object.keys(params).length !== 4 || typeof itemsId !== 'string' || !Number.isSafeInteger(part) || typeof more !== 'boolean' || !Array.isArray(items)) {
       return dropped();
     }
-    if (part === 0) this.pending = { itemsId, next: 0, items: [], count: 0, texts: [] };
+    if (part === 0) this.pending = { itemsId, next: 0, items: [], count: 0, texts: this.keepTexts ? [] : null };
     const pending = this.pending;
     if (!pending || pending.itemsId !== itemsId || pending.next !== part) return dropped();
     const first = pending.count;
@@ -239,7 +241,7 @@ export class OfferReader {
     this.parsed({ itemsId, part: part as number, more, first, params });
     pending.items.push(items);
     pending.next += 1;
-    const text = exactText(message, line, end);
+    const text = pending.texts ? exactText(message, line, end) : undefined;
     if (pending.texts && text) pending.texts.push(text);
     else pending.texts = null;
     if (more) {

@@ -24,6 +24,12 @@ export interface NdjsonReaderOptions {
    * offer has no one to answer, so a broken one is simply not held.
    */
   dropBrokenOffers?: boolean;
+  /**
+   * Keep the text of each large offer's array beside it (default true), so that sending the same
+   * array on writes those bytes instead of encoding it again. Only a host sends received items on:
+   * a plugin sets false, and does not hold ~34 MB of text per transcript it keeps.
+   */
+  keepOfferText?: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -45,7 +51,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private pendingBytes = 0;
   private callback: DataCallback | undefined;
   private failed = false;
-  private readonly offers = new OfferReader();
+  private readonly offers: OfferReader;
   /** Bytes of an offer's pieces read so far. */
   private offerBytes = 0;
   /**
@@ -61,6 +67,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   ) {
     super();
     this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.offers = new OfferReader(options.keepOfferText ?? true);
   }
 
   /**

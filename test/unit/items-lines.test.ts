@@ -50,19 +50,30 @@ describe('offers in pieces', () => {
     expect(offers()).toEqual([{ items_id: 'r-1', items: all }]);
   });
 
-  it('keeps the text of the pieces, and writes the whole array from it', () => {
-    const { send, offers } = reader();
+  it('keeps the text of the pieces, and writes the whole array from it; a plugin keeps none', () => {
     const all = items(OFFER_PIECE_ITEMS + 1500);
     // Spaced JSON no encoder of ours writes: only kept text can come out spaced.
     const spaced = (list: unknown[]) => '[' + list.map((i) => JSON.stringify(i)).join(', ') + ']';
     const first = all.slice(0, OFFER_PIECE_ITEMS);
     const rest = all.slice(OFFER_PIECE_ITEMS);
-    send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":0,"more":true,"items":${spaced(first)}}}\n`);
-    send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":1,"more":false,"items":${spaced(rest)}}}\n`);
-    const [offer] = offers();
-    const written = serializeMessage({ jsonrpc: '2.0', id: 1, method: 'strategy/propose', params: { items: offer!.items } } as never);
+    const readBack = (options: NdjsonReaderOptions) => {
+      const { send, offers } = reader(options);
+      send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":0,"more":true,"items":${spaced(first)}}}\n`);
+      send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-1","part":1,"more":false,"items":${spaced(rest)}}}\n`);
+      const [offer] = offers();
+      return serializeMessage({ jsonrpc: '2.0', id: 1, method: 'strategy/propose', params: { items: offer!.items } } as never);
+    };
+    const written = readBack({});
     expect(written).toContain(spaced(first).slice(1, -1) + ',' + spaced(rest).slice(1, -1));
     expect(JSON.parse(written).params.items).toEqual(all);
+    // A plugin never sends received items on, so it keeps no text: the array is encoded afresh.
+    const encoded = readBack({ keepOfferText: false });
+    expect(encoded).not.toContain(', ');
+    expect(JSON.parse(encoded).params.items).toEqual(all);
+    // The same for an offer in one line.
+    const { send, offers } = reader({ keepOfferText: false });
+    send(`{"jsonrpc":"2.0","method":"$/items","params":{"items_id":"r-2","items":${spaced(rest)}}}\n`);
+    expect(serializeMessage({ jsonrpc: '2.0', id: 2, method: 'm', params: { items: offers()[0]!.items } } as never)).not.toContain(', ');
   });
 
   it('drops an offer whose pieces come out of order, and reads the next one', () => {
