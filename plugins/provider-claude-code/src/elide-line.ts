@@ -96,20 +96,24 @@ export function rewriteSessionId(text: string, id: string): string {
   );
 }
 
+const BACKSLASH = 0x5c;
+
 /**
  * Where a line's top-level `sessionId` values lie, in byte order and duplicates included, as the
- * skeleton read (skeleton.ts) locates them: a key spelled with escapes is not one. Null when the
- * bytes are not one JSON object this walk can follow.
+ * skeleton read (skeleton.ts) locates them: a key spelled with escapes is the key it decodes to.
+ * Null when the bytes are not one JSON object this walk can follow.
  */
 export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
   const spans: ByteSpan[] = [];
   try {
     const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
-      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId')) spans.push(value);
+      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (line.subarray(keyStart, keyEnd).includes(BACKSLASH) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
+        spans.push(value);
+      }
     });
     return skipRawSpace(line, after, line.length) === line.length ? spans : null;
   } catch (error) {
-    if (error instanceof RawJsonError) return null;
+    if (error instanceof RawJsonError || error instanceof SyntaxError) return null;
     throw error;
   }
 }

@@ -11,7 +11,7 @@
  * as always.
  */
 import type { Stats } from 'node:fs';
-import { readJsonl } from '../../../sdk/jsonl.js';
+import { JsonlInputError, JsonlLimitError, readJsonl } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
 import { editLine, parseLine, topLevelSessionIdSpans } from './elide-line.js';
@@ -33,6 +33,12 @@ export interface RenderedFromParse {
 
 /** Thrown from inside the read to stop it at the first line that is not the parsed one. */
 class NotTheParsedFile extends Error {}
+
+/** An error of the source's reading (it vanished, became unreadable), not of the staging file's writing. */
+function isReadError(error: unknown): boolean {
+  const syscall = (error as { syscall?: unknown } | null)?.syscall;
+  return syscall === 'open' || syscall === 'read' || syscall === 'fstat';
+}
 
 export async function renderFromParse(
   path: string,
@@ -64,18 +70,20 @@ export async function renderFromParse(
     const newline = rec.terminated || plan.digest !== null;
     const target = plan.elide.get(rec.index);
     if (target === undefined) {
-      if (fork === null) writer.writeRecord(rec.bytes, newline);
-      else if (table.state(rec.index) === 'ok') {
-        // A line the parse read as a record, the skeleton reads as one too (skeleton.test.ts pins
-        // that the two build the same rows), so only its sessionId values are looked for. A line
-        // that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
-        const spans = topLevelSessionIdSpans(rec.bytes);
-        if (spans === null) throw new NotTheParsedFile();
-        writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
-      } else {
+      if (table.state(rec.index) !== 'ok') {
+        // A line parse could not read may be one the skeleton reads (it does not check what it
+        // steps over, such as a malformed number): then the full render's tree differs.
         const read = readTreeRecord(skeletons, rec.bytes, limits);
         if (('state' in read ? read.state : 'ok') !== table.state(rec.index)) throw new NotTheParsedFile();
         writeUnedited(writer, rec.bytes, treeSessionIdSpans(read), fork, idJson, newline);
+      } else if (fork === null) writer.writeRecord(rec.bytes, newline);
+      else {
+        // A line the parse read as a record, the skeleton reads as the same record (skeleton.test.ts
+        // pins that the two build the same rows), so only its sessionId values are looked for. A
+        // line that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
+        const spans = topLevelSessionIdSpans(rec.bytes);
+        if (spans === null) throw new NotTheParsedFile();
+        writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
       }
     } else {
       const text = rec.bytes.toString('utf8');
@@ -86,7 +94,12 @@ export async function renderFromParse(
       writer.writeRecord(edited.text === text ? rec.bytes : edited.text, newline);
     }
     afterLine?.(rec.index);
-  }).catch(() => null);
+  }).catch((error: unknown) => {
+    // A line unlike the parsed one, or a refusal of the reader's own: the full render reads the
+    // file again and reports it as it always does. Anything else (a failed write) is thrown.
+    if (error instanceof NotTheParsedFile || error instanceof JsonlLimitError || error instanceof JsonlInputError || isReadError(error)) return null;
+    throw error;
+  });
   if (summary === null || summary.sha256 !== sourceSha256 || summary.recordCount !== table.length) {
     writer.reset();
     countParsedSource(false);

@@ -9,7 +9,8 @@
  * every line a client writes. What it does not check is what only JSON.parse would notice inside a
  * skipped value (a malformed number or escape); such a line is a record here and unreadable to
  * parse. No client writes one, and the candidate is verified in full afterwards. A key spelled with
- * escapes is not recognised either, for the same reason.
+ * escapes (`"typ\u0065"`) is the key it decodes to, as for JSON.parse, so that a line parse reads
+ * as a record gives the same record here.
  *
  * Written as plain loops over bytes: this runs for every line of a 100,000-record file, and a walk
  * that allocates a closure or decodes a string per member costs more than JSON.parse itself.
@@ -71,11 +72,30 @@ const SLOT_ROLE = TOP_KEYS.length + 1;
 const TOP_SLOTS_BY_LENGTH: number[][] = [];
 TOP_KEYS.forEach(([bytes], slot) => (TOP_SLOTS_BY_LENGTH[bytes.length] ??= []).push(slot));
 
-function topKeySlot(b: Uint8Array, start: number, end: number): number {
+const TOP_SLOT_OF = new Map(TOP_KEYS.map(([, name], slot) => [name, slot]));
+
+function topKeySlot(b: Buffer, start: number, end: number): number {
   const candidates = TOP_SLOTS_BY_LENGTH[end - start];
-  if (candidates === undefined) return -1;
-  for (const slot of candidates) if (sameBytes(b, start, end, TOP_KEYS[slot]![0])) return slot;
-  return -1;
+  if (candidates !== undefined) for (const slot of candidates) if (sameBytes(b, start, end, TOP_KEYS[slot]![0])) return slot;
+  return hasEscape(b, start, end) ? (TOP_SLOT_OF.get(escapedKey(b, start, end)) ?? -1) : -1;
+}
+
+function hasEscape(b: Uint8Array, start: number, end: number): boolean {
+  for (let k = start; k < end; k += 1) if (b[k] === BACKSLASH) return true;
+  return false;
+}
+
+/** What the key between `start` and `end` (inside its quotes), written with escapes, decodes to. */
+function escapedKey(b: Buffer, start: number, end: number): string {
+  return JSON.parse(b.toString('utf8', start - 1, end + 1)) as string;
+}
+
+/** The known key a member's key is, plain or written with escapes; null for any other key. */
+function memberKey(b: Buffer, start: number, end: number, keys: ReadonlyArray<readonly [Buffer, string]>): string | null {
+  const plain = keyOf(b, start, end, keys);
+  if (plain !== null || !hasEscape(b, start, end)) return plain;
+  const name = escapedKey(b, start, end);
+  return keys.some(([, key]) => key === name) ? name : null;
 }
 
 const MESSAGE_KEYS: ReadonlyArray<readonly [Buffer, string]> = ['id', 'role', 'content'].map((k) => [bytesOf(k), k] as const);
@@ -169,7 +189,7 @@ export class SkeletonReader {
     for (;;) {
       if (b[j] !== QUOTE) throw new RawJsonError('expected a key');
       const keyEnd = skipRawString(b, j, end);
-      const key = keyOf(b, j + 1, keyEnd - 1, BLOCK_KEYS);
+      const key = memberKey(b, j + 1, keyEnd - 1, BLOCK_KEYS);
       const vs = valueStart(b, keyEnd, end);
       const ve = skipRawValue(b, vs, end);
       if (key === 'type') block.type = keyOf(b, vs, ve, BLOCK_TYPES) ?? decode(b, vs, ve);
@@ -222,7 +242,7 @@ export class SkeletonReader {
       for (;;) {
         if (b[j] !== QUOTE) throw new RawJsonError('expected a key');
         const keyEnd = skipRawString(b, j, end);
-        const key = keyOf(b, j + 1, keyEnd - 1, MESSAGE_KEYS);
+        const key = memberKey(b, j + 1, keyEnd - 1, MESSAGE_KEYS);
         const vs = valueStart(b, keyEnd, end);
         let ve: number;
         if (key === 'content') {

@@ -193,6 +193,39 @@ describe('a fork from the parse rewrites the sessionId values a full render rewr
   });
 });
 
+describe('lines JSON.parse and the skeleton read could tell apart', () => {
+  it('keys written with escapes, duplicated keys, and lines only one of them can read', async () => {
+    const base = modernSession().toJsonl().split('\n').filter(Boolean);
+    const leaf = JSON.parse(base[base.length - 2]!).uuid as string;
+    const variants: Array<[string, (lines: string[]) => void]> = [
+      ['an invalid uuid, then a valid one spelled with escapes', (l) => (l[26] = l[26]!.replace(/"uuid":("[^"]*")/, '"uuid":5,"uu\\u0069d":$1'))],
+      ['no parent, then one spelled with escapes', (l) => (l[26] = l[26]!.replace(/"parentUuid":("[^"]*")/, '"parentUuid":null,"parent\\u0055uid":$1'))],
+      ['only an escaped parent key', (l) => (l[26] = l[26]!.replace('"parentUuid"', '"parent\\u0055uid"'))],
+      ['an escaped type key', (l) => (l[26] = l[26]!.replace('"type"', '"typ\\u0065"'))],
+      ['a second version spelled with escapes', (l) => (l[5] = l[5]!.replace(/"version":"[^"]*"/, '$&,"vers\\u0069on":"0.0.0-placeholder"'))],
+      ['sidechain flags overridden with escapes', (l) => l.forEach((line, i) => (l[i] = line.replace('"isSidechain":false', '"isSidechain":true,"isSid\\u0065chain":false')))],
+      ['an escaped message key', (l) => (l[26] = l[26]!.replace('"message"', '"m\\u0065ssage"'))],
+      ['a malformed number mid-file', (l) => (l[26] = l[26]!.replace('{', '{"n":01,'))],
+      ['a malformed number on the last line', (l) => l.push(`{"type":"summary","summary":"s","leafUuid":"${leaf}","n":01}`)],
+      ['a malformed escape on the last line', (l) => l.push(`{"type":"summary","summary":"bad \\x escape","leafUuid":"${leaf}"}`)],
+      ['an invalid escape in a key', (l) => (l[26] = l[26]!.replace('{', '{"k\\x":1,'))],
+    ];
+    for (const [name, edit] of variants) {
+      const lines = [...base];
+      edit(lines);
+      expect(lines.join('\n'), name).not.toBe(base.join('\n'));
+      const source = tmp.file('odd-keys.jsonl', lines.join('\n') + '\n');
+      const targets = await elidable(source).catch(() => [8]);
+      await expectSameAsFull(source, [
+        { edits: [] },
+        { edits: [elide(targets)] },
+        { edits: [elide(targets), { op: 'inject_digest', digest }] },
+        { edits: [], newSessionId: NEW_ID },
+      ]);
+    }
+  });
+});
+
 describe('a render does not start from a parse of other bytes', () => {
   it('a source changed since the parse, or while it is rendered, is refused as a full render refuses it', async () => {
     const text = modernSession().toJsonl();

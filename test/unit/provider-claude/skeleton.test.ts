@@ -115,6 +115,9 @@ describe('the skeleton read builds the tree parse builds', () => {
       '{"type":"system","subtype":"compact_boundary","uuid":"cb","parentUuid":null,"isSidechain":true}',
       '{"type":"user","uuid":"dup","uuid":"dup2","parentUuid":"cb","message":{"role":"user","content":"a"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"zz"}]}}',
       '{"type":"user","message":{"content":"unterminated}',
+      '{"typ\\u0065":"user","uu\\u0069d":"esc-3","uuid":7,"uu\\u0069d":"esc-4","parentUuid":"esc-2","m\\u0065ssage":{"r\\u006fle":"user","c\\u006fntent":[{"typ\\u0065":"tool_result","tool_use_\\u0069d":"t\\"1"}]}}',
+      '{"type":"assistant","uuid":"esc-5","parentUuid":"esc-4","isSidechain":true,"isSid\\u0065chain":false,"message":{"\\u0069d":"m2","content":[{"type":"tool_use","\\u0069d":"t2"}]}}',
+      '{"type":"user","uuid":"bad-key","parentUuid":"esc-5","k\\x":1}',
     ];
     expectSameTree(lines.join('\n') + '\n');
   });
@@ -124,7 +127,11 @@ describe('the skeleton read builds the tree parse builds', () => {
     const [spans] = readAll(line + '\n', true).spans;
     expect(spans!.map((s) => line.slice(s.start, s.end))).toEqual(['"a"', '"b"']);
     expect(topLevelSessionIdSpans(Buffer.from(line))).toEqual(spans);
-    expect(topLevelSessionIdSpans(Buffer.from('{"session\\u0049d":"a","x":{"sessionId":"b"}}'))).toEqual([]);
+    // A key written with escapes is the key it decodes to, for the walk as for JSON.parse.
+    const escaped = '{"type":"user","session\\u0049d":"a","x":{"sessionId":"b"},"message":{"role":"user","content":"x"}}';
+    const [escapedSpans] = readAll(escaped + '\n', true).spans;
+    expect(escapedSpans!.map((s) => escaped.slice(s.start, s.end))).toEqual(['"a"']);
+    expect(topLevelSessionIdSpans(Buffer.from(escaped))).toEqual(escapedSpans);
   });
 
   it.each(realFiles)('on the real transcript %s', (name) => expectSameTree(readFileSync(join(realDir, name), 'utf8')));
