@@ -148,7 +148,9 @@ function appendCard(path: string, before: Stats, a: Analysis, plan: RenderPlan, 
   const promptLine = a.branch.path.find((line) => table.kind(line) === 'user') ?? -1;
   const back = readBack(path, before, table, [leafLine, promptLine]);
   const leaf = back.get(leafLine) ?? null;
-  if (leafLine >= 0 && (leaf === null || leaf.uuid !== table.uuid[leafLine])) throw sourceChanged(`${path} changed while the candidate was written`);
+  // The file is as it was (readBack checked); the skeleton read steps over what JSON.parse refuses.
+  if (leafLine >= 0 && leaf === null) throw invalidInput(`${path}: line ${leafLine + 1}, the live leaf a state card would follow, is not valid JSON`);
+  if (leafLine >= 0 && leaf!.uuid !== table.uuid[leafLine]) throw sourceChanged(`${path} changed while the candidate was written`);
   const records = cardRecords({
     text: renderStateCard(plan.digest!),
     parentUuid: leafLine >= 0 ? table.uuid[leafLine] ?? null : null,

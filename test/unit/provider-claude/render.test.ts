@@ -218,6 +218,18 @@ describe('render', () => {
     });
   });
 
+  it('says so when the live leaf a card would follow is not valid JSON, rather than calling the file changed', async () => {
+    // A malformed number: parse sets the line aside, the skeleton read (which steps over values) takes it as the leaf.
+    const lines = modernSession().toJsonl().split('\n');
+    const leafLine = lines.length - 3;
+    lines[leafLine] = lines[leafLine]!.replace('{', '{"n":01,');
+    const s = await source(lines.join('\n'));
+    await expect(render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'inject_digest', digest }])).rejects.toMatchObject({
+      code: PluginErrorCodes.InvalidInput,
+      message: expect.stringMatching(new RegExp(`line ${leafLine + 1}, the live leaf a state card would follow, is not valid JSON`)),
+    });
+  });
+
   it('refuses a source that does not match the bound hash, before or while copying', async () => {
     const s = await source(modernSession().toJsonl());
     await expect(render(tmp.dir, s.path, 'b'.repeat(64), [])).rejects.toMatchObject({ code: PluginErrorCodes.SourceChanged });
