@@ -112,11 +112,14 @@ function keyOf(b: Uint8Array, start: number, end: number, keys: ReadonlyArray<re
   return null;
 }
 
-/** A string without escapes is its bytes; anything else is JSON.parse's to read. */
+/**
+ * A string without escapes or control characters is its bytes; anything else is JSON.parse's to
+ * read (which refuses a raw control character, as it does when parse reads the line).
+ */
 function decode(b: Buffer, start: number, end: number): unknown {
   if (end - start >= 2 && b[start] === QUOTE) {
     let plain = true;
-    for (let k = start + 1; k < end - 1 && plain; k += 1) plain = b[k] !== BACKSLASH;
+    for (let k = start + 1; k < end - 1 && plain; k += 1) plain = b[k] !== BACKSLASH && b[k]! >= 0x20;
     if (plain) return b.toString('utf8', start + 1, end - 1);
   }
   return JSON.parse(b.toString('utf8', start, end));

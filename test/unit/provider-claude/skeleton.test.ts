@@ -118,6 +118,7 @@ describe('the skeleton read builds the tree parse builds', () => {
       '{"typ\\u0065":"user","uu\\u0069d":"esc-3","uuid":7,"uu\\u0069d":"esc-4","parentUuid":"esc-2","m\\u0065ssage":{"r\\u006fle":"user","c\\u006fntent":[{"typ\\u0065":"tool_result","tool_use_\\u0069d":"t\\"1"}]}}',
       '{"type":"assistant","uuid":"esc-5","parentUuid":"esc-4","isSidechain":true,"isSid\\u0065chain":false,"message":{"\\u0069d":"m2","content":[{"type":"tool_use","\\u0069d":"t2"}]}}',
       '{"type":"user","uuid":"bad-key","parentUuid":"esc-5","k\\x":1}',
+      '{"type":"user","uuid":"tab\there","parentUuid":"esc-5","message":{"role":"user","content":"x"}}',
     ];
     expectSameTree(lines.join('\n') + '\n');
   });
