@@ -11,7 +11,6 @@
 import type { Message } from 'vscode-jsonrpc/node';
 import { Methods } from '../protocol.js';
 
-export const ITEMS_OFFER = Methods.items;
 
 /** Arrays at least this long are worth keeping as text (and passing on). */
 const LARGE_ARRAY = 1000;
@@ -29,7 +28,7 @@ const OFFER_HEADER = /^\{"jsonrpc":"2\.0","method":"\$\/items","params":\{"items
 const HEADER_WINDOW = 200;
 /** Offers shorter than this are not worth passing on before they are parsed. */
 const ON_THE_WAY_MIN_BYTES = 64 * 1024;
-const OFFER_START = Buffer.from(`{"jsonrpc":"2.0","method":"${ITEMS_OFFER}",`, 'utf8');
+const OFFER_START = Buffer.from(`{"jsonrpc":"2.0","method":"${Methods.items}",`, 'utf8');
 
 interface OfferHeader {
   itemsId: string;
@@ -133,7 +132,6 @@ type Settle = (items: unknown[] | undefined) => void;
 /** One `$/items` line as parsed, and placed: a whole offer (part null) or one piece of one. */
 export interface ParsedOffer {
   itemsId: string;
-  part: number | null;
   more: boolean;
   /** Where this line's first item is in the whole offer's array. */
   first: number;
@@ -154,7 +152,7 @@ interface PendingOffer {
  * until the rest of its offer arrives, or dropped with its offer (a result naming the offer then
  * fails as naming items never sent, and a host's items_ref gets ItemsNotCached).
  */
-export type OfferOutcome = { deliver: Message } | { held: true } | { dropped: true };
+type OfferOutcome = { deliver: Message } | { held: true } | { dropped: true };
 
 /**
  * The offers of one stream: announces large lines to listeners before they are parsed, keeps the
@@ -217,7 +215,7 @@ export class OfferReader {
     const isPiece = !!params && typeof params === 'object' && ('part' in params || 'more' in params);
     if (!isPiece) {
       this.pending = undefined;
-      if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, part: null, more: false, first: 0, params });
+      if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, more: false, first: 0, params });
       // Kept whether or not anyone waits on the line (an optional call skips its arguments).
       const kept = this.keepTexts ? keepText(message, line, end) : undefined;
       settle?.(kept);
@@ -238,7 +236,7 @@ export class OfferReader {
     const first = pending.count;
     pending.count += items.length;
     if (pending.count > MAX_OFFER_ITEMS) return dropped();
-    this.parsed({ itemsId, part: part as number, more, first, params });
+    this.parsed({ itemsId, more, first, params });
     pending.items.push(items);
     pending.next += 1;
     const text = pending.texts ? exactText(message, line, end) : undefined;
@@ -252,7 +250,7 @@ export class OfferReader {
     const whole = pending.items.length === 1 ? pending.items[0]! : pending.items.flat();
     if (pending.texts && whole.length >= LARGE_ARRAY) arrayTexts.set(whole, pending.texts);
     settle?.(whole);
-    return { deliver: { jsonrpc: '2.0', method: ITEMS_OFFER, params: { items_id: itemsId, items: whole } } as Message };
+    return { deliver: { jsonrpc: '2.0', method: Methods.items, params: { items_id: itemsId, items: whole } } as Message };
   }
 }
 

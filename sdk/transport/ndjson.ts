@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
-import { arrayText, isLargeArray, ITEMS_OFFER, ItemsText, mayBeOffer, OfferReader, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
+import { arrayText, isLargeArray, ItemsText, mayBeOffer, OfferReader, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
+import { Methods } from '../protocol.js';
 
 export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 
@@ -189,7 +190,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       settle?.(undefined);
       return this.fail('malformed', 'a line that is not a JSON-RPC 2.0 message');
     }
-    if (!offer || (message as { method?: unknown }).method !== ITEMS_OFFER) return void this.callback?.(message as Message);
+    if (!offer || (message as { method?: unknown }).method !== Methods.items) return void this.callback?.(message as Message);
     this.offerBytes += end;
     if (this.offerBytes > this.maxMessageBytes) {
       settle?.(undefined);
