@@ -1,6 +1,6 @@
 import { Command } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
-import type { ProgressStream } from '../eval/progress-bar.js';
+import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
 
 export interface ErrorEnvelope {

@@ -13,7 +13,6 @@ export { BENCH_CSV_COLUMNS, benchCsv, csvField } from './bench-csv.js';
 export { aggregateBench, failedSessionCount, median, quantile, quartiles } from './bench-aggregate.js';
 export { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchOutputs, type BenchSessionResult, type CollectedBench } from './bench-collect.js';
 export { runJobsInParallel, type JobOutcome, type JobProgress, type ParallelRunOptions } from './parallel-runner.js';
-export { ProgressBar, progressLine } from './progress-bar.js';
 export { assertNewOutputPath, writeNewFile } from './output-file.js';
 export { renderBenchReportHtml, type BenchReportInput, type CompactionPoint, type ContextPoint, type SessionTimeline } from './report-html.js';
 export { contextSeriesFromSource } from './context-series.js';

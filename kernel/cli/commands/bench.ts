@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
-import { ProgressBar } from '../../eval/progress-bar.js';
+import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt, renderTable } from '../../eval/text-table.js';
 import { runBench } from '../../services/bench.js';
 import { BaseCommand } from '../base-command.js';

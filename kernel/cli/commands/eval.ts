@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { EvalCommandResult } from '../../../schemas/generated/types.js';
 import { renderEvalTable } from '../../eval/eval-table.js';
-import { ProgressBar } from '../../eval/progress-bar.js';
+import { ProgressBar } from '../render/progress-bar.js';
 import { evaluateSelector } from '../../services/eval.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';

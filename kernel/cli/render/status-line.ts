@@ -3,15 +3,24 @@
  * before the command prints its answer. Silent when the stream is not a TTY, so piped and logged
  * runs (and --json) stay clean.
  */
-import type { ProgressStream } from '../../eval/progress-bar.js';
+
+/** Where progress goes: stderr, drawn only when it is a terminal. */
+export interface ProgressStream {
+  isTTY?: boolean;
+  write(chunk: string): unknown;
+}
 
 export class StatusLine {
   private drawn = false;
 
   constructor(private readonly stream: ProgressStream) {}
 
+  get enabled(): boolean {
+    return this.stream.isTTY === true;
+  }
+
   show(text: string): void {
-    if (this.stream.isTTY !== true) return;
+    if (!this.enabled) return;
     this.stream.write(`\r\x1b[2K${text}`);
     this.drawn = true;
   }

@@ -10,7 +10,7 @@ import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
 import { assertNewOutputPath, writeNewFile } from '../../../kernel/eval/output-file.js';
 import { runJobsInParallel, type JobProgress } from '../../../kernel/eval/parallel-runner.js';
-import { ProgressBar, progressLine } from '../../../kernel/eval/progress-bar.js';
+import { ProgressBar, progressLine } from '../../../kernel/cli/render/progress-bar.js';
 import { buildSessionBytes, filler } from '../../fixtures/eval/session-builder.js';
 import type { FixtureBenchJob, FixtureBenchResult } from '../../fixtures/eval/bench-job.js';
 

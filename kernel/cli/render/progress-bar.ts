@@ -1,8 +1,9 @@
 /**
- * A one-line progress bar for terminals. Silent when the stream is not a TTY, so piped and logged
- * runs stay clean.
+ * A one-line progress bar for terminals, drawn on a StatusLine: silent when the stream is not a
+ * TTY, and redrawn at most every `minIntervalMs` until the work is done.
  */
-import type { JobProgress } from './parallel-runner.js';
+import type { JobProgress } from '../../eval/parallel-runner.js';
+import { StatusLine, type ProgressStream } from './status-line.js';
 
 export function progressLine(p: JobProgress, width = 28, label = 'sessions'): string {
   const fraction = p.total === 0 ? 1 : p.done / p.total;
@@ -12,23 +13,20 @@ export function progressLine(p: JobProgress, width = 28, label = 'sessions'): st
   return `${bar} ${p.done}/${p.total} ${label}${failed}`;
 }
 
-export interface ProgressStream {
-  isTTY?: boolean;
-  write(chunk: string): unknown;
-}
-
 export class ProgressBar {
+  private readonly line: StatusLine;
   private lastDraw = 0;
-  private drawn = false;
 
   constructor(
-    private readonly stream: ProgressStream,
+    stream: ProgressStream,
     private readonly label = 'sessions',
     private readonly minIntervalMs = 100,
-  ) {}
+  ) {
+    this.line = new StatusLine(stream);
+  }
 
   get enabled(): boolean {
-    return this.stream.isTTY === true;
+    return this.line.enabled;
   }
 
   update(p: JobProgress): void {
@@ -36,13 +34,11 @@ export class ProgressBar {
     const now = Date.now();
     if (p.done < p.total && now - this.lastDraw < this.minIntervalMs) return;
     this.lastDraw = now;
-    this.drawn = true;
-    this.stream.write(`\r\x1b[2K${progressLine(p, 28, this.label)}`);
+    this.line.show(progressLine(p, 28, this.label));
   }
 
   /** Clears the bar so the next output starts on a clean line. */
   finish(): void {
-    if (this.enabled && this.drawn) this.stream.write('\r\x1b[2K');
-    this.drawn = false;
+    this.line.clear();
   }
 }
