@@ -13,8 +13,16 @@ export class LruMap<K, V> {
     return this.entries.size;
   }
 
+  /** Whether the key is held; unlike get, this does not count as a use. */
   has(key: K): boolean {
     return this.entries.has(key);
+  }
+
+  /** Marks the key as the most recently used; false when it is not held. */
+  touch(key: K): boolean {
+    if (!this.entries.has(key)) return false;
+    this.get(key);
+    return true;
   }
 
   /** The value, marked as the most recently used. */

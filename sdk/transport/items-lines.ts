@@ -11,7 +11,6 @@
 import type { Message } from 'vscode-jsonrpc/node';
 import { Methods } from '../protocol.js';
 
-
 /** Arrays at least this long are worth keeping as text (and passing on). */
 const LARGE_ARRAY = 1000;
 /** Items per piece of an offer; a longer array goes in several (100,000 items: 13 pieces). */
@@ -129,7 +128,7 @@ export interface ItemsOnTheWay {
 
 type Settle = (items: unknown[] | undefined) => void;
 
-/** One `$/items` line as parsed, and placed: a whole offer (part null) or one piece of one. */
+/** One `$/items` line as parsed, and placed: a whole offer or one piece of one. */
 export interface ParsedOffer {
   itemsId: string;
   more: boolean;
@@ -156,8 +155,8 @@ type OfferOutcome = { deliver: Message } | { held: true } | { dropped: true };
 
 /**
  * The offers of one stream: announces large lines to listeners before they are parsed, keeps the
- * text of the arrays they carry, and puts pieces together so that whoever reads the stream sees one
- * whole offer, as if it had come in one line.
+ * text of the arrays they carry (unless told not to: only a host sends them on), and puts pieces
+ * together so that whoever reads the stream sees one whole offer, as if it had come in one line.
  */
 export class OfferReader {
   constructor(private readonly keepTexts = true) {}
@@ -216,8 +215,9 @@ export class OfferReader {
     if (!isPiece) {
       this.pending = undefined;
       if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, more: false, first: 0, params });
-      // Kept whether or not anyone waits on the line (an optional call skips its arguments).
-      const kept = this.keepTexts ? keepText(message, line, end) : undefined;
+      // Kept whether or not anyone waits on the line (an optional call skips its arguments). A
+      // listener learns whether the text it was told about is exactly this array either way.
+      const kept = this.keepTexts ? keepText(message, line, end) : exactArray(message, line, end);
       settle?.(kept);
       return { deliver: message };
     }
@@ -266,10 +266,13 @@ function exactText(message: Message, line: Buffer, end: number): Buffer | undefi
 
 /** Keeps the text of a whole (one-line) offer's large array; the array when it did. */
 function keepText(message: Message, line: Buffer, end: number): unknown[] | undefined {
-  const items = (message as { params?: { items?: unknown } }).params?.items;
-  if (!isLargeArray(items)) return undefined;
-  const text = exactText(message, line, end);
-  if (!text) return undefined;
-  arrayTexts.set(items, text);
+  const items = exactArray(message, line, end);
+  if (items) arrayTexts.set(items, exactText(message, line, end)!);
   return items;
+}
+
+/** A whole offer's large array, when the line holds its text laid out exactly as this transport writes it. */
+function exactArray(message: Message, line: Buffer, end: number): unknown[] | undefined {
+  const items = (message as { params?: { items?: unknown } }).params?.items;
+  return isLargeArray(items) && exactText(message, line, end) ? items : undefined;
 }

@@ -323,7 +323,7 @@ describe('when threads are used', () => {
     expect(claude.parallelScanCounts()).toEqual({ parallel: 1, fallbacks: 0 });
   });
 
-  it('starts them as soon as a session that will be read on them is identified or discovered', async () => {
+  it('starts them as soon as a session that will be read on them is identified, not when one is discovered', async () => {
     const { file: copy, claude } = freshCopy('fresh-expect.cjs');
     const provider = claude.claudeCodePlugin.providers!.claude_code! as Required<ProviderDefinition>;
     const ctx = { log: () => undefined } as unknown as HostContext;
@@ -347,12 +347,13 @@ describe('when threads are used', () => {
     expect(await claude.parseTranscript({ provider_id: 'claude_code', path: large })).toStrictEqual(await parseTranscript({ provider_id: 'claude_code', path: large }));
     expect(claude.parallelScanCounts()).toEqual({ parallel: 1, fallbacks: 0 });
 
+    // Listing sessions (detect, an id prefix) reads none of them: a large one among them starts nothing.
     const { file: other, claude: fresh } = freshCopy('fresh-expect-discover.cjs');
     fresh.enableParallelScan(other, { minBytes: 0, coldMinBytes: statSync(large).size, threads: 2 });
     copyFileSync(large, join(projects, '00000000-0000-4000-8000-00000000000b.jsonl'));
     const freshProvider = fresh.claudeCodePlugin.providers!.claude_code! as Required<ProviderDefinition>;
     expect((await freshProvider.discover(request, ctx)).sessions).toHaveLength(2);
-    expect(fresh.startedScanWorkers()).toBe(1);
+    expect(fresh.startedScanWorkers()).toBe(0);
   });
 
   it('never keeps a process alive once its reads are done', async () => {

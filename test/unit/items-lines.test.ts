@@ -115,6 +115,20 @@ describe('offers in pieces', () => {
 });
 
 describe('lines told about before they are parsed', () => {
+  it('tells a listener a whole line was exactly its array, whether or not the reader keeps the text', async () => {
+    for (const keepOfferText of [true, false]) {
+      const { send, r } = reader({ keepOfferText });
+      const heard: ItemsOnTheWay[] = [];
+      r.onItemsOnTheWay((offer) => {
+        heard.push(offer);
+      });
+      const all = items(OFFER_PIECE_ITEMS - 1);
+      send(line({ items_id: 'w-1', items: all }));
+      expect(heard).toHaveLength(1);
+      expect(await heard[0]!.parsed, String(keepOfferText)).toEqual(all);
+    }
+  });
+
   it('announces each large piece with its text, then the piece, then the whole array put together', async () => {
     const { send, r, offers } = reader();
     const heard: ItemsOnTheWay[] = [];

@@ -33,7 +33,7 @@ export class SentItems {
     const { items, ...rest } = params as { items?: unknown };
     if (!Array.isArray(items) || items.length < ITEMS_REF_MIN_ITEMS) return { params, ref: null };
     const known = this.idOf.get(items);
-    if (known !== undefined && this.held.get(known)) {
+    if (known !== undefined && this.held.touch(known)) {
       return { params: { ...rest, items_ref: known }, ref: known };
     }
     const id = this.reserve();

@@ -19,13 +19,10 @@ export const claudeCodePlugin: PluginDefinition = {
   providers: {
     [PROVIDER_ID]: {
       info: { display_name: DISPLAY_NAME, native_control: NATIVE_CONTROL, supports_cache_edit: true },
-      discover: (params, ctx) => {
-        const found = discoverSessions(params, (message) => ctx.log('warn', message));
-        expectScanOf(found.sessions.reduce((most, s) => Math.max(most, s.session.bytes ?? 0), 0));
-        return found;
-      },
+      discover: (params, ctx) => discoverSessions(params, (message) => ctx.log('warn', message)),
       identify: (params) => {
         const identified = identifyTranscript(params);
+        // The host identifies the file it was given by path, and usually reads it next.
         expectScanOf(identified.session?.bytes ?? 0);
         return identified;
       },

@@ -91,9 +91,10 @@ export function parallelPlan(st: Stats): ParallelPlan | null {
 }
 
 /**
- * A session of `bytes` was just identified or discovered, and a parse of it often follows (plan,
- * apply). When that parse would use the workers even while they are new, start them now: a
- * thread's start and first code then overlap the host's remaining work instead of the parse.
+ * A session of `bytes` was just identified, and a parse of it usually follows (plan, apply). When
+ * that parse would use the workers even while they are new, start them now: a thread's start and
+ * first code then overlap the host's remaining work instead of the parse. Discovery does not do
+ * this: it lists sessions, most of which are never read.
  */
 export function expectScanOf(bytes: number): void {
   if (settings && pool && !pool.broken && settings.threads >= 2 && bytes >= settings.coldMinBytes) pool.start();

@@ -127,6 +127,8 @@ describe('progress bar', () => {
     bar.update(p);
     bar.finish();
     expect(tty.join('')).toContain('3/10 sessions, 1 failed');
+    // The bar is gone before the next output: its line is cleared last.
+    expect(tty.at(-1)).toBe('\r\x1b[2K');
     const piped: string[] = [];
     const quiet = new ProgressBar({ isTTY: false, write: (c: string) => piped.push(c) });
     quiet.update(p);

@@ -16,6 +16,19 @@ describe('LruMap', () => {
     expect(m.size).toBe(3);
   });
 
+  it('counts get and touch as uses, and has as none', () => {
+    const m = new LruMap<string, number>(2);
+    m.set('a', 1);
+    m.set('b', 2);
+    expect(m.has('a')).toBe(true);
+    m.set('c', 3);
+    expect([m.has('a'), m.has('b')]).toEqual([false, true]);
+    expect(m.touch('b')).toBe(true);
+    expect(m.touch('zz')).toBe(false);
+    m.set('d', 4);
+    expect([m.has('b'), m.has('c'), m.has('d')]).toEqual([true, false, true]);
+  });
+
   it('keeps a stored undefined apart from a missing key, and forgets on delete and clear', () => {
     const m = new LruMap<string, undefined | number>(2);
     m.set('u', undefined);
