@@ -60,8 +60,10 @@ export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome
   if (before < policy.effective_trigger_tokens) return noPlan('below_trigger', policy, before);
 
   const proposing = propose(input, policy, before);
-  // The host waits on the strategy now: index the items for admission meanwhile. After the
-  // request is on its way (an immediate runs once the send's microtasks are done), not before it.
+  // The host waits on the strategy now: index the items for admission meanwhile. An immediate runs
+  // once the microtasks queued so far are done, which puts the request on its way first when the
+  // strategy's process is already running (plan starts it while the provider parses); one still
+  // starting gets the request once its handshake is done, whichever comes first.
   setImmediate(() => prepareAdmission(transcript.items, policy.keep_recent_tool_outputs));
   const proposal = await proposing;
   return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
