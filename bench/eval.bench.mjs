@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { MIB, median, nowMs, readSplitParse } from './lib/measure.mjs';
+import { MIB, floorAndValue, nowMs, readSplitParse } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
@@ -94,24 +94,18 @@ export const benchmarks = [
         const runtime = new Runtime({ env });
         try {
           const strategies = await resolveEvalStrategies(runtime);
-          const once = async () => {
-            const start = nowMs();
-            const { result } = await evaluateFile(runtime, { provider: 'claude_code', path }, { strategies, trigger: 1000, floor: 0 });
-            const ms = nowMs() - start;
-            if (result.rows.length !== strategies.length || !result.rows.some((r) => r.execution_state === 'rendered')) throw new Error('eval produced no rendered rewrite');
-            return ms;
-          };
+          const once = () => evaluateFile(runtime, { provider: 'claude_code', path }, { strategies, trigger: 1000, floor: 0 });
+          // The first eval starts the plugin processes, and the first read warms the page cache.
           await once();
-          const values = [await once(), await once(), await once()];
-          // The providers' parse floor (the first read only warms the page cache).
           await readSplitParse(path);
-          const floors = [];
-          for (let i = 0; i < 3; i++) {
-            const start = nowMs();
-            await readSplitParse(path);
-            floors.push(nowMs() - start);
-          }
-          return { name: this.name, value: median(values), floor: median(floors), unit: 'ms' };
+          const measured = await floorAndValue(3, {
+            floor: () => readSplitParse(path),
+            value: once,
+            check: ({ result }) => {
+              if (result.rows.length !== strategies.length || !result.rows.some((r) => r.execution_state === 'rendered')) throw new Error('eval produced no rendered rewrite');
+            },
+          });
+          return { name: this.name, ...measured, unit: 'ms' };
         } finally {
           await runtime.close();
         }

@@ -3,12 +3,12 @@
 // session against the providers' parse floor (readSplitParse: read + split + JSON.parse of every
 // line), and detect over 1,000 generated 1 MiB sessions against stat + a tail read of the files.
 // GOBSTOPPER_BENCH_MIB shrinks the big session for a quick run.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, openSync, readSync, closeSync, utimesSync, copyFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { floorAndValue, MIB, nowMs, readSplitParse } from './lib/measure.mjs';
+import { floorAndValue, MIB, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
@@ -122,13 +122,7 @@ export const benchmarks = [
         for (let i = 0; i < 1000; i++) copyFileSync(template, join(dir, `00000000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`));
         const files = readdirSync(dir).map((n) => join(dir, n));
         const floorStart = nowMs();
-        const buf = Buffer.alloc(64 * 1024);
-        for (const file of files) {
-          const size = statSync(file).size;
-          const fd = openSync(file, 'r');
-          readSync(fd, buf, 0, buf.length, Math.max(0, size - buf.length));
-          closeSync(fd);
-        }
+        statAndTail(files, 64 * 1024);
         const floor = nowMs() - floorStart;
         const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex'), XDG_DATA_HOME: join(home, '.local', 'share') };
         mkdirSync(env.CODEX_HOME, { recursive: true });
