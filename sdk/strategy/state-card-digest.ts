@@ -85,12 +85,14 @@ interface Entry {
 /** Keeps the entries with the smallest line indexes: "the first 8 in chosen (line) order". */
 class EarliestEntries {
   readonly entries: Entry[] = [];
-  add(entry: Entry): void {
+
+  /** Adds the entry if it is among the earliest; its text is clipped only then. */
+  add(line: number, text: string): void {
     const list = this.entries;
-    if (list.length === CARD_LIST_CAP && entry.line >= list[list.length - 1]!.line) return;
+    if (list.length === CARD_LIST_CAP && line >= list[list.length - 1]!.line) return;
     let at = list.length;
-    while (at > 0 && list[at - 1]!.line > entry.line) at--;
-    list.splice(at, 0, entry);
+    while (at > 0 && list[at - 1]!.line > line) at--;
+    list.splice(at, 0, { line, text: clipUtf8(text, CARD_ENTRY_MAX_BYTES) });
     if (list.length > CARD_LIST_CAP) list.pop();
   }
   texts(): string[] {
@@ -132,7 +134,7 @@ export class DigestAccumulator {
       }
     }
     const text = cardText(item);
-    this.sections[cardSection(item, text)].add({ line: item.line_index, text: clipUtf8(text, CARD_ENTRY_MAX_BYTES) });
+    this.sections[cardSection(item, text)].add(item.line_index, text);
   }
 
   build(): DigestBlock {

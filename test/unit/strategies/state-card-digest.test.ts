@@ -94,3 +94,39 @@ describe('state card digest', () => {
     expect(chooseWithDigest(5000, 6000, stale, card)).toBeNull();
   });
 });
+
+describe('state card lists over many records', () => {
+  it('hold the earliest eight lines of each section, whatever order the records are chosen in', () => {
+    const summaries = ['build failed in src/a.ts', 'TODO: wire the flag', 'notes on the plan', 'read src/b.ts', 'permission denied', 'decided to keep it', null];
+    const b = new TranscriptBuilder();
+    for (let i = 0; i < 300; i++) {
+      const summary = summaries[(i * 5 + (i >> 3)) % summaries.length] ?? null;
+      if (i % 4 === 3) b.assistant(summary ?? 'carry on');
+      else b.toolResult({ label: `Tool${i % 13}(x)`, bytes: 4000, summary });
+    }
+    const items = b.items;
+    // The sections as cardSection sorts them: errors, open tasks, paths and tool results, the rest.
+    const section = (text: string, kind: string) =>
+      /error|failed|permission denied/.test(text) ? 'errors' : /todo/.test(text) ? 'open_tasks' : text.includes('/') || kind === 'tool_result' ? 'files_touched' : 'decisions';
+    let seed = 3;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 20; round++) {
+      // A random subset in a random order (round 0: every record, oldest first).
+      const lines = items.map((i) => i.line_index).filter(() => round === 0 || random(3) > 0);
+      if (round > 0) for (let i = lines.length - 1; i > 0; i--) { const j = random(i + 1); [lines[i], lines[j]] = [lines[j]!, lines[i]!]; }
+      const digest = stateCardDigest(items, lines, 'claude_code');
+      const expected: Record<string, string[]> = { errors: [], open_tasks: [], files_touched: [], decisions: [] };
+      for (const line of [...lines].sort((x, y) => x - y)) {
+        const item = items[line]!;
+        const text = item.summary ?? item.label;
+        const list = expected[section(text.toLowerCase(), item.kind)]!;
+        if (list.length < 8) list.push(text);
+      }
+      expect({ errors: digest.errors, open_tasks: digest.open_tasks, files_touched: digest.files_touched, decisions: digest.decisions }, `round ${round}`).toEqual(expected);
+      if (round === 0) expect(Object.values(expected).every((list) => list.length === 8)).toBe(true);
+    }
+  });
+});
