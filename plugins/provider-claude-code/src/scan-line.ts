@@ -26,6 +26,14 @@ export function isBlank(buf: Buffer): boolean {
   return true;
 }
 
+/** What is wrong with a line's bytes before anything reads them as JSON (size, blank, UTF-8); null when nothing. */
+export function bytesProblem(buf: Buffer, limits: ReadLimits): { state: 'oversized' | 'blank' | 'invalid_utf8'; reason: string } | null {
+  if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit` };
+  if (isBlank(buf)) return { state: 'blank', reason: 'is blank' };
+  if (!isUtf8(buf)) return { state: 'invalid_utf8', reason: 'is not valid UTF-8' };
+  return null;
+}
+
 export function unreadable(
   state: Exclude<LineState, 'ok'>,
   reason: string,
@@ -62,9 +70,8 @@ export function readLine(
   detail = true,
   parsed?: ParsedRecord,
 ): number {
-  if (buf.length > limits.maxRecordBytes) return unreadable('oversized', `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit`, buf, index, ctx, problems, strict);
-  if (isBlank(buf)) return unreadable('blank', 'is blank', buf, index, ctx, problems, strict);
-  if (!isUtf8(buf)) return unreadable('invalid_utf8', 'is not valid UTF-8', buf, index, ctx, problems, strict);
+  const bad = bytesProblem(buf, limits);
+  if (bad) return unreadable(bad.state, bad.reason, buf, index, ctx, problems, strict);
   let value: unknown;
   const text = buf.toString('utf8');
   try {

@@ -3,13 +3,12 @@
  * same states and refusals as a parsed line (scan.ts readLine): blank, not UTF-8, not JSON, not an
  * object, structurally wrong. Render reads the lines it does not edit this way.
  */
-import { isUtf8 } from 'node:buffer';
 import type { ByteSpan } from '../../../sdk/raw-json.js';
 import type { EnvelopeTracker } from './envelope.js';
 import type { ReadLimits } from './limits.js';
 import { readRecord, type LineContext } from './record-reader.js';
 import { isObject, structuralProblem, type RawRecord } from './records.js';
-import { isBlank, unreadable, type LineProblem } from './scan.js';
+import { bytesProblem, unreadable, type LineProblem } from './scan-line.js';
 import type { LineState } from './record-table.js';
 import type { SkeletonReader } from './skeleton.js';
 
@@ -42,9 +41,8 @@ export type TreeRecord = { record: RawRecord; sessionIdSpans: readonly ByteSpan[
 
 /** The checks of readTreeLine, in its order, with no row filled: what a line is, read as a skeleton. */
 export function readTreeRecord(skeletons: SkeletonReader, buf: Buffer, limits: ReadLimits): TreeRecord {
-  if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit` };
-  if (isBlank(buf)) return { state: 'blank', reason: 'is blank' };
-  if (!isUtf8(buf)) return { state: 'invalid_utf8', reason: 'is not valid UTF-8' };
+  const bad = bytesProblem(buf, limits);
+  if (bad) return bad;
   const skeleton = skeletons.read(buf);
   let record: RawRecord;
   let sessionIdSpans: readonly ByteSpan[] | null = null;
