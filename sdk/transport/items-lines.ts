@@ -217,7 +217,7 @@ export class OfferReader {
       if (params && typeof params === 'object' && typeof params.items_id === 'string') this.parsed({ itemsId: params.items_id, more: false, first: 0, params });
       // Kept whether or not anyone waits on the line (an optional call skips its arguments). A
       // listener learns whether the text it was told about is exactly this array either way.
-      const kept = this.keepTexts ? keepText(message, line, end) : exactArray(message, line, end);
+      const kept = this.keepTexts ? keepText(message, line, end) : exactArray(message, line, end)?.items;
       settle?.(kept);
       return { deliver: message };
     }
@@ -266,13 +266,15 @@ function exactText(message: Message, line: Buffer, end: number): Buffer | undefi
 
 /** Keeps the text of a whole (one-line) offer's large array; the array when it did. */
 function keepText(message: Message, line: Buffer, end: number): unknown[] | undefined {
-  const items = exactArray(message, line, end);
-  if (items) arrayTexts.set(items, exactText(message, line, end)!);
-  return items;
+  const exact = exactArray(message, line, end);
+  if (exact) arrayTexts.set(exact.items, exact.text);
+  return exact?.items;
 }
 
-/** A whole offer's large array, when the line holds its text laid out exactly as this transport writes it. */
-function exactArray(message: Message, line: Buffer, end: number): unknown[] | undefined {
+/** A whole offer's large array and its text, when the line holds it laid out exactly as this transport writes it. */
+function exactArray(message: Message, line: Buffer, end: number): { items: unknown[]; text: Buffer } | undefined {
   const items = (message as { params?: { items?: unknown } }).params?.items;
-  return isLargeArray(items) && exactText(message, line, end) ? items : undefined;
+  if (!isLargeArray(items)) return undefined;
+  const text = exactText(message, line, end);
+  return text ? { items, text } : undefined;
 }
