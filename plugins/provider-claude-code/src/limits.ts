@@ -3,6 +3,7 @@
  * cap is this provider's: no single record larger than an API request can ever be context, and a
  * runaway line must be refused before it is parsed.
  */
+import type { JsonlReadOptions } from '../../../sdk/jsonl.js';
 import { maxRecordBytes as sharedMaxRecordBytes, maxRecords, maxTranscriptBytes, MIB } from '../../../sdk/limits.js';
 
 export const DEFAULT_MAX_RECORD_BYTES = 32 * MIB;
@@ -16,6 +17,11 @@ export interface ReadLimits {
   maxBytes: number;
   maxRecords: number;
   maxRecordBytes: number;
+}
+
+/** The shared reader's options for these limits: a line over the record limit is refused before it is held whole. */
+export function jsonlOptions(limits: ReadLimits): JsonlReadOptions {
+  return { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes };
 }
 
 /** Limits for one read: explicit params win over the environment. */

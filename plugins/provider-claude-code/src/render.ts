@@ -22,7 +22,7 @@ import { absolutePath, analysisOf, type Analysis } from './analysis.js';
 import { cardRecords } from './card-record.js';
 import { parseLine } from './elide-line.js';
 import { withInputErrors } from './errors.js';
-import { readLimits, type ReadLimits } from './limits.js';
+import { jsonlOptions, readLimits, type ReadLimits } from './limits.js';
 import { renderInParallel, type RenderedSource } from './parallel-render.js';
 import { splitPoints } from './parallel-scan.js';
 import type { RecordTable } from './record-table.js';
@@ -43,7 +43,7 @@ export interface RenderHooks {
 async function renderInOnePass(path: string, plan: RenderPlan, limits: ReadLimits, writer: StagingWriter, hooks: RenderHooks): Promise<RenderedSource> {
   const state = newScanState();
   const renderer = new LineRenderer(plan, limits, state);
-  const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
+  const summary = await readJsonl(path, jsonlOptions(limits), (rec) => {
     // A card is appended after the last line, so that line must end with a newline.
     renderer.render(rec.bytes, rec.index, rec.index, writer, rec.terminated || plan.digest !== null);
     hooks.afterLine?.(rec.index);

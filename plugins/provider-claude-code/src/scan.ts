@@ -8,7 +8,7 @@ import { statSync, type Stats } from 'node:fs';
 import { readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { RecordTable } from './record-table.js';
 import type { UuidLookup } from './uuid-index.js';
-import type { ReadLimits } from './limits.js';
+import { jsonlOptions, type ReadLimits } from './limits.js';
 import { scanInParallel, splitPoints } from './parallel-scan.js';
 import { parallelPlan } from './scan-pool.js';
 import { checkUnchanged, countLine, newScanState, scanRows } from './scan-state.js';
@@ -92,10 +92,8 @@ export async function scanAndUse<T>(path: string, options: ScanOptions, use: (ro
 async function scanInOnePass(path: string, options: ScanOptions, before: Stats): Promise<ScanResult> {
   const state = newScanState();
   const { ctx, envelope, problems, typeCounts } = state;
-  const { maxBytes, maxRecords, maxRecordBytes } = options.limits;
   const detail = options.detail ?? true;
-  // Lines over the record limit are refused by the reader before they are held whole.
-  const summary = await readJsonl(path, { maxBytes, maxRecords, maxLineBytes: maxRecordBytes }, (rec: JsonlRecord) => {
+  const summary = await readJsonl(path, jsonlOptions(options.limits), (rec: JsonlRecord) => {
     const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict, detail);
     countLine(typeCounts, ctx.table, row);
     options.afterLine?.(rec.index);

@@ -6,7 +6,7 @@
  * and a reader error one pass would have met first.
  */
 import { readJsonl, JsonlInputError, JsonlLimitError, type JsonlSummary } from '../../../sdk/jsonl.js';
-import type { ReadLimits } from './limits.js';
+import { jsonlOptions, type ReadLimits } from './limits.js';
 
 export interface WholeReadTask {
   path: string;
@@ -37,12 +37,11 @@ const STOP = Symbol('stop');
 
 export async function readWhole(task: WholeReadTask): Promise<WholeRead> {
   const stop = new Int32Array(task.stop);
-  const { maxBytes, maxRecords, maxRecordBytes } = task.limits;
   const startLines = task.splits.map(() => -1);
   let next = 0;
   let handedOut = 0;
   try {
-    const summary = await readJsonl(task.path, { maxBytes, maxRecords, maxLineBytes: maxRecordBytes }, (rec) => {
+    const summary = await readJsonl(task.path, jsonlOptions(task.limits), (rec) => {
       if (rec.index >= Atomics.load(stop, 0)) throw STOP;
       handedOut = rec.index + 1;
       while (next < task.splits.length && task.splits[next]! < rec.offset) next += 1;
