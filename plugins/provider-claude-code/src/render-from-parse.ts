@@ -11,15 +11,15 @@
  * as always.
  */
 import type { Stats } from 'node:fs';
-import { JsonlInputError, JsonlLimitError, readJsonl } from '../../../sdk/jsonl.js';
+import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
-import { editLine, parseLine, topLevelSessionIdSpans } from './elide-line.js';
-import type { ReadLimits } from './limits.js';
+import { parseLine, topLevelSessionIdSpans } from './elide-line.js';
+import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
 import { eligibleParts } from './payload.js';
 import { checkRenderable } from './render-checks.js';
-import { sessionIdJson, writeUnedited } from './render-lines.js';
+import { editedTarget, sessionIdJson, writeUnedited } from './render-lines.js';
 import type { RenderPlan } from './render-plan.js';
 import { sessionKind } from './session-kind.js';
 import { SkeletonReader } from './skeleton.js';
@@ -64,35 +64,44 @@ export async function renderFromParse(
   const idJson = sessionIdJson(fork);
   const skeletons = new SkeletonReader();
   let elided = 0;
-  const summary = await readJsonl(path, { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes }, (rec) => {
+
+  /** Writes what the candidate holds for one line; throws NotTheParsedFile at a line unlike the parsed one. */
+  const copyLine = (rec: JsonlRecord): void => {
     if (rec.index >= table.length || rec.bytes.length !== table.bytes[rec.index]) throw new NotTheParsedFile();
     // A card is appended after the last line, so that line must end with a newline.
     const newline = rec.terminated || plan.digest !== null;
     const target = plan.elide.get(rec.index);
-    if (target === undefined) {
-      if (table.state(rec.index) !== 'ok') {
-        // A line parse could not read may be one the skeleton reads (it does not check what it
-        // steps over, such as a malformed number): then the full render's tree differs.
-        const read = readTreeRecord(skeletons, rec.bytes, limits);
-        if (('state' in read ? read.state : 'ok') !== table.state(rec.index)) throw new NotTheParsedFile();
-        writeUnedited(writer, rec.bytes, treeSessionIdSpans(read), fork, idJson, newline);
-      } else if (fork === null) writer.writeRecord(rec.bytes, newline);
-      else {
-        // A line the parse read as a record, the skeleton reads as the same record (skeleton.test.ts
-        // pins that the two build the same rows), so only its sessionId values are looked for. A
-        // line that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
-        const spans = topLevelSessionIdSpans(rec.bytes);
-        if (spans === null) throw new NotTheParsedFile();
-        writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
-      }
-    } else {
+    if (target !== undefined) {
       const text = rec.bytes.toString('utf8');
       const record = parseLine(text);
       if (record === null) throw new NotTheParsedFile();
-      const edited = editLine(text, eligibleParts(record), target, fork);
+      const edited = editedTarget(rec.bytes, text, eligibleParts(record), target, fork);
       if (edited.elided) elided += 1;
-      writer.writeRecord(edited.text === text ? rec.bytes : edited.text, newline);
+      writer.writeRecord(edited.out, newline);
+      return;
     }
+    if (table.state(rec.index) !== 'ok') {
+      // A line parse could not read may be one the skeleton reads (it does not check what it
+      // steps over, such as a malformed number): then the full render's tree differs.
+      const read = readTreeRecord(skeletons, rec.bytes, limits);
+      if (('state' in read ? read.state : 'ok') !== table.state(rec.index)) throw new NotTheParsedFile();
+      writeUnedited(writer, rec.bytes, treeSessionIdSpans(read), fork, idJson, newline);
+      return;
+    }
+    if (fork === null) {
+      writer.writeRecord(rec.bytes, newline);
+      return;
+    }
+    // A line the parse read as a record, the skeleton reads as the same record (skeleton.test.ts
+    // pins that the two build the same rows), so only its sessionId values are looked for. A line
+    // that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
+    const spans = topLevelSessionIdSpans(rec.bytes);
+    if (spans === null) throw new NotTheParsedFile();
+    writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
+  };
+
+  const summary = await readJsonl(path, jsonlOptions(limits), (rec) => {
+    copyLine(rec);
     afterLine?.(rec.index);
   }).catch((error: unknown) => {
     // A line unlike the parsed one, or a refusal of the reader's own: the full render reads the

@@ -7,9 +7,9 @@
 import type { ByteSpan } from '../../../sdk/raw-json.js';
 import { editLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
 import type { ReadLimits } from './limits.js';
-import { eligibleParts } from './payload.js';
+import { eligibleParts, type PayloadPart } from './payload.js';
 import type { RecordSink } from './record-sink.js';
-import type { RenderPlan } from './render-plan.js';
+import type { ElideTarget, RenderPlan } from './render-plan.js';
 import { readLine, type ParsedRecord } from './scan-line.js';
 import type { ScanState } from './scan-state.js';
 import { SkeletonReader } from './skeleton.js';
@@ -26,6 +26,15 @@ export function writeUnedited(sink: RecordSink, bytes: Buffer, spans: readonly B
   else if (spans === null) sink.writeRecord(rewriteSessionId(bytes.toString('utf8'), newSessionId), newline);
   else if (spans.length === 0) sink.writeRecord(bytes, newline);
   else sink.writeRecordParts(sessionIdRewriteParts(bytes, spans, idJson), newline);
+}
+
+/**
+ * An elide target as the candidate holds it: its payload (and UI copy) replaced, or its bytes as
+ * they were when no stub would make it smaller. `parts` are the record's eligible payload parts.
+ */
+export function editedTarget(bytes: Buffer, text: string, parts: readonly PayloadPart[], target: ElideTarget, newSessionId: string | null): { out: Buffer | string; elided: boolean } {
+  const edited = editLine(text, parts, target, newSessionId);
+  return { out: edited.text === text ? bytes : edited.text, elided: edited.elided };
 }
 
 /** The fork's id as the JSON bytes written in place of each sessionId value. */
@@ -71,8 +80,8 @@ export class LineRenderer {
     const table = ctx.table;
     for (const part of parts) table.elidableBytes[row] += part.bytes;
     table.elidableParts[row] = parts.length;
-    const edited = editLine(parsed.text, parts, this.targets.elide.get(line)!, this.targets.newSessionId);
-    if (edited.elided) this.elided += 1;
-    return { row, out: edited.text === parsed.text ? bytes : edited.text };
+    const { out, elided } = editedTarget(bytes, parsed.text, parts, this.targets.elide.get(line)!, this.targets.newSessionId);
+    if (elided) this.elided += 1;
+    return { row, out };
   }
 }
