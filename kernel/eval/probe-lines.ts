@@ -20,6 +20,12 @@ export class ProbeLines {
    * candidate kept is recalled without it, and most probes are.
    */
   private readonly holders: Array<number[] | undefined>;
+  /**
+   * Answers by candidate buffer. Strategies that propose the same rewrite share one rendered
+   * buffer (the eval's candidate cache), and each of their rows is scored; the buffer is never
+   * written after it is read, so its answer stands.
+   */
+  private readonly answers = new WeakMap<Buffer, readonly boolean[]>();
 
   constructor(
     private readonly source: Buffer,
@@ -31,6 +37,15 @@ export class ProbeLines {
 
   /** For each probe (in order), whether `candidate` contains its bytes. */
   recalled(candidate: Buffer): boolean[] {
+    let answer = this.answers.get(candidate);
+    if (answer === undefined) {
+      answer = this.search(candidate);
+      this.answers.set(candidate, answer);
+    }
+    return [...answer];
+  }
+
+  private search(candidate: Buffer): boolean[] {
     const lineCount = this.starts.length - 1;
     const unchanged = new Uint8Array(lineCount);
     const changed: Buffer[] = [];

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ProbeLines } from '../../../kernel/eval/probe-lines.js';
 import type { Probe } from '../../../kernel/eval/probes.js';
 
@@ -42,5 +42,26 @@ describe('ProbeLines', () => {
         expect(probeLines.recalled(candidate), `seed ${seed} round ${round}`).toEqual(expected);
       }
     }
+  });
+
+  it('reads a candidate buffer once, however many rows share it', () => {
+    const source = Buffer.from('{"a":"src/app.ts"}\n{"b":"ENOENT"}\n');
+    const probes: Probe[] = [
+      { kind: 'path', line_index: 0, bytes: Buffer.from('src/app.ts') },
+      { kind: 'error_signature', line_index: 1, bytes: Buffer.from('ENOENT') },
+    ];
+    const lines = new ProbeLines(source, probes);
+    const candidate = Buffer.from('{"a":"src/app.ts"}\n{"b":"[elided]"}\n');
+    const search = vi.spyOn(candidate, 'indexOf');
+    const first = lines.recalled(candidate);
+    expect(first).toEqual([true, false]);
+    const reads = search.mock.calls.length;
+    expect(reads).toBeGreaterThan(0);
+    // A caller changing its copy changes nothing for the next row.
+    first[1] = true;
+    expect(lines.recalled(candidate)).toEqual([true, false]);
+    expect(search.mock.calls.length).toBe(reads);
+    // Equal bytes in another buffer are searched on their own.
+    expect(lines.recalled(Buffer.from(candidate))).toEqual([true, false]);
   });
 });
