@@ -2,9 +2,13 @@
  * Writing a render result. The host creates the staging file (empty, private, exclusive) and hands
  * over its path; a provider opens exactly that file, refusing anything that is not an empty regular
  * file, and streams its output there while hashing it.
+ *
+ * Durability is the host's part, not the writer's: the host flushes a staging file it will publish
+ * while it verifies and archives it, and fsyncs it again before linking it into place. A candidate
+ * the host only measures (eval renders several per session and discards them) is never flushed.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync, constants as fsConstants } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync, constants as fsConstants } from 'node:fs';
 
 /** Records are gathered into writes of this size: one system call per line costs more than the copy. */
 const WRITE_CHUNK_BYTES = 1024 * 1024;
@@ -81,11 +85,10 @@ export class StagingWriter {
     this.written += buf.length;
   }
 
-  /** Flushes to disk and returns what was written. */
+  /** Writes what is still buffered, closes the file and returns what was written. */
   finish(): { bytes: number; output_sha256: string; record_count: number } {
     if (!this.closed) {
       this.flush();
-      fsyncSync(this.fd);
       closeSync(this.fd);
       this.closed = true;
     }

@@ -53,6 +53,20 @@ export async function createStagingFile(env: PathEnv = process.env, options: Sta
   return path;
 }
 
+/**
+ * Flushes a rendered staging file to disk. Providers do not (sdk/staging.ts): the kernel starts this
+ * once a render is done, beside the checks that read the file, so the flush waits on no one and
+ * `publishNoClobber`'s own fsync before the link finds nothing left to write.
+ */
+export async function flushStaging(path: string): Promise<void> {
+  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function discardStaging(path: string): Promise<void> {
   await unlinkQuietly(path);
 }

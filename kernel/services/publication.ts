@@ -16,7 +16,7 @@ import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
 import { lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
-import { createStagingFile, discardStaging } from '../publish/staging.js';
+import { createStagingFile, discardStaging, flushStaging } from '../publish/staging.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { storeRetained } from '../vault/snapshot.js';
 import { newFindings } from './findings.js';
@@ -111,6 +111,9 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     if (c.requireSmaller && render.bytes >= c.sourceBytes) {
       throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
     }
+    // Written to disk while it is checked; publication waits for it below.
+    const flushed = flushStaging(staging);
+    flushed.catch(() => undefined);
     // Reads of settled files run at once: the provider verifies the candidate (its own process),
     // the vault stores the candidate's bytes, and the source is hashed again (unless a read made
     // after planning, apply's snapshot, is given). Nothing is referenced by a receipt until every
@@ -182,6 +185,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
 
     // The hash above proved the source unchanged when it was read; its identity proves it still is.
     if (source) sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));
+    await flushed;
     await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });

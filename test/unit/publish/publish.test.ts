@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publishNoClobber } from '../../../kernel/publish/publish.js';
-import { createStagingFile } from '../../../kernel/publish/staging.js';
+import { createStagingFile, flushStaging } from '../../../kernel/publish/staging.js';
 import { stagingDir } from '../../../kernel/paths.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 
@@ -35,6 +35,17 @@ describe('publishNoClobber', () => {
       expect(statSync(p).mode & 0o777).toBe(0o600);
       expect(statSync(p).size).toBe(0);
     }
+  });
+
+  it('flushes a rendered staging file as it is, and refuses a staging path swapped for a link', async () => {
+    const path = await staged('{"a":1}\n');
+    await flushStaging(path);
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n');
+    const target = join(home.root, 'elsewhere.jsonl');
+    writeFileSync(target, 'x');
+    rmSync(path);
+    symlinkSync(target, path);
+    await expect(flushStaging(path)).rejects.toMatchObject({ code: 'ELOOP' });
   });
 
   it('sweeps staging files left by processes that died', async () => {
