@@ -6,13 +6,32 @@ import { digestPlanResult } from '../../../sdk/strategy/digest-plan.js';
 import { belowTrigger, belowTriggerResult, exceedsTrigger, noPlan, providerOf } from '../../../sdk/strategy/plan.js';
 import { cardContext } from '../../../sdk/strategy/state-card-digest.js';
 
-/** Older members of each (label, payload sha256) group, oldest first; the newest copy stays. */
+/**
+ * Older members of each (label, payload sha256) group, oldest first: those on another line than
+ * the group's newest member, which stays.
+ *
+ * Walked newest first, so the first member met of a group is its newest. Groups are found by the
+ * hash string first and the label second: both are strings the items already hold (V8 keeps a
+ * string's hash with it), where a joined key would be a new string to build and hash per item.
+ */
 export function olderDuplicates(candidates: readonly TranscriptItem[]): TranscriptItem[] {
-  const newest = new Map<string, number>();
-  // JSON keys cannot collide the way a joined string could (a label may contain any separator).
-  const key = (item: TranscriptItem) => JSON.stringify([item.label, item.payload_sha256]);
-  for (const item of candidates) if (item.payload_sha256) newest.set(key(item), item.line_index);
-  return candidates.filter((item) => item.payload_sha256 && newest.get(key(item)) !== item.line_index);
+  /** Payload hash -> the label and line of its newest member, or the newest line of each label. */
+  const newest = new Map<string, { label: string; line: number } | Map<string, number>>();
+  const older = new Uint8Array(candidates.length);
+  for (let i = candidates.length - 1; i >= 0; i -= 1) {
+    const { payload_sha256: sha, label, line_index: line } = candidates[i]!;
+    if (!sha) continue;
+    const group = newest.get(sha);
+    let kept: number | undefined;
+    if (group === undefined) newest.set(sha, { label, line });
+    else if (group instanceof Map) {
+      kept = group.get(label);
+      if (kept === undefined) group.set(label, line);
+    } else if (group.label === label) kept = group.line;
+    else newest.set(sha, new Map([[group.label, group.line], [label, line]]));
+    if (kept !== undefined && kept !== line) older[i] = 1;
+  }
+  return candidates.filter((_, i) => older[i] === 1);
 }
 
 export function proposeDedupe(params: StrategyProposeParams): StrategyProposeResult {
