@@ -3,23 +3,30 @@
  * changed. Renders edit records in place and append new ones: a candidate line byte-identical to
  * the source line at the same index holds exactly the probes that source line holds. A probe never
  * spans a newline (probes are cut from one line), so "appears anywhere in the candidate" is the
- * same as "appears in an unchanged line that held it, or in one of the changed lines".
+ * same as "appears in an unchanged line that holds it, or in one of the changed lines".
  */
 import type { Probe } from './probes.js';
 
 const NEWLINE = 0x0a;
-/** Past this many source lines a probe is common enough that a direct search finds it fast. */
-const MAX_HOLDERS = 64;
-const FREQUENT: number[] = [];
+
+/** What one probe's searches of the source have found so far. */
+interface ProbeSearch {
+  /** Source lines found to hold the probe. */
+  holders: number[];
+  /** 1 for each source line already searched for it (a holder included). */
+  searched: Uint8Array;
+}
 
 export class ProbeLines {
   /** Byte offset where each source line starts; one extra entry past the end. */
   private readonly starts: number[];
   /**
-   * Per probe, the source lines that contain it. Found on first need: a probe whose own line a
-   * candidate kept is recalled without it, and most probes are.
+   * Per probe, what is known of the other source lines that hold it. Searched on need only, and
+   * only in lines the candidate at hand kept: candidates keep mostly the same lines (every strategy
+   * keeps the lines it cannot elide), so each later candidate searches the few lines it newly kept,
+   * and the first one a third of the source rather than all of it.
    */
-  private readonly holders: Array<number[] | undefined>;
+  private readonly searches: Array<ProbeSearch | undefined>;
   /**
    * Answers by candidate buffer. Strategies that propose the same rewrite share one rendered
    * buffer (the eval's candidate cache), and each of their rows is scored; the buffer is never
@@ -32,7 +39,7 @@ export class ProbeLines {
     private readonly probes: readonly Probe[],
   ) {
     this.starts = lineStarts(source);
-    this.holders = new Array(probes.length);
+    this.searches = new Array(probes.length);
   }
 
   /** For each probe (in order), whether `candidate` contains its bytes. */
@@ -64,10 +71,7 @@ export class ProbeLines {
     return this.probes.map((probe, p) => {
       // A probe was cut from its own line, so a kept line keeps it.
       if (unchanged[probe.line_index] === 1) return true;
-      const holders = (this.holders[p] ??= this.linesHolding(probe.bytes));
-      // A probe found on very many lines is cheaper to look for in the candidate itself.
-      if (holders === FREQUENT) return candidate.indexOf(probe.bytes) !== -1;
-      return holders.some((line) => unchanged[line] === 1) || rest.indexOf(probe.bytes) !== -1;
+      return rest.indexOf(probe.bytes) !== -1 || this.heldByUnchanged(p, unchanged);
     });
   }
 
@@ -77,17 +81,35 @@ export class ProbeLines {
     return end - start === to - from && candidate.compare(this.source, from, to, start, end) === 0;
   }
 
-  private linesHolding(bytes: Buffer): number[] {
-    const lines: number[] = [];
-    if (bytes.length === 0) return lines;
-    let at = this.source.indexOf(bytes);
-    while (at !== -1) {
-      if (lines.length === MAX_HOLDERS) return FREQUENT;
-      const line = this.lineAt(at);
-      lines.push(line);
-      at = this.source.indexOf(bytes, this.starts[line + 1]!);
+  /** Whether a source line marked in `unchanged` holds probe `p`; searches only lines not searched before. */
+  private heldByUnchanged(p: number, unchanged: Uint8Array): boolean {
+    const lineCount = unchanged.length;
+    const known = (this.searches[p] ??= { holders: [], searched: new Uint8Array(lineCount) });
+    if (known.holders.some((line) => unchanged[line] === 1)) return true;
+    const { searched } = known;
+    const bytes = this.probes[p]!.bytes;
+    let line = 0;
+    while (line < lineCount) {
+      if (unchanged[line] !== 1 || searched[line] === 1) {
+        line += 1;
+        continue;
+      }
+      // Consecutive kept lines not searched yet are one stretch of source bytes.
+      let end = line + 1;
+      while (end < lineCount && unchanged[end] === 1 && searched[end] !== 1) end += 1;
+      const from = this.starts[line]!;
+      const at = this.source.subarray(from, this.starts[end]! - 1).indexOf(bytes);
+      if (at === -1) {
+        searched.fill(1, line, end);
+        line = end;
+        continue;
+      }
+      const holder = this.lineAt(from + at);
+      searched.fill(1, line, holder + 1);
+      known.holders.push(holder);
+      return true;
     }
-    return lines;
+    return false;
   }
 
   private lineAt(offset: number): number {

@@ -18,12 +18,16 @@ describe('ProbeLines', () => {
     for (let seed = 1; seed <= 40; seed += 1) {
       const rnd = random(seed);
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-      const lines = Array.from({ length: 150 }, (_, i) => `{"i":${i},"text":"${pick(WORDS)} and ${pick(WORDS)}"}`);
+      // Tag <tN> sits on lines 2N and 2N+1 (next to each other) and 100+N, and nowhere else: whether
+      // a candidate kept one of the lines that do not hold its probe decides.
+      const tag = (i: number) => (i < 100 ? i >> 1 : i - 100);
+      const lines = Array.from({ length: 150 }, (_, i) => `{"i":${i},"text":"${pick(WORDS)} and ${pick(WORDS)} <t${tag(i)}>"}`);
       // Odd lines stand for tool results a render elides; even lines change only now and then.
       const editable = (line: number) => line % 2 === 1;
       const source = Buffer.from(lines.join('\n') + '\n');
       const probes: Probe[] = WORDS.map((w): Probe => ({ kind: 'path', line_index: lines.findIndex((l) => l.includes(w)), bytes: Buffer.from(w) })).filter((p) => p.line_index >= 0);
       probes.push({ kind: 'identifier', line_index: 3, bytes: Buffer.from('"i":3,') });
+      for (let t = 0; t < 50; t += 3) probes.push({ kind: 'identifier', line_index: [2 * t, 2 * t + 1, 100 + t][Math.floor(rnd() * 3)]!, bytes: Buffer.from(`<t${t}>`) });
       // On every line: more lines hold it than are ever listed, so candidates are searched for it.
       probes.push({ kind: 'identifier', line_index: 0, bytes: Buffer.from(' and ') });
       const probeLines = new ProbeLines(source, probes);
@@ -33,7 +37,7 @@ describe('ProbeLines', () => {
         const out = lines.map((line, i) => {
           if (editable(i) && (every || rnd() < 0.5)) return `{"i":${i},"text":"[elided]"}`;
           // Now and then another line changes too (as a fork's session id would).
-          if (!editable(i) && (every || rnd() < 0.03)) return line.replace(/"text":"[^"]*"/, '"text":"rewritten"');
+          if (!editable(i) && (every || rnd() < 0.1)) return line.replace(/"text":"[^"]*"/, '"text":"rewritten"');
           return line;
         });
         if (rnd() < 0.5) out.push(`{"card":"${pick(WORDS)}"}`);
