@@ -57,6 +57,17 @@ export function assertRounds(rounds: number): void {
 const CONSTRAINT_MARKS = ['never ', 'must not ', 'do not ', 'only if '];
 const PROCEDURE_STARTS = ['cargo ', 'npm ', 'bun ', 'pytest ', 'python3 ', 'git ', 'run `'];
 
+/**
+ * Matches every text holding a line classifyCandidate would classify, and some more: the same marks
+ * anywhere, the same starts at the start of any line after blanks, dashes or backticks. Each mark
+ * is ASCII with no `k` (the one ASCII letter another character lowercases to alone), so the
+ * case-blind match finds whatever `toLowerCase` would. Most texts hold none, and are not cut into
+ * lines at all.
+ */
+const MAY_CLASSIFY = /never |must not |do not |only if |- \[ \]|^[\s\-`]*(?:todo:|pending:|error:|decision:|failed|cargo |npm |bun |pytest |python3 |git |run `)/im;
+
+export const mayHoldCandidates = (text: string): boolean => MAY_CLASSIFY.test(text);
+
 /** First match wins: constraint, open task, procedure, fact. Other kinds only come from reviewed manifests. */
 export function classifyCandidate(line: string): RetentionKind | null {
   const lower = line.toLowerCase();
@@ -82,6 +93,7 @@ export function prepareManifest(source: Buffer, items: readonly TranscriptItem[]
   const seen = new Set<string>();
   const checks: RetentionCheck[] = [];
   for (const slot of ordered) {
+    if (!mayHoldCandidates(slot.text)) continue;
     let offset = 0;
     for (const line of slot.text.split(/(?<=\n)/)) {
       const lineBytes = Buffer.byteLength(line, 'utf8');

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RetentionManifest } from '../../../schemas/generated/types.js';
 import { validateEvalStudyCommandResult, validateRetentionStudyReport } from '../../../schemas/generated/validators.js';
 import {
-  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, parseManifest, prepareManifest, readManifestFile, sha256Hex, manifestJson,
+  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, mayHoldCandidates, parseManifest, prepareManifest, readManifestFile, sha256Hex, manifestJson,
 } from '../../../kernel/eval/study-manifest.js';
 import { extractSlots, messageShapeSlots } from '../../../kernel/eval/study-slots.js';
 import { contentTokens, lexicalCoverage } from '../../../kernel/eval/study-text.js';
@@ -52,6 +52,31 @@ function deps(): StudyDeps {
 }
 
 describe('heuristic manifest preparation', () => {
+  it('skips only texts none of whose lines would be classified', () => {
+    // Pieces near the marks: other cases, letters that lowercase oddly, blanks of every kind,
+    // dashes and backticks before a start, marks cut by a line break.
+    const pieces = ['never ', 'NEVER ', 'must not ', 'Do Not ', 'only if ', 'ONLY İF ', 'ı', 'K', 'ſ', '- [ ]', '- [x]', 'todo:', 'TODO:', 'pending:', 'error:', 'Decision:', 'failed',
+      'FAILED', 'cargo ', 'NPM ', 'bun ', 'pytest ', 'python3 ', 'git ', 'run `', '- ', '`', ' ', '\t', '\u00a0', '\ufeff', '\r', '\n', '\n', 'x', 'note', 'ever', 'do', ' not'];
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    let classified = 0;
+    for (let round = 0; round < 5000; round += 1) {
+      const text = Array.from({ length: 1 + next(8) }, () => pieces[next(pieces.length)]).join('');
+      const lines = text.split(/(?<=\n)/).map((line) => line.trim());
+      const any = lines.some((line) => line !== '' && classifyCandidate(line) !== null);
+      if (any) {
+        classified += 1;
+        expect(mayHoldCandidates(text), JSON.stringify(text)).toBe(true);
+      }
+    }
+    // The generator reaches both sides.
+    expect(classified).toBeGreaterThan(500);
+    expect(mayHoldCandidates('plain output\nwith nothing to keep\n')).toBe(false);
+  });
+
   it('classifies lines: constraint, open task, procedure, fact, first match wins', () => {
     expect(classifyCandidate('Never push on Fridays')).toBe('constraint');
     expect(classifyCandidate('todo: never skip tests')).toBe('constraint');
