@@ -71,7 +71,9 @@ export class ProbeLines {
     return this.probes.map((probe, p) => {
       // A probe was cut from its own line, so a kept line keeps it.
       if (unchanged[probe.line_index] === 1) return true;
-      return rest.indexOf(probe.bytes) !== -1 || this.heldByUnchanged(p, unchanged);
+      const known = (this.searches[p] ??= { holders: [], searched: new Uint8Array(lineCount) });
+      if (known.holders.some((line) => unchanged[line] === 1)) return true;
+      return rest.indexOf(probe.bytes) !== -1 || this.heldByUnsearched(known, probe.bytes, unchanged);
     });
   }
 
@@ -81,13 +83,13 @@ export class ProbeLines {
     return end - start === to - from && candidate.compare(this.source, from, to, start, end) === 0;
   }
 
-  /** Whether a source line marked in `unchanged` holds probe `p`; searches only lines not searched before. */
-  private heldByUnchanged(p: number, unchanged: Uint8Array): boolean {
+  /**
+   * Whether a line marked in `unchanged` that was not searched for this probe before holds it;
+   * marks what it searched, and notes the holder it stopped at.
+   */
+  private heldByUnsearched(known: ProbeSearch, bytes: Buffer, unchanged: Uint8Array): boolean {
     const lineCount = unchanged.length;
-    const known = (this.searches[p] ??= { holders: [], searched: new Uint8Array(lineCount) });
-    if (known.holders.some((line) => unchanged[line] === 1)) return true;
     const { searched } = known;
-    const bytes = this.probes[p]!.bytes;
     let line = 0;
     while (line < lineCount) {
       if (unchanged[line] !== 1 || searched[line] === 1) {
