@@ -4,7 +4,7 @@
  */
 import { forEachRawMember, rawKeyIs, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
-import { partRewrites, stubText, type PayloadPart } from './payload.js';
+import { partRewrites, stubText, type PartShape } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
 import type { ElideTarget } from './render-plan.js';
 
@@ -41,7 +41,7 @@ function utf8Bytes(text: string, span: Span): number {
  * The replacements that elide one line's payload and its UI copy, or none when the stubs would not
  * make the line smaller. `parts` are the line's eligible payload parts (payload.ts).
  */
-function elision(text: string, members: ReadonlyArray<{ key: string; span: Span }>, parts: readonly PayloadPart[], target: ElideTarget): Replacement[] {
+function elision(text: string, members: ReadonlyArray<{ key: string; span: Span }>, parts: readonly PartShape[], target: ElideTarget): Replacement[] {
   let message: Span | null = null;
   const copies: Span[] = [];
   for (const m of members) {
@@ -73,7 +73,7 @@ function elision(text: string, members: ReadonlyArray<{ key: string; span: Span 
  * One edited line: its payload (and UI copy) elided when that makes it smaller, and every top-level
  * `sessionId` set to `newSessionId` when given. One walk over the record's top level serves both.
  */
-export function editLine(text: string, parts: readonly PayloadPart[], target: ElideTarget, newSessionId: string | null): { text: string; elided: boolean } {
+export function editLine(text: string, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { text: string; elided: boolean } {
   const members = topLevelMembers(text);
   if (members === null) return { text, elided: false };
   const replacements = elision(text, members, parts, target);

@@ -8,14 +8,27 @@ import { blockType, content, isObject, type Block, type RawRecord } from './reco
 /** A payload must be longer than this to be elided: a stub costs about as much. */
 export const ELIGIBLE_MIN_EXCLUSIVE_BYTES = 256;
 
-export interface PayloadPart {
+/** What eliding a part needs to know of it: where it sits, its size, and which of its blocks are empty. */
+export interface PartShape {
   /** Index of the tool_result block in `message.content`. */
   blockIndex: number;
   /** UTF-8 bytes of the payload text. */
   bytes: number;
   /** 'string' when `content` is a string, else the number of text blocks in the array. */
   shape: 'string' | number;
+  /** Per text block of an array payload, whether its text is empty (an empty one stays as it is). */
+  emptyTexts: readonly boolean[];
+}
+
+export interface PayloadPart extends PartShape {
   texts: string[];
+}
+
+const NO_BLOCKS: readonly boolean[] = [];
+
+/** The part without its text, to be kept after the record it came from is gone. */
+export function shapeOf(part: PartShape): PartShape {
+  return { blockIndex: part.blockIndex, bytes: part.bytes, shape: part.shape, emptyTexts: part.emptyTexts };
 }
 
 /** The text of one tool_result block's `content`, or null when it is not plain text. */
@@ -58,7 +71,10 @@ export function resultPayloads(r: RawRecord): ResultPayloads {
     if (!p) continue;
     const bytes = textBytes(p.texts);
     out.textBytes += bytes;
-    if (bytes > ELIGIBLE_MIN_EXCLUSIVE_BYTES) out.parts.push({ blockIndex: i, bytes, shape: p.shape, texts: p.texts });
+    if (bytes > ELIGIBLE_MIN_EXCLUSIVE_BYTES) {
+      const emptyTexts = p.shape === 'string' ? NO_BLOCKS : p.texts.map((t) => t === '');
+      out.parts.push({ blockIndex: i, bytes, shape: p.shape, texts: p.texts, emptyTexts });
+    }
   }
   return out;
 }
@@ -84,11 +100,11 @@ export interface PartRewrite {
  * blocks keeps its blocks, the first text becomes the stub and the others empty. Returns none when
  * the stub would not be shorter than the text it replaces.
  */
-export function partRewrites(part: PayloadPart, stub: string): PartRewrite[] {
+export function partRewrites(part: PartShape, stub: string): PartRewrite[] {
   if (Buffer.byteLength(stub, 'utf8') >= part.bytes) return [];
   const base = ['message', 'content', part.blockIndex, 'content'];
   if (part.shape === 'string') return [{ path: base, value: stub }];
   const out: PartRewrite[] = [{ path: [...base, 0, 'text'], value: stub }];
-  for (let j = 1; j < part.shape; j += 1) if (part.texts[j] !== '') out.push({ path: [...base, j, 'text'], value: '' });
+  for (let j = 1; j < part.shape; j += 1) if (!part.emptyTexts[j]) out.push({ path: [...base, j, 'text'], value: '' });
   return out;
 }

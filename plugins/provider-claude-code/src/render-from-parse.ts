@@ -1,8 +1,9 @@
 /**
  * A render that starts from the analysis of a parse of the same bytes (parsed-source.ts) instead of
  * reading every record again: the tree, the target checks and the state card need nothing the parse
- * did not already find. Lines are copied as they are; only elide targets are parsed and edited,
- * with the same edit as always (elide-line.ts). For a fork every other line's top level is walked
+ * did not already find. Lines are copied as they are; only elide targets are parsed (once per kept
+ * analysis: later renders reuse their payload parts) and edited, with the same edit as always
+ * (elide-line.ts). For a fork every other line's top level is walked
  * for the sessionId values to rewrite, but no row of the tree is built again.
  *
  * The copy is hashed as it is read. Whatever is not exactly the parsed file (another hash, a line
@@ -17,7 +18,7 @@ import type { Analysis } from './analysis.js';
 import { parseLine, topLevelSessionIdSpans } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
-import { eligibleParts } from './payload.js';
+import { eligibleParts, shapeOf, type PartShape } from './payload.js';
 import { checkRenderable } from './render-checks.js';
 import { editedTarget, sessionIdJson, writeUnedited } from './render-lines.js';
 import type { RenderPlan } from './render-plan.js';
@@ -29,6 +30,20 @@ export interface RenderedFromParse {
   analysis: Analysis;
   bytes: number;
   elided: number;
+}
+
+/**
+ * The payload parts of the elide targets earlier renders of a kept analysis's bytes parsed: `eval`
+ * renders one candidate per strategy from the same source, and most elide the same lines. Learned
+ * only from a render whose copy then hashed to the analysis; used only in a copy that is hashed
+ * too, so parts used for a line whose bytes changed go into an output that is thrown away.
+ */
+const knownParts = new WeakMap<Analysis, Map<number, readonly PartShape[]>>();
+const partCounts = { parsed: 0, reused: 0 };
+
+/** Elide targets whose parts renders from a parse parsed, and those they took from an earlier render. */
+export function targetPartsCounts(): { parsed: number; reused: number } {
+  return { ...partCounts };
 }
 
 /** Thrown from inside the read to stop it at the first line that is not the parsed one. */
@@ -64,6 +79,8 @@ export async function renderFromParse(
   const idJson = sessionIdJson(fork);
   const skeletons = new SkeletonReader();
   let elided = 0;
+  const known = knownParts.get(parsed);
+  const learned = new Map<number, readonly PartShape[]>();
 
   /** Writes what the candidate holds for one line; throws NotTheParsedFile at a line unlike the parsed one. */
   const copyLine = (rec: JsonlRecord): void => {
@@ -73,9 +90,15 @@ export async function renderFromParse(
     const target = plan.elide.get(rec.index);
     if (target !== undefined) {
       const text = rec.bytes.toString('utf8');
-      const record = parseLine(text);
-      if (record === null) throw new NotTheParsedFile();
-      const edited = editedTarget(rec.bytes, text, eligibleParts(record), target, fork);
+      let parts = known?.get(rec.index);
+      if (parts === undefined) {
+        const record = parseLine(text);
+        if (record === null) throw new NotTheParsedFile();
+        parts = eligibleParts(record).map(shapeOf);
+        learned.set(rec.index, parts);
+        partCounts.parsed += 1;
+      } else partCounts.reused += 1;
+      const edited = editedTarget(rec.bytes, text, parts, target, fork);
       if (edited.elided) elided += 1;
       writer.writeRecord(edited.out, newline);
       return;
@@ -113,6 +136,11 @@ export async function renderFromParse(
     writer.reset();
     countParsedSource(false);
     return null;
+  }
+  if (learned.size > 0) {
+    const parts = known ?? new Map<number, readonly PartShape[]>();
+    for (const [line, shapes] of learned) parts.set(line, shapes);
+    knownParts.set(parsed, parts);
   }
   countParsedSource(true);
   return { analysis, bytes: summary.bytes, elided };

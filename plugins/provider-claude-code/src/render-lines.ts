@@ -7,7 +7,7 @@
 import type { ByteSpan } from '../../../sdk/raw-json.js';
 import { editLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
 import type { ReadLimits } from './limits.js';
-import { eligibleParts, type PayloadPart } from './payload.js';
+import { eligibleParts, type PartShape } from './payload.js';
 import type { RecordSink } from './record-sink.js';
 import type { ElideTarget, RenderPlan } from './render-plan.js';
 import { readLine, type ParsedRecord } from './scan-line.js';
@@ -32,7 +32,7 @@ export function writeUnedited(sink: RecordSink, bytes: Buffer, spans: readonly B
  * An elide target as the candidate holds it: its payload (and UI copy) replaced, or its bytes as
  * they were when no stub would make it smaller. `parts` are the record's eligible payload parts.
  */
-export function editedTarget(bytes: Buffer, text: string, parts: readonly PayloadPart[], target: ElideTarget, newSessionId: string | null): { out: Buffer | string; elided: boolean } {
+export function editedTarget(bytes: Buffer, text: string, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { out: Buffer | string; elided: boolean } {
   const edited = editLine(text, parts, target, newSessionId);
   return { out: edited.text === text ? bytes : edited.text, elided: edited.elided };
 }

@@ -8,6 +8,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetParsed, parsedSourceCounts } from '../../../plugins/provider-claude-code/src/parsed-source.js';
+import { targetPartsCounts } from '../../../plugins/provider-claude-code/src/render-from-parse.js';
 import type { RenderHooks } from '../../../plugins/provider-claude-code/src/render.js';
 import type { DigestBlock, Edit, ProviderRenderResult } from '../../../schemas/generated/types.js';
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
@@ -114,6 +115,62 @@ describe('a render that starts from the parse writes what a full render writes',
     // Each of these renders is one a parse can serve.
     expect(reused).toBe(texts.length * ASKS - (await refusedCount(texts)));
     expect(cards).toBeGreaterThan(0);
+  });
+
+  it('later renders of one parse reuse what earlier ones parsed of their targets, and write what a full render writes', async () => {
+    const big = join(tmp.dir, 'big-again.jsonl');
+    writeBigSession(big, { targetBytes: 2 * 1024 * 1024, records: 1500 });
+    const sources = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), jsonl(spreadSessionLines())].map((t) => tmp.file('again.jsonl', t));
+    const before = targetPartsCounts();
+    for (const source of [...sources, big]) {
+      const lines = await elidable(source);
+      const original = readFileSync(source);
+      // Targets met again, with other stubs, in a fork, and with per-item stubs.
+      const asks: Ask[] = [
+        ...asksFor(lines),
+        { edits: [{ ...elide(lines), stub_template: '[gone: {bytes} bytes of {kind}]' } as Edit] },
+        { edits: [{ ...elide(lines.slice(0, 3)), per_item_stubs: Object.fromEntries(lines.slice(0, 2).map((l) => [String(l), `[line ${l} kept in the vault]`])) } as Edit] },
+      ];
+      const sha = (await parse(source)).source_sha256;
+      forgetParsed();
+      const full: Rendered[] = [];
+      for (const ask of asks) full.push(await renderOf(source, sha, ask, original));
+      // One parse, then every ask in turn.
+      await parse(source);
+      for (const [i, ask] of asks.entries()) expect(await renderOf(source, sha, ask, original), `${source} ask ${i}`).toStrictEqual(full[i]);
+    }
+    const after = targetPartsCounts();
+    expect(after.reused - before.reused).toBeGreaterThan(after.parsed - before.parsed);
+  });
+
+  it('parts read from a copy that turned out to be another file are not kept', async () => {
+    const text = modernSession().toJsonl();
+    const source = tmp.file('poison.jsonl', text);
+    const lines = await elidable(source);
+    const target = lines[0]!;
+    const rows = text.split('\n');
+    // The same length, but six payload bytes that decode to one: the part measures 5 bytes less.
+    const result = rows[target]!.indexOf('"tool_result"');
+    const payload = rows[target]!.indexOf('"content":"', result) + '"content":"'.length;
+    const payloadRun = payload + rows[target]!.slice(payload).search(/[A-Za-z0-9]{6}/);
+    expect(result).toBeGreaterThan(0);
+    expect(payloadRun).toBeGreaterThanOrEqual(payload);
+    const changed = [...rows];
+    changed[target] = rows[target]!.slice(0, payloadRun) + '\\u0041' + rows[target]!.slice(payloadRun + 6);
+    expect(changed[target]!.length).toBe(rows[target]!.length);
+    const ask: Ask = { edits: [elide([target])] };
+    const original = Buffer.from(text);
+    forgetParsed();
+    const sha = (await parse(source)).source_sha256;
+    forgetParsed();
+    const expected = await renderOf(source, sha, ask, original);
+    await parse(source);
+    // The render of the changed file reads the target, then finds the hash differs and refuses.
+    writeFileSync(source, changed.join('\n'));
+    const refused = await renderOf(source, sha, ask, Buffer.from(changed.join('\n')));
+    expect(refused).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
+    writeFileSync(source, original);
+    expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
   });
 
   it('a large session whose lines cross the 1 MiB read chunks', async () => {
