@@ -37,7 +37,7 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
   const userspace = proposal.source !== 'strategy';
   if (proposal.edits.length === 0) return noPlan(userspace ? 'empty_external_edits' : 'strategy_returned_no_plan', policy, before);
 
-  admitEdits(proposal.edits, {
+  const admitted = admitEdits(proposal.edits, {
     items: transcript.items,
     keep_recent_tool_outputs: policy.keep_recent_tool_outputs,
     provider: transcript.session.provider,
@@ -46,7 +46,7 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
     throw planRejected('external_control_edit');
   }
 
-  const after = projectContextAfter({ items: transcript.items, edits: proposal.edits, context_tokens_before: before, floor_tokens: policy.floor_tokens });
+  const after = projectContextAfter({ items: transcript.items, edits: proposal.edits, context_tokens_before: before, floor_tokens: policy.floor_tokens, admitted });
   const rewritesTranscript = !proposal.edits.some((e) => e.op === 'provider_compact');
   if (userspace && after >= before) return noPlan('external_nonreducing_plan', policy, before, after);
   // A provider's own compaction lands at a floor only the provider knows; the savings gate judges it.
@@ -66,7 +66,7 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
       context_tokens_before: before,
       context_tokens_after: after,
     },
-    prefix_tokens: prefixTokens(transcript.items, proposal.edits, before),
+    prefix_tokens: prefixTokens(transcript.items, proposal.edits, before, admitted),
     est_savings_tokens: savings,
     effective_trigger_tokens: policy.effective_trigger_tokens,
     target_context_tokens: policy.floor_tokens,

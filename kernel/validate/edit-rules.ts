@@ -25,10 +25,12 @@ export interface AdmissionContext {
   provider: string;
 }
 
-/** What the rest of the host needs after admission: the items by line and the elided lines. */
+/** What projecting a plan needs after admission: which items it elides, and where it first changes. */
 export interface AdmittedEdits {
-  byLine: Map<number, TranscriptItem>;
-  elidedLines: Set<number>;
+  /** 1 for each item, by its position in `items`, whose line the plan elides. */
+  elided: Uint8Array;
+  /** The lowest line the plan elides; Infinity when it elides none. */
+  firstElidedLine: number;
 }
 
 const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
@@ -47,17 +49,17 @@ export function admitEdits(edits: readonly Edit[], ctx: AdmissionContext): Admit
     }
   });
 
-  const byLine = indexItems(ctx.items);
+  const positions = indexItems(ctx.items);
   const protectedLines = cachedProtectedTail(ctx.items, ctx.keep_recent_tool_outputs);
   const composition = new EditComposition();
-  const elidedLines = new Set<number>();
+  const admitted: AdmittedEdits = { elided: new Uint8Array(ctx.items.length), firstElidedLine: Infinity };
   let knownIds: Set<string> | null = null;
 
   edits.forEach((edit, editIndex) => {
     composition.admit(edit, editIndex);
     switch (edit.op) {
       case 'elide':
-        checkElide(edit, editIndex, byLine, protectedLines, elidedLines);
+        checkElide(edit, editIndex, ctx.items, positions, protectedLines, admitted);
         break;
       case 'inject_digest':
         checkDigest(edit, editIndex, ctx.items.length);
@@ -71,14 +73,30 @@ export function admitEdits(edits: readonly Edit[], ctx: AdmissionContext): Admit
         break;
     }
   });
-  return { byLine, elidedLines };
+  return admitted;
+}
+
+/** The items `edits` elide, with no check: lines that are no item's are passed over. */
+export function elidedItems(items: readonly TranscriptItem[], edits: readonly Edit[]): AdmittedEdits {
+  const positions = indexItems(items);
+  const out: AdmittedEdits = { elided: new Uint8Array(items.length), firstElidedLine: Infinity };
+  for (const edit of edits) {
+    if (edit.op !== 'elide') continue;
+    for (const line of edit.line_indexes) {
+      const at = positions.get(line);
+      if (at === undefined) continue;
+      out.elided[at] = 1;
+      if (line < out.firstElidedLine) out.firstElidedLine = line;
+    }
+  }
+  return out;
 }
 
 /**
  * One transcript is admitted against many plans (auto, eval): its line index and protected tail are
  * built once per items array. A parsed transcript is never modified, so the array is the key.
  */
-const lineIndexes = new WeakMap<readonly TranscriptItem[], Map<number, TranscriptItem>>();
+const lineIndexes = new WeakMap<readonly TranscriptItem[], Map<number, number>>();
 const protectedTails = new WeakMap<readonly TranscriptItem[], Map<number, Set<number>>>();
 
 /**
@@ -95,23 +113,23 @@ export function prepareAdmission(items: readonly TranscriptItem[], keepRecentToo
   cachedProtectedTail(items, keepRecentToolOutputs);
 }
 
-/** Line indexes are the identity of every edit, so they must be unique. */
-function indexItems(items: readonly TranscriptItem[]): Map<number, TranscriptItem> {
-  let byLine = lineIndexes.get(items);
-  if (byLine === undefined) {
-    byLine = buildLineIndex(items);
-    lineIndexes.set(items, byLine);
+/** Each line's item, by its position in `items`. Line indexes are the identity of every edit, so they must be unique. */
+function indexItems(items: readonly TranscriptItem[]): Map<number, number> {
+  let positions = lineIndexes.get(items);
+  if (positions === undefined) {
+    positions = buildLineIndex(items);
+    lineIndexes.set(items, positions);
   }
-  return byLine;
+  return positions;
 }
 
-function buildLineIndex(items: readonly TranscriptItem[]): Map<number, TranscriptItem> {
-  const byLine = new Map<number, TranscriptItem>();
-  for (const item of items) {
-    if (byLine.has(item.line_index)) throw planRejected('ambiguous_transcript_indexes', { line_index: item.line_index });
-    byLine.set(item.line_index, item);
-  }
-  return byLine;
+function buildLineIndex(items: readonly TranscriptItem[]): Map<number, number> {
+  const positions = new Map<number, number>();
+  items.forEach((item, at) => {
+    if (positions.has(item.line_index)) throw planRejected('ambiguous_transcript_indexes', { line_index: item.line_index });
+    positions.set(item.line_index, at);
+  });
+  return positions;
 }
 
 function cachedProtectedTail(items: readonly TranscriptItem[], keep: number): Set<number> {
@@ -146,7 +164,14 @@ class EditComposition {
   }
 }
 
-function checkElide(edit: ElideEdit, editIndex: number, byLine: Map<number, TranscriptItem>, protectedLines: Set<number>, elided: Set<number>): void {
+function checkElide(
+  edit: ElideEdit,
+  editIndex: number,
+  items: readonly TranscriptItem[],
+  positions: Map<number, number>,
+  protectedLines: Set<number>,
+  admitted: AdmittedEdits,
+): void {
   const bounds = (why: string) => planRejected('invalid_elision_bounds', { edit_index: editIndex, why });
   if (edit.line_indexes.length > MAX_ELIDE_LINES) throw bounds('too many line indexes');
   const template = edit.stub_template;
@@ -162,12 +187,14 @@ function checkElide(edit: ElideEdit, editIndex: number, byLine: Map<number, Tran
       if (stub.length === 0 || bytes(stub) > MAX_PER_ITEM_STUB_BYTES || CONTROL_CHAR.test(stub)) throw bounds('per-item stub empty, too long or not one line');
     }
   }
+  const { elided } = admitted;
   for (const line of edit.line_indexes) {
-    const item = byLine.get(line);
-    if (!item) throw planRejected('unknown_edit_index', { edit_index: editIndex, line_index: line });
-    if (!isElidable(item) || protectedLines.has(line)) throw planRejected('protected_or_non_elidable', { edit_index: editIndex, line_index: line });
-    if (elided.has(line)) throw planRejected('overlapping_elision_edits', { edit_index: editIndex, line_index: line });
-    elided.add(line);
+    const at = positions.get(line);
+    if (at === undefined) throw planRejected('unknown_edit_index', { edit_index: editIndex, line_index: line });
+    if (!isElidable(items[at]!) || protectedLines.has(line)) throw planRejected('protected_or_non_elidable', { edit_index: editIndex, line_index: line });
+    if (elided[at] === 1) throw planRejected('overlapping_elision_edits', { edit_index: editIndex, line_index: line });
+    elided[at] = 1;
+    if (line < admitted.firstElidedLine) admitted.firstElidedLine = line;
   }
 }
 

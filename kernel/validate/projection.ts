@@ -5,6 +5,7 @@
 import type { Edit, TranscriptItem } from '../../schemas/generated/types.js';
 import { digestOverheadTokens } from '../../sdk/state-card.js';
 import { elisionSavings } from '../../sdk/tokens.js';
+import { elidedItems, type AdmittedEdits } from './edit-rules.js';
 import { planRejected } from './plan-errors.js';
 
 export interface ProjectionInput {
@@ -12,6 +13,8 @@ export interface ProjectionInput {
   edits: readonly Edit[];
   context_tokens_before: number;
   floor_tokens: number;
+  /** What admitting the edits found; read from the edits when not given. */
+  admitted?: AdmittedEdits;
 }
 
 /**
@@ -25,8 +28,8 @@ export function projectContextAfter(input: ProjectionInput): number {
   if (edits.some((e) => e.op === 'provider_compact')) return Math.min(input.floor_tokens, before);
   let reclaimed = 0;
   let added = 0;
-  const elided = elidedLineSet(edits);
-  if (elided.size > 0) for (const item of items) if (elided.has(item.line_index)) reclaimed += elisionSavings(item);
+  const { elided } = input.admitted ?? elidedItems(items, edits);
+  for (let at = 0; at < items.length; at += 1) if (elided[at] === 1) reclaimed += elisionSavings(items[at]!);
   for (const edit of edits) {
     if (edit.op === 'inject_digest') added += digestOverheadTokens(edit.digest);
     if (edit.op === 'cache_edit') for (const item of cacheEditTargets(items, edit.tool_use_ids)) reclaimed += elisionSavings(item);
@@ -38,11 +41,9 @@ export function projectContextAfter(input: ProjectionInput): number {
  * Estimated tokens before the first record the plan changes: the part of the prompt a provider can keep
  * serving from its cache.
  */
-export function prefixTokens(items: readonly TranscriptItem[], edits: readonly Edit[], contextTokensBefore: number): number {
-  const elided = elidedLineSet(edits);
-  let firstChanged = Infinity;
-  for (const line of elided) firstChanged = Math.min(firstChanged, line);
-  if (elided.size === 0) {
+export function prefixTokens(items: readonly TranscriptItem[], edits: readonly Edit[], contextTokensBefore: number, admitted?: AdmittedEdits): number {
+  let firstChanged = (admitted ?? elidedItems(items, edits)).firstElidedLine;
+  if (firstChanged === Infinity) {
     if (edits.some((e) => e.op === 'provider_compact')) return contextTokensBefore;
     const cacheEdit = edits.find((e) => e.op === 'cache_edit');
     if (cacheEdit) for (const item of cacheEditTargets(items, cacheEdit.tool_use_ids)) firstChanged = Math.min(firstChanged, item.line_index);
@@ -55,12 +56,6 @@ export function prefixTokens(items: readonly TranscriptItem[], edits: readonly E
 /** A plan that leaves the context as large as it was, or larger, is refused. */
 export function assertNoGrowth(before: number, after: number): void {
   if (after >= before) throw planRejected('plan_grows_context', { context_tokens_before: before, context_tokens_after: after });
-}
-
-function elidedLineSet(edits: readonly Edit[]): Set<number> {
-  const lines = new Set<number>();
-  for (const edit of edits) if (edit.op === 'elide') for (const line of edit.line_indexes) lines.add(line);
-  return lines;
 }
 
 /** Tool results named by a cache edit, each counted once however many of its ids are dropped. */

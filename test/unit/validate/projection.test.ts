@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../../../schemas/generated/types.js';
+import { admitEdits } from '../../../kernel/validate/edit-rules.js';
 import { prefixTokens, projectContextAfter } from '../../../kernel/validate/projection.js';
 import { digestOverheadTokens } from '../../../sdk/state-card.js';
 import { item } from '../policy/transcript-builder.js';
@@ -57,5 +58,22 @@ describe('prefix tokens', () => {
 
   it('counts up to the first tool result a cache edit drops', () => {
     expect(prefixTokens(items, [{ op: 'cache_edit', tool_use_ids: ['b'] }], before)).toBe(50 + 20 + 1010 + 20);
+  });
+});
+
+describe('projection after admission', () => {
+  it('gives the same numbers from what admission found as from the edits alone', () => {
+    const plans: Edit[][] = [
+      [{ op: 'elide', line_indexes: [2, 4], stub_template: 's' }],
+      [{ op: 'elide', line_indexes: [4], stub_template: 's' }, { op: 'elide', line_indexes: [2], stub_template: 't' }],
+      [{ op: 'elide', line_indexes: [2], stub_template: 's' }, { op: 'inject_digest', digest: { covers_items: 2, goal: 'ship the fix' } }],
+      [{ op: 'inject_digest', digest: { covers_items: 1, goal: 'ship the fix' } }],
+      [{ op: 'cache_edit', tool_use_ids: ['b'] }],
+    ];
+    for (const edits of plans) {
+      const admitted = admitEdits(edits, { items, keep_recent_tool_outputs: 0, provider: 'claude_code' });
+      expect(projectContextAfter({ items, edits, context_tokens_before: before, floor_tokens: 500, admitted })).toBe(project(edits));
+      expect(prefixTokens(items, edits, before, admitted)).toBe(prefixTokens(items, edits, before));
+    }
   });
 });
