@@ -13,7 +13,10 @@ export interface ProjectionInput {
   edits: readonly Edit[];
   context_tokens_before: number;
   floor_tokens: number;
-  /** What admitting the edits found; read from the edits when not given. */
+  /**
+   * What admitting the edits found. Read from the edits when not given, over items whose line
+   * indexes must then be unique (admission refuses others) and counting only lines that are items'.
+   */
   admitted?: AdmittedEdits;
 }
 
