@@ -54,17 +54,30 @@ export function assertRounds(rounds: number): void {
 
 // ---------------------------------------------------------------- heuristic preparation
 
+/** Marks a line may hold anywhere, and starts it may begin with, per kind (lowercase). */
 const CONSTRAINT_MARKS = ['never ', 'must not ', 'do not ', 'only if '];
+const OPEN_TASK_MARKS = ['- [ ]'];
+const OPEN_TASK_STARTS = ['todo:', 'pending:'];
+/** After any leading dashes, backticks and spaces. */
 const PROCEDURE_STARTS = ['cargo ', 'npm ', 'bun ', 'pytest ', 'python3 ', 'git ', 'run `'];
+const FACT_STARTS = ['error:', 'decision:', 'failed'];
+
+/** Every mark and start classifyCandidate looks for. */
+export const CLASSIFY_MARKS: readonly string[] = [...CONSTRAINT_MARKS, ...OPEN_TASK_MARKS, ...OPEN_TASK_STARTS, ...PROCEDURE_STARTS, ...FACT_STARTS];
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Matches every text holding a line classifyCandidate would classify, and some more: the same marks
  * anywhere, the same starts at the start of any line after blanks, dashes or backticks. Each mark
- * is ASCII with no `k` (the one ASCII letter another character lowercases to alone), so the
- * case-blind match finds whatever `toLowerCase` would. Most texts hold none, and are not cut into
- * lines at all.
+ * is ASCII with no `k` (the one ASCII letter another character lowercases to alone; a test holds
+ * every mark to this), so the case-blind match finds whatever `toLowerCase` would. Most texts hold
+ * none, and are not cut into lines at all.
  */
-const MAY_CLASSIFY = /never |must not |do not |only if |- \[ \]|^[\s\-`]*(?:todo:|pending:|error:|decision:|failed|cargo |npm |bun |pytest |python3 |git |run `)/im;
+const MAY_CLASSIFY = new RegExp(
+  `${[...CONSTRAINT_MARKS, ...OPEN_TASK_MARKS].map(escapeRe).join('|')}|^[\\s\\-\`]*(?:${[...OPEN_TASK_STARTS, ...FACT_STARTS, ...PROCEDURE_STARTS].map(escapeRe).join('|')})`,
+  'im',
+);
 
 export const mayHoldCandidates = (text: string): boolean => MAY_CLASSIFY.test(text);
 
@@ -72,10 +85,10 @@ export const mayHoldCandidates = (text: string): boolean => MAY_CLASSIFY.test(te
 export function classifyCandidate(line: string): RetentionKind | null {
   const lower = line.toLowerCase();
   if (CONSTRAINT_MARKS.some((m) => lower.includes(m))) return 'constraint';
-  if (lower.includes('- [ ]') || lower.startsWith('todo:') || lower.startsWith('pending:')) return 'open_task';
+  if (OPEN_TASK_MARKS.some((m) => lower.includes(m)) || OPEN_TASK_STARTS.some((s) => lower.startsWith(s))) return 'open_task';
   const bare = lower.replace(/^[-` ]+/, '');
   if (PROCEDURE_STARTS.some((s) => bare.startsWith(s))) return 'procedure';
-  if (lower.startsWith('error:') || lower.startsWith('decision:') || lower.startsWith('failed')) return 'fact';
+  if (FACT_STARTS.some((s) => lower.startsWith(s))) return 'fact';
   return null;
 }
 

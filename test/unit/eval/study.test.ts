@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RetentionManifest } from '../../../schemas/generated/types.js';
 import { validateEvalStudyCommandResult, validateRetentionStudyReport } from '../../../schemas/generated/validators.js';
 import {
-  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, mayHoldCandidates, parseManifest, prepareManifest, readManifestFile, sha256Hex, manifestJson,
+  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, CLASSIFY_MARKS, mayHoldCandidates, parseManifest, prepareManifest, readManifestFile, sha256Hex, manifestJson,
 } from '../../../kernel/eval/study-manifest.js';
 import { extractSlots, messageShapeSlots } from '../../../kernel/eval/study-slots.js';
 import { contentTokens, lexicalCoverage } from '../../../kernel/eval/study-text.js';
@@ -75,6 +75,22 @@ describe('heuristic manifest preparation', () => {
     // The generator reaches both sides.
     expect(classified).toBeGreaterThan(500);
     expect(mayHoldCandidates('plain output\nwith nothing to keep\n')).toBe(false);
+  });
+
+  it('keeps every mark one the case-blind prefilter can stand for', () => {
+    // The Kelvin sign is the one character that lowercases to a lone ASCII letter (k); a mark with a
+    // k, or outside ASCII, could be matched by toLowerCase where the prefilter does not look.
+    for (const mark of CLASSIFY_MARKS) {
+      expect(mark, mark).toMatch(/^[\x20-\x7e]+$/);
+      expect(mark.includes('k'), mark).toBe(false);
+      expect(mayHoldCandidates(mark), mark).toBe(true);
+      expect(mayHoldCandidates(mark.toUpperCase()), mark).toBe(true);
+    }
+    for (let code = 0x80; code <= 0x10ffff; code += 1) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const lower = String.fromCodePoint(code).toLowerCase();
+      if (/^[\x00-\x7f]+$/.test(lower)) expect(lower).toBe('k');
+    }
   });
 
   it('classifies lines: constraint, open task, procedure, fact, first match wins', () => {
