@@ -6,6 +6,7 @@
  * indexOf. That keeps a 10 MiB session well under a second.
  */
 import type { ProbeKind } from '../../schemas/generated/types.js';
+import { literalAlternatives } from '../../sdk/literal-pattern.js';
 
 export const PROBE_KINDS: readonly ProbeKind[] = ['path', 'command', 'decision', 'error_signature', 'file_name', 'identifier'];
 
@@ -122,11 +123,10 @@ export function scanFileNames(s: string, sink: ProbeSink): void {
   anchoredRuns(s, '.', FILE_NAME, sink, (a, e) => hasExtension(s, a, e, FILE_EXTENSIONS));
 }
 
-const escapeRe = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // Longer words first inside the alternation so `python3` is not read as `python`.
 const byLength = (words: readonly string[]) => [...words].sort((a, b) => b.length - a.length);
-const COMMAND_RE = new RegExp(`(?:${byLength(COMMAND_WORDS).map(escapeRe).join('|')}) `, 'g');
-const DECISION_RE = new RegExp(byLength(DECISION_KEYS).map(escapeRe).join('|'), 'gi');
+const COMMAND_RE = new RegExp(`(?:${literalAlternatives(byLength(COMMAND_WORDS))}) `, 'g');
+const DECISION_RE = new RegExp(literalAlternatives(byLength(DECISION_KEYS)), 'gi');
 const COMMAND_INDEX = new Map(COMMAND_WORDS.map((w, i) => [w, i]));
 const DECISION_INDEX = new Map(DECISION_KEYS.map((w, i) => [w, i]));
 

@@ -8,6 +8,7 @@ import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } fr
 import type { RetentionCheck, RetentionKind, RetentionManifest, TranscriptItem } from '../../schemas/generated/types.js';
 import { validateRetentionManifest } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
+import { literalAlternatives } from '../../sdk/literal-pattern.js';
 import { isElidable } from '../../sdk/tokens.js';
 import { contentTokens } from './study-text.js';
 import { extractSlots, type SlotExtractor, type SlotOrigin, type TextSlot } from './study-slots.js';
@@ -65,8 +66,6 @@ const FACT_STARTS = ['error:', 'decision:', 'failed'];
 /** Every mark and start classifyCandidate looks for. */
 export const CLASSIFY_MARKS: readonly string[] = [...CONSTRAINT_MARKS, ...OPEN_TASK_MARKS, ...OPEN_TASK_STARTS, ...PROCEDURE_STARTS, ...FACT_STARTS];
 
-const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Matches every text holding a line classifyCandidate would classify, and some more: the same marks
  * anywhere, the same starts at the start of any line after blanks, dashes or backticks. Each mark
@@ -75,7 +74,7 @@ const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * none, and are not cut into lines at all.
  */
 const MAY_CLASSIFY = new RegExp(
-  `${[...CONSTRAINT_MARKS, ...OPEN_TASK_MARKS].map(escapeRe).join('|')}|^[\\s\\-\`]*(?:${[...OPEN_TASK_STARTS, ...FACT_STARTS, ...PROCEDURE_STARTS].map(escapeRe).join('|')})`,
+  `${literalAlternatives([...CONSTRAINT_MARKS, ...OPEN_TASK_MARKS])}|^[\\s\\-\`]*(?:${literalAlternatives([...OPEN_TASK_STARTS, ...FACT_STARTS, ...PROCEDURE_STARTS])})`,
   'im',
 );
 

@@ -3,6 +3,7 @@
  * use different error lists on purpose: the card sorts text into sections, the scorer only rewards
  * failures worth remembering.
  */
+import { literalAlternatives } from '../literal-pattern.js';
 
 export const CARD_ERROR_MARKERS = [
   'error', 'failed', 'failure', 'panic', 'exception', 'traceback', 'enoent', 'eacces', 'non-zero', 'nonzero',
@@ -21,7 +22,7 @@ export const SCORER_ERROR_MARKERS = [
  * looking for each in turn (a card sorts every chosen record, a scorer every candidate).
  */
 function anyOf(markers: readonly string[]): (text: string) => boolean {
-  const pattern = new RegExp(markers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+  const pattern = new RegExp(literalAlternatives(markers));
   return (text) => pattern.test(text.toLowerCase());
 }
 
