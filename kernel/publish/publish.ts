@@ -70,7 +70,8 @@ async function hashHandle(handle: FileHandle): Promise<{ sha256: string; bytes: 
   return { sha256: hash.digest('hex'), bytes: position };
 }
 
-async function openRegular(path: string, what: string): Promise<FileHandle> {
+/** Opens a regular file for reading, refusing a link, a missing file and anything else (a FIFO would block). */
+export async function openRegular(path: string, what: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);

@@ -14,6 +14,7 @@ import { streamManifestChunks } from '../vault/reconstruct.js';
 import { loadManifest } from '../vault/manifest.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { faultPoint, type FaultHook } from './faults.js';
+import { openRegular } from './publish.js';
 
 const STAGING_NAME = /^stage-(\d+)-[0-9a-f]{16}\.jsonl$/;
 
@@ -59,7 +60,7 @@ export async function createStagingFile(env: PathEnv = process.env, options: Sta
  * `publishNoClobber`'s own fsync before the link finds nothing left to write.
  */
 export async function flushStaging(path: string): Promise<void> {
-  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  const handle = await openRegular(path, 'staging file');
   try {
     await handle.sync();
   } finally {

@@ -45,7 +45,11 @@ describe('publishNoClobber', () => {
     writeFileSync(target, 'x');
     rmSync(path);
     symlinkSync(target, path);
-    await expect(flushStaging(path)).rejects.toMatchObject({ code: 'ELOOP' });
+    await expect(flushStaging(path)).rejects.toMatchObject({ code: 'symlink_refused', message: expect.stringMatching(/staging file .* is a symbolic link/) });
+    // A FIFO swapped in is refused, not waited on.
+    rmSync(path);
+    expect(spawnSync('mkfifo', [path]).status).toBe(0);
+    await expect(flushStaging(path)).rejects.toMatchObject({ code: 'not_regular_file' });
   });
 
   it('sweeps staging files left by processes that died', async () => {
