@@ -3,8 +3,8 @@
  * reading every record again: the tree, the target checks and the state card need nothing the parse
  * did not already find. Lines are copied as they are; only elide targets are parsed (once per kept
  * analysis: later renders reuse their payload parts) and edited, with the same edit as always
- * (elide-line.ts). For a fork every other line's top level is walked
- * for the sessionId values to rewrite, but no row of the tree is built again.
+ * (elide-line.ts). For a fork every other line's top level is walked for the sessionId values to
+ * rewrite, but no row of the tree is built again.
  *
  * The copy is hashed as it is read. Whatever is not exactly the parsed file (another hash, a line
  * of another length or read another way, a reader error, a check the analysis refuses) empties the
