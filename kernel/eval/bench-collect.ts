@@ -9,7 +9,7 @@ import { benchCsv } from './bench-csv.js';
 import { benchFailureRow, benchRowsFromEval } from './bench-rows.js';
 import { unlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { GobstopperError } from '../errors.js';
+import { GobstopperError, usageError } from '../errors.js';
 import { writeNewFile, assertNewOutputPath } from './output-file.js';
 import type { JobOutcome } from './parallel-runner.js';
 import { renderBenchReportHtml, type SessionTimeline } from './report-html.js';
@@ -60,8 +60,21 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
 
 export type BenchOutputFormat = 'csv' | 'json';
 
+const EXTENSION_FORMATS: ReadonlyArray<[string, BenchOutputFormat]> = [
+  ['.json', 'json'],
+  ['.csv', 'csv'],
+];
+
+/**
+ * The format of the rows file: what its extension says, else `explicit`, else CSV. An explicit
+ * format that contradicts the extension is refused rather than silently winning or losing.
+ */
 export function benchOutputFormat(path: string, explicit?: BenchOutputFormat): BenchOutputFormat {
-  return explicit ?? (path.toLowerCase().endsWith('.json') ? 'json' : 'csv');
+  const byExtension = EXTENSION_FORMATS.find(([ext]) => path.toLowerCase().endsWith(ext))?.[1];
+  if (byExtension && explicit && explicit !== byExtension) {
+    throw usageError('output_format_conflict', `--format ${explicit} contradicts the extension of ${path}; drop --format or rename the file`);
+  }
+  return byExtension ?? explicit ?? 'csv';
 }
 
 export interface BenchOutputs {
@@ -72,9 +85,13 @@ export interface BenchOutputs {
 
 /** Checks both paths before the bench starts, so a taken name fails in a second, not after an hour. */
 export function assertBenchOutputsAreNew(outputs: BenchOutputs): void {
-  if (outputs.output) assertNewOutputPath(outputs.output);
-  if (outputs.html) assertNewOutputPath(outputs.html);
-  if (outputs.output && outputs.html && resolve(outputs.output) === resolve(outputs.html)) {
+  if (outputs.format !== undefined && outputs.output == null) throw usageError('format_without_output', '--format applies to --output; name the file to write');
+  if (outputs.output != null) {
+    assertNewOutputPath(outputs.output);
+    benchOutputFormat(outputs.output, outputs.format);
+  }
+  if (outputs.html != null) assertNewOutputPath(outputs.html);
+  if (outputs.output != null && outputs.html != null && resolve(outputs.output) === resolve(outputs.html)) {
     throw new GobstopperError('output_conflict', '--output and --html must name different files', { exit: 2 });
   }
 }
@@ -82,12 +99,12 @@ export function assertBenchOutputsAreNew(outputs: BenchOutputs): void {
 export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutputs, generatedAt: string = new Date().toISOString()): BenchCommandResult {
   assertBenchOutputsAreNew(outputs);
   const result = collected.result;
-  if (outputs.output) {
+  if (outputs.output != null) {
     const format = benchOutputFormat(outputs.output, outputs.format);
     writeNewFile(outputs.output, format === 'json' ? JSON.stringify({ ...result, output_path: outputs.output, html_path: outputs.html ?? null }, null, 2) + '\n' : benchCsv(result.rows));
     result.output_path = outputs.output;
   }
-  if (outputs.html) {
+  if (outputs.html != null) {
     const html = renderBenchReportHtml({
       generated_at: generatedAt,
       sessions: result.sessions,

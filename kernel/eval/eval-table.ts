@@ -2,8 +2,12 @@
  * The eval table for people: one aligned row per strategy, the best valid rewrite marked with `*`,
  * and a closing line naming it. No transcript text: missed probes are counted, not quoted.
  */
-import type { EvalCommandResult, EvalRow } from '../../schemas/generated/types.js';
+import type { EvalCommandResult, EvalRow, MissedProbe } from '../../schemas/generated/types.js';
+import { PROBE_KINDS } from './probe-scan.js';
 import { formatInt, formatPct, renderTable, type Align } from './text-table.js';
+
+/** Missed probes listed per row in the table; --json has all of them (up to 8). */
+const MISSED_SHOWN = 4;
 
 function resultCell(row: EvalRow): string {
   if (row.status === 'error') return `error: ${row.error ?? 'unknown'}`;
@@ -44,6 +48,37 @@ function clientCell(row: EvalRow): string {
   return r.ok ? `${tokens}ok` : `${tokens}${r.status}`;
 }
 
+/** Recalled/sampled per probe kind, one row per strategy that was scored. */
+function retentionByKind(result: EvalCommandResult): string[] {
+  const scored = result.rows.filter((r) => r.probe_score);
+  const kinds = PROBE_KINDS.filter((kind) => scored.some((r) => r.probe_score!.by_kind.some((t) => t.kind === kind && t.total > 0)));
+  if (kinds.length === 0) return [];
+  const rows = scored.map((r) => [
+    r.strategy,
+    ...kinds.map((kind) => {
+      const t = r.probe_score!.by_kind.find((k) => k.kind === kind);
+      return t && t.total > 0 ? `${t.recalled}/${t.total}` : '-';
+    }),
+  ]);
+  return ['', 'retention by probe kind (recalled/sampled):', ...renderTable(['strategy', ...kinds], rows, ['left', ...kinds.map(() => 'right' as const)])];
+}
+
+/** A missed probe without its text: kind, 1-based line, length and short hash. */
+const missedLabel = (m: MissedProbe) => `${m.kind} line ${formatInt(m.line_index + 1)} (${m.bytes} B, ${m.sha256_prefix})`;
+
+function missedProbes(result: EvalCommandResult): string[] {
+  const lines: string[] = [];
+  for (const r of result.rows) {
+    const s = r.probe_score;
+    if (!s || s.missed_probes.length === 0) continue;
+    const missed = s.probes_total - s.probes_recalled;
+    const shown = s.missed_probes.slice(0, MISSED_SHOWN).map(missedLabel);
+    const more = missed > shown.length ? `; +${formatInt(missed - shown.length)} more` : '';
+    lines.push(`  ${r.strategy}: ${shown.join(', ')}${more}`);
+  }
+  return lines.length > 0 ? ['', 'first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', ...lines] : [];
+}
+
 export function renderEvalTable(result: EvalCommandResult): string[] {
   const lines = [
     `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
@@ -74,6 +109,7 @@ export function renderEvalTable(result: EvalCommandResult): string[] {
     ];
   });
   lines.push(...renderTable(header, rows, align));
+  lines.push(...retentionByKind(result), ...missedProbes(result));
   lines.push('');
   const best = result.rows.find((r) => r.best);
   if (best) {

@@ -4,8 +4,8 @@
  * that appeared meanwhile is never overwritten either.
  */
 import { closeSync, fsyncSync, lstatSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { GobstopperError } from '../errors.js';
+import { dirname, resolve, sep } from 'node:path';
+import { GobstopperError, usageError } from '../errors.js';
 
 function exists(path: string): boolean {
   try {
@@ -21,8 +21,13 @@ function outputExists(path: string): GobstopperError {
   return new GobstopperError('output_exists', `refusing to overwrite ${path}: it already exists; choose a new file name`, { details: { path } });
 }
 
-/** Throws a clear error when `path` exists (a dangling symlink counts) or its directory does not. */
+/**
+ * Throws a clear error when `path` exists (a dangling symlink counts) or its directory does not, or
+ * when it names no file: empty, or ending in a separator (which `resolve` would quietly drop).
+ */
 export function assertNewOutputPath(path: string): string {
+  if (path.trim() === '') throw usageError('output_path_empty', 'an output file name is empty; name a new file');
+  if (path.endsWith('/') || path.endsWith(sep)) throw usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
   const absolute = resolve(path);
   if (exists(absolute)) throw outputExists(path);
   const dir = dirname(absolute);

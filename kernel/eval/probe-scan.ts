@@ -31,6 +31,8 @@ const DOT = 0x2e;
 const SLASH = 0x2f;
 const TILDE = 0x7e;
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
 
 // One lookup table per character class; index = byte value.
 const WORD = new Uint8Array(256);
@@ -50,6 +52,23 @@ const isAlnum = (b: number) => WORD[b] === 1 && b !== 0x5f;
 const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
 const isUpper = (b: number) => b >= 0x41 && b <= 0x5a;
 const isLower = (b: number) => b >= 0x61 && b <= 0x7a;
+
+/**
+ * Whether the character at `at` is the letter of a JSON escape (`\n`, `\t`, `\u00e9`): an odd run
+ * of backslashes ends right before it. Lines are scanned as written, so without this the `n` of a
+ * newline escape would read as the first letter of the name after it (`\nREADME.md`).
+ */
+function escapeLetterAt(s: string, at: number): boolean {
+  let k = at;
+  while (k > 0 && s.charCodeAt(k - 1) === BACKSLASH) k--;
+  return (at - k) % 2 === 1;
+}
+
+/** Where a run of text characters that starts at `start` really starts: past an escape's letters. */
+function afterEscape(s: string, start: number, end: number): number {
+  if (start >= end || !escapeLetterAt(s, start)) return start;
+  return Math.min(end, start + (s.charCodeAt(start) === LETTER_U ? 5 : 1));
+}
 
 /** Receives candidates, as [start, end) byte offsets of the line, for one kind; says when it wants no more. */
 export interface ProbeSink {
@@ -109,6 +128,7 @@ function anchoredRuns(s: string, anchor: string, cls: Uint8Array, sink: ProbeSin
     while (a > 0 && cls[s.charCodeAt(a - 1)] === 1) a--;
     let b = at + 1;
     while (b < n && cls[s.charCodeAt(b)] === 1) b++;
+    a = afterEscape(s, a, b);
     const end = trimTrailing(s, a, b, false);
     if (end > a && accept(a, end)) sink.offer(a, end);
     from = b;
@@ -149,8 +169,9 @@ function keywordHits(s: string, re: RegExp, index: Map<string, number>, normaliz
 export function scanCommands(s: string, sink: ProbeSink): void {
   for (const [, at, length] of keywordHits(s, COMMAND_RE, COMMAND_INDEX, (m) => m.slice(0, -1))) {
     if (sink.full()) return;
-    // A command word, not the tail of another word or a path component (`mycargo`, `/usr/bin/git`).
-    if (at > 0 && PATH[s.charCodeAt(at - 1)] === 1) continue;
+    // A command word, not the tail of another word or a path component (`mycargo`, `/usr/bin/git`);
+    // an escape's letter before it is a separator (`\nnpm test`).
+    if (at > 0 && PATH[s.charCodeAt(at - 1)] === 1 && !escapeLetterAt(s, at - 1)) continue;
     const afterWord = at + length;
     let j = afterWord;
     while (j < s.length && (s.charCodeAt(j) === SPACE || COMMAND_ARG[s.charCodeAt(j)] === 1)) j++;
@@ -197,6 +218,7 @@ export function scanIdentifiers(s: string, sink: ProbeSink): void {
     let end = m.index + 1;
     while (end < n && WORD[s.charCodeAt(end)] === 1) end++;
     IDENTIFIER_MARK.lastIndex = end;
+    start = afterEscape(s, start, end);
     if (end - start < MIN_IDENTIFIER_BYTES || isDigit(s.charCodeAt(start))) continue;
     // A lone quoted word in JSONL is a key or an enum value of the format, not session content.
     if (start > 0 && s.charCodeAt(start - 1) === QUOTE && s.charCodeAt(end) === QUOTE) continue;

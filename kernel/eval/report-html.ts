@@ -25,6 +25,13 @@ export interface SessionTimeline {
   points: ContextPoint[];
   compactions: CompactionPoint[];
   trigger_tokens?: number | null;
+  /**
+   * The context the trigger is compared with now, and where it comes from. When the client
+   * reported it, it can be far from the items' estimate the line is drawn from (a system prompt,
+   * tools, a provider's own history); the chart then marks it apart instead of mixing the two.
+   */
+  context_tokens?: number | null;
+  token_basis?: 'reported' | 'estimated' | null;
 }
 
 export interface BenchReportInput {
@@ -182,7 +189,8 @@ function timelineChart(timeline: SessionTimeline): string {
   const points = [...timeline.points].sort((a, b) => a.t - b.t);
   const t0 = points[0]?.t ?? timeline.compactions[0]?.t ?? 0;
   const tEnd = Math.max(t0 + 1, ...points.map((p) => p.t), ...timeline.compactions.map((c) => c.t));
-  const peak = Math.max(1, ...points.map((p) => p.context_tokens), ...timeline.compactions.map((c) => c.context_tokens_before), timeline.trigger_tokens ?? 0);
+  const reported = timeline.token_basis === 'reported' && timeline.context_tokens != null ? timeline.context_tokens : null;
+  const peak = Math.max(1, ...points.map((p) => p.context_tokens), ...timeline.compactions.map((c) => c.context_tokens_before), timeline.trigger_tokens ?? 0, reported ?? 0);
   const x = linearScale([0, tEnd - t0], [m.left, W - m.right]);
   const y = linearScale([0, niceMax(peak)], [H - m.bottom, m.top]);
   const parts: string[] = ['<g class="grid">'];
@@ -198,18 +206,21 @@ function timelineChart(timeline: SessionTimeline): string {
     parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${px(ty)}" y2="${px(ty)}" stroke="#D55E00" stroke-dasharray="5 4" stroke-width="1.2"/>`);
     parts.push(`<text class="tick" x="${W - m.right - 2}" y="${px(ty - 4)}" text-anchor="end">trigger</text>`);
   }
-  // The line drops at each compaction: before value, then after value at the same instant.
+  // On the estimate's basis the line drops at each compaction: before, then after at the same
+  // instant. A compaction counted on reported context is only marked: joined, the line would jump
+  // between two measures.
   const path: Array<[number, number]> = [];
   const events = [...timeline.compactions].sort((a, b) => a.t - b.t);
+  const joined = reported === null ? events : [];
   let e = 0;
   for (const p of points) {
-    while (e < events.length && events[e]!.t <= p.t) {
-      path.push([events[e]!.t, events[e]!.context_tokens_before], [events[e]!.t, events[e]!.context_tokens_after]);
+    while (e < joined.length && joined[e]!.t <= p.t) {
+      path.push([joined[e]!.t, joined[e]!.context_tokens_before], [joined[e]!.t, joined[e]!.context_tokens_after]);
       e++;
     }
     path.push([p.t, p.context_tokens]);
   }
-  for (; e < events.length; e++) path.push([events[e]!.t, events[e]!.context_tokens_before], [events[e]!.t, events[e]!.context_tokens_after]);
+  for (; e < joined.length; e++) path.push([joined[e]!.t, joined[e]!.context_tokens_before], [joined[e]!.t, joined[e]!.context_tokens_after]);
   if (path.length > 0) {
     const d = path.map(([t, v], i) => `${i === 0 ? 'M' : 'L'}${px(x(t - t0))} ${px(y(v))}`).join(' ');
     parts.push(`<path d="${d}" fill="none" stroke="#0072B2" stroke-width="2" stroke-linejoin="round"/>`);
@@ -218,6 +229,12 @@ function timelineChart(timeline: SessionTimeline): string {
     const cx = x(c.t - t0);
     parts.push(`<line x1="${px(cx)}" x2="${px(cx)}" y1="${px(y(c.context_tokens_before))}" y2="${px(y(c.context_tokens_after))}" stroke="#D55E00" stroke-width="1.5" stroke-dasharray="2 2"/>`);
     parts.push(`<polygon points="${px(cx - 5)},${px(y(c.context_tokens_after) - 9)} ${px(cx + 5)},${px(y(c.context_tokens_after) - 9)} ${px(cx)},${px(y(c.context_tokens_after) - 1)}" fill="#D55E00"><title>${esc(c.strategy ?? 'compaction')}: ${formatTokens(c.context_tokens_before)} → ${formatTokens(c.context_tokens_after)}</title></polygon>`);
+  }
+  if (reported !== null) {
+    const rx = x(tEnd - t0);
+    const ry = y(reported);
+    parts.push(`<polygon points="${px(rx)},${px(ry - 5)} ${px(rx + 5)},${px(ry)} ${px(rx)},${px(ry + 5)} ${px(rx - 5)},${px(ry)}" fill="#009E73"><title>reported context now: ${formatTokens(reported)}</title></polygon>`);
+    parts.push(`<text class="tick" x="${px(rx - 8)}" y="${px(ry + 4)}" text-anchor="end">reported ${formatTokens(reported)}</text>`);
   }
   return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="context over time">${parts.join('')}</svg>`;
 }
@@ -235,8 +252,19 @@ function summaryTable(aggregates: readonly BenchAggregate[], styles: Map<string,
   return `<table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** Sessions the bench could not measure, with why (messages name files and codes, never content). */
+function failedSessions(rows: readonly BenchRow[]): string {
+  const failed = rows.filter((r) => r.failure != null && r.strategy === null);
+  if (failed.length === 0) return '';
+  const items = failed.map((r) => `<tr><td>${esc(r.provider)}</td><td>${esc(r.session)}</td><td>${esc(r.failure ?? '')}</td><td class="reasons">${esc(r.error ?? '')}</td></tr>`);
+  return `<section>
+<h2>Sessions not measured</h2>
+<table><thead><tr><th>provider</th><th>session</th><th>failure</th><th class="reasons">why</th></tr></thead><tbody>${items.join('')}</tbody></table>
+</section>`;
+}
+
 function timelineLegend(): string {
-  return `<div class="legend"><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#0072B2" stroke-width="2.5"/></svg>estimated context</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><polygon points="2,3 12,3 7,12" fill="#D55E00"/></svg>compaction (before → after)</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#D55E00" stroke-dasharray="3 2" stroke-width="1.5"/></svg>trigger</span></div>`;
+  return `<div class="legend"><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#0072B2" stroke-width="2.5"/></svg>estimated context (the transcript's items)</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><polygon points="7,2 12,7 7,12 2,7" fill="#009E73"/></svg>context the client reported, which the trigger reads</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><polygon points="2,3 12,3 7,12" fill="#D55E00"/></svg>compaction (before → after)</span><span><svg viewBox="0 0 14 14" aria-hidden="true"><line x1="1" x2="13" y1="7" y2="7" stroke="#D55E00" stroke-dasharray="3 2" stroke-width="1.5"/></svg>trigger</span></div>`;
 }
 
 export function renderBenchReportHtml(input: BenchReportInput): string {
@@ -247,14 +275,15 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
     const ts = tl.points.map((p) => p.t);
     return ts.length ? Math.max(...ts) - Math.min(...ts) : 0;
   };
-  const timelines = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a)).slice(0, maxTimelines);
-  const planned = input.rows.filter((r) => r.status === 'plan').length;
+  const charted = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a));
+  const timelines = charted.slice(0, maxTimelines);
+  const rendered = input.rows.filter((r) => r.execution_state === 'rendered').length;
   const best = [...input.aggregates].sort((a, b) => b.sessions_best - a.sessions_best)[0];
   const stats = [
-    [String(input.sessions), 'sessions measured'],
+    [String(input.sessions - input.sessions_failed), 'sessions measured'],
     [String(input.sessions_failed), 'sessions failed'],
     [String(input.aggregates.length), 'strategies'],
-    [String(planned), 'plans rendered'],
+    [String(rendered), 'rewrites rendered'],
     [best && best.sessions_best > 0 ? esc(best.strategy) : '–', 'most often best'],
   ]
     .map(([v, l]) => `<div class="stat"><b>${v}</b><span>${l}</span></div>`)
@@ -264,7 +293,7 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
       ? '<p class="empty">No context history was available for these sessions.</p>'
       : `<div class="multiples">${timelines
           .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${tl.compactions.length} compaction${tl.compactions.length === 1 ? '' : 's'}</figcaption></figure>`)
-          .join('')}</div>${timelineLegend()}`;
+          .join('')}</div>${timelineLegend()}${charted.length > timelines.length ? `<p class="note">Showing the ${timelines.length} longest-running of ${charted.length} sessions.</p>` : ''}`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -291,7 +320,7 @@ ${boxChart(input.aggregates, styles)}
 </section>
 <section>
 <h2>Context over time</h2>
-<p class="note">Estimated context of each session as it grew, with its compaction points.</p>
+<p class="note">Estimated context of each session as it grew, from its transcript's items, with its compaction points. Where the client reported the context, a diamond marks that figure: the trigger is compared with it.</p>
 ${timelineSection}
 </section>
 <section>
@@ -299,6 +328,7 @@ ${timelineSection}
 ${summaryTable(input.aggregates, styles)}
 <p class="note">Probes are short strings (paths, commands, decisions, error signatures, file names, identifiers) sampled from the source; kept means still present verbatim. Best means the highest reclaimed × (cached prefix / context)³ among clean file rewrites.</p>
 </section>
+${failedSessions(input.rows)}
 </main>
 </body>
 </html>

@@ -114,6 +114,8 @@ export interface ReadEventsResult {
   /** Blank, over-long, unparseable or invalid lines. */
   skipped: number;
   warnings: string[];
+  /** Log files that exist but could not be read (unsafe, oversized, unreadable), and why. */
+  unreadable: Array<{ file: string; reason: string }>;
 }
 
 function parseLog(data: Buffer, into: ReadEventsResult): void {
@@ -142,14 +144,16 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
 /** Both generations, older first. A missing log is empty; an unsafe or oversized one is a warning. */
 export async function readEvents(options: EventLogOptions = {}): Promise<ReadEventsResult> {
   const live = options.path ?? eventsLogPath(options.env ?? process.env);
-  const result: ReadEventsResult = { events: [], skipped: 0, warnings: [] };
+  const result: ReadEventsResult = { events: [], skipped: 0, warnings: [], unreadable: [] };
   for (const file of [rotatedLogPath(live), live]) {
     let data: Buffer | null;
     try {
       data = await readPrivateFile(file, MAX_LOG_BYTES);
     } catch (error) {
-      const reason = error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : error instanceof Error ? error.message : String(error);
+      const message = error instanceof Error ? error.message : String(error);
+      const reason = error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
       result.warnings.push(`skipped ${file}: ${reason}`);
+      result.unreadable.push({ file, reason });
       continue;
     }
     if (data) parseLog(data, result);

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { prepareManifestFile } from '../eval/study-output.js';
@@ -97,7 +97,12 @@ async function loadAgainst(runtime: Runtime, ws: PrivateWorkspace, against: stri
     }
     return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes) };
   }
-  const frozen = await freezeSource(against);
+  // The provider runs in its own directory: it is handed the path this command was given, resolved.
+  const path = resolve(against);
+  const frozen = await freezeSource(path).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('against_not_found', `--against ${against} does not exist`);
+    throw error;
+  });
   const identified = await provider.identify({ path: frozen.path });
   if (!identified.matches) throw new GobstopperError('provider_mismatch', `${against} is not a ${provider.id} transcript; --against needs a file of the session's provider`);
   return { frozen, name: basename(against), copy: await ws.writeCopy(basename(against), frozen.bytes, frozen.mtimeMs), provider: provider.id };
@@ -172,15 +177,21 @@ function studyDeps(runtime: Runtime, ws: PrivateWorkspace, provider: ProviderCli
   };
 }
 
+/** A path flag that was passed, even as an empty string (which is then refused, not ignored). */
+const given = (value: string | undefined): value is string => value !== undefined;
+
 export async function evalStudy(runtime: Runtime, selector: string, options: EvalStudyOptions): Promise<T.EvalStudyCommandResult> {
-  if (options.prepareManifest && (options.manifest || options.against)) throw usageError('conflicting_flags', '--prepare-manifest cannot be combined with --manifest or --against');
-  if (!options.prepareManifest && !options.manifest) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');
-  const replay = !options.prepareManifest && !options.against;
+  for (const [flag, value] of [['--manifest', options.manifest], ['--against', options.against]] as const) {
+    if (value !== undefined && value.trim() === '') throw usageError('empty_path', `${flag} is empty; name a file`);
+  }
+  if (given(options.prepareManifest) && (given(options.manifest) || given(options.against))) throw usageError('conflicting_flags', '--prepare-manifest cannot be combined with --manifest or --against');
+  if (!given(options.prepareManifest) && !given(options.manifest)) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');
+  const replay = !given(options.prepareManifest) && !given(options.against);
   const rounds = options.rounds ?? DEFAULT_STUDY_ROUNDS;
   if (replay) assertRounds(rounds);
-  if (options.prepareManifest) assertNewOutputPath(options.prepareManifest);
+  if (given(options.prepareManifest)) assertNewOutputPath(options.prepareManifest);
   // A bad manifest is refused before the session is even read.
-  const manifestFile = options.manifest ? readManifestFile(options.manifest) : null;
+  const manifestFile = given(options.manifest) ? readManifestFile(options.manifest) : null;
   const manifest = manifestFile ? parseManifest(manifestFile.bytes) : null;
 
   return withWorkspace('gobstopper-study-', async (ws) => {
@@ -189,9 +200,9 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
     if (replay) assertStudySourceSize(session.frozen.bytes.length, 'replay');
     const transcript = await provider.parse({ path: session.copy, expected_sha256: session.frozen.sha256 });
 
-    if (options.prepareManifest) return prepareManifestFile(options.prepareManifest, session.frozen.bytes, transcript.items).result;
+    if (given(options.prepareManifest)) return prepareManifestFile(options.prepareManifest, session.frozen.bytes, transcript.items).result;
 
-    if (options.against) {
+    if (given(options.against)) {
       const after = await loadAgainst(runtime, ws, options.against, provider);
       const afterTranscript = await provider.parse({ path: after.copy, expected_sha256: after.frozen.sha256 });
       return auditRetention({

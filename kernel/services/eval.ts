@@ -304,6 +304,11 @@ export interface RehearsalSource {
 
 type RehearseModule = typeof import('../rehearse/index.js');
 
+export interface ClientBins {
+  claude_code?: string;
+  codex?: string;
+}
+
 /**
  * `--rehearse`: the real client resumes each rewritten copy offline. As apply's rehearsal does, the
  * source is rehearsed first (once) and each candidate is compared with what the client rebuilt from
@@ -320,27 +325,29 @@ export class CandidateRehearsal {
     private readonly provider: 'claude_code' | 'codex',
     private readonly source: RehearsalSource,
     private readonly mod: RehearseModule,
+    private readonly clientBin: string | undefined,
   ) {}
 
   /** null with a note when the client cannot run at all. */
-  static async prepare(runtime: Runtime, provider: string, source: RehearsalSource): Promise<{ rehearsal: CandidateRehearsal | null; note: string | null }> {
+  static async prepare(runtime: Runtime, provider: string, source: RehearsalSource, bins: ClientBins = {}): Promise<{ rehearsal: CandidateRehearsal | null; note: string | null }> {
     if (provider !== 'claude_code' && provider !== 'codex') {
       return { rehearsal: null, note: `resume rehearsal supports claude_code and codex sessions, not ${provider}; rows show the projected context only` };
     }
     // Loaded only when asked for: it is the one part that runs real clients.
     const mod = await import('../rehearse/index.js');
+    const clientBin = bins[provider];
     try {
-      mod.resolveClientBin(provider, undefined, runtime.env);
+      mod.resolveClientBin(provider, clientBin, runtime.env);
     } catch (error) {
       if (error instanceof GobstopperError && error.code === 'client_missing') return { rehearsal: null, note: `${error.message}; rows show the projected context only` };
       throw error;
     }
-    return { rehearsal: new CandidateRehearsal(runtime, provider, source, mod), note: null };
+    return { rehearsal: new CandidateRehearsal(runtime, provider, source, mod, clientBin), note: null };
   }
 
   private async rehearseSource() {
     const predicted = this.mod.predictionFromItems(this.source.items);
-    const report = await this.mod.rehearse({ provider: this.provider, path: this.source.path, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env });
+    const report = await this.mod.rehearse({ provider: this.provider, path: this.source.path, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env, clientBin: this.clientBin });
     if (!report.accepted || !report.session_matches || !report.rebuilt) {
       this.note = `the client did not resume the source itself (${report.status}): ${report.reason}; rows show the projected context only`;
       return null;
@@ -353,7 +360,7 @@ export class CandidateRehearsal {
     const base = await (this.baseline ??= this.rehearseSource());
     if (!base) return null;
     const predicted = this.mod.predictionFromBaseline(base.rebuilt, base.predicted, this.mod.predictionFromItems(items));
-    const report = await this.mod.rehearse({ provider: this.provider, path: stagingPath, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env });
+    const report = await this.mod.rehearse({ provider: this.provider, path: stagingPath, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env, clientBin: this.clientBin });
     return {
       status: report.status,
       ok: report.ok,
@@ -371,6 +378,8 @@ export interface EvalOptions extends Omit<PlanOptions, 'strategy'> {
   /** Strategy ids to measure (default: every one the plugin host lists). */
   strategies?: readonly string[];
   rehearse?: boolean;
+  /** The client executables a rehearsal runs (default: their environment variables, then PATH). */
+  clientBins?: ClientBins;
   /** Timeline for the bench report. */
   timeline?: boolean;
   /** Told as each strategy's row is done: rows done, error rows among them, and how many in all. */
@@ -435,7 +444,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const retentionChecks = () => (retention === undefined ? (retention = retentionBaseline(frozen.bytes, transcript.items)) : retention);
     const baselineFindings = await sourceVerify;
     const rehearsal = options.rehearse
-      ? await CandidateRehearsal.prepare(runtime, target.provider, { path: copy, sessionId: transcript.session.session_id, cwd: transcript.session.cwd ?? null, items: transcript.items })
+      ? await CandidateRehearsal.prepare(runtime, target.provider, { path: copy, sessionId: transcript.session.session_id, cwd: transcript.session.cwd ?? null, items: transcript.items }, options.clientBins)
       : { rehearsal: null, note: null };
     const now = new Date().toISOString();
     const cache = new Map<string, Promise<CandidateMeasure>>();
@@ -565,6 +574,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
           points: contextSeriesFromSource(frozen.bytes, transcript.items),
           compactions: [],
           trigger_tokens: policy.effective_trigger_tokens,
+          context_tokens: result.context_tokens,
+          token_basis: result.token_basis,
         }
       : null;
     return { result, timeline };

@@ -67,8 +67,8 @@ export async function ensurePrivateDir(path: string): Promise<void> {
 
 /** Rejects anything but a regular file of ours that nobody else can read or write. */
 export function checkPrivateFile(path: string, st: Stats): void {
-  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'remove the link; vault files are never followed through links');
-  if (!st.isFile()) throw insecureVault(path, 'is not a regular file', 'move it aside; vault files are regular files only');
+  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'remove the link; gobstopper never reads its data files through links');
+  if (!st.isFile()) throw insecureVault(path, 'is not a regular file', 'move it aside; gobstopper keeps its data in regular files only');
   if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown)');
   if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 600 ${path}`);
 }
@@ -89,7 +89,7 @@ export async function openPrivateForRead(path: string): Promise<{ handle: FileHa
     handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link; vault files are never followed through links');
+    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link; gobstopper never reads its data files through links');
     throw error;
   }
   try {

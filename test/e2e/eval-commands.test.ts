@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,12 +249,17 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     const human = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--rehearse'], env);
     expect(human.status).toBe(0);
     expect(human.stderr.match(/client not found/g)).toHaveLength(1);
+    const named = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--rehearse', '--codex-bin', join(emptyBin, 'codex')], env);
+    expect(named.body.rehearsal_note).toContain('(from --codex-bin)');
+    expect(gob(['eval', CODEX_ID, '--codex-bin', join(emptyBin, 'codex')]).status).toBe(2);
   });
 
   it('--rehearse resumes each rewritten copy with the client and shows the context it rebuilt next to the projected one', () => {
     const clients = mkdtempSync(join(work, 'clients-'));
-    const env = { PATH: process.env.PATH ?? '', GOBSTOPPER_CODEX_BIN: writeFakeClient(clients, 'codex', 'ok') };
-    const { status, body, stderr } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--strategy', 'sawtooth', '--rehearse'], env);
+    // The client named by --codex-bin, as rehearse takes it.
+    const env = { PATH: process.env.PATH ?? '', GOBSTOPPER_CODEX_BIN: '' };
+    const client = ['--codex-bin', writeFakeClient(clients, 'codex', 'ok')];
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'elide', '--strategy', 'sawtooth', '--rehearse', ...client], env);
     expect(status, stderr).toBe(0);
     expect(validateEvalCommandResult(body)).toBe(true);
     expect(body.rehearsal_note).toBeNull();
@@ -419,6 +424,15 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(fromVault.status, fromVault.stderr).toBe(0);
     expect(fromVault.body.after_sha256).toBe(receipt.output_sha256);
     expect(fromVault.body.rows[0]!.retention).toEqual(realized.retention);
+
+    // A relative path is the working directory's, as for every other path flag.
+    copyFileSync(receipt.path, join(work, 'fork-copy.jsonl'));
+    const relative = json<RetentionStudyReport>(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', 'fork-copy.jsonl']);
+    expect(relative.status, relative.stderr).toBe(0);
+    expect(relative.body.rows[0]!.retention).toEqual(realized.retention);
+    const missing = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', 'no-such-fork.jsonl']);
+    expect(missing.status).toBe(1);
+    expect(missing.body.error).toMatchObject({ code: 'against_not_found', message: '--against no-such-fork.jsonl does not exist' });
 
     // The archived source scored against the fork, with the session given as vault:<sha>.
     const archived = json<RetentionStudyReport>(['eval-study', `vault:${receipt.snapshot_manifest_sha256}`, '--manifest', manifestPath, '--against', receipt.path]);

@@ -3,7 +3,7 @@
  * against a throwaway home whose vault holds synthetic sessions.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +136,28 @@ describe('vault commands (built CLI)', () => {
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
     expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });
     expect((await cli('events')).stdout).toContain('~3,000 tokens reclaimed');
+  });
+
+  it('events fails with a clear error when the log cannot be read, and changes nothing', async () => {
+    const env = { ...home.env, XDG_DATA_HOME: join(home.root, 'broken-data') };
+    const log = join(env.XDG_DATA_HOME, 'gobstopper', 'events.jsonl');
+    mkdirSync(log, { recursive: true });
+    const run = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: home.root });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const human = await run('events');
+    expect(human.code).toBe(1);
+    expect(human.stderr.trim().split('\n')).toEqual([`gobstopper: cannot read the events log ${log}: is not a regular file; move it aside; gobstopper keeps its data in regular files only`]);
+    const asJson = await run('events', '--json');
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout).error).toMatchObject({ code: 'events_log_unreadable' });
+    expect(statSync(log).isDirectory()).toBe(true);
   });
 
   it('prune previews by default and deletes only with --apply', async () => {

@@ -60,7 +60,7 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
   static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on.
 
-Prints per-session rows and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by extension, or --format); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.`;
+Prints per-session rows and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.`;
   static override examples = [
     '<%= config.bin %> bench',
     '<%= config.bin %> bench --all --trigger 50000 --floor 10000 --output bench.csv --html bench.html',
@@ -73,7 +73,7 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
-    format: Flags.string({ summary: 'Format of --output when its extension does not say.', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
+    format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json.', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
     html: Flags.string({ summary: 'Write a self-contained HTML report with charts to this new file.', helpGroup: 'OUTPUT' }),
     jobs: Flags.integer({ summary: 'Sessions measured at once, in worker processes (default: the number of cores).', min: 1, max: 256 }),
     ...homeFlags,

@@ -31,6 +31,8 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     rehearse: Flags.boolean({ summary: 'Also resume each rewritten copy with the real client, offline, and show the context it rebuilt.' }),
+    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
     ...homeFlags,
   };
 
@@ -45,6 +47,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
         floor: flags.floor,
         configPath: flags.config,
         rehearse: flags.rehearse,
+        clientBins: { claude_code: flags['claude-bin'], codex: flags['codex-bin'] },
         onProgress: (p) => bar.update(p),
       }),
     ).finally(() => bar.finish());

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { EventsCommandOutput } from '../../../schemas/generated/types.js';
+import { GobstopperError } from '../../errors.js';
 import { readEvents } from '../../publish/events.js';
 import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
 import { eventsLogPath } from '../../paths.js';
@@ -30,6 +31,9 @@ export default class Events extends BaseCommand<EventsResult> {
     const now = Math.floor(Date.now() / 1000);
     const since = flags.since === undefined ? null : parseSince(flags.since, now);
     const log = await readEvents({ env: process.env });
+    // Planning goes on past a broken log (it only tunes the trigger); a readout of it cannot.
+    const bad = log.unreadable[0];
+    if (bad) throw new GobstopperError('events_log_unreadable', `cannot read the events log ${bad.file}: ${bad.reason}`, { details: { file: bad.file } });
     for (const warning of log.warnings) this.note(`warning: ${warning}`);
     const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.tail, session: flags.session });
     if (s.total_events === 0) {

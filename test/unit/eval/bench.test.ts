@@ -7,7 +7,7 @@ import { validateBenchCommandResult } from '../../../schemas/generated/validator
 import { aggregateBench, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
 import { BENCH_CSV_COLUMNS, benchCsv, csvField } from '../../../kernel/eval/bench-csv.js';
 import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
-import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
+import { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
 import { assertNewOutputPath, writeNewFile } from '../../../kernel/eval/output-file.js';
 import { runJobsInParallel, type JobProgress } from '../../../kernel/eval/parallel-runner.js';
 import { ProgressBar, progressLine } from '../../../kernel/cli/render/progress-bar.js';
@@ -115,6 +115,27 @@ describe('output files are always new', () => {
     writeFileSync(taken, 'x');
     expect(() => assertBenchOutputsAreNew({ output: join(dir, 'rows.csv'), html: taken })).toThrow(/taken-html\.html/);
     expect(() => assertBenchOutputsAreNew({ output: join(dir, 'same'), html: join(dir, 'same') })).toThrow(/different files/);
+  });
+});
+
+describe('output paths that name no file, and the rows format', () => {
+  it('refuses an empty name and a name ending in a separator, creating nothing', () => {
+    expect(() => assertNewOutputPath('')).toThrow(/output file name is empty/);
+    const asDir = join(dir, 'out-dir') + '/';
+    expect(() => assertNewOutputPath(asDir)).toThrow(/names a directory, not a file/);
+    expect(() => assertBenchOutputsAreNew({ output: asDir })).toThrow(/names a directory/);
+    expect(() => assertBenchOutputsAreNew({ html: '' })).toThrow(/empty/);
+    expect(existsSync(join(dir, 'out-dir'))).toBe(false);
+  });
+
+  it('takes the format from the extension, --format only for other names, and refuses a contradiction', () => {
+    expect(benchOutputFormat('rows.JSON')).toBe('json');
+    expect(benchOutputFormat('rows.csv', 'csv')).toBe('csv');
+    expect(benchOutputFormat('rows.txt', 'json')).toBe('json');
+    expect(benchOutputFormat('rows')).toBe('csv');
+    expect(() => benchOutputFormat('rows.csv', 'json')).toThrow(/--format json contradicts the extension of rows\.csv/);
+    expect(() => assertBenchOutputsAreNew({ output: join(dir, 'c.json'), format: 'csv' })).toThrow(/contradicts/);
+    expect(() => assertBenchOutputsAreNew({ format: 'json' })).toThrow(/--format applies to --output/);
   });
 });
 

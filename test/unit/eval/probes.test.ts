@@ -46,6 +46,16 @@ describe('probe scanners', () => {
     expect(texts('identifier', found)).toEqual(['parseConfigFile', 'MAX_RETRY_COUNT']);
   });
 
+  it('reads a JSON escape as a separator: its letter never starts a probe', () => {
+    // As written in a JSONL line: `\n` is a backslash and an n; `\\` is a literal backslash.
+    const line = String.raw`{"text":"see\npart3.ts:2\nsrc/app/main.ts\nnpm test -- login\tMAX_RETRY_COUNT \u00e9parseConfigFile C:\\new.ts"}`;
+    const found = probesOf(line);
+    expect(texts('file_name', found)).toEqual(['part3.ts', 'main.ts', 'new.ts']);
+    expect(texts('path', found)).toEqual(['src/app/main.ts']);
+    expect(texts('command', found)).toEqual(['npm test -- login']);
+    expect(texts('identifier', found)).toEqual(['MAX_RETRY_COUNT', 'parseConfigFile']);
+  });
+
   it('skips candidates shorter than 3 bytes and cuts windows back to a character boundary', () => {
     const line = 'decided ' + 'é'.repeat(40);
     const [probe] = extractProbes(Buffer.from(line), live(1)).probes;

@@ -67,6 +67,37 @@ describe('bench HTML report', () => {
     expect(report).not.toContain('SECRET');
   });
 
+  it('counts what it says: measured sessions exclude failures, rewrites are rendered rows, and failures are named', () => {
+    const stat = (label: string) => html.match(new RegExp(`<b>(\\d+)</b><span>${label}</span>`))?.[1];
+    expect(stat('sessions measured')).toBe(String(input.sessions - input.sessions_failed));
+    expect(stat('rewrites rendered')).toBe(String(input.rows.filter((r) => r.execution_state === 'rendered').length));
+    const failures = html.slice(html.indexOf('<h2>Sessions not measured</h2>'));
+    expect(failures).toContain('<td>session-013</td><td>session_evaluation_failed</td><td class="reasons">session file is gone</td>');
+  });
+
+  it('says how many timelines it left out', () => {
+    expect(html).not.toContain('longest-running of');
+    const few = renderBenchReportHtml({ ...input, max_timelines: 2 });
+    expect((few.match(/aria-label="context over time"/g) ?? []).length).toBe(2);
+    expect(few).toContain(`Showing the 2 longest-running of ${input.timelines.length} sessions.`);
+  });
+
+  it('marks a reported context apart from the estimate line, and does not join compactions counted on it', () => {
+    const [tl] = input.timelines;
+    const one = (timeline: typeof tl) => renderBenchReportHtml({ ...input, timelines: [timeline!] });
+    const pathOf = (page: string) => page.match(/<path d="([^"]+)" fill="none" stroke="#0072B2"/)![1]!;
+    const estimated = one({ ...tl!, token_basis: 'estimated', context_tokens: 1 });
+    const reported = one({ ...tl!, token_basis: 'reported', context_tokens: 250_000 });
+    expect(estimated).not.toContain('reported context now');
+    expect(reported).toContain('<title>reported context now: 250k</title>');
+    // The estimate line alone: one vertex per point; joined, each compaction adds two.
+    const vertices = (d: string) => d.split(/[ML]/).filter(Boolean).length;
+    expect(vertices(pathOf(reported))).toBe(tl!.points.length);
+    expect(vertices(pathOf(estimated))).toBe(tl!.points.length + 2 * tl!.compactions.length);
+    // Markers stay either way.
+    for (const page of [estimated, reported]) expect((page.match(/fill="#D55E00"><title>/g) ?? []).length).toBe(tl!.compactions.length);
+  });
+
   it('says so when there is nothing to chart', () => {
     const empty = renderBenchReportHtml({ generated_at: 'now', sessions: 0, sessions_failed: 0, rows: [], aggregates: [], timelines: [] });
     expect(empty).toContain('no rendered plans to show');

@@ -229,6 +229,14 @@ describe('evaluateSession and the outputs', () => {
     expect(body.find((l) => l.includes(' dedupe '))).toContain('no plan (strategy_returned_no_plan)');
     expect(body.find((l) => l.includes(' sawtooth '))).toContain('provider control');
     expect(lines.at(-1)).toMatch(/^pareto best: greedy score=[\d,]+ prefix=[\d,]+ reclaimed=[\d,]+$/);
+    // Per kind, then the first misses by kind, line, length and hash (never their text).
+    const byKind = lines.indexOf('retention by probe kind (recalled/sampled):');
+    expect(byKind).toBeGreaterThan(0);
+    const greedy = result.rows.find((r) => r.strategy === 'greedy')!.probe_score!;
+    const greedyKinds = lines.slice(byKind + 2).find((l) => l.startsWith('greedy '))!;
+    for (const t of greedy.by_kind.filter((k) => k.total > 0)) expect(greedyKinds).toContain(`${t.recalled}/${t.total}`);
+    const first = greedy.missed_probes[0]!;
+    expect(lines.find((l) => l.startsWith('  greedy: '))).toContain(`${first.kind} line ${first.line_index + 1} (${first.bytes} B, ${first.sha256_prefix})`);
     const text = lines.join('\n');
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
   });

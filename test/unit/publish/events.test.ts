@@ -51,7 +51,7 @@ describe('events log', () => {
     expect(statSync(live).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir(home.env)).mode & 0o777).toBe(0o700);
     const read = await readEvents({ env: home.env });
-    expect(read).toEqual({ events: [event(), full], skipped: 0, warnings: [] });
+    expect(read).toEqual({ events: [event(), full], skipped: 0, warnings: [], unreadable: [] });
   });
 
   it('refuses invalid events with a warning and writes nothing', async () => {
