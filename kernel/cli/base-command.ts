@@ -54,9 +54,22 @@ export abstract class BaseCommand<TResult> extends Command {
       process.stdout.write(JSON.stringify(envelope) + '\n');
       return;
     }
-    process.stderr.write(`gobstopper: ${envelope.error.message}\n`);
+    process.stderr.write(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.details)}\n`);
     if (process.env.GOBSTOPPER_DEBUG && error.stack) process.stderr.write(error.stack + '\n');
   }
+}
+
+/**
+ * Where a refused plan broke its rule, for people: the message itself stays the exact text of the
+ * rule (scripts match it), and --json carries the same numbers in `details`.
+ */
+function whereRefused(details: Record<string, unknown> | undefined): string {
+  if (!details || typeof details.rule !== 'string') return '';
+  const parts: string[] = [];
+  if (typeof details.edit_index === 'number') parts.push(`edit ${details.edit_index}`);
+  if (typeof details.line_index === 'number') parts.push(`line index ${details.line_index}`);
+  if (typeof details.proposer === 'string') parts.push(`proposed by the ${details.proposer}`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
 function exitStatus(error: OclifLikeError): number {

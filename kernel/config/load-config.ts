@@ -51,7 +51,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (explicit && !user.loaded) throw new GobstopperError('config_not_found', `config ${userPath} does not exist`);
   let project: LoadedConfigFile | null = null;
   if (options.project !== false) {
-    const projectPath = await findProjectConfig(cwd);
+    const projectPath = await findProjectConfig(cwd, env.HOME || undefined);
     if (projectPath !== null && resolve(projectPath) !== resolve(userPath)) project = loadFile('project', projectPath);
   }
   return { user, project };

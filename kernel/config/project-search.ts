@@ -1,6 +1,9 @@
 /**
  * Finds the project config file: the nearest .gobstopperrc.toml, gobstopper.config.toml or
- * .config/gobstopper.toml from the working directory up to the enclosing package root.
+ * .config/gobstopper.toml from the working directory up to the enclosing package or repository
+ * root, or the home directory, whichever comes first. Outside all of them only the working
+ * directory itself is searched: a file in a shared parent such as /tmp, which anyone may write,
+ * must not set the policy of every run below it.
  *
  * cosmiconfig's public factory first looks in the process working directory for a "meta" config and
  * executes `.config/config.{js,ts,cjs,mjs}` if present. gobstopper is routinely run inside repositories
@@ -8,7 +11,10 @@
  * complete option set instead, and the only loader it registers returns the path: the file itself is
  * then read under the same rules as the user file (regular, no symlink, 64 KiB).
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { PROJECT_CONFIG_PLACES } from './paths.js';
 
 interface SearchResult {
@@ -43,8 +49,27 @@ function makeExplorer(): Explorer {
   });
 }
 
-/** Absolute path of the project file, or null. */
-export async function findProjectConfig(cwd: string): Promise<string | null> {
+/** What marks the top of a project: cosmiconfig stops at the package files itself. */
+const ROOT_MARKERS = ['.git', 'package.json', 'package.yaml'];
+
+/** The highest directory the search may reach from `cwd` (see the module comment). */
+export function searchCeiling(cwd: string, home: string): string {
+  const start = resolve(cwd);
+  const top = resolve(home);
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (dir === top || ROOT_MARKERS.some((marker) => existsSync(join(dir, marker)))) return dir;
+    if (dirname(dir) === dir) return start;
+  }
+}
+
+function isWithin(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Absolute path of the project file, or null. `home` defaults to the user's home directory. */
+export async function findProjectConfig(cwd: string, home: string = homedir()): Promise<string | null> {
   const result = await makeExplorer().search(cwd);
-  return result ? result.filepath : null;
+  if (!result) return null;
+  return isWithin(dirname(result.filepath), searchCeiling(cwd, home)) ? result.filepath : null;
 }

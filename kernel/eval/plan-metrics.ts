@@ -63,7 +63,8 @@ export function prefixTokens(plan: CompactionPlan, items: readonly TranscriptIte
   const first = firstEditedLine(plan, items);
   let sum = 0;
   for (const item of items) if (first === null || item.line_index < first) sum += item.est_tokens;
-  return sum;
+  // As the host's projection does (validate/projection.ts): a prefix is part of its context.
+  return Math.min(sum, plan.context_tokens_before);
 }
 
 /** saved x (prefix / context)^3, with context at least 1. */

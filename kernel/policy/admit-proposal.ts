@@ -55,7 +55,9 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
   if (savings < policy.min_savings_tokens) return noPlan('minimum_savings_not_met', policy, before, after);
 
   const rationale = userspace ? USERSPACE_RATIONALE : proposal.rationale;
-  const suffix = adaptiveRationaleSuffix(policy.adaptive_reasons ?? []);
+  // A selector's rationale quotes the chosen plan's, which already ends with the same suffix.
+  const adaptive = adaptiveRationaleSuffix(policy.adaptive_reasons ?? []);
+  const suffix = adaptive !== '' && rationale.endsWith(adaptive) ? '' : adaptive;
   const strategy = (userspace ? `preset:${proposal.strategy}` : proposal.strategy).slice(0, MAX_PLAN_STRATEGY_CHARS);
   return {
     status: 'plan',

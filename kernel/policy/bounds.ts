@@ -4,10 +4,13 @@
  */
 import { GobstopperError } from '../errors.js';
 import type { PolicyValues } from './defaults.js';
+import { effectiveTrigger, isQuotaPressure } from './quota.js';
 
 export const MAX_POLICY_TOKENS = 10_000_000;
 export const MAX_INTERVAL_SECS = 86_400;
 export const MAX_ITEM_COUNT = 100_000;
+/** The largest context size a command takes as a number, as the original's policy_check tool bounds it. */
+export const MAX_CONTEXT_TOKENS = 100_000_000;
 
 export const THRESHOLD_MESSAGE = 'keep_score_threshold must be a finite value between 0 and 1';
 
@@ -21,9 +24,10 @@ type BoundedKey =
   | 'apply_hold_secs'
   | 'block_tokens'
   | 'keep_recent_turns'
-  | 'result_max_bytes';
+  | 'result_max_bytes'
+  | 'quota_pressure';
 
-type Bounded = Pick<PolicyValues, BoundedKey>;
+type Bounded = Pick<PolicyValues, Exclude<BoundedKey, 'quota_pressure'>> & Partial<Pick<PolicyValues, 'quota_pressure'>>;
 
 export interface BoundsViolation {
   keys: BoundedKey[];
@@ -47,6 +51,15 @@ export function policyBoundsViolations(policy: Bounded): BoundsViolation[] {
       keys: ['floor_tokens', 'trigger_tokens'],
       message: `floor_tokens (${policy.floor_tokens}) must be below trigger_tokens (${policy.trigger_tokens})`,
     });
+  } else if (triggerOk && floorOk && isQuotaPressure(policy.quota_pressure)) {
+    // A compaction that fires at or below its own floor has nothing to do.
+    const effective = effectiveTrigger(policy.trigger_tokens, policy.quota_pressure);
+    if (effective <= policy.floor_tokens) {
+      problems.push({
+        keys: ['floor_tokens', 'trigger_tokens', 'quota_pressure'],
+        message: `under ${policy.quota_pressure} quota pressure the trigger (${policy.trigger_tokens}) fires at ${effective}, not above floor_tokens (${policy.floor_tokens}); lower floor_tokens or raise trigger_tokens`,
+      });
+    }
   }
   whole('keep_recent_tool_outputs', 0, MAX_ITEM_COUNT);
   whole('keep_recent_turns', 0, MAX_ITEM_COUNT);

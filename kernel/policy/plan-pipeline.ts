@@ -17,6 +17,7 @@ import type {
   Transcript,
 } from '../../schemas/generated/types.js';
 import type { ExternalProposer } from '../config/resolve-config.js';
+import { GobstopperError } from '../errors.js';
 import { prepareAdmission } from '../validate/edit-rules.js';
 import type { RecentYield } from './adaptive.js';
 import { admitProposal, type Proposal } from './admit-proposal.js';
@@ -66,7 +67,24 @@ export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome
   // starting gets the request once its handshake is done, whichever comes first.
   setImmediate(() => prepareAdmission(transcript.items, policy.keep_recent_tool_outputs));
   const proposal = await proposing;
-  return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
+  try {
+    return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
+  } catch (error) {
+    throw withProposer(error, proposerOf(proposal, config.external));
+  }
+}
+
+/** Who made a proposal, as a user would find it in their config: `strategy elide`, `command of [presets.u]`. */
+function proposerOf(proposal: Proposal, external: ExternalProposer | null): string {
+  if (proposal.source === 'legacy_command' && external) return `command of ${external.table}`;
+  if (proposal.source === 'plugin' && external) return `plugin of ${external.table}`;
+  return `strategy ${proposal.strategy}`;
+}
+
+/** A refused plan keeps its exact code and message; its details say whose proposal it was. */
+function withProposer(error: unknown, proposer: string): unknown {
+  if (!(error instanceof GobstopperError) || error.details?.rule === undefined) return error;
+  return new GobstopperError(error.code, error.message, { exit: error.exit, details: { ...error.details, proposer }, cause: error });
 }
 
 async function propose(input: PlanPipelineInput, policy: ResolvedPolicy, before: number): Promise<Proposal> {

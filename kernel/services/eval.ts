@@ -13,7 +13,7 @@ import { basename, join } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
-import { GobstopperError, usageError } from '../errors.js';
+import { GobstopperError } from '../errors.js';
 import { evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
@@ -144,28 +144,11 @@ export class PolicyResolutionError extends GobstopperError {
 
 // ---------------------------------------------------------------- strategies
 
-/** Strategy ids some bundle declares, without starting anything (for error messages). */
-function declaredStrategies(runtime: Runtime): string[] {
-  const r = runtime.host.registry;
-  const ids = new Set<string>();
-  for (const ref of [...r.configured(), ...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.strategies) ids.add(id);
-  return [...ids].sort();
-}
-
 /** The strategies to measure: the requested ones (each must exist), else every one the host lists. */
 export async function resolveEvalStrategies(runtime: Runtime, requested?: readonly string[]): Promise<string[]> {
   if (requested && requested.length > 0) {
     const unique = [...new Set(requested)];
-    for (const id of unique) {
-      try {
-        runtime.host.registry.resolve('strategy', id);
-      } catch (error) {
-        if (error instanceof GobstopperError && error.code === 'plugin_not_found') {
-          throw usageError('unknown_strategy', `unknown strategy '${id}'; known: ${declaredStrategies(runtime).join(', ') || 'none'}`);
-        }
-        throw error;
-      }
-    }
+    for (const id of unique) runtime.host.registry.requireKnown('strategy', id);
     return unique;
   }
   return (await runtime.host.listStrategies()).map((s) => s.strategy.id);

@@ -14,6 +14,7 @@ import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/pl
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
+import { requirePolicyIds } from './policy-ids.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
 
@@ -139,6 +140,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
 export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions, early?: EarlyConfig): Promise<PlannedSession> {
   const sameSession = early && early.session.provider === parsed.session.provider && early.session.session_id === parsed.session.session_id;
   const config = await (sameSession ? early.config : resolveSessionConfig(runtime, parsed.session, options));
+  requirePolicyIds(runtime.host.registry, config);
   const recent = await recentYields(runtime, parsed.session);
   const outcome = await planSession({
     transcript: parsed.transcript,

@@ -42,7 +42,8 @@ export function projectContextAfter(input: ProjectionInput): number {
 
 /**
  * Estimated tokens before the first record the plan changes: the part of the prompt a provider can keep
- * serving from its cache.
+ * serving from its cache. Never more than the context itself: item estimates can outweigh a context
+ * the client reported, and a prefix larger than its context would inflate every score built on it.
  */
 export function prefixTokens(items: readonly TranscriptItem[], edits: readonly Edit[], contextTokensBefore: number, admitted?: AdmittedEdits): number {
   let firstChanged = (admitted ?? elidedItems(items, edits)).firstElidedLine;
@@ -53,7 +54,7 @@ export function prefixTokens(items: readonly TranscriptItem[], edits: readonly E
   }
   let total = 0;
   for (const item of items) if (item.line_index < firstChanged) total += item.est_tokens;
-  return total;
+  return Math.min(total, contextTokensBefore);
 }
 
 /** A plan that leaves the context as large as it was, or larger, is refused. */

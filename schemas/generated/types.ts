@@ -488,6 +488,10 @@ export interface PolicyValueSource {
 export interface ConfigCommandResult {
   provider: ProviderId | null;
   session_id: SessionId | null;
+  /**
+   * How the session argument was read: discovered (an id or prefix of a session found on disk; its full id and provider apply, as plan uses them), as_given (no session matched; its [sessions] table is applied by the id as written), null without one.
+   */
+  session_match: ("discovered" | "as_given") | null;
   preset: string | null;
   config_files: ConfigFileRef[];
   policy: ResolvedPolicy;
@@ -1657,6 +1661,22 @@ export interface PolicyPatch {
    * Parameters for the strategy, checked against the schema it declares.
    */
   strategy_params?: {};
+  /**
+   * Accepted from the original tool's configuration so existing files load; no effect here.
+   */
+  auto_apply_store?: boolean;
+  /**
+   * Accepted from the original tool's configuration so existing files load; no effect here.
+   */
+  auto_apply_inplace?: boolean;
+  /**
+   * Accepted from the original tool's configuration so existing files load; no effect here.
+   */
+  auto_compact_closed?: boolean;
+  /**
+   * Accepted from the original tool's configuration so existing files load; no effect here.
+   */
+  acp_timeout_secs?: number;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -2196,6 +2216,17 @@ export interface Finding {
   line_index?: LineIndex | null;
 }
 /**
+ * Accepted from the original tool's configuration so existing files load (treatment cohort percentages per provider); no effect here.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RolloutTable".
+ */
+export interface RolloutTable {
+  claude_code?: number;
+  codex?: number;
+  devin?: number;
+}
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ProviderPolicyTables".
  */
@@ -2228,6 +2259,7 @@ export interface ConfigFile {
     [k: string]: PolicyPatch;
   };
   discovery?: DiscoveryConfig;
+  rollout?: RolloutTable;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

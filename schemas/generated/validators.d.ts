@@ -153,6 +153,7 @@ export declare const validateRetentionScore: GeneratedValidator;
 export declare const validateRetentionStudyReport: GeneratedValidator;
 export declare const validateRetentionStudyRow: GeneratedValidator;
 export declare const validateRetentionTally: GeneratedValidator;
+export declare const validateRolloutTable: GeneratedValidator;
 export declare const validateRuntime: GeneratedValidator;
 export declare const validateScore: GeneratedValidator;
 export declare const validateScorerInfo: GeneratedValidator;

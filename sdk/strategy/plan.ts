@@ -27,9 +27,15 @@ export function belowTriggerResult(params: StrategyProposeParams): StrategyPropo
   return noPlan(`context ${params.context_tokens} tokens is below the effective trigger ${params.policy.effective_trigger_tokens}`);
 }
 
-/** The common rationale prefix; it prints the configured (possibly adapted) trigger, not the quota-scaled one. */
+/**
+ * The common rationale prefix. It names the configured (possibly adapted) trigger, as the original
+ * tool's rationales do; when quota pressure moved the trigger it names the one that fired too, so
+ * the sentence stays true of the numbers.
+ */
 export function exceedsTrigger(params: StrategyProposeParams): string {
-  return `context ${params.context_tokens} tokens exceeds trigger ${params.policy.trigger_tokens}`;
+  const { trigger_tokens: trigger, effective_trigger_tokens: effective, quota_pressure: pressure } = params.policy;
+  if (effective === trigger) return `context ${params.context_tokens} tokens exceeds trigger ${trigger}`;
+  return `context ${params.context_tokens} tokens exceeds the effective trigger ${effective} (trigger ${trigger} under ${pressure} quota pressure)`;
 }
 
 export function providerOf(params: StrategyProposeParams): string {

@@ -3,7 +3,7 @@
  * throwaway home, with config files written the way a user would write them.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +12,7 @@ import {
   validatePolicyCheckCommandResult,
   validatePresetsCommandResult,
 } from '../../schemas/generated/validators.js';
+import { modernSession } from '../fixtures/claude/sessions.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -110,10 +111,68 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain(`min_savings_tokens = 4096  # built-in default`);
   });
 
+  it('config: a session id or prefix is read as plan reads it, with its provider and full id', () => {
+    const id = '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11';
+    const b = modernSession({ sessionId: id });
+    b.user('hello');
+    b.text('hi');
+    mkdirSync(join(home.claudeHome, 'projects', '-home-dev-demo'), { recursive: true });
+    b.write(join(home.claudeHome, 'projects', '-home-dev-demo', `${id}.jsonl`));
+    const config = write(join(home.root, 'session-config.toml'), `[provider.claude_code]\ntrigger_tokens = 50_000\n\n[sessions."${id}"]\nmin_savings_tokens = 1_000\n`);
+    const { status, body } = json(['config', '7d3f', '--config', config]);
+    expect(status).toBe(0);
+    expect(validateConfigCommandResult(body), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
+    expect(body).toMatchObject({ provider: 'claude_code', session_id: id, session_match: 'discovered' });
+    expect(body.policy).toMatchObject({ trigger_tokens: 50_000, min_savings_tokens: 1_000 });
+    expect(gob(['config', '7d3f', '--config', config]).stdout).toContain(`# session: claude_code session ${id}\n`);
+    // An id nothing on disk has: applied as written, and said so.
+    const literal = json(['config', 'zzz', '--config', config]);
+    expect(literal.body).toMatchObject({ provider: null, session_id: 'zzz', session_match: 'as_given' });
+    expect(gob(['config', 'zzz', '--config', config]).stdout).toContain('# session: no session on disk matches zzz; its id is applied as written; no [sessions."zzz"] table sets anything');
+    // A provider flag that contradicts the session is refused.
+    const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
+    expect(clash.status).toBe(2);
+    expect(clash.body.error.code).toBe('provider_mismatch');
+  });
+
   it('config: an unknown preset is a usage error listing the presets', () => {
     const { status, body } = json(['config', '--preset', 'deepwork']);
     expect(status).toBe(2);
     expect(body).toEqual({ ok: false, error: { code: 'unknown_preset', message: "unknown preset 'deepwork'; configured presets: deep-work, team", details: { presets: ['deep-work', 'team'] } } });
+  });
+
+  it('an unknown strategy or scorer id is refused by config, policy-check and plan, whatever the context', () => {
+    const strategyTypo = write(join(home.root, 'typo-strategy.toml'), '[policy]\nstrategy = "elidee"\n');
+    const scorerTypo = write(join(home.root, 'typo-scorer.toml'), '[policy]\nscorer = "nope"\n');
+    for (const args of [
+      ['config', '--config', strategyTypo],
+      ['policy-check', '--provider', 'codex', '--context-tokens', '300000', '--config', strategyTypo],
+      // The demo-sized session is far below this trigger: the id is checked before that matters.
+      ['plan', '7d3f', '--config', strategyTypo],
+      ['plan', '7d3f', '--strategy', 'nonexistent', '--trigger', '10000000', '--floor', '1'],
+    ]) {
+      const { status, body } = json(args);
+      expect(status, args.join(' ')).toBe(2);
+      expect(body.error.code).toBe('unknown_strategy');
+      expect(body.error.message).toMatch(/^unknown strategy '(elidee|nonexistent)'; known: .*\belide\b/);
+    }
+    const scorer = json(['plan', '7d3f', '--config', scorerTypo]);
+    expect(scorer.status).toBe(2);
+    expect(scorer.body.error).toMatchObject({ code: 'unknown_scorer', message: "unknown scorer 'nope'; known: heuristic" });
+    expect(json(['config', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
+  });
+
+  it("config: the original tool's watch and rollout settings load, and are named as having no effect", () => {
+    const legacy = write(join(home.root, 'original.toml'), '[policy]\nauto_apply_store = false\nacp_timeout_secs = 1800\n\n[rollout]\ncodex = 50\n');
+    const human = gob(['config', '--config', legacy]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`# accepted from the original tool's configuration, no effect here: auto_apply_store in [policy] of ${legacy}`);
+    expect(human.stdout).toContain(`no effect here: acp_timeout_secs in [policy] of ${legacy}`);
+    expect(human.stdout).toContain(`no effect here: [rollout] of ${legacy}`);
+    const over = write(join(home.root, 'rollout-over.toml'), '[rollout]\ncodex = 101\n');
+    const { status, body } = json(['config', '--config', over]);
+    expect(status).toBe(1);
+    expect(body.error.code).toBe('invalid_config');
   });
 
   it('config: a bad config file is one clear error and changes nothing', () => {
@@ -154,9 +213,21 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
   it('policy-check: bad flags are usage errors', () => {
     expect(gob(['policy-check', '--provider', 'gemini', '--context-tokens', '1']).status).toBe(2);
     expect(gob(['policy-check', '--provider', 'codex']).status).toBe(2);
+    expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '100000001']).status).toBe(2);
+    expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '100000000']).status).toBe(0);
     const { status, body } = json(['policy-check', '--provider', 'codex', '--context-tokens', 'many']);
     expect(status).toBe(2);
     expect(body.ok).toBe(false);
+  });
+
+  it('an argument a command does not take, or an unknown command, is one usage error, in JSON with --json', () => {
+    const extra = json(['explain', 'extra']);
+    expect(extra.status).toBe(2);
+    expect(extra.body).toEqual({ ok: false, error: { code: 'usage', message: 'Unexpected argument: extra (gobstopper explain --help lists what it takes)' } });
+    const unknown = gob(['nosuchcmd']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe("gobstopper: unknown command 'nosuchcmd'; gobstopper --help lists the commands\n");
   });
 
   it('explain: the occupancy math in words and numbers', () => {
@@ -178,6 +249,20 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     write(join(project, '.config', 'config.cjs'), `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x');\nmodule.exports = {};\n`);
     expect(gob(['presets']).status).toBe(0);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a refused legacy proposal says where it broke and whose it was', () => {
+    const script = write(join(home.root, 'bin', 'bad-proposer.sh'), '#!/bin/sh\ncat >/dev/null\necho \'{"edits":[{"op":"elide","line_indexes":[99999],"stub_template":"[x]"}]}\'\n');
+    chmodSync(script, 0o755);
+    const config = write(join(home.root, 'legacy.toml'), `[policy]\ntrigger_tokens = 2\nfloor_tokens = 1\n\n[presets.u]\ncommand = "${script}"\ntrusted_legacy_command = true\n`);
+    const shown = gob(['config', '--preset', 'u', '--config', config]).stdout;
+    expect(shown).toContain(`command = ${JSON.stringify(script)}  # [presets.u] in ${config}`);
+    expect(shown).toContain(`trusted_legacy_command = true  # [presets.u] in ${config}`);
+    const human = gob(['plan', '7d3f', '--preset', 'u', '--config', config]);
+    expect(human.status).toBe(1);
+    expect(human.stderr).toBe('gobstopper: unknown edit index (edit 0, line index 99999, proposed by the command of [presets.u])\n');
+    const { body } = json(['plan', '7d3f', '--preset', 'u', '--config', config]);
+    expect(body.error).toEqual({ code: 'unknown_edit_index', message: 'unknown edit index', details: { rule: 'unknown_edit_index', edit_index: 0, line_index: 99999, proposer: 'command of [presets.u]' } });
   });
 
   it('a project file may not configure a command', () => {

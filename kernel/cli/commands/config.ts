@@ -1,7 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import type { ConfigCommandResult } from '../../../schemas/generated/types.js';
+import { GobstopperError, usageError } from '../../errors.js';
+import { PluginRegistry } from '../../plugins/registry/registry.js';
+import { requirePolicyIds } from '../../services/policy-ids.js';
+import { withRuntime } from '../../services/runtime.js';
+import { resolveSession } from '../../sessions/selector.js';
 import { BaseCommand } from '../base-command.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
+import { inertSettings } from '../../config/inert-keys.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { describeSource } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
@@ -11,6 +18,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
   static override summary = 'Show the resolved policy and where each value came from.';
   static override description =
     'Layers, later wins: built-in defaults, [policy], [provider.<id>], [presets.<name>] (with --preset), [sessions."<id>"] (with a session id), then flags. ' +
+    'A session id or prefix that matches a session on disk is read as plan reads it: its full id and its provider apply. One that matches none is applied as written. ' +
     'Each table is read from the user config and then from the nearest project file, so a project refines the user table of the same name. ' +
     'Adaptive tuning needs the session transcript and is not applied here; see gobstopper tune.';
   static override examples = [
@@ -19,7 +27,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     '<%= config.bin %> config --preset deep-work --json',
   ];
   static override args = {
-    'session-id': Args.string({ description: 'Apply the [sessions."<id>"] table for this session id.', required: false }),
+    'session-id': Args.string({ description: 'A session id or unique prefix; its [sessions."<id>"] table and provider apply.', required: false }),
   };
   static override flags = {
     provider: providerFlag,
@@ -29,15 +37,17 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     trigger: Flags.integer({ summary: 'Override trigger_tokens.', min: 0, helpValue: '<tokens>' }),
     floor: Flags.integer({ summary: 'Override floor_tokens.', min: 0, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
+    ...homeFlags,
   };
 
   async run(): Promise<ConfigCommandResult> {
     const { args, flags } = await this.parse(Config);
     const pressure = flags['quota-pressure'];
-    const { resolved } = await resolveForCommand({
+    const session = await this.findSession(args['session-id'], flags.provider, providerHomes(flags));
+    const { loaded, resolved } = await resolveForCommand({
       configPath: flags.config,
-      provider: flags.provider,
-      session_id: args['session-id'],
+      provider: session?.provider ?? flags.provider,
+      session_id: session?.session_id ?? args['session-id'],
       preset: flags.preset,
       flags: {
         strategy: flags.strategy,
@@ -46,10 +56,12 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
         quota_pressure: isQuotaPressure(pressure) ? pressure : undefined,
       },
     });
+    requirePolicyIds(new PluginRegistry({ env: process.env }), resolved);
     const policy = toResolvedPolicy(resolved.values);
     const result: ConfigCommandResult = {
       provider: resolved.provider,
       session_id: resolved.session_id,
+      session_match: args['session-id'] === undefined ? null : session ? 'discovered' : 'as_given',
       preset: resolved.preset,
       config_files: resolved.files,
       policy,
@@ -58,11 +70,16 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       sources: resolved.sources,
     };
     for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
+    if (result.session_id !== null) {
+      const read = session ? `${session.provider} session ${session.session_id}` : `no session on disk matches ${args['session-id']}; its id is applied as written`;
+      const table = Object.values(resolved.sources).some((s) => s?.layer === 'session') ? '' : `; no [sessions."${result.session_id}"] table sets anything`;
+      this.say(`# session: ${read}${table}`);
+    }
     const rows: Array<[string, unknown]> = [
       ...Object.entries(resolved.values).filter(([k]) => k !== 'strategy_params'),
       ['strategy_params', resolved.values.strategy_params],
     ];
-    if (resolved.external?.kind === 'legacy_command') rows.push(['command', resolved.external.command]);
+    if (resolved.external?.kind === 'legacy_command') rows.push(['command', resolved.external.command], ['trusted_legacy_command', true]);
     if (resolved.external?.kind === 'plugin') rows.push(['plugin', { manifest: resolved.external.manifest, trusted_sha256: resolved.external.trusted_sha256 }]);
     for (const [key, value] of rows) {
       const source = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
@@ -70,6 +87,23 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     }
     this.say(`effective_trigger_tokens = ${policy.effective_trigger_tokens}  # trigger_tokens under ${policy.quota_pressure} quota pressure`);
     if (resolved.external) this.say(`# plans come from ${resolved.external.table} and are named preset:${policy.strategy}`);
+    for (const setting of inertSettings(loaded)) this.say(`# accepted from the original tool's configuration, no effect here: ${setting}`);
     return result;
+  }
+
+  /**
+   * The session an id or prefix names, as plan finds it; null when none matches (its table is then
+   * applied by the id as written). A provider flag that contradicts the session is refused.
+   */
+  private async findSession(selector: string | undefined, provider: string | undefined, homes: ReturnType<typeof providerHomes>) {
+    if (selector === undefined) return null;
+    const found = await withRuntime({ homes }, async (rt) => (await resolveSession(selector, await rt.providers(), rt.homes)).session).catch((error: unknown) => {
+      if (error instanceof GobstopperError && error.code === 'session_not_found') return null;
+      throw error;
+    });
+    if (found && provider !== undefined && provider !== found.provider) {
+      throw usageError('provider_mismatch', `${found.session_id} is a ${found.provider} session; --provider ${provider} contradicts it`);
+    }
+    return found;
   }
 }

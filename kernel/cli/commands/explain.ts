@@ -6,6 +6,7 @@ import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { DEFAULT_EXPLAIN_WINDOW_TOKENS, explain } from '../../policy/explain.js';
 import type { BuiltinProvider } from '../../policy/provider-controls.js';
+import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 
 export default class Explain extends BaseCommand<ExplainCommandResult> {
@@ -20,7 +21,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
   ];
   static override flags = {
     provider: providerFlag,
-    'context-tokens': Flags.integer({ summary: 'A context size to assess against the policy.', min: 0, helpValue: '<tokens>' }),
+    'context-tokens': Flags.integer({ summary: 'A context size to assess against the policy.', min: 0, max: MAX_CONTEXT_TOKENS, helpValue: '<tokens>' }),
     window: Flags.integer({ summary: 'Model context window for the native comparison.', min: 1, default: DEFAULT_EXPLAIN_WINDOW_TOKENS, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
     preset: presetFlag,

@@ -4,9 +4,12 @@ import { BaseCommand } from '../base-command.js';
 import { configFlag, presetFlag, quotaPressureFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
+import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { policyCheck } from '../../policy/policy-check.js';
+import { requirePolicyIds } from '../../services/policy-ids.js';
 import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
 import { isQuotaPressure } from '../../policy/quota.js';
+import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 
 export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   static override summary = 'Decide what to do at a given context size, for orchestrators; reads no transcript.';
@@ -21,7 +24,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   ];
   static override flags = {
     provider: Flags.string({ summary: 'The session\'s provider.', options: [...BUILTIN_PROVIDERS], required: true }),
-    'context-tokens': Flags.integer({ summary: 'Current context size, as the provider reports it.', min: 0, required: true, helpValue: '<tokens>' }),
+    'context-tokens': Flags.integer({ summary: 'Current context size, as the provider reports it.', min: 0, max: MAX_CONTEXT_TOKENS, required: true, helpValue: '<tokens>' }),
     'session-active': Flags.boolean({ summary: 'The session is live in its client right now.', default: false }),
     'quota-pressure': quotaPressureFlag,
     preset: presetFlag,
@@ -38,6 +41,8 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
       preset: flags.preset,
       flags: { quota_pressure: isQuotaPressure(pressure) ? pressure : undefined },
     });
+    const registry = new PluginRegistry({ env: process.env });
+    requirePolicyIds(registry, resolved);
     const result = policyCheck({
       provider,
       context_tokens: flags['context-tokens'],
@@ -45,6 +50,10 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
       policy: toResolvedPolicy(resolved.values),
     });
     this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${result.control ? ` control=${result.control}` : ''}`);
+    // The decision is the policy's either way; say when nothing here could carry it out.
+    if (result.action === 'transcript_compact' && !registry.declared('provider').includes(provider)) {
+      this.note(`note: no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);
+    }
     return result;
   }
 }

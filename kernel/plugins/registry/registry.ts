@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import semver from 'semver';
 import type { PluginRef } from '../../../schemas/generated/types.js';
-import { GobstopperError } from '../../errors.js';
+import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { readManifest } from '../admission/manifest.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
@@ -115,6 +115,26 @@ export class PluginRegistry {
       exit: 2,
       details: { kind, id: providedId },
     });
+  }
+
+  /** Every `kind` id some bundle declares, sorted; nothing is started. */
+  declared(kind: ProvidedKind): string[] {
+    const ids = new Set<string>();
+    for (const ref of [...this.configured(), ...this.installed(), ...this.builtins().refs]) for (const id of providedIds(ref.provides, kind)) ids.add(id);
+    return [...ids].sort();
+  }
+
+  /**
+   * Refuses an id no bundle serves, as a usage error naming the known ones: a typo in a flag or a
+   * config table is reported before any work, not when (or whether) that strategy or scorer runs.
+   */
+  requireKnown(kind: 'strategy' | 'scorer', providedId: string): void {
+    try {
+      this.resolve(kind, providedId);
+    } catch (error) {
+      if (!(error instanceof GobstopperError) || error.code !== 'plugin_not_found') throw error;
+      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'; known: ${this.declared(kind).join(', ') || 'none'}`, { kind, id: providedId });
+    }
   }
 
   /** A bundle by its own id (`id` or `id@version`): installed first, then built-in. */

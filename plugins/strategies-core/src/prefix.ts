@@ -9,7 +9,7 @@ export function cachePreservationScore(saved: number, prefixTokens: number, befo
   return saved * (prefixTokens / Math.max(1, before)) ** PREFIX_EXP;
 }
 
-/** Estimated tokens before the first elided record; with no elision every record counts. */
+/** Estimated tokens before the first elided record (every record without one), at most the context. */
 export function prefixTokensOf(plan: CompactionPlan, items: readonly TranscriptItem[]): number {
   let first = Number.POSITIVE_INFINITY;
   for (const edit of plan.edits) {
@@ -17,5 +17,5 @@ export function prefixTokensOf(plan: CompactionPlan, items: readonly TranscriptI
   }
   let total = 0;
   for (const item of items) if (item.line_index < first) total += item.est_tokens;
-  return total;
+  return Math.min(total, plan.context_tokens_before);
 }

@@ -31,7 +31,7 @@ describe('config file: bad input gets one clear line', () => {
     ['an unknown key in a provider table', '[provider.codex]\ntrigger = 100000\n', /: unknown key 'trigger' in \[provider\.codex\]$/],
     ['an unknown key in [policy]', '[policy]\nfloor = 1\n', /: unknown key 'floor' in \[policy\]$/],
     ['an unknown top-level key', 'trigger_tokens = 1\n', /: unknown key 'trigger_tokens' at the top level \(expected \[policy\]/],
-    ['an unknown table', '[rollout]\ncodex = 50\n', /: unknown key 'rollout' at the top level/],
+    ['an unknown table', '[telemetry]\nenabled = true\n', /: unknown key 'telemetry' at the top level/],
     ['an unknown provider', '[provider.gemini]\ntrigger_tokens = 1\n', /: unknown key 'gemini' in \[provider\]: providers are claude_code, codex and devin$/],
     ['an unknown key in a session table', '[sessions."abc.def"]\nstrat = "elide"\n', /: unknown key 'strat' in \[sessions\."abc\.def"\]$/],
     ['cosmiconfig imports', '"$import" = "/etc/passwd"\n', /: unknown key '\$import' at the top level/],
@@ -169,6 +169,30 @@ describe('project config search', () => {
       expect(await findProjectConfig(join(outer.root, 'pkg', 'src'))).toBeNull();
     } finally {
       outer.cleanup();
+    }
+  });
+
+  it('stops at a repository root or the home directory, and outside both reads the working directory only', async () => {
+    const shared = makeConfigDir();
+    try {
+      // A file in a parent anyone may write (think /tmp) must not configure the runs below it.
+      shared.write('.gobstopperrc.toml', '[policy]\n');
+      mkdirSync(join(shared.root, 'scratch', 'deep'), { recursive: true });
+      expect(await findProjectConfig(join(shared.root, 'scratch', 'deep'), '/nonexistent-home')).toBeNull();
+      // Unless the working directory is the one holding it.
+      expect(await findProjectConfig(shared.root, '/nonexistent-home')).toBe(join(shared.root, '.gobstopperrc.toml'));
+      // A home directory below it is a ceiling too; a repository root below it is one.
+      expect(await findProjectConfig(join(shared.root, 'scratch', 'deep'), join(shared.root, 'scratch'))).toBeNull();
+      mkdirSync(join(shared.root, 'repo', '.git', 'objects'), { recursive: true });
+      mkdirSync(join(shared.root, 'repo', 'src'), { recursive: true });
+      expect(await findProjectConfig(join(shared.root, 'repo', 'src'), '/nonexistent-home')).toBeNull();
+      const inRepo = shared.write('repo/.gobstopperrc.toml', '[policy]\n');
+      expect(await findProjectConfig(join(shared.root, 'repo', 'src'), '/nonexistent-home')).toBe(inRepo);
+      // Home: a file in the home directory counts for the directories below it.
+      const homeRc = shared.write('scratch/.gobstopperrc.toml', '[policy]\n');
+      expect(await findProjectConfig(join(shared.root, 'scratch', 'deep'), join(shared.root, 'scratch'))).toBe(homeRc);
+    } finally {
+      shared.cleanup();
     }
   });
 

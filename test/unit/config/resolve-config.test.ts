@@ -104,6 +104,7 @@ describe('config layering', () => {
     const output = {
       provider: resolved.provider,
       session_id: resolved.session_id,
+      session_match: null,
       preset: resolved.preset,
       config_files: resolved.files,
       policy: toResolvedPolicy(resolved.values),

@@ -102,7 +102,7 @@ describe('eval rows on a generated session', () => {
   });
 
   it('a digest-only plan keeps every item as prefix', () => {
-    const digestOnly: CompactionPlan = { strategy: 'x', rationale: 'r', edits: [{ op: 'inject_digest', digest: { covers_items: 1 } }], context_tokens_before: 100, context_tokens_after: 90 };
+    const digestOnly: CompactionPlan = { strategy: 'x', rationale: 'r', edits: [{ op: 'inject_digest', digest: { covers_items: 1 } }], context_tokens_before: baseline.context_tokens, context_tokens_after: 90 };
     expect(prefixTokens(digestOnly, session.transcript.items)).toBe(baseline.context_tokens);
   });
 

@@ -146,6 +146,14 @@ describe('plan pipeline: plans', () => {
     if (outcome.status !== 'plan') throw new Error('expected a plan');
     expect(outcome.plan.rationale).toBe('eliding | adaptive: trigger_lowered_high_elidable, floor_capped_to_trigger_half');
     expect(outcome.policy.adaptive_reasons).toEqual(['trigger_lowered_high_elidable', 'floor_capped_to_trigger_half']);
+
+    // A selector quotes the plan it chose, suffix included: the reasons are not appended twice.
+    const quoted = await run({
+      policy: { adaptive: true, trigger_tokens: 20_000, floor_tokens: 15_000, strategy: 'auto' },
+      runStrategy: strategyReturning({ edits: [elide(STALE)], rationale: `auto: selected elide; ${outcome.plan.rationale}`, strategy: 'elide' }),
+    });
+    if (quoted.status !== 'plan') throw new Error('expected a plan');
+    expect(quoted.plan.rationale).toBe(`auto: selected elide; ${outcome.plan.rationale}`);
   });
 
   it('keeps an overlong rationale within the plan schema', async () => {
@@ -182,6 +190,8 @@ describe('plan pipeline: errors are errors, not no-plan', () => {
     await expect(run({ runStrategy: strategyReturning({ edits: [elide([newest])], rationale: 'x' }) })).rejects.toMatchObject({
       code: 'protected_or_non_elidable',
       message: 'edit targets protected or non-elidable content',
+      // The rule's exact text, and in the details where it broke and whose proposal it was.
+      details: { rule: 'protected_or_non_elidable', edit_index: 0, line_index: newest, proposer: 'strategy elide' },
     });
   });
 

@@ -15,6 +15,11 @@ describe('elide', () => {
     expect(result.rationale).toBe('context 10610 tokens exceeds trigger 8000; eliding 5 of 8 stale tool outputs');
   });
 
+  it('names the trigger that fired when quota pressure moved it', () => {
+    const result = proposeElide(proposeParams(codingSession().items, { policy: { ...policy, trigger_tokens: 12_000, effective_trigger_tokens: 8400, quota_pressure: 'high' } }));
+    expect(result.rationale).toMatch(/^context 10610 tokens exceeds the effective trigger 8400 \(trigger 12000 under high quota pressure\); /);
+  });
+
   it('never touches the protected recent outputs, even with no floor', () => {
     const result = proposeElide(proposeParams(codingSession().items, { policy: { ...policy, floor_tokens: 0 } }));
     expect(result.edits[0]).toMatchObject({ line_indexes: [4, 7, 10, 13, 16, 19, 22, 25] });

@@ -52,6 +52,11 @@ describe('prefix tokens', () => {
     expect(prefixTokens(items, [{ op: 'elide', line_indexes: [4], stub_template: 's' }], before)).toBe(50 + 20 + 1010 + 20);
   });
 
+  it('is never more than the context, even when item estimates outweigh a reported one', () => {
+    const edits = [{ op: 'elide' as const, line_indexes: [4], stub_template: 's' }];
+    expect(prefixTokens(items, edits, 500)).toBe(500);
+  });
+
   it('keeps the whole context for a provider compaction', () => {
     expect(prefixTokens(items, [{ op: 'provider_compact', control: '/compact' }], before)).toBe(before);
   });
