@@ -6,9 +6,11 @@ import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { appendEvent } from '../publish/events.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
+import { checkPublishTarget } from '../publish/publish.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { loadManifest } from '../vault/manifest.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from './eval.js';
@@ -69,12 +71,48 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
   const outputSessionId = deriveOutputSessionId(operation);
 
+  // The operation's lock comes first: a second apply of the same plan while this one runs is refused
+  // before it archives, renders or logs anything.
+  const lock = await lockOperation(layout, operation);
+  try {
+    return await applyLocked(runtime, planned, { outcome, layout, sourcePath, inputsSha256, operation, outputSessionId, started }, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** An apply whose plan is known and whose operation's lock is held. */
+interface LockedOperation {
+  outcome: T.PlanCommandPlan;
+  layout: VaultLayout;
+  sourcePath: string;
+  inputsSha256: string;
+  operation: string;
+  outputSessionId: string;
+  started: number;
+}
+
+async function applyLocked(runtime: Runtime, planned: PlannedSession, op: LockedOperation, options: ApplyOptions): Promise<ApplyResult> {
+  const { session, transcript } = planned;
+  const { outcome, layout, sourcePath, inputsSha256, operation, outputSessionId, started } = op;
   // A repeated apply finds its receipt and finishes (or returns) that operation: no second snapshot.
   const previous = await readReceipt(layout, operation);
   if (previous) {
-    const receipt = await finishExisting(layout, previous, runtime.env, options.fault);
-    return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings: [] };
+    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault });
+    // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
+    const damaged = await loadManifest(layout, receipt.snapshot_manifest_sha256, runtime.env).then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    const warnings = damaged ? [`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`] : [];
+    return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
   }
+
+  // A fork target already taken (a file, a link, a missing directory) fails now, before anything is
+  // archived; publication checks the same target again right before it links the fork.
+  const now = new Date();
+  const target = await planned.provider.forkTarget({ path: sourcePath, session_id: session.session_id, new_session_id: outputSessionId, cwd: session.cwd ?? null, now: now.toISOString() });
+  await checkPublishTarget(target.target_path);
 
   // The snapshot (kernel), the baseline findings (provider, unless it verified while it parsed)
   // and the render into private staging (provider) all only read the source, so they run at once;
@@ -92,6 +130,14 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     return s;
   });
   snapshotting.catch(() => undefined);
+  // Publication awaits these when it needs them, and may fail (or stop at the first rejection)
+  // before it awaits both: each is marked handled here so a failed snapshot is reported once,
+  // below, instead of surfacing as an unhandled rejection that kills the process mid-cleanup.
+  const snapshotManifestSha256 = snapshotting.then((s) => s.entry.sha256);
+  snapshotManifestSha256.catch(() => undefined);
+  // The snapshot read the source after planning and matched its hash: no third read.
+  const sourceRead = snapshotting.then((s) => ({ sha256: s.stored.sourceSha256, ...s.stored.file }));
+  sourceRead.catch(() => undefined);
   const baselineFindings = sourceFindings(planned.provider, transcript, sourcePath);
   baselineFindings.catch(() => undefined);
 
@@ -111,12 +157,11 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       renderSha256: transcript.source_sha256,
       edits: outcome.plan.edits,
       strategyLabel: outcome.plan.strategy,
-      snapshotManifestSha256: snapshotting.then((s) => s.entry.sha256),
+      snapshotManifestSha256,
       baselineFindings,
       requireSmaller: true,
       recheckSource: true,
-      // The snapshot read the source after planning and matched its hash: no third read.
-      sourceRead: snapshotting.then((s) => ({ sha256: s.stored.sourceSha256, ...s.stored.file })),
+      sourceRead,
       beforeRetain: async (staging) => {
         if (options.rehearse) await options.rehearse(staging, planned, outputSessionId);
         // Retention is measured for the event when the source is small enough to hold in memory
@@ -126,6 +171,8 @@ export async function applySession(runtime: Runtime, selector: string, options: 
       onStep: options.onStep,
       fault: options.fault,
       env: runtime.env,
+      now,
+      operationLocked: true,
     });
   } catch (error) {
     // Without a snapshot there is nothing to record against: the snapshot's own error is the answer.
@@ -140,15 +187,6 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     if (written) warnings.push(written);
   }
   return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings };
-}
-
-async function finishExisting(layout: VaultLayout, receipt: T.OperationReceipt, env: NodeJS.ProcessEnv, fault?: FaultHook): Promise<T.OperationReceipt> {
-  const lock = await lockOperation(layout, receipt.operation);
-  try {
-    return await finishOperation(layout, receipt, { env, fault });
-  } finally {
-    await lock.release();
-  }
 }
 
 async function recordEvent(

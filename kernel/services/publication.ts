@@ -60,6 +60,8 @@ export interface Candidate {
   fault?: FaultHook;
   env: NodeJS.ProcessEnv;
   now?: Date;
+  /** The caller holds the operation's lock already (apply takes it before it snapshots). */
+  operationLocked?: boolean;
 }
 
 /** The steps of a publication that take long enough on a large session to be worth showing. */
@@ -79,7 +81,7 @@ export function resumeCommandText(argv: string[]): string {
 
 export async function publishCandidate(layout: VaultLayout, c: Candidate): Promise<PublishedFork> {
   const operation = operationId({ kind: c.kind, provider: c.session.provider, source_path: c.sourcePath, source_sha256: c.sourceSha256, inputs_sha256: c.inputsSha256 });
-  const lock = await lockOperation(layout, operation);
+  const lock = c.operationLocked ? null : await lockOperation(layout, operation);
   try {
     const existing = await readReceipt(layout, operation);
     if (existing) {
@@ -88,7 +90,7 @@ export async function publishCandidate(layout: VaultLayout, c: Candidate): Promi
     }
     return await renderAndPublish(layout, c, operation);
   } finally {
-    await lock.release();
+    await lock?.release();
   }
 }
 

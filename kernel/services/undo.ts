@@ -46,7 +46,14 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     if (chosen) return chosen;
   } catch (error) {
     if (!(error instanceof GobstopperError && error.code === 'session_not_archived') || !isHexPrefix(target)) throw error;
-    return byManifest(await resolveShaPrefix(layout, target));
+    // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both.
+    const sha = await resolveShaPrefix(layout, target).catch((notFound: unknown) => {
+      if (notFound instanceof GobstopperError && notFound.code === 'snapshot_not_found') {
+        throw new GobstopperError('nothing_to_undo', `nothing archived matches '${target}': no archived session nor snapshot has that prefix (gobstopper vault lists them; gobstopper snapshot <session> archives one)`);
+      }
+      throw notFound;
+    });
+    return byManifest(sha);
   }
   throw new GobstopperError('nothing_to_undo', `no archived state of '${target}' to restore (gobstopper history ${target} lists them)`);
 }

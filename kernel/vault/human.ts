@@ -47,11 +47,12 @@ export function shorten(text: string, max: number): string {
 
 /**
  * Archived text is untrusted: terminal control sequences in it must not reach the terminal.
- * Control characters (other than tab) are shown as \u escapes.
+ * Control characters (other than tab) and bidirectional controls are shown as \u escapes.
  */
 export function printableText(text: string): string {
+  // Bidirectional controls too: archived text could otherwise reorder what the terminal shows.
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `key: value` lines with the values aligned. */

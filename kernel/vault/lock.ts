@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { lstat, readFile, unlink } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import { GobstopperError } from '../errors.js';
+import { insecureVault } from './errors.js';
 import { createExclusive } from './private-fs.js';
 
 export interface LockHolder {
@@ -75,7 +76,9 @@ interface Observed {
 async function observe(path: string): Promise<Observed | null> {
   try {
     const st = await lstat(path);
-    const text = st.isFile() ? await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW }) : '';
+    // Only this code creates lock files; anything else there was put by hand and is not ours to remove.
+    if (!st.isFile()) throw insecureVault(path, 'is not a regular file, so it cannot be a lock', 'remove it; gobstopper creates its locks as regular files');
+    const text = await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW });
     return { holder: parseHolder(text), ino: st.ino, mtimeMs: st.mtimeMs, text };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -108,18 +111,27 @@ async function tryCreate(path: string): Promise<LockHolder | null> {
   return holder;
 }
 
-/** Removes `path` only if it is still exactly the stale lock that was observed. */
-async function breakStale(path: string, seen: Observed): Promise<void> {
+/**
+ * Removes `path` only if it is still exactly the stale lock that was observed. True when the lock
+ * is gone (removed here or by someone else), false when it is still there: the caller then waits
+ * like for a busy lock instead of trying again at once.
+ */
+async function breakStale(path: string, seen: Observed): Promise<boolean> {
   const breaker = `${path}.break`;
   const mine = await tryCreate(breaker);
   if (!mine) {
     const other = await observe(breaker);
     if (other && Date.now() - other.mtimeMs > BREAK_STALE_MS) await unlink(breaker).catch(() => undefined);
-    return;
+    return false;
   }
   try {
     const again = await observe(path);
-    if (again && again.ino === seen.ino && again.text === seen.text) await unlink(path).catch(() => undefined);
+    if (!again) return true;
+    if (again.ino !== seen.ino || again.text !== seen.text) return false;
+    return await unlink(path).then(
+      () => true,
+      () => false,
+    );
   } finally {
     await unlink(breaker).catch(() => undefined);
   }
@@ -142,10 +154,7 @@ export class FileLock {
       if (holder) return new FileLock(path, holder);
       const seen = await observe(path);
       if (seen === null) continue;
-      if (isStale(seen)) {
-        await breakStale(path, seen);
-        continue;
-      }
+      if (isStale(seen) && (await breakStale(path, seen))) continue;
       if (Date.now() >= deadline) throw new LockBusyError(path, seen.holder, options.what);
       await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
       pause = Math.min(pause * 2, 100);

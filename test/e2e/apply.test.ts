@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
@@ -52,6 +52,13 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(second.json.receipt.path).toBe(first.json.receipt.path);
     const history = await runJson(['history', DEMO_CLAUDE_ID], home.env);
     expect(JSON.stringify(history.json).match(/"sha256"/g)?.length).toBe(1);
+    expect(second.json.warnings).toEqual([]);
+    // A recovery snapshot damaged since is named, not vouched for.
+    const manifest = join(home.dataHome, 'gobstopper', 'vault', 'manifests', first.json.receipt.snapshot_manifest_sha256);
+    appendFileSync(manifest, ' ');
+    const third = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(third.code).toBe(0);
+    expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
   });
 
   it('the vault finds and reads back a detail the fork elided', async () => {
@@ -101,6 +108,51 @@ describe('apply publishes a verified fork and never touches the source', () => {
     for (const r of [a, b]) if (r.code !== 0) expect(r.json.error.code).toBe('operation_running');
     const forks = listFiles(h.claudeDir).filter((f) => !f.endsWith(`${DEMO_CLAUDE_ID}.jsonl`));
     expect(forks).toHaveLength(1);
+    // A refused run changed nothing: one archived state, and no failure logged for it.
+    const history = await runJson(['history', DEMO_CLAUDE_ID], h.env);
+    expect(JSON.stringify(history.json).match(/"sha256"/g)?.length).toBe(1);
+    const events = await runJson(['events'], h.env);
+    expect(events.json.by_outcome).toEqual({ applied: 1 });
+  });
+
+  it('a vault that cannot be used is one clear error: no crash, nothing archived or left behind', async () => {
+    home = demoHome();
+    const before = snapshotOfStores(home);
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    mkdirSync(vault, { recursive: true, mode: 0o755 });
+    chmodSync(vault, 0o755);
+    const run = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('at ');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'vault_insecure' } });
+    expect(snapshotOfStores(home)).toEqual(before);
+    expect(listFiles(join(home.dataHome, 'gobstopper'))).toEqual([]);
+  });
+
+  it('a snapshot that fails once the operation started is one clear error, not a crash', async () => {
+    home = demoHome();
+    expect((await runJson(['apply', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    appendFileSync(join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl'), 'not json\n');
+    const before = snapshotOfStores(home);
+    const run = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'vault_damaged' } });
+    expect(snapshotOfStores(home)).toEqual(before);
+  });
+
+  it('a fork target already taken is refused before anything is archived', async () => {
+    home = demoHome();
+    const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(first.code).toBe(0);
+    // Without the vault that knew it, the same operation meets its own fork as a taken target.
+    rmSync(join(home.dataHome, 'gobstopper'), { recursive: true, force: true });
+    const before = snapshotOfStores(home);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(1);
+    expect(again.json.error.code).toBe('target_exists');
+    expect(snapshotOfStores(home)).toEqual(before);
+    expect(listFiles(join(home.dataHome, 'gobstopper'))).toEqual([]);
   });
 
   it('a pending operation whose target is taken by another file says repair required and overwrites nothing', async () => {

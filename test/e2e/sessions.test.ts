@@ -166,6 +166,10 @@ describe('fork and undo', () => {
     const nothing = await runJson(['undo', 'zz-not-a-session'], home.env);
     expect(nothing.code).not.toBe(0);
     expect(nothing.json.ok).toBe(false);
+    // A session on disk that was never archived, named by a hex prefix: neither reading is claimed.
+    const never = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
+    expect(never.code).toBe(1);
+    expect(never.json.error).toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining(`nothing archived matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
   });
 
   it('snapshot archives the exact bytes; a second snapshot adds no chunk bytes', async () => {

@@ -19,7 +19,10 @@ export class TrustStore {
       if (buffer.length > MAX_TRUST_FILE_BYTES) throw damaged(this.path, 'it is too large');
       text = buffer.toString('utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return [];
+      if (code === 'ENOTDIR') throw new GobstopperError('data_dir_invalid', `${dirname(this.path)} is not a directory (a file stands on that path); move the file aside: gobstopper keeps its data, plugins and vault there`);
+      if (code === 'EISDIR') throw damaged(this.path, 'it is a directory');
       throw error;
     }
     let value: unknown;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync, existsSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,27 @@ describe('lock files', () => {
     await lock.release();
     expect(existsSync(lockPath)).toBe(false);
     expect(existsSync(`${lockPath}.break`)).toBe(false);
+  });
+
+  it('refuses a lock path that is not a regular file at once, and leaves it', async () => {
+    mkdirSync(lockPath);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockPath, old, old);
+    const started = Date.now();
+    await expect(FileLock.acquire(lockPath, { waitMs: 60_000, what: 'x' })).rejects.toMatchObject({
+      code: 'vault_insecure',
+      message: `${lockPath}: is not a regular file, so it cannot be a lock; remove it; gobstopper creates its locks as regular files`,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(statSync(lockPath).isDirectory()).toBe(true);
+  });
+
+  it('waits, within its limit, for a stale lock another process is breaking', async () => {
+    writeFileSync(lockPath, JSON.stringify({ pid: deadPid(), host: hostname(), ts: 1 }));
+    writeFileSync(`${lockPath}.break`, JSON.stringify({ pid: process.ppid, host: hostname(), ts: Date.now() }));
+    const started = Date.now();
+    await expect(FileLock.acquire(lockPath, { waitMs: 300, what: 'x' })).rejects.toMatchObject({ code: 'lock_busy' });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('waits for a live holder, then names it', async () => {
