@@ -4,6 +4,7 @@ import { GobstopperError } from '../../errors.js';
 import { readEvents } from '../../publish/events.js';
 import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
 import { eventsLogPath } from '../../paths.js';
+import { checkSessionSelector } from '../../vault/selectors.js';
 import { formatCount, formatTable, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
@@ -30,6 +31,7 @@ export default class Events extends BaseCommand<EventsResult> {
     const { flags } = await this.parse(Events);
     const now = Math.floor(Date.now() / 1000);
     const since = flags.since === undefined ? null : parseSince(flags.since, now);
+    if (flags.session !== undefined) checkSessionSelector(flags.session);
     const log = await readEvents({ env: process.env });
     // Planning goes on past a broken log (it only tunes the trigger); a readout of it cannot.
     const bad = log.unreadable[0];

@@ -1,12 +1,27 @@
 import type * as T from '../../../schemas/generated/types.js';
-import { Methods } from '../../../sdk/protocol.js';
+import { Methods, PluginErrorCodes } from '../../../sdk/protocol.js';
+import { GobstopperError } from '../../errors.js';
 import type { HostCallbacks } from '../protocol/host-callbacks.js';
+import { PluginFailure } from '../protocol/plugin-failure.js';
 import type { RunningBundle } from './running-bundle.js';
 
 type WithoutId<P, K extends string> = Omit<P, K> & Partial<Record<K, string>>;
 
 function merged(base: HostCallbacks, extra: HostCallbacks | undefined): HostCallbacks {
   return extra ? { ...base, ...extra } : base;
+}
+
+/**
+ * A provider that answers "the file changed under me" reports a fact about the session, not a
+ * failure of the plugin: it reaches the user as the kernel's own source_changed, with the
+ * provider's words.
+ */
+function asSourceChanged(error: unknown): unknown {
+  if (!(error instanceof PluginFailure) || error.code !== 'plugin_error' || error.rpcCode !== PluginErrorCodes.SourceChanged) return error;
+  return new GobstopperError('source_changed', `${error.rpcMessage ?? 'the session changed while it was read'}; run the command again on the session as it is now`, {
+    details: error.details,
+    cause: error,
+  });
 }
 
 /** Typed calls to one provider id of a running bundle; the kernel never sees JSON-RPC. */
@@ -22,7 +37,9 @@ export class ProviderClient {
   }
 
   private call<R>(method: string, params: { provider_id?: string }, callbacks?: HostCallbacks): Promise<R> {
-    return this.running.channel.request<R>(method, { ...params, provider_id: this.info.id }, merged(this.callbacks, callbacks));
+    return this.running.channel.request<R>(method, { ...params, provider_id: this.info.id }, merged(this.callbacks, callbacks)).catch((error: unknown) => {
+      throw asSourceChanged(error);
+    });
   }
 
   discover(params: WithoutId<T.ProviderDiscoverParams, 'provider_id'> = {}, callbacks?: HostCallbacks) {

@@ -364,7 +364,7 @@ export class PluginChannel {
           if (frame.cancelled) return settle(() => reject(timedOut()));
           if (error instanceof ResponseError && error.code !== ErrorCodes.PendingResponseRejected && error.code !== ErrorCodes.MessageWriteError) {
             const text = oneLine(String(error.message ?? ''), 300);
-            return settle(() => reject(this.failureFor('plugin_error', `answered ${method} with error ${error.code}: ${text}`, method, undefined, error.code)));
+            return settle(() => reject(this.failureFor('plugin_error', `answered ${method} with error ${error.code}: ${text}`, method, undefined, error.code, text)));
           }
           if (this.dying) return; // the fatal path fails this frame with the real cause
           if (error instanceof ResponseError) return void this.onClosed();
@@ -475,8 +475,8 @@ export class PluginChannel {
     void this.fatal('plugin_exited', `${how}${method ? ` during ${method}` : ' while idle'}`, method);
   }
 
-  private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number): PluginFailure {
-    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, stderrTail: this.transport.stderrTail?.() });
+  private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number, rpcMessage?: string): PluginFailure {
+    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail: this.transport.stderrTail?.() });
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */

@@ -26,6 +26,8 @@ export interface PluginFailureInit {
   pointer?: string;
   /** The JSON-RPC error code the plugin answered with (plugin_error). */
   rpcCode?: number;
+  /** The message of that error answer, on one line. */
+  rpcMessage?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export class PluginFailure extends GobstopperError {
   readonly method: string | undefined;
   readonly stderrTail: string;
   readonly rpcCode: number | undefined;
+  readonly rpcMessage: string | undefined;
 
   constructor(code: PluginFailureCode, init: PluginFailureInit) {
     const tail = init.stderrTail?.trim() ?? '';
@@ -54,6 +57,7 @@ export class PluginFailure extends GobstopperError {
     this.method = init.method;
     this.stderrTail = tail;
     this.rpcCode = init.rpcCode;
+    this.rpcMessage = init.rpcMessage;
   }
 
   declare readonly code: PluginFailureCode;

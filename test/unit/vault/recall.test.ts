@@ -55,4 +55,8 @@ describe('recall', () => {
     await archive('m.jsonl', 'm', 'claude_code', many, 10);
     expect(await recallCards(home.layout, { limit: 3 })).toHaveLength(3);
   });
+
+  it('refuses a query that is given but empty, rather than listing every card', async () => {
+    for (const query of ['', '   ']) await expect(recallCards(home.layout, { query })).rejects.toMatchObject({ code: 'invalid_query', message: expect.stringContaining('--query is empty') });
+  });
 });

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderClient } from '../../../kernel/plugins/host/clients.js';
+import type { RunningBundle } from '../../../kernel/plugins/host/running-bundle.js';
+import { PluginFailure } from '../../../kernel/plugins/protocol/plugin-failure.js';
+import { PluginErrorCodes } from '../../../sdk/protocol.js';
+
+/** A provider client whose every call is answered with `failure`. */
+function answering(failure: Error): ProviderClient {
+  const running = { channel: { request: () => Promise.reject(failure) } } as unknown as RunningBundle;
+  return new ProviderClient(running, { id: 'claude_code' } as never);
+}
+
+const answered = (rpcCode: number, text: string) =>
+  new PluginFailure('plugin_error', { pluginId: 'provider-x', method: 'provider/parse', reason: `answered provider/parse with error ${rpcCode}: ${text}`, rpcCode, rpcMessage: text });
+
+describe('provider answers the kernel reads', () => {
+  it('a "source changed" answer is the kernel\'s source_changed, in the provider\'s words', async () => {
+    const client = answering(answered(PluginErrorCodes.SourceChanged, '/s/a.jsonl changed since it was hashed'));
+    await expect(client.parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({
+      code: 'source_changed',
+      message: '/s/a.jsonl changed since it was hashed; run the command again on the session as it is now',
+      details: { plugin_id: 'provider-x', rpc_code: PluginErrorCodes.SourceChanged },
+    });
+  });
+
+  it('any other answer stays a plugin error', async () => {
+    const client = answering(answered(PluginErrorCodes.InvalidInput, '/s/a.jsonl does not exist'));
+    await expect(client.parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'plugin_error' });
+  });
+});
