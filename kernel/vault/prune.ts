@@ -53,7 +53,7 @@ async function listDir(dir: string): Promise<string[]> {
 export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}, env: NodeJS.ProcessEnv = process.env): Promise<PruneCommandOutput> {
   const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
   const apply = request.apply ?? false;
-  if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number of at least 1, got ${keep}`);
+  if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${keep}`);
   const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, dry_run: !apply, keep };
   if (!(await vaultExists(layout))) return empty;
 

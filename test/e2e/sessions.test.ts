@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -170,6 +170,18 @@ describe('fork and undo', () => {
     const never = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
     expect(never.code).toBe(1);
     expect(never.json.error).toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining(`nothing archived matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
+  });
+
+  it('undo into a project directory that is gone fails before it archives anything', async () => {
+    home = demoHome();
+    expect((await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    renameSync(home.claudeDir, `${home.claudeDir}-moved`);
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    const before = listFiles(vault).map((f) => [f, sha256File(f)]);
+    const undone = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(undone.code).toBe(1);
+    expect(undone.json.error).toMatchObject({ code: 'target_invalid', message: expect.stringContaining('does not exist') });
+    expect(listFiles(vault).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 
   it('snapshot archives the exact bytes; a second snapshot adds no chunk bytes', async () => {
