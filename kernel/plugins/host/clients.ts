@@ -12,16 +12,22 @@ function merged(base: HostCallbacks, extra: HostCallbacks | undefined): HostCall
 }
 
 /**
- * A provider that answers "the file changed under me" reports a fact about the session, not a
- * failure of the plugin: it reaches the user as the kernel's own source_changed, with the
- * provider's words.
+ * What a provider says about the file it was given (it changed while read, it is not a transcript
+ * it can read, it is over a limit) is a fact about the session, not a failure of the plugin: it
+ * reaches the user under the kernel's own code, in the provider's words.
  */
-function asSourceChanged(error: unknown): unknown {
-  if (!(error instanceof PluginFailure) || error.code !== 'plugin_error' || error.rpcCode !== PluginErrorCodes.SourceChanged) return error;
-  return new GobstopperError('source_changed', `${error.rpcMessage ?? 'the session changed while it was read'}; run the command again on the session as it is now`, {
-    details: error.details,
-    cause: error,
-  });
+const SESSION_ANSWERS: ReadonlyMap<number, string> = new Map([
+  [PluginErrorCodes.SourceChanged, 'source_changed'],
+  [PluginErrorCodes.InvalidInput, 'invalid_transcript'],
+  [PluginErrorCodes.LimitExceeded, 'transcript_too_large'],
+]);
+
+function asSessionError(error: unknown): unknown {
+  if (!(error instanceof PluginFailure) || error.code !== 'plugin_error' || error.rpcCode === undefined || !error.rpcMessage) return error;
+  const code = SESSION_ANSWERS.get(error.rpcCode);
+  if (code === undefined) return error;
+  const advice = code === 'source_changed' ? '; run the command again on the session as it is now' : '';
+  return new GobstopperError(code, `${error.rpcMessage}${advice}`, { details: error.details, cause: error });
 }
 
 /** Typed calls to one provider id of a running bundle; the kernel never sees JSON-RPC. */
@@ -38,7 +44,7 @@ export class ProviderClient {
 
   private call<R>(method: string, params: { provider_id?: string }, callbacks?: HostCallbacks): Promise<R> {
     return this.running.channel.request<R>(method, { ...params, provider_id: this.info.id }, merged(this.callbacks, callbacks)).catch((error: unknown) => {
-      throw asSourceChanged(error);
+      throw asSessionError(error);
     });
   }
 

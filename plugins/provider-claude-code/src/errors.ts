@@ -10,11 +10,14 @@ function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
 }
 
+/** A message that names the file it is about, whether or not the reader already did. */
+const withPath = (path: string, message: string) => (message.startsWith(path) ? message : `${path}: ${message}`);
+
 /** The PluginError for `error`, or the error itself when it is not an input problem. */
 export function asPluginError(error: unknown, path: string): unknown {
   if (error instanceof PluginError) return error;
-  if (error instanceof JsonlLimitError) return limitExceeded(error.message);
-  if (error instanceof JsonlInputError) return invalidInput(error.message);
+  if (error instanceof JsonlLimitError) return limitExceeded(withPath(path, error.message));
+  if (error instanceof JsonlInputError) return invalidInput(withPath(path, error.message));
   if (error instanceof SourceMovedError) return sourceChanged(error.message);
   if (error instanceof ScanFatalError) {
     return error.state === 'oversized' ? limitExceeded(`${path}: ${error.message}`) : invalidInput(`${path}: ${error.message}`);

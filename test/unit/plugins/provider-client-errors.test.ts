@@ -23,8 +23,15 @@ describe('provider answers the kernel reads', () => {
     });
   });
 
+  it('a file it cannot read or that is over a limit is named as such, in its words', async () => {
+    const invalid = answering(answered(PluginErrorCodes.InvalidInput, '/s/a.jsonl: record 60 is not valid UTF-8'));
+    await expect(invalid.verify({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'invalid_transcript', message: '/s/a.jsonl: record 60 is not valid UTF-8' });
+    const large = answering(answered(PluginErrorCodes.LimitExceeded, '/s/a.jsonl has more than 100000 records'));
+    await expect(large.parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'transcript_too_large' });
+  });
+
   it('any other answer stays a plugin error', async () => {
-    const client = answering(answered(PluginErrorCodes.InvalidInput, '/s/a.jsonl does not exist'));
+    const client = answering(answered(PluginErrorCodes.CapabilityDenied, 'not allowed'));
     await expect(client.parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'plugin_error' });
   });
 });
