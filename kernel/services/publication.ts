@@ -75,8 +75,15 @@ export interface PublishedFork {
   candidateFindings: T.Finding[];
 }
 
-export function resumeCommandText(argv: string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+const shellWord = (a: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * The command a person pastes to resume the fork. It starts with a `cd` when the provider names a
+ * directory to run it from: Claude Code finds a session only from its project's directory.
+ */
+export function resumeCommandText(argv: string[], cwd?: string | null): string {
+  const command = argv.map(shellWord).join(' ');
+  return cwd ? `cd ${shellWord(cwd)} && ${command}` : command;
 }
 
 export async function publishCandidate(layout: VaultLayout, c: Candidate): Promise<PublishedFork> {
@@ -175,7 +182,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         snapshot_manifest_sha256: await c.snapshotManifestSha256,
         output_manifest_sha256: stored.manifestSha256,
         strategy: c.strategyLabel,
-        resume_command: resumeCommandText(target.resume_command),
+        resume_command: resumeCommandText(target.resume_command, target.resume_cwd),
         completed: false,
         ts: Math.floor(now.getTime() / 1000),
       };

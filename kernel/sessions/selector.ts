@@ -84,7 +84,10 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
   if (looksLikePath(selector)) return resolvePath(selector, providers);
   const sessions = (await discoverAll(providers, homes)).filter((s) => (s.session.kind ?? 'session') === 'session');
   const exact = sessions.filter((s) => s.session.session_id === selector);
-  const matches = exact.length > 0 ? exact : sessions.filter((s) => s.session.session_id.startsWith(selector));
+  const prefixed = exact.length > 0 ? exact : sessions.filter((s) => s.session.session_id.startsWith(selector));
+  // Session ids are UUIDs, which are case-blind: `7D3F` finds `7d3f…` when nothing matches as typed.
+  const lower = selector.toLowerCase();
+  const matches = prefixed.length > 0 ? prefixed : sessions.filter((s) => s.session.session_id.toLowerCase().startsWith(lower));
   if (matches.length === 1) return { session: matches[0]!.session, discovered: matches[0]! };
   if (matches.length === 0) {
     // A bare file name in the current directory is still a path.
@@ -97,7 +100,7 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
   }
   const listed = matches
     .slice(0, MAX_LISTED_CANDIDATES)
-    .map((m) => `${m.session.provider} ${m.session.session_id}`)
+    .map((m) => `${m.session.provider} ${m.session.session_id} at ${m.session.path}`)
     .join('; ');
   const more = matches.length > MAX_LISTED_CANDIDATES ? `; and ${matches.length - MAX_LISTED_CANDIDATES} more` : '';
   throw new GobstopperError('ambiguous_session', `'${selector}' matches ${matches.length} sessions (${listed}${more}); use a longer prefix or a path`, {

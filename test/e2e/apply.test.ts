@@ -30,7 +30,8 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(r.snapshot_sha256).toBe(r.source_sha256);
     expect(r.snapshot_manifest_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(r.bytes_after).toBeLessThan(r.bytes_before);
-    expect(r.resume_command).toContain(r.output_session_id);
+    // Claude Code finds a session only from its project's directory: the command starts there.
+    expect(r.resume_command).toMatch(new RegExp(`^cd \\S+ && ${provider === 'codex' ? 'codex resume' : 'claude --resume'} ${r.output_session_id}$`));
     expect(sha256File(r.path)).toBe(r.output_sha256);
     // The sources are byte-identical; the only new file in the stores is the fork.
     for (const [f, h] of before) expect(sha256File(f)).toBe(h);

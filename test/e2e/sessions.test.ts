@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -27,6 +27,12 @@ describe('detect', () => {
     expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 96300, model_context_window: 272000 });
     const table = await runCli(['detect'], home.env);
     expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+SESSION\s+STATE/);
+    // Lifetime sums read from the tail alone are shown as lower bounds, and the table says why.
+    const partial = json.find((r: any) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null);
+    if (partial) {
+      expect(table.stdout).toContain(`≥${partial.lifetime_input_tokens.toLocaleString('en-US')}`);
+      expect(table.stdout).toContain('≥ marks lifetime sums of the turns read from the tail only');
+    } else expect(table.stdout).not.toContain('≥');
   });
 
   it('--claude-home points discovery at another home', async () => {
@@ -50,6 +56,8 @@ describe('session selectors', () => {
       const r = await runJson(['verify', sel], home.env);
       expect(r.json.session_id).toBe(DEMO_CLAUDE_ID);
     }
+    // UUIDs are case-blind.
+    expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8).toUpperCase()], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
     const none = await runJson(['verify', 'ffffffff'], home.env);
     expect(none.code).toBe(1);
     expect(none.json.error.code).toBe('session_not_found');
@@ -60,6 +68,8 @@ describe('session selectors', () => {
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.json.error.code).toBe('ambiguous_session');
     expect(ambiguous.json.error.message).toContain(DEMO_CLAUDE_ID);
+    // Each candidate with its path, which tells apart even two files of one id.
+    expect(ambiguous.json.error.message).toContain(`${DEMO_CLAUDE_ID} at ${home.claudeSession}`);
   });
 
   it('a file no provider recognises is refused', async () => {
@@ -143,6 +153,18 @@ describe('fork and undo', () => {
     const out = readFileSync(r.path, 'utf8');
     expect(out).toBe(src.replaceAll(DEMO_CODEX_ID, r.output_session_id));
     expect(r.path).toContain(r.output_session_id);
+  });
+
+  it('a fork of a session that would not resume is refused, pointing verify at the file itself', async () => {
+    home = demoHome();
+    const copy = join(home.root, 'elsewhere', 's.jsonl');
+    mkdirSync(join(home.root, 'elsewhere'));
+    const lines = readFileSync(home.claudeSession, 'utf8').split('\n');
+    lines[4] = 'garbage';
+    writeFileSync(copy, lines.join('\n'));
+    const refused = await runJson(['fork', copy], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'source_invalid', message: expect.stringContaining(`See gobstopper verify ${copy}`) });
   });
 
   it('undo restores the pre-compaction bytes into a new fork', async () => {

@@ -6,6 +6,11 @@ import { BaseCommand } from '../base-command.js';
 import { formatAge, formatCount, renderTable } from '../render/table.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
+/** A lifetime sum read from the tail alone is a lower bound, and says so. */
+function lifetime(row: DetectRow, tokens: number | null): string {
+  return tokens !== null && row.lifetime_scope === 'partial' ? `≥${formatCount(tokens)}` : formatCount(tokens);
+}
+
 export default class Detect extends BaseCommand<DetectRow[]> {
   static override summary = 'List agent sessions, newest first, with their context size.';
   static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated within 180 s; live sessions are never rewritten), the current context in tokens (as the provider reported it, or estimated from the bytes, and which), the model's context window when known, and the lifetime input and cached tokens.
@@ -42,11 +47,14 @@ By default only sessions updated in the last 7 days are listed; --all lists ever
       { header: 'CONTEXT', value: (r) => formatCount(r.context_tokens), align: 'right' },
       { header: 'BASIS', value: (r) => r.context_basis },
       { header: 'WINDOW', value: (r) => formatCount(r.model_context_window), align: 'right' },
-      { header: 'LIFETIME IN', value: (r) => formatCount(r.lifetime_input_tokens), align: 'right' },
-      { header: 'CACHED', value: (r) => formatCount(r.lifetime_cached_tokens), align: 'right' },
+      { header: 'LIFETIME IN', value: (r) => lifetime(r, r.lifetime_input_tokens), align: 'right' },
+      { header: 'CACHED', value: (r) => lifetime(r, r.lifetime_cached_tokens), align: 'right' },
       { header: 'PROJECT', value: (r) => r.cwd ?? '', maxWidth: 48 },
     ]);
     for (const line of lines) this.say(line);
+    if (shown.some((r) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null)) {
+      this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
+    }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }
 }

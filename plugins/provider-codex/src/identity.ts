@@ -44,17 +44,17 @@ export class SessionIdentity {
   observe(line: number, payload: Json | undefined, firstRecord: boolean, findings: FindingList): void {
     this.metaCount += 1;
     if (!isObject(payload)) {
-      findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line} has no payload object`, line);
+      findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has no payload object`, line);
       return;
     }
     const info = readSessionMeta(line, payload);
     if (this.first === null) {
       this.first = info;
-      if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line}; the client expects it first`, line);
-      if (info.id === null) findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line} has no string id`, line);
+      if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line + 1}; the client expects it first`, line);
+      if (info.id === null) findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has no string id`, line);
       if (info.historyMode !== null && !HISTORY_MODES.has(info.historyMode)) {
         this.invalidHistoryMode = true;
-        findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line} has a history_mode the client rejects (expected legacy or paginated)`, line);
+        findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line + 1} has a history_mode the client rejects (expected legacy or paginated)`, line);
       }
       if (info.subagent) findings.add('warning', Code.subagentThread, 'this is a sub-agent thread; the client resumes it only through its parent', line);
       if (info.historyBase) findings.add('warning', Code.dependsOnParentRollout, 'this native fork reads its earlier history from the parent rollout at resume time', line);
@@ -62,7 +62,7 @@ export class SessionIdentity {
     }
     if (info.id !== null && info.id !== this.first.id) {
       this.foreignIds.add(info.id);
-      findings.add('warning', Code.multipleSessionMeta, `session_meta on line ${line} names another thread than line ${this.first.line}`, line);
+      findings.add('warning', Code.multipleSessionMeta, `session_meta on line ${line + 1} names another thread than line ${this.first.line + 1}`, line);
     }
   }
 

@@ -21,13 +21,13 @@ export class EnvelopeChecker {
     this.flushPending();
     const modelVisible = type === RecordType.responseItem || type === RecordType.compacted;
     if (typeof timestamp !== 'string' && modelVisible) {
-      if (paginated) this.findings.add('error', Code.missingTimestamp, `record on line ${line} has no string timestamp; the client skips it, so it leaves the context`, line);
-      else this.findings.add('warning', Code.missingTimestamp, `record on line ${line} has no string timestamp; current clients skip such records`, line);
+      if (paginated) this.findings.add('error', Code.missingTimestamp, `record on line ${line + 1} has no string timestamp; the client skips it, so it leaves the context`, line);
+      else this.findings.add('warning', Code.missingTimestamp, `record on line ${line + 1} has no string timestamp; current clients skip such records`, line);
     }
     if (!hasOrdinal) {
       if (!paginated) return;
       if (type === RecordType.compacted) {
-        this.findings.add('error', Code.compactedWithoutOrdinal, `compacted record on line ${line} has no ordinal in a paginated rollout`, line);
+        this.findings.add('error', Code.compactedWithoutOrdinal, `compacted record on line ${line + 1} has no ordinal in a paginated rollout`, line);
       } else {
         this.pendingMissing = { line };
       }
@@ -35,17 +35,17 @@ export class EnvelopeChecker {
     }
     this.sawOrdinal = true;
     if (typeof ordinal !== 'number' || !Number.isSafeInteger(ordinal) || ordinal < 0) {
-      this.findings.add('error', Code.invalidOrdinal, `record on line ${line} has an ordinal that is not a non-negative integer`, line);
+      this.findings.add('error', Code.invalidOrdinal, `record on line ${line + 1} has an ordinal that is not a non-negative integer`, line);
       return;
     }
     const prev = this.lastOrdinal;
     if (prev !== null) {
       if (paginated && ordinal <= prev) {
-        this.findings.add('error', Code.ordinalNotIncreasing, `ordinal on line ${line} does not follow the previous ordinal ${prev}`, line);
+        this.findings.add('error', Code.ordinalNotIncreasing, `ordinal on line ${line + 1} does not follow the previous ordinal ${prev}`, line);
       } else if (!paginated && ordinal < prev) {
-        this.findings.add('warning', Code.nonMonotonicOrdinal, `ordinal on line ${line} is lower than the previous ordinal ${prev}`, line);
+        this.findings.add('warning', Code.nonMonotonicOrdinal, `ordinal on line ${line + 1} is lower than the previous ordinal ${prev}`, line);
       } else if (paginated && ordinal > prev + 1) {
-        this.findings.add('warning', Code.ordinalGap, `ordinal on line ${line} skips from ${prev} to ${ordinal}`, line);
+        this.findings.add('warning', Code.ordinalGap, `ordinal on line ${line + 1} skips from ${prev} to ${ordinal}`, line);
       }
     }
     if (prev === null || ordinal > prev) this.lastOrdinal = ordinal;
@@ -54,7 +54,7 @@ export class EnvelopeChecker {
   private flushPending(): void {
     if (this.pendingMissing === null) return;
     const { line } = this.pendingMissing;
-    this.findings.add('warning', Code.missingOrdinal, `record on line ${line} has no ordinal in a paginated rollout`, line);
+    this.findings.add('warning', Code.missingOrdinal, `record on line ${line + 1} has no ordinal in a paginated rollout`, line);
     this.pendingMissing = null;
   }
 
@@ -62,7 +62,7 @@ export class EnvelopeChecker {
   finish(): void {
     if (this.pendingMissing === null) return;
     const { line } = this.pendingMissing;
-    this.findings.add('error', Code.missingOrdinal, `the final record (line ${line}) has no ordinal; the client refuses a paginated rollout that ends this way`, line);
+    this.findings.add('error', Code.missingOrdinal, `the final record (line ${line + 1}) has no ordinal; the client refuses a paginated rollout that ends this way`, line);
     this.pendingMissing = null;
   }
 }

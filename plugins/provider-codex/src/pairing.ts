@@ -27,7 +27,7 @@ export class ToolPairing {
   call(id: string, family: ToolFamily, line: number): void {
     if (this.calls.has(id)) {
       this.ambiguous = true;
-      this.note('error', Code.duplicateToolCallId, `tool call id on line ${line} was already used by line ${this.calls.get(id)!.line}`, line);
+      this.note('error', Code.duplicateToolCallId, `tool call id on line ${line + 1} was already used by line ${this.calls.get(id)!.line + 1}`, line);
       return;
     }
     this.calls.set(id, { line, family, answered: false, userTurnAfter: false });
@@ -37,17 +37,17 @@ export class ToolPairing {
   output(id: string, family: ToolFamily, line: number): void {
     const call = this.calls.get(id);
     if (!call) {
-      this.note('error', Code.orphanedToolResult, `tool output on line ${line} answers no earlier call in the live window; the client drops it`, line);
+      this.note('error', Code.orphanedToolResult, `tool output on line ${line + 1} answers no earlier call in the live window; the client drops it`, line);
       return;
     }
     if (call.answered) {
       this.ambiguous = true;
-      this.note('error', Code.duplicateToolResult, `tool output on line ${line} answers the call on line ${call.line} a second time`, line);
+      this.note('error', Code.duplicateToolResult, `tool output on line ${line + 1} answers the call on line ${call.line + 1} a second time`, line);
       return;
     }
     call.answered = true;
     if (call.family !== family) {
-      this.note('warning', Code.mismatchedToolResult, `tool output on line ${line} is a ${family} output for the ${call.family} call on line ${call.line}`, line);
+      this.note('warning', Code.mismatchedToolResult, `tool output on line ${line + 1} is a ${family} output for the ${call.family} call on line ${call.line + 1}`, line);
     }
   }
 
@@ -74,8 +74,8 @@ export class ToolPairing {
         severity: 'warning',
         code: Code.unpairedToolCall,
         message: call.userTurnAfter
-          ? `tool call on line ${call.line} has no output although the conversation continued; the client invents an aborted output`
-          : `tool call on line ${call.line} has no output (the session stopped during the call); the client invents an aborted output`,
+          ? `tool call on line ${call.line + 1} has no output although the conversation continued; the client invents an aborted output`
+          : `tool call on line ${call.line + 1} has no output (the session stopped during the call); the client invents an aborted output`,
         line_index: call.line,
       });
     }

@@ -149,7 +149,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     const bytes = changed ? Buffer.from(JSON.stringify(value), 'utf8') : record.bytes;
     if (!record.terminated && plan.digest) {
       if (!parsed) {
-        throw invalidInput(`the final line (${record.index}) is torn; refusing to append after it`);
+        throw invalidInput(`the final line (${record.index + 1}) is torn; refusing to append after it`);
       }
       writer.writeRecord(bytes, true);
       return;

@@ -63,12 +63,12 @@ export class RolloutScanner {
   readonly onRecord = (record: JsonlRecord): void => {
     const line = record.index;
     if (this.pendingBadLine !== null) {
-      this.findings.add('error', Code.invalidJson, `line ${this.pendingBadLine} is not valid JSON; the client skips it`, this.pendingBadLine);
+      this.findings.add('error', Code.invalidJson, `line ${this.pendingBadLine + 1} is not valid JSON; the client skips it`, this.pendingBadLine);
       this.pendingBadLine = null;
     }
     if (record.bytes.length === 0) {
       this.meta(line, 'blank', null);
-      this.findings.add('warning', Code.blankLine, `line ${line} is blank`, line);
+      this.findings.add('warning', Code.blankLine, `line ${line + 1} is blank`, line);
       return;
     }
     let text: string;
@@ -91,7 +91,7 @@ export class RolloutScanner {
     }
     if (!isObject(value) || typeof value.type !== 'string') {
       this.meta(line, 'invalid_record', null);
-      this.findings.add('error', Code.invalidRecord, `line ${line} is not a JSON object with a string type`, line);
+      this.findings.add('error', Code.invalidRecord, `line ${line + 1} is not a JSON object with a string type`, line);
       return;
     }
     this.record(line, record.bytes, value as JsonObject & { type: string });
@@ -139,7 +139,7 @@ export class RolloutScanner {
 
   private responseItem(line: number, bytes: Buffer, payload: Json | undefined, recordType: string): void {
     if (!isObject(payload) || typeof payload.type !== 'string') {
-      this.findings.add('error', Code.invalidResponseItem, `response_item on line ${line} has no payload object with a string type`, line);
+      this.findings.add('error', Code.invalidResponseItem, `response_item on line ${line + 1} has no payload object with a string type`, line);
       this.meta(line, 'response_item', recordType);
       return;
     }
@@ -162,7 +162,7 @@ export class RolloutScanner {
   private compacted(line: number, bytes: Buffer, payload: Json | undefined, recordType: string): void {
     if (!isReadableCompaction(payload)) {
       // The client cannot read it as a compaction, so it does not reset the window either.
-      this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line} has no replacement_history array of typed items`, line);
+      this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line + 1} has no replacement_history array of typed items`, line);
       this.meta(line, 'compacted', recordType);
       return;
     }
@@ -199,7 +199,7 @@ export class RolloutScanner {
   private link(d: ItemDescription, line: number): void {
     if (d.link) {
       if (d.link.id === null) {
-        this.findings.add('error', Code.invalidCallId, `tool ${d.link.role} on line ${line} has no usable call_id`, line);
+        this.findings.add('error', Code.invalidCallId, `tool ${d.link.role} on line ${line + 1} has no usable call_id`, line);
       } else if (d.link.role === 'call') {
         this.pairing.call(d.link.id, d.link.family, line);
       } else {
@@ -218,7 +218,7 @@ export class RolloutScanner {
 
   finish(summary: JsonlSummary): ScanResult {
     if (this.pendingBadLine !== null) {
-      this.findings.add('warning', Code.tornFinalLine, `the final line (${this.pendingBadLine}) is not valid JSON; a write may have been cut off`, this.pendingBadLine);
+      this.findings.add('warning', Code.tornFinalLine, `the final line (${this.pendingBadLine + 1}) is not valid JSON; a write may have been cut off`, this.pendingBadLine);
       this.pendingBadLine = null;
     }
     this.envelope.finish();
@@ -231,7 +231,7 @@ export class RolloutScanner {
       if (name === null) {
         this.findings.add('info', Code.fileNameWithoutId, 'the file name does not carry a thread id, so the client cannot find it by id', null);
       } else if (first.id !== null && name.id !== first.id) {
-        this.findings.add('error', Code.fileNameIdMismatch, `the file name's id differs from session_meta's id on line ${first.line}; the client refuses to resume`, first.line);
+        this.findings.add('error', Code.fileNameIdMismatch, `the file name's id differs from session_meta's id on line ${first.line + 1}; the client refuses to resume`, first.line);
       }
     }
     const ambiguous = this.pairing.ambiguous;

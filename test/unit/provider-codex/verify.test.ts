@@ -47,6 +47,9 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
       expect(hit!.severity).toBe(c.expect.severity);
       if (c.expect.severity === 'error') expect(result.findings.some((f) => f.severity === 'error')).toBe(true);
       for (const f of result.findings) expect(f.message).not.toMatch(/Run the tests|orphan output|appended/);
+      // A message speaks of lines as people count them, as the line it is shown next to does.
+      const own = hit!.message.match(/\bline (\d+)\b|final line \((\d+)\)|\(line (\d+)\)/);
+      if (own) expect(Number(own[1] ?? own[2] ?? own[3]), hit!.message).toBe(hit!.line_index! + 1);
       if (c.inert) {
         const t = await parse({ provider_id: 'codex', path });
         expect(t.items.every((i) => i.est_tokens === 0)).toBe(true);

@@ -143,3 +143,12 @@ describe('publishNoClobber', () => {
     }
   });
 });
+
+describe('the resume command people paste', () => {
+  it('starts in the directory the provider names, quoting what the shell would split', async () => {
+    const { resumeCommandText } = await import('../../../kernel/services/publication.js');
+    expect(resumeCommandText(['claude', '--resume', 'abc-1'])).toBe('claude --resume abc-1');
+    expect(resumeCommandText(['claude', '--resume', 'abc-1'], '/home/dev/my project')).toBe("cd '/home/dev/my project' && claude --resume abc-1");
+    expect(resumeCommandText(['codex', 'resume', 'x'], "/it's")).toBe(`cd '/it'\\''s' && codex resume x`);
+  });
+});
