@@ -91,8 +91,10 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     const offerToCandidates = () => {
       if (offered || depth > 0) return;
       offered = true;
-      void runtime.host.offerItemsToFileStrategies(params.items);
-      void runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items);
+      // Best effort: whatever stops an offer (two bundles claiming one id, a bundle that will not
+      // start) is met again, and reported, by the call that needs that bundle.
+      runtime.host.offerItemsToFileStrategies(params.items).catch(() => undefined);
+      runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items).catch(() => undefined);
     };
     const callbacks: HostCallbacks = {
       score: async (p) => {

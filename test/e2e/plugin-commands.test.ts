@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,8 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect(human.stdout).toContain(`Added ${example.id} 0.1.0: strategy ${example.strategy}`);
       expect(human.stdout).toContain('no network access and no transcript content requested');
       expect(human.stdout).toMatch(/pinned manifest_sha256 [0-9a-f]{64}/);
+      // The data directory a first `plugin add` creates is as private as the vault needs it.
+      expect(statSync(join(home.dataHome, 'gobstopper')).mode & 0o777).toBe(0o700);
 
       const again = await gobJson<{ already_installed: boolean; manifest_sha256: string; path: string }>('PluginAddCommandResult', 'plugin', 'add', source);
       expect(again.already_installed).toBe(true);
@@ -142,6 +144,16 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const removeUnknown = await gob('plugin', 'remove', 'no-such-plugin');
     expect(removeUnknown.code).toBe(2);
     expect(removeUnknown.stderr.trim().split('\n')).toHaveLength(1);
+
+    // A second bundle claiming an id an installed bundle serves: refused, not left to break plans.
+    const claimer = join(home.root, 'claimer');
+    writeBundle(claimer, { files: { 'main.mjs': 'x' }, manifest: { id: 'claimer', provides: { strategies: ['keep_last_py'] } } });
+    const claimed = await gob('plugin', 'add', claimer, '--json');
+    expect(claimed.code).toBe(2);
+    expect(JSON.parse(claimed.stdout).error).toMatchObject({
+      code: 'plugin_id_conflict',
+      message: 'strategy "keep_last_py" is already provided by the installed bundle keep-last-python@0.1.0; remove it first with `gobstopper plugin remove keep-last-python`',
+    });
 
     const dirWithoutPin = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq');
     expect(dirWithoutPin.code).toBe(2);

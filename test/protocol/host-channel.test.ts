@@ -31,7 +31,7 @@ function inMemory(def: PluginDefinition, maxMessageBytes = 1024 * 1024) {
 }
 
 const fakeBundle = (manifest: Partial<PluginManifest> = {}) =>
-  inMemoryBundle({ provides: { strategies: ['outer', 'inner', 'slow', 'bad', 'chatty', 'hang'] }, limits: { timeout_ms: 300 }, ...manifest });
+  inMemoryBundle({ provides: { strategies: ['outer', 'inner', 'slow', 'bad', 'chatty', 'hang', 'flood', 'loop'] }, limits: { timeout_ms: 300 }, ...manifest });
 
 const info = { description: '', kind: 'file' as const };
 const noPlan = (rationale: string): StrategyProposeResult => ({ edits: [], rationale });
@@ -66,6 +66,20 @@ const definition: PluginDefinition = {
       },
     },
     hang: { info, propose: () => new Promise<never>(() => undefined) },
+    flood: {
+      info,
+      async propose(_p, ctx) {
+        // Asks again and again without waiting for the answers.
+        await Promise.all(Array.from({ length: 40 }, () => ctx.score([1])));
+        return noPlan('never');
+      },
+    },
+    loop: {
+      info,
+      async propose(_p, ctx) {
+        for (;;) await ctx.score([1]);
+      },
+    },
   },
 };
 
@@ -82,7 +96,7 @@ describe('PluginChannel over in-memory streams', () => {
   it('runs the initialize handshake and reports what the plugin serves', async () => {
     const r = await connect();
     expect(r.handshake.protocol_version).toBe(1);
-    expect(r.handshake.strategies?.map((s) => s.id).sort()).toEqual(['bad', 'chatty', 'hang', 'inner', 'outer', 'slow']);
+    expect(r.handshake.strategies?.map((s) => s.id).sort()).toEqual(['bad', 'chatty', 'flood', 'hang', 'inner', 'loop', 'outer', 'slow']);
   });
 
   it('refuses a plugin whose version differs from its manifest', async () => {
@@ -110,6 +124,26 @@ describe('PluginChannel over in-memory streams', () => {
     const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 500));
     const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('slow'), { score });
     expect(result.rationale).toBe('slow host, fast plugin');
+  });
+
+  it('kills a plugin that opens more host requests at once than the host answers', async () => {
+    const r = await connect();
+    const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 200));
+    const error = (await r.channel.request('strategy/propose', params('flood'), { score }).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_output_overflow');
+    expect(error.message).toContain('sent more than 32 host requests at once during strategy/propose');
+    expect(mem!.terminations()).toBe(1);
+  });
+
+  it('bounds a call that keeps calling back by ten times its deadline, callbacks included', async () => {
+    const r = await connect();
+    const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 20));
+    const started = Date.now();
+    const error = (await r.channel.request('strategy/propose', params('loop'), { score }).catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_timeout');
+    expect(error.message).toContain('ran for 10 times its 300 ms deadline during strategy/propose, host callbacks included');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(Date.now() - started).toBeLessThan(6000);
   });
 
   it('delivers host/log and $/progress to the call\'s callbacks', async () => {

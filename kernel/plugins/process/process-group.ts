@@ -1,18 +1,33 @@
 /**
  * Process groups of running plugins. Each plugin starts detached as the leader of its own group,
  * so killing `-pid` also reaches anything it spawned. Groups still alive when gobstopper exits are
- * killed on the way out (execa's own cleanup skips detached children).
+ * killed on the way out (execa's own cleanup skips detached children), and so are they when it is
+ * interrupted: a detached group never sees the terminal's Ctrl-C, and a signal's default action
+ * ends the process without an 'exit' event.
  */
+import { constants } from 'node:os';
+
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function killAll(): void {
+  for (const group of liveGroups) killGroup(group);
+}
 
 export function trackGroup(pid: number): void {
   liveGroups.add(pid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const group of liveGroups) killGroup(group);
-    });
+    process.on('exit', killAll);
+    for (const signal of STOP_SIGNALS) {
+      process.once(signal, () => {
+        killAll();
+        // The status a shell expects from a process its signal ended.
+        process.exit(128 + constants.signals[signal]);
+      });
+    }
   }
 }
 

@@ -63,6 +63,8 @@ interface CallFrame {
   remainingMs: number;
   startedAt: number;
   timer: NodeJS.Timeout | undefined;
+  /** The wall-clock bound, which host callbacks do not pause (HARD_DEADLINE_FACTOR). */
+  hardTimer: NodeJS.Timeout | undefined;
   /** Host callbacks running for this call; the deadline is paused while the host works. */
   callbacksRunning: number;
   cancelled: boolean;
@@ -85,6 +87,16 @@ const HOST_REQUESTS: Record<string, keyof HostCallbacks> = {
 };
 
 const DEFAULT_CANCEL_GRACE_MS = 1000;
+/**
+ * Host requests one call may have open at once. A plugin that sends more without waiting for the
+ * answers would keep the deadline paused for ever and grow the host's memory with its queue.
+ */
+export const MAX_OPEN_HOST_REQUESTS = 32;
+/**
+ * The deadline pauses while the host answers a callback, so a plugin that keeps calling back could
+ * run for ever on a short budget; no call outlives this many times its deadline, callbacks included.
+ */
+export const HARD_DEADLINE_FACTOR = 10;
 
 /**
  * One plugin, spoken to over JSON-RPC: deadlines, schema checks both ways, host callbacks routed to
@@ -313,6 +325,7 @@ export class PluginChannel {
         remainingMs: timeoutMs,
         startedAt: 0,
         timer: undefined,
+        hardTimer: undefined,
         callbacksRunning: 0,
         cancelled: false,
         settled: false,
@@ -322,6 +335,7 @@ export class PluginChannel {
         if (frame.settled) return;
         frame.settled = true;
         if (frame.timer) clearTimeout(frame.timer);
+        if (frame.hardTimer) clearTimeout(frame.hardTimer);
         const at = this.stack.indexOf(frame);
         if (at >= 0) this.stack.splice(at, 1);
         frame.cts.dispose();
@@ -330,6 +344,9 @@ export class PluginChannel {
       const timedOut = () => this.failureFor('plugin_timeout', `timed out after ${timeoutMs} ms during ${method}`, method);
       this.stack.push(frame);
       this.startClock(frame);
+      frame.hardTimer = setTimeout(() => {
+        if (!frame.settled) void this.fatal('plugin_timeout', `ran for ${HARD_DEADLINE_FACTOR} times its ${timeoutMs} ms deadline during ${method}, host callbacks included`, method);
+      }, timeoutMs * HARD_DEADLINE_FACTOR);
       // No params at all (shutdown) goes out without a params member, as JSON-RPC prefers.
       const sent =
         params === null || params === undefined
@@ -417,6 +434,10 @@ export class PluginChannel {
     if (violation) return new ResponseError(ErrorCodes.InvalidParams, `${method} params violate the schema at ${violation.pointer || '/'}: ${violation.message}`);
     const callback = frame.callbacks[slot] as ((p: unknown, t: CancellationToken) => unknown) | undefined;
     if (!callback) return new ResponseError(PluginErrorCodes.NotSupported, `${method} is not available during ${frame.method}`);
+    if (frame.callbacksRunning >= MAX_OPEN_HOST_REQUESTS) {
+      void this.fatal('plugin_output_overflow', `sent more than ${MAX_OPEN_HOST_REQUESTS} host requests at once during ${frame.method} without waiting for the answers`, frame.method);
+      return new ResponseError(ErrorCodes.InvalidRequest, `more than ${MAX_OPEN_HOST_REQUESTS} host requests at once`);
+    }
     this.pauseClock(frame);
     try {
       const result = await callContext.run({ channel: this, parent: callContext.getStore() }, () => callback.call(frame.callbacks, params, token));

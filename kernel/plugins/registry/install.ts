@@ -30,6 +30,7 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
   try {
     const admitted = admitBundle(source.dir, { gobstopperVersion: registry.version });
     const { id, version } = admitted.manifest;
+    refuseClaimedIds(registry, admitted);
     const target = join(registry.installedDir, id, version);
     const pin = registry.trust.find(id, version);
     if (pin && pin.manifest_sha256 !== admitted.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
@@ -47,6 +48,26 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
     return { bundle: installed, sourceKind: source.kind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
   } finally {
     source.cleanup();
+  }
+}
+
+/**
+ * Another installed bundle already serving one of this bundle's ids would leave that id with two
+ * owners and no way to choose: refused here, instead of failing every later command that meets it.
+ * Other versions of the same bundle may serve the same ids (the newest wins).
+ */
+function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): void {
+  const provides = providesOf(bundle.manifest);
+  for (const kind of ['provider', 'strategy', 'scorer'] as const) {
+    for (const providedId of providedIds(provides, kind)) {
+      const owner = registry.installed().find((ref) => ref.id !== bundle.manifest.id && providedIds(ref.provides, kind).includes(providedId));
+      if (owner) {
+        throw new GobstopperError('plugin_id_conflict', `${kind} "${providedId}" is already provided by the installed bundle ${owner.id}@${owner.version}; remove it first with \`gobstopper plugin remove ${owner.id}\``, {
+          exit: 2,
+          details: { kind, id: providedId, installed: `${owner.id}@${owner.version}` },
+        });
+      }
+    }
   }
 }
 
@@ -72,7 +93,8 @@ function pinOf(bundle: AdmittedBundle): PluginPin {
 /** Copies into a staging directory beside the target, admits it there, then renames it into place. */
 function copyIntoPlace(bundle: AdmittedBundle, target: string, version: string): void {
   const parent = dirname(target);
-  mkdirSync(parent, { recursive: true });
+  // Private like the rest of gobstopper's data directory, which this may be the first to create.
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
   const staging = join(parent, `.incoming-${randomBytes(6).toString('hex')}`);
   mkdirSync(staging, { mode: 0o755 });
   try {

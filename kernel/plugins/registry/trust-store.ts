@@ -57,7 +57,7 @@ export class TrustStore {
   private write(pins: PluginPin[]): void {
     pins.sort((a, b) => (a.id === b.id ? a.version.localeCompare(b.version) : a.id.localeCompare(b.id)));
     const file: PluginTrustFile = { format: FORMAT, pins };
-    mkdirSync(dirname(this.path), { recursive: true });
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const temp = join(dirname(this.path), `.plugin-trust.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     const fd = openSync(temp, 'wx', 0o600);
     try {

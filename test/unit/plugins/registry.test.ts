@@ -83,9 +83,20 @@ describe('plugin registry and installation', () => {
     expect(registry.resolve('strategy', 'fixture_strategy').version).toBe('1.10.0');
   });
 
-  it('refuses two different installed plugins providing one id, naming both', async () => {
+  it('refuses to install a second plugin for an id another installed plugin serves, and changes nothing', async () => {
     await installBundle(registry, bundle('a', { id: 'alpha' }));
-    await installBundle(registry, bundle('b', { id: 'beta' }));
+    const before = snapshot(dataDir);
+    await expect(installBundle(registry, bundle('b', { id: 'beta' }))).rejects.toMatchObject({
+      code: 'plugin_id_conflict',
+      message: expect.stringContaining('strategy "fixture_strategy" is already provided by the installed bundle alpha@1.0.0'),
+    });
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('refuses to choose between two installed plugins providing one id (pins written before that check), naming both', async () => {
+    await installBundle(registry, bundle('a', { id: 'alpha' }));
+    const alpha = registry.trust.find('alpha', '1.0.0')!;
+    registry.trust.put({ ...alpha, id: 'beta' });
     expect(() => registry.resolve('strategy', 'fixture_strategy')).toThrow(/alpha@1\.0\.0, beta@1\.0\.0/);
   });
 

@@ -1,0 +1,66 @@
+/**
+ * Interrupting gobstopper (Ctrl-C, a service manager's SIGTERM) while a plugin works: plugins run
+ * detached in their own process groups, so the terminal's signal never reaches them; the kernel
+ * must take them down on its way out.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
+import { binPath } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+let home: ReturnType<typeof demoHome> | undefined;
+afterEach(() => home?.cleanup());
+
+/** Pids of processes whose command line mentions `needle`. */
+function processesWith(needle: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) pids.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins down', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while a strategy hangs: exit %i and no plugin process left', async (signal, status) => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, `hanging-${signal}`), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
+    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
+    const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
+    const child = spawn(process.execPath, [binPath, 'plan', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let done = false;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        done = true;
+        resolve(code);
+      }),
+    );
+    expect(await until(() => done || processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    expect(done, `the command ended before it was interrupted: ${stderr}`).toBe(false);
+    child.kill(signal);
+    expect(await exited).toBe(status);
+    expect(await until(() => processesWith(installed).length === 0, 5_000)).toBe(true);
+  });
+});
