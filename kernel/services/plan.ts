@@ -14,6 +14,7 @@ import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/pl
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
+import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { requirePolicyIds } from './policy-ids.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
@@ -109,7 +110,8 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
           return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: `strategy ${strategyId} may not ask for ${p.strategy_id} from inside host/propose` };
         }
         try {
-          const nested: ResolvedConfig = { ...config, values: { ...config.values, strategy: p.strategy_id }, external: null };
+          // The configured parameters are the selector's own; a strategy it asks for runs with none.
+          const nested: ResolvedConfig = { ...config, values: { ...config.values, strategy: p.strategy_id, strategy_params: {} }, external: null };
           const outcome = await planSession({
             transcript: parsed.transcript,
             config: nested,
@@ -133,9 +135,12 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       const running = await runtime.host.start(ref);
       const info = running.handshake.strategies?.find((s) => s.id === strategyId);
       if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
+      checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks);
     }
-    return (await runtime.host.strategy(strategyId, callbacks)).propose(params);
+    const strategy = await runtime.host.strategy(strategyId, callbacks);
+    checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
+    return strategy.propose(params);
   };
 }
 

@@ -175,6 +175,21 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(body.error.code).toBe('invalid_config');
   });
 
+  it('strategy_params are checked against the params_schema the strategy declares', () => {
+    const typo = write(join(home.root, 'params-typo.toml'), '[policy]\nstrategy = "elide"\nstrategy_params = { bogus = 1 }\n');
+    const refused = json(['plan', '7d3f', '--config', typo, '--trigger', '2', '--floor', '1']);
+    expect(refused.status).toBe(1);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_strategy_params',
+      message: "strategy_params for elide do not match the params_schema it declares: must NOT have additional properties 'bogus'",
+    });
+    const fine = write(join(home.root, 'params-fine.toml'), '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide", "dedupe"] }\n');
+    const planned = json(['plan', '7d3f', '--config', fine, '--trigger', '2', '--floor', '1']);
+    expect(planned.status, planned.stderr).toBe(0);
+    const wrongType = write(join(home.root, 'params-type.toml'), '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = "elide" }\n');
+    expect(json(['plan', '7d3f', '--config', wrongType, '--trigger', '2', '--floor', '1']).body.error).toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining('at /candidates: must be array') });
+  });
+
   it('config: a bad config file is one clear error and changes nothing', () => {
     const bad = write(join(home.root, 'bad.toml'), '[provider.codex]\ntrigger = 100000\n');
     const { status, body } = json(['config', '--config', bad]);
