@@ -61,6 +61,11 @@ export interface JsonlReadOptions {
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A reader's message naming the file it is about, whether or not the reader already did. */
+export function namingFile(path: string, message: string): string {
+  return message.startsWith(path) ? message : `${path}: ${message}`;
+}
+
 /** Decode one record strictly: invalid UTF-8 is an input error, not replacement characters. */
 export function decodeUtf8(bytes: Buffer, index: number): string {
   try {

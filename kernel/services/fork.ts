@@ -7,16 +7,13 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { publishCandidate, type PublicationStep } from './publication.js';
+import { publishCandidate, shellWord, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
   session: T.SessionHandle;
   receipt: T.OperationReceipt;
 }
-
-/** The path as a shell word: a session id can name another file, the path names this one. */
-const resumeSafeWord = (path: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
 
 export async function forkSession(runtime: Runtime, selector: string, options: { onStep?: (step: PublicationStep) => void } = {}): Promise<ForkResult> {
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
@@ -25,7 +22,7 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
   const baseline = await provider.verify({ path: sourcePath });
   const errors = baseline.findings.filter((f) => f.severity === 'error');
   if (errors.length) {
-    throw new GobstopperError('source_invalid', `${session.session_id} has ${errors.length} verify error(s) (${[...new Set(errors.map((f) => f.code))].join(', ')}); a fork would not resume. See gobstopper verify ${resumeSafeWord(sourcePath)}`);
+    throw new GobstopperError('source_invalid', `${session.session_id} has ${errors.length} verify error(s) (${[...new Set(errors.map((f) => f.code))].join(', ')}); a fork would not resume. See gobstopper verify ${shellWord(sourcePath)}`);
   }
   const { sha256, bytes } = await hashRegularFile(sourcePath);
   const layout = vaultLayout(runtime.env);

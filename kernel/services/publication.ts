@@ -75,7 +75,8 @@ export interface PublishedFork {
   candidateFindings: T.Finding[];
 }
 
-const shellWord = (a: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+/** One argument as a POSIX shell reads it back: bare when that is safe, else single-quoted. */
+export const shellWord = (a: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
 /**
  * The command a person pastes to resume the fork. It starts with a `cd` when the provider names a

@@ -2,7 +2,7 @@
  * Turns what can go wrong while reading a file into the protocol's errors: a clear one-line message
  * with the path, never record content, and the code the host acts on.
  */
-import { JsonlInputError, JsonlLimitError } from '../../../sdk/jsonl.js';
+import { JsonlInputError, JsonlLimitError, namingFile } from '../../../sdk/jsonl.js';
 import { invalidInput, limitExceeded, PluginError, sourceChanged } from '../../../sdk/serve.js';
 import { ScanFatalError, SourceMovedError } from './scan.js';
 
@@ -10,14 +10,11 @@ function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
 }
 
-/** A message that names the file it is about, whether or not the reader already did. */
-const withPath = (path: string, message: string) => (message.startsWith(path) ? message : `${path}: ${message}`);
-
 /** The PluginError for `error`, or the error itself when it is not an input problem. */
 export function asPluginError(error: unknown, path: string): unknown {
   if (error instanceof PluginError) return error;
-  if (error instanceof JsonlLimitError) return limitExceeded(withPath(path, error.message));
-  if (error instanceof JsonlInputError) return invalidInput(withPath(path, error.message));
+  if (error instanceof JsonlLimitError) return limitExceeded(namingFile(path, error.message));
+  if (error instanceof JsonlInputError) return invalidInput(namingFile(path, error.message));
   if (error instanceof SourceMovedError) return sourceChanged(error.message);
   if (error instanceof ScanFatalError) {
     return error.state === 'oversized' ? limitExceeded(`${path}: ${error.message}`) : invalidInput(`${path}: ${error.message}`);

@@ -5,7 +5,7 @@
  */
 import { statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { JsonlInputError, JsonlLimitError, MIB, maxRecordBytes as sharedMaxRecordBytes, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
+import { JsonlInputError, JsonlLimitError, MIB, namingFile, maxRecordBytes as sharedMaxRecordBytes, invalidInput, limitExceeded, maxRecords, maxTranscriptBytes, sourceChanged } from '../../../sdk/index.js';
 import type { ScanLimits } from './scan.js';
 
 /**
@@ -58,14 +58,11 @@ export function absolutePath(path: string): string {
   return resolve(path);
 }
 
-/** A message that names the file it is about, whether or not the reader already did. */
-const withPath = (path: string, message: string) => (message.startsWith(path) ? message : `${path}: ${message}`);
-
 /** Maps what reading can throw onto protocol errors. */
 export function toPluginError(error: unknown, path: string): Error {
   if (isProtocolError(error)) return error;
-  if (error instanceof JsonlLimitError) return limitExceeded(withPath(path, error.message));
-  if (error instanceof JsonlInputError) return invalidInput(withPath(path, error.message));
+  if (error instanceof JsonlLimitError) return limitExceeded(namingFile(path, error.message));
+  if (error instanceof JsonlInputError) return invalidInput(namingFile(path, error.message));
   const code = errno(error);
   if (code === 'ENOENT') return sourceChanged(`${path} disappeared while it was read`);
   if (code === 'ELOOP') return invalidInput(`${path} is a symbolic link; give the real path`);
