@@ -1,9 +1,10 @@
-import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { GobstopperError } from '../../errors.js';
-import { MANIFEST_FILE } from '../admission/rules.js';
+import { createGunzip } from 'node:zlib';
+import { BundleLimits, MANIFEST_FILE } from '../admission/rules.js';
 
 export type BundleSourceKind = 'directory' | 'tarball' | 'npm';
 
@@ -62,7 +63,35 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
   }
 }
 
+/**
+ * The most a tar stream of an admissible bundle can hold: its files and manifest, a header and
+ * padding per entry, and the end-of-archive record. Anything larger is refused before a byte of it
+ * is written to disk, so a small archive cannot unpack into a disk-filling one.
+ */
+const MAX_TAR_BYTES = BundleLimits.totalBytes + BundleLimits.manifestBytes + BundleLimits.directoryEntries * 1024 + 10 * 1024;
+
+/** Whether `tarball` decompresses to at most `cap` bytes; stops reading as soon as it does not. */
+async function decompressesWithin(tarball: string, cap: number): Promise<boolean> {
+  let total = 0;
+  const stream = createReadStream(tarball).pipe(createGunzip());
+  try {
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > cap) return false;
+    }
+    return true;
+  } catch {
+    // Not gzip, or corrupt: tar reports it, in its own words, below.
+    return true;
+  } finally {
+    stream.destroy();
+  }
+}
+
 async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBundleSource> {
+  if (!(await decompressesWithin(tarball, MAX_TAR_BYTES))) {
+    throw new GobstopperError('bundle_too_large', `${tarball} unpacks to more than a plugin bundle may hold (${BundleLimits.totalBytes} bytes of files); nothing was unpacked`, { details: { bundle: tarball } });
+  }
   const dir = mkdtempSync(join(tmpdir(), 'gobstopper-bundle-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {

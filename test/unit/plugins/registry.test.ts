@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PluginHost } from '../../../kernel/plugins/host/plugin-host.js';
@@ -114,6 +114,15 @@ describe('plugin registry and installation', () => {
     const fromNpm = await installBundle(registry, `file:${source}`);
     expect(fromNpm.sourceKind).toBe('npm');
     expect(existsSync(join(dataDir, 'plugins', 'packed', '3.0.0', 'package.json'))).toBe(true);
+  });
+
+  it('refuses a .tgz that unpacks to more than a bundle may hold, before unpacking it', async () => {
+    const source = writeBundle(join(temp.path, 'src', 'bomb'), { files: { 'main.mjs': 'x', 'zero.bin': Buffer.alloc(20 * 1024 * 1024) }, manifest: { id: 'bomb' } });
+    const tgz = join(temp.path, 'bomb.tgz');
+    execFileSync('tar', ['-czf', tgz, '-C', source, '.']);
+    expect(statSync(tgz).size).toBeLessThan(1024 * 1024);
+    await expect(installBundle(registry, tgz)).rejects.toMatchObject({ code: 'bundle_too_large', message: expect.stringContaining(`${tgz} unpacks to more than a plugin bundle may hold`) });
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it('refuses a non-bundle and leaves the data directory as it was', async () => {
