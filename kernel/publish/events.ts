@@ -113,7 +113,6 @@ export interface ReadEventsResult {
   events: CompactionEvent[];
   /** Blank, over-long, unparseable or invalid lines. */
   skipped: number;
-  warnings: string[];
   /** Log files that exist but could not be read (unsafe, oversized, unreadable), and why. */
   unreadable: Array<{ file: string; reason: string }>;
 }
@@ -141,10 +140,13 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
   }
 }
 
-/** Both generations, older first. A missing log is empty; an unsafe or oversized one is a warning. */
+/**
+ * Both generations, older first. A missing log is empty; an unsafe or oversized one is listed in
+ * `unreadable`, for the caller to judge (planning reads past it; `events` refuses).
+ */
 export async function readEvents(options: EventLogOptions = {}): Promise<ReadEventsResult> {
   const live = options.path ?? eventsLogPath(options.env ?? process.env);
-  const result: ReadEventsResult = { events: [], skipped: 0, warnings: [], unreadable: [] };
+  const result: ReadEventsResult = { events: [], skipped: 0, unreadable: [] };
   for (const file of [rotatedLogPath(live), live]) {
     let data: Buffer | null;
     try {
@@ -152,7 +154,6 @@ export async function readEvents(options: EventLogOptions = {}): Promise<ReadEve
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const reason = error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
-      result.warnings.push(`skipped ${file}: ${reason}`);
       result.unreadable.push({ file, reason });
       continue;
     }

@@ -36,7 +36,6 @@ export default class Events extends BaseCommand<EventsResult> {
     // Planning goes on past a broken log (it only tunes the trigger); a readout of it cannot.
     const bad = log.unreadable[0];
     if (bad) throw new GobstopperError('events_log_unreadable', `cannot read the events log ${bad.file}: ${bad.reason}`, { details: { file: bad.file } });
-    for (const warning of log.warnings) this.note(`warning: ${warning}`);
     const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.tail, session: flags.session });
     if (s.total_events === 0) {
       this.say(`no events${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
