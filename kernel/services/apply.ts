@@ -6,7 +6,6 @@ import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { appendEvent } from '../publish/events.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
-import { checkPublishTarget } from '../publish/publish.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -16,7 +15,7 @@ import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from './eval.js';
 import { sourceFindings } from './findings.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
-import { publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';
+import { assertForkTargetFree, publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ApplyOptions extends PlanOptions {
@@ -108,11 +107,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
   }
 
-  // A fork target already taken (a file, a link, a missing directory) fails now, before anything is
-  // archived; publication checks the same target again right before it links the fork.
   const now = new Date();
-  const target = await planned.provider.forkTarget({ path: sourcePath, session_id: session.session_id, new_session_id: outputSessionId, cwd: session.cwd ?? null, now: now.toISOString() });
-  await checkPublishTarget(target.target_path);
+  await assertForkTargetFree({ provider: planned.provider, session, sourcePath, outputSessionId }, now);
 
   // The snapshot (kernel), the baseline findings (provider, unless it verified while it parsed)
   // and the render into private staging (provider) all only read the source, so they run at once;

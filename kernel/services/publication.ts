@@ -87,6 +87,22 @@ export function resumeCommandText(argv: string[], cwd?: string | null): string {
   return cwd ? `cd ${shellWord(cwd)} && ${command}` : command;
 }
 
+type ForkPlace = Pick<Candidate, 'provider' | 'session' | 'sourcePath' | 'outputSessionId'>;
+
+/** Where the provider puts the fork of `c` made at `now`, and how it is resumed. */
+function forkTargetOf(c: ForkPlace, now: Date): Promise<T.ProviderForkTargetResult> {
+  return c.provider.forkTarget({ path: c.sourcePath, session_id: c.session.session_id, new_session_id: c.outputSessionId, cwd: c.session.cwd ?? null, now: now.toISOString() });
+}
+
+/**
+ * Refuses a fork target that is already taken (a file, a link, a missing directory) before the
+ * caller archives anything; publication checks the same target again right before it links the
+ * fork, so pass the same `now` to publishCandidate.
+ */
+export async function assertForkTargetFree(c: ForkPlace, now: Date): Promise<void> {
+  await checkPublishTarget((await forkTargetOf(c, now)).target_path);
+}
+
 export async function publishCandidate(layout: VaultLayout, c: Candidate): Promise<PublishedFork> {
   const operation = operationId({ kind: c.kind, provider: c.session.provider, source_path: c.sourcePath, source_sha256: c.sourceSha256, inputs_sha256: c.inputsSha256 });
   const lock = c.operationLocked ? null : await lockOperation(layout, operation);
@@ -132,13 +148,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     const checked = Promise.all([
       // A card appended to a source at the record limit must not fail verification for its size.
       c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
-      c.provider.forkTarget({
-        path: c.sourcePath,
-        session_id: c.session.session_id,
-        new_session_id: c.outputSessionId,
-        cwd: c.session.cwd ?? null,
-        now: now.toISOString(),
-      }),
+      forkTargetOf(c, now),
     ]);
     checked.catch(() => undefined);
     const source = !c.recheckSource ? null : c.sourceRead ?? sourceIdentity(c.sourcePath);

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
-import { checkPublishTarget } from '../publish/publish.js';
 import { listReceipts, sha256OfJson } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
@@ -14,7 +13,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, resolveShaPrefix } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
-import { publishCandidate, type PublicationStep } from './publication.js';
+import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface UndoResult {
@@ -73,17 +72,16 @@ export async function undo(runtime: Runtime, target: string, options: { sha?: st
       throw new GobstopperError('snapshot_invalid', `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s); restoring it would not resume`);
     }
     const newId = randomUUID();
-    // Where the restored copy would go is checked before the current file is archived: a moved
-    // project directory or a taken name fails with nothing written.
+    const session: T.SessionHandle = { provider: entry.provider, session_id: entry.session_id, path: entry.path, cwd: identity.session?.cwd ?? null };
+    // Checked before the current file is archived: a moved project directory or a taken name fails
+    // with nothing written.
     const now = new Date();
-    const target = await provider.forkTarget({ path: entry.path, session_id: entry.session_id, new_session_id: newId, cwd: identity.session?.cwd ?? null, now: now.toISOString() });
-    await checkPublishTarget(target.target_path);
+    await assertForkTargetFree({ provider, session, sourcePath: entry.path, outputSessionId: newId }, now);
     let preUndo: string | null = null;
     if (existsSync(entry.path)) {
       const current = await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env });
       preUndo = current.entry.sha256;
     }
-    const session: T.SessionHandle = { provider: entry.provider, session_id: entry.session_id, path: entry.path, cwd: identity.session?.cwd ?? null };
     const published = await publishCandidate(layout, {
       provider,
       session,
