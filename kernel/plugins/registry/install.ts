@@ -58,9 +58,11 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
  */
 function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): void {
   const provides = providesOf(bundle.manifest);
+  // Read the pins once: each call of installed() reads and checks the trust file again.
+  const others = registry.installed().filter((ref) => ref.id !== bundle.manifest.id);
   for (const kind of ['provider', 'strategy', 'scorer'] as const) {
     for (const providedId of providedIds(provides, kind)) {
-      const owner = registry.installed().find((ref) => ref.id !== bundle.manifest.id && providedIds(ref.provides, kind).includes(providedId));
+      const owner = others.find((ref) => providedIds(ref.provides, kind).includes(providedId));
       if (owner) {
         throw new GobstopperError('plugin_id_conflict', `${kind} "${providedId}" is already provided by the installed bundle ${owner.id}@${owner.version}; remove it first with \`gobstopper plugin remove ${owner.id}\``, {
           exit: 2,
