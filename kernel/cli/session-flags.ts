@@ -1,4 +1,6 @@
 /** Flags every session-taking command shares: provider homes for managed or sandboxed setups. */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { usageError } from '../errors.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
@@ -18,9 +20,23 @@ export function providerHomes(flags: { 'claude-home'?: string; 'codex-home'?: st
   for (const entry of flags['provider-home'] ?? []) {
     const eq = entry.indexOf('=');
     if (eq <= 0 || eq === entry.length - 1) throw usageError('bad_flag', `--provider-home takes <provider-id>=<path>, got ${JSON.stringify(entry)}`);
-    homes[entry.slice(0, eq)] = entry.slice(eq + 1);
+    homes[entry.slice(0, eq)] = givenHome(`--provider-home ${entry.slice(0, eq)}=`, entry.slice(eq + 1));
   }
-  if (flags['claude-home']) homes.claude_code = flags['claude-home'];
-  if (flags['codex-home']) homes.codex = flags['codex-home'];
+  if (flags['claude-home'] !== undefined) homes.claude_code = givenHome('--claude-home', flags['claude-home']);
+  if (flags['codex-home'] !== undefined) homes.codex = givenHome('--codex-home', flags['codex-home']);
   return homes;
+}
+
+/**
+ * A home named on the command line, made absolute here: providers run in their own directories, so a
+ * relative path would name another place there. A home that is not a directory is a typo, not an
+ * empty home: reading it as one would answer "no sessions" for sessions that exist.
+ */
+function givenHome(flag: string, path: string): string {
+  if (path === '') throw usageError('bad_flag', `${flag} needs a directory`);
+  const absolute = resolve(path);
+  const st = statSync(absolute, { throwIfNoEntry: false });
+  if (!st) throw usageError('bad_flag', `${flag} ${path}: no such directory`);
+  if (!st.isDirectory()) throw usageError('bad_flag', `${flag} ${path}: not a directory`);
+  return absolute;
 }

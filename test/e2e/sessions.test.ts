@@ -35,10 +35,25 @@ describe('detect', () => {
     } else expect(table.stdout).not.toContain('≥');
   });
 
-  it('--claude-home points discovery at another home', async () => {
+  it('--claude-home points discovery at another home, relative to the working directory', async () => {
     home = demoHome();
-    const { json } = await runJson(['detect', '--claude-home', join(home.root, 'nowhere'), '--provider', 'claude_code'], home.env);
+    mkdirSync(join(home.root, 'elsewhere'));
+    const { json } = await runJson(['detect', '--claude-home', join(home.root, 'elsewhere'), '--provider', 'claude_code'], home.env);
     expect(json).toEqual([]);
+    // The demo's Claude home, named relative to where the command runs.
+    const relative = await runJson(['detect', '--claude-home', '.claude', '--provider', 'claude_code'], home.env, { cwd: home.root });
+    expect(relative.json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+  });
+
+  it('a --claude-home that is not a directory is a usage error, not an empty home', async () => {
+    home = demoHome();
+    const missing = await runJson(['detect', '--claude-home', join(home.root, 'nowhere')], home.env);
+    expect(missing.code).toBe(2);
+    expect(missing.json.error).toMatchObject({ code: 'bad_flag', message: expect.stringContaining('no such directory') });
+    const file = await runJson(['plan', DEMO_CLAUDE_ID, '--codex-home', home.claudeSession], home.env);
+    expect(file.code).toBe(2);
+    expect(file.json.error.message).toContain('--codex-home');
+    expect(file.json.error.message).toContain('not a directory');
   });
 
   it('an unknown provider is a usage error', async () => {
