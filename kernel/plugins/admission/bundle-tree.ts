@@ -32,6 +32,7 @@ export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: 
         throw new AdmissionError('symlink_refused', `bundle ${bundle}: ${rel} is a symbolic link; bundles may not contain links`, { bundle, file: rel });
       }
       if (stat.isDirectory()) {
+        if (declared.has(rel)) throw new AdmissionError('file_not_regular', `bundle ${bundle}: ${rel} is a directory, not a file`, { bundle, file: rel, pointer: filePointer(rel) });
         visit(rel, depth + 1);
         continue;
       }

@@ -90,6 +90,8 @@ function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
   if (fileCount) {
     return new AdmissionError('too_many_files', `bundle ${bundle}: files lists more than 64 files`, { bundle, pointer: '/files', file: MANIFEST_FILE });
   }
+  // A version too short or too long for the schema is still a bad version, named as one.
+  if (errors.some((e) => e.instancePath === '/version')) return badVersion(bundle, 'not a semantic version (like 1.2.3)');
   const deepest = errors.reduce((best, e) => (e.instancePath.length > best.instancePath.length ? e : best), errors[0]!);
   const pointer = deepest?.instancePath || '';
   const where = pointer === '' ? 'the top level' : pointer;
@@ -101,13 +103,16 @@ function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
 }
 
 function checkVersion(manifest: PluginManifest, bundle: string): void {
-  if (semver.valid(manifest.version) !== manifest.version) {
-    throw new AdmissionError('manifest_bad_semver', `bundle ${bundle}: version "${manifest.version.slice(0, 64)}" is not a semantic version (like 1.2.3)`, {
-      bundle,
-      pointer: '/version',
-      file: MANIFEST_FILE,
-    });
-  }
+  const version = manifest.version;
+  if (semver.valid(version) === version) return;
+  // Build metadata does not order versions, so two installed versions could not be told apart.
+  const parsed = semver.parse(version);
+  const build = parsed !== null && parsed.build.length > 0 && `${parsed.version}+${parsed.build.join('.')}` === version;
+  throw badVersion(bundle, build ? `"${version}" carries build metadata, which does not order versions; drop the +${parsed.build.join('.')}` : `"${version.slice(0, 64)}" is not a semantic version (like 1.2.3)`);
+}
+
+function badVersion(bundle: string, why: string): AdmissionError {
+  return new AdmissionError('manifest_bad_semver', `bundle ${bundle}: version ${why}`, { bundle, pointer: '/version', file: MANIFEST_FILE });
 }
 
 function checkEngines(manifest: PluginManifest, bundle: string, runningVersion: string): void {

@@ -87,6 +87,25 @@ const generated: { name: string; build(dir: string): string; expected: Expected 
     expected: { code: 'file_not_regular', file: 'pipe' },
   },
   {
+    name: 'file_not_regular (a declared path that is a directory)',
+    build: (dir) => {
+      writeBundle(dir, { files: { 'main.mjs': 'x' }, manifest: { files: { 'main.mjs': sha256('x'), lib: sha256('y') } } });
+      mkdirSync(join(dir, 'lib'));
+      return dir;
+    },
+    expected: { code: 'file_not_regular', file: 'lib', message_contains: 'is a directory' },
+  },
+  {
+    name: 'manifest_bad_semver (too short for the schema)',
+    build: (dir) => writeBundle(dir, { files: { 'main.mjs': 'x' }, manifest: { version: '1.0' } }),
+    expected: { code: 'manifest_bad_semver', pointer: '/version' },
+  },
+  {
+    name: 'manifest_bad_semver (build metadata, which does not order versions)',
+    build: (dir) => writeBundle(dir, { files: { 'main.mjs': 'x' }, manifest: { version: '1.0.0+build.7' } }),
+    expected: { code: 'manifest_bad_semver', pointer: '/version', message_contains: 'drop the +build.7' },
+  },
+  {
     name: 'too_many_entries',
     build: (dir) => {
       writeBundle(dir, { files: { 'main.mjs': 'x' } });
