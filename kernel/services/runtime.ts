@@ -7,6 +7,8 @@ import type { PluginRef } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { PluginHost } from '../plugins/host/plugin-host.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
+import { stderrPluginLog } from '../plugins/host/plugin-log.js';
+import type { PluginLogSink } from '../plugins/protocol/host-callbacks.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 
 export interface RuntimeOptions {
@@ -16,6 +18,8 @@ export interface RuntimeOptions {
   pinned?: PluginRef[];
   /** Restrict to these provider ids (`--provider`). */
   providers?: string[];
+  /** Where plugins' warnings go; default stderr, one line each (plugin-log.ts). */
+  log?: PluginLogSink;
 }
 
 export class Runtime {
@@ -28,7 +32,7 @@ export class Runtime {
     this.env = options.env ?? process.env;
     this.homes = options.homes ?? {};
     this.only = options.providers;
-    this.host = new PluginHost({ env: this.env, hostEnv: this.env, pinned: options.pinned });
+    this.host = new PluginHost({ env: this.env, hostEnv: this.env, pinned: options.pinned, log: options.log ?? stderrPluginLog(this.env) });
   }
 
   /** Every provider id some usable bundle provides, in a stable order. */

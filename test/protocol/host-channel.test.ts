@@ -2,7 +2,9 @@ import { PassThrough } from 'node:stream';
 import { createMessageConnection } from 'vscode-jsonrpc/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PluginManifest, StrategyProposeResult } from '../../schemas/generated/types.js';
+import { stderrPluginLog } from '../../kernel/plugins/host/plugin-log.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
+import type { PluginLogSink } from '../../kernel/plugins/protocol/host-callbacks.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
 import { attachPlugin, invalidInput, type PluginDefinition } from '../../sdk/serve.js';
@@ -87,9 +89,9 @@ describe('PluginChannel over in-memory streams', () => {
   let mem: ReturnType<typeof inMemory> | undefined;
   afterEach(() => mem?.dispose());
 
-  async function connect(def = definition, manifest: Partial<PluginManifest> = {}, maxMessageBytes?: number): Promise<RunningBundle> {
+  async function connect(def = definition, manifest: Partial<PluginManifest> = {}, maxMessageBytes?: number, log?: PluginLogSink): Promise<RunningBundle> {
     mem = inMemory(def, maxMessageBytes);
-    return connectBundle(fakeBundle(manifest), mem.transport, { hostVersion: '0.1.0', cancelGraceMs: 100 });
+    return connectBundle(fakeBundle(manifest), mem.transport, { hostVersion: '0.1.0', cancelGraceMs: 100, log });
   }
   const params = (id: string) => proposeParams(id, syntheticItems(2));
 
@@ -154,6 +156,13 @@ describe('PluginChannel over in-memory streams', () => {
       progress: (p) => seen.push(`progress ${p.done}/${p.total}`),
     });
     expect(seen).toEqual(['info: halfway there', 'progress 1/2']);
+  });
+
+  it('hands host/log lines of a call without a log callback to the host\'s sink, named by the plugin', async () => {
+    const lines: string[] = [];
+    const r = await connect(definition, {}, undefined, stderrPluginLog({ GOBSTOPPER_DEBUG: '1' }, (line) => lines.push(line)));
+    await r.channel.request('strategy/propose', params('chatty'));
+    expect(lines).toEqual(['gobstopper: mem info: halfway there\n']);
   });
 
   it('answers a plugin error as plugin_error and keeps the plugin', async () => {

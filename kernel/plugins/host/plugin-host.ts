@@ -6,6 +6,7 @@ import type { ItemsOnTheWay } from '../../../sdk/transport/ndjson.js';
 import type { HostCallbacks } from '../protocol/host-callbacks.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 import { ProviderClient, ScorerClient, StrategyClient } from './clients.js';
+import type { PluginLogSink } from '../protocol/host-callbacks.js';
 import { startBundle, type RunningBundle, type StartOptions } from './running-bundle.js';
 
 export interface PluginHostOptions extends RegistryOptions {
@@ -15,6 +16,8 @@ export interface PluginHostOptions extends RegistryOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Grace between a call's deadline (cancel) and the kill; default 1000 ms. */
   cancelGraceMs?: number;
+  /** Where plugins' own log lines go (plugin-log.ts); dropped when absent. */
+  log?: PluginLogSink;
   /** Starts a bundle; tests substitute in-memory plugins. Defaults to spawning the bundle. */
   start?: (bundle: AdmittedBundle, options: StartOptions) => Promise<RunningBundle>;
 }
@@ -80,6 +83,7 @@ export class PluginHost {
       hostEnv: this.options.hostEnv,
       hostVersion: this.registry.version,
       cancelGraceMs: this.options.cancelGraceMs,
+      log: this.options.log,
     });
     const entry: WarmProcess = { sha: bundle.manifestSha256, started };
     this.running.set(key, entry);

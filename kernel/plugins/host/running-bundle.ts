@@ -1,6 +1,7 @@
 import type { InitializeResult } from '../../../schemas/generated/types.js';
 import type { AdmittedBundle } from '../admission/admit.js';
 import { spawnPluginProcess } from '../process/plugin-process.js';
+import type { PluginLogSink } from '../protocol/host-callbacks.js';
 import { PluginChannel, type ChannelTransport } from '../protocol/plugin-channel.js';
 import { handshake } from './handshake.js';
 import { effectiveLimits, type EffectiveLimits } from './plugin-limits.js';
@@ -19,6 +20,7 @@ export interface StartOptions {
   hostEnv?: NodeJS.ProcessEnv;
   hostVersion: string;
   cancelGraceMs?: number;
+  log?: PluginLogSink;
 }
 
 /** Spawns an admitted bundle and runs the initialize handshake; a failed handshake leaves nothing running. */
@@ -37,6 +39,7 @@ export async function connectBundle(bundle: AdmittedBundle, transport: ChannelTr
     cancelGraceMs: options.cancelGraceMs,
     capabilities: bundle.manifest.capabilities ?? [],
     maxOutputBytes: limits.maxOutputBytes,
+    log: options.log,
   });
   try {
     const result = await handshake(channel, bundle.manifest, options.hostVersion);

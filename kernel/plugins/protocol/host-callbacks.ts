@@ -18,3 +18,6 @@ export interface HostCallbacks {
   /** $/progress notifications. */
   progress?(params: T.ProgressParams): void;
 }
+
+/** Takes host/log lines that no call in flight takes itself, named by the plugin that sent them. */
+export type PluginLogSink = (pluginId: string, params: T.LogParams) => void;

@@ -11,11 +11,11 @@ import {
   type MessageReader,
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import type { Capability, ProtocolFeature } from '../../../schemas/generated/types.js';
+import type { Capability, LogParams, ProtocolFeature } from '../../../schemas/generated/types.js';
 import { Methods, PluginErrorCodes, ProtocolFeatures } from '../../../sdk/protocol.js';
 import { FramingError, ItemsText, NdjsonMessageReader, type ItemsOnTheWay, type ParsedOffer } from '../../../sdk/transport/ndjson.js';
 import { GobstopperError } from '../../errors.js';
-import type { HostCallbacks } from './host-callbacks.js';
+import type { HostCallbacks, PluginLogSink } from './host-callbacks.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
 import { ReceivedItems, SentItems } from './sent-items.js';
@@ -53,6 +53,8 @@ export interface ChannelOptions {
   capabilities: readonly Capability[];
   /** The message size cap, only to word overflow errors. */
   maxOutputBytes?: number;
+  /** host/log lines that arrive while no call in flight takes them itself (plugin-log.ts). */
+  log?: PluginLogSink;
 }
 
 interface CallFrame {
@@ -458,7 +460,8 @@ export class PluginChannel {
     const frame = this.stack[this.stack.length - 1];
     const handler = frame?.callbacks[slot] as ((p: unknown) => void) | undefined;
     try {
-      handler?.call(frame!.callbacks, params);
+      if (handler) handler.call(frame!.callbacks, params);
+      else if (slot === 'log') this.options.log?.(this.pluginId, params as LogParams);
     } catch {
       // A failing log sink must not take the plugin call down with it.
     }

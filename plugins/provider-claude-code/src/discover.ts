@@ -100,8 +100,9 @@ export function discoverSessions(params: ProviderDiscoverParams, log: (message: 
         bytes_read: a.bytesRead,
       });
     } catch (error) {
-      // One unreadable file (vanished, a symlink, no permission) must not hide the others.
-      log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
+      // One unreadable file (a symlink, no permission) must not hide the others; one that vanished
+      // since it was listed is simply gone.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));

@@ -44,7 +44,7 @@ export function findRollouts(root: string, limit = MAX_FILES): string[] {
   return found;
 }
 
-export function discover(params: ProviderDiscoverParams, now = Date.now()): ProviderDiscoverResult {
+export function discover(params: ProviderDiscoverParams, now = Date.now(), log: (message: string) => void = () => {}): ProviderDiscoverResult {
   const home = codexHome(params);
   const minMtime = params.max_age_secs === null || params.max_age_secs === undefined ? -Infinity : now - params.max_age_secs * 1000;
   const sessions: DiscoveredSession[] = [];
@@ -55,8 +55,10 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
         // Age is checked on the inode first so old rollouts cost a stat, not a read.
         if (minMtime !== -Infinity && lstatSync(path).mtimeMs < minMtime) continue;
         found = describeRollout(path);
-      } catch {
-        // A file that vanished or cannot be read between listing and reading is simply not listed.
+      } catch (error) {
+        // A file that vanished since it was listed is simply gone; one that cannot be read (no
+        // permission, an I/O error) is a session the user would otherwise never hear of.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
       if (found === null) continue;
