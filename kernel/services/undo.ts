@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
-import { GobstopperError } from '../errors.js';
+import { GobstopperError, usageError } from '../errors.js';
 import { listReceipts, sha256OfJson } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
@@ -22,6 +22,24 @@ export interface UndoResult {
   pre_undo_snapshot: string | null;
 }
 
+/** Hex characters from which a target that names no archived session is read as a snapshot id. */
+const SNAPSHOT_TARGET_MIN = 16;
+
+/**
+ * `--sha` picks among the snapshots of `target`, so a snapshot of another session is refused: the
+ * user named a session and would otherwise get a fork of a different one.
+ */
+async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.VaultEntry, forks: T.OperationReceipt[]): Promise<void> {
+  if (target.toLowerCase() === entry.sha256) return;
+  if (forks.some((r) => r.source_session_id === entry.session_id && r.provider === entry.provider)) return;
+  const history = await sessionHistory(layout, target).catch((error: unknown) => {
+    if (error instanceof GobstopperError && error.code === 'session_not_archived') return [];
+    throw error;
+  });
+  if (history.some((e) => e.sha256 === entry.sha256)) return;
+  throw usageError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
+}
+
 /** Labels of snapshots that are not a state a user would undo to. */
 const NOT_UNDO_TARGETS = new Set(['pre-undo']);
 
@@ -36,9 +54,13 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     if (!entry) throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
     return entry;
   };
-  if (sha) return byManifest(await resolveShaPrefix(layout, sha));
-  if (/^[0-9a-f]{64}$/i.test(target)) return byManifest(await resolveShaPrefix(layout, target));
   const receipts = (await listReceipts(layout)).filter((r) => r.output_session_id === target || (target.length >= 8 && r.output_session_id.startsWith(target)));
+  if (sha) {
+    const entry = byManifest(await resolveShaPrefix(layout, sha));
+    await requireSnapshotOf(layout, target, entry, receipts);
+    return entry;
+  }
+  if (/^[0-9a-f]{64}$/i.test(target)) return byManifest(await resolveShaPrefix(layout, target));
   if (receipts.length === 1) return byManifest(receipts[0]!.snapshot_manifest_sha256);
   try {
     const history = await sessionHistory(layout, target);
@@ -46,7 +68,12 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     if (chosen) return chosen;
   } catch (error) {
     if (!(error instanceof GobstopperError && error.code === 'session_not_archived') || !isHexPrefix(target)) throw error;
-    // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both.
+    // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both. A
+    // short one is a mistyped session far more often than a snapshot, so it is a snapshot only from
+    // the length show takes one at: a typo must not restore some other session.
+    if (target.length < SNAPSHOT_TARGET_MIN) {
+      throw new GobstopperError('nothing_to_undo', `no archived session matches '${target}' (gobstopper vault lists them); a snapshot id as the target needs ${SNAPSHOT_TARGET_MIN}+ hex characters, or pass it with --sha`);
+    }
     const sha = await resolveShaPrefix(layout, target).catch((notFound: unknown) => {
       if (notFound instanceof GobstopperError && notFound.code === 'snapshot_not_found') {
         throw new GobstopperError('nothing_to_undo', `nothing archived matches '${target}': no archived session nor snapshot has that prefix (gobstopper vault lists them; gobstopper snapshot <session> archives one)`);

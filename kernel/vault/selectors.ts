@@ -14,8 +14,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /** A full snapshot id (64 hex, any case), returned lowercase. */
 export function parseFullSha(input: string, what = 'snapshot id'): string {
   const value = input.toLowerCase();
-  if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, 'hex (a full 64-character sha256 from gobstopper vault)');
-  if (value.length !== 64) throw badSha(what, input, `a full sha256: it has ${value.length} hex characters, 64 are required`);
+  const where = 'gobstopper history <session> and vault --json print full ids';
+  if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, `hex, a full 64-character sha256 (${where})`);
+  if (value.length !== 64) throw badSha(what, input, `a full sha256: it has ${value.length} hex characters, 64 are required (${where})`);
   return value;
 }
 

@@ -206,7 +206,28 @@ describe('fork and undo', () => {
     // A session on disk that was never archived, named by a hex prefix: neither reading is claimed.
     const never = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
     expect(never.code).toBe(1);
-    expect(never.json.error).toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining(`nothing archived matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
+    expect(never.json.error).toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining(`no archived session matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
+  });
+
+  it('undo never restores a session other than the one named: --sha of another session and short snapshot prefixes are refused', async () => {
+    home = demoHome();
+    const codexSnap = (await runJson(['snapshot', DEMO_CODEX_ID], home.env)).json.entry.sha256 as string;
+    const claudeSnap = (await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).json.entry.sha256 as string;
+    const files = () => listFiles(home!.root).map((f) => [f, sha256File(f)]);
+    const before = files();
+    const other = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 6), '--sha', codexSnap.slice(0, 8)], home.env);
+    expect(other.code).toBe(2);
+    expect(other.json.error).toMatchObject({ code: 'snapshot_not_of_session', message: expect.stringContaining(`is of codex ${DEMO_CODEX_ID}, not of '${DEMO_CLAUDE_ID.slice(0, 6)}'`) });
+    // A short hex word that names no session is not taken for a snapshot prefix.
+    const short = await runJson(['undo', codexSnap.slice(0, 4)], home.env);
+    expect(short.code).toBe(1);
+    expect(short.json.error.message).toContain('needs 16+ hex characters, or pass it with --sha');
+    expect(files()).toEqual(before);
+    // The session's own snapshot by --sha, and a snapshot id as long as show takes one, both work.
+    expect((await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 6), '--sha', claudeSnap.slice(0, 8)], home.env)).code).toBe(0);
+    const long = await runJson(['undo', codexSnap.slice(0, 16)], home.env);
+    expect(long.code).toBe(0);
+    expect(long.json.restored.session_id).toBe(DEMO_CODEX_ID);
   });
 
   it('undo into a project directory that is gone fails before it archives anything', async () => {

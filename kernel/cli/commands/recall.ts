@@ -9,7 +9,7 @@ export type RecallResult = RecallCommandOutput;
 
 function describeRow(row: RecallRow): string[] {
   const d = row.digest;
-  const lines = [`${row.provider} ${row.session_id}  snapshot ${row.snapshot_sha.slice(0, 16)} record ${row.record_index}  ${formatTs(row.ts)} UTC  score ${row.score}`];
+  const lines = [`${row.provider} ${row.session_id}  record ${row.record_index}  ${formatTs(row.ts)} UTC  score ${row.score}`];
   const add = (label: string, value: string | null | undefined) => {
     if (value) lines.push(`  ${label}: ${shorten(printableText(value), 200)}`);
   };
@@ -19,6 +19,8 @@ function describeRow(row: RecallRow): string[] {
   for (const [label, list] of [['files', d.files_touched], ['decisions', d.decisions], ['open tasks', d.open_tasks], ['errors', d.errors]] as const) {
     if (list && list.length > 0) add(label, list.join('; '));
   }
+  // The full id: read-snapshot takes nothing shorter.
+  lines.push(`  read it: gobstopper read-snapshot ${row.snapshot_sha} --record ${row.record_index}`);
   return lines;
 }
 

@@ -5,10 +5,10 @@ import { BaseCommand } from '../base-command.js';
 
 export default class Undo extends BaseCommand<UndoResult> {
   static override summary = 'Restore an archived snapshot into a new fork (never over an existing file).';
-  static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), or a snapshot id from gobstopper history. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is snapshotted first as pre-undo. On a terminal a status line shows which step is running.`;
+  static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), or a snapshot id from gobstopper history (16 or more hex characters, as show takes one). With --sha the snapshot must be one of <target>'s. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is snapshotted first as pre-undo. On a terminal a status line shows which step is running.`;
   static override examples = ['<%= config.bin %> undo 3f2a', '<%= config.bin %> undo 3f2a --sha 9b1c04', '<%= config.bin %> undo 9b1c04e7…(64 hex)'];
   static override args = { target: Args.string({ description: 'Session id or prefix, fork id, transcript path, or snapshot id.', required: true }) };
-  static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session.' }) };
+  static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session; a snapshot of another session is refused.' }) };
 
   async run(): Promise<UndoResult> {
     const { args, flags } = await this.parse(Undo);
