@@ -144,14 +144,15 @@ export class PolicyResolutionError extends GobstopperError {
 
 // ---------------------------------------------------------------- strategies
 
-/** The strategies to measure: the requested ones (each must exist), else every one the host lists. */
+/** The strategies to measure: the requested ones (each must exist), else every one a bundle provides. */
 export async function resolveEvalStrategies(runtime: Runtime, requested?: readonly string[]): Promise<string[]> {
   if (requested && requested.length > 0) {
     const unique = [...new Set(requested)];
     for (const id of unique) runtime.host.registry.requireKnown('strategy', id);
     return unique;
   }
-  return (await runtime.host.listStrategies()).map((s) => s.strategy.id);
+  // From the manifests: one bundle that cannot start costs its own rows, not the whole eval.
+  return runtime.host.strategyIds();
 }
 
 /**

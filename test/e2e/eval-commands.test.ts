@@ -291,6 +291,23 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(broken.error).toMatch(/broken-fixture/);
     expect(elide).toMatchObject({ strategy: 'elide', status: 'plan', execution_state: 'rendered', best: true });
   });
+
+  it('an installed bundle that cannot start costs only its own row, and is started once', () => {
+    expect(gob(['plugin', 'remove', 'broken-fixture']).status).toBe(0);
+    const starts = join(work, 'starts.log');
+    const bundle = fixturePluginBundle(join(work, 'wrong-id-bundle'), 'misbehaving-strategy.mjs', { args: ['wrong-id', starts], id: 'wrong-id-fixture' });
+    expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    try {
+      const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW]);
+      expect(status).toBe(0);
+      expect(row(body, 'fixture_strategy')).toMatchObject({ status: 'error', execution_state: 'failed', error: expect.stringContaining('failed the initialize handshake') });
+      expect(row(body, 'elide')).toMatchObject({ status: 'plan', execution_state: 'rendered' });
+      // auto asks for every file strategy's plan too; the failed start is not tried again.
+      expect(readFileSync(starts, 'utf8')).toBe('wrong-id\n');
+    } finally {
+      expect(gob(['plugin', 'remove', 'wrong-id-fixture']).status).toBe(0);
+    }
+  });
 });
 
 describe.skipIf(!built)('eval-study (built CLI)', () => {

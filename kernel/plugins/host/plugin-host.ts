@@ -44,6 +44,11 @@ interface WarmProcess {
 export class PluginHost {
   readonly registry: PluginRegistry;
   private readonly running = new Map<string, WarmProcess>();
+  /**
+   * Bundles whose start failed (spawn, handshake), by key, with the manifest it was. Not retried in
+   * the same host: a second start would cost its deadline again for the same answer.
+   */
+  private readonly failedStarts = new Map<string, { sha: string; error: unknown }>();
   private closed = false;
 
   constructor(private readonly options: PluginHostOptions = {}) {
@@ -79,6 +84,8 @@ export class PluginHost {
       this.running.delete(key);
       void existing.started.then((r) => r.channel.close()).catch(() => undefined);
     }
+    const failed = this.failedStarts.get(key);
+    if (failed?.sha === bundle.manifestSha256) throw failed.error;
     const started = (this.options.start ?? startBundle)(bundle, {
       hostEnv: this.options.hostEnv,
       hostVersion: this.registry.version,
@@ -97,7 +104,10 @@ export class PluginHost {
       if (running.handshake.providers?.length) running.channel.onItemsOnTheWay((offer) => this.passItemsOn(offer, running));
       return running;
     } catch (error) {
-      if (this.running.get(key) === entry) this.running.delete(key);
+      if (this.running.get(key) === entry) {
+        this.running.delete(key);
+        this.failedStarts.set(key, { sha: bundle.manifestSha256, error });
+      }
       throw error;
     }
   }
@@ -105,6 +115,14 @@ export class PluginHost {
   /** Starts a bundle by its own id (or a ref) and returns its handshake. */
   async inspect(ref: BundleRef): Promise<RunningBundle> {
     return this.start(ref);
+  }
+
+  /**
+   * Every strategy id the winning bundles' manifests provide, sorted, without starting any of them:
+   * a bundle that cannot start then fails on its own strategies' calls, not on the listing.
+   */
+  strategyIds(): string[] {
+    return [...this.strategyWinners().keys()].sort((a, b) => a.localeCompare(b));
   }
 
   /** Every strategy the resolvable bundles report in their handshakes (shadowed ones left out). */
