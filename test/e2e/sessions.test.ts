@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -54,6 +54,42 @@ describe('detect', () => {
     expect(file.code).toBe(2);
     expect(file.json.error.message).toContain('--codex-home');
     expect(file.json.error.message).toContain('not a directory');
+  });
+
+  it('a session whose last line is one huge tool result keeps its identity and its reported context', async () => {
+    home = demoHome();
+    const claude = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(claude.at(-1)!);
+    const call = { ...last, uuid: '000000a1-0000-4000-8000-0000000000f1', parentUuid: last.uuid, requestId: 'req_big', message: { ...last.message, id: 'msg_big', content: [{ type: 'tool_use', id: 'toolu_big', name: 'Bash', input: { command: 'cat big.log' } }] } };
+    const result = { parentUuid: call.uuid, type: 'user', sessionId: DEMO_CLAUDE_ID, cwd: last.cwd, uuid: '000000a1-0000-4000-8000-0000000000f2', message: { role: 'user', content: [{ tool_use_id: 'toolu_big', type: 'tool_result', content: 'L'.repeat(300_000) }] }, toolUseResult: { stdout: 'L'.repeat(300_000) } };
+    writeFileSync(home.claudeSession, [...claude, JSON.stringify(call), JSON.stringify(result)].join('\n') + '\n');
+    const codex = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const fnCall = structuredClone(codex.find((r) => r.payload?.type === 'function_call'));
+    const fnOut = structuredClone(codex.find((r) => r.payload?.type === 'function_call_output'));
+    Object.assign(fnCall, { ordinal: 900 });
+    Object.assign(fnOut, { ordinal: 901 });
+    fnCall.payload.call_id = fnOut.payload.call_id = 'call_big';
+    fnOut.payload.output = 'O'.repeat(700_000);
+    writeFileSync(home.codexSession, [...codex, fnCall, fnOut].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    for (const f of [home.claudeSession, home.codexSession]) utimesSync(f, hourAgo, hourAgo);
+    const { json } = await runJson(['detect'], home.env);
+    const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
+    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', context_basis: 'reported', context_tokens: 58865 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', context_basis: 'reported', context_tokens: 96300 });
+  });
+
+  it('a malformed last usage report gives detect the same estimate plan makes', async () => {
+    home = demoHome();
+    const text = readFileSync(home.claudeSession, 'utf8');
+    expect(text).toContain('"cache_read_input_tokens":56800');
+    writeFileSync(home.claudeSession, text.replace('"cache_read_input_tokens":56800', '"cache_read_input_tokens":"56800"'));
+    utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const detected = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json[0];
+    const planned = (await runJson(['plan', DEMO_CLAUDE_ID, '--trigger', '900000', '--floor', '1000'], home.env)).json;
+    expect(detected).toMatchObject({ context_basis: 'estimated', context_state: 'unknown' });
+    expect(planned.reason_code).toBe('below_trigger');
+    expect(detected.context_tokens).toBe(planned.context_tokens_before);
   });
 
   it('an unknown provider is a usage error', async () => {

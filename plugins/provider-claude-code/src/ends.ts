@@ -4,7 +4,8 @@
  * A file up to 64 KiB is read whole and analysed exactly like a parse. A larger one costs a 16 KiB
  * tail (512 KiB when the branch leaves that window) plus a 4 KiB head, and only the records on the
  * way from the leaf to the last usage report are parsed (tail-usage.ts): discovery sizes a thousand
- * sessions in about twice the time it takes to stat them and read 512 KiB of each.
+ * sessions in about twice the time it takes to stat them and read 512 KiB of each. Only a session
+ * whose windows show no usable report is read further (FALLBACK_BYTES).
  */
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import type { SessionKind, UsageSample } from '../../../schemas/generated/types.js';
@@ -32,6 +33,13 @@ export const FIRST_TAIL_BYTES = 16 * KIB;
 export const TAIL_BYTES = 512 * KIB;
 /** Enough for the first records: an old-style summary title, an early ai-title. */
 export const HEAD_BYTES = 4 * KIB;
+/**
+ * When the usual windows show no usable usage report (the last line is one huge tool result, or the
+ * last report is malformed), a file up to this size is read whole, so discovery sees what a parse
+ * sees; a larger one gets tails growing fourfold up to this size. Sessions that report usage never
+ * come here.
+ */
+export const FALLBACK_BYTES = 32 * 1024 * KIB;
 
 export interface EndsAnalysis {
   size: number;
@@ -130,6 +138,11 @@ function analyseEnds(path: string, head: Buffer, tail: Buffer): { facts: Facts; 
   return { facts, needsMore: result.needsMore };
 }
 
+/** The ends showed a Claude session and its reported (or reset) context: nothing more to read. */
+function settled(facts: Facts): boolean {
+  return facts.claudeRecords > 0 && (facts.usage.context_state === 'reported' || facts.usage.context_state === 'reset');
+}
+
 /** Reads `path`'s ends (or all of a small file) and says what they show. */
 export function analyseFileEnds(path: string, options: { head: boolean; maxTailBytes?: number } = { head: true }): EndsAnalysis {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
@@ -150,8 +163,16 @@ export function analyseFileEnds(path: string, options: { head: boolean; maxTailB
       bytesRead += tail.length;
       const { facts, needsMore } = analyseEnds(path, head, tail);
       const next = Math.min(maxTail, st.size);
-      if (!needsMore || window >= next) return { ...stamp, bytesRead, ...facts };
-      window = next;
+      if (needsMore && window < next) {
+        window = next;
+        continue;
+      }
+      if (settled(facts) || window >= Math.min(FALLBACK_BYTES, st.size)) return { ...stamp, bytesRead, ...facts };
+      if (st.size <= FALLBACK_BYTES) {
+        const all = readAt(fd, 0, st.size);
+        return { ...stamp, bytesRead: bytesRead + all.length, ...analyseWhole(path, all) };
+      }
+      window = Math.min(window * 4, FALLBACK_BYTES);
     }
   } finally {
     closeSync(fd);

@@ -4,7 +4,8 @@
  */
 import { basename } from 'node:path';
 import type { DiscoveredSession, SessionHandle } from '../../../sdk/index.js';
-import { readEnds } from './ends.js';
+import type { UsageSample } from '../../../sdk/index.js';
+import { FALLBACK_TAIL_BYTES, HEAD_BYTES, TAIL_BYTES, readEnds } from './ends.js';
 import { identifyHead } from './head.js';
 import { PROVIDER_ID } from './provider-id.js';
 import { parseRolloutName } from './rollout-name.js';
@@ -24,11 +25,24 @@ export function describeRollout(path: string): DiscoveredSession | null {
     bytes: ends.size,
     mtime_ms: ends.mtimeMs,
   };
-  const { usage, estimatedContextTokens } = usageFromTail(ends, head.model);
+  let { usage, estimatedContextTokens } = usageFromTail(ends, head.model);
+  let bytesRead = ends.bytesRead;
+  // No report in the tail: read further back (a smaller file whole) rather than call it empty.
+  for (let tailBytes = TAIL_BYTES; !settled(usage) && !ends.wholeFile && tailBytes < FALLBACK_TAIL_BYTES; ) {
+    tailBytes = Math.min(tailBytes * 4, FALLBACK_TAIL_BYTES);
+    const wider = readEnds(path, HEAD_BYTES, tailBytes);
+    bytesRead += wider.bytesRead;
+    ({ usage, estimatedContextTokens } = usageFromTail(wider, head.model));
+    if (wider.wholeFile) break;
+  }
   return {
     session,
     usage,
     estimated_context_tokens: estimatedContextTokens,
-    bytes_read: ends.bytesRead,
+    bytes_read: bytesRead,
   };
+}
+
+function settled(usage: UsageSample): boolean {
+  return usage.context_state === 'reported' || usage.context_state === 'reset';
 }

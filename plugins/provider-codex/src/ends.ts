@@ -7,6 +7,12 @@ import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } fr
 
 export const HEAD_BYTES = 64 * 1024;
 export const TAIL_BYTES = 512 * 1024;
+/**
+ * When the tail shows no usage report (its last line is one huge output, say), tails grow fourfold
+ * up to this size, a smaller file being read whole (describe.ts). Sessions that report usage in
+ * their last 512 KiB never come here.
+ */
+export const FALLBACK_TAIL_BYTES = 32 * 1024 * 1024;
 
 export interface FileEnds {
   size: number;
@@ -46,15 +52,21 @@ export function readEnds(path: string, headBytes = HEAD_BYTES, tailBytes = TAIL_
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREG' });
-    if (scratch.length < headBytes + tailBytes) scratch = Buffer.allocUnsafe(headBytes + tailBytes);
+    // The rare larger reads get their own buffer, not a scratch kept for the rest of the run.
+    let buf: Buffer;
+    if (headBytes + tailBytes > HEAD_BYTES + TAIL_BYTES) buf = Buffer.allocUnsafe(Math.min(headBytes + tailBytes, st.size));
+    else {
+      if (scratch.length < headBytes + tailBytes) scratch = Buffer.allocUnsafe(headBytes + tailBytes);
+      buf = scratch;
+    }
     if (st.size <= headBytes + tailBytes) {
-      const all = readInto(fd, scratch.subarray(0, st.size), 0);
+      const all = readInto(fd, buf.subarray(0, st.size), 0);
       return { size: st.size, mtimeMs: st.mtimeMs, bytesRead: all.length, wholeFile: true, head: all, headIsPartialLine: false, tail: all, unreadBytes: 0 };
     }
-    const rawHead = readInto(fd, scratch.subarray(0, headBytes), 0);
+    const rawHead = readInto(fd, buf.subarray(0, headBytes), 0);
     const headNl = rawHead.lastIndexOf(0x0a);
     const head = headNl === -1 ? rawHead : rawHead.subarray(0, headNl + 1);
-    const rawTail = readInto(fd, scratch.subarray(headBytes, headBytes + tailBytes), st.size - tailBytes);
+    const rawTail = readInto(fd, buf.subarray(headBytes, headBytes + tailBytes), st.size - tailBytes);
     const firstNl = rawTail.indexOf(0x0a);
     const tail = firstNl === -1 ? rawTail.subarray(0, 0) : rawTail.subarray(firstNl + 1);
     return {
