@@ -91,6 +91,17 @@ interface LockedOperation {
   started: number;
 }
 
+/**
+ * Publication refuses only findings a candidate adds; errors the source already had are kept, and
+ * a fork that carries them may not resume any better than its source: the answer says so.
+ */
+function inheritedErrors(sourceFindings: readonly T.Finding[], sourcePath: string): string[] {
+  const errors = sourceFindings.filter((f) => f.severity === 'error');
+  if (errors.length === 0) return [];
+  const codes = [...new Set(errors.map((f) => f.code))].join(', ');
+  return [`the source already had ${errors.length} verify error(s) (${codes}) and the fork keeps them, so it may not resume either; gobstopper verify ${sourcePath} lists them`];
+}
+
 async function applyLocked(runtime: Runtime, planned: PlannedSession, op: LockedOperation, options: ApplyOptions): Promise<ApplyResult> {
   const { session, transcript } = planned;
   const { outcome, layout, sourcePath, inputsSha256, operation, outputSessionId, started } = op;
@@ -103,7 +114,10 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       () => null,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
-    const warnings = damaged ? [`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`] : [];
+    const warnings = inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath);
+    if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
+    // The fork was published by an earlier run; this run's rehearsal never saw it.
+    if (options.rehearse) warnings.push(`the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${receipt.path} resumes it with the client`);
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
   }
 
@@ -176,7 +190,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
     throw error;
   }
-  const warnings: string[] = [];
+  const warnings = inheritedErrors(await baselineFindings, sourcePath);
+  if (published.reused && options.rehearse) warnings.push(`the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${published.receipt.path} resumes it with the client`);
   const snapshot = await snapshotting;
   if (!published.reused) {
     const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256, retention);

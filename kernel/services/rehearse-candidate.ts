@@ -8,7 +8,7 @@ import { rehearse } from '../rehearse/run/rehearse.js';
 import type { PlannedSession } from './plan.js';
 import type { Runtime } from './runtime.js';
 
-export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string): Promise<void> {
+export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string, clientBin?: string): Promise<void> {
   const provider = planned.session.provider;
   if (provider !== 'claude_code' && provider !== 'codex') {
     throw new GobstopperError('rehearsal_unsupported', `resume rehearsal supports claude_code and codex sessions, not ${provider}`);
@@ -25,6 +25,7 @@ export async function rehearseCandidate(runtime: Runtime, stagingPath: string, p
     predicted: predictionFromItems(candidate.items),
     baseline: { path: planned.session.path, sessionId: planned.session.session_id, predicted: predictionFromItems(planned.transcript.items) },
     env: runtime.env,
+    clientBin,
   });
   if (!report.ok) {
     throw new GobstopperError('rehearsal_failed', `the real client did not accept the candidate (${report.status}): ${report.reason}; nothing was published`, {

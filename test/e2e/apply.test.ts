@@ -62,6 +62,24 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
   });
 
+  it('says so when the source already fails verify: the fork keeps those errors', async () => {
+    home = demoHome();
+    const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.includes('"tool_result"'));
+    const record = JSON.parse(lines[at]!);
+    record.message.content[0].tool_use_id = 'toolu_nowhere';
+    lines[at] = JSON.stringify(record);
+    writeFileSync(home.claudeSession, lines.join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    const { code, json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(code).toBe(0);
+    expect(json.warnings).toEqual([expect.stringMatching(/^the source already had 2 verify error\(s\) \(orphan_tool_use, orphan_tool_result\) and the fork keeps them/)]);
+    const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(human.stdout).toContain('already applied');
+    expect(human.stderr).toContain('warning: the source already had 2 verify error(s)');
+  });
+
   it('the vault finds and reads back a detail the fork elided', async () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

@@ -20,6 +20,8 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     ...policyFlags,
     'allow-live': Flags.boolean({ summary: 'Prepare a fork even if the session was updated within the last 180 s.' }),
     rehearse: Flags.boolean({ summary: 'Publish only if the real client resumes the candidate and rebuilds the expected context (needs claude or codex installed).' }),
+    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
     ...homeFlags,
   };
 
@@ -35,7 +37,9 @@ Running the same apply again returns the same fork. If a run was interrupted, th
         floor: flags.floor,
         configPath: flags.config,
         allowLive: flags['allow-live'],
-        rehearse: rehearse ? (staging, planned, id) => rehearse(rt, staging, planned, id) : undefined,
+        rehearse: rehearse
+          ? (staging, planned, id) => rehearse(rt, staging, planned, id, planned.session.provider === 'codex' ? flags['codex-bin'] : planned.session.provider === 'claude_code' ? flags['claude-bin'] : undefined)
+          : undefined,
         onStep: (step) => status.show(`apply: ${STEP_TEXT[step]}…`),
       });
     }).finally(() => status.clear());
@@ -64,7 +68,7 @@ const STEP_TEXT: Record<ApplyStep, string> = {
   publishing: 'publishing the fork',
 };
 
-type RehearseHook = (rt: import('../../services/runtime.js').Runtime, staging: string, planned: import('../../services/plan.js').PlannedSession, id: string) => Promise<void>;
+type RehearseHook = (rt: import('../../services/runtime.js').Runtime, staging: string, planned: import('../../services/plan.js').PlannedSession, id: string, clientBin?: string) => Promise<void>;
 
 /** The rehearsal service is loaded only when asked for: it is the one part that runs real clients. */
 async function loadRehearsal(): Promise<RehearseHook> {
