@@ -8,7 +8,7 @@
  * operation from the retained bytes instead of re-running anything.
  */
 import { lstat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
@@ -82,9 +82,11 @@ export const shellWord = (a: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a :
  * The command a person pastes to resume the fork. It starts with a `cd` when the provider names a
  * directory to run it from: Claude Code finds a session only from its project's directory.
  */
-export function resumeCommandText(argv: string[], cwd?: string | null): string {
-  const command = argv.map(shellWord).join(' ');
-  return cwd ? `cd ${shellWord(cwd)} && ${command}` : command;
+export function resumeCommandText(argv: string[], cwd?: string | null, env?: Record<string, string>): string {
+  const assignments = Object.entries(env ?? {}).map(([name, value]) => `${name}=${shellWord(value)} `);
+  const command = assignments.join('') + argv.map(shellWord).join(' ');
+  // A directory that is not absolute means nothing where the user stands (and `-x` would read as an option).
+  return cwd && isAbsolute(cwd) ? `cd ${shellWord(cwd)} && ${command}` : command;
 }
 
 type ForkPlace = Pick<Candidate, 'provider' | 'session' | 'sourcePath' | 'outputSessionId'>;
@@ -193,7 +195,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         snapshot_manifest_sha256: await c.snapshotManifestSha256,
         output_manifest_sha256: stored.manifestSha256,
         strategy: c.strategyLabel,
-        resume_command: resumeCommandText(target.resume_command, target.resume_cwd),
+        resume_command: resumeCommandText(target.resume_command, target.resume_cwd, target.resume_env),
         completed: false,
         ts: Math.floor(now.getTime() / 1000),
       };

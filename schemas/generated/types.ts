@@ -2721,6 +2721,12 @@ export interface ProviderForkTargetResult {
    * Directory to run resume_command from.
    */
   resume_cwd?: string | null;
+  /**
+   * Environment the client needs to find the fork, set in front of resume_command: e.g. CLAUDE_CONFIG_DIR when the session lives in a home other than the client's default.
+   */
+  resume_env?: {
+    [k: string]: string;
+  };
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

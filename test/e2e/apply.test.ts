@@ -1,4 +1,4 @@
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
@@ -60,6 +60,18 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const third = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(third.code).toBe(0);
     expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
+  });
+
+  it('a fork in a home other than the client\'s default gets a resume command that names that home', async () => {
+    home = demoHome();
+    const altClaude = join(home.root, 'alt-claude');
+    const altCodex = join(home.root, 'alt-codex');
+    renameSync(home.claudeHome, altClaude);
+    renameSync(home.codexHome, altCodex);
+    const claude = await runJson(['apply', DEMO_CLAUDE_ID, '--claude-home', altClaude], home.env);
+    expect(claude.json.receipt.resume_command).toBe(`cd /home/dev/projects/invoices && CLAUDE_CONFIG_DIR=${altClaude} claude --resume ${claude.json.receipt.output_session_id}`);
+    const codex = await runJson(['apply', DEMO_CODEX_ID, '--codex-home', altCodex], home.env);
+    expect(codex.json.receipt.resume_command).toMatch(new RegExp(`^cd \\S+ && CODEX_HOME=${altCodex} codex resume ${codex.json.receipt.output_session_id}$`));
   });
 
   it('says so when the source already fails verify: the fork keeps those errors', async () => {

@@ -3,9 +3,10 @@
  * session up by file name in the project folder of the cwd it runs in (realclients.md §1.2), and
  * is resumed from that cwd.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ProviderForkTargetParams, ProviderForkTargetResult } from '../../../schemas/generated/types.js';
 import { absolutePath } from './analysis.js';
+import { claudeHome } from './discover.js';
 import { analyseFileEnds } from './ends.js';
 import { asPluginError } from './errors.js';
 import { requireFileId } from './session-id.js';
@@ -21,5 +22,17 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
       throw asPluginError(error, path);
     }
   }
-  return { target_path: join(dirname(path), `${id}.jsonl`), resume_command: ['claude', '--resume', id], resume_cwd: cwd };
+  const result: ProviderForkTargetResult = { target_path: join(dirname(path), `${id}.jsonl`), resume_command: ['claude', '--resume', id], resume_cwd: cwd };
+  const home = homeOf(path);
+  if (home !== null && home !== claudeHome(null)) result.resume_env = { CLAUDE_CONFIG_DIR: home };
+  return result;
+}
+
+/**
+ * The Claude home a session file lives in (`<home>/projects/<project>/<id>.jsonl`), or null for a
+ * file elsewhere. When it is not the home the client uses by default, the resume command names it.
+ */
+function homeOf(path: string): string | null {
+  const projects = dirname(dirname(path));
+  return basename(projects) === 'projects' ? dirname(projects) : null;
 }

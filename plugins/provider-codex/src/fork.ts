@@ -3,8 +3,9 @@
  * its source, named like the client names rollouts, with the new id in the name; render writes the
  * same id into `session_meta`, because the client finds the file by name and then checks the id inside.
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { invalidInput, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
+import { codexHome } from './discover.js';
 import { readEnds } from './ends.js';
 import { identifyHead } from './head.js';
 import { isValidNewSessionId, rolloutFileName } from './rollout-name.js';
@@ -25,9 +26,24 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
       throw toPluginError(error, source);
     }
   }
-  return {
+  const result: ProviderForkTargetResult = {
     target_path: join(dirname(source), rolloutFileName(at, params.new_session_id)),
     resume_command: ['codex', 'resume', params.new_session_id],
     resume_cwd: cwd,
   };
+  const home = homeOf(source);
+  if (home !== null && home !== codexHome({})) result.resume_env = { CODEX_HOME: home };
+  return result;
+}
+
+/**
+ * The Codex home a rollout lives in (`<home>/sessions/YYYY/MM/DD/<file>` or
+ * `<home>/archived_sessions/<file>`), or null for a file elsewhere. When it is not the home the
+ * client uses by default, the resume command names it.
+ */
+function homeOf(path: string): string | null {
+  const day = dirname(path);
+  const dated = dirname(dirname(dirname(day)));
+  if (basename(dated) === 'sessions') return dirname(dated);
+  return basename(day) === 'archived_sessions' ? dirname(day) : null;
 }
