@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { claudeHome, discoverSessions, identifyTranscript, tailUsage } from '../../../plugins/provider-claude-code/src/discover.js';
 import { forkTarget } from '../../../plugins/provider-claude-code/src/fork.js';
 import { PluginErrorCodes } from '../../../sdk/protocol.js';
@@ -187,7 +187,15 @@ describe('identify, usage and fork targets', () => {
       target_path: join(dir, `${newId}.jsonl`),
       resume_command: ['claude', '--resume', newId],
       resume_cwd: '/home/dev/projects/demo',
+      // This home is not the one the client would use by default, so the command names it.
+      resume_env: { CLAUDE_CONFIG_DIR: dirname(dirname(dir)) },
     });
+    vi.stubEnv('CLAUDE_CONFIG_DIR', dirname(dirname(dir)));
+    try {
+      expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, now: 'x' }).resume_env).toBeUndefined();
+    } finally {
+      vi.unstubAllEnvs();
+    }
     expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, cwd: '/elsewhere', now: 'x' }).resume_cwd).toBe('/elsewhere');
     expect(() => forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: '../../x', now: 'x' })).toThrow(expect.objectContaining({ code: PluginErrorCodes.InvalidInput }));
   });
