@@ -2,6 +2,7 @@ import { Command } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
+import { terminalSafe } from './render/terminal-safe.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -25,7 +26,7 @@ export abstract class BaseCommand<TResult> extends Command {
 
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {
-    this.log(line);
+    this.log(terminalSafe(line));
   }
 
   /**
@@ -43,7 +44,7 @@ export abstract class BaseCommand<TResult> extends Command {
 
   /** Progress and notes for people go to stderr so stdout stays parseable. */
   protected note(line: string): void {
-    if (!this.jsonEnabled()) process.stderr.write(line + '\n');
+    if (!this.jsonEnabled()) process.stderr.write(terminalSafe(line) + '\n');
   }
 
   protected override async catch(error: OclifLikeError): Promise<void> {
@@ -54,7 +55,7 @@ export abstract class BaseCommand<TResult> extends Command {
       process.stdout.write(JSON.stringify(envelope) + '\n');
       return;
     }
-    process.stderr.write(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.details)}\n`);
+    process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.details)}`) + '\n');
     if (process.env.GOBSTOPPER_DEBUG && error.stack) process.stderr.write(error.stack + '\n');
   }
 }

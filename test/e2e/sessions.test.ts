@@ -92,6 +92,28 @@ describe('detect', () => {
     expect(detected.context_tokens).toBe(planned.context_tokens_before);
   });
 
+  it('transcript text never reaches the terminal as control sequences', async () => {
+    home = demoHome();
+    const hostile = '/tmp/\u001b]0;PWNED\u0007\u001b[31mRED\u001b[0m\r\u202eevil';
+    const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    for (const r of lines) if (typeof r.cwd === 'string') r.cwd = hostile;
+    lines.push({ type: '\u001b[2Jfake', sessionId: DEMO_CLAUDE_ID });
+    writeFileSync(home.claudeSession, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const outputs = [await runCli(['detect', '--provider', 'claude_code'], home.env), await runCli(['snapshot', DEMO_CLAUDE_ID], home.env)];
+    outputs.push(await runCli(['show', DEMO_CLAUDE_ID], home.env));
+    for (const out of outputs) {
+      expect(out.code).toBe(0);
+      // eslint-disable-next-line no-control-regex
+      expect(out.stdout + out.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    }
+    expect(outputs[0]!.stdout).toContain('/tmp/\\u001b]0;PWNED\\u0007');
+    expect(outputs[2]!.stdout).toContain('\\u001b[2Jfake');
+    // --json keeps the text as it is, escaped only by JSON.
+    const json = await runJson(['detect', '--provider', 'claude_code'], home.env);
+    expect(json.json[0].cwd).toBe(hostile);
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);
