@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
@@ -21,6 +21,7 @@ interface OclifLikeError extends Error {
  */
 export abstract class BaseCommand<TResult> extends Command {
   static override enableJsonFlag = true;
+  static override baseFlags = { help: Flags.help({ char: 'h', summary: 'Show this help.', helpGroup: 'GLOBAL' }) };
 
   abstract override run(): Promise<TResult>;
 
@@ -48,8 +49,10 @@ export abstract class BaseCommand<TResult> extends Command {
   }
 
   protected override async catch(error: OclifLikeError): Promise<void> {
-    const envelope = toEnvelope(error);
     const exit = exitStatus(error);
+    // oclif ends --help and -h by throwing an exit 0: the help is the answer, not an error.
+    if (exit === 0) return;
+    const envelope = toEnvelope(error);
     process.exitCode = exit;
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify(envelope) + '\n');

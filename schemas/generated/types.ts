@@ -1164,6 +1164,61 @@ export interface ExplainCommandResult {
   lines: string[];
 }
 /**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "HelpCommandEntry".
+ */
+export interface HelpCommandEntry {
+  /**
+   * The words that run it, e.g. "plugin add".
+   */
+  command: string;
+  summary: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "HelpArg".
+ */
+export interface HelpArg {
+  name: string;
+  description: string;
+  required: boolean;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "HelpFlag".
+ */
+export interface HelpFlag {
+  /**
+   * Without the leading dashes.
+   */
+  name: string;
+  char?: string;
+  type: "boolean" | "option";
+  summary: string;
+  multiple: boolean;
+  default?: unknown;
+  options?: string[];
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "HelpCommandResult".
+ */
+export interface HelpCommandResult {
+  /**
+   * Every command under the words asked about (all of them without any).
+   */
+  commands: HelpCommandEntry[];
+  /**
+   * The one command asked about.
+   */
+  command?: string;
+  summary?: string;
+  description?: string;
+  args?: HelpArg[];
+  flags?: HelpFlag[];
+  examples?: string[];
+}
+/**
  * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -11,6 +11,7 @@ import {
   validateExplainCommandResult,
   validatePolicyCheckCommandResult,
   validatePresetsCommandResult,
+  validateHelpCommandResult,
 } from '../../schemas/generated/validators.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -243,6 +244,32 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toBe("gobstopper: unknown command 'nosuchcmd'; gobstopper --help lists the commands\n");
+    // A typo gets the nearest command; a flag before the command says where flags go.
+    expect(json(['detcet']).body.error.message).toBe("unknown command 'detcet' (did you mean 'detect'?); gobstopper --help lists the commands");
+    const early = gob(['--json', 'detect']);
+    expect(early.status).toBe(2);
+    expect(early.stderr).toContain("'--json' is a flag: flags go after the command");
+  });
+
+  it('help answers as every command does: -h, help <command>, and --json for scripts', () => {
+    const short = gob(['detect', '-h']);
+    expect(short.status).toBe(0);
+    expect(short.stdout).toContain('USAGE\n  $ gobstopper detect');
+    expect(short.stderr).toBe('');
+    expect(gob(['-h']).stdout).toContain('COMMANDS');
+    expect(gob(['help', 'plugin', 'add']).stdout).toContain('$ gobstopper plugin add SOURCE');
+    const plan = json(['help', 'plan']);
+    expect(plan.status).toBe(0);
+    expect(validateHelpCommandResult(plan.body)).toBe(true);
+    expect(plan.body).toMatchObject({ command: 'plan', args: [{ name: 'session', required: true }] });
+    expect(plan.body.flags.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['strategy', 'trigger', 'floor', 'preset']));
+    const all = json(['help']);
+    expect(all.body.commands.map((c: { command: string }) => c.command)).toEqual(expect.arrayContaining(['apply', 'plugin add', 'search-snapshot']));
+    // oclif's own installer of command packages stays out of the listing.
+    expect(all.body.commands.some((c: { command: string }) => c.command.startsWith('plugins'))).toBe(false);
+    const nosuch = json(['help', 'nosuch']);
+    expect(nosuch.status).toBe(2);
+    expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });
   });
 
   it('explain: the occupancy math in words and numbers', () => {

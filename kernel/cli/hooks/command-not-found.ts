@@ -1,24 +1,60 @@
 /**
  * `gobstopper explain extra` reaches oclif as a command named `explain:extra`. Left to itself,
  * oclif answers that with its own multi-line error that ignores `--json`; this hook answers as the
- * commands do: one line on stderr, or one JSON object on stdout, and exit status 2.
+ * commands do: one line on stderr, or one JSON object on stdout, and exit status 2. A typo gets the
+ * nearest command, `-h` the help, and a flag put before the command says where flags go.
  */
-import type { Hook } from '@oclif/core';
+import { loadHelpClass, toConfiguredId, type Hook, type Interfaces } from '@oclif/core';
 import { usageError } from '../../errors.js';
 import { toEnvelope } from '../base-command.js';
 
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
+  const { config } = options;
+  if (options.id === '-h') {
+    const HelpClass = await loadHelpClass(config);
+    await new HelpClass(config).showHelp(options.argv ?? []);
+    return;
+  }
   const words = options.id.split(':');
   // The longest leading words that name a command: the rest are arguments it does not take.
   let known = 0;
-  for (let n = words.length - 1; n > 0 && known === 0; n -= 1) if (options.config.findCommand(words.slice(0, n).join(':'))) known = n;
+  for (let n = words.length - 1; n > 0 && known === 0; n -= 1) if (config.findCommand(words.slice(0, n).join(':'))) known = n;
   const error =
     known > 0
       ? usageError('usage', `Unexpected argument: ${words.slice(known).join(' ')} (gobstopper ${words.slice(0, known).join(' ')} --help lists what it takes)`)
-      : usageError('unknown_command', `unknown command '${words.join(' ')}'; gobstopper --help lists the commands`);
+      : options.id.startsWith('-')
+        ? usageError('usage', `'${options.id}' is a flag: flags go after the command, as in gobstopper detect --json (gobstopper --help lists the commands)`)
+        : usageError('unknown_command', `unknown command '${words.join(' ')}'${suggestion(config, words.join(' '))}; gobstopper --help lists the commands`);
   process.exitCode = error.exit;
   if ((options.argv ?? []).includes('--json')) process.stdout.write(JSON.stringify(toEnvelope(error)) + '\n');
   else process.stderr.write(`gobstopper: ${error.message}\n`);
 };
+
+/** " (did you mean X?)" for the visible command nearest to what was typed, when it is near. */
+function suggestion(config: Interfaces.Config, typed: string): string {
+  let best: { id: string; distance: number } | null = null;
+  for (const command of config.commands) {
+    if (command.hidden) continue;
+    const id = toConfiguredId(command.id, config);
+    const distance = editDistance(typed, id);
+    if (!best || distance < best.distance) best = { id, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(best.id.length / 3)) ? ` (did you mean '${best.id}'?)` : '';
+}
+
+/** Levenshtein distance with adjacent transpositions counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i += 1) {
+    for (let j = 1; j < cols; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
 
 export default commandNotFound;

@@ -1,0 +1,67 @@
+import { Args, Flags, loadHelpClass, toConfiguredId, toStandardizedId, type Command } from '@oclif/core';
+import type { HelpCommandEntry, HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
+import { usageError } from '../../errors.js';
+import { BaseCommand } from '../base-command.js';
+
+export default class Help extends BaseCommand<HelpCommandResult> {
+  static override summary = 'Show help for gobstopper or for one command; --json describes the commands for scripts.';
+  static override description =
+    'With no words, lists every command. With the words of a command (or of a group such as plugin), shows its usage, arguments, flags and examples, the same as <command> --help. ' +
+    'With --json the same answer is one JSON object: the commands under those words, and for a command its arguments and flags.';
+  static override examples = ['<%= config.bin %> help', '<%= config.bin %> help plugin add', '<%= config.bin %> help plan --json'];
+  static override strict = false;
+  static override args = { command: Args.string({ description: 'The command (or group) to explain; several words, as typed.', required: false }) };
+  static override flags = { all: Flags.boolean({ summary: 'Include hidden commands.', hidden: true }) };
+
+  async run(): Promise<HelpCommandResult> {
+    const { argv } = await this.parse(Help);
+    const words = (argv as string[]).filter((w) => !w.startsWith('-'));
+    const id = toStandardizedId(words.join(' '), this.config);
+    const command = id ? this.config.findCommand(id) : undefined;
+    const under = this.commandsUnder(id);
+    if (id && !command && under.length === 0) {
+      throw usageError('unknown_command', `no command '${words.join(' ')}'; gobstopper help lists the commands`);
+    }
+    if (!this.jsonEnabled()) {
+      const HelpClass = await loadHelpClass(this.config);
+      await new HelpClass(this.config).showHelp(words);
+    }
+    return command ? { commands: under, ...describe(command, this.config) } : { commands: under };
+  }
+
+  /** Visible commands whose id is `id` or starts with its words, sorted. */
+  private commandsUnder(id: string): HelpCommandEntry[] {
+    // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
+    const hidden = new Set(this.config.topics.filter((t) => t.hidden && !id.startsWith(t.name)).map((t) => t.name));
+    return this.config.commands
+      .filter((c) => !c.hidden && !hidden.has(c.id.split(':')[0]!) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
+      .map((c) => ({ command: toConfiguredId(c.id, this.config), summary: c.summary ?? firstLine(c.description) }))
+      .sort((a, b) => a.command.localeCompare(b.command));
+  }
+}
+
+function describe(command: Command.Loadable, config: Parameters<typeof toConfiguredId>[1]): Omit<HelpCommandResult, 'commands'> {
+  const bin = config.bin;
+  const flags: HelpFlag[] = Object.entries(command.flags)
+    .filter(([, f]) => !f.hidden)
+    .map(([name, f]) => {
+      const flag: HelpFlag = { name, type: f.type, summary: f.summary ?? firstLine(f.description), multiple: f.type === 'option' && Boolean(f.multiple) };
+      if (f.char) flag.char = f.char;
+      if (f.default !== undefined && typeof f.default !== 'function') flag.default = f.default;
+      if (f.type === 'option' && f.options) flag.options = [...f.options];
+      return flag;
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    command: toConfiguredId(command.id, config),
+    summary: command.summary ?? firstLine(command.description),
+    description: command.description ?? '',
+    args: Object.entries(command.args).map(([name, a]) => ({ name, description: a.description ?? '', required: Boolean(a.required) })),
+    flags,
+    examples: (command.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', bin)),
+  };
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0] ?? '';
+}
