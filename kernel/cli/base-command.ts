@@ -38,9 +38,12 @@ export abstract class BaseCommand<TResult> extends Command {
     return new StatusLine(this.progressStream());
   }
 
-  /** Where progress for people goes: stderr, or nowhere with --json. */
+  /**
+   * Where progress for people goes: stderr, or nowhere with --json. A terminal that cannot move the
+   * cursor (TERM=dumb: editors' shells, some CI logs) gets none, as a pipe does.
+   */
   protected progressStream(): ProgressStream {
-    return this.jsonEnabled() ? { isTTY: false, write: () => true } : process.stderr;
+    return this.jsonEnabled() || process.env.TERM === 'dumb' ? { isTTY: false, write: () => true } : process.stderr;
   }
 
   /** Progress and notes for people go to stderr so stdout stays parseable. */

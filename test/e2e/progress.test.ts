@@ -37,6 +37,15 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(screen).toContain('resume the new session:');
   });
 
+  it('a terminal that cannot move the cursor (TERM=dumb) gets no status line', async () => {
+    home = demoHome();
+    const { status, screen } = onTerminal(['apply', DEMO_CLAUDE_ID], { ...home.env, TERM: 'dumb' });
+    expect(status, screen).toBe(0);
+    expect(screen).toContain('resume the new session:');
+    expect(screen).not.toContain('\x1b');
+    expect(screen).not.toContain('apply: verifying the fork');
+  });
+
   it('plan says it is reading and planning, and clears that before the plan', async () => {
     home = demoHome();
     const { status, screen } = onTerminal(['plan', DEMO_CLAUDE_ID], home.env);
