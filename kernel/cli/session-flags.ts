@@ -34,7 +34,10 @@ export function providerHomes(flags: { 'claude-home'?: string; 'codex-home'?: st
  */
 function givenHome(flag: string, path: string): string {
   if (path === '') throw usageError('bad_flag', `${flag} needs a directory`);
-  const absolute = resolve(path);
+  // `--claude-home=~/x` reaches here unexpanded: the shell expands ~ only at the start of a word.
+  const home = process.env.HOME;
+  const expanded = home && (path === '~' || path.startsWith('~/')) ? home + path.slice(1) : path;
+  const absolute = resolve(expanded);
   const st = statSync(absolute, { throwIfNoEntry: false });
   if (!st) throw usageError('bad_flag', `${flag} ${path}: no such directory`);
   if (!st.isDirectory()) throw usageError('bad_flag', `${flag} ${path}: not a directory`);

@@ -41,6 +41,8 @@ export class Runtime {
     const ids = new Set<string>();
     for (const ref of [...r.configured(), ...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.providers) ids.add(id);
     const all = [...ids].sort();
+    const homeless = Object.keys(this.homes).filter((id) => !ids.has(id));
+    if (homeless.length) throw new GobstopperError('unknown_provider', `--provider-home names unknown provider ${homeless.join(', ')}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
     if (!this.only) return all;
     const unknown = this.only.filter((id) => !ids.has(id));
     if (unknown.length) throw new GobstopperError('unknown_provider', `unknown provider ${unknown.join(', ')}; known: ${all.join(', ') || 'none'}`, { exit: 2 });

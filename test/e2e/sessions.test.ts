@@ -43,6 +43,12 @@ describe('detect', () => {
     // The demo's Claude home, named relative to where the command runs.
     const relative = await runJson(['detect', '--claude-home', '.claude', '--provider', 'claude_code'], home.env, { cwd: home.root });
     expect(relative.json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+    // A ~ the shell left alone (after `=`) means the home directory.
+    const tilde = await runJson(['detect', '--claude-home=~/.claude', '--provider', 'claude_code'], home.env);
+    expect(tilde.json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+    const unknown = await runJson(['detect', '--provider-home', `gemini=${home.root}`], home.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.json.error).toMatchObject({ code: 'unknown_provider', message: expect.stringContaining('--provider-home names unknown provider gemini') });
   });
 
   it('a --claude-home that is not a directory is a usage error, not an empty home', async () => {
