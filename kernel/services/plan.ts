@@ -8,6 +8,7 @@ import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
+import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
@@ -97,12 +98,21 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       runtime.host.offerItemsToFileStrategies(params.items).catch(() => undefined);
       runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items).catch(() => undefined);
     };
+    // A scorer that fails reaches the strategy as an error answer, and the strategy's own failure
+    // would then name the strategy: the scorer's failure is the one reported (blamed).
+    let scorerFailure: unknown = null;
+    const blamed = (error: unknown): unknown => (scorerFailure !== null && error instanceof PluginFailure && error.code === 'plugin_error' ? scorerFailure : error);
     const callbacks: HostCallbacks = {
       score: async (p) => {
         const scorerId = scorerOf(params.policy);
-        const scorer = await runtime.host.scorer(scorerId);
-        const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
-        return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
+        try {
+          const scorer = await runtime.host.scorer(scorerId);
+          const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
+          return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
+        } catch (error) {
+          scorerFailure ??= error;
+          throw error;
+        }
       },
       propose: async (p) => {
         offerToCandidates();
@@ -136,11 +146,15 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       const info = running.handshake.strategies?.find((s) => s.id === strategyId);
       if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
-      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks);
+      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).catch((error: unknown) => {
+        throw blamed(error);
+      });
     }
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
-    return strategy.propose(params);
+    return strategy.propose(params).catch((error: unknown) => {
+      throw blamed(error);
+    });
   };
 }
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
 
@@ -39,6 +40,18 @@ describe('built-ins are replaceable bundles', () => {
     const recency = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
     expect(recency.json.plan.rationale).toContain('recency');
     expect(recency.json.plan.edits).not.toEqual(heuristic.json.plan.edits);
+  });
+
+  it('a scorer that fails is the one named in the error, not the strategy that asked it', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "dying"\n');
+    const bundle = fixturePluginBundle(join(home.root, 'dying-scorer'), 'dying-scorer.mjs', { id: 'dying-scorer', provides: { scorers: ['dying'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const r = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(r.code).toBe(1);
+    expect(r.json.error.code).toBe('plugin_exited');
+    expect(r.json.error.message).toContain('plugin dying-scorer');
+    expect(r.json.error.message).toContain('scorer giving up on purpose');
+    expect(r.json.error.details).toMatchObject({ plugin_id: 'dying-scorer' });
   });
 
   it('naming a scorer nobody provides is an error, not a silent fallback', async () => {
