@@ -1,6 +1,7 @@
 /** How much context a session holds, as the host counts it for every decision. */
 import type { Transcript, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { isElidable } from '../../sdk/tokens.js';
+import { GobstopperError } from '../errors.js';
 
 /**
  * Provider-reported occupancy, only when the provider stands behind it: state `reported`, no reason
@@ -29,4 +30,20 @@ export function elidableTokens(items: readonly TranscriptItem[]): number {
   let total = 0;
   for (const item of items) if (isElidable(item)) total += Math.ceil((item.elidable_bytes ?? 0) / 4);
   return total;
+}
+
+/**
+ * A session whose provider could not read its context (a duplicate call id, a line that is not a
+ * record: the provider then marks every item inert) has no context to compare with a trigger.
+ * Planning it would answer "context ~0 tokens, nothing to do", which is wrong: it is refused,
+ * naming the first error the provider found.
+ */
+export function requireReadableContext(transcript: Pick<Transcript, 'items' | 'usage' | 'findings' | 'session'>): void {
+  const { usage, items } = transcript;
+  if (usage.context_state !== 'unknown' || items.length === 0 || items.some((i) => i.est_tokens > 0)) return;
+  const first = (transcript.findings ?? []).find((f) => f.severity === 'error');
+  const why = first ? `: ${first.message}` : '';
+  throw new GobstopperError('context_unreadable', `${transcript.session.path}: the provider cannot read this session's context (${usage.context_reason ?? 'unknown'})${why}; gobstopper verify ${transcript.session.path} lists every finding`, {
+    details: { context_reason: usage.context_reason ?? null, finding: first?.code ?? null },
+  });
 }

@@ -24,7 +24,7 @@ import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-ma
 import { scoreRetention } from '../eval/study-score.js';
 import { messageShapeSlots, type TextSlot } from '../eval/study-slots.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
-import { contextTokens, elidableTokens, reportedContext } from '../policy/context.js';
+import { contextTokens, elidableTokens, reportedContext, requireReadableContext } from '../policy/context.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
@@ -403,6 +403,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
   return withWorkspace('gobstopper-eval-', async (ws) => {
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
     const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
+    requireReadableContext({ ...transcript, session: { ...transcript.session, path: target.path } });
     const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
     // When the parse's findings are not complete, the provider verifies in its own process while
     // this one resolves the policy.

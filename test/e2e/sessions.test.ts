@@ -120,6 +120,22 @@ describe('detect', () => {
     expect(json.json[0].cwd).toBe(hostile);
   });
 
+  it('a session whose context the provider cannot read is refused, not planned as empty', async () => {
+    home = demoHome();
+    const records = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const calls = records.filter((r) => r.payload?.type === 'function_call');
+    calls[1].payload.call_id = calls[0].payload.call_id;
+    writeFileSync(home.codexSession, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    utimesSync(home.codexSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const before = sha256File(home.codexSession);
+    for (const command of ['plan', 'apply', 'eval']) {
+      const r = await runJson([command, DEMO_CODEX_ID, '--trigger', '1000', '--floor', '500'], home.env);
+      expect(r.code, command).toBe(1);
+      expect(r.json.error).toMatchObject({ code: 'context_unreadable', message: expect.stringContaining('was already used by line') });
+    }
+    expect(sha256File(home.codexSession)).toBe(before);
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);
