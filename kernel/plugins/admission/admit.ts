@@ -68,7 +68,20 @@ export function admitBundle(target: string, options: AdmitOptions = {}): Admitte
     checkFileHash(root, path, sha256, bytes, bundle);
     return { path, sha256, bytes };
   });
+  if (manifest.runtime === 'exec') checkExecutable(root, manifest.executable, bundle);
   return { root, manifestPath, manifest, manifestSha256, files, totalBytes };
+}
+
+/** An `exec` bundle's executable is run as it is, so it must carry an execute bit. */
+function checkExecutable(root: string, executable: string, bundle: string): void {
+  const mode = statSync(join(root, executable)).mode;
+  if ((mode & 0o111) === 0) {
+    throw new AdmissionError('file_not_executable', `bundle ${bundle}: ${executable} is the executable of an exec bundle but has no execute permission (mode ${(mode & 0o777).toString(8).padStart(4, '0')}; chmod +x it)`, {
+      bundle,
+      file: executable,
+      pointer: '/executable',
+    });
+  }
 }
 
 function locateRoot(offered: string): string {

@@ -38,6 +38,7 @@ export const AdmissionCodes = [
   'file_missing',
   'bundle_too_large',
   'file_hash_mismatch',
+  'file_not_executable',
 ] as const;
 
 export type AdmissionCode = (typeof AdmissionCodes)[number];

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { statSync } from 'node:fs';
 import type { AdmittedBundle } from '../admission/admit.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../../sdk/transport/ndjson.js';
 import type { ChannelTransport, PeerExit } from '../protocol/plugin-channel.js';
@@ -52,7 +53,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   const pid = child.pid;
   if (pid === undefined) {
     void child.catch(() => undefined);
-    throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, reason: `could not be started (${launch.file})` });
+    throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, reason: `could not be started (${launch.file}${whyNotStarted(launch.file)})` });
   }
   trackGroup(pid);
   const stderr = new StderrRing(options.stderrBytes);
@@ -91,4 +92,14 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
     stderrTail: () => stderr.tail(),
   };
   return { pid, stderr, transport };
+}
+
+/** What stopped a program from starting, as far as the file itself tells. */
+function whyNotStarted(file: string): string {
+  if (!file.includes('/')) return ': not found on PATH';
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (!st) return ': no such file';
+  if (!st.isFile()) return ': not a regular file';
+  if ((st.mode & 0o111) === 0) return `: not executable, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}`;
+  return '';
 }

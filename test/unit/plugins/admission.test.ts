@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admitBundle } from '../../../kernel/plugins/admission/admit.js';
@@ -104,6 +104,15 @@ const generated: { name: string; build(dir: string): string; expected: Expected 
     name: 'manifest_bad_semver (build metadata, which does not order versions)',
     build: (dir) => writeBundle(dir, { files: { 'main.mjs': 'x' }, manifest: { version: '1.0.0+build.7' } }),
     expected: { code: 'manifest_bad_semver', pointer: '/version', message_contains: 'drop the +build.7' },
+  },
+  {
+    name: 'file_not_executable (an exec bundle whose executable has no x bit)',
+    build: (dir) => {
+      writeBundle(dir, { files: { 'run.sh': '#!/bin/sh\n' }, manifest: { runtime: 'exec', executable: 'run.sh' } });
+      chmodSync(join(dir, 'run.sh'), 0o644);
+      return dir;
+    },
+    expected: { code: 'file_not_executable', file: 'run.sh', message_contains: 'mode 0644; chmod +x it' },
   },
   {
     name: 'too_many_entries',
