@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Rewrites the `files` map of every example bundle's gobstopper-plugin.json from the files on disk
-// (every file but the manifest), and copies the Python SDK into the Python examples first.
-// Run after editing an example: node examples/plugins/rehash.mjs
+// Rewrites the `files` map of a bundle's gobstopper-plugin.json from the files on disk (every file
+// but the manifest).
+//   node examples/plugins/rehash.mjs                  every example here, the Python SDK copied in first
+//   node examples/plugins/rehash.mjs <bundle-dir>...  your own bundles, exactly as they are
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,11 +23,18 @@ function filesUnder(root, dir = root) {
     });
 }
 
-for (const name of readdirSync(here).sort()) {
-  const root = join(here, name);
+const given = process.argv.slice(2);
+const roots = given.length > 0 ? given.map((dir) => resolve(dir)) : readdirSync(here).sort().map((name) => join(here, name));
+for (const root of roots) {
+  const name = given.length > 0 ? root : relative(here, root);
   const manifestPath = join(root, MANIFEST);
-  if (!existsSync(manifestPath)) continue;
-  if (existsSync(join(root, 'gobstopper_sdk.py'))) copyFileSync(sdk, join(root, 'gobstopper_sdk.py'));
+  if (!existsSync(manifestPath)) {
+    if (given.length === 0) continue;
+    console.error(`rehash: ${root} has no ${MANIFEST}`);
+    process.exitCode = 1;
+    continue;
+  }
+  if (given.length === 0 && existsSync(join(root, 'gobstopper_sdk.py'))) copyFileSync(sdk, join(root, 'gobstopper_sdk.py'));
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const files = {};
   for (const rel of filesUnder(root)) files[rel] = createHash('sha256').update(readFileSync(join(root, rel))).digest('hex');

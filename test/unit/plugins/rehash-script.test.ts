@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { admitBundle } from '../../../kernel/plugins/admission/admit.js';
+
+const script = join(import.meta.dirname, '..', '..', '..', 'examples', 'plugins', 'rehash.mjs');
+
+describe('examples/plugins/rehash.mjs <bundle-dir>', () => {
+  it('pins a third-party bundle\'s files so that it is admitted, and names a directory without a manifest', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-rehash-'));
+    try {
+      writeFileSync(join(dir, 'main.mjs'), 'process.stdin.resume();\n');
+      writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+      const manifest = { protocol_version: 1, id: 'mine', version: '1.0.0', provides: { strategies: ['mine'] }, runtime: 'node', executable: 'main.mjs', files: {}, engines: { gobstopper: '*' } };
+      writeFileSync(join(dir, 'gobstopper-plugin.json'), JSON.stringify(manifest));
+      const run = spawnSync(process.execPath, [script, dir], { encoding: 'utf8' });
+      expect(run.status).toBe(0);
+      expect(admitBundle(dir, { gobstopperVersion: '0.1.0' }).files.map((f) => f.path)).toEqual(['main.mjs', 'notes.txt']);
+      const missing = spawnSync(process.execPath, [script, join(dir, 'nowhere')], { encoding: 'utf8' });
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain('has no gobstopper-plugin.json');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
