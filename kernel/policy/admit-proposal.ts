@@ -8,7 +8,7 @@ import { admitEdits } from '../validate/edit-rules.js';
 import { planRejected } from '../validate/plan-errors.js';
 import { assertNoGrowth, prefixTokens, projectContextAfter } from '../validate/projection.js';
 import { adaptiveRationaleSuffix } from './adaptive.js';
-import { noPlan } from './no-plan.js';
+import { noPlan, withStrategyRationale } from './no-plan.js';
 
 export interface Proposal {
   edits: readonly Edit[];
@@ -35,7 +35,7 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
   const { transcript, policy, proposal } = input;
   const before = input.context_tokens_before;
   const userspace = proposal.source !== 'strategy';
-  if (proposal.edits.length === 0) return noPlan(userspace ? 'empty_external_edits' : 'strategy_returned_no_plan', policy, before);
+  if (proposal.edits.length === 0) return withStrategyRationale(noPlan(userspace ? 'empty_external_edits' : 'strategy_returned_no_plan', policy, before), userspace ? '' : proposal.rationale);
 
   const admitted = admitEdits(proposal.edits, {
     items: transcript.items,

@@ -29,3 +29,18 @@ export function noPlan(
     projected_savings_tokens: projectedAfter === null ? null : Math.max(0, contextTokensBefore - projectedAfter),
   };
 }
+
+/**
+ * What a strategy said when it proposed nothing, kept beside the answer rather than in it: the JSON
+ * shape of a no-plan is fixed, but a person reading why nothing happens wants the strategy's words.
+ */
+const strategyWords = new WeakMap<PlanCommandNoPlan, string>();
+
+export function withStrategyRationale(outcome: PlanCommandNoPlan, rationale: string): PlanCommandNoPlan {
+  if (rationale.trim()) strategyWords.set(outcome, rationale);
+  return outcome;
+}
+
+export function strategyRationaleOf(outcome: PlanCommandNoPlan): string | null {
+  return strategyWords.get(outcome) ?? null;
+}

@@ -136,6 +136,14 @@ describe('detect', () => {
     expect(sha256File(home.codexSession)).toBe(before);
   });
 
+  it('a strategy that proposes nothing is quoted for people; the no-plan JSON keeps its fixed shape', async () => {
+    home = demoHome();
+    const human = await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'dedupe', '--trigger', '1000', '--floor', '500'], home.env);
+    expect(human.stdout).toContain('but the strategy found no applicable edits (it said: no older duplicate tool outputs');
+    const { json } = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'dedupe', '--trigger', '1000', '--floor', '500'], home.env);
+    expect(Object.keys(json).sort()).toEqual(['context_tokens_before', 'effective_trigger_tokens', 'min_savings_tokens', 'projected_context_tokens_after', 'projected_savings_tokens', 'reason_code', 'status', 'target_context_tokens']);
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);

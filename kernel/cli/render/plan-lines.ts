@@ -1,6 +1,8 @@
 /** How a plan or a no-plan decision reads for people. */
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { formatCount } from './table.js';
+import { strategyRationaleOf } from '../../policy/no-plan.js';
+import { shorten } from '../../vault/human.js';
 
 export function editLine(edit: Edit): string {
   switch (edit.op) {
@@ -43,8 +45,10 @@ export function noPlanLine(outcome: PlanCommandNoPlan): string {
   switch (outcome.reason_code) {
     case 'below_trigger':
       return `nothing to do: context ~${ctx} tokens is under the trigger ${formatCount(outcome.effective_trigger_tokens)}`;
-    case 'strategy_returned_no_plan':
-      return `context ~${ctx} tokens exceeds the trigger, but the strategy found no applicable edits`;
+    case 'strategy_returned_no_plan': {
+      const said = strategyRationaleOf(outcome);
+      return `context ~${ctx} tokens exceeds the trigger, but the strategy found no applicable edits${said ? ` (it said: ${shorten(said.replace(/\s+/g, ' '), 200)})` : ''}`;
+    }
     case 'empty_external_edits':
       return `context ~${ctx} tokens exceeds the trigger, but the configured command or plugin proposed no edits`;
     case 'minimum_savings_not_met':
