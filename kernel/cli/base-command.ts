@@ -104,6 +104,10 @@ function oneLine(message: string): string {
     .map((l) => l.trim());
   const end = all.findIndex((l) => /^(See more help with|Note:)/i.test(l));
   const lines = (end === -1 ? all : all.slice(0, end)).filter((l) => l.length > 0);
-  const text = lines.join(' ').replace(/\s+/g, ' ');
+  // An argument listed under "Missing 1 required arg:" is "name  description": keep them apart.
+  const text = lines
+    .map((l, i) => (i > 0 && /^Missing \d+ required args?:$/.test(lines[0]!) ? l.replace(/^(\S+)\s{2,}(.+)$/, '$1 ($2)') : l))
+    .join(' ')
+    .replace(/\s+/g, ' ');
   return text.length === 0 ? 'unknown error' : text.length > 600 ? `${text.slice(0, 599)}…` : text;
 }

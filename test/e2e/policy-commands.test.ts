@@ -267,6 +267,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(all.body.commands.map((c: { command: string }) => c.command)).toEqual(expect.arrayContaining(['apply', 'plugin add', 'search-snapshot']));
     // oclif's own installer of command packages stays out of the listing.
     expect(all.body.commands.some((c: { command: string }) => c.command.startsWith('plugins'))).toBe(false);
+    // A missing argument is one line that keeps its name apart from its description.
+    expect(json(['plan']).body.error.message).toBe('Missing 1 required arg: session (Session id, unique id prefix, or transcript path.)');
     const nosuch = json(['help', 'nosuch']);
     expect(nosuch.status).toBe(2);
     expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });

@@ -73,7 +73,7 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
-    format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json.', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
+    format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json (default csv).', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
     html: Flags.string({ summary: 'Write a self-contained HTML report with charts to this new file.', helpGroup: 'OUTPUT' }),
     jobs: Flags.integer({ summary: 'Sessions measured at once, in worker processes (default: the number of cores).', min: 1, max: 256 }),
     ...homeFlags,

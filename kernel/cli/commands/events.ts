@@ -38,7 +38,8 @@ export default class Events extends BaseCommand<EventsResult> {
     if (bad) throw new GobstopperError('events_log_unreadable', `cannot read the events log ${bad.file}: ${bad.reason}`, { details: { file: bad.file } });
     const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.tail, session: flags.session });
     if (s.total_events === 0) {
-      this.say(`no events${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
+      const of = flags.session === undefined ? '' : ` of sessions matching '${flags.session}'`;
+      this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
       return s;
     }
     this.say(`${formatCount(s.total_events)} event(s)${since === null ? '' : ` since ${formatTs(since)} UTC`}, ${formatTs(s.first_ts!)} to ${formatTs(s.last_ts!)} UTC`);

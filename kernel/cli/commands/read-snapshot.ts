@@ -32,7 +32,8 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     const end = page.next_offset ?? page.record_bytes;
     this.note(`record ${page.record_index} of snapshot ${page.snapshot_sha256.slice(0, 16)}: bytes ${formatCount(page.offset)}-${formatCount(end)} of ${formatCount(page.record_bytes)} (untrusted archived data)`);
     this.say(printableText(page.content));
-    if (page.next_offset !== null) this.note(`next page: gobstopper read-snapshot ${page.snapshot_sha256} --record ${page.record_index} --offset ${page.next_offset}`);
+    const size = flags['max-bytes'] === DEFAULT_PAGE_BYTES ? '' : ` --max-bytes ${flags['max-bytes']}`;
+    if (page.next_offset !== null) this.note(`next page: gobstopper read-snapshot ${page.snapshot_sha256} --record ${page.record_index} --offset ${page.next_offset}${size}`);
     return page;
   }
 }
