@@ -142,6 +142,15 @@ export class PolicyResolutionError extends GobstopperError {
   }
 }
 
+/**
+ * What the provider says about the private copy is said about the user's file: the copy is a
+ * name nobody can look up once the eval is over.
+ */
+function aboutTheSource(error: unknown, copy: string, source: string): unknown {
+  if (!(error instanceof GobstopperError) || !error.message.includes(copy)) return error;
+  return new GobstopperError(error.code, error.message.replaceAll(copy, source), { exit: error.exit, details: error.details, cause: error });
+}
+
 // ---------------------------------------------------------------- strategies
 
 /** The strategies to measure: the requested ones (each must exist), else every one a bundle provides. */
@@ -402,7 +411,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
-    const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
+    const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
+      throw aboutTheSource(error, copy, target.path);
+    });
     requireReadableContext({ ...transcript, session: { ...transcript.session, path: target.path } });
     const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
     // When the parse's findings are not complete, the provider verifies in its own process while

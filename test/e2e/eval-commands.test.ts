@@ -225,6 +225,14 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(row(body, 'elide').result_sha256).toBe(row(codexEval, 'elide').result_sha256);
   });
 
+  it('a session the provider cannot read is named by its own path, not the private copy', () => {
+    const broken = join(work, 'broken.jsonl');
+    writeFileSync(broken, Buffer.concat([readFileSync(claudePath), Buffer.from([0xff, 0xfe, 0x0a])]));
+    const { status, body } = json(['eval', broken]);
+    expect(status).toBe(1);
+    expect(body.error).toMatchObject({ code: 'invalid_transcript', message: `${broken}: line ${readFileSync(claudePath, 'utf8').split('\n').length} is not valid UTF-8` });
+  });
+
   it('an unknown strategy is a usage error that names the known ones', () => {
     const { status, body } = json(['eval', CODEX_ID, '--strategy', 'elide', '--strategy', 'nope']);
     expect(status).toBe(2);
