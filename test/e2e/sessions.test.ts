@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -142,6 +142,16 @@ describe('detect', () => {
     expect(human.stdout).toContain('but the strategy found no applicable edits (it said: no older duplicate tool outputs');
     const { json } = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'dedupe', '--trigger', '1000', '--floor', '500'], home.env);
     expect(Object.keys(json).sort()).toEqual(['context_tokens_before', 'effective_trigger_tokens', 'min_savings_tokens', 'projected_context_tokens_after', 'projected_savings_tokens', 'reason_code', 'status', 'target_context_tokens']);
+  });
+
+  it('a project folder linked in from elsewhere is still discovered, and its sessions selected by id', async () => {
+    home = demoHome();
+    const moved = join(home.root, 'moved-project');
+    renameSync(home.claudeDir, moved);
+    symlinkSync(moved, home.claudeDir);
+    const { json } = await runJson(['detect', '--provider', 'claude_code'], home.env);
+    expect(json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+    expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
   });
 
   it('an unknown provider is a usage error', async () => {

@@ -6,7 +6,7 @@
  * `<home>/projects/<slug>/<session-id>/subagents/agent-*.jsonl` (or `agent-*.jsonl` beside the
  * sessions in some versions).
  */
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -46,11 +46,21 @@ function entries(dir: string): Dirent[] {
 const isJsonl = (e: Dirent) => e.isFile() && e.name.endsWith('.jsonl');
 
 /** Transcript files under `<home>/projects`, sub-agent files only when asked for. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function listTranscripts(projects: string, includeSubagents: boolean): string[] {
   const out: string[] = [];
   for (const slug of entries(projects)) {
-    if (!slug.isDirectory()) continue;
     const slugDir = join(projects, slug.name);
+    // A project folder moved elsewhere and linked back is still the client's project folder; the
+    // session files inside are opened without following links, as everywhere.
+    if (!slug.isDirectory() && !(slug.isSymbolicLink() && isDirectory(slugDir))) continue;
     for (const e of entries(slugDir)) {
       if (out.length >= MAX_FILES) return out;
       if (isJsonl(e)) {
