@@ -153,13 +153,16 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       ['plan', '7d3f', '--strategy', 'nonexistent', '--trigger', '10000000', '--floor', '1'],
     ]) {
       const { status, body } = json(args);
-      expect(status, args.join(' ')).toBe(2);
+      // A typo on the command line is a usage error; one in a file is a broken configuration.
+      const fromFile = args.includes(strategyTypo);
+      expect(status, args.join(' ')).toBe(fromFile ? 1 : 2);
       expect(body.error.code).toBe('unknown_strategy');
       expect(body.error.message).toMatch(/^unknown strategy '(elidee|nonexistent)'; known: .*\belide\b/);
+      if (fromFile) expect(body.error.message).toContain(`(set by strategy: [policy] in ${strategyTypo})`);
     }
     const scorer = json(['plan', '7d3f', '--config', scorerTypo]);
-    expect(scorer.status).toBe(2);
-    expect(scorer.body.error).toMatchObject({ code: 'unknown_scorer', message: "unknown scorer 'nope'; known: heuristic" });
+    expect(scorer.status).toBe(1);
+    expect(scorer.body.error).toMatchObject({ code: 'unknown_scorer', message: `unknown scorer 'nope'; known: heuristic (set by scorer: [policy] in ${scorerTypo})` });
     expect(json(['config', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
   });
 
