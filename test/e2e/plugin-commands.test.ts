@@ -101,6 +101,11 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(result.manifest_sha256).toBe(sha256(readFileSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq', 'gobstopper-plugin.json'))));
     const human = await gob('plugin', 'check', 'examples/plugins/keep-last-jq/gobstopper-plugin.json');
     expect(human.stdout).toContain(`manifest_sha256 ${result.manifest_sha256}`);
+    // A packed bundle is checked as plugin add would take it, and nothing of it stays behind.
+    const packed = join(home.root, 'keep-last-jq.tgz');
+    await run('tar', ['-czf', packed, '-C', join(repoRoot, 'examples', 'plugins'), 'keep-last-jq']);
+    const fromTgz = await gobJson<{ manifest_sha256: string; path: string }>('PluginCheckCommandResult', 'plugin', 'check', packed);
+    expect(fromTgz).toMatchObject({ manifest_sha256: result.manifest_sha256, path: packed });
   });
 
   it('one changed byte in an installed bundle makes check and inspect fail, naming the file', async () => {

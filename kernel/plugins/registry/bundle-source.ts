@@ -17,6 +17,11 @@ export interface OpenedBundleSource {
 
 const TARBALL = /\.(tgz|tar\.gz)$/i;
 
+/** An existing .tgz / .tar.gz file: a packed bundle. */
+export function isTarballFile(path: string): boolean {
+  return TARBALL.test(path) && existsSync(path) && lstatSync(path).isFile();
+}
+
 /**
  * A directory (or its manifest) is used where it is; a .tgz is unpacked with tar into a temporary
  * directory; anything else that does not exist on disk is an npm package spec fetched with

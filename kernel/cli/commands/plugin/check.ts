@@ -1,7 +1,9 @@
+import { resolve } from 'node:path';
 import { Args } from '@oclif/core';
 import type { PluginCheckCommandResult } from '../../../../schemas/generated/types.js';
 import { checkBundle } from '../../../plugins/services/check-bundle.js';
 import { describeProvides } from '../../../plugins/services/describe.js';
+import { isTarballFile, openBundleSource } from '../../../plugins/registry/bundle-source.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { BaseCommand } from '../../base-command.js';
 
@@ -10,6 +12,7 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
   static override description =
     'Checks the manifest (schema, unknown fields, semver, engines range) and every file of the bundle (declared, regular, no links, ' +
     'inside the bundle, hash matching, count and size caps). Never runs any of its code. Give a directory, a gobstopper-plugin.json, ' +
+    'a .tgz as plugin add takes one (unpacked into a temporary directory, checked, and removed), ' +
     'or the id of a built-in or installed bundle (id or id@version) to re-check it in place.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./examples/plugins/keep-last-jq',
@@ -17,16 +20,28 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
     '<%= config.bin %> <%= command.id %> keep-last-python',
   ];
   static override args = {
-    bundle: Args.string({ description: 'A bundle directory, its gobstopper-plugin.json, or an installed/built-in bundle id.', required: true }),
+    bundle: Args.string({ description: 'A bundle directory, its gobstopper-plugin.json, a .tgz, or an installed/built-in bundle id.', required: true }),
   };
 
   async run(): Promise<PluginCheckCommandResult> {
     const { args } = await this.parse(PluginCheck);
-    const result = checkBundle(args.bundle, new PluginRegistry());
+    const result = await checkFromAnywhere(args.bundle, new PluginRegistry());
     this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);
     this.say(`manifest_sha256 ${result.manifest_sha256}`);
     return result;
+  }
+}
+
+/** A packed bundle is checked as plugin add would see it: unpacked, admitted, thrown away. */
+async function checkFromAnywhere(arg: string, registry: PluginRegistry): Promise<PluginCheckCommandResult> {
+  const local = resolve(arg);
+  if (!isTarballFile(local)) return checkBundle(arg, registry);
+  const opened = await openBundleSource(local);
+  try {
+    return { ...checkBundle(opened.dir, registry), path: local };
+  } finally {
+    opened.cleanup();
   }
 }
