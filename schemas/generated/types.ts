@@ -1506,6 +1506,10 @@ export interface PluginInspectCommandResult {
   providers: ProviderInfo[];
   strategies: StrategyInfo[];
   scorers: ScorerInfo[];
+  /**
+   * Ids the manifest's provides lists but the handshake did not offer, as "<kind> <id>": calls for them fail with plugin_not_served.
+   */
+  not_served?: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as validators from '../../schemas/generated/validators.js';
 import type { GeneratedValidator } from '../../schemas/generated/validators.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
-import { repoRoot, sha256, writeBundle } from '../fixtures/bundles/build-bundle.js';
+import { fixturePluginBundle, repoRoot, sha256, writeBundle } from '../fixtures/bundles/build-bundle.js';
 
 const run = promisify(execFile);
 const cli = join(repoRoot, 'bin', 'run.js');
@@ -164,6 +164,19 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(dirWithoutPin.code).toBe(2);
     expect(dirWithoutPin.stderr).toContain('--trusted-sha256');
     expect(snapshot()).toEqual(before);
+  });
+
+  it('inspect warns about ids the manifest provides but the handshake does not offer', async () => {
+    const dir = fixturePluginBundle(join(home.root, 'ghostly'), 'misbehaving-strategy.mjs', { id: 'fixture', provides: { strategies: ['fixture_strategy', 'ghost_strategy'] } });
+    expect((await gob('plugin', 'add', dir)).code).toBe(0);
+    try {
+      const inspected = await gobJson<{ not_served: string[] }>('PluginInspectCommandResult', 'plugin', 'inspect', 'fixture');
+      expect(inspected.not_served).toEqual(['strategy ghost_strategy']);
+      const human = await gob('plugin', 'inspect', 'fixture');
+      expect(human.stderr).toContain('warning: the manifest provides strategy ghost_strategy, which the handshake did not offer');
+    } finally {
+      await gob('plugin', 'remove', 'fixture');
+    }
   });
 
   it('removes an installed bundle', async () => {

@@ -1,4 +1,4 @@
-import type { PluginInspectCommandResult } from '../../../schemas/generated/types.js';
+import type { InitializeResult, PluginInspectCommandResult, PluginManifest } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { admitBundle } from '../admission/admit.js';
 import { PluginHost } from '../host/plugin-host.js';
@@ -49,8 +49,20 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
       providers: running.handshake.providers ?? [],
       strategies: running.handshake.strategies ?? [],
       scorers: running.handshake.scorers ?? [],
+      not_served: notServed(running.bundle.manifest.provides, running.handshake),
     };
   } finally {
     await host.close();
   }
+}
+
+/** What the manifest promises and the handshake does not offer: a call for it would fail. */
+function notServed(provides: PluginManifest['provides'], handshake: InitializeResult): string[] {
+  const offered = (list: Array<{ id: string }> | undefined) => new Set((list ?? []).map((x) => x.id));
+  const kinds = [
+    ['provider', provides.providers, offered(handshake.providers)],
+    ['strategy', provides.strategies, offered(handshake.strategies)],
+    ['scorer', provides.scorers, offered(handshake.scorers)],
+  ] as const;
+  return kinds.flatMap(([kind, ids, served]) => (ids ?? []).filter((id) => !served.has(id)).map((id) => `${kind} ${id}`));
 }

@@ -34,6 +34,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     }
     for (const s of result.scorers) this.say(`  scorer ${s.id}: ${s.description}`);
     if (result.providers.length + result.strategies.length + result.scorers.length === 0) this.say('  serves nothing');
+    if (result.not_served?.length) this.note(`warning: the manifest provides ${result.not_served.join(', ')}, which the handshake did not offer; calls for them fail`);
     return result;
   }
 }
