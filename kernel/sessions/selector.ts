@@ -2,7 +2,7 @@
  * Resolving what a user typed for `<session>`: a path to a transcript, a full session id, or a
  * unique id prefix. Ambiguity is an error that lists the candidates.
  */
-import { openSync, readSync, closeSync, lstatSync, realpathSync, constants as fsConstants } from 'node:fs';
+import { openSync, readSync, readFileSync, closeSync, lstatSync, realpathSync, constants as fsConstants } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
@@ -41,6 +41,10 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
   if (st.isSymbolicLink()) throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path`);
   if (!st.isFile()) throw new GobstopperError('not_a_transcript', `${absolute} is not a regular file`);
   if (hasSqliteMagic(absolute)) throw new GobstopperError('not_a_transcript', `${absolute} is a SQLite store, not a transcript`);
+  // An empty session (created, never written) has nothing to compact and nothing to identify it by.
+  if (st.size === 0 || (st.size <= 4096 && readFileSync(absolute, 'latin1').trim() === '')) {
+    throw new GobstopperError('empty_transcript', `${absolute} is empty: it holds no records yet`);
+  }
   const real = realpathSync(absolute);
   const answers = await Promise.all(providers.map((provider) => provider.identify({ path: real })));
   const matches = answers.flatMap((a) => (a.matches && a.session ? [a.session] : []));

@@ -154,6 +154,17 @@ describe('detect', () => {
     expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
   });
 
+  it('an empty session file is called empty, not unrecognised', async () => {
+    home = demoHome();
+    const empty = join(home.claudeDir, '11111111-2222-4333-8444-555555555555.jsonl');
+    for (const body of ['', '\n\n  \n']) {
+      writeFileSync(empty, body);
+      const r = await runJson(['plan', empty], home.env);
+      expect(r.code).toBe(1);
+      expect(r.json.error).toEqual({ code: 'empty_transcript', message: `${empty} is empty: it holds no records yet` });
+    }
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);
