@@ -154,6 +154,19 @@ describe('detect', () => {
     expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
   });
 
+  it('plan warns that a state card cannot follow a torn final line, as apply then refuses', async () => {
+    home = demoHome();
+    writeFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8') + '{"type":"user","mess');
+    utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const args = ['plan', DEMO_CLAUDE_ID, '--strategy', 'compacted'];
+    const planned = await runCli(args, home.env);
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toContain('warning: the session ends with a torn record');
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'compacted'], home.env);
+    expect(applied.json.error.message).toContain('a state card cannot be appended after it');
+    expect((await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env)).stderr).toBe('');
+  });
+
   it('an empty session file is called empty, not unrecognised', async () => {
     home = demoHome();
     const empty = join(home.claudeDir, '11111111-2222-4333-8444-555555555555.jsonl');

@@ -34,6 +34,11 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
       if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
       else this.say(noPlanLine(outcome));
+      // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
+      const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
+      if (outcome.status === 'plan' && torn && outcome.plan.edits.some((e) => e.op === 'inject_digest')) {
+        this.note('warning: the session ends with a torn record (a write in progress?); apply cannot append the state card until the client finishes that line');
+      }
     }
     if (outcome.status === 'plan') return { ...outcome, session, active: planned.active };
     return outcome;
