@@ -59,7 +59,8 @@ export interface JsonlReadOptions {
 }
 
 const NEWLINE = 0x0a;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// A byte-order mark is kept, not dropped: clients parse each line as JSON, which a BOM is not.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A reader's message naming the file it is about, whether or not the reader already did. */
 export function namingFile(path: string, message: string): string {

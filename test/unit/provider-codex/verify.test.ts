@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,13 @@ describe('provider-codex verify: sound rollouts', () => {
       expect(result.session_kind).toBe('session');
     });
   }
+
+  it('a byte-order mark makes the first line unreadable, as it is to the client\'s JSON parser', async () => {
+    const path = legacySession().builder.writeTo(join(dir, String(n++)));
+    writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(path)]));
+    const result = await run(path);
+    expect(result.findings).toContainEqual(expect.objectContaining({ severity: 'error', code: 'invalid_json', line_index: 0 }));
+  });
 
   it('accepts a legacy rollout with neither ordinals nor history_mode (the client keeps appended cards there)', async () => {
     const b = legacySession().builder;
