@@ -36,7 +36,9 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
 
 /** A unique snapshot for a 1–64 hex prefix. */
 export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
-  if (!isHexPrefix(input)) throw badSha(what, input, 'a hex snapshot id or prefix');
+  if (!isHexPrefix(input)) {
+    throw badSha(what, input, /^[0-9a-fA-F]+$/.test(input) ? `a snapshot id or prefix: it has ${input.length} hex characters, a full id has 64` : 'a hex snapshot id or prefix');
+  }
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
   if (matches.length === 0) throw snapshotNotFound(prefix);

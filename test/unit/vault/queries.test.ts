@@ -83,6 +83,8 @@ describe('vault, history, show and diff', () => {
       type_summary_b: { assistant: 2, summary: 1, unknown: 1, user: 1 },
     });
     await expect(diffSnapshots(home.layout, 'xyz', b.sha256)).rejects.toMatchObject({ code: 'invalid_sha' });
+    // One hex character too many is named as such, not as "not hex".
+    await expect(diffSnapshots(home.layout, `${b.sha256}0`, b.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
   });
 
   it('refuses an ambiguous snapshot prefix', async () => {
