@@ -3,6 +3,7 @@
  * keeps, and the cache-preservation score that ranks rewrites.
  */
 import type { CompactionPlan, Edit, TranscriptItem } from '../../schemas/generated/types.js';
+import { prefixTokens as hostPrefixTokens } from '../validate/projection.js';
 
 /** Prefix share is cubed: a rewrite that touches early records invalidates the provider's prompt cache. */
 export const PREFIX_EXPONENT = 3;
@@ -33,38 +34,14 @@ export function elidedLineCount(plan: CompactionPlan): number {
   return n;
 }
 
-/** The earliest record the plan edits, or null when it edits none (a digest alone, a provider control). */
-export function firstEditedLine(plan: CompactionPlan, items: readonly TranscriptItem[]): number | null {
-  let first: number | null = null;
-  const consider = (line: number) => {
-    if (first === null || line < first) first = line;
-  };
-  let cacheIds: Set<string> | null = null;
-  for (const e of plan.edits) {
-    if (e.op === 'elide') for (const line of e.line_indexes) consider(line);
-    else if (e.op === 'cache_edit') {
-      cacheIds ??= new Set();
-      for (const id of e.tool_use_ids) cacheIds.add(id);
-    }
-  }
-  if (cacheIds !== null) {
-    for (const item of items) if (item.tool_use_ids?.some((id) => cacheIds!.has(id))) consider(item.line_index);
-  }
-  return first;
-}
-
 /**
  * Estimated tokens before the first edited record: the part of the prompt a provider can still serve
- * from its cache. A provider control keeps the whole context by this measure; a plan that edits no
- * record (a digest alone) keeps every item.
+ * from its cache. The host's own measure (validate/projection.ts), so an eval row and `plan` agree:
+ * a provider control keeps the whole context, a digest alone keeps every item, and a cache edit
+ * starts at the first tool result it drops.
  */
 export function prefixTokens(plan: CompactionPlan, items: readonly TranscriptItem[]): number {
-  if (plan.edits.some((e) => e.op === 'provider_compact')) return plan.context_tokens_before;
-  const first = firstEditedLine(plan, items);
-  let sum = 0;
-  for (const item of items) if (first === null || item.line_index < first) sum += item.est_tokens;
-  // As the host's projection does (validate/projection.ts): a prefix is part of its context.
-  return Math.min(sum, plan.context_tokens_before);
+  return hostPrefixTokens(items, plan.edits, plan.context_tokens_before);
 }
 
 /** saved x (prefix / context)^3, with context at least 1. */

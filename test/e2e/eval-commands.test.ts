@@ -215,6 +215,11 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     }
     expect(body.best_strategy).not.toBeNull();
     expect(JSON.stringify(body)).not.toContain(SECRET);
+    // Each row's cached prefix is the one plan reports for the same plan, cache edits included.
+    for (const strategy of ['cache_edits', 'elide']) {
+      const planned = json(['plan', claudePath, ...LOW, '--strategy', strategy]).body;
+      expect(row(body, strategy).prefix_tokens, strategy).toBe(planned.prefix_tokens);
+    }
   });
 
   it('--strategy measures only the named strategies, in the order given', () => {
