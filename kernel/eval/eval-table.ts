@@ -82,7 +82,7 @@ function missedProbes(result: EvalCommandResult): string[] {
 export function renderEvalTable(result: EvalCommandResult): string[] {
   const lines = [
     `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
-    `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line ?? '-'}`,
+    `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line === null ? '-' : result.tail_start_line + 1}`,
     '',
   ];
   // Optional columns appear only when some row has them (an applied event's retention; --rehearse).

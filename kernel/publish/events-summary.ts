@@ -50,7 +50,8 @@ export function summarizeEvents(all: CompactionEvent[], skipped: number, options
     bump(byStrategy, e.strategy);
     bump(byProvider, e.provider);
     if (e.outcome === 'applied' && e.error_code === null) applied += 1;
-    if ((e.outcome === 'applied' || e.outcome === 'planned') && e.error_code === null) reclaimed += e.est_reclaimed_tokens;
+    // A planned event (the original tool's, or a provider control) reclaimed nothing yet.
+    if (e.outcome === 'applied' && e.error_code === null) reclaimed += e.est_reclaimed_tokens;
     if (e.outcome === 'applied' && e.retention_total !== undefined) {
       const tally = (retentionBy[e.provider] ??= { measured_events: 0, checks: 0, retained: 0, lexical: 0 });
       for (const t of [retentionAll, tally]) {

@@ -1003,7 +1003,7 @@ export interface EventsCommandOutput {
    */
   applied: number;
   /**
-   * Sum of est_reclaimed_tokens over applied and planned events without error: an estimate, not billing.
+   * Sum of est_reclaimed_tokens over applied events without error (the ones counted in applied): an estimate, not billing. Alternative forks of one source each count.
    */
   est_reclaimed_tokens: number;
   first_ts: number | null;

@@ -139,7 +139,7 @@ describe('events summary', () => {
     expect(() => parseSince('5w', now)).toThrow(/--since must be/);
   });
 
-  it('counts by outcome, action, strategy and provider, and sums estimated reclaimed tokens', () => {
+  it('counts by outcome, action, strategy and provider, and sums the tokens applied events reclaimed', () => {
     const events = [
       event({ ts: 10 }),
       event({ ts: 20, outcome: 'failed', error_code: 'apply_failed', context_tokens_after: 120_000, est_reclaimed_tokens: 0 }),
@@ -156,7 +156,8 @@ describe('events summary', () => {
       by_strategy: { elide: 2, dedupe: 1 },
       by_provider: { codex: 2, claude_code: 1 },
       applied: 1,
-      est_reclaimed_tokens: 100_000,
+      // The applied event's 80,000 only: a planned event reclaimed nothing yet.
+      est_reclaimed_tokens: 80_000,
       first_ts: 20,
       last_ts: 40,
       retention: { all: { measured_events: 0, checks: 0, retained: 0, lexical: 0 }, by_provider: {} },
