@@ -187,6 +187,12 @@ function timelineChart(timeline: SessionTimeline): string {
   const H = 190;
   const m = { top: 12, right: 12, bottom: 36, left: 50 };
   const points = [...timeline.points].sort((a, b) => a.t - b.t);
+  // An idle session is compacted after its last record, often long after (an old session applied
+  // today): at the event's own time the drop would squeeze the whole session into the first pixel.
+  // Such a compaction is drawn where the session's record ends.
+  const last = points.at(-1)?.t;
+  const compactions = timeline.compactions.map((c) => (last !== undefined && c.t > last ? { ...c, t: last } : c));
+  timeline = { ...timeline, compactions };
   const t0 = points[0]?.t ?? timeline.compactions[0]?.t ?? 0;
   const tEnd = Math.max(t0 + 1, ...points.map((p) => p.t), ...timeline.compactions.map((c) => c.t));
   const reported = timeline.token_basis === 'reported' && timeline.context_tokens != null ? timeline.context_tokens : null;

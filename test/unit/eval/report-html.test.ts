@@ -82,6 +82,16 @@ describe('bench HTML report', () => {
     expect(few).toContain(`Showing the 2 longest-running of ${input.timelines.length} sessions.`);
   });
 
+  it('draws a compaction applied long after the last record where the session ends, not months later', () => {
+    const day = 86_400_000;
+    const points = [0, 1, 2, 3].map((h) => ({ t: 1_700_000_000_000 + h * 3_600_000, context_tokens: 10_000 * (h + 1) }));
+    const late = { t: points[3]!.t + 280 * day, context_tokens_before: 40_000, context_tokens_after: 12_000, strategy: 'elide' };
+    const page = renderBenchReportHtml({ ...input, timelines: [{ provider: 'codex', session: 'old', points, compactions: [late] }] });
+    const chart = page.slice(page.indexOf('aria-label="context over time"'));
+    expect(chart).toContain('>3h<');
+    expect(chart).not.toMatch(/>\d+d</);
+  });
+
   it('marks a reported context apart from the estimate line, and does not join compactions counted on it', () => {
     const [tl] = input.timelines;
     const one = (timeline: typeof tl) => renderBenchReportHtml({ ...input, timelines: [timeline!] });
