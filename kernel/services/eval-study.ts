@@ -26,6 +26,7 @@ import { readIndex } from '../vault/index-file.js';
 import { vaultExists, vaultLayout } from '../vault/layout.js';
 import { loadManifest } from '../vault/manifest.js';
 import { streamManifestChunks } from '../vault/reconstruct.js';
+import { estimatedContext } from '../policy/context.js';
 import { resolveShaPrefix } from '../vault/selectors.js';
 import { freezeSource, PrivateWorkspace, withWorkspace, type FrozenSource } from './eval.js';
 import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
@@ -205,6 +206,15 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
     if (given(options.against)) {
       const after = await loadAgainst(runtime, ws, options.against, provider);
       const afterTranscript = await provider.parse({ path: after.copy, expected_sha256: after.frozen.sha256 });
+      // No compaction holds more context than its source: such a file is another session (or a
+      // later one), and scoring it would report convincing numbers about the wrong file.
+      const before = estimatedContext(transcript.items);
+      const grown = estimatedContext(afterTranscript.items);
+      if (grown > before) {
+        throw new GobstopperError('against_not_a_compaction', `--against ${options.against} holds more context than the session (~${grown} tokens against ~${before}); it is not a compaction of this session`, {
+          details: { context_before: before, context_after: grown },
+        });
+      }
       return auditRetention({
         provider: provider.id,
         source: session.frozen.bytes,

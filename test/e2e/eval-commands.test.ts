@@ -499,4 +499,15 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(status).toBe(1);
     expect(body.error.code).toBe('provider_mismatch');
   });
+
+  it('--against a file holding more context than the session is refused: it is not its compaction', () => {
+    const records = readFileSync(codexPath, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const last = records.at(-1)!;
+    const extra = { timestamp: last.timestamp, ordinal: (last.ordinal ?? records.length) + 1, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'more '.repeat(20_000) }] } };
+    const bigger = join(work, 'bigger.jsonl');
+    writeFileSync(bigger, [...records, extra].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', bigger]);
+    expect(status).toBe(1);
+    expect(body.error).toMatchObject({ code: 'against_not_a_compaction', message: expect.stringContaining('it is not a compaction of this session') });
+  });
 });
