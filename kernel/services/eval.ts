@@ -14,6 +14,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { removeOnExit } from '../exit-cleanup.js';
 import { evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
@@ -91,10 +92,12 @@ export class PrivateWorkspace {
 
 export async function withWorkspace<R>(prefix: string, body: (ws: PrivateWorkspace) => Promise<R>): Promise<R> {
   const ws = await PrivateWorkspace.create(prefix);
+  const kept = removeOnExit(ws.dir);
   try {
     return await body(ws);
   } finally {
     await ws.dispose();
+    kept();
   }
 }
 

@@ -4,7 +4,7 @@
  * must take them down on its way out.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -62,5 +62,22 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     child.kill(signal);
     expect(await exited).toBe(status);
     expect(await until(() => processesWith(installed).length === 0, 5_000)).toBe(true);
+  });
+
+  it('an interrupted eval leaves no private copy of the session in the temporary directory', async () => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, 'hanging-eval'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
+    const tmp = join(home.root, 'tmp');
+    mkdirSync(tmp);
+    const env = { PATH: process.env.PATH ?? '', ...home.env, TMPDIR: tmp };
+    expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
+    const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
+    const child = spawn(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    expect(await until(() => processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    expect(readdirSync(tmp).some((n) => n.startsWith('gobstopper-eval-'))).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

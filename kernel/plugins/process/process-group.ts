@@ -5,12 +5,10 @@
  * interrupted: a detached group never sees the terminal's Ctrl-C, and a signal's default action
  * ends the process without an 'exit' event.
  */
-import { constants } from 'node:os';
+import { exitOnStopSignals } from '../../exit-cleanup.js';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
-
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function killAll(): void {
   for (const group of liveGroups) killGroup(group);
@@ -21,13 +19,7 @@ export function trackGroup(pid: number): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', killAll);
-    for (const signal of STOP_SIGNALS) {
-      process.once(signal, () => {
-        killAll();
-        // The status a shell expects from a process its signal ended.
-        process.exit(128 + constants.signals[signal]);
-      });
-    }
+    exitOnStopSignals();
   }
 }
 

@@ -3,6 +3,7 @@ import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GobstopperError, usageError } from '../../errors.js';
+import { removeOnExit } from '../../exit-cleanup.js';
 import type {
   ContextComparison,
   RebuiltContext,
@@ -176,6 +177,8 @@ async function runOnce(run: RunContext, sourcePath: string, sessionId: string, k
   const probe = params.probe ?? REHEARSAL_PROBE;
   const sourceSha = await sha256File(sourcePath);
   const workDir = mkdtempSync(join(tmpdir(), 'gobstopper-rehearse-'));
+  // An interrupted rehearsal must not leave its copy of the session behind.
+  const forget = keepWorkDir ? () => undefined : removeOnExit(workDir);
   let stub: StubServer | null = null;
   try {
     const layoutInput = { workDir, sourcePath, sessionId, clientBin, probe };
@@ -208,6 +211,7 @@ async function runOnce(run: RunContext, sourcePath: string, sessionId: string, k
   } finally {
     await stub?.close();
     if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true });
+    forget();
   }
 }
 
