@@ -196,6 +196,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         output_manifest_sha256: stored.manifestSha256,
         strategy: c.strategyLabel,
         resume_command: resumeCommandText(target.resume_command, target.resume_cwd, target.resume_env),
+        ...(target.resume_note ? { resume_note: target.resume_note } : {}),
         completed: false,
         ts: Math.floor(now.getTime() / 1000),
       };

@@ -1857,6 +1857,10 @@ export interface OperationReceipt {
   output_manifest_sha256: string;
   strategy: VaultLabel;
   resume_command: string;
+  /**
+   * The provider's note on the resume command, when it has one (see provider/fork_target).
+   */
+  resume_note?: string;
   completed: boolean;
   /**
    * Unix seconds of the last receipt write.
@@ -2786,6 +2790,10 @@ export interface ProviderForkTargetResult {
   resume_env?: {
     [k: string]: string;
   };
+  /**
+   * One line the user should read with the resume command: why it may not work as usual (the session's directory is gone, the fork sits outside the client's home).
+   */
+  resume_note?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

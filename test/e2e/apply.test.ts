@@ -30,8 +30,10 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(r.snapshot_sha256).toBe(r.source_sha256);
     expect(r.snapshot_manifest_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(r.bytes_after).toBeLessThan(r.bytes_before);
-    // Claude Code finds a session only from its project's directory: the command starts there.
-    expect(r.resume_command).toMatch(new RegExp(`^cd \\S+ && ${provider === 'codex' ? 'codex resume' : 'claude --resume'} ${r.output_session_id}$`));
+    // The demo sessions' directory does not exist here: no `cd` that would fail, and a note why.
+    // Claude is given the fork's path, Codex its id: each finds the fork from any directory.
+    expect(r.resume_command).toBe(provider === 'codex' ? `codex resume ${r.output_session_id}` : `claude --resume ${r.path}`);
+    expect(r.resume_note).toContain("the session's directory /home/dev/projects/");
     expect(sha256File(r.path)).toBe(r.output_sha256);
     // The sources are byte-identical; the only new file in the stores is the fork.
     for (const [f, h] of before) expect(sha256File(f)).toBe(h);
@@ -62,6 +64,26 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
   });
 
+  it('the resume command starts in the session\'s directory when it exists, and works from anywhere', async () => {
+    home = demoHome();
+    const project = join(home.root, 'my project');
+    mkdirSync(join(project, 'sub'), { recursive: true });
+    // The last turns ran in a subdirectory: the command must still find the fork.
+    const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    lines.forEach((r, i) => {
+      if (typeof r.cwd === 'string') r.cwd = i < lines.length - 10 ? project : join(project, 'sub');
+    });
+    writeFileSync(home.claudeSession, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    for (const command of ['apply', 'fork']) {
+      const { json } = await runJson([command, DEMO_CLAUDE_ID], home.env);
+      const r = json.receipt;
+      expect(r.resume_command).toMatch(new RegExp(`^cd '${project}(/sub)?' && claude --resume ${r.path}$`));
+      expect(r.resume_note).toBeUndefined();
+    }
+  });
+
   it('a fork in a home other than the client\'s default gets a resume command that names that home', async () => {
     home = demoHome();
     const altClaude = join(home.root, 'alt-claude');
@@ -69,9 +91,9 @@ describe('apply publishes a verified fork and never touches the source', () => {
     renameSync(home.claudeHome, altClaude);
     renameSync(home.codexHome, altCodex);
     const claude = await runJson(['apply', DEMO_CLAUDE_ID, '--claude-home', altClaude], home.env);
-    expect(claude.json.receipt.resume_command).toBe(`cd /home/dev/projects/invoices && CLAUDE_CONFIG_DIR=${altClaude} claude --resume ${claude.json.receipt.output_session_id}`);
+    expect(claude.json.receipt.resume_command).toBe(`CLAUDE_CONFIG_DIR=${altClaude} claude --resume ${claude.json.receipt.path}`);
     const codex = await runJson(['apply', DEMO_CODEX_ID, '--codex-home', altCodex], home.env);
-    expect(codex.json.receipt.resume_command).toMatch(new RegExp(`^cd \\S+ && CODEX_HOME=${altCodex} codex resume ${codex.json.receipt.output_session_id}$`));
+    expect(codex.json.receipt.resume_command).toBe(`CODEX_HOME=${altCodex} codex resume ${codex.json.receipt.output_session_id}`);
   });
 
   it('says so when the source already fails verify: the fork keeps those errors', async () => {

@@ -51,7 +51,8 @@ describe('provider-claude-code over the plugin protocol', () => {
       new_session_id: FORK,
       now: '2026-03-01T00:00:00.000Z',
     });
-    expect(target.resume_command).toEqual(['claude', '--resume', FORK]);
+    // By absolute path: the client then finds the fork from any directory.
+    expect(target.resume_command).toEqual(['claude', '--resume', target.target_path]);
     // The host creates the staging file; the provider only fills it.
     const stagingPath = `${target.target_path}.staging`;
     closeSync(openSync(stagingPath, 'wx', 0o600));

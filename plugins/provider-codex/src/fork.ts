@@ -3,7 +3,8 @@
  * its source, named like the client names rollouts, with the new id in the name; render writes the
  * same id into `session_meta`, because the client finds the file by name and then checks the id inside.
  */
-import { basename, dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { invalidInput, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
 import { codexHome } from './discover.js';
 import { readEnds } from './ends.js';
@@ -29,11 +30,29 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
   const result: ProviderForkTargetResult = {
     target_path: join(dirname(source), rolloutFileName(at, params.new_session_id)),
     resume_command: ['codex', 'resume', params.new_session_id],
-    resume_cwd: cwd,
+    resume_cwd: null,
   };
+  // The client finds a rollout by id from anywhere; the directory only sets where its tools run,
+  // and one that is gone would make the command fail.
+  const notes: string[] = [];
+  if (cwd !== null && isAbsolute(cwd)) {
+    if (isDirectory(cwd)) result.resume_cwd = cwd;
+    else notes.push(`the session's directory ${cwd} no longer exists; the resumed session runs in the directory you start it from`);
+  }
   const home = homeOf(source);
-  if (home !== null && home !== codexHome({})) result.resume_env = { CODEX_HOME: home };
+  if (home === null) notes.push(`the rollout is not under a Codex home (<home>/sessions/YYYY/MM/DD/), so \`codex resume\` cannot find the fork; move it into $CODEX_HOME/sessions first`);
+  else if (home !== codexHome({})) result.resume_env = { CODEX_HOME: home };
+  if (basename(dirname(source)) === 'archived_sessions') notes.push('the source is archived, and so is the fork: `codex resume` in a terminal unarchives it, `codex exec resume` refuses it');
+  if (notes.length > 0) result.resume_note = notes.join('; ');
   return result;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

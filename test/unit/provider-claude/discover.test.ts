@@ -185,18 +185,22 @@ describe('identify, usage and fork targets', () => {
     const newId = '0b9d2c44-1e2f-4a6b-8c0d-9e8f7a6b5c4d';
     expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, now: '2026-03-01T00:00:00Z' })).toEqual({
       target_path: join(dir, `${newId}.jsonl`),
-      resume_command: ['claude', '--resume', newId],
-      resume_cwd: '/home/dev/projects/demo',
+      // By absolute path, so the client finds it from any directory.
+      resume_command: ['claude', '--resume', join(dir, `${newId}.jsonl`)],
+      // The recorded directory does not exist on this machine: no `cd` that would fail, and a note.
+      resume_cwd: null,
+      resume_note: "the session's directory /home/dev/projects/demo no longer exists; the resumed session runs in the directory you start it from",
       // This home is not the one the client would use by default, so the command names it.
       resume_env: { CLAUDE_CONFIG_DIR: dirname(dirname(dir)) },
     });
+    expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, cwd: dir, now: 'x' })).toMatchObject({ resume_cwd: dir });
     vi.stubEnv('CLAUDE_CONFIG_DIR', dirname(dirname(dir)));
     try {
       expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, now: 'x' }).resume_env).toBeUndefined();
     } finally {
       vi.unstubAllEnvs();
     }
-    expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, cwd: '/elsewhere', now: 'x' }).resume_cwd).toBe('/elsewhere');
+    expect(forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: newId, cwd: '/elsewhere', now: 'x' }).resume_note).toContain('/elsewhere no longer exists');
     expect(() => forkTarget({ provider_id: 'claude_code', path: a, session_id: ID_A, new_session_id: '../../x', now: 'x' })).toThrow(expect.objectContaining({ code: PluginErrorCodes.InvalidInput }));
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forkTarget } from '../../../plugins/provider-codex/src/fork.js';
@@ -32,7 +32,22 @@ describe('provider-codex fork_target', () => {
     expect(result.target_path).toBe(join(dirname(source), `rollout-${rolloutTimestamp(new Date(NOW))}-${NEW_ID}.jsonl`));
     expect(parseRolloutName(result.target_path)).toEqual({ timestamp: rolloutTimestamp(new Date(NOW)), id: NEW_ID });
     expect(result.resume_command).toEqual(['codex', 'resume', NEW_ID]);
-    expect(result.resume_cwd).toBe('/work/project');
+    // The recorded directory does not exist here: no `cd` that would fail, and a note saying why.
+    expect(result.resume_cwd).toBeNull();
+    expect(result.resume_note).toContain("the session's directory /work/project no longer exists");
+  });
+
+  it('runs the resumed session in its directory when that exists, and says when the rollout is outside any Codex home', () => {
+    const { builder } = paginatedSession();
+    const source = builder.writeTo(sessionsDir(home.codexHome));
+    const here = forkTarget({ provider_id: 'codex', path: source, session_id: builder.id, new_session_id: NEW_ID, cwd: home.root, now: NOW });
+    expect(here.resume_cwd).toBe(home.root);
+    expect(here.resume_note).toBeUndefined();
+    const loose = join(home.root, 'loose');
+    mkdirSync(loose);
+    const outside = builder.writeTo(loose);
+    const note = forkTarget({ provider_id: 'codex', path: outside, session_id: builder.id, new_session_id: NEW_ID, cwd: home.root, now: NOW }).resume_note;
+    expect(note).toContain('not under a Codex home');
   });
 
   it('refuses ids that are not safe in a file name and times that do not parse', () => {
