@@ -6,3 +6,4 @@ export * from './limits.js';
 export * from './jsonl.js';
 export * from './state-card.js';
 export * from './staging.js';
+export * from './resume-dir.js';

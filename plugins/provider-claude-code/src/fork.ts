@@ -3,8 +3,8 @@
  * session up by file name in the project folder of the cwd it runs in (realclients.md §1.2), and
  * is resumed from that cwd.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { resumeDirectory } from '../../../sdk/resume-dir.js';
 import type { ProviderForkTargetParams, ProviderForkTargetResult } from '../../../schemas/generated/types.js';
 import { absolutePath } from './analysis.js';
 import { claudeHome } from './discover.js';
@@ -27,24 +27,12 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
   // By absolute path the client finds the fork from any directory (realclients.md §1.2 case L);
   // by id only from the directory whose project folder holds it, which a cwd read from the tail
   // (a later `cd sub`) or a transcript kept outside the projects folder does not give.
-  const result: ProviderForkTargetResult = { target_path: target, resume_command: ['claude', '--resume', target], resume_cwd: null };
-  // The directory still sets where the resumed session's tools run; one that is gone would only
-  // make the command fail.
-  if (cwd !== null && isAbsolute(cwd)) {
-    if (isDirectory(cwd)) result.resume_cwd = cwd;
-    else result.resume_note = `the session's directory ${cwd} no longer exists; the resumed session runs in the directory you start it from`;
-  }
+  const dir = resumeDirectory(cwd);
+  const result: ProviderForkTargetResult = { target_path: target, resume_command: ['claude', '--resume', target], resume_cwd: dir.resume_cwd };
+  if (dir.note) result.resume_note = dir.note;
   const home = homeOf(path);
   if (home !== null && home !== claudeHome(null)) result.resume_env = { CLAUDE_CONFIG_DIR: home };
   return result;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -3,9 +3,8 @@
  * its source, named like the client names rollouts, with the new id in the name; render writes the
  * same id into `session_meta`, because the client finds the file by name and then checks the id inside.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
-import { invalidInput, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
+import { basename, dirname, join } from 'node:path';
+import { invalidInput, resumeDirectory, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
 import { codexHome } from './discover.js';
 import { readEnds } from './ends.js';
 import { identifyHead } from './head.js';
@@ -27,18 +26,14 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
       throw toPluginError(error, source);
     }
   }
+  // The client finds a rollout by id from anywhere; the directory only sets where its tools run.
+  const dir = resumeDirectory(cwd);
   const result: ProviderForkTargetResult = {
     target_path: join(dirname(source), rolloutFileName(at, params.new_session_id)),
     resume_command: ['codex', 'resume', params.new_session_id],
-    resume_cwd: null,
+    resume_cwd: dir.resume_cwd,
   };
-  // The client finds a rollout by id from anywhere; the directory only sets where its tools run,
-  // and one that is gone would make the command fail.
-  const notes: string[] = [];
-  if (cwd !== null && isAbsolute(cwd)) {
-    if (isDirectory(cwd)) result.resume_cwd = cwd;
-    else notes.push(`the session's directory ${cwd} no longer exists; the resumed session runs in the directory you start it from`);
-  }
+  const notes: string[] = dir.note ? [dir.note] : [];
   const home = homeOf(source);
   if (home === null) notes.push(`the rollout is not under a Codex home (<home>/sessions/YYYY/MM/DD/), so \`codex resume\` cannot find the fork; move it into $CODEX_HOME/sessions first`);
   else if (home !== codexHome({})) result.resume_env = { CODEX_HOME: home };
@@ -47,13 +42,6 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
   return result;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The Codex home a rollout lives in (`<home>/sessions/YYYY/MM/DD/<file>` or
