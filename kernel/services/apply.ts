@@ -102,6 +102,11 @@ function inheritedErrors(sourceFindings: readonly T.Finding[], sourcePath: strin
   return [`the source already had ${errors.length} verify error(s) (${codes}) and the fork keeps them, so it may not resume either; gobstopper verify ${sourcePath} lists them`];
 }
 
+/** A fork an earlier run published was never seen by this run's rehearsal. */
+function notRehearsedNow(forkPath: string): string {
+  return `the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${forkPath} resumes it with the client`;
+}
+
 async function applyLocked(runtime: Runtime, planned: PlannedSession, op: LockedOperation, options: ApplyOptions): Promise<ApplyResult> {
   const { session, transcript } = planned;
   const { outcome, layout, sourcePath, inputsSha256, operation, outputSessionId, started } = op;
@@ -116,8 +121,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     );
     const warnings = inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
-    // The fork was published by an earlier run; this run's rehearsal never saw it.
-    if (options.rehearse) warnings.push(`the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${receipt.path} resumes it with the client`);
+    if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
   }
 
@@ -191,7 +195,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     throw error;
   }
   const warnings = inheritedErrors(await baselineFindings, sourcePath);
-  if (published.reused && options.rehearse) warnings.push(`the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${published.receipt.path} resumes it with the client`);
+  if (published.reused && options.rehearse) warnings.push(notRehearsedNow(published.receipt.path));
   const snapshot = await snapshotting;
   if (!published.reused) {
     const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256, retention);

@@ -11,7 +11,7 @@ import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
-import { isHexPrefix, resolveShaPrefix } from '../vault/selectors.js';
+import { isHexPrefix, looksLikeSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
 import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -21,9 +21,6 @@ export interface UndoResult {
   receipt: T.OperationReceipt;
   pre_undo_snapshot: string | null;
 }
-
-/** Hex characters from which a target that names no archived session is read as a snapshot id. */
-const SNAPSHOT_TARGET_MIN = 16;
 
 /**
  * `--sha` picks among the snapshots of `target`, so a snapshot of another session is refused: the
@@ -71,8 +68,8 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both. A
     // short one is a mistyped session far more often than a snapshot, so it is a snapshot only from
     // the length show takes one at: a typo must not restore some other session.
-    if (target.length < SNAPSHOT_TARGET_MIN) {
-      throw new GobstopperError('nothing_to_undo', `no archived session matches '${target}' (gobstopper vault lists them); a snapshot id as the target needs ${SNAPSHOT_TARGET_MIN}+ hex characters, or pass it with --sha`);
+    if (!looksLikeSnapshotId(target)) {
+      throw new GobstopperError('nothing_to_undo', `no archived session matches '${target}' (gobstopper vault lists them); a snapshot id as the target needs ${SNAPSHOT_TARGET_MIN_HEX}+ hex characters, or pass it with --sha`);
     }
     const sha = await resolveShaPrefix(layout, target).catch((notFound: unknown) => {
       if (notFound instanceof GobstopperError && notFound.code === 'snapshot_not_found') {

@@ -20,6 +20,17 @@ export function parseFullSha(input: string, what = 'snapshot id'): string {
   return value;
 }
 
+/**
+ * From this many hex characters, a target that could name a session or a snapshot (show, undo) is
+ * read as a snapshot id: shorter words are session id prefixes, so a typo never picks a snapshot.
+ */
+export const SNAPSHOT_TARGET_MIN_HEX = 16;
+
+/** A target `show` and `undo` read as a snapshot id rather than a session. */
+export function looksLikeSnapshotId(target: string): boolean {
+  return isHexPrefix(target) && target.length >= SNAPSHOT_TARGET_MIN_HEX;
+}
+
 export function isHexPrefix(input: string): boolean {
   return /^[0-9a-fA-F]{1,64}$/.test(input);
 }

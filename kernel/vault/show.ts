@@ -5,7 +5,7 @@ import { readIndex } from './index-file.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
-import { isHexPrefix, resolveShaPrefix, selectOneSession } from './selectors.js';
+import { looksLikeSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
 
@@ -30,7 +30,7 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   const entries = await readIndex(layout);
   let sha: string;
   let label: VaultEntry | undefined;
-  if (isHexPrefix(target) && target.length >= 16) {
+  if (looksLikeSnapshotId(target)) {
     sha = await resolveShaPrefix(layout, target);
     label = entries.findLast((e) => e.sha256 === sha);
   } else {
