@@ -111,6 +111,8 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(json.warnings).toEqual([expect.stringMatching(/^the source already had 2 verify error\(s\) \(orphan_tool_use, orphan_tool_result\) and the fork keeps them/)]);
     const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(human.stdout).toContain('already applied');
+    // The resume command's caveat is part of the answer, right under it.
+    expect(human.stdout).toMatch(/resume the new session: claude --resume \S+\n  note: the session's directory \/home\/dev\/projects\/invoices no longer exists/);
     expect(human.stderr).toContain('warning: the source already had 2 verify error(s)');
   });
 

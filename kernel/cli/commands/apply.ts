@@ -57,7 +57,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
     this.say(`resume the new session: ${r.resume_command}`);
-    if (r.resume_note) this.note(`note: ${r.resume_note}`);
+    if (r.resume_note) this.say(`  note: ${r.resume_note}`);
     for (const w of result.warnings) this.note(`warning: ${w}`);
   }
 }

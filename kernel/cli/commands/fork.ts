@@ -22,7 +22,7 @@ export default class Fork extends BaseCommand<ForkResult> {
     this.say(`forked ${result.session.session_id} -> ${r.output_session_id}`);
     this.say(r.path);
     this.say(`resume: ${r.resume_command}`);
-    if (r.resume_note) this.note(`note: ${r.resume_note}`);
+    if (r.resume_note) this.say(`  note: ${r.resume_note}`);
     return result;
   }
 }

@@ -20,7 +20,7 @@ export default class Undo extends BaseCommand<UndoResult> {
     if (result.pre_undo_snapshot) this.say(`current file archived first as pre-undo: ${result.pre_undo_snapshot}`);
     this.say(`restored copy ${result.receipt.path}`);
     this.say(`resume: ${result.receipt.resume_command}`);
-    if (result.receipt.resume_note) this.note(`note: ${result.receipt.resume_note}`);
+    if (result.receipt.resume_note) this.say(`  note: ${result.receipt.resume_note}`);
     return result;
   }
 }
