@@ -36,11 +36,16 @@ export function toDetectRow(found: T.DiscoveredSession, now = Date.now()): T.Det
   };
 }
 
-export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { all: boolean; now?: number }): Promise<T.DetectRow[]> {
+export interface DetectedSessions {
+  rows: T.DetectRow[];
+  /** Transcripts found but not listed: composites and sub-agent threads have no single reading. */
+  unlisted: number;
+}
+
+export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { all: boolean; now?: number }): Promise<DetectedSessions> {
   const now = options.now ?? Date.now();
   const found = await discoverAll(providers, homes, { maxAgeSecs: options.all ? null : DEFAULT_DISCOVERY_MAX_AGE_SECS });
-  return found
-    .filter((f) => (f.session.kind ?? 'session') === 'session')
-    .map((f) => toDetectRow(f, now))
-    .sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
+  const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
+  const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
+  return { rows, unlisted: found.length - sessions.length };
 }

@@ -178,6 +178,17 @@ describe('detect', () => {
     }
   });
 
+  it('detect says how many transcripts it found but does not list (composites)', async () => {
+    home = demoHome();
+    const records = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    records[0].payload.history_mode = 'not-a-mode';
+    writeFileSync(home.codexSession, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    utimesSync(home.codexSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const human = await runCli(['detect'], home.env);
+    expect(human.stdout).toContain('1 composite or sub-agent transcript(s) not listed');
+    expect((await runJson(['detect'], home.env)).json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);

@@ -26,10 +26,13 @@ By default only sessions updated in the last 7 days are listed; --all lists ever
 
   async run(): Promise<DetectRow[]> {
     const { flags } = await this.parse(Detect);
-    const rows = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+    const { rows, unlisted } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { all: flags.all }),
     );
-    if (!this.jsonEnabled()) this.printTable(rows, flags.limit, flags.all);
+    if (!this.jsonEnabled()) {
+      this.printTable(rows, flags.limit, flags.all);
+      if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
+    }
     return rows;
   }
 
