@@ -22,7 +22,7 @@ export interface ApplyOptions extends PlanOptions {
   /** Rewrite a session updated within the last 180 s anyway (into a fork; the source is still untouched). */
   allowLive?: boolean;
   /** Runs on the verified candidate before publication; throwing stops the apply. */
-  rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<void>;
+  rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<T.RehearsalReport>;
   /** Told as each long step begins, for a progress line. */
   onStep?: (step: ApplyStep) => void;
   fault?: FaultHook;
@@ -35,7 +35,7 @@ const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 export type ApplyResult =
   | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
   | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string }
-  | { status: 'applied'; session: T.SessionHandle; plan: T.PlanCommandPlan; receipt: T.OperationReceipt; reused: boolean; warnings: string[] };
+  | { status: 'applied'; session: T.SessionHandle; plan: T.PlanCommandPlan; receipt: T.OperationReceipt; reused: boolean; warnings: string[]; rehearsal?: T.RehearsalReport };
 
 function itemsCovered(edits: T.Edit[]): number {
   let n = 0;
@@ -156,6 +156,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   baselineFindings.catch(() => undefined);
 
   let retention: EventRetention | null = null;
+  let rehearsal: T.RehearsalReport | undefined;
   let published: PublishedFork;
   try {
     published = await publishCandidate(layout, {
@@ -177,7 +178,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       recheckSource: true,
       sourceRead,
       beforeRetain: async (staging) => {
-        if (options.rehearse) await options.rehearse(staging, planned, outputSessionId);
+        if (options.rehearse) rehearsal = await options.rehearse(staging, planned, outputSessionId);
         // Retention is measured for the event when the source is small enough to hold in memory
         // (the study's replay bound); it never fails the apply.
         if (transcript.bytes <= RETENTION_MEASURE_MAX_BYTES) retention = await measureAppliedRetention(sourcePath, transcript.source_sha256, transcript.items, staging);
@@ -201,7 +202,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     const written = await recordEvent(runtime, planned, 'applied', started, snapshot.entry.sha256, null, published.receipt.output_manifest_sha256, retention);
     if (written) warnings.push(written);
   }
-  return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings };
+  return { status: 'applied', session, plan: outcome, receipt: published.receipt, reused: published.reused, warnings, ...(rehearsal ? { rehearsal } : {}) };
 }
 
 async function recordEvent(

@@ -2,13 +2,14 @@
  * `apply --rehearse`: before a candidate is published, resume it with the real client against the
  * local stub and require that it is accepted under the new id and rebuilds the predicted context.
  */
+import type { RehearsalReport } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { predictionFromItems } from '../rehearse/context/prediction.js';
 import { rehearse } from '../rehearse/run/rehearse.js';
 import type { PlannedSession } from './plan.js';
 import type { Runtime } from './runtime.js';
 
-export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string, clientBin?: string): Promise<void> {
+export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string, clientBin?: string): Promise<RehearsalReport> {
   const provider = planned.session.provider;
   if (provider !== 'claude_code' && provider !== 'codex') {
     throw new GobstopperError('rehearsal_unsupported', `resume rehearsal supports claude_code and codex sessions, not ${provider}`);
@@ -32,4 +33,6 @@ export async function rehearseCandidate(runtime: Runtime, stagingPath: string, p
       details: { status: report.status },
     });
   }
+  const { workDir: _kept, ...rehearsal } = report;
+  return rehearsal;
 }

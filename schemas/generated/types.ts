@@ -254,18 +254,6 @@ export type PolicyAction = "provider_compact" | "transcript_compact" | "none";
  */
 export type OperationKind = "compact" | "fork" | "restore";
 /**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "ApplyCommandResult".
- */
-export type ApplyCommandResult = ApplyNoPlan | ApplyProviderControl | ApplyApplied;
-/**
- * @maxItems 100
- *
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "RecallCommandOutput".
- */
-export type RecallCommandOutput = RecallRow[];
-/**
  * Providers whose real client can be rehearsed.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -298,6 +286,18 @@ export type RehearsalCheckName = "tool_calls" | "tool_results" | "tool_pairing" 
  * via the `definition` "RehearsalCheckOutcome".
  */
 export type RehearsalCheckOutcome = "equal" | "shorter" | "longer" | "broken" | "skipped";
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ApplyCommandResult".
+ */
+export type ApplyCommandResult = ApplyNoPlan | ApplyProviderControl | ApplyApplied;
+/**
+ * @maxItems 100
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RecallCommandOutput".
+ */
+export type RecallCommandOutput = RecallRow[];
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "VaultCommandOutput".
@@ -1805,6 +1805,7 @@ export interface ApplyApplied {
    */
   reused: boolean;
   warnings: string[];
+  rehearsal?: RehearsalReport;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -1868,110 +1869,7 @@ export interface OperationReceipt {
   ts: number;
 }
 /**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "ForkCommandResult".
- */
-export interface ForkCommandResult {
-  session: SessionHandle;
-  receipt: OperationReceipt;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "UndoCommandResult".
- */
-export interface UndoCommandResult {
-  restored: VaultEntry1;
-  receipt: OperationReceipt;
-  /**
-   * Snapshot id of the current file, archived before the restore; null when it no longer exists.
-   */
-  pre_undo_snapshot: Sha256 | null;
-}
-/**
- * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
- */
-export interface VaultEntry1 {
-  /**
-   * Unix seconds when the snapshot was indexed.
-   */
-  ts: number;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  sha256: string;
-  /**
-   * Canonical absolute path of the archived file.
-   */
-  path: string;
-  session_id: SessionId;
-  provider: ProviderId;
-  bytes: number;
-  /**
-   * Physical lines: newline count, plus one when the last line is unterminated.
-   */
-  record_count: number;
-  strategy: VaultLabel;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  source_sha256: string;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "SnapshotCommandResult".
- */
-export interface SnapshotCommandResult {
-  session: SessionHandle;
-  entry: VaultEntry;
-  /**
-   * Bytes of chunks this snapshot added; unchanged chunks are reused.
-   */
-  new_chunk_bytes: number;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "ReadSnapshotCommandOutput".
- */
-export interface ReadSnapshotCommandOutput {
-  snapshot_sha256: Sha256;
-  source_sha256: Sha256;
-  record_index: LineIndex;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  record_sha256: string;
-  record_bytes: number;
-  offset: number;
-  /**
-   * Where the next page starts; null on the last page.
-   */
-  next_offset: number | null;
-  content: string;
-  content_trust: "untrusted_archived_data";
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "RecallRow".
- */
-export interface RecallRow {
-  snapshot_sha: Sha256;
-  ts: number;
-  provider: ProviderId;
-  session_id: SessionId;
-  record_index: LineIndex;
-  score: number;
-  digest: DigestBlock;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "RehearseCommandResult".
- */
-export interface RehearseCommandResult {
-  rehearsal: RehearsalReport;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "RehearsalReport".
+ * With --rehearse, when this run rehearsed the candidate: what the real client did with it.
  */
 export interface RehearsalReport {
   provider: RehearsalProvider;
@@ -2147,6 +2045,149 @@ export interface RehearsalCheck {
    * The rule applied, for people.
    */
   rule: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ForkCommandResult".
+ */
+export interface ForkCommandResult {
+  session: SessionHandle;
+  receipt: OperationReceipt;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "UndoCommandResult".
+ */
+export interface UndoCommandResult {
+  restored: VaultEntry1;
+  receipt: OperationReceipt;
+  /**
+   * Snapshot id of the current file, archived before the restore; null when it no longer exists.
+   */
+  pre_undo_snapshot: Sha256 | null;
+}
+/**
+ * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
+ */
+export interface VaultEntry1 {
+  /**
+   * Unix seconds when the snapshot was indexed.
+   */
+  ts: number;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  sha256: string;
+  /**
+   * Canonical absolute path of the archived file.
+   */
+  path: string;
+  session_id: SessionId;
+  provider: ProviderId;
+  bytes: number;
+  /**
+   * Physical lines: newline count, plus one when the last line is unterminated.
+   */
+  record_count: number;
+  strategy: VaultLabel;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "SnapshotCommandResult".
+ */
+export interface SnapshotCommandResult {
+  session: SessionHandle;
+  entry: VaultEntry;
+  /**
+   * Bytes of chunks this snapshot added; unchanged chunks are reused.
+   */
+  new_chunk_bytes: number;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ReadSnapshotCommandOutput".
+ */
+export interface ReadSnapshotCommandOutput {
+  snapshot_sha256: Sha256;
+  source_sha256: Sha256;
+  record_index: LineIndex;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  record_sha256: string;
+  record_bytes: number;
+  offset: number;
+  /**
+   * Where the next page starts; null on the last page.
+   */
+  next_offset: number | null;
+  content: string;
+  content_trust: "untrusted_archived_data";
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RecallRow".
+ */
+export interface RecallRow {
+  snapshot_sha: Sha256;
+  ts: number;
+  provider: ProviderId;
+  session_id: SessionId;
+  record_index: LineIndex;
+  score: number;
+  digest: DigestBlock;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RehearseCommandResult".
+ */
+export interface RehearseCommandResult {
+  rehearsal: RehearsalReport1;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RehearsalReport".
+ */
+export interface RehearsalReport1 {
+  provider: RehearsalProvider;
+  session_id: SessionId;
+  source_path: string;
+  source_sha256: Sha256;
+  source_unchanged: boolean;
+  status: RehearsalStatus;
+  ok: boolean;
+  /**
+   * One line for people.
+   */
+  reason: string;
+  /**
+   * The client exited 0 and sent a model request.
+   */
+  accepted: boolean;
+  resumed_session_id: string | null;
+  session_matches: boolean;
+  network: RehearsalNetwork;
+  client: RehearsalClientRun;
+  /**
+   * HTTP requests the stub received.
+   */
+  requests: number;
+  model_requests: number;
+  rebuilt: RebuiltContext | null;
+  prediction_basis: RehearsalPredictionBasis;
+  /**
+   * What the rebuilt context was compared with: the caller's prediction, or the one derived from the baseline.
+   */
+  predicted: RehearsalPrediction | null;
+  /**
+   * The context the client rebuilt from the baseline transcript (the source of a fork), when one was rehearsed first.
+   */
+  baseline: RebuiltContext | null;
+  comparison: ContextComparison | null;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -55,6 +55,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     const r = result.receipt;
     this.say(result.reused ? `already applied: ${r.path}` : `prepared ${r.path}`);
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
+    if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
     this.say(`resume the new session: ${r.resume_command}`);
     if (r.resume_note) this.say(`  note: ${r.resume_note}`);
@@ -69,7 +70,13 @@ const STEP_TEXT: Record<ApplyStep, string> = {
   publishing: 'publishing the fork',
 };
 
-type RehearseHook = (rt: import('../../services/runtime.js').Runtime, staging: string, planned: import('../../services/plan.js').PlannedSession, id: string, clientBin?: string) => Promise<void>;
+type RehearseHook = (
+  rt: import('../../services/runtime.js').Runtime,
+  staging: string,
+  planned: import('../../services/plan.js').PlannedSession,
+  id: string,
+  clientBin?: string,
+) => Promise<import('../../../schemas/generated/types.js').RehearsalReport>;
 
 /** The rehearsal service is loaded only when asked for: it is the one part that runs real clients. */
 async function loadRehearsal(): Promise<RehearseHook> {
