@@ -96,6 +96,21 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(codex.json.receipt.resume_command).toBe(`CODEX_HOME=${altCodex} codex resume ${codex.json.receipt.output_session_id}`);
   });
 
+  it('a fork nobody has resumed yet is shown at its projected context, not its source\'s stale report', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const after = json.plan.plan.context_tokens_after as number;
+    const detected = await runCli(['detect', '--provider', 'claude_code'], home.env);
+    const forkLine = detected.stdout.split('\n').find((l) => l.includes(json.receipt.output_session_id))!;
+    expect(forkLine).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
+    expect(detected.stdout).toContain('projected: a fork gobstopper published and nobody has resumed yet');
+    const planned = await runCli(['plan', json.receipt.output_session_id], home.env);
+    expect(planned.stdout).toContain(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction (its plan projected ~${after.toLocaleString('en-US')} tokens)`);
+    // Once the client appends to it, the fork is an ordinary session again.
+    appendFileSync(json.receipt.path, readFileSync(json.receipt.path, 'utf8').split('\n')[0] + '\n');
+    expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).not.toContain('projected');
+  });
+
   it('says so when the source already fails verify: the fork keeps those errors', async () => {
     home = demoHome();
     const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');

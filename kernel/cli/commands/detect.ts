@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
+import { stillUnresumed, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
@@ -30,25 +31,27 @@ By default only sessions updated in the last 7 days are listed; --all lists ever
       detectSessions(await rt.providers(), rt.homes, { all: flags.all }),
     );
     if (!this.jsonEnabled()) {
-      this.printTable(rows, flags.limit, flags.all);
+      this.printTable(rows, flags.limit, flags.all, await unresumedForks(process.env));
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
     return rows;
   }
 
-  private printTable(rows: DetectRow[], limit: number, all: boolean): void {
+  private printTable(rows: DetectRow[], limit: number, all: boolean, forks: Map<string, UnresumedFork>): void {
     if (rows.length === 0) {
       this.say(all ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper detect --all lists older ones).');
       return;
     }
     const shown = limit === 0 ? rows : rows.slice(0, limit);
+    // A fork nobody has resumed still carries its source's last usage report: show the projection.
+    const projected = (r: DetectRow) => stillUnresumed(forks, r.path, r.bytes)?.projectedContext ?? null;
     const lines = renderTable(shown, [
       { header: 'PROVIDER', value: (r) => r.provider },
       { header: 'SESSION', value: (r) => r.session_id, maxWidth: 38 },
       { header: 'STATE', value: (r) => (r.active ? 'live' : 'idle') },
       { header: 'AGE', value: (r) => formatAge(r.age_secs), align: 'right' },
-      { header: 'CONTEXT', value: (r) => formatCount(r.context_tokens), align: 'right' },
-      { header: 'BASIS', value: (r) => r.context_basis },
+      { header: 'CONTEXT', value: (r) => (projected(r) === null ? formatCount(r.context_tokens) : `~${formatCount(projected(r))}`), align: 'right' },
+      { header: 'BASIS', value: (r) => (projected(r) === null ? r.context_basis : 'projected') },
       { header: 'WINDOW', value: (r) => formatCount(r.model_context_window), align: 'right' },
       { header: 'LIFETIME IN', value: (r) => lifetime(r, r.lifetime_input_tokens), align: 'right' },
       { header: 'CACHED', value: (r) => lifetime(r, r.lifetime_cached_tokens), align: 'right' },
@@ -57,6 +60,9 @@ By default only sessions updated in the last 7 days are listed; --all lists ever
     for (const line of lines) this.say(line);
     if (shown.some((r) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null)) {
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
+    }
+    if (shown.some((r) => projected(r) !== null)) {
+      this.say("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown (--json keeps the report).");
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }

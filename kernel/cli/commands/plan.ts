@@ -5,6 +5,8 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
+import { formatCount } from '../render/table.js';
+import { stillUnresumed, unresumedForks } from '../../publish/unresumed-forks.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
@@ -34,6 +36,11 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
       if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
       else this.say(noPlanLine(outcome));
+      const fork = stillUnresumed(await unresumedForks(process.env), session.path, session.bytes);
+      if (fork) {
+        const after = fork.projectedContext === null ? '' : ` (its plan projected ~${formatCount(fork.projectedContext)} tokens)`;
+        this.say(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction${after}`);
+      }
       // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
       const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
       if (outcome.status === 'plan' && torn && outcome.plan.edits.some((e) => e.op === 'inject_digest')) {
