@@ -94,7 +94,8 @@ export function renderEvalTable(result: EvalCommandResult): string[] {
     const planned = row.status === 'plan';
     return [
       row.best ? '*' : '',
-      row.strategy,
+      // A selector names the strategy whose plan it chose.
+      row.credited_strategy ? `${row.strategy}→${row.credited_strategy}` : row.strategy,
       resultCell(row),
       formatInt(row.context_tokens_before),
       planned ? formatInt(row.context_tokens_after) : '-',

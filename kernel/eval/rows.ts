@@ -160,6 +160,7 @@ function fillPlan(row: EvalRow, baseline: EvalBaseline, plan: CompactionPlan): v
   const before = plan.context_tokens_before;
   const after = plan.context_tokens_after;
   row.rationale = plan.rationale.length > 4096 ? plan.rationale.slice(0, 4096) : plan.rationale;
+  if (plan.strategy !== row.strategy) row.credited_strategy = plan.strategy;
   row.edit_ops = editOps(plan);
   row.elided_records = elidedLineCount(plan);
   row.context_tokens_before = before;
@@ -180,8 +181,9 @@ export function isRankable(row: EvalRow): boolean {
 
 /**
  * Marks the best row by cache-preservation score among rankable rows. Strictly greater wins, so a
- * tie goes to the earlier row; the starting mark is below zero so a zero-score rewrite still wins.
- * Returns the index of the best row, or -1.
+ * tie goes to the earlier row, except that a selector's row (auto picking middle's plan) yields to
+ * the row of the strategy it credits: the credit belongs to the strategy that made the plan. The
+ * starting mark is below zero so a zero-score rewrite still wins. Returns the best row's index, or -1.
  */
 export function markBestRow(rows: EvalRow[]): number {
   let best = -1;
@@ -190,7 +192,8 @@ export function markBestRow(rows: EvalRow[]): number {
     row.best = false;
     if (!isRankable(row)) return;
     const score = row.score ?? 0;
-    if (score > bestScore) {
+    const credited = best >= 0 && score === bestScore && rows[best]!.credited_strategy === row.strategy;
+    if (score > bestScore || credited) {
       best = i;
       bestScore = score;
     }

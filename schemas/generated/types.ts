@@ -768,6 +768,10 @@ export interface EvalRow {
    */
   rationale: string | null;
   /**
+   * For a selector's row (auto, agentic): the strategy whose plan it chose, when another; the best row goes to that strategy's own row on a tie.
+   */
+  credited_strategy?: string | null;
+  /**
    * The plan's edit operations in order.
    *
    * @maxItems 64

@@ -192,7 +192,9 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(lines[0]).toBe(`codex ${CODEX_ID} — context ~${codexEval.context_tokens.toLocaleString('en-US')} tokens (estimated), effective trigger 1,000, floor 0`);
     const header = lines.findIndex((l) => /strategy\s+result\s+before\s+after/.test(l));
     const body = lines.slice(header + 1, header + 1 + BUILTIN_STRATEGIES.length);
-    expect(body.map((l) => l.trim().replace(/^\*\s+/, '').split(/\s+/)[0])).toEqual(BUILTIN_STRATEGIES);
+    // A selector's row names the strategy whose plan it chose: auto→elide.
+    expect(body.map((l) => l.trim().replace(/^\*\s+/, '').split(/\s+/)[0]!.split('→')[0])).toEqual(BUILTIN_STRATEGIES);
+    for (const r of codexEval.rows.filter((x) => x.credited_strategy)) expect(body.join('\n')).toContain(`${r.strategy}→${r.credited_strategy}`);
     expect(body.find((l) => l.startsWith('*'))).toContain(` ${codexEval.best_strategy} `);
     expect(body.find((l) => / sawtooth /.test(l))).toContain('provider control');
     expect(lines).toContain(`pareto best: ${codexEval.best_strategy} score=${Math.round(row(codexEval, codexEval.best_strategy!).score!).toLocaleString('en-US')} prefix=${row(codexEval, codexEval.best_strategy!).prefix_tokens.toLocaleString('en-US')} reclaimed=${row(codexEval, codexEval.best_strategy!).est_reclaimed.toLocaleString('en-US')}`);

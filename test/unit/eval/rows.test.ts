@@ -166,6 +166,14 @@ describe('best row', () => {
     expect(rows[markBestRow(rows)]!.strategy).toBe('old-errors');
   });
 
+  it('on a tie, a selector\'s row yields to the row of the strategy whose plan it chose', () => {
+    const rows = [row('auto', { score: 110, credited_strategy: 'middle' }), row('elide', { score: 90 }), row('middle', { score: 110 })];
+    expect(rows[markBestRow(rows)]!.strategy).toBe('middle');
+    // A selector that beats every strategy outright keeps the mark.
+    const alone = [row('auto', { score: 110, credited_strategy: 'middle' }), row('middle', { score: 100 })];
+    expect(alone[markBestRow(alone)]!.strategy).toBe('auto');
+  });
+
   it('keeps the earlier row on a tie and lets a zero-score rewrite win when it is the only one', () => {
     const tie = [row('first', { score: 50 }), row('second', { score: 50 })];
     expect(markBestRow(tie)).toBe(0);
