@@ -201,6 +201,20 @@ describe('PluginChannel over in-memory streams', () => {
     expect(mem!.terminations()).toBe(1);
   });
 
+  it('kills the plugin at once when it answers a request it was never sent', async () => {
+    const r = await connect();
+    const started = Date.now();
+    const pending = r.channel.request('strategy/propose', params('hang'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    mem!.toHost.write('{"jsonrpc":"2.0","id":4242,"result":{"edits":[],"rationale":"stray"}}\n');
+    const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
+    expect(error.code).toBe('plugin_not_jsonrpc');
+    expect(error.message).toContain('answered a request it was never sent, or answered one twice (id 4242) during strategy/propose');
+    // Well inside the 300 ms deadline the call would otherwise have waited out.
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(mem!.terminations()).toBe(1);
+  });
+
   it('kills the plugin on a message over the size cap', async () => {
     const r = await connect(definition, {}, 64 * 1024);
     const pending = r.channel.request('strategy/propose', params('hang'));

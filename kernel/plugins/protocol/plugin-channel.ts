@@ -15,6 +15,7 @@ import type { Capability, LogParams, ProtocolFeature } from '../../../schemas/ge
 import { Methods, PluginErrorCodes, ProtocolFeatures } from '../../../sdk/protocol.js';
 import { FramingError, ItemsText, NdjsonMessageReader, type ItemsOnTheWay, type ParsedOffer } from '../../../sdk/transport/ndjson.js';
 import { GobstopperError } from '../../errors.js';
+import { watchAnswers } from './answered-requests.js';
 import type { HostCallbacks, PluginLogSink } from './host-callbacks.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
@@ -130,7 +131,11 @@ export class PluginChannel {
     private readonly options: ChannelOptions,
   ) {
     this.pluginId = options.pluginId;
-    this.connection = createMessageConnection(transport.reader, transport.writer);
+    const wire = watchAnswers(transport.reader, transport.writer, (id) => {
+      const method = this.stack[this.stack.length - 1]?.method;
+      void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
+    });
+    this.connection = createMessageConnection(wire.reader, wire.writer);
     this.connection.onError(([error]) => this.onTransportError(error));
     this.connection.onClose(() => this.onClosed());
     this.connection.onRequest((method, params, token) => this.onHostRequest(method, params, token));
