@@ -148,6 +148,16 @@ describe('plugin processes that misbehave', () => {
     await expect(propose(r)).rejects.toMatchObject({ code: 'plugin_closed' });
   });
 
+  it('a plugin that ignores shutdown costs close() about a second, then its group is killed', async () => {
+    const r = await start('deaf', { limits: { timeout_ms: 60_000 } });
+    const started = Date.now();
+    await r.channel.close();
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(4_000);
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
   it('lies about its id in initialize: the handshake fails and nothing keeps running', async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['wrong-id'] });

@@ -102,6 +102,13 @@ export const MAX_OPEN_HOST_REQUESTS = 32;
 export const HARD_DEADLINE_FACTOR = 10;
 
 /**
+ * How long a `shutdown` answer is waited for (less if the plugin's own deadline is shorter). Every
+ * command waits this out for a plugin that ignores it, so it is short: a plugin has nothing left
+ * to do by then, and its process group is killed either way.
+ */
+export const SHUTDOWN_WAIT_MS = 1000;
+
+/**
  * One plugin, spoken to over JSON-RPC: deadlines, schema checks both ways, host callbacks routed to
  * the call they belong to, and a single fatal path that kills the plugin and fails every call in
  * flight with an error naming the plugin and the cause. Independent calls take turns (so a
@@ -285,7 +292,7 @@ export class PluginChannel {
     try {
       if (!this.dying) {
         try {
-          await this.send(Methods.shutdown, null, {}, Math.min(this.options.timeoutMs, 5000));
+          await this.send(Methods.shutdown, null, {}, Math.min(this.options.timeoutMs, SHUTDOWN_WAIT_MS));
         } catch {
           // A plugin that answers shutdown with an error is still told to exit; one that cannot
           // answer at all is killed below like any other.
