@@ -1796,6 +1796,8 @@ export interface ApplyProviderControl {
   message: string;
 }
 /**
+ * A published (or returned) fork. With --rehearse, when this run rehearsed the candidate, rehearsal says what the real client did with it.
+ *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ApplyApplied".
  */
@@ -1873,7 +1875,8 @@ export interface OperationReceipt {
   ts: number;
 }
 /**
- * With --rehearse, when this run rehearsed the candidate: what the real client did with it.
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "RehearsalReport".
  */
 export interface RehearsalReport {
   provider: RehearsalProvider;
@@ -2150,48 +2153,7 @@ export interface RecallRow {
  * via the `definition` "RehearseCommandResult".
  */
 export interface RehearseCommandResult {
-  rehearsal: RehearsalReport1;
-}
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "RehearsalReport".
- */
-export interface RehearsalReport1 {
-  provider: RehearsalProvider;
-  session_id: SessionId;
-  source_path: string;
-  source_sha256: Sha256;
-  source_unchanged: boolean;
-  status: RehearsalStatus;
-  ok: boolean;
-  /**
-   * One line for people.
-   */
-  reason: string;
-  /**
-   * The client exited 0 and sent a model request.
-   */
-  accepted: boolean;
-  resumed_session_id: string | null;
-  session_matches: boolean;
-  network: RehearsalNetwork;
-  client: RehearsalClientRun;
-  /**
-   * HTTP requests the stub received.
-   */
-  requests: number;
-  model_requests: number;
-  rebuilt: RebuiltContext | null;
-  prediction_basis: RehearsalPredictionBasis;
-  /**
-   * What the rebuilt context was compared with: the caller's prediction, or the one derived from the baseline.
-   */
-  predicted: RehearsalPrediction | null;
-  /**
-   * The context the client rebuilt from the baseline transcript (the source of a fork), when one was rehearsed first.
-   */
-  baseline: RebuiltContext | null;
-  comparison: ContextComparison | null;
+  rehearsal: RehearsalReport;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
