@@ -2062,45 +2062,18 @@ export interface ForkCommandResult {
   receipt: OperationReceipt;
 }
 /**
+ * restored is the archived state that was restored.
+ *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "UndoCommandResult".
  */
 export interface UndoCommandResult {
-  restored: VaultEntry1;
+  restored: VaultEntry;
   receipt: OperationReceipt;
   /**
    * Snapshot id of the current file, archived before the restore; null when it no longer exists.
    */
   pre_undo_snapshot: Sha256 | null;
-}
-/**
- * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
- */
-export interface VaultEntry1 {
-  /**
-   * Unix seconds when the snapshot was indexed.
-   */
-  ts: number;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  sha256: string;
-  /**
-   * Canonical absolute path of the archived file.
-   */
-  path: string;
-  session_id: SessionId;
-  provider: ProviderId;
-  bytes: number;
-  /**
-   * Physical lines: newline count, plus one when the last line is unterminated.
-   */
-  record_count: number;
-  strategy: VaultLabel;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  source_sha256: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
