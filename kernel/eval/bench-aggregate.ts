@@ -39,7 +39,7 @@ export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
         noPlan[reason] = (noPlan[reason] ?? 0) + 1;
       }
     }
-    const recalls = list.filter((r) => r.recall !== null).map((r) => r.recall!);
+    const recalls = list.filter((r) => r.recall !== null && r.recall_available).map((r) => r.recall!);
     return {
       strategy,
       sessions: new Set(list.map((r) => `${r.provider}\u0000${r.session}`)).size,

@@ -34,7 +34,8 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       source_sha256: result.source_sha256,
       result_sha256: row.result_sha256,
       retention_complete: rendered ? row.probe_score!.probes_recalled === row.probe_score!.probes_total : null,
-      recall_available: rendered,
+      // A session with no probes has a recall of 1 by definition, which measures nothing.
+      recall_available: rendered && (row.probe_score?.probes_total ?? 0) > 0,
       retention_basis: 'literal_presence',
       best: row.best,
       failure: row.status === 'error' ? 'strategy_evaluation_failed' : null,

@@ -105,7 +105,7 @@ function scatterChart(rows: readonly BenchRow[], aggregates: readonly BenchAggre
   const H = 440;
   const m = { top: 20, right: 24, bottom: 56, left: 64 };
   // The recall axis starts at a round value under the lowest recall, so the spread is readable.
-  const recalls = rows.filter((r) => r.status === 'plan' && r.recall !== null).map((r) => r.recall! * 100);
+  const recalls = rows.filter((r) => r.status === 'plan' && r.recall !== null && r.recall_available).map((r) => r.recall! * 100);
   const yMin = recalls.length ? Math.max(0, Math.min(80, Math.floor((Math.min(...recalls) - 5) / 10) * 10)) : 0;
   const x = linearScale([0, 100], [m.left, W - m.right]);
   const y = linearScale([yMin, 100], [H - m.bottom, m.top]);
@@ -127,7 +127,8 @@ function scatterChart(rows: readonly BenchRow[], aggregates: readonly BenchAggre
   let points = 0;
   parts.push('<g class="sessions">');
   for (const row of rows) {
-    if (row.status !== 'plan' || row.recall === null || row.reduction_pct === null || row.strategy === null) continue;
+    // A session without probes has no recall to plot (its 100% is a definition, not a measure).
+    if (row.status !== 'plan' || row.recall === null || !row.recall_available || row.reduction_pct === null || row.strategy === null) continue;
     const style = styles.get(row.strategy);
     if (!style) continue;
     points += 1;

@@ -398,7 +398,7 @@ export interface BenchRow {
    */
   retention_complete: boolean | null;
   /**
-   * A candidate was rendered and its probes scored.
+   * A candidate was rendered and had probes to score (a session with none has recall 1 by definition, which measures nothing).
    */
   recall_available: boolean;
   /**
@@ -432,7 +432,7 @@ export interface BenchAggregate {
   sessions_best: number;
   reduction_pct: ReductionQuartiles | null;
   /**
-   * Median probe recall over rendered candidates.
+   * Median probe recall over rendered candidates that had probes (recall_available).
    */
   median_recall: number | null;
   tail_intact_sessions: number;

@@ -70,9 +70,11 @@ describe('aggregates', () => {
 
   it('per strategy: sessions with a plan, reduction quartiles, median recall, no-plan counts by reason, best and failures', () => {
     const rows: BenchRow[] = [
-      row('elide', { session: 'a', reduction_pct: 10, recall: 0.5, tail_intact: true, best: true }),
-      row('elide', { session: 'b', reduction_pct: 20, recall: 0.7, tail_intact: true }),
-      row('elide', { session: 'c', reduction_pct: 40, recall: 0.9, tail_intact: false }),
+      row('elide', { session: 'a', reduction_pct: 10, recall: 0.5, recall_available: true, tail_intact: true, best: true }),
+      row('elide', { session: 'b', reduction_pct: 20, recall: 0.7, recall_available: true, tail_intact: true }),
+      row('elide', { session: 'c', reduction_pct: 40, recall: 0.9, recall_available: true, tail_intact: false }),
+      // No probes: recall 1 by definition, which is not a measure and stays out of the median.
+      row('elide', { session: 'c2', reduction_pct: 30, recall: 1, recall_available: false, probes_total: 0, tail_intact: true }),
       row('elide', { session: 'd', status: 'no_plan', reason_code: 'below_trigger' }),
       row('elide', { session: 'e', status: 'no_plan', reason_code: 'below_trigger' }),
       row('elide', { session: 'f', status: 'no_plan', reason_code: 'minimum_savings_not_met' }),
@@ -82,8 +84,8 @@ describe('aggregates', () => {
     ];
     const [elide, dedupe] = aggregateBench(rows);
     expect(elide).toEqual({
-      strategy: 'elide', sessions: 7, sessions_with_plan: 3, sessions_failed: 1, sessions_best: 1,
-      reduction_pct: { min: 10, q1: 15, median: 20, q3: 30, max: 40 }, median_recall: 0.7, tail_intact_sessions: 2,
+      strategy: 'elide', sessions: 8, sessions_with_plan: 4, sessions_failed: 1, sessions_best: 1,
+      reduction_pct: { min: 10, q1: 17.5, median: 25, q3: 32.5, max: 40 }, median_recall: 0.7, tail_intact_sessions: 3,
       no_plan_by_reason: { below_trigger: 2, minimum_savings_not_met: 1 },
     });
     expect(dedupe).toMatchObject({ sessions: 1, sessions_with_plan: 0, reduction_pct: null, median_recall: null, no_plan_by_reason: { strategy_returned_no_plan: 1 } });
