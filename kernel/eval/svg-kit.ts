@@ -70,7 +70,9 @@ const TIME_STEPS_MS = [1, 5, 10, 15, 30].map((s) => s * 1000).concat([1, 2, 5, 1
 
 /** Elapsed-time ticks on round steps (10 min, 1 h, 6 h, ...), about `count` of them from 0. */
 export function timeTicks(spanMs: number, count = 4): number[] {
-  const step = TIME_STEPS_MS.find((s) => spanMs / s <= count) ?? TIME_STEPS_MS[TIME_STEPS_MS.length - 1]!;
+  const longest = TIME_STEPS_MS[TIME_STEPS_MS.length - 1]!;
+  // Past the longest round step, whole multiples of it: a long span must not crowd its axis.
+  const step = TIME_STEPS_MS.find((s) => spanMs / s <= count) ?? Math.ceil(spanMs / count / longest) * longest;
   const ticks: number[] = [];
   for (let t = 0; t <= spanMs; t += step) ticks.push(t);
   return ticks;

@@ -137,6 +137,9 @@ describe('chart helpers', () => {
     expect(niceTicks(40, 100, 5)).toEqual([40, 60, 80, 100]);
     expect(niceTicks(0, 7, 4)).toEqual([0, 2, 4, 6]);
     expect(timeTicks(3 * 3_600_000, 4)).toEqual([0, 3_600_000, 7_200_000, 10_800_000]);
+    // A span of months keeps to about four labels, on multiples of 30 days.
+    const day = 86_400_000;
+    expect(timeTicks(290 * day, 4)).toEqual([0, 90 * day, 180 * day, 270 * day]);
     expect(formatDuration(5_400_000)).toBe('1h30');
     expect(formatDuration(0)).toBe('0');
   });
