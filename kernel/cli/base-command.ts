@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
-import { terminalSafe } from './render/terminal-safe.js';
+import { terminalSafe } from '../vault/human.js';
 
 export interface ErrorEnvelope {
   ok: false;

@@ -45,14 +45,28 @@ export function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+// Control characters and the bidirectional controls that would reorder what the terminal shows.
+// eslint-disable-next-line no-control-regex
+const ONE_LINE_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const MULTI_LINE_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /**
  * Archived text is untrusted: terminal control sequences in it must not reach the terminal.
- * Control characters (other than tab) and bidirectional controls are shown as \u escapes.
+ * Control characters (other than tab, newline included) and bidirectional controls are shown as
+ * \u escapes, so the text stays on one line.
  */
 export function printableText(text: string): string {
-  // Bidirectional controls too: archived text could otherwise reorder what the terminal shows.
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(ONE_LINE_UNSAFE, escaped);
+}
+
+/**
+ * The same for whole lines of human output, which carry text from transcripts and plugins (project
+ * directories, record types, messages) and may span several lines: newlines and tabs are kept.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(MULTI_LINE_UNSAFE, escaped);
 }
 
 /** `key: value` lines with the values aligned. */
