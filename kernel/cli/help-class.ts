@@ -3,11 +3,16 @@
  * topic but still lists its commands; its own `plugins` installer is hidden so that `gobstopper
  * plugin` (bundles) is the one a reader finds. `gobstopper plugins --help` still answers.
  */
-import { Help, type Command } from '@oclif/core';
+import { Help, type Command, type Interfaces } from '@oclif/core';
+
+/** Whether a command belongs to a hidden group (a hidden topic), unless `asked` names that group. */
+export function inHiddenGroup(config: Interfaces.Config, commandId: string, asked = ''): boolean {
+  const group = commandId.split(':')[0]!;
+  return config.topics.some((t) => t.hidden && t.name === group && !asked.startsWith(t.name));
+}
 
 export default class GobstopperHelp extends Help {
   protected override get sortedCommands(): Command.Loadable[] {
-    const hidden = new Set(this.config.topics.filter((t) => t.hidden).map((t) => t.name));
-    return super.sortedCommands.filter((c) => !hidden.has(c.id.split(':')[0]!));
+    return super.sortedCommands.filter((c) => !inHiddenGroup(this.config, c.id));
   }
 }

@@ -249,6 +249,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(unknown.stderr).toBe("gobstopper: unknown command 'nosuchcmd'; gobstopper --help lists the commands\n");
     // A typo gets the nearest command; a flag before the command says where flags go.
     expect(json(['detcet']).body.error.message).toBe("unknown command 'detcet' (did you mean 'detect'?); gobstopper --help lists the commands");
+    // The hidden `plugins` group is never suggested.
+    expect(json(['pluginz']).body.error.message).not.toContain('did you mean');
     const early = gob(['--json', 'detect']);
     expect(early.status).toBe(2);
     expect(early.stderr).toContain("'--json' is a flag: flags go after the command");

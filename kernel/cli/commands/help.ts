@@ -1,7 +1,8 @@
-import { Args, Flags, loadHelpClass, toConfiguredId, toStandardizedId, type Command } from '@oclif/core';
+import { Args, loadHelpClass, toConfiguredId, toStandardizedId, type Command } from '@oclif/core';
 import type { HelpCommandEntry, HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { BaseCommand } from '../base-command.js';
+import { inHiddenGroup } from '../help-class.js';
 
 export default class Help extends BaseCommand<HelpCommandResult> {
   static override summary = 'Show help for gobstopper or for one command; --json describes the commands for scripts.';
@@ -11,7 +12,6 @@ export default class Help extends BaseCommand<HelpCommandResult> {
   static override examples = ['<%= config.bin %> help', '<%= config.bin %> help plugin add', '<%= config.bin %> help plan --json'];
   static override strict = false;
   static override args = { command: Args.string({ description: 'The command (or group) to explain; several words, as typed.', required: false }) };
-  static override flags = { all: Flags.boolean({ summary: 'Include hidden commands.', hidden: true }) };
 
   async run(): Promise<HelpCommandResult> {
     const { argv } = await this.parse(Help);
@@ -32,9 +32,8 @@ export default class Help extends BaseCommand<HelpCommandResult> {
   /** Visible commands whose id is `id` or starts with its words, sorted. */
   private commandsUnder(id: string): HelpCommandEntry[] {
     // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
-    const hidden = new Set(this.config.topics.filter((t) => t.hidden && !id.startsWith(t.name)).map((t) => t.name));
     return this.config.commands
-      .filter((c) => !c.hidden && !hidden.has(c.id.split(':')[0]!) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
+      .filter((c) => !c.hidden && !inHiddenGroup(this.config, c.id, id) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
       .map((c) => ({ command: toConfiguredId(c.id, this.config), summary: c.summary ?? firstLine(c.description) }))
       .sort((a, b) => a.command.localeCompare(b.command));
   }

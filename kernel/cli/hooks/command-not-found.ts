@@ -7,6 +7,7 @@
 import { loadHelpClass, toConfiguredId, type Hook, type Interfaces } from '@oclif/core';
 import { usageError } from '../../errors.js';
 import { toEnvelope } from '../base-command.js';
+import { inHiddenGroup } from '../help-class.js';
 
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
   const { config } = options;
@@ -34,7 +35,7 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
 function suggestion(config: Interfaces.Config, typed: string): string {
   let best: { id: string; distance: number } | null = null;
   for (const command of config.commands) {
-    if (command.hidden) continue;
+    if (command.hidden || inHiddenGroup(config, command.id)) continue;
     const id = toConfiguredId(command.id, config);
     const distance = editDistance(typed, id);
     if (!best || distance < best.distance) best = { id, distance };
