@@ -3,6 +3,7 @@ import { GobstopperError } from '../../errors.js';
 import { applySession, type ApplyResult, type ApplyStep } from '../../services/apply.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
+import { resumeLines } from '../render/resume-lines.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -57,8 +58,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
-    this.say(`resume the new session: ${r.resume_command}`);
-    if (r.resume_note) this.say(`  note: ${r.resume_note}`);
+    for (const line of resumeLines('resume the new session', r)) this.say(line);
     for (const w of result.warnings) this.note(`warning: ${w}`);
   }
 }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { forkSession, type ForkResult } from '../../services/fork.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
+import { resumeLines } from '../render/resume-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Fork extends BaseCommand<ForkResult> {
@@ -21,8 +22,7 @@ export default class Fork extends BaseCommand<ForkResult> {
     const r = result.receipt;
     this.say(`forked ${result.session.session_id} -> ${r.output_session_id}`);
     this.say(r.path);
-    this.say(`resume: ${r.resume_command}`);
-    if (r.resume_note) this.say(`  note: ${r.resume_note}`);
+    for (const line of resumeLines('resume', r)) this.say(line);
     return result;
   }
 }

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { withRuntime } from '../../services/runtime.js';
 import { undo, type UndoResult } from '../../services/undo.js';
 import { BaseCommand } from '../base-command.js';
+import { resumeLines } from '../render/resume-lines.js';
 
 export default class Undo extends BaseCommand<UndoResult> {
   static override summary = 'Restore an archived snapshot into a new fork (never over an existing file).';
@@ -19,8 +20,7 @@ export default class Undo extends BaseCommand<UndoResult> {
     this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, ${e.strategy}) of ${e.provider} ${e.session_id}`);
     if (result.pre_undo_snapshot) this.say(`current file archived first as pre-undo: ${result.pre_undo_snapshot}`);
     this.say(`restored copy ${result.receipt.path}`);
-    this.say(`resume: ${result.receipt.resume_command}`);
-    if (result.receipt.resume_note) this.say(`  note: ${result.receipt.resume_note}`);
+    for (const line of resumeLines('resume', result.receipt)) this.say(line);
     return result;
   }
 }
