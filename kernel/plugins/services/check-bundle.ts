@@ -1,7 +1,9 @@
 import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { PluginCheckCommandResult } from '../../../schemas/generated/types.js';
 import { admitBundle } from '../admission/admit.js';
 import { providesOf } from '../registry/bundle-ref.js';
+import { isTarballFile, openBundleSource } from '../registry/bundle-source.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
@@ -27,4 +29,19 @@ export function checkBundle(arg: string, registry: PluginRegistry, cwd = process
     code_executed: false,
     trusted: builtin || pin?.manifest_sha256 === admitted.manifestSha256,
   };
+}
+
+/**
+ * `plugin check` of anything it takes: a packed bundle (.tgz) is checked as `plugin add` would see
+ * it, unpacked into a temporary directory, admitted and thrown away; anything else as checkBundle.
+ */
+export async function checkBundleSource(arg: string, registry: PluginRegistry, cwd = process.cwd()): Promise<PluginCheckCommandResult> {
+  const local = resolve(cwd, arg);
+  if (!isTarballFile(local)) return checkBundle(arg, registry, cwd);
+  const opened = await openBundleSource(local);
+  try {
+    return { ...checkBundle(opened.dir, registry, cwd), path: local };
+  } finally {
+    opened.cleanup();
+  }
 }

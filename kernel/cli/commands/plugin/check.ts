@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import { Args } from '@oclif/core';
 import type { PluginCheckCommandResult } from '../../../../schemas/generated/types.js';
-import { checkBundle } from '../../../plugins/services/check-bundle.js';
+import { checkBundleSource } from '../../../plugins/services/check-bundle.js';
 import { describeProvides } from '../../../plugins/services/describe.js';
-import { isTarballFile, openBundleSource } from '../../../plugins/registry/bundle-source.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { BaseCommand } from '../../base-command.js';
 
@@ -25,7 +23,7 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
 
   async run(): Promise<PluginCheckCommandResult> {
     const { args } = await this.parse(PluginCheck);
-    const result = await checkFromAnywhere(args.bundle, new PluginRegistry());
+    const result = await checkBundleSource(args.bundle, new PluginRegistry());
     this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);
@@ -34,14 +32,3 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
   }
 }
 
-/** A packed bundle is checked as plugin add would see it: unpacked, admitted, thrown away. */
-async function checkFromAnywhere(arg: string, registry: PluginRegistry): Promise<PluginCheckCommandResult> {
-  const local = resolve(arg);
-  if (!isTarballFile(local)) return checkBundle(arg, registry);
-  const opened = await openBundleSource(local);
-  try {
-    return { ...checkBundle(opened.dir, registry), path: local };
-  } finally {
-    opened.cleanup();
-  }
-}
