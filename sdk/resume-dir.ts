@@ -18,7 +18,8 @@ export function resumeDirectory(cwd: string | null | undefined): ResumeDirectory
   return { resume_cwd: null, note: `the session's directory ${cwd} no longer exists; the resumed session runs in the directory you start it from` };
 }
 
-function isDirectory(path: string): boolean {
+/** Whether `path` is a directory, following links; false for anything missing or unreadable. */
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -6,9 +6,10 @@
  * `<home>/projects/<slug>/<session-id>/subagents/agent-*.jsonl` (or `agent-*.jsonl` beside the
  * sessions in some versions).
  */
-import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isDirectory } from '../../../sdk/resume-dir.js';
 import type {
   DiscoveredSession,
   ProviderDiscoverParams,
@@ -46,14 +47,6 @@ function entries(dir: string): Dirent[] {
 const isJsonl = (e: Dirent) => e.isFile() && e.name.endsWith('.jsonl');
 
 /** Transcript files under `<home>/projects`, sub-agent files only when asked for. */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 export function listTranscripts(projects: string, includeSubagents: boolean): string[] {
   const out: string[] = [];
   for (const slug of entries(projects)) {
