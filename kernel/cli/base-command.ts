@@ -2,7 +2,8 @@ import { Command, Flags } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
-import { terminalSafe } from '../vault/human.js';
+import { renderTable, type Column } from '../text/table.js';
+import { printableText, terminalSafe } from '../vault/human.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -14,6 +15,9 @@ interface OclifLikeError extends Error {
   oclif?: { exit?: number };
   exitCode?: number;
 }
+
+/** Narrower than this, a terminal width is taken for a mistake and tables print whole. */
+const MIN_TABLE_WIDTH = 20;
 
 /**
  * Every command extends this: `--json` everywhere, errors as one JSON object or one line, exit codes
@@ -28,6 +32,25 @@ export abstract class BaseCommand<TResult> extends Command {
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {
     this.log(terminalSafe(line));
+  }
+
+  /**
+   * A table for people, narrowed to the terminal it is printed on. Cells are made one-line safe
+   * first, so a cut never splits an escape from what it stands for in the width count.
+   */
+  protected sayTable(columns: readonly Column[], rows: readonly (readonly string[])[]): void {
+    const safe = rows.map((row) => row.map(printableText));
+    for (const line of renderTable(columns, safe, { width: this.tableWidth() })) this.say(line);
+  }
+
+  /**
+   * The width tables fit in: COLUMNS when set (as `ls` and most tools read it), else the terminal's;
+   * none when stdout is a file or a pipe, which get whole rows.
+   */
+  protected tableWidth(): number | undefined {
+    const fromEnv = Number(process.env.COLUMNS);
+    if (Number.isInteger(fromEnv) && fromEnv >= MIN_TABLE_WIDTH) return fromEnv;
+    return process.stdout.isTTY && process.stdout.columns >= MIN_TABLE_WIDTH ? process.stdout.columns : undefined;
   }
 
   /**

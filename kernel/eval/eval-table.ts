@@ -4,7 +4,8 @@
  */
 import type { EvalCommandResult, EvalRow, MissedProbe } from '../../schemas/generated/types.js';
 import { PROBE_KINDS } from './probe-scan.js';
-import { formatInt, formatPct, renderTable, type Align } from './text-table.js';
+import { formatInt, formatPct } from '../text/numbers.js';
+import { renderTable, type Align, type TableOptions } from '../text/table.js';
 
 /** Missed probes listed per row in the table; --json has all of them (up to 8). */
 const MISSED_SHOWN = 4;
@@ -49,7 +50,7 @@ function clientCell(row: EvalRow): string {
 }
 
 /** Recalled/sampled per probe kind, one row per strategy that was scored. */
-function retentionByKind(result: EvalCommandResult): string[] {
+function retentionByKind(result: EvalCommandResult, options: TableOptions): string[] {
   const scored = result.rows.filter((r) => r.probe_score);
   const kinds = PROBE_KINDS.filter((kind) => scored.some((r) => r.probe_score!.by_kind.some((t) => t.kind === kind && t.total > 0)));
   if (kinds.length === 0) return [];
@@ -60,7 +61,7 @@ function retentionByKind(result: EvalCommandResult): string[] {
       return t && t.total > 0 ? `${t.recalled}/${t.total}` : '-';
     }),
   ]);
-  return ['', 'retention by probe kind (recalled/sampled):', ...renderTable(['strategy', ...kinds], rows, ['left', ...kinds.map(() => 'right' as const)])];
+  return ['', 'retention by probe kind (recalled/sampled):', ...renderTable([{ header: 'strategy' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
 }
 
 /** A missed probe without its text: kind, 1-based line, length and short hash. */
@@ -79,7 +80,7 @@ function missedProbes(result: EvalCommandResult): string[] {
   return lines.length > 0 ? ['', 'first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', ...lines] : [];
 }
 
-export function renderEvalTable(result: EvalCommandResult): string[] {
+export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
     `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
     `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line === null ? '-' : result.tail_start_line + 1}`,
@@ -109,8 +110,8 @@ export function renderEvalTable(result: EvalCommandResult): string[] {
       `${formatInt(row.duration_ms)} ms`,
     ];
   });
-  lines.push(...renderTable(header, rows, align));
-  lines.push(...retentionByKind(result), ...missedProbes(result));
+  lines.push(...renderTable(header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined })), rows, options));
+  lines.push(...retentionByKind(result, options), ...missedProbes(result));
   lines.push('');
   const best = result.rows.find((r) => r.best);
   if (best) {

@@ -3,7 +3,7 @@ import type { EvalStudyPrepareResult, RetentionManifest, RetentionStudyReport, T
 import { assertNewOutputPath, writeNewFile } from './output-file.js';
 import { countByKind, manifestJson, prepareManifest } from './study-manifest.js';
 import type { SlotExtractor } from './study-slots.js';
-import { renderTable } from './text-table.js';
+import { renderTable, type TableOptions } from '../text/table.js';
 
 /** `--prepare-manifest <new file>`: builds the heuristic manifest and writes it to a new file. */
 export function prepareManifestFile(path: string, source: Buffer, items: readonly TranscriptItem[], extractor?: SlotExtractor): { result: EvalStudyPrepareResult; manifest: RetentionManifest } {
@@ -15,7 +15,7 @@ export function prepareManifestFile(path: string, source: Buffer, items: readonl
 
 const ratio = (n: number, d: number) => `${n}/${d}`;
 
-export function renderStudyLines(report: RetentionStudyReport): string[] {
+export function renderStudyLines(report: RetentionStudyReport, options: TableOptions = {}): string[] {
   const lines = [
     `${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`,
     `source ${report.source_sha256.slice(0, 12)}… verify: ${report.source_verify_errors} errors, ${report.source_verify_warnings} warnings`,
@@ -35,6 +35,7 @@ export function renderStudyLines(report: RetentionStudyReport): string[] {
     String(r.new_verify_errors),
     r.floor_reached ? 'reached' : 'no',
   ]);
-  lines.push(...renderTable(header, rows, ['left', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left']));
+  const right = new Set(['round', 'applied', 'before', 'after', 'same origin', 'at source', 'lexical', 'new errors']);
+  lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left' })), rows, options));
   return lines;
 }

@@ -1,24 +1,7 @@
 /**
- * Plain-text rendering shared by the vault and events commands: aligned tables, byte sizes, times,
+ * Plain-text rendering shared by the vault and events commands: byte sizes, times,
  * and archived text made safe to print on a terminal.
  */
-
-export interface Column {
-  header: string;
-  /** Right-aligned, for numbers. */
-  right?: boolean;
-}
-
-/** Columns separated by two spaces; each column as wide as its widest cell. */
-export function formatTable(columns: Column[], rows: string[][]): string[] {
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(columns.map((c) => c.header)), ...rows.map(line)];
-}
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -113,7 +113,7 @@ describe('detect', () => {
       // eslint-disable-next-line no-control-regex
       expect(out.stdout + out.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
     }
-    expect(outputs[0]!.stdout).toContain('/tmp/\\u001b]0;PWNED\\u0007');
+    expect(outputs[0]!.stdout).toContain('\\u000d\\u202eevil');
     expect(outputs[2]!.stdout).toContain('\\u001b[2Jfake');
     // --json keeps the text as it is, escaped only by JSON.
     const json = await runJson(['detect', '--provider', 'claude_code'], home.env);

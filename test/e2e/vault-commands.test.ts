@@ -29,7 +29,11 @@ describe('vault commands (built CLI)', () => {
   let sessionPath: string;
 
   async function cli(...args: string[]): Promise<Run> {
-    const env = { PATH: process.env.PATH ?? '', ...home.env, NO_COLOR: '1' };
+    return cliWith({}, ...args);
+  }
+
+  async function cliWith(extraEnv: Record<string, string>, ...args: string[]): Promise<Run> {
+    const env = { PATH: process.env.PATH ?? '', ...home.env, NO_COLOR: '1', ...extraEnv };
     try {
       const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], { env, cwd: home.root, maxBuffer: 64 * 1024 * 1024 });
       return { code: 0, stdout, stderr };
@@ -92,6 +96,18 @@ describe('vault commands (built CLI)', () => {
     expect(lines[1]).toMatch(/^SHA256\s+BYTES\s+RECORDS\s+STRATEGY\s+ARCHIVED \(UTC\)\s+PATH$/);
     expect(lines[2]!.startsWith(second)).toBe(true);
     expect(lines[1]!.indexOf('STRATEGY')).toBe(lines[2]!.indexOf('elide'));
+  });
+
+  it('vault narrows its table to the terminal width, cutting the path in the middle', async () => {
+    const wide = await cli('vault');
+    expect(wide.stdout).toContain(sessionPath);
+    const narrow = await cliWith({ COLUMNS: '80' }, 'vault');
+    expect(narrow.code).toBe(0);
+    const lines = narrow.stdout.trimEnd().split('\n');
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    const row = lines.find((l) => l.startsWith(second.slice(0, 16)))!;
+    expect(row).toContain('…');
+    expect(row, lines.join('\n')).toMatch(/aaaa\.jsonl$/);
   });
 
   it('show, diff and search-snapshot report verified metadata only', async () => {

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
-import { formatInt, renderTable } from '../../eval/text-table.js';
+import { formatInt } from '../../text/numbers.js';
+import { renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
@@ -21,8 +22,21 @@ function resultCell(row: BenchRow): string {
   return row.execution_state === 'provider_only' ? 'provider control' : 'plan';
 }
 
-export function benchRowLines(rows: readonly BenchRow[]): string[] {
-  const header = ['', 'provider', 'session', 'strategy', 'result', 'before', 'after', 'reduction', 'recall', 'tail', 'new errors', 'time'];
+export function benchRowLines(rows: readonly BenchRow[], options: TableOptions = {}): string[] {
+  const columns: Column[] = [
+    { header: '' },
+    { header: 'provider' },
+    { header: 'session' },
+    { header: 'strategy' },
+    { header: 'result', fit: 'end' },
+    { header: 'before', align: 'right' },
+    { header: 'after', align: 'right' },
+    { header: 'reduction', align: 'right' },
+    { header: 'recall', align: 'right' },
+    { header: 'tail' },
+    { header: 'new errors', align: 'right' },
+    { header: 'time', align: 'right' },
+  ];
   const body = rows.map((r) => [
     r.best ? '*' : '',
     r.provider,
@@ -37,11 +51,21 @@ export function benchRowLines(rows: readonly BenchRow[]): string[] {
     r.new_verify_errors === null || r.execution_state !== 'rendered' ? '-' : String(r.new_verify_errors),
     r.duration_ms === null ? '-' : `${formatInt(r.duration_ms)} ms`,
   ]);
-  return renderTable(header, body, ['left', 'left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'left', 'right', 'right']);
+  return renderTable(columns, body, options);
 }
 
-export function benchAggregateLines(aggregates: readonly BenchAggregate[]): string[] {
-  const header = ['strategy', 'sessions', 'with plan', 'best', 'failed', 'reduction median (q1-q3)', 'median recall', 'tail intact', 'no plan'];
+export function benchAggregateLines(aggregates: readonly BenchAggregate[], options: TableOptions = {}): string[] {
+  const columns: Column[] = [
+    { header: 'strategy' },
+    { header: 'sessions', align: 'right' },
+    { header: 'with plan', align: 'right' },
+    { header: 'best', align: 'right' },
+    { header: 'failed', align: 'right' },
+    { header: 'reduction median (q1-q3)', align: 'right' },
+    { header: 'median recall', align: 'right' },
+    { header: 'tail intact', align: 'right' },
+    { header: 'no plan', fit: 'end' },
+  ];
   const body = aggregates.map((a) => [
     a.strategy,
     String(a.sessions),
@@ -53,7 +77,7 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[]): stri
     String(a.tail_intact_sessions),
     Object.entries(a.no_plan_by_reason).map(([reason, n]) => `${reason} ${n}`).join(', ') || '-',
   ]);
-  return renderTable(header, body, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
+  return renderTable(columns, body, options);
 }
 
 export default class Bench extends BaseCommand<BenchCommandResult> {
@@ -111,9 +135,9 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     if (result.sessions === 0) {
       this.say(windowed ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper bench --all measures older ones).');
     } else {
-      for (const line of benchRowLines(result.rows)) this.say(line);
+      for (const line of benchRowLines(result.rows, { width: this.tableWidth() })) this.say(line);
       this.say('');
-      for (const line of benchAggregateLines(result.aggregates)) this.say(line);
+      for (const line of benchAggregateLines(result.aggregates, { width: this.tableWidth() })) this.say(line);
       this.say('');
       const failed = result.sessions_failed > 0 ? `, ${result.sessions_failed} could not be measured` : '';
       this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);

@@ -4,7 +4,7 @@ import { stillUnresumed, unresumedForks, type UnresumedFork } from '../../publis
 import { detectSessions } from '../../sessions/detect.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
-import { formatAge, formatCount, renderTable } from '../render/table.js';
+import { formatAge, formatCount } from '../render/formats.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 /** A lifetime sum read from the tail alone is a lower bound, and says so. */
@@ -45,19 +45,32 @@ By default only sessions updated in the last 7 days are listed; --all lists ever
     const shown = limit === 0 ? rows : rows.slice(0, limit);
     // A fork nobody has resumed still carries its source's last usage report: show the projection.
     const projected = (r: DetectRow) => stillUnresumed(forks, r.path, r.bytes)?.projectedContext ?? null;
-    const lines = renderTable(shown, [
-      { header: 'PROVIDER', value: (r) => r.provider },
-      { header: 'SESSION', value: (r) => r.session_id, maxWidth: 38 },
-      { header: 'STATE', value: (r) => (r.active ? 'live' : 'idle') },
-      { header: 'AGE', value: (r) => formatAge(r.age_secs), align: 'right' },
-      { header: 'CONTEXT', value: (r) => (projected(r) === null ? formatCount(r.context_tokens) : `~${formatCount(projected(r))}`), align: 'right' },
-      { header: 'BASIS', value: (r) => (projected(r) === null ? r.context_basis : 'projected') },
-      { header: 'WINDOW', value: (r) => formatCount(r.model_context_window), align: 'right' },
-      { header: 'LIFETIME IN', value: (r) => lifetime(r, r.lifetime_input_tokens), align: 'right' },
-      { header: 'CACHED', value: (r) => lifetime(r, r.lifetime_cached_tokens), align: 'right' },
-      { header: 'PROJECT', value: (r) => r.cwd ?? '', maxWidth: 48 },
-    ]);
-    for (const line of lines) this.say(line);
+    this.sayTable(
+      [
+        { header: 'PROVIDER' },
+        { header: 'SESSION', fit: 'middle', maxWidth: 38 },
+        { header: 'STATE' },
+        { header: 'AGE', align: 'right' },
+        { header: 'CONTEXT', align: 'right' },
+        { header: 'BASIS' },
+        { header: 'WINDOW', align: 'right', optional: true },
+        { header: 'LIFETIME IN', align: 'right', optional: true },
+        { header: 'CACHED', align: 'right', optional: true },
+        { header: 'PROJECT', fit: 'middle', maxWidth: 48 },
+      ],
+      shown.map((r) => [
+        r.provider,
+        r.session_id,
+        r.active ? 'live' : 'idle',
+        formatAge(r.age_secs),
+        projected(r) === null ? formatCount(r.context_tokens) : `~${formatCount(projected(r))}`,
+        projected(r) === null ? r.context_basis : 'projected',
+        formatCount(r.model_context_window),
+        lifetime(r, r.lifetime_input_tokens),
+        lifetime(r, r.lifetime_cached_tokens),
+        r.cwd ?? '',
+      ]),
+    );
     if (shown.some((r) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null)) {
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
     }

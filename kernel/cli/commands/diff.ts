@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { DiffCommandOutput } from '../../../schemas/generated/types.js';
 import { diffSnapshots } from '../../vault/diff.js';
 import { vaultLayout } from '../../vault/layout.js';
-import { formatCount, formatTable } from '../../vault/human.js';
+import { formatCount } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type DiffResult = DiffCommandOutput;
@@ -35,7 +35,7 @@ export default class Diff extends BaseCommand<DiffResult> {
       formatCount(result.added_by_type[t] ?? 0),
       formatCount(result.removed_by_type[t] ?? 0),
     ]);
-    for (const line of formatTable([{ header: 'TYPE' }, { header: 'A', right: true }, { header: 'B', right: true }, { header: 'ADDED', right: true }, { header: 'REMOVED', right: true }], rows)) this.say(line);
+    this.sayTable([{ header: 'TYPE', fit: 'end' }, { header: 'A', align: 'right' }, { header: 'B', align: 'right' }, { header: 'ADDED', align: 'right' }, { header: 'REMOVED', align: 'right' }], rows);
     for (const [label, hashes] of [['added', result.added], ['removed', result.removed]] as const) {
       if (hashes.length === 0) continue;
       this.say('');

@@ -58,7 +58,7 @@ Everything runs on private copies; no model or provider service is called and no
         const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');
         this.say(`wrote ${result.checks} heuristic checks (${kinds}) to ${result.manifest_path}`);
         this.say(`next: gobstopper eval-study ${args.session} --manifest ${result.manifest_path}`);
-      } else for (const line of renderStudyLines(result as RetentionStudyReport)) this.say(line);
+      } else for (const line of renderStudyLines(result as RetentionStudyReport, { width: this.tableWidth() })) this.say(line);
     }
     return result;
   }

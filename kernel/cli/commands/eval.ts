@@ -53,7 +53,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
     ).finally(() => bar.finish());
     if (!this.jsonEnabled()) {
       if (result.rehearsal_note) this.note(`note: ${result.rehearsal_note}`);
-      for (const line of renderEvalTable(result)) this.say(line);
+      for (const line of renderEvalTable(result, { width: this.tableWidth() })) this.say(line);
       if (result.rows.some((r) => r.event_record?.retention_total != null)) {
         this.say('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log');
       }

@@ -5,7 +5,7 @@ import { readEvents } from '../../publish/events.js';
 import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
 import { eventsLogPath } from '../../paths.js';
 import { checkSessionSelector } from '../../vault/selectors.js';
-import { formatCount, formatTable, formatTs } from '../../vault/human.js';
+import { formatCount, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type EventsResult = EventsCommandOutput;
@@ -57,7 +57,7 @@ export default class Events extends BaseCommand<EventsResult> {
     if (s.events.length > 0) {
       this.say('');
       const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} -> ${formatCount(e.context_tokens_after)}`, e.session_id]);
-      for (const line of formatTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER' }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', right: true }, { header: 'SESSION' }], rows)) this.say(line);
+      this.sayTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER', optional: true }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', align: 'right' }, { header: 'SESSION', fit: 'middle' }], rows);
     }
     return s;
   }

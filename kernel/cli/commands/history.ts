@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { HistoryCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { sessionHistory } from '../../vault/list.js';
-import { formatBytes, formatCount, formatTable, formatTs } from '../../vault/human.js';
+import { formatBytes, formatCount, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type HistoryResult = HistoryCommandOutput;
@@ -23,7 +23,7 @@ export default class History extends BaseCommand<HistoryResult> {
     const first = entries[0]!;
     this.say(`${first.provider} session ${first.session_id}: ${entries.length} archived state(s)`);
     const rows = entries.map((e) => [e.sha256, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.path]);
-    for (const line of formatTable([{ header: 'SHA256' }, { header: 'BYTES', right: true }, { header: 'RECORDS', right: true }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'PATH' }], rows)) this.say(line);
+    this.sayTable([{ header: 'SHA256' }, { header: 'BYTES', align: 'right' }, { header: 'RECORDS', align: 'right' }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'PATH', fit: 'middle' }], rows);
     return entries;
   }
 }

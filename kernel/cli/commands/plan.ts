@@ -5,7 +5,7 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
-import { formatCount } from '../render/table.js';
+import { formatCount } from '../render/formats.js';
 import { stillUnresumed, unresumedForks } from '../../publish/unresumed-forks.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 

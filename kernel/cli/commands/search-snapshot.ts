@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { SearchSnapshotCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, searchSnapshot } from '../../vault/search.js';
-import { formatCount, formatTable } from '../../vault/human.js';
+import { formatCount } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type SearchSnapshotResult = SearchSnapshotCommandOutput;
@@ -35,7 +35,7 @@ export default class SearchSnapshot extends BaseCommand<SearchSnapshotResult> {
     );
     if (result.matches.length > 0) {
       const rows = result.matches.map((m) => [String(m.record_index), formatCount(m.match_count), formatCount(m.record_bytes), m.record_sha256]);
-      for (const line of formatTable([{ header: 'RECORD', right: true }, { header: 'MATCHES', right: true }, { header: 'BYTES', right: true }, { header: 'RECORD SHA256' }], rows)) this.say(line);
+      this.sayTable([{ header: 'RECORD', align: 'right' }, { header: 'MATCHES', align: 'right' }, { header: 'BYTES', align: 'right' }, { header: 'RECORD SHA256' }], rows);
       this.say(`read one: gobstopper read-snapshot ${result.snapshot_sha256} --record ${result.matches[0]!.record_index}`);
     }
     return result;

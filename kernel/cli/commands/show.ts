@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { ShowCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { showSnapshot } from '../../vault/show.js';
-import { formatBytes, formatCount, formatPairs, formatTable, formatTs } from '../../vault/human.js';
+import { formatBytes, formatCount, formatPairs, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type ShowResult = ShowCommandOutput;
@@ -34,7 +34,7 @@ export default class Show extends BaseCommand<ShowResult> {
       this.say(line);
     this.say('');
     const rows = Object.entries(result.record_types).map(([type, count]) => [type, formatCount(count)]);
-    for (const line of formatTable([{ header: 'TYPE' }, { header: 'RECORDS', right: true }], rows)) this.say(line);
+    this.sayTable([{ header: 'TYPE', fit: 'end' }, { header: 'RECORDS', align: 'right' }], rows);
     return result;
   }
 }

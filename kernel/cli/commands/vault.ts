@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { VaultCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { listSnapshots } from '../../vault/list.js';
-import { formatBytes, formatCount, formatTable, formatTs, shorten } from '../../vault/human.js';
+import { formatBytes, formatCount, formatTs, shorten } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type VaultResult = VaultCommandOutput;
@@ -26,11 +26,19 @@ export default class Vault extends BaseCommand<VaultResult> {
       return entries;
     }
     const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), shorten(e.session_id, 12), e.path]);
-    for (const line of formatTable(
-      [{ header: 'SHA256' }, { header: 'PROVIDER' }, { header: 'BYTES', right: true }, { header: 'RECORDS', right: true }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'SESSION' }, { header: 'PATH' }],
+    this.sayTable(
+      [
+        { header: 'SHA256' },
+        { header: 'PROVIDER', optional: true },
+        { header: 'BYTES', align: 'right' },
+        { header: 'RECORDS', align: 'right' },
+        { header: 'STRATEGY' },
+        { header: 'ARCHIVED (UTC)' },
+        { header: 'SESSION', optional: true },
+        { header: 'PATH', fit: 'middle' },
+      ],
       rows,
-    ))
-      this.say(line);
+    );
     this.say(`${entries.length} snapshot(s)`);
     return entries;
   }

@@ -1,6 +1,6 @@
 /** How a plan or a no-plan decision reads for people. */
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
-import { formatCount } from './table.js';
+import { formatCount } from './formats.js';
 import { strategyRationaleOf } from '../../policy/no-plan.js';
 import { shorten } from '../../vault/human.js';
 

@@ -3,7 +3,6 @@ import { describeProvides } from '../../../plugins/services/describe.js';
 import { listBundles } from '../../../plugins/services/list-bundles.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { BaseCommand } from '../../base-command.js';
-import { renderTable } from '../../render/table.js';
 
 export default class PluginList extends BaseCommand<PluginListCommandResult> {
   static override summary = 'List built-in and installed plugin bundles and what they provide.';
@@ -19,14 +18,10 @@ export default class PluginList extends BaseCommand<PluginListCommandResult> {
       this.say(`No plugin bundles: none built in under ${result.builtin_dir}, none installed under ${result.installed_dir}.`);
       return result;
     }
-    const lines = renderTable(result.bundles, [
-      { header: 'ID', value: (b) => b.id },
-      { header: 'VERSION', value: (b) => b.version },
-      { header: 'SOURCE', value: (b) => b.source },
-      { header: 'STATUS', value: (b) => b.status },
-      { header: 'PROVIDES', value: (b) => describeProvides(b.provides) },
-    ]);
-    for (const line of lines) this.say(line);
+    this.sayTable(
+      [{ header: 'ID', fit: 'end' }, { header: 'VERSION' }, { header: 'SOURCE' }, { header: 'STATUS' }, { header: 'PROVIDES', fit: 'end' }],
+      result.bundles.map((b) => [b.id, b.version, b.source, b.status, describeProvides(b.provides)]),
+    );
     for (const b of result.bundles) {
       for (const s of b.shadowed) this.say(`${b.id}: ${s.kind} ${s.provided_id} is served by ${s.by} instead`);
       if (b.error) this.say(`${b.id} ${b.version}: ${b.error.message}`);

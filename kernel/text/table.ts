@@ -1,0 +1,117 @@
+/**
+ * Plain aligned tables for people: numbers right-aligned, nothing in colour. On a terminal narrower
+ * than the table, the columns that say they may be cut (paths, ids, free text) give up width, the
+ * widest first, so a row stays one line; numbers and codes are never cut. When that is not enough,
+ * optional columns are left out, the rightmost first (--json always has every field). Widths
+ * count code points, which is right for every glyph these tables print (no East Asian wide
+ * characters).
+ */
+
+export type Align = 'left' | 'right';
+
+export interface Column {
+  header: string;
+  align?: Align;
+  /**
+   * How a cell is cut when the table must narrow: at its end (text) or in its middle, keeping
+   * more of the end (paths and ids). Columns without it keep their width.
+   */
+  fit?: 'end' | 'middle';
+  /** The narrowest a cut column gets; default 12 (never under its header). */
+  minWidth?: number;
+  /** Cells longer than this are always cut, whatever the width. */
+  maxWidth?: number;
+  /** Left out on a terminal too narrow for the table even with every cuttable column cut. */
+  optional?: boolean;
+}
+
+export interface TableOptions {
+  /** The width to fit in, in columns; undefined never narrows (output to a file or a pipe). */
+  width?: number;
+  /** Printed before every line. */
+  indent?: string;
+}
+
+const GAP = '  ';
+const DEFAULT_MIN_WIDTH = 12;
+const ELLIPSIS = '…';
+
+export const displayWidth = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+};
+
+/** `text` in at most `max` code points, an ellipsis marking what was cut. */
+export function cutText(text: string, max: number | undefined, where: 'end' | 'middle' = 'end'): string {
+  if (max === undefined || displayWidth(text) <= max) return text;
+  if (max <= 1) return ELLIPSIS.slice(0, max);
+  const points = Array.from(text);
+  if (where === 'end') return points.slice(0, max - 1).join('') + ELLIPSIS;
+  // The end of a path or id tells it apart more often than its start (file names, id suffixes).
+  const head = Math.ceil((max - 1) / 3);
+  const tail = max - 1 - head;
+  return points.slice(0, head).join('') + ELLIPSIS + points.slice(points.length - tail).join('');
+}
+
+export function renderTable(columns: readonly Column[], rows: readonly (readonly string[])[], options: TableOptions = {}): string[] {
+  const indent = options.indent ?? '';
+  const capped = rows.map((row) => columns.map((c, i) => cutText(row[i] ?? '', c.maxWidth, c.fit)));
+  const natural = columns.map((c, i) => Math.max(displayWidth(c.header), ...capped.map((row) => displayWidth(row[i]!))));
+  const shown = shownColumns(columns, natural, options.width === undefined ? undefined : options.width - displayWidth(indent));
+  const budget = options.width === undefined ? undefined : options.width - displayWidth(indent) - GAP.length * (shown.length - 1);
+  const widths = fitWidths(
+    shown.map((i) => columns[i]!),
+    shown.map((i) => natural[i]!),
+    budget,
+  );
+  const line = (cells: readonly string[]) =>
+    indent +
+    shown
+      .map((i, k) => {
+        const column = columns[i]!;
+        const text = cutText(cells[i]!, widths[k], column.fit);
+        const pad = ' '.repeat(Math.max(0, widths[k]! - displayWidth(text)));
+        return column.align === 'right' ? pad + text : text + pad;
+      })
+      .join(GAP)
+      .trimEnd();
+  return [line(columns.map((c) => c.header)), ...capped.map(line)];
+}
+
+/** The indexes of the columns printed: optional ones are dropped, rightmost first, until the narrowest table fits. */
+function shownColumns(columns: readonly Column[], natural: readonly number[], width: number | undefined): number[] {
+  const shown = columns.map((_, i) => i);
+  if (width === undefined) return shown;
+  const narrowest = (indexes: number[]) => indexes.reduce((sum, i) => sum + floorWidth(columns[i]!, natural[i]!), 0) + GAP.length * (indexes.length - 1);
+  for (let i = columns.length - 1; i >= 0 && narrowest(shown) > width; i -= 1) {
+    if (columns[i]!.optional) shown.splice(shown.indexOf(i), 1);
+  }
+  return shown;
+}
+
+/** The narrowest a column is printed: its natural width, or for a cuttable one its floor. */
+function floorWidth(column: Column, natural: number): number {
+  return column.fit ? Math.min(natural, Math.max(column.minWidth ?? DEFAULT_MIN_WIDTH, displayWidth(column.header))) : natural;
+}
+
+/**
+ * Column widths within `budget`: every cuttable column is capped at one common width (but not under
+ * its floor), the largest cap that fits. When even the floors do not fit, the floors are used and
+ * the terminal wraps what is left.
+ */
+function fitWidths(columns: readonly Column[], natural: readonly number[], budget: number | undefined): number[] {
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (budget === undefined || total <= budget) return [...natural];
+  const floors = columns.map((c, i) => floorWidth(c, natural[i]!));
+  const widthsAt = (cap: number) => natural.map((n, i) => (columns[i]!.fit ? Math.min(n, Math.max(cap, floors[i]!)) : n));
+  const sumAt = (cap: number) => widthsAt(cap).reduce((a, b) => a + b, 0);
+  let lo = 0;
+  let hi = Math.max(...natural);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sumAt(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return widthsAt(lo);
+}
