@@ -51,15 +51,6 @@ export function policyBoundsViolations(policy: Bounded): BoundsViolation[] {
       keys: ['floor_tokens', 'trigger_tokens'],
       message: `floor_tokens (${policy.floor_tokens}) must be below trigger_tokens (${policy.trigger_tokens})`,
     });
-  } else if (triggerOk && floorOk && isQuotaPressure(policy.quota_pressure)) {
-    // A compaction that fires at or below its own floor has nothing to do.
-    const effective = effectiveTrigger(policy.trigger_tokens, policy.quota_pressure);
-    if (effective <= policy.floor_tokens) {
-      problems.push({
-        keys: ['floor_tokens', 'trigger_tokens', 'quota_pressure'],
-        message: `under ${policy.quota_pressure} quota pressure the trigger (${policy.trigger_tokens}) fires at ${effective}, not above floor_tokens (${policy.floor_tokens}); lower floor_tokens or raise trigger_tokens`,
-      });
-    }
   }
   whole('keep_recent_tool_outputs', 0, MAX_ITEM_COUNT);
   whole('keep_recent_turns', 0, MAX_ITEM_COUNT);

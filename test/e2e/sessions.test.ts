@@ -265,6 +265,19 @@ describe('plan', () => {
     for (const id of ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured']) expect(rationale).toMatch(new RegExp(`[ ,]${id}=`));
   });
 
+  it('auto scores candidates before the savings gate, which then judges only the one it picks', async () => {
+    // A floor just under the context: every strategy that aims at the floor saves ~2,000 tokens,
+    // under the 4,096 minimum; only structured (which ignores the floor) saves more, by eliding
+    // from the head and keeping ~100 tokens of cached prefix. The cache-keeping candidate wins on
+    // its score, and the gate then refuses it: no plan, rather than structured's plan.
+    home = demoHome('[policy]\ntrigger_tokens = 58000\nfloor_tokens = 57000\n');
+    const gated = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env);
+    expect(gated.json).toMatchObject({ status: 'no_plan', reason_code: 'minimum_savings_not_met', target_context_tokens: 57000 });
+    expect(gated.json.projected_savings_tokens).toBeLessThan(4096);
+    const structured = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'structured'], home.env);
+    expect(structured.json.status).toBe('plan');
+  });
+
   it('a bad config file is one clear error, not a no-plan', async () => {
     home = demoHome();
     const bad = join(home.root, 'bad.toml');
