@@ -1624,10 +1624,13 @@ export interface PolicyCheckCommandResult {
   strategy: string;
   provider: "claude_code" | "codex" | "devin";
   /**
-   * The effective trigger: configured trigger under quota pressure.
+   * The configured trigger.
    */
   trigger_tokens: number;
-  configured_trigger_tokens: number;
+  /**
+   * The trigger that fires: trigger_tokens scaled by quota pressure.
+   */
+  effective_trigger_tokens: number;
   floor_tokens: number;
   min_savings_tokens: number;
   quota_pressure: QuotaPressure;

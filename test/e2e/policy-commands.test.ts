@@ -223,7 +223,12 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['policy-check', '--provider', 'devin', '--context-tokens', '300000']).body).toMatchObject({ action: 'transcript_compact', control: null });
     expect(json(['policy-check', '--provider', 'codex', '--context-tokens', '100000', '--session-active']).body).toMatchObject({ action: 'none', control: null });
     const high = json(['policy-check', '--provider', 'codex', '--context-tokens', '130000', '--session-active', '--quota-pressure', 'high']);
-    expect(high.body).toMatchObject({ action: 'provider_compact', trigger_tokens: 126_000, configured_trigger_tokens: 180_000 });
+    expect(high.body).toMatchObject({ action: 'provider_compact', trigger_tokens: 180_000, effective_trigger_tokens: 126_000 });
+    expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '130000', '--session-active', '--quota-pressure', 'high']).stdout).toBe(
+      'action=provider_compact strategy=auto trigger_tokens=180000 effective_trigger_tokens=126000 control=thread/compact/start\n',
+    );
+    // The reference's name for Claude Code is taken too.
+    expect(json(['policy-check', '--provider', 'claude', '--context-tokens', '300000']).body).toMatchObject({ provider: 'claude_code', action: 'transcript_compact' });
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '300000', '--session-active']).stdout).toBe(
       'action=provider_compact strategy=auto trigger_tokens=180000 control=thread/compact/start\n',
     );

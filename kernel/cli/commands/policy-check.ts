@@ -14,7 +14,7 @@ import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   static override summary = 'Decide what to do at a given context size, for orchestrators; reads no transcript.';
   static override description =
-    'Below the effective trigger (trigger_tokens scaled by quota pressure) the action is none. At or above it, a live session ' +
+    'Below the effective trigger (trigger_tokens scaled by quota pressure; both are in the JSON) the action is none. At or above it, a live session ' +
     '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact, Devin /compact); ' +
     'an idle session gets transcript_compact, which gobstopper apply performs on a fork. The trigger comes from your config: ' +
     '[policy], then [provider.<id>], then the --preset table.';
@@ -23,7 +23,11 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
     '<%= config.bin %> policy-check --provider claude_code --context-tokens 180000 --quota-pressure high',
   ];
   static override flags = {
-    provider: Flags.string({ summary: 'The session\'s provider.', options: [...BUILTIN_PROVIDERS], required: true }),
+    provider: Flags.string({
+      summary: "The session's provider (claude is taken for claude_code).",
+      options: [...BUILTIN_PROVIDERS, 'claude'],
+      required: true,
+    }),
     'context-tokens': Flags.integer({ summary: 'Current context size, as the provider reports it.', min: 0, max: MAX_CONTEXT_TOKENS, required: true, helpValue: '<tokens>' }),
     'session-active': Flags.boolean({ summary: 'The session is live in its client right now.', default: false }),
     'quota-pressure': quotaPressureFlag,
@@ -34,7 +38,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   async run(): Promise<PolicyCheckCommandResult> {
     const { flags } = await this.parse(PolicyCheck);
     const pressure = flags['quota-pressure'];
-    const provider = flags.provider as BuiltinProvider;
+    const provider = (flags.provider === 'claude' ? 'claude_code' : flags.provider) as BuiltinProvider;
     const { resolved } = await resolveForCommand({
       configPath: flags.config,
       provider,
@@ -49,7 +53,8 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
       session_active: flags['session-active'],
       policy: toResolvedPolicy(resolved.values),
     });
-    this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${result.control ? ` control=${result.control}` : ''}`);
+    const scaled = result.effective_trigger_tokens === result.trigger_tokens ? '' : ` effective_trigger_tokens=${result.effective_trigger_tokens}`;
+    this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${scaled}${result.control ? ` control=${result.control}` : ''}`);
     // The decision is the policy's either way; say when nothing here could carry it out.
     if (result.action === 'transcript_compact' && !registry.declared('provider').includes(provider)) {
       this.note(`note: no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);

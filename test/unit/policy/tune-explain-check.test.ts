@@ -78,8 +78,8 @@ describe('policy-check', () => {
     const high = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'high' });
     expect(policyCheck({ provider: 'codex', context_tokens: 180_000, session_active: true, policy: high })).toMatchObject({
       action: 'provider_compact',
-      trigger_tokens: 175_000,
-      configured_trigger_tokens: 250_000,
+      trigger_tokens: 250_000,
+      effective_trigger_tokens: 175_000,
       quota_pressure: 'high',
     });
     const low = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'low' });
