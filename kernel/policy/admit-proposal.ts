@@ -25,11 +25,6 @@ export interface AdmissionInput {
   context_tokens_before: number;
   proposal: Proposal;
   active?: boolean;
-  /**
-   * False for a candidate a selector compares (host/propose): the savings gate judges the plan the
-   * selector picks, so a candidate that saves little still competes on its score.
-   */
-  savingsGate?: boolean;
 }
 
 export const USERSPACE_RATIONALE = 'validated userspace proposal; savings are projected';
@@ -57,7 +52,7 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
   // A provider's own compaction lands at a floor only the provider knows; the savings gate judges it.
   if (rewritesTranscript) assertNoGrowth(before, after);
   const savings = Math.max(0, before - after);
-  if (input.savingsGate !== false && savings < policy.min_savings_tokens) return noPlan('minimum_savings_not_met', policy, before, after);
+  if (savings < policy.min_savings_tokens) return noPlan('minimum_savings_not_met', policy, before, after);
 
   const rationale = userspace ? USERSPACE_RATIONALE : proposal.rationale;
   // A selector's rationale quotes the chosen plan's, which already ends with the same suffix.

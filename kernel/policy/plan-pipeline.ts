@@ -45,8 +45,6 @@ export interface PlanPipelineInput {
   runStrategy: StrategyRunner;
   runLegacyCommand?: LegacyCommandRunner;
   provider?: ProviderInfo | null;
-  /** False when a selector asks for this plan as a candidate (see AdmissionInput.savingsGate). */
-  savingsGate?: boolean;
 }
 
 export type PlanOutcome = PlanCommandPlan | PlanCommandNoPlan;
@@ -70,7 +68,7 @@ export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome
   setImmediate(() => prepareAdmission(transcript.items, policy.keep_recent_tool_outputs));
   const proposal = await proposing;
   try {
-    return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active, savingsGate: input.savingsGate });
+    return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
   } catch (error) {
     throw withProposer(error, proposerOf(proposal, config.external));
   }

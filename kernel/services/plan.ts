@@ -130,8 +130,6 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
             recentYields: recent,
             runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1),
             provider: parsed.provider.info,
-            // The selector compares candidates on their scores; the gate judges the one it picks.
-            savingsGate: false,
           });
           if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
           return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
