@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type * as T from '../../schemas/generated/types.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
-import { DEFAULT_DISCOVERY_MAX_AGE_SECS } from '../policy/defaults.js';
+import { discoveryWindow } from '../policy/defaults.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchOutputFormat, type BenchSessionResult, type CollectedBench } from '../eval/bench-collect.js';
 import { runJobsInParallel, type JobProgress } from '../eval/parallel-runner.js';
@@ -79,7 +79,7 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
   effectivePolicy(resolved.values, null);
   return withRuntime({ env, homes: options.homes, providers: options.providers }, async (rt) => {
     const strategies = await resolveEvalStrategies(rt, options.strategies);
-    const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : DEFAULT_DISCOVERY_MAX_AGE_SECS;
+    const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
     const found = await discoverAll(await rt.providers(), rt.homes, { maxAgeSecs });
     const sessions = found
       .filter((f) => (f.session.kind ?? 'session') === 'session')

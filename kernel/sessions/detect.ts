@@ -4,8 +4,6 @@ import { HOT_SECS } from '../../sdk/limits.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
 import { discoverAll } from './selector.js';
 
-export const DEFAULT_DISCOVERY_MAX_AGE_SECS = 7 * 24 * 3600;
-
 export function isActive(mtimeMs: number, now = Date.now()): boolean {
   return now - mtimeMs <= HOT_SECS * 1000;
 }
@@ -42,9 +40,10 @@ export interface DetectedSessions {
   unlisted: number;
 }
 
-export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { all: boolean; now?: number }): Promise<DetectedSessions> {
+/** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
+export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {
   const now = options.now ?? Date.now();
-  const found = await discoverAll(providers, homes, { maxAgeSecs: options.all ? null : DEFAULT_DISCOVERY_MAX_AGE_SECS });
+  const found = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs });
   const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
   const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
   return { rows, unlisted: found.length - sessions.length };

@@ -2287,7 +2287,7 @@ export interface ProviderPolicyTables {
  */
 export interface DiscoveryConfig {
   /**
-   * Discovery window for report and watch; 0 means every session.
+   * Discovery window for detect and bench (--all overrides it); 0 means every session.
    */
   max_age_secs?: number;
 }

@@ -189,6 +189,21 @@ describe('detect', () => {
     expect((await runJson(['detect'], home.env)).json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
   });
 
+  it('[discovery] max_age_secs sets the window detect lists; 0 lists every session', async () => {
+    home = demoHome('[discovery]\nmax_age_secs = 1800\n');
+    const recent = await runCli(['detect'], home.env);
+    expect(recent.code).toBe(0);
+    expect(recent.stdout.trim()).toBe('No sessions found in the last 30 minutes (gobstopper detect --all lists older ones).');
+    expect((await runJson(['detect', '--all'], home.env)).json).toHaveLength(2);
+    const monthAgo = new Date(Date.now() - 30 * 86400_000);
+    utimesSync(home.claudeSession, monthAgo, monthAgo);
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[discovery]\nmax_age_secs = 0\n');
+    const every = (await runJson(['detect'], home.env)).json as Array<{ session_id: string }>;
+    expect(every.map((r) => r.session_id).sort()).toEqual([DEMO_CLAUDE_ID, DEMO_CODEX_ID].sort());
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '');
+    expect(((await runJson(['detect'], home.env)).json as Array<{ session_id: string }>).map((r) => r.session_id)).toEqual([DEMO_CODEX_ID]);
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);

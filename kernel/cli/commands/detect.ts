@@ -1,6 +1,9 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
 import { stillUnresumed, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
+import { configFlag } from '../../config/cli-flags.js';
+import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { describeWindow, discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
@@ -16,30 +19,33 @@ export default class Detect extends BaseCommand<DetectRow[]> {
   static override summary = 'List agent sessions, newest first, with their context size.';
   static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated within 180 s; live sessions are never rewritten), the current context in tokens (as the provider reported it, or estimated from the bytes, and which), the model's context window when known, and the lifetime input and cached tokens.
 
-By default only sessions updated in the last 7 days are listed; --all lists every session.`;
+By default only sessions updated in the last 7 days are listed ([discovery] max_age_secs in the config changes that; 0 lists every session); --all lists every session.`;
   static override examples = ['<%= config.bin %> detect', '<%= config.bin %> detect --all --limit 0', '<%= config.bin %> detect --provider codex --json'];
   static override flags = {
-    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days).' }),
+    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).' }),
     limit: Flags.integer({ summary: 'Show at most this many rows (0 shows all; --json always lists all).', default: 20, min: 0 }),
     provider: Flags.string({ summary: 'Only this provider (e.g. claude_code, codex); repeatable.', multiple: true }),
     ...homeFlags,
+    config: configFlag,
   };
 
   async run(): Promise<DetectRow[]> {
     const { flags } = await this.parse(Detect);
+    const { resolved } = await resolveForCommand({ configPath: flags.config });
+    const maxAgeSecs = flags.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
     const { rows, unlisted } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
-      detectSessions(await rt.providers(), rt.homes, { all: flags.all }),
+      detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     if (!this.jsonEnabled()) {
-      this.printTable(rows, flags.limit, flags.all, await unresumedForks(process.env));
+      this.printTable(rows, flags.limit, maxAgeSecs, await unresumedForks(process.env));
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
     return rows;
   }
 
-  private printTable(rows: DetectRow[], limit: number, all: boolean, forks: Map<string, UnresumedFork>): void {
+  private printTable(rows: DetectRow[], limit: number, maxAgeSecs: number | null, forks: Map<string, UnresumedFork>): void {
     if (rows.length === 0) {
-      this.say(all ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper detect --all lists older ones).');
+      this.say(maxAgeSecs === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(maxAgeSecs)} (gobstopper detect --all lists older ones).`);
       return;
     }
     const shown = limit === 0 ? rows : rows.slice(0, limit);
