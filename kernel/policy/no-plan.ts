@@ -14,11 +14,11 @@ export const NO_PLAN_REASONS: readonly NoPlanReasonCode[] = [
 
 export function noPlan(
   reason: NoPlanReasonCode,
-  policy: Pick<ResolvedPolicy, 'effective_trigger_tokens' | 'floor_tokens' | 'min_savings_tokens'>,
+  policy: Pick<ResolvedPolicy, 'effective_trigger_tokens' | 'floor_tokens' | 'min_savings_tokens' | 'adaptive_reasons'>,
   contextTokensBefore: number,
   projectedAfter: number | null = null,
 ): PlanCommandNoPlan {
-  return {
+  const outcome: PlanCommandNoPlan = {
     status: 'no_plan',
     reason_code: reason,
     context_tokens_before: contextTokensBefore,
@@ -28,6 +28,15 @@ export function noPlan(
     projected_context_tokens_after: projectedAfter,
     projected_savings_tokens: projectedAfter === null ? null : Math.max(0, contextTokensBefore - projectedAfter),
   };
+  if (policy.adaptive_reasons?.length) adaptiveWords.set(outcome, [...policy.adaptive_reasons]);
+  return outcome;
+}
+
+/** Why adaptive mode moved the trigger or floor this answer used; beside it, as the rationale is. */
+const adaptiveWords = new WeakMap<PlanCommandNoPlan, string[]>();
+
+export function adaptiveReasonsOf(outcome: PlanCommandNoPlan): readonly string[] {
+  return adaptiveWords.get(outcome) ?? [];
 }
 
 /**

@@ -1,7 +1,7 @@
 /** How a plan or a no-plan decision reads for people. */
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { formatCount } from './formats.js';
-import { strategyRationaleOf } from '../../policy/no-plan.js';
+import { adaptiveReasonsOf, strategyRationaleOf } from '../../policy/no-plan.js';
 import { shorten } from '../../vault/human.js';
 
 export function editLine(edit: Edit): string {
@@ -41,6 +41,11 @@ export function planLines(outcome: PlanCommandPlan): string[] {
 }
 
 export function noPlanLine(outcome: PlanCommandNoPlan): string {
+  const reasons = adaptiveReasonsOf(outcome);
+  return reasons.length === 0 ? noPlanReason(outcome) : `${noPlanReason(outcome)} (adaptive: ${reasons.join(', ')})`;
+}
+
+function noPlanReason(outcome: PlanCommandNoPlan): string {
   const ctx = formatCount(outcome.context_tokens_before);
   switch (outcome.reason_code) {
     case 'below_trigger':

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { noPlanLine } from '../../../kernel/cli/render/plan-lines.js';
+import { NO_PLAN_REASONS, noPlan } from '../../../kernel/policy/no-plan.js';
+
+const policy = { effective_trigger_tokens: 375_000, floor_tokens: 40_000, min_savings_tokens: 4096 };
+
+describe('the no-plan line people read', () => {
+  it('says why adaptive mode moved the trigger it was measured against', () => {
+    const outcome = noPlan('below_trigger', { ...policy, adaptive_reasons: ['trigger_raised_low_yield'] }, 310_000);
+    expect(noPlanLine(outcome)).toBe('nothing to do: context ~310,000 tokens is under the trigger 375,000 (adaptive: trigger_raised_low_yield)');
+    // The JSON keeps its fixed shape.
+    expect(Object.keys(outcome)).not.toContain('adaptive_reasons');
+  });
+
+  it('says nothing of adaptive mode when it changed nothing', () => {
+    for (const reason of NO_PLAN_REASONS) expect(noPlanLine(noPlan(reason, { ...policy, adaptive_reasons: [] }, 310_000, 300_000))).not.toContain('adaptive');
+  });
+});
