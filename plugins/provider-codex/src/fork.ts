@@ -1,14 +1,15 @@
 /**
  * provider/fork_target: where a fork of a rollout goes and how to resume it. The fork sits beside
- * its source, named like the client names rollouts, with the new id in the name; render writes the
- * same id into `session_meta`, because the client finds the file by name and then checks the id inside.
+ * its source, named like the client names rollouts: the source's timestamp (so the name still
+ * matches its dated folder) and the new id; render writes the same id into `session_meta`, because
+ * the client finds the file by name and then checks the id inside.
  */
 import { basename, dirname, join } from 'node:path';
 import { invalidInput, resumeDirectory, type ProviderForkTargetParams, type ProviderForkTargetResult } from '../../../sdk/index.js';
 import { codexHome } from './discover.js';
 import { readEnds } from './ends.js';
 import { identifyHead } from './head.js';
-import { isValidNewSessionId, rolloutFileName } from './rollout-name.js';
+import { isValidNewSessionId, parseRolloutName, rolloutFileName, rolloutTimestamp } from './rollout-name.js';
 import { absolutePath, statSource, toPluginError } from './source.js';
 
 export function forkTarget(params: ProviderForkTargetParams): ProviderForkTargetResult {
@@ -29,7 +30,7 @@ export function forkTarget(params: ProviderForkTargetParams): ProviderForkTarget
   // The client finds a rollout by id from anywhere; the directory only sets where its tools run.
   const dir = resumeDirectory(cwd);
   const result: ProviderForkTargetResult = {
-    target_path: join(dirname(source), rolloutFileName(at, params.new_session_id)),
+    target_path: join(dirname(source), rolloutFileName(parseRolloutName(source)?.timestamp ?? rolloutTimestamp(at), params.new_session_id)),
     resume_command: ['codex', 'resume', params.new_session_id],
     resume_cwd: dir.resume_cwd,
   };

@@ -28,8 +28,9 @@ export function rolloutTimestamp(at: Date): string {
   return `${pad(at.getFullYear(), 4)}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}-${pad(at.getMinutes())}-${pad(at.getSeconds())}`;
 }
 
-export function rolloutFileName(at: Date, id: string): string {
-  return `rollout-${rolloutTimestamp(at)}-${id}.jsonl`;
+/** `timestamp` as rolloutTimestamp writes it (or as a client-named file carries it). */
+export function rolloutFileName(timestamp: string, id: string): string {
+  return `rollout-${timestamp}-${id}.jsonl`;
 }
 
 /** Ids we write into names and records: what the original accepted, and safe in a file name. */

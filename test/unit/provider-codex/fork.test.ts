@@ -23,14 +23,16 @@ const NEW_ID = '019e5555-6666-7777-8888-999900001111';
 const NOW = '2026-03-02T08:09:10.000Z';
 
 describe('provider-codex fork_target', () => {
-  it('puts the fork beside its source, named with the client timestamp format and the new id', () => {
+  it("puts the fork beside its source, named with the source's timestamp and the new id", () => {
     const { builder } = paginatedSession();
     const source = builder.writeTo(sessionsDir(home.codexHome));
     const result = forkTarget({ provider_id: 'codex', path: source, session_id: builder.id, new_session_id: NEW_ID, now: NOW });
     expect(validateProviderForkTargetResult(result)).toBe(true);
     expect(dirname(result.target_path)).toBe(dirname(source));
-    expect(result.target_path).toBe(join(dirname(source), `rollout-${rolloutTimestamp(new Date(NOW))}-${NEW_ID}.jsonl`));
-    expect(parseRolloutName(result.target_path)).toEqual({ timestamp: rolloutTimestamp(new Date(NOW)), id: NEW_ID });
+    const stamp = parseRolloutName(source)!.timestamp;
+    expect(stamp).not.toBe(rolloutTimestamp(new Date(NOW)));
+    expect(result.target_path).toBe(join(dirname(source), `rollout-${stamp}-${NEW_ID}.jsonl`));
+    expect(parseRolloutName(result.target_path)).toEqual({ timestamp: stamp, id: NEW_ID });
     expect(result.resume_command).toEqual(['codex', 'resume', NEW_ID]);
     // The recorded directory does not exist here: no `cd` that would fail, and a note saying why.
     expect(result.resume_cwd).toBeNull();
@@ -48,6 +50,15 @@ describe('provider-codex fork_target', () => {
     const outside = builder.writeTo(loose);
     const note = forkTarget({ provider_id: 'codex', path: outside, session_id: builder.id, new_session_id: NEW_ID, cwd: home.root, now: NOW }).resume_note;
     expect(note).toContain('not under a Codex home');
+  });
+
+  it('names a fork of a file the client did not name by the time it is made', () => {
+    const { builder } = paginatedSession();
+    const named = builder.writeTo(sessionsDir(home.codexHome));
+    const plain = join(dirname(named), 'my-session.jsonl');
+    renameSync(named, plain);
+    const result = forkTarget({ provider_id: 'codex', path: plain, session_id: builder.id, new_session_id: NEW_ID, now: NOW });
+    expect(result.target_path).toBe(join(dirname(plain), `rollout-${rolloutTimestamp(new Date(NOW))}-${NEW_ID}.jsonl`));
   });
 
   it('refuses ids that are not safe in a file name and times that do not parse', () => {
