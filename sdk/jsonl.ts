@@ -188,6 +188,29 @@ export function readTail(path: string, maxBytes: number): TailRead {
   }
 }
 
+/** A line's carriage return before its newline, kept in the bytes JSONL readers hand out. */
+export const CR = 0x0d;
+
+/** True when `bytes` (one line, its newline split off) ended in a carriage return: a CRLF line. */
+export function endsWithCr(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes[bytes.length - 1] === CR;
+}
+
+/**
+ * Whether the file's last line ends in CRLF, read from its last two bytes. Lines a rewrite appends
+ * follow the file's own convention, as lines it re-serializes keep their own.
+ */
+export function endsWithCrlf(path: string, size: number): boolean {
+  if (size < 2) return false;
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const two = Buffer.alloc(2);
+    return readSync(fd, two, 0, 2, size - 2) === 2 && two[0] === CR && two[1] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads at most `maxBytes` from the start of a file and returns its complete lines. */
 export function readHead(path: string, maxBytes: number): { lines: string[]; bytesRead: number } {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);

@@ -14,7 +14,7 @@
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import type { ProviderRenderParams, ProviderRenderResult } from '../../../schemas/generated/types.js';
-import { readJsonl } from '../../../sdk/jsonl.js';
+import { endsWithCrlf, readJsonl } from '../../../sdk/jsonl.js';
 import { invalidInput, sourceChanged } from '../../../sdk/serve.js';
 import { StagingWriter } from '../../../sdk/staging.js';
 import { renderStateCard } from '../../../sdk/state-card.js';
@@ -161,8 +161,10 @@ function appendCard(path: string, before: Stats, a: Analysis, plan: RenderPlan, 
     // The scan's uuid index already holds every uuid in the file.
     isTaken: (uuid) => a.scan.uuidLine.get(uuid) !== undefined,
   });
-  writer.writeRecord(JSON.stringify(records.card));
-  writer.writeRecord(JSON.stringify(records.lastPrompt));
+  // Appended lines follow the file's own line ending, as every copied line keeps its own.
+  const end = endsWithCrlf(path, before.size) ? '\r' : '';
+  writer.writeRecord(JSON.stringify(records.card) + end);
+  writer.writeRecord(JSON.stringify(records.lastPrompt) + end);
   return 2;
 }
 

@@ -11,6 +11,7 @@ import {
   StagingWriter,
   decodeUtf8,
   digestTextBytes,
+  endsWithCr,
   invalidInput,
   readJsonl,
   renderStateCard,
@@ -73,6 +74,8 @@ class CopyState {
   sawOrdinal = false;
   lastOrdinal: number | null = null;
   sawSessionMeta = false;
+  /** The last line ended in CRLF: lines the render appends do too. */
+  lastLineCr = false;
   elided = 0;
   readonly seenTargets = new Set<number>();
 }
@@ -112,6 +115,9 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
 
   const onRecord = (record: JsonlRecord) => {
     recordCount += 1;
+    // A re-serialized line keeps its own line ending (a CRLF file stays CRLF where it is rewritten).
+    const cr = endsWithCr(record.bytes);
+    state.lastLineCr = cr;
     const stub = plan.stubs.get(record.index);
     // Appending after a torn write would turn it into a broken line in the middle of the file.
     const mustParse = stub !== undefined || (!record.terminated && plan.digest !== null);
@@ -146,7 +152,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
         state.elided += 1;
       }
     }
-    const bytes = changed ? Buffer.from(JSON.stringify(value), 'utf8') : record.bytes;
+    const bytes = changed ? Buffer.from(JSON.stringify(value) + (cr ? '\r' : ''), 'utf8') : record.bytes;
     if (!record.terminated && plan.digest) {
       if (!parsed) {
         throw invalidInput(`the final line (${record.index + 1}) is torn; refusing to append after it`);
@@ -165,7 +171,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     if (newId !== null && !state.sawSessionMeta) throw invalidInput('the rollout has no session_meta record to carry the new session id');
     let appended = 0;
     if (plan.digest && timestamp) {
-      writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)), true);
+      writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)) + (state.lastLineCr ? '\r' : ''), true);
       appended += 1;
     }
     const out = writer.finish();

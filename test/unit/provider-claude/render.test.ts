@@ -279,3 +279,15 @@ describe('render', () => {
     expect((await verify(path)).findings).toEqual([]);
   });
 });
+
+describe('render: line endings', () => {
+  it('a CRLF transcript stays CRLF, the appended state card and last-prompt included', async () => {
+    const s = await source(modernSession().toJsonl().replace(/\n/g, '\r\n'));
+    const { result, path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: s.elidable, stub_template: STUB }, { op: 'inject_digest', digest }], { newSessionId: NEW_ID });
+    expect(result.appended_records).toBe(2);
+    const written = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    expect(written).toHaveLength(s.t.record_count + 2);
+    for (const line of written) expect(line.endsWith('\r'), line.slice(0, 80)).toBe(true);
+    expect((await verify(path)).findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+});

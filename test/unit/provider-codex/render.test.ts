@@ -224,3 +224,18 @@ describe('provider-codex render: appended record shape matches a hand-built clie
     expect(appended).toBe(JSON.stringify({ timestamp: NOW, ordinal: lastOrdinal + 1, type: 'response_item', payload: item.user(card) }));
   });
 });
+
+describe('provider-codex render: line endings', () => {
+  it('a CRLF rollout stays CRLF on every line, rewritten and appended ones included', async () => {
+    const { builder, lines } = paginatedSession();
+    const crlf = builder.text().replace(/\n/g, '\r\n');
+    const { source, staging, sourceText } = setup(builder, crlf);
+    await render(params(source, staging, sourceText, [elide([lines.patchOutputString]), digest], { new_session_id: '0199aaaa-0000-7000-8000-000000000001' }));
+    const out = readFileSync(staging, 'utf8');
+    const written = out.split('\n').slice(0, -1);
+    expect(written).toHaveLength(builder.lineCount + 1);
+    for (const line of written) expect(line.endsWith('\r'), line.slice(0, 80)).toBe(true);
+    expect(JSON.parse(written[lines.patchOutputString]!).payload.output).toMatch(/^\[output elided by gobstopper/);
+    expect((await verify({ provider_id: 'codex', path: staging })).findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+});
