@@ -3,7 +3,7 @@
  * counts as its context, and what a cycle costs compared with waiting for the provider's own
  * auto-compaction near the end of the window.
  */
-import type { ContextBasis, ExplainCommandResult, ResolvedPolicy } from '../../schemas/generated/types.js';
+import type { ContextBasis, ExplainCommandResult, ExplainedSession, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { QUOTA_PRESSURE_FACTOR } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
@@ -24,6 +24,8 @@ export interface ExplainInput {
   policy: ResolvedPolicy;
   context_tokens: number | null;
   window_tokens?: number;
+  /** The session whose context is assessed, when one was named. */
+  session?: ExplainedSession | null;
 }
 
 const n = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -63,6 +65,11 @@ export function explain(input: ExplainInput): ExplainCommandResult {
         };
 
   const lines: string[] = [];
+  const session = input.session ?? null;
+  if (session) {
+    const windowNote = session.model_context_window === null ? 'its model window is not recorded' : `its model window is ${n(session.model_context_window)} tokens`;
+    lines.push(`Session ${session.provider} ${session.session_id}: ${windowNote}; the policy below is the one plan uses for it.`);
+  }
   const factor = QUOTA_PRESSURE_FACTOR[policy.quota_pressure].toFixed(2).replace(/0$/, '');
   lines.push(
     `Policy: strategy ${policy.strategy}; compact when the context reaches ${n(trigger)} tokens ` +
@@ -104,6 +111,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   }
   return {
     provider: input.provider,
+    session,
     policy: {
       strategy: policy.strategy,
       trigger_tokens: policy.trigger_tokens,

@@ -1146,10 +1146,24 @@ export interface ExplainCycle {
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ExplainedSession".
+ */
+export interface ExplainedSession {
+  provider: string;
+  session_id: string;
+  path: string;
+  model_context_window: number | null;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ExplainCommandResult".
  */
 export interface ExplainCommandResult {
   provider: ("claude_code" | "codex" | "devin") | null;
+  /**
+   * The session explained, when one was named: its context is the assessment's, its window the cycle's, and the policy is the one plan would use for it.
+   */
+  session?: ExplainedSession | null;
   policy: {
     strategy: string;
     trigger_tokens: number;

@@ -50,6 +50,7 @@ export declare const validateEventsCommandOutput: GeneratedValidator;
 export declare const validateExplainAssessment: GeneratedValidator;
 export declare const validateExplainCommandResult: GeneratedValidator;
 export declare const validateExplainCycle: GeneratedValidator;
+export declare const validateExplainedSession: GeneratedValidator;
 export declare const validateExternalProposer: GeneratedValidator;
 export declare const validateFinding: GeneratedValidator;
 export declare const validateForkCommandResult: GeneratedValidator;

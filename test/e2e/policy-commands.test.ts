@@ -245,9 +245,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
   });
 
   it('an argument a command does not take, or an unknown command, is one usage error, in JSON with --json', () => {
-    const extra = json(['explain', 'extra']);
+    const extra = json(['presets', 'extra']);
     expect(extra.status).toBe(2);
-    expect(extra.body).toEqual({ ok: false, error: { code: 'usage', message: 'Unexpected argument: extra (gobstopper explain --help lists what it takes)' } });
+    expect(extra.body).toEqual({ ok: false, error: { code: 'usage', message: 'Unexpected argument: extra (gobstopper presets --help lists what it takes)' } });
     const unknown = gob(['nosuchcmd']);
     expect(unknown.status).toBe(2);
     expect(unknown.stdout).toBe('');

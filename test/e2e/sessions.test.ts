@@ -293,6 +293,21 @@ describe('plan', () => {
     expect(middle.json).toMatchObject({ status: 'no_plan', reason_code: 'minimum_savings_not_met' });
   });
 
+  it('explain <session> assesses the session with its own context, window and policy', async () => {
+    home = demoHome('[provider.codex]\ntrigger_tokens = 90000\nfloor_tokens = 30000\n');
+    const codex = await runJson(['explain', DEMO_CODEX_ID.slice(0, 8)], home.env);
+    expect(codex.code).toBe(0);
+    expect(codex.json.session).toMatchObject({ provider: 'codex', session_id: DEMO_CODEX_ID, model_context_window: 272_000 });
+    expect(codex.json.policy).toMatchObject({ trigger_tokens: 90_000, floor_tokens: 30_000 });
+    expect(codex.json.assessment).toMatchObject({ context_tokens: 96_300, over_trigger: true, reclaimable_to_floor_tokens: 66_300 });
+    expect(codex.json.cycle.window_tokens).toBe(272_000);
+    const human = await runCli(['explain', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
+    expect(human.stdout.split('\n')[0]).toBe(`Session claude_code ${DEMO_CLAUDE_ID}: its model window is 200,000 tokens; the policy below is the one plan uses for it.`);
+    expect(human.stdout).toContain('At 58,865 tokens the session is 191,135 tokens below the trigger');
+    const both = await runJson(['explain', DEMO_CLAUDE_ID, '--context-tokens', '5'], home.env);
+    expect(both.code).toBe(2);
+  });
+
   it('a bad config file is one clear error, not a no-plan', async () => {
     home = demoHome();
     const bad = join(home.root, 'bad.toml');

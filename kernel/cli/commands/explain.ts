@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import type { ExplainCommandResult } from '../../../schemas/generated/types.js';
 import { BaseCommand } from '../base-command.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
@@ -8,40 +8,78 @@ import { DEFAULT_EXPLAIN_WINDOW_TOKENS, explain } from '../../policy/explain.js'
 import type { BuiltinProvider } from '../../policy/provider-controls.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 import { isQuotaPressure } from '../../policy/quota.js';
+import { contextTokens, elidableTokens } from '../../policy/context.js';
+import { effectivePolicy } from '../../policy/effective-policy.js';
+import { BUILTIN_PROVIDERS } from '../../policy/provider-controls.js';
+import { parseSession, recentYields } from '../../services/plan.js';
+import { withRuntime } from '../../services/runtime.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Explain extends BaseCommand<ExplainCommandResult> {
   static override summary = 'Explain the occupancy math: trigger, floor, what counts as context, what a cycle costs.';
   static override description =
-    'Uses your configured policy (with --provider and --preset applied). Give --context-tokens to see what would happen to a session of that size. ' +
-    'The comparison with native auto-compaction assumes it fires at 90% of --window and lands near 60,000 tokens.';
+    'Uses your configured policy (with --provider and --preset applied). Give --context-tokens to see what would happen to a session of that size, ' +
+    "or a session to use its own context, model window and policy (its provider's and session's config tables, and adaptive tuning, as plan applies them). " +
+    'The comparison with native auto-compaction assumes it fires at 90% of the window (--window, else the session\'s, else 1,000,000) and lands near 60,000 tokens.';
   static override examples = [
     '<%= config.bin %> explain',
     '<%= config.bin %> explain --provider codex --context-tokens 300000',
     '<%= config.bin %> explain --provider claude_code --window 200000 --json',
+    '<%= config.bin %> explain 7d3f',
   ];
+  static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path (optional).', required: false }) };
   static override flags = {
     provider: providerFlag,
     'context-tokens': Flags.integer({ summary: 'A context size to assess against the policy.', min: 0, max: MAX_CONTEXT_TOKENS, helpValue: '<tokens>' }),
-    window: Flags.integer({ summary: 'Model context window for the native comparison.', min: 1, default: DEFAULT_EXPLAIN_WINDOW_TOKENS, helpValue: '<tokens>' }),
+    window: Flags.integer({ summary: "Model context window for the native comparison (default: the session's, else 1,000,000).", min: 1, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
     preset: presetFlag,
     config: configFlag,
+    ...homeFlags,
   };
 
   async run(): Promise<ExplainCommandResult> {
-    const { flags } = await this.parse(Explain);
+    const { args, flags } = await this.parse(Explain);
     const pressure = flags['quota-pressure'];
-    const { resolved } = await resolveForCommand({
-      configPath: flags.config,
-      provider: flags.provider,
-      preset: flags.preset,
-      flags: { quota_pressure: isQuotaPressure(pressure) ? pressure : undefined },
-    });
+    const quota = { quota_pressure: isQuotaPressure(pressure) ? pressure : undefined };
+    if (args.session !== undefined) {
+      if (flags['context-tokens'] !== undefined) this.error('give a session or --context-tokens, not both: a session brings its own context', { exit: 2 });
+      const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
+        const parsed = await parseSession(rt, args.session!);
+        const { resolved } = await resolveForCommand({
+          configPath: flags.config,
+          provider: parsed.session.provider,
+          session_id: parsed.session.session_id,
+          preset: flags.preset,
+          flags: quota,
+          env: rt.env,
+        });
+        const context = contextTokens(parsed.transcript);
+        const window = parsed.transcript.usage.model_context_window ?? null;
+        const policy = effectivePolicy(resolved.values, {
+          model_context_window: window,
+          context_tokens: context,
+          elidable_tokens: elidableTokens(parsed.transcript.items),
+          recent: await recentYields(rt, parsed.session),
+        });
+        const provider = (BUILTIN_PROVIDERS as readonly string[]).includes(parsed.session.provider) ? (parsed.session.provider as BuiltinProvider) : null;
+        return explain({
+          provider,
+          policy,
+          context_tokens: context,
+          window_tokens: flags.window ?? window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
+          session: { provider: parsed.session.provider, session_id: parsed.session.session_id, path: parsed.session.path, model_context_window: window },
+        });
+      });
+      for (const line of result.lines) this.say(line);
+      return result;
+    }
+    const { resolved } = await resolveForCommand({ configPath: flags.config, provider: flags.provider, preset: flags.preset, flags: quota });
     const result = explain({
       provider: (flags.provider as BuiltinProvider | undefined) ?? null,
       policy: toResolvedPolicy(resolved.values),
       context_tokens: flags['context-tokens'] ?? null,
-      window_tokens: flags.window,
+      window_tokens: flags.window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
     });
     for (const line of result.lines) this.say(line);
     return result;
