@@ -38,9 +38,12 @@ export abstract class BaseCommand<TResult> extends Command {
    * A table for people, narrowed to the terminal it is printed on. Cells are made one-line safe
    * first, so a cut never splits an escape from what it stands for in the width count.
    */
-  protected sayTable(columns: readonly Column[], rows: readonly (readonly string[])[]): void {
+  protected sayTable(columns: readonly Column[], rows: readonly (readonly string[])[]): { header: string } {
     const safe = rows.map((row) => row.map(printableText));
-    for (const line of renderTable(columns, safe, { width: this.tableWidth() })) this.say(line);
+    const lines = renderTable(columns, safe, { width: this.tableWidth() });
+    for (const line of lines) this.say(line);
+    // Which optional columns made it onto the screen, for footnotes about them.
+    return { header: lines[0] ?? '' };
   }
 
   /**

@@ -204,6 +204,16 @@ describe('detect', () => {
     expect(((await runJson(['detect'], home.env)).json as Array<{ session_id: string }>).map((r) => r.session_id)).toEqual([DEMO_CODEX_ID]);
   });
 
+  it('on an 80-column terminal detect keeps the id prefixes people select by and drops the lifetime sums with their footnote', async () => {
+    home = demoHome();
+    const narrow = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });
+    const lines = narrow.stdout.trimEnd().split('\n');
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).not.toContain('LIFETIME IN');
+    expect(narrow.stdout).not.toContain('≥ marks lifetime sums');
+    expect(lines.find((l) => l.startsWith('claude_code'))).toContain(DEMO_CLAUDE_ID.slice(0, 8));
+  });
+
   it('an unknown provider is a usage error', async () => {
     home = demoHome();
     const r = await runJson(['detect', '--provider', 'nope'], home.env);

@@ -51,10 +51,11 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     const shown = limit === 0 ? rows : rows.slice(0, limit);
     // A fork nobody has resumed still carries its source's last usage report: show the projection.
     const projected = (r: DetectRow) => stillUnresumed(forks, r.path, r.bytes)?.projectedContext ?? null;
-    this.sayTable(
+    const table = this.sayTable(
       [
         { header: 'PROVIDER' },
-        { header: 'SESSION', fit: 'middle', maxWidth: 38 },
+        // Cut at the end: a session is selected by the prefix people read here.
+        { header: 'SESSION', fit: 'end', maxWidth: 38 },
         { header: 'STATE' },
         { header: 'AGE', align: 'right' },
         { header: 'CONTEXT', align: 'right' },
@@ -77,7 +78,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
         r.cwd ?? '',
       ]),
     );
-    if (shown.some((r) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null)) {
+    if (table.header.includes('LIFETIME IN') && shown.some((r) => r.lifetime_scope === 'partial' && r.lifetime_input_tokens !== null)) {
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
     }
     if (shown.some((r) => projected(r) !== null)) {

@@ -57,7 +57,7 @@ export default class Events extends BaseCommand<EventsResult> {
     if (s.events.length > 0) {
       this.say('');
       const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} -> ${formatCount(e.context_tokens_after)}`, e.session_id]);
-      this.sayTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER', optional: true }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', align: 'right' }, { header: 'SESSION', fit: 'middle' }], rows);
+      this.sayTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER', optional: true }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', align: 'right' }, { header: 'SESSION', fit: 'end' }], rows);
     }
     return s;
   }
