@@ -5,12 +5,11 @@ import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../c
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { DEFAULT_EXPLAIN_WINDOW_TOKENS, explain } from '../../policy/explain.js';
-import type { BuiltinProvider } from '../../policy/provider-controls.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 import { contextTokens, elidableTokens } from '../../policy/context.js';
 import { effectivePolicy } from '../../policy/effective-policy.js';
-import { BUILTIN_PROVIDERS } from '../../policy/provider-controls.js';
+import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
 import { parseSession, recentYields } from '../../services/plan.js';
 import { withRuntime } from '../../services/runtime.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -19,7 +18,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
   static override summary = 'Explain the occupancy math: trigger, floor, what counts as context, what a cycle costs.';
   static override description =
     'Uses your configured policy (with --provider and --preset applied). Give --context-tokens to see what would happen to a session of that size, ' +
-    "or a session to use its own context, model window and policy (its provider's and session's config tables, and adaptive tuning, as plan applies them). " +
+    "or a session to use its own context, model window and policy (its provider's and session's config tables, and adaptive tuning, as plan applies them; --provider is then the session's). " +
     'The comparison with native auto-compaction assumes it fires at 90% of the window (--window, else the session\'s, else 1,000,000) and lands near 60,000 tokens.';
   static override examples = [
     '<%= config.bin %> explain',
