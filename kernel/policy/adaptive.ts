@@ -2,7 +2,8 @@
  * Adaptive trigger and floor. Pure and recomputed from the configured base every time, so running it
  * twice gives the same answer and a stale adjustment never compounds.
  */
-import type { AdaptiveReason } from '../../schemas/generated/types.js';
+import type { AdaptiveReason, Transcript } from '../../schemas/generated/types.js';
+import { elidableTokens } from './context.js';
 
 export const WINDOW_TRIGGER_FRACTION = 0.25;
 export const FLOOR_TRIGGER_FRACTION = 0.5;
@@ -29,6 +30,16 @@ export interface AdaptiveSample {
   elidable_tokens: number | null;
   /** Newest first. */
   recent: RecentYield[];
+}
+
+/** What adaptive mode reads of a parsed session: its window, its context (already counted), its elidable share, its past yields. */
+export function transcriptSample(transcript: Pick<Transcript, 'items' | 'usage'>, contextTokens: number, recent: readonly RecentYield[]): AdaptiveSample {
+  return {
+    model_context_window: transcript.usage.model_context_window ?? null,
+    context_tokens: contextTokens,
+    elidable_tokens: elidableTokens(transcript.items),
+    recent: [...recent],
+  };
 }
 
 export interface TriggerFloor {

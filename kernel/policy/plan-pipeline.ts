@@ -19,9 +19,9 @@ import type {
 import type { ExternalProposer } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { prepareAdmission } from '../validate/edit-rules.js';
-import type { RecentYield } from './adaptive.js';
+import { transcriptSample, type RecentYield } from './adaptive.js';
 import { admitProposal, type Proposal } from './admit-proposal.js';
-import { contextTokens, elidableTokens } from './context.js';
+import { contextTokens } from './context.js';
 import type { PolicyValues } from './defaults.js';
 import { effectivePolicy } from './effective-policy.js';
 import { runLegacyCommand as defaultLegacyRunner, type LegacyCommandRunner } from './legacy-command.js';
@@ -52,12 +52,7 @@ export type PlanOutcome = PlanCommandPlan | PlanCommandNoPlan;
 export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome> {
   const { transcript, config } = input;
   const before = contextTokens(transcript);
-  const policy = effectivePolicy(config.values, {
-    model_context_window: transcript.usage.model_context_window ?? null,
-    context_tokens: before,
-    elidable_tokens: elidableTokens(transcript.items),
-    recent: [...(input.recentYields ?? [])],
-  });
+  const policy = effectivePolicy(config.values, transcriptSample(transcript, before, input.recentYields ?? []));
   if (before < policy.effective_trigger_tokens) return noPlan('below_trigger', policy, before);
 
   const proposing = propose(input, policy, before);

@@ -25,7 +25,8 @@ import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-ma
 import { scoreRetention } from '../eval/study-score.js';
 import { messageShapeSlots, type TextSlot } from '../eval/study-slots.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
-import { contextTokens, elidableTokens, reportedContext, requireReadableContext } from '../policy/context.js';
+import { transcriptSample } from '../policy/adaptive.js';
+import { contextTokens, reportedContext, requireReadableContext } from '../policy/context.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
@@ -429,12 +430,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     let policy: T.ResolvedPolicy;
     try {
       config = await resolveSessionConfig(runtime, transcript.session, { ...options, strategy: undefined });
-      policy = effectivePolicy(config.values, {
-        model_context_window: transcript.usage.model_context_window ?? null,
-        context_tokens: before,
-        elidable_tokens: elidableTokens(transcript.items),
-        recent,
-      });
+      policy = effectivePolicy(config.values, transcriptSample(transcript, before, recent));
     } catch (error) {
       throw new PolicyResolutionError(error);
     }

@@ -7,7 +7,8 @@ import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { DEFAULT_EXPLAIN_WINDOW_TOKENS, explain } from '../../policy/explain.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 import { isQuotaPressure } from '../../policy/quota.js';
-import { contextTokens, elidableTokens } from '../../policy/context.js';
+import { transcriptSample } from '../../policy/adaptive.js';
+import { contextTokens } from '../../policy/context.js';
 import { effectivePolicy } from '../../policy/effective-policy.js';
 import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
 import { parseSession, recentYields } from '../../services/plan.js';
@@ -55,12 +56,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
         });
         const context = contextTokens(parsed.transcript);
         const window = parsed.transcript.usage.model_context_window ?? null;
-        const policy = effectivePolicy(resolved.values, {
-          model_context_window: window,
-          context_tokens: context,
-          elidable_tokens: elidableTokens(parsed.transcript.items),
-          recent: await recentYields(rt, parsed.session),
-        });
+        const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session)));
         const provider = (BUILTIN_PROVIDERS as readonly string[]).includes(parsed.session.provider) ? (parsed.session.provider as BuiltinProvider) : null;
         return explain({
           provider,
