@@ -39,12 +39,3 @@ export const DEFAULT_DISCOVERY_MAX_AGE_SECS = 7 * 24 * 3600;
 export function discoveryWindow(maxAgeSecs: number): number | null {
   return maxAgeSecs === 0 ? null : maxAgeSecs;
 }
-
-/** A discovery window in words: "7 days", "12 hours", "90 seconds". */
-export function describeWindow(secs: number): string {
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (secs % 86400 === 0) return unit(secs / 86400, 'day');
-  if (secs % 3600 === 0) return unit(secs / 3600, 'hour');
-  if (secs % 60 === 0) return unit(secs / 60, 'minute');
-  return unit(secs, 'second');
-}

@@ -3,11 +3,11 @@ import type { DetectRow } from '../../../schemas/generated/types.js';
 import { stillUnresumed, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
-import { describeWindow, discoveryWindow } from '../../policy/defaults.js';
+import { discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
-import { formatAge, formatCount } from '../render/formats.js';
+import { describeWindow, formatAge, formatCount } from '../render/formats.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 /** A lifetime sum read from the tail alone is a lower bound, and says so. */
