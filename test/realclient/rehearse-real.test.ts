@@ -21,6 +21,7 @@ import { compareContext, predictionFromItems } from '../../kernel/rehearse/index
 import { runJson } from '../helpers/cli.js';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { parse as parseRollout } from '../../plugins/provider-codex/src/parse.js';
+import { RolloutBuilder } from '../fixtures/codex/rollout-builder.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const realDir = join(repoRoot, '..', 'shared', 'fixtures', 'real');
@@ -202,6 +203,35 @@ describe.skipIf(!claudeBin || !codexBin || !fixturesPresent)('a plain `gobstoppe
         expect(r.comparison?.checks.find((c) => c.name === 'tokens')?.outcome).toBe('equal');
         expect(r.comparison?.checks.find((c) => c.name === 'tool_calls')?.outcome).toBe('equal');
         expect(r.comparison?.checks.find((c) => c.name === 'tool_results')?.outcome).toBe('equal');
+      } finally {
+        home.cleanup();
+      }
+    });
+  }
+});
+
+describe.skipIf(!codexBin)('a Codex rollout with tool outputs longer than the client sends', () => {
+  /** Outputs on both sides of the client's budget, under no recorded policy and under a small one. */
+  for (const policy of [null, { mode: 'tokens', limit: 2_000 }] as const) {
+    it(`rehearses as predicted (${policy ? `${policy.mode} ${policy.limit}` : 'no recorded policy'})`, { timeout: 90_000 }, async () => {
+      const home = makeTempHome('gob-realclient-long-');
+      try {
+        const b = new RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000779' });
+        b.sessionMeta();
+        if (policy) b.push('turn_context', { turn_id: 't1', cwd: '/work/project', model: 'gpt-5.3-codex', truncation_policy: policy });
+        else b.turnContext();
+        b.preamble();
+        [9_000, 30_000, 60_000, 200_000].forEach((size, k) => b.user(`step ${k}`).shell(`call_${k}`, `cat f${k}`, `line ${k}\n`.repeat(size / 8)).assistant(`done ${k}`));
+        const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
+        mkdirSync(dir, { recursive: true });
+        const path = b.writeTo(dir);
+        const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', path], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
+        const r = json.rehearsal;
+        expect(code, r.reason).toBe(0);
+        expect(r.status, r.reason).toBe('passed');
+        expect(r.comparison?.checks.find((c) => c.name === 'tokens')?.outcome).toBe('equal');
+        // The client did cut them: what it sent is far less than the outputs' own size.
+        expect(r.rebuilt!.est_tokens).toBeLessThan(policy ? 12_000 : 40_000);
       } finally {
         home.cleanup();
       }

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, constants, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, constants, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { readHead } from '../../../sdk/jsonl.js';
@@ -32,15 +32,76 @@ export function recordedModelProvider(path: string): string | null {
   return null;
 }
 
+/** What the resuming client keeps of long tool outputs when the rollout records no policy. */
+export const DEFAULT_OUTPUT_TOKEN_LIMIT = 10_000;
+const POLICY_KEY = Buffer.from('"truncation_policy"');
+const SCAN_CHUNK = 1024 * 1024;
+
+/** The token budget of a recorded `truncation_policy` (`{"mode":"tokens"|"bytes","limit":n}`), else null. */
+function policyTokenLimit(policy: unknown): number | null {
+  if (typeof policy !== 'object' || policy === null) return null;
+  const { mode, limit } = policy as { mode?: unknown; limit?: unknown };
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit <= 0) return null;
+  if (mode === 'tokens') return limit;
+  if (mode === 'bytes') return Math.max(1, Math.floor(limit / 4));
+  return null;
+}
+
+/**
+ * The tool-output budget the user's client applies when it resumes this rollout: the newest
+ * `turn_context.truncation_policy`, else the limit of the models such rollouts name. Codex cuts
+ * every long output in the history it sends to that budget (the provider's items count it the same
+ * way), while offline against the stub it would fall back to a far smaller one; the rehearsal sets
+ * it explicitly so the client rebuilds the context the user's own resume would send.
+ */
+export function recordedOutputTokenLimit(path: string): number {
+  let limit: number | null = null;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return DEFAULT_OUTPUT_TOKEN_LIMIT;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const got = readSync(fd, chunk, 0, SCAN_CHUNK, null);
+      const data = got > 0 ? Buffer.concat([carry, chunk.subarray(0, got)]) : carry;
+      const end = got > 0 ? data.lastIndexOf(0x0a) + 1 : data.length;
+      let at = 0;
+      // Only the lines that name a policy are parsed.
+      for (let hit = data.indexOf(POLICY_KEY, at); hit >= 0 && hit < end; hit = data.indexOf(POLICY_KEY, at)) {
+        const start = data.lastIndexOf(0x0a, hit) + 1;
+        const stop = data.indexOf(0x0a, hit);
+        const line = data.subarray(start, stop < 0 ? data.length : stop);
+        at = stop < 0 ? data.length : stop + 1;
+        try {
+          const record = JSON.parse(line.toString('utf8')) as { type?: unknown; payload?: { truncation_policy?: unknown } };
+          if (record.type === 'turn_context') limit = policyTokenLimit(record.payload?.truncation_policy) ?? limit;
+        } catch {
+          // A line the client cannot read sets nothing.
+        }
+      }
+      if (got === 0) break;
+      carry = Buffer.from(data.subarray(end));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return limit ?? DEFAULT_OUTPUT_TOKEN_LIMIT;
+}
+
 /**
  * config.toml for an offline run against the stub: every network feature off (update checks,
  * analytics, feedback, plugin sync, remote plugins, apps), no approvals, a read-only sandbox. A
  * provider other than the built-in `openai` is declared here; its address is set per run.
  */
-export function offlineCodexConfig(providerId: string): string {
+export function offlineCodexConfig(providerId: string, outputTokenLimit?: number): string {
   const config: Record<string, unknown> = {
     model: STUB_MODEL,
     model_provider: providerId,
+    ...(outputTokenLimit === undefined ? {} : { tool_output_token_limit: outputTokenLimit }),
     approval_policy: 'never',
     sandbox_mode: 'read-only',
     check_for_update_on_startup: false,
@@ -112,7 +173,7 @@ export function prepareCodex(input: LayoutInput, now = new Date()): PreparedClie
   // Rollouts recorded with the built-in `openai` provider keep it, pointed at the stub; any other
   // recorded id is declared as a custom provider of that name; a rollout without one uses ours.
   const providerId = recorded ?? STUB_PROVIDER;
-  writeFileSync(join(codexHome, 'config.toml'), offlineCodexConfig(providerId), { mode: 0o600 });
+  writeFileSync(join(codexHome, 'config.toml'), offlineCodexConfig(providerId, recordedOutputTokenLimit(input.sourcePath)), { mode: 0o600 });
   const env = codexEnv(home, codexHome);
   return {
     copyPath,

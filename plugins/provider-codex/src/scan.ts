@@ -2,7 +2,8 @@
  * One streaming pass over a rollout: every physical line becomes one item, and the same pass
  * collects usage, identity, envelope invariants and call pairing. Each line is decoded and parsed
  * once; record objects are dropped as soon as their metadata is taken. An item sent to the model
- * costs ceil(bytes/4) of what the client sends for it (sent-bytes.ts), at least 1.
+ * costs ceil(bytes/4) of what the client sends for it (sent-bytes.ts), at least 1; a long tool
+ * output costs what is left of it once the client cuts it (output-truncation.ts).
  *
  * The live window is the newest `compacted` record's replacement history plus everything after
  * it. Which compaction is newest is known only at the end, so items are built as if live and the
@@ -17,6 +18,7 @@ import { ToolPairing } from './pairing.js';
 import { isEligible, payloadSha256 } from './payload.js';
 import { RecordType, isObject, isReadableCompaction, type Json, type JsonObject } from './records.js';
 import { historySentBytes, payloadSentBytes } from './sent-bytes.js';
+import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, policyTokenLimit, sentAfterTruncation } from './output-truncation.js';
 import { parseRolloutName } from './rollout-name.js';
 import { sanitizeLabel } from './text.js';
 import { UsageTracker, usageFacts } from './usage.js';
@@ -50,6 +52,10 @@ export class RolloutScanner {
   private pendingBadLine: number | null = null;
   private readonly recordTypeNames = new Map<string, Map<string, string>>();
   private codexLike = false;
+  /** The newest `turn_context.truncation_policy`, as a token budget. */
+  private outputTokenLimit: number | null = null;
+  /** Tool outputs sent to the model, to be cut to the budget known once the pass ends. */
+  private readonly outputs: { item: TranscriptItem; sentBytes: number; outputBytes: number }[] = [];
 
   /**
    * `detail: false` (verify) keeps what findings need (pairing, identity, envelope, the window)
@@ -106,6 +112,7 @@ export class RolloutScanner {
     this.recordTypes[recordType] = (this.recordTypes[recordType] ?? 0) + 1;
 
     if (type === RecordType.sessionMeta) this.identity.observe(line, payload, line === 0, this.findings);
+    if (type === RecordType.turnContext && isObject(payload)) this.outputTokenLimit = policyTokenLimit(payload.truncation_policy) ?? this.outputTokenLimit;
     this.envelope.observe(line, type, Object.hasOwn(value, 'ordinal'), value.ordinal, value.timestamp, this.identity.paginated);
 
     if (type === RecordType.responseItem) {
@@ -146,10 +153,12 @@ export class RolloutScanner {
     const d = describeResponseItem(payload, payload.type, this.toolNames, this.detail);
     this.link(d, line);
     if (!this.detail) return;
-    const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(payloadSentBytes(bytes, payload)) : 0, label: d.label, record_type: recordType };
+    const sentBytes = d.sentToModel ? payloadSentBytes(bytes, payload) : 0;
+    const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(sentBytes) : 0, label: d.label, record_type: recordType };
     if (d.summary) item.summary = d.summary;
     if (d.link?.id) item.tool_use_ids = [d.link.id];
     if (d.output) {
+      if (d.sentToModel) this.outputs.push({ item, sentBytes, outputBytes: d.output.bytes });
       item.payload_sha256 = payloadSha256(d.output);
       if (isEligible(d.output)) {
         item.elidable_bytes = d.output.bytes;
@@ -223,6 +232,8 @@ export class RolloutScanner {
     }
     this.envelope.finish();
     this.findings.addAll(this.pairing.finish());
+    const kept = keptOutputBytes(this.outputTokenLimit ?? DEFAULT_OUTPUT_TOKEN_LIMIT);
+    for (const o of this.outputs) if (o.outputBytes > kept) o.item.est_tokens = estimateTokens(sentAfterTruncation(o.sentBytes, o.outputBytes, kept));
     const first = this.identity.first;
     if (first === null) {
       if (this.codexLike) this.findings.add('error', Code.missingSessionMeta, 'no session_meta record: the client cannot identify this thread', null);

@@ -228,3 +228,37 @@ describe('provider-codex parse: odd records never crash', () => {
     expect(t.usage).toMatchObject({ context_tokens: 107, lifetime_input_tokens: 500, lifetime_cached_tokens: 500 });
   });
 });
+
+describe('provider-codex parse: long tool outputs count as the client sends them', () => {
+  /** A session with one shell output per size, under an optional recorded truncation policy. */
+  function outputs(sizes: number[], policy?: { mode: string; limit: number }) {
+    const b = new RolloutBuilder();
+    b.sessionMeta();
+    if (policy) b.push('turn_context', { turn_id: 't1', cwd: '/work/project', model: 'gpt-5.3-codex', truncation_policy: policy });
+    else b.turnContext();
+    b.preamble();
+    sizes.forEach((size, k) => b.user(`step ${k}`).shell(`call_${k}`, `cat f${k}`, 'z'.repeat(size)));
+    return b;
+  }
+  const outputItems = async (b: RolloutBuilder) => (await run(write(b))).items.filter((i) => i.kind === 'tool_result');
+
+  it('cuts outputs over 48,000 bytes to that budget when the rollout records no policy, and keeps every byte elidable', async () => {
+    const [short, atLimit, long] = await outputItems(outputs([20_000, 48_000, 200_000]));
+    expect(short!.est_tokens).toBeGreaterThan(5_000);
+    expect(short!.est_tokens).toBeLessThan(5_100);
+    // At the budget nothing is cut; beyond it the output costs the budget, not its size.
+    expect(atLimit!.est_tokens).toBeGreaterThan(12_000);
+    expect(long!.est_tokens).toBeGreaterThan(12_000);
+    expect(long!.est_tokens).toBeLessThan(12_100);
+    expect(long!.elidable_bytes).toBe(200_000);
+  });
+
+  it('follows the newest recorded policy, in tokens or in bytes', async () => {
+    const [byTokens] = await outputItems(outputs([200_000], { mode: 'tokens', limit: 2_000 }));
+    expect(byTokens!.est_tokens).toBeGreaterThan(2_400);
+    expect(byTokens!.est_tokens).toBeLessThan(2_500);
+    const [byBytes] = await outputItems(outputs([200_000], { mode: 'bytes', limit: 10_000 }));
+    expect(byBytes!.est_tokens).toBeGreaterThan(3_000);
+    expect(byBytes!.est_tokens).toBeLessThan(3_100);
+  });
+});
