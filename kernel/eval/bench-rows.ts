@@ -8,6 +8,9 @@ import { rowError } from './rows.js';
 export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
   return result.rows.map((row) => {
     const rendered = row.probe_score !== null;
+    // A provider control rewrites nothing: how much it would reclaim is the provider's to say, so
+    // its row carries no after, reduction or score for the aggregates to count.
+    const measured = row.execution_state !== 'provider_only';
     return {
       provider: result.provider,
       session: result.session_id,
@@ -15,12 +18,12 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       status: row.status,
       reason_code: row.reason_code,
       context_before: row.context_tokens_before,
-      context_after: row.context_tokens_after,
-      est_reclaimed: row.est_reclaimed,
-      reduction_pct: row.reduction_pct,
-      prefix_tokens: row.prefix_tokens,
-      prefix_ratio: row.prefix_ratio,
-      score: row.score,
+      context_after: measured ? row.context_tokens_after : null,
+      est_reclaimed: measured ? row.est_reclaimed : null,
+      reduction_pct: measured ? row.reduction_pct : null,
+      prefix_tokens: measured ? row.prefix_tokens : null,
+      prefix_ratio: measured ? row.prefix_ratio : null,
+      score: measured ? row.score : null,
       verify_errors: row.verify_errors,
       verify_warnings: row.verify_warnings,
       new_verify_errors: row.new_verify_errors,

@@ -93,19 +93,21 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   const align: Align[] = ['left', 'left', 'left', 'right', 'right', ...(showClient ? ['right' as const] : []), 'right', 'right', ...(showRecorded ? ['right' as const] : []), 'left', 'right', 'left', 'right'];
   const rows = result.rows.map((row) => {
     const planned = row.status === 'plan';
+    // A provider control's outcome is the provider's to decide: no file shows what it would keep.
+    const measured = planned && row.execution_state !== 'provider_only';
     return [
       row.best ? '*' : '',
       // A selector names the strategy whose plan it chose.
       row.credited_strategy ? `${row.strategy}→${row.credited_strategy}` : row.strategy,
       resultCell(row),
       formatInt(row.context_tokens_before),
-      planned ? formatInt(row.context_tokens_after) : '-',
+      measured ? formatInt(row.context_tokens_after) : '-',
       ...(showClient ? [clientCell(row)] : []),
-      planned ? `${row.reduction_pct.toFixed(1)}%` : '-',
+      measured ? `${row.reduction_pct.toFixed(1)}%` : '-',
       retentionCell(row),
       ...(showRecorded ? [recordedCell(row)] : []),
       row.tail_intact === null ? '-' : row.tail_intact ? 'intact' : 'LOST',
-      planned ? formatInt(row.prefix_tokens) : '-',
+      measured ? formatInt(row.prefix_tokens) : '-',
       verifyCell(row),
       `${formatInt(row.duration_ms)} ms`,
     ];

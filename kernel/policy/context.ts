@@ -47,3 +47,17 @@ export function requireReadableContext(transcript: Pick<Transcript, 'items' | 'u
     details: { context_reason: usage.context_reason ?? null, finding: first?.code ?? null },
   });
 }
+
+/**
+ * Refuses a transcript the client cannot resume as a session (a sub-agent's sidechain file, a
+ * composite of mixed records): a fork of it could never be resumed, so there is nothing to plan or
+ * measure. detect and bench leave such files out for the same reason.
+ */
+export function requireResumableSession(session: Pick<Transcript['session'], 'kind' | 'path'>): void {
+  const kind = session.kind ?? 'session';
+  if (kind === 'session') return;
+  const what = kind === 'subagent' ? "a sub-agent's sidechain transcript" : 'a composite transcript of mixed records';
+  throw new GobstopperError('not_a_session', `${session.path} is ${what}, not a session the client can resume; only sessions are planned, compacted and measured`, {
+    details: { session_kind: kind },
+  });
+}

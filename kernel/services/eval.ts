@@ -26,7 +26,7 @@ import { scoreRetention } from '../eval/study-score.js';
 import { messageShapeSlots, type TextSlot } from '../eval/study-slots.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { transcriptSample } from '../policy/adaptive.js';
-import { contextTokens, reportedContext, requireReadableContext } from '../policy/context.js';
+import { contextTokens, reportedContext, requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
@@ -418,6 +418,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
       throw aboutTheSource(error, copy, target.path);
     });
+    requireResumableSession({ ...transcript.session, path: target.path });
     requireReadableContext({ ...transcript, session: { ...transcript.session, path: target.path } });
     const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
     // When the parse's findings are not complete, the provider verifies in its own process while

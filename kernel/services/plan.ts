@@ -11,7 +11,7 @@ import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
 import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
-import { requireReadableContext } from '../policy/context.js';
+import { requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
@@ -163,6 +163,7 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
   const sameSession = early && early.session.provider === parsed.session.provider && early.session.session_id === parsed.session.session_id;
   const config = await (sameSession ? early.config : resolveSessionConfig(runtime, parsed.session, options));
   requirePolicyIds(runtime.host.registry, config);
+  requireResumableSession(parsed.session);
   requireReadableContext(parsed.transcript);
   const recent = await recentYields(runtime, parsed.session);
   const outcome = await planSession({

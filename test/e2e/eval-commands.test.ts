@@ -240,6 +240,19 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(body.error).toMatchObject({ code: 'invalid_transcript', message: `${broken}: line ${readFileSync(claudePath, 'utf8').split('\n').length} is not valid UTF-8` });
   });
 
+  it('a sub-agent transcript is refused before any strategy runs, for eval and plan alike', () => {
+    const dir = join(work, 'subagents');
+    mkdirSync(dir, { recursive: true });
+    const agent = join(dir, 'agent-a1b2c3d.jsonl');
+    copyFileSync(claudePath, agent);
+    for (const command of ['eval', 'plan']) {
+      const { status, body } = json([command, agent, '--trigger', '1000', '--floor', '0']);
+      expect(status).toBe(1);
+      expect(body.error).toMatchObject({ code: 'not_a_session', details: { session_kind: 'subagent' } });
+      expect(body.error.message).toBe(`${agent} is a sub-agent's sidechain transcript, not a session the client can resume; only sessions are planned, compacted and measured`);
+    }
+  });
+
   it('an unknown strategy is a usage error that names the known ones', () => {
     const { status, body } = json(['eval', CODEX_ID, '--strategy', 'elide', '--strategy', 'nope']);
     expect(status).toBe(2);

@@ -5,6 +5,8 @@ import { buildEvalRow, evalBaseline, markBestRow, buildEvalResult, type EvalBase
 import { cachePreservationScore, prefixTokens } from '../../../kernel/eval/plan-metrics.js';
 import { evaluateSession } from '../../../kernel/eval/eval-session.js';
 import { renderEvalTable } from '../../../kernel/eval/eval-table.js';
+import { benchRowsFromEval } from '../../../kernel/eval/bench-rows.js';
+import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
 import { buildSession, filler, planElide, renderSessionBytes, verifySessionBytes, type BuiltSession } from '../../fixtures/eval/session-builder.js';
 
 function plantedSession(orphanTurn?: number): BuiltSession {
@@ -235,7 +237,10 @@ describe('evaluateSession and the outputs', () => {
     expect(body.find((l) => l.startsWith('*'))).toContain('greedy');
     expect(body.find((l) => l.includes(' broken '))).toContain('error: strategy-broken exited with code 3');
     expect(body.find((l) => l.includes(' dedupe '))).toContain('no plan (strategy_returned_no_plan)');
-    expect(body.find((l) => l.includes(' sawtooth '))).toContain('provider control');
+    // A provider control shows no after, reduction or prefix: the provider decides what it keeps.
+    const control = body.find((l) => l.includes(' sawtooth '))!;
+    expect(control).toContain('provider control');
+    expect(control.slice(header.indexOf('reduction') - 4)).not.toMatch(/%/);
     expect(lines.at(-1)).toMatch(/^pareto best: greedy score=[\d,]+ prefix=[\d,]+ reclaimed=[\d,]+$/);
     // Per kind, then the first misses by kind, line, length and hash (never their text).
     const byKind = lines.indexOf('retention by probe kind (recalled/sampled):');
@@ -247,6 +252,13 @@ describe('evaluateSession and the outputs', () => {
     expect(lines.find((l) => l.startsWith('  greedy: '))).toContain(`${first.kind} line ${first.line_index + 1} (${first.bytes} B, ${first.sha256_prefix})`);
     const text = lines.join('\n');
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
+  });
+
+  it('bench rows of a provider control carry no after, reduction or score, so aggregates do not count a placeholder', async () => {
+    const rows = benchRowsFromEval(await run());
+    expect(rows.find((r) => r.strategy === 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', context_after: null, reduction_pct: null, est_reclaimed: null, score: null });
+    expect(rows.find((r) => r.strategy === 'greedy')!.reduction_pct).toBeGreaterThan(0);
+    expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, reduction_pct: null });
   });
 
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
