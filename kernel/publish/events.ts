@@ -68,7 +68,7 @@ export interface EventLogOptions {
 }
 
 async function appendLine(live: string, line: Buffer): Promise<void> {
-  const flags = fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+  const flags = fsConstants.O_RDWR | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
   let handle = await open(live, flags, 0o600);
   try {
     let st = await handle.stat();
@@ -79,6 +79,12 @@ async function appendLine(live: string, line: Buffer): Promise<void> {
       handle = await open(live, flags, 0o600);
       st = await handle.stat();
       checkPrivateFile(live, st);
+    }
+    // A torn last line (a crash mid-write) must not swallow this event too: end it first.
+    if (st.size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, st.size - 1);
+      if (last[0] !== 0x0a) line = Buffer.concat([Buffer.from('\n'), line]);
     }
     let offset = 0;
     while (offset < line.length) offset += (await handle.write(line, offset, line.length - offset, null)).bytesWritten;
@@ -138,6 +144,12 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
     if (eventProblem(value)) into.skipped += 1;
     else into.events.push(value as CompactionEvent);
   }
+}
+
+/** Whether the log holds an `applied` event for the fork whose retained bytes are `outputManifest`. */
+export async function hasAppliedEvent(outputManifest: string, options: EventLogOptions = {}): Promise<boolean> {
+  const { events } = await readEvents(options);
+  return events.some((e) => e.outcome === 'applied' && e.snapshot_after_sha256 === outputManifest);
 }
 
 /**

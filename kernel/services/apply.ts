@@ -4,7 +4,7 @@
  */
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
-import { appendEvent } from '../publish/events.js';
+import { appendEvent, hasAppliedEvent } from '../publish/events.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
@@ -122,6 +122,12 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     const warnings = inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));
+    // A run that crashed after publishing (or before completing the receipt) wrote no `applied`
+    // event; the run that finds the fork standing writes it, once.
+    if (!(await hasAppliedEvent(receipt.output_manifest_sha256, { env: runtime.env }))) {
+      const written = await recordEvent(runtime, planned, 'applied', started, receipt.snapshot_manifest_sha256, null, receipt.output_manifest_sha256);
+      if (written) warnings.push(written);
+    }
     return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
   }
 

@@ -286,5 +286,10 @@ describe('apply survives a crash at every step', () => {
     expect(forks).toEqual([r.path]);
     const verified = await runJson(['verify', r.path], home.env);
     expect(verified.json.errors).toBe(0);
+    // The events log says the operation was applied, once, whichever run finished it.
+    const events = await runJson(['events'], home.env);
+    expect(events.json.by_outcome.applied).toBe(1);
+    await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect((await runJson(['events'], home.env)).json.by_outcome.applied).toBe(1);
   });
 });

@@ -54,6 +54,15 @@ describe('events log', () => {
     expect(read).toEqual({ events: [event(), full], skipped: 0, unreadable: [] });
   });
 
+  it('a torn last line (a crash mid-write) costs only itself: the next event starts on its own line', async () => {
+    await appendEvent(event({ session_id: 'first' }), { env: home.env });
+    appendFileSync(live, '{"schema":"gobstopper/comp');
+    await appendEvent(event({ session_id: 'after' }), { env: home.env });
+    const read = await readEvents({ env: home.env });
+    expect(read.events.map((e) => e.session_id)).toEqual(['first', 'after']);
+    expect(read.skipped).toBe(1);
+  });
+
   it('refuses invalid events with a warning and writes nothing', async () => {
     const bad: Array<[Partial<CompactionEvent> | Record<string, unknown>, string]> = [
       [{ est_reclaimed_tokens: 1 }, 'est_reclaimed_tokens'],
