@@ -145,8 +145,8 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     // Reads of settled files run at once: the provider verifies the candidate (its own process),
     // the vault stores the candidate's bytes, and the source is hashed again (unless a read made
     // after planning, apply's snapshot, is given). Nothing is referenced by a receipt until every
-    // check below has passed; bytes stored for a candidate that fails are unreferenced and prune
-    // collects them.
+    // check below has passed; bytes stored for a candidate that then fails a check are
+    // unreferenced and prune collects them.
     const checked = Promise.all([
       // A card appended to a source at the record limit must not fail verification for its size.
       c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
@@ -155,6 +155,10 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     checked.catch(() => undefined);
     const source = !c.recheckSource ? null : c.sourceRead ?? sourceIdentity(c.sourcePath);
     source?.catch(() => undefined);
+    // Nothing of the candidate enters the vault until the source's snapshot is in it: a failed
+    // snapshot (a damaged or unwritable vault) leaves the vault as it was. The snapshot ran beside
+    // the render, so this rarely waits.
+    const snapshotManifest = await c.snapshotManifestSha256;
     // What render claims it wrote is checked as the candidate is retained (the vault refuses bytes
     // that do not hash to output_sha256), so no separate hashing pass is spent here.
     const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, env: c.env, fault: c.fault }, async (stored) => {
@@ -192,7 +196,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         bytes_after: stored.bytes,
         reclaimed_bytes: Math.max(0, c.sourceBytes - stored.bytes),
         snapshot_sha256: c.sourceSha256,
-        snapshot_manifest_sha256: await c.snapshotManifestSha256,
+        snapshot_manifest_sha256: snapshotManifest,
         output_manifest_sha256: stored.manifestSha256,
         strategy: c.strategyLabel,
         resume_command: resumeCommandText(target.resume_command, target.resume_cwd, target.resume_env),

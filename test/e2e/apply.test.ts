@@ -204,11 +204,14 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runJson(['apply', DEMO_CODEX_ID], home.env)).code).toBe(0);
     appendFileSync(join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl'), 'not json\n');
     const before = snapshotOfStores(home);
+    const vaultBefore = listFiles(join(home.dataHome, 'gobstopper', 'vault')).filter((f) => !f.endsWith('.lock'));
     const run = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'vault_damaged' } });
     expect(snapshotOfStores(home)).toEqual(before);
+    // Not a chunk or manifest of the candidate either.
+    expect(listFiles(join(home.dataHome, 'gobstopper', 'vault')).filter((f) => !f.endsWith('.lock'))).toEqual(vaultBefore);
   });
 
   it('a fork target already taken is refused before anything is archived', async () => {
