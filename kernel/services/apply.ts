@@ -9,7 +9,7 @@ import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { loadManifest } from '../vault/manifest.js';
+import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from './eval.js';
@@ -115,7 +115,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   if (previous) {
     const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault });
     // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
-    const damaged = await loadManifest(layout, receipt.snapshot_manifest_sha256, runtime.env).then(
+    // Every chunk is read back: a damaged chunk would make that way back fail only when needed.
+    const damaged = await reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
       () => null,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );

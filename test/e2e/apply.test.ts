@@ -56,9 +56,11 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const history = await runJson(['history', DEMO_CLAUDE_ID], home.env);
     expect(JSON.stringify(history.json).match(/"sha256"/g)?.length).toBe(1);
     expect(second.json.warnings).toEqual([]);
-    // A recovery snapshot damaged since is named, not vouched for.
-    const manifest = join(home.dataHome, 'gobstopper', 'vault', 'manifests', first.json.receipt.snapshot_manifest_sha256);
-    appendFileSync(manifest, ' ');
+    // A recovery snapshot damaged since (here one of its chunks) is named, not vouched for.
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    const manifest = JSON.parse(readFileSync(join(vault, 'manifests', first.json.receipt.snapshot_manifest_sha256), 'utf8'));
+    const chunk = join(vault, 'chunks', manifest.chunks[0]);
+    writeFileSync(chunk, readFileSync(chunk).subarray(0, 1000));
     const third = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(third.code).toBe(0);
     expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
