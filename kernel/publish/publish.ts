@@ -29,7 +29,7 @@ export interface Published {
 const COPY_BLOCK = 1024 * 1024;
 
 function targetExists(target: string): GobstopperError {
-  return new GobstopperError('target_exists', `${target} already exists; gobstopper never overwrites a file (move it aside or choose another target)`);
+  return new GobstopperError('target_exists', `${target} already exists; gobstopper never overwrites a file (move it aside and run the command again)`);
 }
 
 /** Refuses a target that exists in any form, or whose parent is not a real directory. */

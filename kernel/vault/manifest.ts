@@ -58,7 +58,7 @@ export async function loadManifest(layout: VaultLayout, sha: string, env: NodeJS
 }
 
 export function parseManifest(file: string, sha: string, data: Buffer, env: NodeJS.ProcessEnv = process.env): LoadedManifest {
-  const moveAside = `move ${file} out of the vault (snapshot ${sha.slice(0, 16)} cannot be recovered from it) and run gobstopper prune`;
+  const moveAside = `move ${file} out of the vault (snapshot ${sha.slice(0, 16)} cannot be recovered from it); if the session file it archived is unchanged since, gobstopper snapshot <session> writes the same snapshot again (gobstopper vault --json names its session)`;
   if (sha256Hex(data) !== sha) throw vaultDamaged(file, 'manifest bytes do not hash to its name', moveAside);
   let manifest: unknown;
   try {

@@ -91,7 +91,10 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       for (const sha of liveManifests) {
         if (!stored.has(sha)) {
           const file = join(layout.manifests, sha);
-          throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup, or remove the references to ${sha.slice(0, 16)}`);
+          // The same bytes make the same manifest: a source unchanged since can write it again.
+          const archived = kept.find((e) => e.sha256 === sha);
+          const again = archived ? `, or, if ${archived.path} is unchanged since, run gobstopper snapshot ${archived.path} to write it again` : '';
+          throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
         }
       }
       const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha));

@@ -245,6 +245,24 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(readFileSync(target, 'utf8')).toBe('someone else\n');
   });
 
+  it('a published fork that was deleted is restored by the undo its repair message names', async () => {
+    home = demoHome();
+    const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const fork = first.json.receipt.path;
+    const bytes = readFileSync(fork);
+    rmSync(fork);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(1);
+    const command = /restore it with (gobstopper undo [0-9a-f]{64})/.exec(again.json.error.message)![1]!;
+    const undone = await runJson([...command.split(' ').slice(1)], home.env);
+    expect(undone.code).toBe(0);
+    // The same fork under a new id (undo never reuses a name).
+    const { output_session_id: oldId } = first.json.receipt;
+    const { output_session_id: newId, path } = undone.json.receipt;
+    expect(path).not.toBe(fork);
+    expect(readFileSync(path, 'utf8')).toBe(bytes.toString('utf8').replaceAll(oldId, newId));
+  });
+
   it('a symlink at the target is refused', async () => {
     home = demoHome();
     await runJson(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_receipt' } });

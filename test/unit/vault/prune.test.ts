@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../../kernel/vault/index-file.js';
@@ -90,7 +90,15 @@ describe('prune', () => {
     const before = listing(home);
     await expect(pruneVault(home.layout, { keep: 1, apply: true })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(a[0]!) });
     expect(listing(home)).toEqual(before);
+  });
 
+  it('a missing snapshot whose session file is unchanged: the advice to archive it again is the repair', async () => {
+    const path = writeSession(home.sessions, 's.jsonl', '{"type":"user","v":1}\n');
+    const { sha256 } = (await snapshotFile(home.layout, { path, sessionId: 's', provider: 'codex', strategy: 'snapshot' })).entry;
+    rmSync(join(home.layout.manifests, sha256));
+    await expect(pruneVault(home.layout, { keep: 1 })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`run gobstopper snapshot ${path} to write it again`) });
+    await snapshotFile(home.layout, { path, sessionId: 's', provider: 'codex', strategy: 'snapshot' });
+    await expect(pruneVault(home.layout, { keep: 1 })).resolves.toMatchObject({ dry_run: true });
   });
 
   it('stops before changing anything when a receipt is damaged', async () => {
