@@ -47,7 +47,9 @@ function repairHint(file: string): string {
 /** Parses and validates the whole index text. */
 export function parseIndex(file: string, data: Buffer): VaultEntry[] {
   if (data.length === 0) return [];
-  if (data[data.length - 1] !== 0x0a) throw vaultDamaged(file, 'the last line is not terminated (a torn append)', repairHint(file));
+  if (data[data.length - 1] !== 0x0a) {
+    throw vaultDamaged(file, 'the last line is not terminated (a torn append)', `delete the unterminated last line of ${file} (snapshots stay in manifests/; only that history line is lost)`);
+  }
   const entries: VaultEntry[] = [];
   let start = 0;
   let lineNo = 0;

@@ -8,7 +8,7 @@ import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { faultPoint } from '../publish/faults.js';
 import { withSharedCustody } from './custody.js';
-import { appendIndexEntries, entryProblem, readIndex } from './index-file.js';
+import { appendIndexEntries, entryProblem, readIndex, withIndexLock } from './index-file.js';
 import { ensureVault, type VaultLayout } from './layout.js';
 import { storeSnapshot, type StoreOptions, type StoredSnapshot } from './store.js';
 
@@ -59,7 +59,7 @@ export async function snapshotFile(layout: VaultLayout, request: SnapshotRequest
   return withSharedCustody(layout, async () => {
     // A damaged index would refuse the entry only after every chunk was written: fail closed first,
     // so a refused snapshot leaves the vault as it was.
-    await readIndex(layout);
+    await withIndexLock(layout, () => readIndex(layout));
     const stored = await storeSnapshot(layout, path, request);
     const entry: VaultEntry = { ...draft, sha256: stored.manifestSha256, bytes: stored.bytes, record_count: stored.recordCount, source_sha256: stored.sourceSha256 };
     faultPoint('vault.before_index', request.fault, request.env);
