@@ -111,7 +111,7 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
   state.applyFlags(options.flags ?? {});
 
   const external = state.external();
-  assertPolicyBounds(state.values, { origin: (key) => describeSource(key, state.sources[key]) });
+  assertPolicyBounds(state.values, { origin: (key) => describeSource(key, state.sources[key]), fromFlag: (key) => state.sources[key]?.layer === 'flag' });
   return {
     values: state.values,
     sources: state.sources,

@@ -70,15 +70,32 @@ export function policyBoundsViolations(policy: Bounded): BoundsViolation[] {
  * Throws `invalid_policy` ("invalid policy bounds: ...") when any bound is broken. `origin` names
  * where a key's value came from, so the message points at the table to fix.
  */
-export function assertPolicyBounds(policy: Bounded, options: { stage?: string; origin?: (key: BoundedKey) => string | null } = {}): void {
+export function assertPolicyBounds(
+  policy: Bounded,
+  options: { stage?: string; origin?: (key: BoundedKey) => string | null; fromFlag?: (key: BoundedKey) => boolean } = {},
+): void {
   const problems = policyBoundsViolations(policy);
   if (problems.length === 0) return;
+  const fromFlag = options.fromFlag ?? (() => false);
   const text = problems.map((p) => {
     const origins = p.keys.map((k) => (options.origin ? options.origin(k) : null)).filter((o): o is string => o !== null);
-    return origins.length > 0 ? `${p.message} [${origins.join('; ')}]` : p.message;
+    return (origins.length > 0 ? `${p.message} [${origins.join('; ')}]` : p.message) + flagHint(p, policy, fromFlag);
   });
   const stage = options.stage ? ` (${options.stage})` : '';
+  // A bound a flag broke is the command line's mistake: a usage error.
+  const byFlag = problems.some((p) => p.keys.some(fromFlag));
   throw new GobstopperError('invalid_policy', `invalid policy bounds: ${text.join('; ')}${stage}`, {
+    exit: byFlag ? 2 : 1,
     details: { problems: problems.map((p) => p.message) },
   });
+}
+
+/** `--trigger` alone below the configured floor (or `--floor` alone above the trigger) says which flag to add. */
+function flagHint(p: BoundsViolation, policy: Bounded, fromFlag: (key: BoundedKey) => boolean): string {
+  if (p.keys.length !== 2) return '';
+  const trigger = fromFlag('trigger_tokens');
+  const floor = fromFlag('floor_tokens');
+  if (trigger && !floor) return `; add --floor below ${policy.trigger_tokens}`;
+  if (floor && !trigger) return `; add --trigger above ${policy.floor_tokens}`;
+  return '';
 }

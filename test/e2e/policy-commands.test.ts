@@ -207,11 +207,14 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['presets', '--config', notToml]).body.error.message).toMatch(/^config .*broken\.toml is not valid TOML: .* at line 1, column \d+$/);
   });
 
-  it('config: floor at or above the trigger is refused', () => {
+  it('config: floor at or above the trigger is refused, a usage error naming the flag to add when a flag broke it', () => {
     const { status, body } = json(['config', '--provider', 'codex', '--floor', '180000']);
-    expect(status).toBe(1);
+    expect(status).toBe(2);
     expect(body.error.code).toBe('invalid_policy');
-    expect(body.error.message).toMatch(/^invalid policy bounds: floor_tokens \(180000\) must be below trigger_tokens \(180000\)/);
+    expect(body.error.message).toMatch(/^invalid policy bounds: floor_tokens \(180000\) must be below trigger_tokens \(180000\) .*; add --trigger above 180000$/);
+    const alone = json(['config', '--provider', 'codex', '--trigger', '10000']);
+    expect(alone.status).toBe(2);
+    expect(alone.body.error.message).toMatch(/floor_tokens: built-in default; trigger_tokens: command-line flag\]; add --floor below 10000$/);
   });
 
   it('policy-check: live, idle and below the trigger', () => {
