@@ -25,7 +25,7 @@ const MIN_TABLE_WIDTH = 20;
  */
 export abstract class BaseCommand<TResult> extends Command {
   static override enableJsonFlag = true;
-  static override baseFlags = { help: Flags.help({ char: 'h', summary: 'Show this help.', helpGroup: 'GLOBAL' }) };
+  static override baseFlags = { help: Flags.help({ char: 'h', summary: 'Show this help.', description: '', helpGroup: 'GLOBAL' }) };
 
   abstract override run(): Promise<TResult>;
 
@@ -116,9 +116,22 @@ export function toEnvelope(error: OclifLikeError): ErrorEnvelope {
   if (error instanceof GobstopperError) {
     return { ok: false, error: { code: error.code, message: oneLine(error.message), ...(error.details ? { details: error.details } : {}) } };
   }
-  if (error.oclif?.exit === 2) return { ok: false, error: { code: 'usage', message: oneLine(error.message) } };
+  if (error.oclif?.exit === 2) return { ok: false, error: { code: 'usage', message: plainUsage(oneLine(error.message)) } };
   const code = typeof error.code === 'string' && /^[A-Z_a-z0-9]+$/.test(error.code) ? error.code.toLowerCase() : 'internal';
   return { ok: false, error: { code, message: oneLine(error.message || String(error)) } };
+}
+
+/**
+ * oclif's parse errors in the words the rest of the CLI uses: no "The following error occurred:"
+ * preamble, flags named with their dashes, one problem after another.
+ */
+export function plainUsage(text: string): string {
+  return text
+    .replace(/^The following errors? occurred:\s*/, '')
+    .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
+    .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number (got $2)')
+    .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
+    .replace(/;\s*$/, '');
 }
 
 function oneLine(message: string): string {
