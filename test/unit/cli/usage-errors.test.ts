@@ -19,3 +19,16 @@ describe("oclif's parse errors in the CLI's own words", () => {
     expect(toEnvelope(error)).toEqual({ ok: false, error: { code: 'usage', message: 'missing required flag --query' } });
   });
 });
+
+describe('file-system failures say what, where and what to do', () => {
+  it('names the call, the path and the fix, keeping the errno as the code', () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    expect(toEnvelope(full)).toEqual({ ok: false, error: { code: 'enospc', message: 'write failed: the disk is full; free some space and run the command again (ENOSPC)' } });
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/v/chunks/.tmp-1'"), { code: 'EACCES', syscall: 'open', path: '/v/chunks/.tmp-1' });
+    expect(toEnvelope(denied).error.message).toBe('open failed on /v/chunks/.tmp-1: permission denied; check that you own that directory and can write to it (EACCES)');
+  });
+
+  it('leaves other errors as they are', () => {
+    expect(toEnvelope(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' })).error).toEqual({ code: 'enoent', message: 'ENOENT: no such file' });
+  });
+});
