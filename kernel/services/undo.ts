@@ -71,7 +71,8 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     if (published) return forkEntry(published);
     throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
   };
-  const receipts = allReceipts.filter((r) => r.output_session_id === target || (target.length >= 8 && r.output_session_id.startsWith(target)));
+  const wanted = target.toLowerCase();
+  const receipts = allReceipts.filter((r) => r.output_session_id.toLowerCase() === wanted || (target.length >= 8 && r.output_session_id.toLowerCase().startsWith(wanted)));
   if (sha) {
     const entry = byManifest(await resolveShaPrefix(layout, sha));
     await requireSnapshotOf(layout, target, entry, receipts);

@@ -64,7 +64,7 @@ export async function recallCards(layout: VaultLayout, request: RecallRequest = 
   // later archived states of the same session is reported from its newest one.
   const newest = new Map<string, VaultEntry>();
   for (const entry of (await readIndex(layout)).reverse()) {
-    if (request.session !== undefined && !entry.session_id.startsWith(request.session)) continue;
+    if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;
     if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
   }
   const prefilter = new LiteralPrefilter(STATE_CARD_MARKER);

@@ -87,7 +87,9 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
     const byPath = entries.filter((e) => forms.has(e.path));
     if (byPath.length > 0 || selector.includes('/')) return byPath;
   }
-  return entries.filter((e) => e.session_id.startsWith(selector));
+  // Session ids are matched as plan and verify match them: without regard to case.
+  const prefix = selector.toLowerCase();
+  return entries.filter((e) => e.session_id.toLowerCase().startsWith(prefix));
 }
 
 /**
@@ -97,7 +99,7 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
 export async function selectOneSession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   const matches = await filterBySession(entries, selector);
   if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them)`);
-  const exact = matches.filter((e) => e.session_id === selector);
+  const exact = matches.filter((e) => e.session_id.toLowerCase() === selector.toLowerCase());
   if (exact.length > 0) return exact;
   const ids = [...new Set(matches.map((e) => `${e.provider}:${e.session_id}`))];
   if (ids.length > 1) {

@@ -35,6 +35,8 @@ describe('vault, history, show and diff', () => {
     expect(await listSnapshots(home.layout, 'aaaa-1')).toEqual([a2, a1]);
     expect(await listSnapshots(home.layout, a1.path)).toEqual([a2, a1]);
     expect(await sessionHistory(home.layout, 'aaaa-1')).toEqual([a2, a1]);
+    // Ids match without regard to case, as plan and verify match them.
+    expect(await sessionHistory(home.layout, 'AAAA-1')).toEqual([a2, a1]);
     expect(await sessionHistory(home.layout, a1.path)).toEqual([a2, a1]);
     await expect(sessionHistory(home.layout, 'aaaa')).rejects.toMatchObject({ code: 'ambiguous_session', exit: 2, message: expect.stringContaining('matches 2 archived sessions') });
     await expect(sessionHistory(home.layout, 'zzz')).rejects.toMatchObject({ code: 'session_not_archived' });
