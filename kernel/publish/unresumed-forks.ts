@@ -36,3 +36,30 @@ export function stillUnresumed(forks: Map<string, UnresumedFork>, path: string, 
   const fork = forks.get(path);
   return fork && bytes === fork.receipt.bytes_after ? fork : null;
 }
+
+/**
+ * Files gobstopper published (forks, restores) that are still exactly as published, by path. Their
+ * modification time is the publication's, not a client's: until a client writes to one, it is not
+ * live, whatever its age. Best effort: an unreadable vault means none are known.
+ */
+export async function untouchedPublications(env: NodeJS.ProcessEnv): Promise<Map<string, OperationReceipt>> {
+  try {
+    const receipts = await listReceipts(vaultLayout(env));
+    return new Map(receipts.filter((r) => r.completed).map((r) => [r.path, r]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Whether the file at `path`, of `bytes` (and `sha256` when known), is a publication nobody has touched since. */
+export function isUntouchedPublication(published: Map<string, OperationReceipt>, path: string, bytes: number | null | undefined, sha256?: string): boolean {
+  const receipt = published.get(path);
+  if (!receipt || bytes !== receipt.bytes_after) return false;
+  return sha256 === undefined || sha256 === receipt.output_sha256;
+}
+
+/** Live: updated within the live window by someone other than gobstopper's own publication. */
+export async function isLiveSession(env: NodeJS.ProcessEnv, active: boolean, path: string, bytes: number | null | undefined, sha256?: string): Promise<boolean> {
+  if (!active) return false;
+  return !isUntouchedPublication(await untouchedPublications(env), path, bytes, sha256);
+}

@@ -30,6 +30,7 @@ import { contextTokens, reportedContext, requireReadableContext, requireResumabl
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
+import { isLiveSession } from '../publish/unresumed-forks.js';
 import { sourceFindings } from './findings.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -420,7 +421,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     });
     requireResumableSession({ ...transcript.session, path: target.path });
     requireReadableContext({ ...transcript, session: { ...transcript.session, path: target.path } });
-    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: isActive(frozen.mtimeMs) };
+    const active = await isLiveSession(runtime.env, isActive(frozen.mtimeMs), target.path, transcript.bytes, transcript.source_sha256);
+    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active };
     // When the parse's findings are not complete, the provider verifies in its own process while
     // this one resolves the policy.
     const sourceVerify = sourceFindings(provider, transcript, copy);

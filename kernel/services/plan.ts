@@ -12,6 +12,7 @@ import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
+import { isLiveSession } from '../publish/unresumed-forks.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
@@ -49,7 +50,8 @@ export async function parseSession(runtime: Runtime, selector: string, onResolve
   const provider = await runtime.provider(session.provider);
   const transcript = await provider.parse({ path: session.path });
   const mtime = transcript.session.mtime_ms ?? session.mtime_ms ?? 0;
-  return { session: transcript.session, provider, transcript, active: isActive(mtime) };
+  const active = await isLiveSession(runtime.env, isActive(mtime), transcript.session.path, transcript.bytes, transcript.source_sha256);
+  return { session: transcript.session, provider, transcript, active };
 }
 
 export function policyFlags(options: PlanOptions): PolicyFlags {

@@ -147,6 +147,21 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(page.json.content_trust).toBe('untrusted_archived_data');
   });
 
+  it('a fork gobstopper just wrote is not live: detect says idle and it can be compacted at once, until a client writes to it', async () => {
+    home = demoHome();
+    const forked = await runJson(['fork', DEMO_CLAUDE_ID], home.env);
+    expect(forked.code).toBe(0);
+    const forkPath = forked.json.receipt.path;
+    const row = (await runJson(['detect'], home.env)).json.find((r: { path: string }) => r.path === forkPath);
+    expect(row.active).toBe(false);
+    const applied = await runJson(['apply', forkPath], home.env);
+    expect(applied.code).toBe(0);
+    expect(applied.json.status).toBe('applied');
+    // Once a client appends to it, it is live again.
+    appendFileSync(forkPath, readFileSync(forkPath, 'utf8').split('\n')[0] + '\n');
+    expect((await runJson(['detect'], home.env)).json.find((r: { path: string }) => r.path === forkPath).active).toBe(true);
+  });
+
   it('refuses a live session unless --allow-live', async () => {
     home = demoHome();
     const now = new Date();

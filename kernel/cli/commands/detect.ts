@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
-import { stillUnresumed, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
+import { isUntouchedPublication, stillUnresumed, untouchedPublications, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -17,7 +17,7 @@ function lifetime(row: DetectRow, tokens: number | null): string {
 
 export default class Detect extends BaseCommand<DetectRow[]> {
   static override summary = 'List agent sessions, newest first, with their context size.';
-  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated within 180 s; live sessions are never rewritten), the current context in tokens (as the provider reported it, or estimated from the bytes, and which), the model's context window when known, and the lifetime input and cached tokens.
+  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated by its client within 180 s; live sessions are never rewritten, and a fork gobstopper just wrote is not live until a client writes to it), the current context in tokens (as the provider reported it, or estimated from the bytes, and which), the model's context window when known, and the lifetime input and cached tokens.
 
 By default only sessions updated in the last 7 days are listed ([discovery] max_age_secs in the config changes that; 0 lists every session); --all lists every session.`;
   static override examples = ['<%= config.bin %> detect', '<%= config.bin %> detect --all --limit 0', '<%= config.bin %> detect --provider codex --json'];
@@ -36,6 +36,11 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     const { rows, unlisted } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
+    // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
+    if (rows.some((r) => r.active)) {
+      const published = await untouchedPublications(process.env);
+      for (const row of rows) if (row.active && isUntouchedPublication(published, row.path, row.bytes)) row.active = false;
+    }
     if (!this.jsonEnabled()) {
       this.printTable(rows, flags.limit, maxAgeSecs, await unresumedForks(process.env));
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
