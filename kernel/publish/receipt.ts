@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateOperationReceipt } from '../../schemas/generated/validators.js';
-import type { OperationKind, OperationReceipt } from '../../schemas/generated/types.js';
+import type { OperationKind, OperationReceipt, VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { vaultDamaged } from '../vault/errors.js';
 import { ensureVault, type VaultLayout } from '../vault/layout.js';
@@ -174,4 +174,22 @@ export async function lockOperation(layout: VaultLayout, operation: string): Pro
     }
     throw error;
   }
+}
+
+/**
+ * The vault entry a published file would have had: its retained bytes (kept without an index entry),
+ * under its own id and path. Its record count is not kept, so it reads 0.
+ */
+export function publishedEntry(r: OperationReceipt): VaultEntry {
+  return {
+    ts: r.ts,
+    sha256: r.output_manifest_sha256,
+    path: r.path,
+    session_id: r.output_session_id,
+    provider: r.provider,
+    bytes: r.bytes_after,
+    record_count: 0,
+    strategy: r.strategy,
+    source_sha256: r.output_sha256,
+  };
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
-import { listReceipts, sha256OfJson } from '../publish/receipt.js';
+import { listReceipts, publishedEntry, sha256OfJson } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
@@ -44,21 +44,6 @@ const NOT_UNDO_TARGETS = new Set(['pre-undo']);
  * Which archived state `target` means: a snapshot id (full or unique prefix), a fork made by apply
  * (its source's snapshot), or a session (its newest snapshot).
  */
-/** The vault entry a published fork would have had: its retained bytes, under the fork's own id and path. */
-function forkEntry(r: T.OperationReceipt): T.VaultEntry {
-  return {
-    ts: r.ts,
-    sha256: r.output_manifest_sha256,
-    path: r.path,
-    session_id: r.output_session_id,
-    provider: r.provider,
-    bytes: r.bytes_after,
-    record_count: 0,
-    strategy: r.strategy,
-    source_sha256: r.output_sha256,
-  };
-}
-
 export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
   const index = await readIndex(layout);
   const allReceipts = await listReceipts(layout);
@@ -68,7 +53,7 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     // A published fork's own bytes are retained without an index entry; its receipt ties them to
     // the fork, which is restored beside where it was.
     const published = allReceipts.find((r) => r.output_manifest_sha256 === id && r.completed);
-    if (published) return forkEntry(published);
+    if (published) return publishedEntry(published);
     throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
   };
   const wanted = target.toLowerCase();

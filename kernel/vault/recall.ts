@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
 import { usageError } from '../errors.js';
+import { listReceipts, publishedEntry } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
 import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
@@ -63,7 +64,11 @@ export async function recallCards(layout: VaultLayout, request: RecallRequest = 
   // Newest entry per snapshot labels it; newest snapshots are read first so a card repeated in
   // later archived states of the same session is reported from its newest one.
   const newest = new Map<string, VaultEntry>();
-  for (const entry of (await readIndex(layout)).reverse()) {
+  // A published fork's own bytes are retained too (without an index entry): its card is found the
+  // moment apply has written it, not only once the fork is archived.
+  const published = (await listReceipts(layout)).filter((r) => r.completed).map(publishedEntry);
+  const entries = [...(await readIndex(layout)), ...published].sort((a, b) => a.ts - b.ts);
+  for (const entry of entries.reverse()) {
     if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;
     if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
   }

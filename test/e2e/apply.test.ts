@@ -162,6 +162,21 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runJson(['detect'], home.env)).json.find((r: { path: string }) => r.path === forkPath).active).toBe(true);
   });
 
+  it('recall finds the state card of a fork the moment apply has published it', async () => {
+    home = demoHome();
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const rows = (await runJson(['recall'], home.env)).json;
+    expect(rows.map((r: { session_id: string }) => r.session_id)).toEqual([applied.json.receipt.output_session_id]);
+    expect(rows[0].snapshot_sha).toBe(applied.json.receipt.output_manifest_sha256);
+    // For people: a query that matches nothing is named, and lines fit the terminal.
+    const none = await runCli(['recall', '--query', 'zzzz-nowhere'], home.env);
+    expect(none.stdout.trim()).toBe("no state-card digest mentions 'zzzz-nowhere'");
+    const narrow = await runCli(['recall'], home.env, { extraEnv: { COLUMNS: '80' } });
+    const body = narrow.stdout.split('\n').filter((l) => !l.includes('read-snapshot'));
+    expect(Math.max(...body.map((l) => l.length))).toBeLessThanOrEqual(80);
+    expect(narrow.stdout).not.toContain('score');
+  });
+
   it('refuses a live session unless --allow-live', async () => {
     home = demoHome();
     const now = new Date();

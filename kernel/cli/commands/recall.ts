@@ -7,11 +7,15 @@ import { BaseCommand } from '../base-command.js';
 
 export type RecallResult = RecallCommandOutput;
 
-function describeRow(row: RecallRow): string[] {
+/** Field values are cut to fit `width` when the output has one (a terminal or COLUMNS), else to 200 characters. */
+function describeRow(row: RecallRow, ranked: boolean, width: number | undefined): string[] {
   const d = row.digest;
-  const lines = [`${row.provider} ${row.session_id}  record ${row.record_index}  ${formatTs(row.ts)} UTC  score ${row.score}`];
+  // Without a query every card scores 0: the score says nothing then.
+  const score = ranked ? `, score ${row.score}` : '';
+  const lines = [`${row.provider} ${row.session_id}`, `  record ${row.record_index}, archived ${formatTs(row.ts)} UTC${score}`];
   const add = (label: string, value: string | null | undefined) => {
-    if (value) lines.push(`  ${label}: ${shorten(printableText(value), 200)}`);
+    const room = width === undefined ? 200 : Math.max(20, width - label.length - 4);
+    if (value) lines.push(`  ${label}: ${shorten(printableText(value), room)}`);
   };
   add('goal', d.goal);
   add('summary', d.summary);
@@ -41,13 +45,15 @@ export default class Recall extends BaseCommand<RecallResult> {
     const { flags } = await this.parse(Recall);
     const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session });
     if (rows.length === 0) {
-      this.say('no state-card digests found');
+      const scope = flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
+      this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
       return rows;
     }
     this.say(`found ${rows.length} state-card digest(s)`);
+    const width = this.tableWidth();
     for (const row of rows) {
       this.say('');
-      for (const line of describeRow(row)) this.say(line);
+      for (const line of describeRow(row, flags.query !== undefined, width)) this.say(line);
     }
     return rows;
   }
