@@ -5,6 +5,7 @@
 import type { EvalCommandResult, EvalRow, MissedProbe } from '../../schemas/generated/types.js';
 import { PROBE_KINDS } from './probe-scan.js';
 import { formatInt, formatPct } from '../text/numbers.js';
+import { wrapText } from '../text/wrap.js';
 import { renderTable, type Align, type TableOptions } from '../text/table.js';
 
 /** Missed probes listed per row in the table; --json has all of them (up to 8). */
@@ -67,7 +68,7 @@ function retentionByKind(result: EvalCommandResult, options: TableOptions): stri
 /** A missed probe without its text: kind, 1-based line, length and short hash. */
 const missedLabel = (m: MissedProbe) => `${m.kind} line ${formatInt(m.line_index + 1)} (${m.bytes} B, ${m.sha256_prefix})`;
 
-function missedProbes(result: EvalCommandResult): string[] {
+function missedProbes(result: EvalCommandResult, width: number | undefined): string[] {
   const lines: string[] = [];
   for (const r of result.rows) {
     const s = r.probe_score;
@@ -75,14 +76,14 @@ function missedProbes(result: EvalCommandResult): string[] {
     const missed = s.probes_total - s.probes_recalled;
     const shown = s.missed_probes.slice(0, MISSED_SHOWN).map(missedLabel);
     const more = missed > shown.length ? `; +${formatInt(missed - shown.length)} more` : '';
-    lines.push(`  ${r.strategy}: ${shown.join(', ')}${more}`);
+    lines.push(...wrapText(`  ${r.strategy}: ${shown.join(', ')}${more}`, width, '    '));
   }
-  return lines.length > 0 ? ['', 'first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', ...lines] : [];
+  return lines.length > 0 ? ['', ...wrapText('first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', width), ...lines] : [];
 }
 
 export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
-    `${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`,
+    ...wrapText(`${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`, options.width),
     `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line === null ? '-' : result.tail_start_line + 1}`,
     '',
   ];
@@ -112,8 +113,11 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
       `${formatInt(row.duration_ms)} ms`,
     ];
   });
-  lines.push(...renderTable(header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined })), rows, options));
-  lines.push(...retentionByKind(result, options), ...missedProbes(result));
+  // On a narrow terminal the supporting columns go first, the rightmost first: time, verify,
+  // prefix, the recorded checks, the client's count.
+  const optional = new Set(['time', 'verify', 'prefix', 'checks kept', 'client']);
+  lines.push(...renderTable(header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, optional: optional.has(h) })), rows, options));
+  lines.push(...retentionByKind(result, options), ...missedProbes(result, options.width));
   lines.push('');
   const best = result.rows.find((r) => r.best);
   if (best) {

@@ -3,6 +3,8 @@ import type { EvalStudyPrepareResult, RetentionManifest, RetentionStudyReport, T
 import { assertNewOutputPath, writeNewFile } from './output-file.js';
 import { countByKind, manifestJson, prepareManifest } from './study-manifest.js';
 import type { SlotExtractor } from './study-slots.js';
+import { formatInt } from '../text/numbers.js';
+import { wrapText } from '../text/wrap.js';
 import { renderTable, type TableOptions } from '../text/table.js';
 
 /** `--prepare-manifest <new file>`: builds the heuristic manifest and writes it to a new file. */
@@ -17,25 +19,47 @@ const ratio = (n: number, d: number) => `${n}/${d}`;
 
 export function renderStudyLines(report: RetentionStudyReport, options: TableOptions = {}): string[] {
   const lines = [
-    `${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`,
+    ...wrapText(`${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`, options.width),
     `source ${report.source_sha256.slice(0, 12)}… verify: ${report.source_verify_errors} errors, ${report.source_verify_warnings} warnings`,
+    ...wrapText('context: estimated over the records in context, 4 bytes a token (not the usage the provider reported)', options.width),
     '',
   ];
-  const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'same origin', 'at source', 'lexical', 'new errors', 'floor'];
+  // Context is the study's own estimate (4 bytes a token over the records in context), which is
+  // not the provider-reported figure plan and detect show.
+  const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors', 'floor'];
   const rows = report.rows.map((r) => [
     r.arm,
     String(r.round),
     r.status,
     String(r.applied_rounds),
-    String(r.estimated_context_before),
-    String(r.estimated_context_after),
+    formatInt(r.estimated_context_before),
+    formatInt(r.estimated_context_after),
+    ratio(r.retention.retained, r.retention.total),
     ratio(r.retention.same_origin_retained, r.retention.total),
     ratio(r.retention.source_bound_retained, r.retention.total),
     ratio(r.retention.lexical_retained, r.retention.total),
     String(r.new_verify_errors),
     r.floor_reached ? 'reached' : 'no',
   ]);
-  const right = new Set(['round', 'applied', 'before', 'after', 'same origin', 'at source', 'lexical', 'new errors']);
-  lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left' })), rows, options));
+  const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors']);
+  const optional = new Set(['round', 'status', 'applied', 'new errors', 'floor']);
+  lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left', optional: optional.has(h) })), rows, options));
+  lines.push(...byKind(report, options));
   return lines;
+}
+
+/** Per kind of check, each arm's last row: exact / same origin / at source / lexical, over the kind's total. */
+function byKind(report: RetentionStudyReport, options: TableOptions): string[] {
+  const last = new Map<string, RetentionStudyReport['rows'][number]>();
+  for (const r of report.rows) last.set(r.arm, r);
+  const kinds = [...new Set([...last.values()].flatMap((r) => r.retention.by_kind.filter((k) => k.total > 0).map((k) => k.kind)))];
+  if (kinds.length === 0) return [];
+  const rows = [...last.values()].map((r) => [
+    r.arm,
+    ...kinds.map((kind) => {
+      const k = r.retention.by_kind.find((b) => b.kind === kind);
+      return k ? `${k.retained}/${k.same_origin_retained}/${k.source_bound_retained}/${k.lexical_retained} of ${k.total}` : '-';
+    }),
+  ]);
+  return ['', 'by kind (exact/same origin/at source/lexical of total, last round):', ...renderTable([{ header: 'arm' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
 }

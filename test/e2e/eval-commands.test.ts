@@ -405,7 +405,8 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
 
     const human = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '1', ...LOW]);
     expect(human.stdout.split('\n')[0]).toBe('gobstopper-retention-study-v1: static_stress (no provider calls; 26 checks, labels heuristic)');
-    expect(human.stdout).toMatch(/^typed_masking\s+1\s+applied\s+1\s+\d+\s+\d+\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+0\s+/m);
+    expect(human.stdout).toMatch(/^typed_masking\s+1\s+applied\s+1\s+[\d,]+\s+[\d,]+\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+0\s+/m);
+    expect(human.stdout).toContain('by kind (exact/same origin/at source/lexical of total, last round):');
     expect(human.stdout + human.stderr).not.toContain(SECRET);
   });
 

@@ -92,22 +92,25 @@ describe('vault commands (built CLI)', () => {
     const human = await cli('history', sessionPath);
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('claude_code session 0199a2f1-aaaa: 2 archived state(s)');
+    expect(lines[0]).toBe('0199a2f1-aaaa (claude_code): 2 archived state(s)');
     expect(lines[1]).toMatch(/^SHA256\s+BYTES\s+RECORDS\s+STRATEGY\s+ARCHIVED \(UTC\)\s+PATH$/);
     expect(lines[2]!.startsWith(second)).toBe(true);
     expect(lines[1]!.indexOf('STRATEGY')).toBe(lines[2]!.indexOf('elide'));
   });
 
-  it('vault narrows its table to the terminal width, cutting the path in the middle', async () => {
+  it('vault narrows its table to the terminal width: the path is cut in the middle, then left out before the session id', async () => {
     const wide = await cli('vault');
     expect(wide.stdout).toContain(sessionPath);
-    const narrow = await cliWith({ COLUMNS: '80' }, 'vault');
-    expect(narrow.code).toBe(0);
-    const lines = narrow.stdout.trimEnd().split('\n');
-    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
-    const row = lines.find((l) => l.startsWith(second.slice(0, 16)))!;
-    expect(row).toContain('…');
-    expect(row, lines.join('\n')).toMatch(/aaaa\.jsonl$/);
+    const fit = (width: number, lines: string[]) => {
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(width);
+      return lines.find((l) => l.startsWith(second.slice(0, 16)))!;
+    };
+    const medium = fit(110, (await cliWith({ COLUMNS: '110' }, 'vault')).stdout.trimEnd().split('\n'));
+    expect(medium).toContain('0199a2f1-aaaa');
+    expect(medium).toContain('…');
+    expect(medium).toMatch(/aaaa\.jsonl$/);
+    const narrow = fit(80, (await cliWith({ COLUMNS: '80' }, 'vault')).stdout.trimEnd().split('\n'));
+    expect(narrow).toContain('0199a2f1-aaaa');
   });
 
   it('show, diff and search-snapshot report verified metadata only', async () => {

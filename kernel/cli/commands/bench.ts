@@ -25,17 +25,18 @@ function resultCell(row: BenchRow): string {
 export function benchRowLines(rows: readonly BenchRow[], options: TableOptions = {}): string[] {
   const columns: Column[] = [
     { header: '' },
-    { header: 'provider' },
-    { header: 'session' },
+    { header: 'provider', optional: true },
+    // Cut at the end: the prefix is what people select a session by.
+    { header: 'session', fit: 'end', minWidth: 9 },
     { header: 'strategy' },
     { header: 'result', fit: 'end' },
     { header: 'before', align: 'right' },
     { header: 'after', align: 'right' },
     { header: 'reduction', align: 'right' },
     { header: 'recall', align: 'right' },
-    { header: 'tail' },
-    { header: 'new errors', align: 'right' },
-    { header: 'time', align: 'right' },
+    { header: 'tail', optional: true },
+    { header: 'new errors', align: 'right', optional: true },
+    { header: 'time', align: 'right', optional: true },
   ];
   const body = rows.map((r) => [
     r.best ? '*' : '',
@@ -60,11 +61,11 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[], optio
     { header: 'sessions', align: 'right' },
     { header: 'with plan', align: 'right' },
     { header: 'best', align: 'right' },
-    { header: 'failed', align: 'right' },
+    { header: 'failed', align: 'right', optional: true },
     { header: 'reduction median (q1-q3)', align: 'right' },
     { header: 'median recall', align: 'right' },
-    { header: 'tail intact', align: 'right' },
-    { header: 'no plan', fit: 'end' },
+    { header: 'tail intact', align: 'right', optional: true },
+    { header: 'no plan', fit: 'end', optional: true },
   ];
   const body = aggregates.map((a) => [
     a.strategy,

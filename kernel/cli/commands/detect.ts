@@ -6,6 +6,7 @@ import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { withRuntime } from '../../services/runtime.js';
+import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { describeWindow, formatAge, formatCount } from '../render/formats.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -87,7 +88,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
     }
     if (shown.some((r) => projected(r) !== null)) {
-      this.say("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown (--json keeps the report).");
+      for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown (--json keeps the report).", this.tableWidth())) this.say(line);
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }

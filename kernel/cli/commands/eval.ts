@@ -4,6 +4,7 @@ import { renderEvalTable } from '../../eval/eval-table.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { evaluateSelector } from '../../services/eval.js';
 import { withRuntime } from '../../services/runtime.js';
+import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -55,7 +56,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
       if (result.rehearsal_note) this.note(`note: ${result.rehearsal_note}`);
       for (const line of renderEvalTable(result, { width: this.tableWidth() })) this.say(line);
       if (result.rows.some((r) => r.event_record?.retention_total != null)) {
-        this.say('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log');
+        for (const line of wrapText('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log', this.tableWidth())) this.say(line);
       }
     }
     return result;

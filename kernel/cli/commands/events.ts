@@ -6,6 +6,7 @@ import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
 import { eventsLogPath } from '../../paths.js';
 import { checkSessionSelector } from '../../vault/selectors.js';
 import { formatCount, formatTs } from '../../vault/human.js';
+import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 
 export type EventsResult = EventsCommandOutput;
@@ -51,13 +52,14 @@ export default class Events extends BaseCommand<EventsResult> {
     const r = s.retention?.all;
     if (r && r.measured_events > 0) {
       const pct = (n: number) => (r.checks > 0 ? `${Math.round((100 * n) / r.checks)}%` : 'n/a');
-      this.say(`  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${r.measured_events} measured compaction(s)`);
+      const text = `  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${r.measured_events} measured compaction(s)`;
+      for (const line of wrapText(text, this.tableWidth(), '             ')) this.say(line);
     }
     if (s.skipped_lines > 0) this.say(`  ${formatCount(s.skipped_lines)} unreadable line(s) skipped`);
     if (s.events.length > 0) {
       this.say('');
-      const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} -> ${formatCount(e.context_tokens_after)}`, e.session_id]);
-      this.sayTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER', optional: true }, { header: 'STRATEGY' }, { header: 'ACTION' }, { header: 'OUTCOME' }, { header: 'CONTEXT', align: 'right' }, { header: 'SESSION', fit: 'end' }], rows);
+      const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} → ${formatCount(e.context_tokens_after)}`, e.session_id]);
+      this.sayTable([{ header: 'TIME (UTC)' }, { header: 'PROVIDER', optional: true }, { header: 'STRATEGY' }, { header: 'ACTION', optional: true }, { header: 'OUTCOME' }, { header: 'CONTEXT', align: 'right' }, { header: 'SESSION', fit: 'end', minWidth: 13 }], rows);
     }
     return s;
   }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { ExplainCommandResult } from '../../../schemas/generated/types.js';
+import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
@@ -66,7 +67,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
           session: { provider: parsed.session.provider, session_id: parsed.session.session_id, path: parsed.session.path, model_context_window: window },
         });
       });
-      for (const line of result.lines) this.say(line);
+      for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
       return result;
     }
     const { resolved } = await resolveForCommand({ configPath: flags.config, provider: flags.provider, preset: flags.preset, flags: quota });
@@ -76,7 +77,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
       context_tokens: flags['context-tokens'] ?? null,
       window_tokens: flags.window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
     });
-    for (const line of result.lines) this.say(line);
+    for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
     return result;
   }
 }

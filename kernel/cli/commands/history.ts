@@ -21,9 +21,21 @@ export default class History extends BaseCommand<HistoryResult> {
     const { args } = await this.parse(History);
     const entries = await sessionHistory(vaultLayout(process.env), args.session);
     const first = entries[0]!;
-    this.say(`${first.provider} session ${first.session_id}: ${entries.length} archived state(s)`);
+    this.say(`${first.session_id} (${first.provider}): ${entries.length} archived state(s)`);
     const rows = entries.map((e) => [e.sha256, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.path]);
-    this.sayTable([{ header: 'SHA256' }, { header: 'BYTES', align: 'right' }, { header: 'RECORDS', align: 'right' }, { header: 'STRATEGY' }, { header: 'ARCHIVED (UTC)' }, { header: 'PATH', fit: 'middle' }], rows);
+    // The full id where there is room (search-snapshot and read-snapshot take nothing shorter; --json
+    // always has it); a 16-character prefix, which show, diff and undo take, on a narrow terminal.
+    this.sayTable(
+      [
+        { header: 'SHA256', fit: 'end', minWidth: 17 },
+        { header: 'BYTES', align: 'right' },
+        { header: 'RECORDS', align: 'right' },
+        { header: 'STRATEGY' },
+        { header: 'ARCHIVED (UTC)' },
+        { header: 'PATH', fit: 'middle', optional: true },
+      ],
+      rows,
+    );
     return entries;
   }
 }

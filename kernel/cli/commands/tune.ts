@@ -4,6 +4,7 @@ import { contextTokens, elidableTokens } from '../../policy/context.js';
 import { tune } from '../../policy/tune.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
 import { withRuntime } from '../../services/runtime.js';
+import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -33,7 +34,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
     this.say(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
     this.say(`configured trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
     this.say(`adaptive    trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')})`);
-    for (const line of result.explanation) this.say(`  - ${line}`);
+    for (const line of result.explanation) for (const wrapped of wrapText(`  - ${line}`, this.tableWidth(), '  ')) this.say(wrapped);
     if (result.suggested_toml) {
       this.say('to pin it:');
       this.say(result.suggested_toml);

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { VaultCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { listSnapshots } from '../../vault/list.js';
-import { formatBytes, formatCount, formatTs, shorten } from '../../vault/human.js';
+import { formatBytes, formatCount, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type VaultResult = VaultCommandOutput;
@@ -25,7 +25,7 @@ export default class Vault extends BaseCommand<VaultResult> {
       this.say(args.session ? `no snapshots of sessions matching '${args.session}'` : `no snapshots in the vault yet (${layout.root})`);
       return entries;
     }
-    const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), shorten(e.session_id, 12), e.path]);
+    const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.session_id, e.path]);
     this.sayTable(
       [
         { header: 'SHA256' },
@@ -34,8 +34,9 @@ export default class Vault extends BaseCommand<VaultResult> {
         { header: 'RECORDS', align: 'right' },
         { header: 'STRATEGY' },
         { header: 'ARCHIVED (UTC)' },
-        { header: 'SESSION', optional: true },
-        { header: 'PATH', fit: 'middle' },
+        // Which session a snapshot belongs to outlasts its path: the path goes first when narrow.
+        { header: 'SESSION', fit: 'end', minWidth: 13, maxWidth: 38 },
+        { header: 'PATH', fit: 'middle', optional: true },
       ],
       rows,
     );
