@@ -13,8 +13,10 @@ export const presetFlag = Flags.string({
 });
 
 export const providerFlag = Flags.string({
-  summary: 'Apply the [provider.<id>] table of the config.',
-  options: [...BUILTIN_PROVIDERS],
+  summary: 'Apply the [provider.<id>] table of the config (claude is taken for claude_code).',
+  options: [...BUILTIN_PROVIDERS, 'claude'],
+  // As policy-check takes it: people say claude for Claude Code.
+  parse: async (value) => (value === 'claude' ? 'claude_code' : value),
 });
 
 export const quotaPressureFlag = Flags.string({

@@ -46,7 +46,7 @@ export async function checkPrivateDir(path: string): Promise<boolean> {
   if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'gobstopper keeps its state only in real directories; replace the link with a directory');
   if (!st.isDirectory()) throw insecureVault(path, 'is not a directory', 'move it aside so gobstopper can create the directory');
   if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown) or point XDG_DATA_HOME elsewhere');
-  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 700 ${path}`);
+  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 700 ${path}${ALL_AT_ONCE}`);
   return true;
 }
 
@@ -65,12 +65,15 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   await checkPrivateDir(path);
 }
 
+/** A vault opened up by one recursive chmod has hundreds of files: say how to close them all at once. */
+const ALL_AT_ONCE = " (or chmod -R go-rwx on gobstopper's data directory to fix every file at once)";
+
 /** Rejects anything but a regular file of ours that nobody else can read or write. */
 export function checkPrivateFile(path: string, st: Stats): void {
   if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'remove the link; gobstopper never reads its data files through links');
   if (!st.isFile()) throw insecureVault(path, 'is not a regular file', 'move it aside; gobstopper keeps its data in regular files only');
   if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown)');
-  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 600 ${path}`);
+  if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 600 ${path}${ALL_AT_ONCE}`);
 }
 
 function isSymlinkOpenError(error: unknown): boolean {

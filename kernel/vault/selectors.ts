@@ -98,7 +98,7 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
  */
 export async function selectOneSession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   const matches = await filterBySession(entries, selector);
-  if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them)`);
+  if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them; apply and snapshot archive a session)`);
   const exact = matches.filter((e) => e.session_id.toLowerCase() === selector.toLowerCase());
   if (exact.length > 0) return exact;
   const ids = [...new Set(matches.map((e) => `${e.provider}:${e.session_id}`))];

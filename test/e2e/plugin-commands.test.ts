@@ -163,6 +163,9 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const dirWithoutPin = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq');
     expect(dirWithoutPin.code).toBe(2);
     expect(dirWithoutPin.stderr).toContain('--trusted-sha256');
+    const notASha = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq', '--trusted-sha256', 'abc');
+    expect(notASha.code).toBe(2);
+    expect(notASha.stderr.trim()).toBe('gobstopper: --trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check examples/plugins/keep-last-jq prints');
     expect(snapshot()).toEqual(before);
   });
 

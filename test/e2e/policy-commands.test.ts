@@ -107,6 +107,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       { scope: 'user', path: userConfigPath(), loaded: true },
       { scope: 'project', path: join(project, '.gobstopperrc.toml'), loaded: true },
     ]);
+    // claude is taken for claude_code here too, as in policy-check.
+    expect(json(['config', '--provider', 'claude']).body.provider).toBe('claude_code');
     const human = gob(['config', '--provider', 'codex', '--trigger', '190000']);
     expect(human.stdout).toContain('trigger_tokens = 190000  # command-line flag');
     expect(human.stdout).toContain(`min_savings_tokens = 4096  # built-in default`);

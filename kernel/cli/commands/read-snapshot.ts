@@ -30,7 +30,9 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     const { args, flags } = await this.parse(ReadSnapshot);
     const page = await readSnapshotRecord(vaultLayout(process.env), { snapshot: args.sha, record: flags.record, offset: flags.offset, maxBytes: flags['max-bytes'] });
     const end = page.next_offset ?? page.record_bytes;
-    this.note(`record ${page.record_index} of snapshot ${page.snapshot_sha256.slice(0, 16)}: bytes ${formatCount(page.offset)}-${formatCount(end)} of ${formatCount(page.record_bytes)} (untrusted archived data)`);
+    // Byte numbers from 0, both ends included: a 4-byte page at offset 1 is bytes 1-4.
+    const span = end > page.offset ? `bytes ${formatCount(page.offset)}-${formatCount(end - 1)}` : `no bytes at ${formatCount(page.offset)}`;
+    this.note(`record ${page.record_index} of snapshot ${page.snapshot_sha256.slice(0, 16)}: ${span} of ${formatCount(page.record_bytes)} (untrusted archived data)`);
     this.say(printableText(page.content));
     const size = flags['max-bytes'] === DEFAULT_PAGE_BYTES ? '' : ` --max-bytes ${flags['max-bytes']}`;
     if (page.next_offset !== null) this.note(`next page: gobstopper read-snapshot ${page.snapshot_sha256} --record ${page.record_index} --offset ${page.next_offset}${size}`);

@@ -37,7 +37,8 @@ export function resolveClientBin(provider: RehearsalProvider, explicit: string |
     const path = isAbsolute(chosen) || chosen.includes('/') ? resolve(chosen) : findOnPath(chosen, env);
     if (path && isExecutableFile(path)) return path;
     const source = explicit !== undefined ? spec.flag : spec.envVar;
-    throw new GobstopperError('client_missing', `${spec.command} client not found at ${chosen} (from ${source}); point ${spec.flag} or ${spec.envVar} at an installed ${spec.packageName}`);
+    const what = path && isDirectory(path) ? `${chosen} is a directory, not the ${spec.command} client` : `${spec.command} client not found at ${chosen}`;
+    throw new GobstopperError('client_missing', `${what} (from ${source}); point ${spec.flag} or ${spec.envVar} at an installed ${spec.packageName}`);
   }
   const found = findOnPath(spec.command, env);
   if (found) return found;
@@ -45,6 +46,14 @@ export function resolveClientBin(provider: RehearsalProvider, explicit: string |
     'client_missing',
     `${spec.command} client not found on PATH; install ${spec.packageName} or pass ${spec.flag} (or set ${spec.envVar})`,
   );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { PluginInspectCommandResult } from '../../../../schemas/generated/types.js';
 import { inspectBundle } from '../../../plugins/services/inspect-bundle.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { usageError } from '../../../errors.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginInspect extends BaseCommand<PluginInspectCommandResult> {
@@ -23,6 +24,10 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
 
   async run(): Promise<PluginInspectCommandResult> {
     const { args, flags } = await this.parse(PluginInspect);
+    const trusted = flags['trusted-sha256'];
+    if (trusted !== undefined && !/^[0-9a-f]{64}$/i.test(trusted)) {
+      throw usageError('invalid_sha', `--trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check ${args.plugin} prints`);
+    }
     const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'] });
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
     this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
