@@ -299,7 +299,7 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
     timelines.length === 0
       ? '<p class="empty">No context history was available for these sessions.</p>'
       : `<div class="multiples">${timelines
-          .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${tl.compactions.length} compaction${tl.compactions.length === 1 ? '' : 's'}</figcaption></figure>`)
+          .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${tl.compactions.length} gobstopper compaction${tl.compactions.length === 1 ? '' : 's'}</figcaption></figure>`)
           .join('')}</div>${timelineLegend()}${charted.length > timelines.length ? `<p class="note">Showing the ${timelines.length} longest-running of ${charted.length} sessions.</p>` : ''}`;
   return `<!doctype html>
 <html lang="en">
@@ -327,7 +327,7 @@ ${boxChart(input.aggregates, styles)}
 </section>
 <section>
 <h2>Context over time</h2>
-<p class="note">Estimated context of each session as it grew, from its transcript's items, with its compaction points. Where the client reported the context, a diamond marks that figure: the trigger is compared with it.</p>
+<p class="note">Estimated context of each session as it grew, from its transcript's items, with the compactions gobstopper applied to it (from the events log). A client's own compactions are not marked: the line counts only the records still in context after the newest of them. Where the client reported the context, a diamond marks that figure: the trigger is compared with it.</p>
 ${timelineSection}
 </section>
 <section>
