@@ -31,7 +31,7 @@ export interface SessionTimeline {
    * tools, a provider's own history); the chart then marks it apart instead of mixing the two.
    */
   context_tokens?: number | null;
-  token_basis?: 'reported' | 'estimated' | null;
+  token_basis?: 'reported' | 'estimated' | 'projected' | null;
 }
 
 export interface BenchReportInput {

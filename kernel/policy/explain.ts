@@ -76,6 +76,13 @@ export function explain(input: ExplainInput): ExplainCommandResult {
       `(trigger ${n(policy.trigger_tokens)} ×${factor} for ${policy.quota_pressure} quota pressure) and aim for ${n(floor)} afterwards (the floor).`,
   );
   lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
+  // The native compaction fires near 90% of the window: a trigger past it is never reached.
+  if (trigger >= nativeTrigger) {
+    lines.push(
+      `Warning: the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
+        `so this policy never fires for it; set trigger_tokens below ${n(nativeTrigger)}, or turn adaptive on (it caps the trigger at a quarter of the window).`,
+    );
+  }
   if (policy.adaptive) {
     lines.push(
       'Adaptive is on: per session the trigger is capped at a quarter of the model window, backed off after low-yield compactions and tightened when over half the context is elidable tool output (see gobstopper tune).',

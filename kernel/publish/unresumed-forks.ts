@@ -5,7 +5,7 @@
  * with the plan's projection from the events log. A fork whose size is still the published one has
  * not been appended to (sessions only grow), so it has not been resumed.
  */
-import type { OperationReceipt } from '../../schemas/generated/types.js';
+import type { OperationReceipt, UsageSample } from '../../schemas/generated/types.js';
 import { vaultLayout } from '../vault/layout.js';
 import { readEvents } from './events.js';
 import { listReceipts } from './receipt.js';
@@ -58,8 +58,31 @@ export function isUntouchedPublication(published: Map<string, OperationReceipt>,
   return sha256 === undefined || sha256 === receipt.output_sha256;
 }
 
-/** Live: updated within the live window by someone other than gobstopper's own publication. */
-export async function isLiveSession(env: NodeJS.ProcessEnv, active: boolean, path: string, bytes: number | null | undefined, sha256?: string): Promise<boolean> {
-  if (!active) return false;
-  return !isUntouchedPublication(await untouchedPublications(env), path, bytes, sha256);
+/** What a parsed session is once gobstopper's own publications are told apart. */
+export interface PublicationView {
+  /** Updated within the live window by a client (a file gobstopper just wrote is not live). */
+  active: boolean;
+  /** The usage to count: a compaction nobody has resumed carries its source's last report, which no longer counts. */
+  usage: UsageSample;
+  /** The usage's context is the projection the fork's plan recorded, not a client's report. */
+  projected: boolean;
+}
+
+/**
+ * A compaction gobstopper published keeps its source's records, usage reports included: until a
+ * client resumes it, its last report describes the context before the compaction. Every decision
+ * then counts what its plan projected (the events log has it), as detect shows it: the report's
+ * basis less what the plan reclaimed, which covers the system prompt and tools a record estimate
+ * leaves out. Without a recorded projection the report is marked `rewritten`, and the fork's own
+ * estimate counts.
+ */
+export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean, file: { path: string; bytes: number; sha256: string; usage: UsageSample }): Promise<PublicationView> {
+  const receipt = (await untouchedPublications(env)).get(file.path);
+  const untouched = receipt !== undefined && isUntouchedPublication(new Map([[file.path, receipt]]), file.path, file.bytes, file.sha256);
+  const active = recent && !untouched;
+  const stale = untouched && receipt.kind === 'compact' && file.usage.context_state === 'reported' && file.usage.context_reason == null;
+  if (!stale) return { active, usage: file.usage, projected: false };
+  const projected = (await unresumedForks(env)).get(file.path)?.projectedContext ?? null;
+  if (projected === null) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, projected: false };
+  return { active, usage: { ...file.usage, context_tokens: projected, context_components: null }, projected: true };
 }

@@ -30,7 +30,7 @@ import { contextTokens, reportedContext, requireReadableContext, requireResumabl
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
-import { isLiveSession } from '../publish/unresumed-forks.js';
+import { viewOfPublication } from '../publish/unresumed-forks.js';
 import { sourceFindings } from './findings.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -416,13 +416,14 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
-    const transcript = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
+    const read = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
       throw aboutTheSource(error, copy, target.path);
     });
-    requireResumableSession({ ...transcript.session, path: target.path });
-    requireReadableContext({ ...transcript, session: { ...transcript.session, path: target.path } });
-    const active = await isLiveSession(runtime.env, isActive(frozen.mtimeMs), target.path, transcript.bytes, transcript.source_sha256);
-    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active };
+    requireResumableSession({ ...read.session, path: target.path });
+    requireReadableContext({ ...read, session: { ...read.session, path: target.path } });
+    const view = await viewOfPublication(runtime.env, isActive(frozen.mtimeMs), { path: target.path, bytes: read.bytes, sha256: read.source_sha256, usage: read.usage });
+    const transcript = view.usage === read.usage ? read : { ...read, usage: view.usage };
+    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: view.active };
     // When the parse's findings are not complete, the provider verifies in its own process while
     // this one resolves the policy.
     const sourceVerify = sourceFindings(provider, transcript, copy);
@@ -540,7 +541,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         source_sha256: frozen.sha256,
         transcript,
         context_tokens: before,
-        token_basis: reportedContext(transcript.usage) === null ? 'estimated' : 'reported',
+        token_basis: view.projected ? 'projected' : reportedContext(transcript.usage) === null ? 'estimated' : 'reported',
         effective_trigger_tokens: policy.effective_trigger_tokens,
         floor_tokens: policy.floor_tokens,
         keep_recent_tool_outputs: policy.keep_recent_tool_outputs,

@@ -12,7 +12,7 @@ import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
-import { isLiveSession } from '../publish/unresumed-forks.js';
+import { viewOfPublication } from '../publish/unresumed-forks.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
@@ -50,8 +50,10 @@ export async function parseSession(runtime: Runtime, selector: string, onResolve
   const provider = await runtime.provider(session.provider);
   const transcript = await provider.parse({ path: session.path });
   const mtime = transcript.session.mtime_ms ?? session.mtime_ms ?? 0;
-  const active = await isLiveSession(runtime.env, isActive(mtime), transcript.session.path, transcript.bytes, transcript.source_sha256);
-  return { session: transcript.session, provider, transcript, active };
+  const view = await viewOfPublication(runtime.env, isActive(mtime), { path: transcript.session.path, bytes: transcript.bytes, sha256: transcript.source_sha256, usage: transcript.usage });
+  // The items array stays the parse's own object: it is what the plugin channel names by reference.
+  const seen = view.usage === transcript.usage ? transcript : { ...transcript, usage: view.usage };
+  return { session: transcript.session, provider, transcript: seen, active: view.active };
 }
 
 export function policyFlags(options: PlanOptions): PolicyFlags {

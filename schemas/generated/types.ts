@@ -13,12 +13,12 @@ export type EvalStatus = "plan" | "no_plan" | "error";
  */
 export type EvalExecutionState = "rendered" | "provider_only" | "not_run" | "failed";
 /**
- * Where context_tokens_before comes from: the provider's reported usage or the sum of item estimates.
+ * Where context_tokens_before comes from: the provider's reported usage, the sum of item estimates, or (for a compaction gobstopper published and nobody has resumed, whose last report predates it) the projection its plan recorded in the events log.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "TokenBasis".
  */
-export type TokenBasis = "reported" | "estimated";
+export type TokenBasis = "reported" | "estimated" | "projected";
 /**
  * Lowercase hex SHA-256 digest.
  *
@@ -318,6 +318,8 @@ export type PluginErrorCode = -32001 | -32002 | -32003 | -32004 | -32005 | -3200
  */
 export type ProtocolFeature = string;
 /**
+ * Why a reported context does not count. rewritten: the file is a compaction gobstopper published and no client has resumed, so its last report predates the compaction and no projection of it was recorded (set by the host, not by providers).
+ *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ContextReason".
  */
@@ -330,7 +332,8 @@ export type ContextReason =
   | "invalid_record"
   | "read_limit"
   | "source_changed"
-  | "source_unavailable";
+  | "source_unavailable"
+  | "rewritten";
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ItemKind".

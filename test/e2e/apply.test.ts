@@ -107,7 +107,17 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(forkLine).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
     expect(detected.stdout).toContain('projected: a fork gobstopper published and nobody has resumed yet');
     const planned = await runCli(['plan', json.receipt.output_session_id], home.env);
-    expect(planned.stdout).toContain(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction (its plan projected ~${after.toLocaleString('en-US')} tokens)`);
+    expect(planned.stdout).toContain(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction (its plan projected ~${after.toLocaleString('en-US')} tokens), so that projection is counted instead`);
+    // Every decision counts that projection, not the source's stale report (58,865).
+    const again = await runJson(['plan', json.receipt.output_session_id, '--trigger', '1000', '--floor', '0'], home.env);
+    expect(again.json.status === 'plan' ? again.json.plan.context_tokens_before : again.json.context_tokens_before).toBe(after);
+    const evaluated = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(evaluated.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
+    // Without the events log there is no projection: the fork's own estimate counts, never the stale report.
+    rmSync(join(home.dataHome, 'gobstopper', 'events.jsonl'));
+    const unprojected = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(unprojected.json.token_basis).toBe('estimated');
+    expect(unprojected.json.context_tokens).toBeLessThan(json.plan.plan.context_tokens_before);
     // Once the client appends to it, the fork is an ordinary session again.
     appendFileSync(json.receipt.path, readFileSync(json.receipt.path, 'utf8').split('\n')[0] + '\n');
     expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).not.toContain('projected');

@@ -39,7 +39,8 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       const fork = stillUnresumed(await unresumedForks(process.env), session.path, session.bytes);
       if (fork) {
         const after = fork.projectedContext === null ? '' : ` (its plan projected ~${formatCount(fork.projectedContext)} tokens)`;
-        this.say(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction${after}`);
+        const counted = fork.projectedContext === null ? 'its own estimate is counted instead' : 'that projection is counted instead';
+        this.say(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction${after}, so ${counted}`);
       }
       // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
       const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
