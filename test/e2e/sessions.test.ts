@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +10,7 @@ import {
   validateVerifyOutput,
 } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
 type Home = ReturnType<typeof demoHome>;
@@ -301,6 +302,18 @@ describe('plan', () => {
     expect(auto.json.plan.rationale).toContain('cache_aware=no_plan(minimum_savings_not_met)');
     const middle = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'middle'], home.env);
     expect(middle.json).toMatchObject({ status: 'no_plan', reason_code: 'minimum_savings_not_met' });
+  });
+
+  it('auto never starts an installed bundle nobody chose; one asked for by name starts once', async () => {
+    home = demoHome();
+    const starts = join(home.root, 'starts.log');
+    const bundle = fixturePluginBundle(join(home.root, 'bystander'), 'misbehaving-strategy.mjs', { args: ['ok', starts], id: 'bystander', provides: { strategies: ['fixture_strategy'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const auto = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(auto.json.status).toBe('plan');
+    expect(existsSync(starts)).toBe(false);
+    await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(readFileSync(starts, 'utf8')).toBe('ok\n');
   });
 
   it('explain <session> assesses the session with its own context, window and policy', async () => {

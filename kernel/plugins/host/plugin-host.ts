@@ -137,14 +137,18 @@ export class PluginHost {
   }
 
   /**
-   * Starts every bundle serving a file strategy and sends it `items` ahead of the calls that will
-   * name them (a selector is about to ask for those strategies' plans over these items), so the
-   * bundles read them while the selector reads its own. Best effort: a bundle that fails to start
-   * fails again, with its error, when it is called.
+   * Starts the built-in bundles that serve strategies and sends those serving file strategies
+   * `items` ahead of the calls that will name them (a selector is about to ask for those
+   * strategies' plans over these items), so the bundles read them while the selector reads its
+   * own. Only built-ins, and only where they still win their ids: an installed bundle runs when a
+   * strategy it serves is asked for, never because a selector might, so a bundle nobody chose is
+   * never started (nor sent a transcript), and one that hangs costs only the plans that need it.
+   * Best effort: a bundle that fails to start fails again, with its error, when it is called.
    */
   async offerItemsToFileStrategies(items: readonly unknown[]): Promise<void> {
+    const builtin = new Set(this.registry.builtins().refs.map((ref) => ref.root));
     const refs = new Map<string, BundleRef>();
-    for (const ref of this.strategyWinners().values()) refs.set(ref.root, ref);
+    for (const ref of this.strategyWinners().values()) if (builtin.has(ref.root)) refs.set(ref.root, ref);
     await Promise.all(
       [...refs.values()].map(async (ref) => {
         const running = await this.start(ref).catch(() => undefined);
