@@ -165,11 +165,11 @@ describe('PluginChannel over in-memory streams', () => {
     expect(lines).toEqual(['gobstopper: mem info: halfway there\n']);
   });
 
-  it('answers a plugin error as plugin_error and keeps the plugin', async () => {
+  it('answers a plugin error as plugin_error and keeps the plugin; its own words, not its stderr, make the message', async () => {
     const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
     const error = (await r.channel.request('strategy/propose', params('inner')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_error');
-    expect(error.message).toBe('plugin mem answered strategy/propose with error -32002: not my kind of session (stderr: in-memory stderr tail)');
+    expect(error.message).toBe('plugin mem answered strategy/propose with error -32002: not my kind of session');
     expect(r.channel.alive).toBe(true);
   });
 

@@ -427,6 +427,11 @@ export class PluginChannel {
   /** Soft deadline: cancel and give the plugin a grace period to answer; then kill the group. */
   private onDeadline(frame: CallFrame): void {
     if (frame.settled) return;
+    // Nothing to cancel in a shutdown: a plugin that does not answer it in time is killed now.
+    if (frame.method === Methods.shutdown) {
+      void this.fatal('plugin_timeout', `did not answer shutdown within ${frame.timeoutMs} ms`, frame.method);
+      return;
+    }
     frame.cancelled = true;
     frame.cts.cancel();
     frame.timer = setTimeout(() => {
@@ -512,7 +517,11 @@ export class PluginChannel {
   }
 
   private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number, rpcMessage?: string): PluginFailure {
-    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail: this.transport.stderrTail?.() });
+    // A plugin that answered with an error is alive and said what went wrong; its stderr (a
+    // traceback its SDK printed) would only bury that. Deaths and kills keep the tail: it is often
+    // the only clue.
+    const stderrTail = code === 'plugin_error' ? undefined : this.transport.stderrTail?.();
+    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail });
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
