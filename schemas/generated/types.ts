@@ -1336,6 +1336,9 @@ export interface CompactionPlan {
  */
 export interface ElideEdit {
   op: "elide";
+  /**
+   * @minItems 1
+   */
   line_indexes: LineIndex[];
   /**
    * One line; {bytes} is replaced by the elided byte count.

@@ -177,7 +177,7 @@ export class PluginRegistry {
     if (ref.pinnedSha256 !== null && admitted.manifestSha256 !== ref.pinnedSha256) {
       throw new GobstopperError(
         'pin_mismatch',
-        `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${ref.pinnedSha256.slice(0, 12)}…, now ${admitted.manifestSha256.slice(0, 12)}…)`,
+        `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${ref.pinnedSha256}, now ${admitted.manifestSha256})`,
         { details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: ref.pinnedSha256, manifest_sha256: admitted.manifestSha256 } },
       );
     }

@@ -43,6 +43,7 @@ const cases: Case[] = [
   { name: 'at most 100,000 items', edits: [elide([2])], items: Array.from({ length: 100_001 }, (_, i) => item(i, 'tool_result', 100, { elidable_bytes: 400 })), expected: 'plan_exceeds_item_limits' },
   { name: 'line indexes identify one record', edits: [elide([2])], items: [...ITEMS, item(2, 'tool_result', 900, { elidable_bytes: 3600 })], expected: 'ambiguous_transcript_indexes' },
   { name: 'edits have a known shape', edits: [{ op: 'rewrite', line_indexes: [2] } as unknown as Edit], expected: 'invalid_edit_shape' },
+  { name: 'an elide edit names at least one line', edits: [elide([])], expected: 'invalid_edit_shape' },
 
   { name: 'one card', edits: [elide([2]), card(), card()], expected: 'invalid_edit_composition' },
   { name: 'a control edit comes alone (after an elision)', edits: [elide([2]), control()], expected: 'invalid_edit_composition' },
