@@ -27,7 +27,40 @@ export function methodValidators(method: string): { params: GeneratedValidator |
 /** Null when valid; else the most specific violation (the deepest instance path). */
 export function checkAgainst(validator: GeneratedValidator, value: unknown): SchemaViolation | null {
   if (validator(value)) return null;
-  return mostSpecific(validator.errors ?? []);
+  const found = mostSpecific(validator.errors ?? []);
+  return withinVariant(found, value) ?? found;
+}
+
+/**
+ * Edits are a union tagged by `op`. Every variant reports under anyOf, and the deepest error is then
+ * often another variant's "op must be equal to constant", although the op is right and a field of
+ * its own variant is missing. The edit is checked again against the variant its op names.
+ */
+const EDIT_VARIANTS: GeneratedValidator[] = [generated.validateElideEdit, generated.validateInjectDigestEdit, generated.validateProviderCompactEdit, generated.validateCacheEditEdit];
+
+function withinVariant(found: SchemaViolation, value: unknown): SchemaViolation | null {
+  if (!found.pointer.endsWith('/op') || !found.message.includes('constant')) return null;
+  const at = found.pointer.slice(0, -'/op'.length);
+  const edit = resolvePointer(value, at);
+  if (typeof edit !== 'object' || edit === null) return null;
+  for (const variant of EDIT_VARIANTS) {
+    if (variant(edit)) return null;
+    const errors = variant.errors ?? [];
+    if (errors.some((e) => e.instancePath === '/op')) continue;
+    const inner = mostSpecific(errors);
+    return { pointer: at + inner.pointer, message: inner.message };
+  }
+  return null;
+}
+
+function resolvePointer(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 function mostSpecific(errors: ErrorObject[]): SchemaViolation {

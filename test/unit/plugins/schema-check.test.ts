@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { checkAgainst } from '../../../kernel/plugins/protocol/schema-check.js';
+import { validateStrategyProposeResult } from '../../../schemas/generated/validators.js';
+
+const check = (edits: unknown[]) => checkAgainst(validateStrategyProposeResult, { edits, rationale: 'r' });
+
+describe('schema violations name the place that is wrong', () => {
+  it('an edit missing a field of its own op is reported at that field, not as another op', () => {
+    expect(check([{ op: 'provider_compact' }])).toEqual({ pointer: '/edits/0', message: "must have required property 'control'" });
+    expect(check([{ op: 'elide', line_indexes: [1], stub_template: 'x' }, { op: 'cache_edit' }])).toEqual({ pointer: '/edits/1', message: "must have required property 'tool_use_ids'" });
+    expect(check([{ op: 'elide', line_indexes: [-1], stub_template: 'x' }])).toMatchObject({ pointer: '/edits/0/line_indexes/0' });
+  });
+
+  it('an op no variant has stays an op error; a valid result has none', () => {
+    expect(check([{ op: 'rewrite' }])).toEqual({ pointer: '/edits/0/op', message: 'must be equal to constant' });
+    expect(check([{ op: 'elide', line_indexes: [1], stub_template: 'x' }])).toBeNull();
+  });
+});
