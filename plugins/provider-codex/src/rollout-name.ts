@@ -4,7 +4,9 @@
  */
 import { basename } from 'node:path';
 
-const NAME = /(?:^|[^A-Za-z0-9])rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z][0-9A-Za-z-]*)\.jsonl$/;
+// The whole name: the client lists only files that start with `rollout-` (as discovery does), so
+// a name with anything in front is one it cannot find by id.
+const NAME = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z][0-9A-Za-z-]*)\.jsonl$/;
 
 export interface RolloutName {
   timestamp: string;

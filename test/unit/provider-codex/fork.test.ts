@@ -90,9 +90,9 @@ describe('provider-codex names and text helpers', () => {
     expect(rolloutTimestamp(at)).toBe('2026-02-03T04-05-06');
   });
 
-  it('reads the id out of client file names, including prefixed copies', () => {
+  it('reads the id out of client file names only: a prefixed copy is a name the client cannot find', () => {
     expect(parseRolloutName('/x/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl')).toEqual({ timestamp: '2026-02-23T12-54-34', id: '019c8a59-e9dd-71f0-9ae3-4079fe9726a9' });
-    expect(parseRolloutName('/x/owner__repo__rollout-2026-02-23T12-54-34-abc.jsonl')?.id).toBe('abc');
+    expect(parseRolloutName('/x/owner__repo__rollout-2026-02-23T12-54-34-abc.jsonl')).toBeNull();
     expect(parseRolloutName('/x/session.jsonl')).toBeNull();
   });
 
