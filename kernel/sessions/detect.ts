@@ -43,7 +43,8 @@ export interface DetectedSessions {
 /** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
 export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {
   const now = options.now ?? Date.now();
-  const found = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs });
+  // Sub-agent threads are asked for too, so the count of transcripts not listed includes them.
+  const found = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
   const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
   const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
   return { rows, unlisted: found.length - sessions.length };

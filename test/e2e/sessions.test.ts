@@ -188,6 +188,12 @@ describe('detect', () => {
     const human = await runCli(['detect'], home.env);
     expect(human.stdout).toContain('1 composite or sub-agent transcript(s) not listed');
     expect((await runJson(['detect'], home.env)).json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+    // A sub-agent thread (the provider leaves those out of discovery unless asked) is counted too.
+    const agents = join(home.claudeDir, DEMO_CLAUDE_ID, 'subagents');
+    mkdirSync(agents, { recursive: true });
+    copyFileSync(home.claudeSession, join(agents, 'agent-a1b2c3d.jsonl'));
+    utimesSync(join(agents, 'agent-a1b2c3d.jsonl'), new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    expect((await runCli(['detect'], home.env)).stdout).toContain('2 composite or sub-agent transcript(s) not listed');
   });
 
   it('[discovery] max_age_secs sets the window detect lists; 0 lists every session', async () => {
