@@ -8,6 +8,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { ReadSnapshotCommandOutput } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { snapshotNotFound } from './errors.js';
+import { snapshotIdFor } from './selectors.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { loadManifest } from './manifest.js';
 import { streamManifestChunks } from './reconstruct.js';
@@ -103,10 +104,11 @@ function finishPage(sha: string, sourceSha256: string, record: number, recordSha
 
 /** Serves every requested page, in request order, from one verified pass over the snapshot. */
 export async function readSnapshotPages(layout: VaultLayout, snapshot: string, requests: PageRequest[], env: NodeJS.ProcessEnv = process.env): Promise<ReadSnapshotCommandOutput[]> {
-  const sha = parseFullSha(snapshot);
+  const requested = parseFullSha(snapshot);
   const pages = requests.map(checkPage);
   if (pages.length > MAX_PAGES_PER_PASS) throw usageError('too_many_pages', `at most ${MAX_PAGES_PER_PASS} pages per read, got ${pages.length}`);
-  if (!(await vaultExists(layout))) throw snapshotNotFound(sha);
+  if (!(await vaultExists(layout))) throw snapshotNotFound(requested);
+  const sha = await snapshotIdFor(layout, requested);
   const loaded = await loadManifest(layout, sha, env);
 
   const wanted = new Map<number, RecordAccumulator>();

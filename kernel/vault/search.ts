@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { SearchSnapshotCommandOutput, SnapshotSearchMatch } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
 import { snapshotNotFound } from './errors.js';
+import { snapshotIdFor } from './selectors.js';
 import { countOccurrences, forEachStringValue, isJsonLine, LiteralPrefilter, parseJsonLine } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
@@ -37,10 +38,11 @@ export async function searchSnapshot(
   limit: number = DEFAULT_SEARCH_RESULTS,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SearchSnapshotCommandOutput> {
-  const sha = parseFullSha(snapshot);
+  const requested = parseFullSha(snapshot);
   checkQuery(query);
   checkLimit(limit, MAX_SEARCH_RESULTS);
-  if (!(await vaultExists(layout))) throw snapshotNotFound(sha);
+  if (!(await vaultExists(layout))) throw snapshotNotFound(requested);
+  const sha = await snapshotIdFor(layout, requested);
   const prefilter = new LiteralPrefilter(query);
   const matches: SnapshotSearchMatch[] = [];
   let matchedRecords = 0;

@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { badSha, snapshotNotFound } from './errors.js';
+import { readIndex } from './index-file.js';
 import type { VaultLayout } from './layout.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -45,13 +46,29 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
   }
 }
 
-/** A unique snapshot for a 1–64 hex prefix. */
+/**
+ * The snapshot id for a full sha256 that may instead be the archived source's own digest (a
+ * receipt's `snapshot_sha256`, the original's field, holds that): the same bytes always make the
+ * same snapshot, so the digest names exactly one. Returned unchanged when nothing archived has it.
+ */
+export async function snapshotIdFor(layout: VaultLayout, sha: string): Promise<string> {
+  const ids = await listManifestIds(layout);
+  if (ids.includes(sha)) return sha;
+  const entry = (await readIndex(layout).catch(() => [] as VaultEntry[])).find((e) => e.source_sha256 === sha);
+  return entry?.sha256 ?? sha;
+}
+
+/** A unique snapshot for a 1–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
 export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
   if (!isHexPrefix(input)) {
     throw badSha(what, input, /^[0-9a-fA-F]+$/.test(input) ? `a snapshot id or prefix: it has ${input.length} hex characters, a full id has 64` : 'a hex snapshot id or prefix');
   }
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
+  if (matches.length === 0 && prefix.length === 64) {
+    const id = await snapshotIdFor(layout, prefix);
+    if (id !== prefix) return id;
+  }
   if (matches.length === 0) throw snapshotNotFound(prefix);
   if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`);
   return matches[0]!;

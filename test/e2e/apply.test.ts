@@ -155,6 +155,12 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const page = await runJson(['read-snapshot', sha, '--record', String(record), '--max-bytes', '16384'], home.env);
     expect(page.json.content).toContain(DEMO_PLANTED);
     expect(page.json.content_trust).toBe('untrusted_archived_data');
+    // The receipt's snapshot_sha256 (the source's digest, the original's field) names the same snapshot.
+    const source = json.receipt.snapshot_sha256;
+    expect(source).not.toBe(sha);
+    expect((await runJson(['search-snapshot', source, '--query', DEMO_PLANTED], home.env)).json.snapshot_sha256).toBe(sha);
+    expect((await runJson(['read-snapshot', source, '--record', String(record)], home.env)).json.snapshot_sha256).toBe(sha);
+    expect((await runJson(['show', source], home.env)).json.sha256).toBe(sha);
   });
 
   it('a fork gobstopper just wrote is not live: detect says idle and it can be compacted at once, until a client writes to it', async () => {
