@@ -52,6 +52,16 @@ export function staleCandidates(items: readonly TranscriptItem[], keep: number):
   return out;
 }
 
+/**
+ * Why staleCandidates found nothing, in words: no output outside the protected tail at all, or
+ * some that are all too small to pay for their stubs.
+ */
+export function noCandidatesReason(items: readonly TranscriptItem[], keep: number): string {
+  const stale = Math.max(0, elidableItems(items).length - keep);
+  if (stale === 0) return `no stale tool outputs outside the ${keep} protected recent ones`;
+  return `${stale} stale tool output${stale === 1 ? '' : 's'} outside the ${keep} protected recent ones, none large enough to reclaim tokens once its stub is paid for`;
+}
+
 /** Count of items whose line comes before `line`: the records a plan leaves byte-identical. */
 export function itemsBefore(items: readonly TranscriptItem[], line: number): number {
   let lo = 0;

@@ -1,14 +1,14 @@
 /** `elide`: observation masking, oldest stale tool outputs first, until the projection reaches the floor. */
 import type { StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 import { elisionSavings } from '../../../sdk/tokens.js';
-import { staleCandidates } from '../../../sdk/strategy/candidates.js';
+import { staleCandidates, noCandidatesReason } from '../../../sdk/strategy/candidates.js';
 import { belowTrigger, belowTriggerResult, elideEdit, exceedsTrigger, noPlan } from '../../../sdk/strategy/plan.js';
 
 export function proposeElide(params: StrategyProposeParams): StrategyProposeResult {
   if (belowTrigger(params)) return belowTriggerResult(params);
   const { floor_tokens: floor, keep_recent_tool_outputs: keep } = params.policy;
   const candidates = staleCandidates(params.items, keep);
-  if (candidates.length === 0) return noPlan(`no stale tool outputs outside the ${keep} protected recent ones`);
+  if (candidates.length === 0) return noPlan(noCandidatesReason(params.items, keep));
 
   let projected = params.context_tokens;
   const chosen: number[] = [];

@@ -6,7 +6,7 @@
 import type { HostScoreResult, StrategyProposeParams, StrategyProposeResult, TranscriptItem } from '../../../schemas/generated/types.js';
 import { digestOverheadTokens } from '../../../sdk/state-card.js';
 import { elisionSavings } from '../../../sdk/tokens.js';
-import { itemsBefore, staleCandidates } from '../../../sdk/strategy/candidates.js';
+import { itemsBefore, staleCandidates, noCandidatesReason } from '../../../sdk/strategy/candidates.js';
 import { digestPlanResult } from '../../../sdk/strategy/digest-plan.js';
 import { MinHeap } from '../../../sdk/strategy/min-heap.js';
 import { belowTrigger, belowTriggerResult, exceedsTrigger, linesOf, noPlan, providerOf } from '../../../sdk/strategy/plan.js';
@@ -43,7 +43,7 @@ export async function proposeScored(params: StrategyProposeParams, score: ScoreF
   const cutoff = params.policy.keep_score_threshold ?? null;
   if (cutoff !== null && !validScore(cutoff)) return noPlan('keep_score_threshold must be a finite value between 0 and 1');
   const candidates = staleCandidates(params.items, keep);
-  if (candidates.length === 0) return noPlan(`no stale tool outputs outside the ${keep} protected recent ones`);
+  if (candidates.length === 0) return noPlan(noCandidatesReason(params.items, keep));
 
   const answer = await score(linesOf(candidates));
   const table = scoreTable(answer.scores, new Set(linesOf(candidates)));

@@ -50,6 +50,11 @@ describe('elide', () => {
     expect(none).toEqual({ edits: [], rationale: 'no stale tool outputs outside the 2 protected recent ones' });
     const met = proposeElide(proposeParams(codingSession().items, { policy: { ...policy, floor_tokens: 11_000, trigger_tokens: 10_000 } }));
     expect(met.rationale).toBe('context 10610 tokens is already at or below the floor 11000');
+    // Stale outputs that are all too small to pay for their stubs are named as such.
+    const small = new TranscriptBuilder();
+    small.system({ tokens: 9000 });
+    for (let i = 0; i < 5; i++) small.step(null, { label: 'Bash(true)', bytes: 80 });
+    expect(proposeElide(proposeParams(small.items, { policy })).rationale).toBe('3 stale tool outputs outside the 2 protected recent ones, none large enough to reclaim tokens once its stub is paid for');
   });
 
   it('skips dead records and outputs too small to pay for their stub', () => {
