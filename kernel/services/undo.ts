@@ -13,6 +13,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikeSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
+import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
@@ -109,8 +110,11 @@ export async function undo(runtime: Runtime, target: string, options: { sha?: st
     await assertForkTargetFree({ provider, session, sourcePath: entry.path, outputSessionId: newId }, now);
     let preUndo: string | null = null;
     if (existsSync(entry.path)) {
-      const current = await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env });
-      preUndo = current.entry.sha256;
+      // The current bytes, archived already (an earlier apply or undo of the same file), are not
+      // archived again: a second index line would only relabel the same snapshot.
+      const { sha256 } = await hashRegularFile(entry.path);
+      const archived = [...(await readIndex(layout))].reverse().find((e) => e.path === entry.path && e.source_sha256 === sha256);
+      preUndo = archived?.sha256 ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

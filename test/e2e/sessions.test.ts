@@ -401,6 +401,11 @@ describe('fork and undo', () => {
     const bySha = await runJson(['undo', applied.json.receipt.snapshot_manifest_sha256], home.env);
     expect(bySha.code).toBe(0);
     expect(bySha.json.receipt.path).not.toBe(undone.json.receipt.path);
+    // The source, unchanged since apply archived it, is not archived again by either undo: one
+    // state in its history, under its original label.
+    expect(bySha.json.pre_undo_snapshot).toBe(applied.json.receipt.snapshot_manifest_sha256);
+    const history = (await runJson(['history', DEMO_CLAUDE_ID], home.env)).json;
+    expect(history.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
   });
 
   it('undo of something never archived, a bad sha, or an unknown snapshot is a clear error', async () => {
