@@ -44,6 +44,7 @@ export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
       strategy,
       sessions: new Set(list.map((r) => `${r.provider}\u0000${r.session}`)).size,
       sessions_with_plan: planned.length,
+      sessions_with_control: planned.filter((r) => r.execution_state === 'provider_only').length,
       sessions_failed: list.filter((r) => r.failure !== null).length,
       sessions_best: list.filter((r) => r.best).length,
       reduction_pct: quartiles(planned.filter((r) => r.reduction_pct !== null).map((r) => r.reduction_pct!)),

@@ -254,7 +254,7 @@ function summaryTable(aggregates: readonly BenchAggregate[], styles: Map<string,
       .sort((p, q2) => q2[1] - p[1])
       .map(([reason, n]) => `${esc(reason)} ${n}`)
       .join(', ');
-    return `<tr><td><span class="swatch" style="background:${styles.get(a.strategy)!.color}"></span>${esc(a.strategy)}</td><td>${a.sessions_with_plan}/${a.sessions}</td><td>${q ? pct(q.median) : '–'}</td><td>${q ? `${pct(q.q1)} – ${pct(q.q3)}` : '–'}</td><td>${a.median_recall === null ? '–' : pct(a.median_recall * 100)}</td><td>${a.tail_intact_sessions}</td><td>${a.sessions_best}</td><td>${a.sessions_failed}</td><td class="reasons">${reasons || '–'}</td></tr>`;
+    return `<tr><td><span class="swatch" style="background:${styles.get(a.strategy)!.color}"></span>${esc(a.strategy)}</td><td>${a.sessions_with_plan}/${a.sessions}${a.sessions_with_control > 0 ? ` (${a.sessions_with_control} provider control${a.sessions_with_control === 1 ? '' : 's'})` : ''}</td><td>${q ? pct(q.median) : '–'}</td><td>${q ? `${pct(q.q1)} – ${pct(q.q3)}` : '–'}</td><td>${a.median_recall === null ? '–' : pct(a.median_recall * 100)}</td><td>${a.tail_intact_sessions}</td><td>${a.sessions_best}</td><td>${a.sessions_failed}</td><td class="reasons">${reasons || '–'}</td></tr>`;
   });
   return `<table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -427,7 +427,14 @@ export interface BenchAggregate {
    * Sessions with a row for this strategy.
    */
   sessions: number;
+  /**
+   * Sessions with a plan of any kind, provider controls included.
+   */
   sessions_with_plan: number;
+  /**
+   * Of those, plans that are a provider control (provider_compact, cache_edit): nothing rewritten, no reduction measured.
+   */
+  sessions_with_control: number;
   sessions_failed: number;
   /**
    * Sessions where this strategy was the best valid rewrite.

@@ -194,7 +194,7 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     for (const strategy of ['elide', 'auto', 'sawtooth', 'scored']) expect(report).toContain(strategy);
     expect(report + readFileSync(csv, 'utf8') + stdout + stderr).not.toContain(SECRET);
 
-    expect(stdout).toMatch(/^strategy\s+sessions\s+with plan\s+best\s+failed\s+reduction median \(q1-q3\)/m);
+    expect(stdout).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median \(q1-q3\)/m);
     expect(stdout).toMatch(/^elide\s+3\s+3\s+/m);
     expect(stdout).toContain(`3 session(s); * marks each session's best clean rewrite`);
     expect(stdout).toContain(`wrote ${RECENT.length * STRATEGIES} rows to ${csv}`);
@@ -235,7 +235,7 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(elide).toMatchObject({ sessions: 4, sessions_with_plan: 4, sessions_failed: 0, sessions_best: 4, tail_intact_sessions: 4 });
     const reductions = body.rows.filter((r) => r.strategy === 'elide').map((r) => r.reduction_pct!).sort((a, b) => a - b);
     expect(elide.reduction_pct).toEqual({ min: reductions[0], q1: expect.any(Number), median: (reductions[1]! + reductions[2]!) / 2, q3: expect.any(Number), max: reductions[3] });
-    expect(body.aggregates.find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 4, sessions_best: 0, median_recall: null });
+    expect(body.aggregates.find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 4, sessions_with_control: 4, sessions_best: 0, median_recall: null, reduction_pct: null });
   });
 
   it('--since and --provider narrow the sessions', () => {

@@ -84,7 +84,7 @@ describe('aggregates', () => {
     ];
     const [elide, dedupe] = aggregateBench(rows);
     expect(elide).toEqual({
-      strategy: 'elide', sessions: 8, sessions_with_plan: 4, sessions_failed: 1, sessions_best: 1,
+      strategy: 'elide', sessions: 8, sessions_with_plan: 4, sessions_with_control: 0, sessions_failed: 1, sessions_best: 1,
       reduction_pct: { min: 10, q1: 17.5, median: 25, q3: 32.5, max: 40 }, median_recall: 0.7, tail_intact_sessions: 3,
       no_plan_by_reason: { below_trigger: 2, minimum_savings_not_met: 1 },
     });

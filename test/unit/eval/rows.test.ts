@@ -258,7 +258,7 @@ describe('evaluateSession and the outputs', () => {
     const rows = benchRowsFromEval(await run());
     expect(rows.find((r) => r.strategy === 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', context_after: null, reduction_pct: null, est_reclaimed: null, score: null });
     expect(rows.find((r) => r.strategy === 'greedy')!.reduction_pct).toBeGreaterThan(0);
-    expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, reduction_pct: null });
+    expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, sessions_with_control: 1, reduction_pct: null });
   });
 
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
