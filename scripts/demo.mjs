@@ -94,13 +94,15 @@ try {
 
   step('6. Find the elided detail in the vault', 'search-snapshot returns record numbers and hashes, never content.');
   const found = run(['search-snapshot', r.snapshot_manifest_sha256, '--query', PLANTED], { json: true, show: false });
-  console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256.slice(0, 12)}… --query '${PLANTED}'`);
+  console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256} --query '${PLANTED}' --json`);
+  console.log('(its JSON, summed up:)');
   for (const m of found.matches) console.log(`record ${m.record_index}: ${m.match_count} match(es), sha256 ${m.record_sha256.slice(0, 16)}…`);
   const record = found.matches[0].record_index;
 
   step('7. Read that record back', 'One bounded UTF-8 page of the archived record, bound to the snapshot and record hashes.');
   const page = run(['read-snapshot', r.snapshot_manifest_sha256, '--record', String(record), '--max-bytes', '16384'], { json: true, show: false });
-  console.log(`$ gobstopper read-snapshot ${r.snapshot_manifest_sha256.slice(0, 12)}… --record ${record}`);
+  console.log(`$ gobstopper read-snapshot ${r.snapshot_manifest_sha256} --record ${record} --max-bytes 16384 --json`);
+  console.log('(the part of its content around the planted error:)');
   const at = page.content.indexOf(PLANTED);
   console.log(`…${page.content.slice(Math.max(0, at - 40), at + 90)}…`);
   console.log(`(${page.record_bytes} bytes in the record; content_trust: ${page.content_trust})`);

@@ -559,7 +559,7 @@ export interface DetectRow {
   cwd: string | null;
   title?: string | null;
   /**
-   * Updated within the last 180 s: a live session is never rewritten.
+   * Updated by its client within the last 180 s (a file gobstopper just published is not live until a client writes to it): a live session is never rewritten.
    */
   active: boolean;
   age_secs: number;
@@ -1316,7 +1316,7 @@ export interface PlanCommandPlan {
   policy: ResolvedPolicy;
   session?: SessionHandle;
   /**
-   * The session was updated within 180 s.
+   * The session was updated by its client within 180 s (a file gobstopper just published is not live until a client writes to it).
    */
   active?: boolean;
 }
@@ -2101,7 +2101,7 @@ export interface UndoCommandResult {
   restored: VaultEntry;
   receipt: OperationReceipt;
   /**
-   * Snapshot id of the current file, archived before the restore; null when it no longer exists.
+   * Snapshot id of the current file: archived before the restore, or found already archived; null when it no longer exists.
    */
   pre_undo_snapshot: Sha256 | null;
 }
@@ -2823,7 +2823,7 @@ export interface StrategyProposeParams {
    */
   context_tokens: number;
   /**
-   * The session was updated within 180 s.
+   * The session was updated by its client within 180 s (a file gobstopper just published is not live until a client writes to it).
    */
   active: boolean;
   provider?: ProviderInfo | null;

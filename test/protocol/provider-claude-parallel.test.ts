@@ -179,7 +179,10 @@ describe('real transcripts read in parallel equal one pass', () => {
     { threads: 4, mainShare: 0.1 },
     { threads: 4, mainShare: 0.45 },
   ];
-  it.skipIf(!present).each(files.map((f) => [relative(fixturesDir, f)]))('%s', async (name) => {
+  // An each over no files is a suite without tests, which vitest counts as a failure: without the
+  // folder the suite holds one skipped test that says why.
+  if (!present) it.skip(`${realDir} is absent`, () => undefined);
+  else it.each(files.map((f) => [relative(fixturesDir, f)]))('%s', async (name) => {
     const path = join(fixturesDir, name);
     const { expected, parallelReads } = await expectSameAcross(path, configs, {}, statSync(path).size < 1024 * 1024);
     expect(parallelReads).toBeGreaterThan(0);

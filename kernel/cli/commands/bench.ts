@@ -5,6 +5,9 @@ import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
 import { renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
+import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { discoveryWindow } from '../../policy/defaults.js';
+import { describeWindow } from '../render/formats.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -85,7 +88,7 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[], optio
 
 export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
-  static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on.
+  static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on.
 
 Prints per-session rows and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.`;
   static override examples = [
@@ -94,7 +97,7 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     '<%= config.bin %> bench --provider codex --since 24h --strategy elide --strategy scored --json',
   ];
   static override flags = {
-    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days).', exclusive: ['since'] }),
+    all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).', exclusive: ['since'] }),
     since: Flags.string({ summary: 'Only sessions updated since: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
     provider: Flags.string({ summary: 'Only this provider (e.g. claude_code, codex); repeatable.', multiple: true }),
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
@@ -130,13 +133,17 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     } finally {
       bar.finish();
     }
-    if (!this.jsonEnabled()) this.print(result, flags.all || flags.since !== undefined);
+    if (!this.jsonEnabled()) {
+      // The window the sessions were looked for in: the configured one unless --all or --since chose.
+      const window = flags.all || flags.since !== undefined ? null : discoveryWindow((await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs);
+      this.print(result, window);
+    }
     return result;
   }
 
-  private print(result: BenchCommandResult, windowed: boolean): void {
+  private print(result: BenchCommandResult, window: number | null): void {
     if (result.sessions === 0) {
-      this.say(windowed ? 'No sessions found.' : 'No sessions found in the last 7 days (gobstopper bench --all measures older ones).');
+      this.say(window === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(window)} (gobstopper bench --all measures older ones).`);
     } else {
       for (const line of benchRowLines(result.rows, { width: this.tableWidth() })) this.say(line);
       this.say('');

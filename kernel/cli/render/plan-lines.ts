@@ -13,12 +13,13 @@ export function editLine(edit: Edit): string {
     }
     case 'inject_digest': {
       const d = edit.digest;
+      const count = (list: readonly unknown[] | null | undefined, one: string, many: string) => (list?.length ? `${list.length} ${list.length === 1 ? one : many}` : null);
       const parts = [
         d.goal ? 'goal' : null,
-        d.files_touched?.length ? `${d.files_touched.length} files` : null,
-        d.decisions?.length ? `${d.decisions.length} decisions` : null,
-        d.errors?.length ? `${d.errors.length} errors` : null,
-        d.open_tasks?.length ? `${d.open_tasks.length} open tasks` : null,
+        count(d.files_touched, 'file', 'files'),
+        count(d.decisions, 'decision', 'decisions'),
+        count(d.errors, 'error', 'errors'),
+        count(d.open_tasks, 'open task', 'open tasks'),
       ].filter(Boolean);
       return `append a state card covering ${d.covers_items} records${parts.length ? ` (${parts.join(', ')})` : ''}`;
     }
