@@ -152,6 +152,7 @@ export function plainUsage(text: string): string {
     .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
     .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number (got $2)')
     .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
+    .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
     .replace(/;\s*$/, '');
 }
 

@@ -48,7 +48,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const explicit = options.configPath !== undefined;
   const userPath = explicit ? resolve(cwd, options.configPath as string) : userConfigPath(env);
   const user = loadFile('user', userPath);
-  if (explicit && !user.loaded) throw new GobstopperError('config_not_found', `config ${userPath} does not exist`);
+  // A --config that names nothing is the command line's mistake, as a missing --claude-home is.
+  if (explicit && !user.loaded) throw new GobstopperError('config_not_found', `config ${userPath} does not exist`, { exit: 2 });
   let project: LoadedConfigFile | null = null;
   if (options.project !== false) {
     const projectPath = await findProjectConfig(cwd, env.HOME || undefined);

@@ -48,7 +48,7 @@ export async function checkPublishTarget(target: string): Promise<void> {
   try {
     st = await lstat(parent);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('target_invalid', `the directory ${parent} does not exist`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('target_invalid', `the directory ${parent} does not exist (it held the session; recreate it, mkdir -p ${parent}, to publish there)`);
     throw error;
   }
   if (st.isSymbolicLink()) throw new GobstopperError('target_invalid', `${parent} is a symbolic link; forks are published only into real directories`);

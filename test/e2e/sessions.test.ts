@@ -451,8 +451,11 @@ describe('fork and undo', () => {
     const before = listFiles(vault).map((f) => [f, sha256File(f)]);
     const undone = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
     expect(undone.code).toBe(1);
-    expect(undone.json.error).toMatchObject({ code: 'target_invalid', message: expect.stringContaining('does not exist') });
+    expect(undone.json.error).toMatchObject({ code: 'target_invalid', message: expect.stringContaining(`does not exist (it held the session; recreate it, mkdir -p ${home.claudeDir}, to publish there)`) });
     expect(listFiles(vault).map((f) => [f, sha256File(f)])).toEqual(before);
+    // Doing what it says works.
+    mkdirSync(home.claudeDir);
+    expect((await runJson(['undo', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
   });
 
   it('snapshot archives the exact bytes; a second snapshot adds no chunk bytes', async () => {

@@ -27,11 +27,17 @@ Everything runs on private copies; no model or provider service is called and no
   static override args = {
     session: Args.string({ description: 'Session id, unique id prefix, transcript path, or vault:<sha256> of an archived snapshot.', required: true }),
   };
+  // oclif's generated line would offer --against as an alternative to --manifest; it needs it.
+  static override usage = [
+    '<%= command.id %> SESSION --prepare-manifest <new file>',
+    '<%= command.id %> SESSION --manifest <file> [--rounds <1-10>] [--trigger <tokens>] [--floor <tokens>]',
+    '<%= command.id %> SESSION --manifest <file> --against <file | vault:<sha256>>',
+  ];
   static override flags = {
     'prepare-manifest': Flags.string({ summary: 'Write a heuristic retention manifest for the session to this new file, then stop.', exclusive: ['manifest', 'against'] }),
     manifest: Flags.string({ summary: 'The gobstopper-retention-v1 manifest to measure (bound to this session\u2019s exact bytes).' }),
     rounds: Flags.integer({ summary: 'Replay rounds per arm, 1-10 (default 10).' }),
-    against: Flags.string({ summary: 'Score this compacted file (or vault:<sha256>) against the manifest instead of replaying.' }),
+    against: Flags.string({ summary: 'Score this compacted file (or vault:<sha256>) against the manifest instead of replaying.', dependsOn: ['manifest'] }),
     trigger: policyFlags.trigger,
     floor: policyFlags.floor,
     preset: policyFlags.preset,

@@ -12,6 +12,7 @@ describe("oclif's parse errors in the CLI's own words", () => {
   it('says what a number flag needs', () => {
     expect(plainUsage('Parsing --limit Expected an integer but received: 1.5')).toBe('--limit must be a whole number (got 1.5)');
     expect(plainUsage('Parsing --format Expected --format=yaml to be one of: csv, json')).toBe('--format: Expected --format=yaml to be one of: csv, json');
+    expect(plainUsage('All of the following must be provided when using --against: --manifest')).toBe('--against needs --manifest');
   });
 
   it('is applied to usage errors only, folded to one line', () => {

@@ -133,7 +133,7 @@ describe('config locations', () => {
     try {
       const loaded = await loadConfig({ env: { XDG_CONFIG_HOME: join(home.root, 'cfg') }, cwd: home.root, project: false });
       expect(loaded.user).toMatchObject({ loaded: false, data: {} });
-      await expect(loadConfig({ configPath: join(home.root, 'nope.toml'), cwd: home.root })).rejects.toMatchObject({ code: 'config_not_found' });
+      await expect(loadConfig({ configPath: join(home.root, 'nope.toml'), cwd: home.root })).rejects.toMatchObject({ code: 'config_not_found', exit: 2 });
       const explicit = home.write('team.toml', '[policy]\ntrigger_tokens = 100000\n');
       const fromFlag = await loadConfig({ configPath: 'team.toml', cwd: home.root, env: { XDG_CONFIG_HOME: join(home.root, 'cfg') }, project: false });
       expect(fromFlag.user).toMatchObject({ path: explicit, loaded: true });
