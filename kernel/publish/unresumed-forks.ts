@@ -77,10 +77,10 @@ export interface PublicationView {
  * estimate counts.
  */
 export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean, file: { path: string; bytes: number; sha256: string; usage: UsageSample }): Promise<PublicationView> {
-  const receipt = (await untouchedPublications(env)).get(file.path);
-  const untouched = receipt !== undefined && isUntouchedPublication(new Map([[file.path, receipt]]), file.path, file.bytes, file.sha256);
+  const published = await untouchedPublications(env);
+  const untouched = isUntouchedPublication(published, file.path, file.bytes, file.sha256);
   const active = recent && !untouched;
-  const stale = untouched && receipt.kind === 'compact' && file.usage.context_state === 'reported' && file.usage.context_reason == null;
+  const stale = untouched && published.get(file.path)!.kind === 'compact' && file.usage.context_state === 'reported' && file.usage.context_reason == null;
   if (!stale) return { active, usage: file.usage, projected: false };
   const projected = (await unresumedForks(env)).get(file.path)?.projectedContext ?? null;
   if (projected === null) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, projected: false };
