@@ -2704,6 +2704,13 @@ export interface TranscriptItem {
    * The provider's own record type, for counts and diagnostics.
    */
   record_type?: string | null;
+  /**
+   * For a record that puts several items back into context (a compaction's replacement history): how many of them are tool calls and tool results. Absent for an ordinary record.
+   */
+  replayed?: {
+    tool_calls: number;
+    tool_results: number;
+  };
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

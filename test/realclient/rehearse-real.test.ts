@@ -21,7 +21,7 @@ import { compareContext, predictionFromItems } from '../../kernel/rehearse/index
 import { runJson } from '../helpers/cli.js';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { parse as parseRollout } from '../../plugins/provider-codex/src/parse.js';
-import { RolloutBuilder } from '../fixtures/codex/rollout-builder.js';
+import { RolloutBuilder, item } from '../fixtures/codex/rollout-builder.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const realDir = join(repoRoot, '..', 'shared', 'fixtures', 'real');
@@ -237,6 +237,34 @@ describe.skipIf(!codexBin)('a Codex rollout with tool outputs longer than the cl
       }
     });
   }
+});
+
+describe.skipIf(!codexBin)('a Codex rollout compacted by the client, with tool calls in its replacement history', () => {
+  it('rehearses as predicted: the history\'s calls and outputs are counted as the client sends them', { timeout: 90_000 }, async () => {
+    const home = makeTempHome('gob-realclient-compacted-');
+    try {
+      const b = new RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000782' });
+      b.sessionMeta().turnContext().preamble();
+      b.compacted([
+        item.user('old step'),
+        item.functionCall('c_old', 'exec_command', { cmd: 'cat big' }),
+        item.functionOutput('c_old', 'out '.repeat(500)),
+        item.functionCall('c_old2', 'exec_command', { cmd: 'ls' }),
+        item.functionOutput('c_old2', 'a b c'),
+        item.assistant('old done'),
+      ]);
+      b.user('step 1').shell('c_new', 'cat big2', 'x'.repeat(3000)).assistant('done');
+      const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
+      mkdirSync(dir, { recursive: true });
+      const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', b.writeTo(dir)], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
+      const r = json.rehearsal;
+      expect(code, r.reason).toBe(0);
+      expect(r.status, r.reason).toBe('passed');
+      expect(r.predicted).toMatchObject({ tool_calls: 3, tool_results: 3 });
+    } finally {
+      home.cleanup();
+    }
+  });
 });
 
 describe.skipIf(!claudeBin || !fixturesPresent)('a Claude fork with a dangling parent on a user prompt', () => {

@@ -1,6 +1,6 @@
 import type { ItemKind, RehearsalKindTallies, RehearsalPrediction, TranscriptItem } from '../../../schemas/generated/types.js';
 
-type PredictableItem = Pick<TranscriptItem, 'kind' | 'est_tokens'> & Partial<Pick<TranscriptItem, 'tool_use_ids'>>;
+type PredictableItem = Pick<TranscriptItem, 'kind' | 'est_tokens'> & Partial<Pick<TranscriptItem, 'tool_use_ids' | 'replayed'>>;
 
 /**
  * The live context Gobstopper predicts from a normalized transcript: the items with est_tokens > 0.
@@ -14,6 +14,9 @@ export function predictionFromItems(items: readonly PredictableItem[], options: 
   const results = new Set<string>();
   let count = 0;
   let tokens = 0;
+  // Calls and results a record puts back as items of their own (a compaction's history).
+  let replayedCalls = 0;
+  let replayedResults = 0;
   for (const item of items) {
     if (item.est_tokens <= 0) continue;
     count += 1;
@@ -25,13 +28,15 @@ export function predictionFromItems(items: readonly PredictableItem[], options: 
       if (item.kind === 'tool_call') calls.add(id);
       else if (item.kind === 'tool_result') results.add(id);
     }
+    replayedCalls += item.replayed?.tool_calls ?? 0;
+    replayedResults += item.replayed?.tool_results ?? 0;
   }
   return {
     items: count,
     est_tokens: tokens,
     by_kind: byKind,
-    tool_calls: calls.size,
-    tool_results: results.size,
+    tool_calls: calls.size + replayedCalls,
+    tool_results: results.size + replayedResults,
     messages: options.messages ?? null,
     units: options.units ?? null,
   };

@@ -180,10 +180,15 @@ export class RolloutScanner {
     this.usage.apply(usageFacts(RecordType.compacted, payload));
     let elidableBytes = 0;
     let parts = 0;
+    // The client sends each call and output of the history as its own item, as if it had just
+    // happened: a prediction of what it sends counts them.
+    const replayed = { tool_calls: 0, tool_results: 0 };
     const history = payload.replacement_history;
     for (const entry of history) {
       const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
       this.link(d, line);
+      if (d.link?.role === 'call') replayed.tool_calls += 1;
+      else if (d.link) replayed.tool_results += 1;
       if (isEligible(d.output)) {
         elidableBytes += d.output.bytes;
         parts += 1;
@@ -202,6 +207,7 @@ export class RolloutScanner {
       item.elidable_bytes = elidableBytes;
       item.elidable_parts = parts;
     }
+    if (replayed.tool_calls + replayed.tool_results > 0) item.replayed = replayed;
     this.items.push(item);
   }
 

@@ -152,6 +152,9 @@ describe('provider-codex parse: compacted windows', () => {
         expect(i.elidable_bytes ?? null).toBeNull();
       }
       expect(t.items[lines.compacted]).toMatchObject({ kind: 'tool_result', label: 'compacted', elidable_bytes: 600, elidable_parts: 1 });
+      // Its history's calls and outputs go back to the model as items of their own.
+      expect(t.items[lines.compacted]!.replayed).toEqual({ tool_calls: 2, tool_results: 1 });
+      expect(t.items.filter((i) => i.line_index !== lines.compacted).every((i) => i.replayed === undefined)).toBe(true);
       expect(t.items[lines.compacted]!.est_tokens).toBeGreaterThan(0);
       expect(t.items[lines.answeredAfter]).toMatchObject({ kind: 'tool_result', tool_use_ids: ['call_pending'] });
       expect(t.items[lines.answeredAfter]!.est_tokens).toBeGreaterThan(0);

@@ -35,6 +35,15 @@ describe('prediction from a normalized transcript', () => {
     expect(validateRehearsalPrediction(prediction)).toBe(true);
     expect(predictionFromItems([], { messages: 3 }).messages).toBe(3);
   });
+
+  it("counts the calls and results a live compaction puts back, and not a dead one's", () => {
+    const prediction = predictionFromItems([
+      { ...item(0, 'system', 0), replayed: { tool_calls: 9, tool_results: 9 } },
+      { ...item(1, 'tool_result', 40), replayed: { tool_calls: 2, tool_results: 1 } },
+      item(2, 'tool_result', 10, ['c']),
+    ]);
+    expect(prediction).toMatchObject({ tool_calls: 2, tool_results: 2 });
+  });
 });
 
 function rebuilt(): RebuiltContext {
