@@ -179,6 +179,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       renderSha256: transcript.source_sha256,
       edits: outcome.plan.edits,
       strategyLabel: outcome.plan.strategy,
+      contextTokensAfter: outcome.plan.context_tokens_after,
       snapshotManifestSha256,
       baselineFindings,
       requireSmaller: true,

@@ -30,7 +30,7 @@ import { contextTokens, reportedContext, requireReadableContext, requireResumabl
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
-import { viewOfPublication } from '../publish/unresumed-forks.js';
+import { viewOfPublication } from '../publish/publications.js';
 import { sourceFindings } from './findings.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';

@@ -12,7 +12,7 @@ import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
-import { viewOfPublication } from '../publish/unresumed-forks.js';
+import { viewOfPublication } from '../publish/publications.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';

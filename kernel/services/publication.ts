@@ -36,6 +36,8 @@ export interface Candidate {
   renderSha256: string;
   edits: T.Edit[];
   strategyLabel: string;
+  /** A compaction's projected context after it, kept in the receipt (see publications.ts). */
+  contextTokensAfter?: number;
   /**
    * The source's vault snapshot. A promise lets the caller archive the source while the provider
    * renders (both only read it); nothing is retained or published before it settles.
@@ -201,6 +203,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         strategy: c.strategyLabel,
         resume_command: resumeCommandText(target.resume_command, target.resume_cwd, target.resume_env),
         ...(target.resume_note ? { resume_note: target.resume_note } : {}),
+        ...(c.contextTokensAfter !== undefined ? { context_tokens_after: c.contextTokensAfter } : {}),
         completed: false,
         ts: Math.floor(now.getTime() / 1000),
       };

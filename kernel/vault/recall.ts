@@ -66,7 +66,8 @@ export async function recallCards(layout: VaultLayout, request: RecallRequest = 
   const newest = new Map<string, VaultEntry>();
   // A published fork's own bytes are retained too (without an index entry): its card is found the
   // moment apply has written it, not only once the fork is archived.
-  const published = (await listReceipts(layout)).filter((r) => r.completed).map(publishedEntry);
+  // Receipts only add the forks' own cards: a damaged one costs those, not the answer.
+  const published = (await listReceipts(layout).catch(() => [])).filter((r) => r.completed).map(publishedEntry);
   const entries = [...(await readIndex(layout)), ...published].sort((a, b) => a.ts - b.ts);
   for (const entry of entries.reverse()) {
     if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;

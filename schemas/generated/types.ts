@@ -13,7 +13,7 @@ export type EvalStatus = "plan" | "no_plan" | "error";
  */
 export type EvalExecutionState = "rendered" | "provider_only" | "not_run" | "failed";
 /**
- * Where context_tokens_before comes from: the provider's reported usage, the sum of item estimates, or (for a compaction gobstopper published and nobody has resumed, whose last report predates it) the projection its plan recorded in the events log.
+ * Where context_tokens_before comes from: the provider's reported usage, the sum of item estimates, or (for a compaction gobstopper published and nobody has resumed, whose last report predates it) the projection its plan recorded (in its receipt, or the events log).
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "TokenBasis".
@@ -318,7 +318,7 @@ export type PluginErrorCode = -32001 | -32002 | -32003 | -32004 | -32005 | -3200
  */
 export type ProtocolFeature = string;
 /**
- * Why a reported context does not count. rewritten: the file is a compaction gobstopper published and no client has resumed, so its last report predates the compaction and no projection of it was recorded (set by the host, not by providers).
+ * Why a reported context does not count. rewritten: the file is a compaction gobstopper published and no client has resumed, so its last report predates the compaction, and no projection of it is known (set by the host, not by providers).
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ContextReason".
@@ -1898,6 +1898,10 @@ export interface OperationReceipt {
    * The provider's note on the resume command, when it has one (see provider/fork_target).
    */
   resume_note?: string;
+  /**
+   * A compaction's projected context after it, as its plan counted it: what the output holds until a client resumes it and reports again. Absent on other operations and on receipts written before it was kept.
+   */
+  context_tokens_after?: number;
   completed: boolean;
   /**
    * Unix seconds of the last receipt write.

@@ -107,14 +107,29 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(forkLine).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
     expect(detected.stdout).toContain('projected: a fork gobstopper published and nobody has resumed yet');
     const planned = await runCli(['plan', json.receipt.output_session_id], home.env);
-    expect(planned.stdout).toContain(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction (its plan projected ~${after.toLocaleString('en-US')} tokens), so that projection is counted instead`);
+    expect(planned.stdout).toContain(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, so its plan's projection (~${after.toLocaleString('en-US')} tokens) is counted instead`);
     // Every decision counts that projection, not the source's stale report (58,865).
     const again = await runJson(['plan', json.receipt.output_session_id, '--trigger', '1000', '--floor', '0'], home.env);
     expect(again.json.status === 'plan' ? again.json.plan.context_tokens_before : again.json.context_tokens_before).toBe(after);
     const evaluated = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
     expect(evaluated.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
-    // Without the events log there is no projection: the fork's own estimate counts, never the stale report.
+    // The receipt keeps the projection: without the events log every command still counts it.
+    expect(json.receipt.context_tokens_after).toBe(after);
     rmSync(join(home.dataHome, 'gobstopper', 'events.jsonl'));
+    const fromReceipt = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(fromReceipt.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
+    expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
+    // A home reached through a symbolic link is the same home.
+    const linked = `${home.claudeHome}-link`;
+    symlinkSync(home.claudeHome, linked);
+    const viaLink = await runJson(['detect', '--provider', 'claude_code'], { ...home.env, CLAUDE_CONFIG_DIR: linked });
+    expect(viaLink.json.find((r: { session_id: string }) => r.session_id === json.receipt.output_session_id).active).toBe(false);
+    const linkedEval = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], { ...home.env, CLAUDE_CONFIG_DIR: linked });
+    expect(linkedEval.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
+    // A receipt from before projections were kept, and no log: the records' own estimate, never the stale report.
+    const receiptFile = join(home.dataHome, 'gobstopper', 'vault', 'operations', `${json.receipt.operation}.json`);
+    const { context_tokens_after: _kept, ...older } = JSON.parse(readFileSync(receiptFile, 'utf8'));
+    writeFileSync(receiptFile, JSON.stringify(older));
     const unprojected = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
     expect(unprojected.json.token_basis).toBe('estimated');
     expect(unprojected.json.context_tokens).toBeLessThan(json.plan.plan.context_tokens_before);
@@ -307,6 +322,9 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const { output_session_id: newId, path } = undone.json.receipt;
     expect(path).not.toBe(fork);
     expect(readFileSync(path, 'utf8')).toBe(bytes.toString('utf8').replaceAll(oldId, newId));
+    // The restored compaction is counted at its plan's projection, as the fork was.
+    const evaluated = await runJson(['eval', newId, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(evaluated.json).toMatchObject({ token_basis: 'projected', context_tokens: first.json.plan.plan.context_tokens_after });
   });
 
   it('a symlink at the target is refused', async () => {

@@ -3,7 +3,7 @@
  * against a throwaway home whose vault holds synthetic sessions.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +151,13 @@ describe('vault commands (built CLI)', () => {
     const rows = await json<Array<{ snapshot_sha: string; score: number }>>(V.validateRecallCommandOutput, 'recall', '--query', 'database');
     expect(rows).toEqual([expect.objectContaining({ snapshot_sha: second, score: 2 })]);
     expect((await cli('recall', '--query', 'database')).stdout).toContain('goal: Fix the database connection');
+    // A damaged receipt costs only the cards of its fork, not the answer.
+    const operations = join(home.layout.root, 'operations');
+    mkdirSync(operations, { recursive: true, mode: 0o700 });
+    const damaged = join(operations, `${'a'.repeat(64)}.json`);
+    writeFileSync(damaged, '{"bogus":1}', { mode: 0o600 });
+    expect(await json(V.validateRecallCommandOutput, 'recall', '--query', 'database')).toEqual(rows);
+    rmSync(damaged);
 
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
     expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
-import { isUntouchedPublication, stillUnresumed, untouchedPublications, unresumedForks, type UnresumedFork } from '../../publish/unresumed-forks.js';
+import { publications, untouchedPublication, type Publication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -38,25 +38,27 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
-    if (rows.some((r) => r.active)) {
-      const published = await untouchedPublications(process.env);
-      for (const row of rows) if (row.active && isUntouchedPublication(published, row.path, row.bytes)) row.active = false;
-    }
+    const published = await publications(process.env);
+    const untouched = new Map(rows.map((r) => [r, untouchedPublication(published, r.path, r.bytes)]));
+    for (const row of rows) if (row.active && untouched.get(row)) row.active = false;
     if (!this.jsonEnabled()) {
-      this.printTable(rows, flags.limit, maxAgeSecs, await unresumedForks(process.env));
+      this.printTable(rows, flags.limit, maxAgeSecs, untouched);
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
     return rows;
   }
 
-  private printTable(rows: DetectRow[], limit: number, maxAgeSecs: number | null, forks: Map<string, UnresumedFork>): void {
+  private printTable(rows: DetectRow[], limit: number, maxAgeSecs: number | null, untouched: Map<DetectRow, Publication | null>): void {
     if (rows.length === 0) {
       this.say(maxAgeSecs === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(maxAgeSecs)} (gobstopper detect --all lists older ones).`);
       return;
     }
     const shown = limit === 0 ? rows : rows.slice(0, limit);
-    // A fork nobody has resumed still carries its source's last usage report: show the projection.
-    const projected = (r: DetectRow) => stillUnresumed(forks, r.path, r.bytes)?.projectedContext ?? null;
+    // A compaction nobody has resumed still carries its source's last usage report: show what plan counts.
+    const projected = (r: DetectRow) => {
+      const compaction = untouched.get(r)?.compaction;
+      return compaction && r.context_basis === 'reported' ? compaction.projectedContext : null;
+    };
     const table = this.sayTable(
       [
         { header: 'PROVIDER' },
@@ -88,7 +90,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
     }
     if (shown.some((r) => projected(r) !== null)) {
-      for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown (--json keeps the report).", this.tableWidth())) this.say(line);
+      for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown, as plan and eval count it (--json keeps the report).", this.tableWidth())) this.say(line);
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }

@@ -6,7 +6,7 @@ import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { formatCount } from '../render/formats.js';
-import { stillUnresumed, unresumedForks } from '../../publish/unresumed-forks.js';
+import { publications, untouchedPublication } from '../../publish/publications.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
@@ -36,11 +36,13 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
       if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
       else this.say(noPlanLine(outcome));
-      const fork = stillUnresumed(await unresumedForks(process.env), session.path, session.bytes);
-      if (fork) {
-        const after = fork.projectedContext === null ? '' : ` (its plan projected ~${formatCount(fork.projectedContext)} tokens)`;
-        const counted = fork.projectedContext === null ? 'its own estimate is counted instead' : 'that projection is counted instead';
-        this.say(`note: gobstopper published this fork and nobody has resumed it yet: its last usage report predates the compaction${after}, so ${counted}`);
+      const compaction = untouchedPublication(await publications(process.env), session.path, session.bytes)?.compaction;
+      if (compaction) {
+        const counted =
+          compaction.projectedContext === null
+            ? "so the records' own estimate is counted instead"
+            : `so its plan's projection (~${formatCount(compaction.projectedContext)} tokens) is counted instead`;
+        this.say(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
       }
       // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
       const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');

@@ -182,13 +182,19 @@ export class RolloutScanner {
     let parts = 0;
     // The client sends each call and output of the history as its own item, as if it had just
     // happened: a prediction of what it sends counts them.
+    // An output whose call is not in the history is dropped by the client, so it is not counted.
     const replayed = { tool_calls: 0, tool_results: 0 };
+    const calls = new Set<string>();
     const history = payload.replacement_history;
     for (const entry of history) {
       const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
       this.link(d, line);
-      if (d.link?.role === 'call') replayed.tool_calls += 1;
-      else if (d.link) replayed.tool_results += 1;
+      if (d.link?.role === 'call') {
+        replayed.tool_calls += 1;
+        if (d.link.id !== null) calls.add(d.link.id);
+      } else if (d.link?.id != null && calls.has(d.link.id)) {
+        replayed.tool_results += 1;
+      }
       if (isEligible(d.output)) {
         elidableBytes += d.output.bytes;
         parts += 1;
@@ -275,6 +281,7 @@ function dropFromContext(item: TranscriptItem): void {
   item.est_tokens = 0;
   delete item.elidable_bytes;
   delete item.elidable_parts;
+  delete item.replayed;
 }
 
 export interface ScanLimits {

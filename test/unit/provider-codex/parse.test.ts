@@ -163,6 +163,18 @@ describe('provider-codex parse: compacted windows', () => {
     });
   }
 
+  it("counts a history's outputs only with their calls, and nothing on an older compaction", async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble();
+    const older = b.nextLine;
+    b.compacted([item.user('a'), item.functionCall('c1', 'exec_command', { cmd: 'ls' }), item.functionOutput('c1', 'x')]);
+    const newest = b.nextLine;
+    b.compacted([item.user('a'), item.functionOutput('c_orphan', 'dropped by the client'), item.functionCall('c2', 'exec_command', { cmd: 'ls' }), item.functionOutput('c2', 'y')]);
+    const t = await run(write(b));
+    expect(t.items[newest]!.replayed).toEqual({ tool_calls: 1, tool_results: 1 });
+    expect(t.items[older]!.replayed).toBeUndefined();
+  });
+
   it('reports a reset context when a compaction follows the newest report', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().user('a').tokenCount({ input: 5000, output: 10 }, { input: 9000, cached: 100, output: 20 }).compacted([item.user('a'), item.user('summary')]);
