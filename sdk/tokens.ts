@@ -24,6 +24,9 @@ export function elisionSavings(item: ElidableLike): number {
   if (!isElidable(item)) return 0;
   const bytes = item.elidable_bytes ?? 0;
   const parts = Math.max(item.elidable_parts ?? 1, 1);
-  const raw = Math.ceil(bytes / CHARS_PER_TOKEN) - Math.ceil((STUB_BUDGET_BYTES * parts) / CHARS_PER_TOKEN);
-  return Math.min(item.est_tokens, Math.max(0, raw));
+  const stub = Math.ceil((STUB_BUDGET_BYTES * parts) / CHARS_PER_TOKEN);
+  const raw = Math.ceil(bytes / CHARS_PER_TOKEN) - stub;
+  // A record never reclaims more than it costs, less the stub it keeps: this binds when the client
+  // sends less of the payload than the file holds (Codex cuts long outputs).
+  return Math.max(0, Math.min(item.est_tokens - stub, raw));
 }

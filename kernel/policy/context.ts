@@ -28,7 +28,8 @@ export function contextTokens(transcript: Pick<Transcript, 'items' | 'usage'>): 
 /** Tokens held by elidable payloads, before any stub is paid for (feeds adaptive tightening). */
 export function elidableTokens(items: readonly TranscriptItem[]): number {
   let total = 0;
-  for (const item of items) if (isElidable(item)) total += Math.ceil((item.elidable_bytes ?? 0) / 4);
+  // No more than the record costs: a payload the client cuts is sent, and elidable, only in part.
+  for (const item of items) if (isElidable(item)) total += Math.min(item.est_tokens, Math.ceil((item.elidable_bytes ?? 0) / 4));
   return total;
 }
 

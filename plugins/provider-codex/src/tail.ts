@@ -8,6 +8,7 @@
 import { estimateTokens, type UsageSample } from '../../../sdk/index.js';
 import { rawMemberSpan } from '../../../sdk/raw-json.js';
 import { OPENING_BYTES, forEachLine, lineOpening, type FileEnds } from './ends.js';
+import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, sentAfterTruncation } from './output-truncation.js';
 import { RecordType, isObject, isReadableCompaction } from './records.js';
 import { UsageTracker, usageFacts } from './usage.js';
 
@@ -140,6 +141,9 @@ export function usageFromTail(ends: FileEnds, headModel: string | null = null): 
   return { usage: tracker.sample(), estimatedContextTokens: tracker.contextReported ? null : estimateFromTail(ends) };
 }
 
+const TOOL_OUTPUT = /"type"\s*:\s*"(?:function_call_output|custom_tool_call_output)"/;
+const DEFAULT_KEPT_BYTES = keptOutputBytes(DEFAULT_OUTPUT_TOKEN_LIMIT);
+
 /** Bytes a tail line sends to the model (its payload), without parsing it; the line when it cannot be followed. */
 function sentBytesAt(tail: Buffer, start: number, end: number, compacted: boolean): number {
   const payload = rawMemberSpan(tail, start, end, 'payload');
@@ -172,7 +176,10 @@ function estimateFromTail(ends: FileEnds): number {
       responseItem = value.type === RecordType.responseItem;
     }
     if (responseItem) {
-      const sent = sentBytesAt(tail, start, end, false);
+      let sent = sentBytesAt(tail, start, end, false);
+      // The client cuts a long tool output before sending it (output-truncation.ts); the tail
+      // rarely holds the turn's policy, so the default budget stands in for it.
+      if (TOOL_OUTPUT.test(opening)) sent = sentAfterTruncation(sent, sent, DEFAULT_KEPT_BYTES);
       liveBytes += sent;
       liveTokens += estimateTokens(sent);
     }

@@ -97,6 +97,18 @@ describe('provider-codex discover', () => {
     expect(found!.estimated_context_tokens).toBe(payloads.reduce((sum, r) => sum + Math.ceil(Buffer.byteLength(JSON.stringify(r.payload)) / 4), 0));
   });
 
+  it('estimates a long tool output as the client sends it, as the parse counts it', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('hello').shell('c1', 'cat big', 'z'.repeat(200_000));
+    const path = b.writeTo(sessionsDir(home.codexHome));
+    const [found] = discover({ provider_id: 'codex', home: home.codexHome }).sessions;
+    expect(found!.session.path).toBe(path);
+    const parsed = await parse({ provider_id: 'codex', path });
+    const estimate = parsed.items.reduce((n, i) => n + i.est_tokens, 0);
+    expect(estimate).toBeLessThan(13_000);
+    expect(Math.abs(found!.estimated_context_tokens! - estimate)).toBeLessThan(estimate * 0.02);
+  });
+
   it('reports a composite for an unknown history_mode', () => {
     const b = new RolloutBuilder();
     b.sessionMeta({ history_mode: 'default' }).user('x');
