@@ -165,10 +165,18 @@ function oneLine(message: string): string {
     .map((l) => l.trim());
   const end = all.findIndex((l) => /^(See more help with|Note:)/i.test(l));
   const lines = (end === -1 ? all : all.slice(0, end)).filter((l) => l.length > 0);
-  // An argument listed under "Missing 1 required arg:" is "name  description": keep them apart.
-  const text = lines
-    .map((l, i) => (i > 0 && /^Missing \d+ required args?:$/.test(lines[0]!) ? l.replace(/^(\S+)\s{2,}(.+)$/, '$1 ($2)') : l))
-    .join(' ')
-    .replace(/\s+/g, ' ');
+  // An argument listed under "Missing 1 required arg:" is "name  description", the description
+  // wrapped over more lines: each becomes "name (description)".
+  let folded = lines;
+  if (/^Missing \d+ required args?:$/.test(lines[0] ?? '')) {
+    const args: string[] = [];
+    for (const l of lines.slice(1)) {
+      const named = /^(\S+)\s{2,}(.+)$/.exec(l);
+      if (named || args.length === 0) args.push(named ? `${named[1]} (${named[2]}` : l);
+      else args[args.length - 1] += ` ${l}`;
+    }
+    folded = [lines[0]!, ...args.map((a) => (a.includes(' (') ? `${a})` : a))];
+  }
+  const text = folded.join(' ').replace(/\s+/g, ' ');
   return text.length === 0 ? 'unknown error' : text.length > 600 ? `${text.slice(0, 599)}…` : text;
 }

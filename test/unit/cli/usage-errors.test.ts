@@ -15,6 +15,11 @@ describe("oclif's parse errors in the CLI's own words", () => {
     expect(plainUsage('All of the following must be provided when using --against: --manifest')).toBe('--against needs --manifest');
   });
 
+  it('folds a missing argument whose description oclif wrapped into one parenthesis', () => {
+    const error = Object.assign(new Error('Missing 1 required arg:\nsession  Session id, or vault:<sha256> of an\n         archived snapshot.\nSee more help with --help'), { oclif: { exit: 2 } });
+    expect(toEnvelope(error).error.message).toBe('Missing 1 required arg: session (Session id, or vault:<sha256> of an archived snapshot.)');
+  });
+
   it('is applied to usage errors only, folded to one line', () => {
     const error = Object.assign(new Error('The following error occurred:\nMissing required flag query\nSee more help with --help'), { oclif: { exit: 2 } });
     expect(toEnvelope(error)).toEqual({ ok: false, error: { code: 'usage', message: 'missing required flag --query' } });
