@@ -42,11 +42,21 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, 
   if (receipts.length === 0) return found;
   const events = (await readEvents({ env }).catch(() => ({ events: [] }))).events;
   const projected = new Map(events.filter((e) => e.outcome === 'applied' && e.snapshot_after_sha256).map((e) => [e.snapshot_after_sha256!, e.context_tokens_after]));
-  const compactions = new Map(receipts.filter((r) => r.kind === 'compact').map((r) => [r.output_manifest_sha256, r]));
+  // A fork or a restore made from a compaction's output (or from a copy of one) holds the same
+  // records, stale report included: each is tied to the compaction its bytes came from.
+  const byOutput = new Map(receipts.map((r) => [r.output_sha256, r]));
+  const compactionOf = (receipt: OperationReceipt): OperationReceipt | undefined => {
+    let at: OperationReceipt | undefined = receipt;
+    for (let hops = 0; at && hops < 64; hops += 1) {
+      if (at.kind === 'compact') return at;
+      at = byOutput.get(at.source_sha256);
+    }
+    return undefined;
+  };
   for (const receipt of receipts) {
-    // An undo that restored a fork's retained bytes republishes that compaction's output.
-    const compact = receipt.kind === 'compact' ? receipt : receipt.kind === 'restore' ? compactions.get(receipt.snapshot_manifest_sha256) : undefined;
-    const compaction = compact ? { receipt: compact, projectedContext: compact.context_tokens_after ?? projected.get(compact.output_manifest_sha256) ?? null } : null;
+    const compact = compactionOf(receipt);
+    // The events log first: a receipt is a file people can edit, the log's line was written by the apply.
+    const compaction = compact ? { receipt: compact, projectedContext: projected.get(compact.output_manifest_sha256) ?? compact.context_tokens_after ?? null } : null;
     found.set(canonical(receipt.path), { receipt, compaction });
   }
   return found;
@@ -78,6 +88,8 @@ export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean,
   if (!compaction || file.usage.context_state !== 'reported' || file.usage.context_reason != null) return { active, usage: file.usage, projected: false };
   // Without a kept projection (a receipt from before they were kept, and no events log) the report
   // is set aside and the records' own estimate counts.
-  if (compaction.projectedContext === null) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, projected: false };
-  return { active, usage: { ...file.usage, context_tokens: compaction.projectedContext, context_components: null }, projected: true };
+  // A compaction only shrinks the context: a projection above the report it replaces is not one.
+  const projection = compaction.projectedContext;
+  if (projection === null || projection > file.usage.context_tokens) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, projected: false };
+  return { active, usage: { ...file.usage, context_tokens: projection, context_components: null }, projected: true };
 }

@@ -119,6 +119,9 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const fromReceipt = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
     expect(fromReceipt.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
     expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
+    // A fork of that fork, untouched too, holds the same records: the same projection counts.
+    const copied = await runJson(['fork', json.receipt.output_session_id], home.env);
+    expect((await runJson(['eval', copied.json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env)).json).toMatchObject({ token_basis: 'projected', context_tokens: after });
     // A home reached through a symbolic link is the same home.
     const linked = `${home.claudeHome}-link`;
     symlinkSync(home.claudeHome, linked);
@@ -126,9 +129,13 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(viaLink.json.find((r: { session_id: string }) => r.session_id === json.receipt.output_session_id).active).toBe(false);
     const linkedEval = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], { ...home.env, CLAUDE_CONFIG_DIR: linked });
     expect(linkedEval.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
-    // A receipt from before projections were kept, and no log: the records' own estimate, never the stale report.
+    // A projection above the report it replaces (an edited receipt) is not believed.
     const receiptFile = join(home.dataHome, 'gobstopper', 'vault', 'operations', `${json.receipt.operation}.json`);
-    const { context_tokens_after: _kept, ...older } = JSON.parse(readFileSync(receiptFile, 'utf8'));
+    const receipt = JSON.parse(readFileSync(receiptFile, 'utf8'));
+    writeFileSync(receiptFile, JSON.stringify({ ...receipt, context_tokens_after: 999_999 }));
+    expect((await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env)).json.token_basis).toBe('estimated');
+    // A receipt from before projections were kept, and no log: the records' own estimate, never the stale report.
+    const { context_tokens_after: _kept, ...older } = receipt;
     writeFileSync(receiptFile, JSON.stringify(older));
     const unprojected = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
     expect(unprojected.json.token_basis).toBe('estimated');

@@ -57,7 +57,9 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // A compaction nobody has resumed still carries its source's last usage report: show what plan counts.
     const projected = (r: DetectRow) => {
       const compaction = untouched.get(r)?.compaction;
-      return compaction && r.context_basis === 'reported' ? compaction.projectedContext : null;
+      const projection = compaction?.projectedContext ?? null;
+      // As plan counts it: a projection above the report it replaces is not one.
+      return r.context_basis === 'reported' && projection !== null && (r.context_tokens === null || projection <= r.context_tokens) ? projection : null;
     };
     const table = this.sayTable(
       [

@@ -182,9 +182,11 @@ export class RolloutScanner {
     let parts = 0;
     // The client sends each call and output of the history as its own item, as if it had just
     // happened: a prediction of what it sends counts them.
-    // An output whose call is not in the history is dropped by the client, so it is not counted.
+    // An output whose call is nowhere in the history is dropped by the client, so it is not counted
+    // (the client pairs them across the whole history, in any order).
     const replayed = { tool_calls: 0, tool_results: 0 };
     const calls = new Set<string>();
+    const outputs: string[] = [];
     const history = payload.replacement_history;
     for (const entry of history) {
       const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
@@ -192,8 +194,8 @@ export class RolloutScanner {
       if (d.link?.role === 'call') {
         replayed.tool_calls += 1;
         if (d.link.id !== null) calls.add(d.link.id);
-      } else if (d.link?.id != null && calls.has(d.link.id)) {
-        replayed.tool_results += 1;
+      } else if (d.link?.id != null) {
+        outputs.push(d.link.id);
       }
       if (isEligible(d.output)) {
         elidableBytes += d.output.bytes;
@@ -213,6 +215,7 @@ export class RolloutScanner {
       item.elidable_bytes = elidableBytes;
       item.elidable_parts = parts;
     }
+    for (const id of outputs) if (calls.has(id)) replayed.tool_results += 1;
     if (replayed.tool_calls + replayed.tool_results > 0) item.replayed = replayed;
     this.items.push(item);
   }

@@ -169,9 +169,16 @@ describe('provider-codex parse: compacted windows', () => {
     const older = b.nextLine;
     b.compacted([item.user('a'), item.functionCall('c1', 'exec_command', { cmd: 'ls' }), item.functionOutput('c1', 'x')]);
     const newest = b.nextLine;
-    b.compacted([item.user('a'), item.functionOutput('c_orphan', 'dropped by the client'), item.functionCall('c2', 'exec_command', { cmd: 'ls' }), item.functionOutput('c2', 'y')]);
+    b.compacted([
+      item.user('a'),
+      item.functionOutput('c_orphan', 'dropped by the client'),
+      item.functionOutput('c3', 'its call comes later; the client pairs them anyway'),
+      item.functionCall('c2', 'exec_command', { cmd: 'ls' }),
+      item.functionOutput('c2', 'y'),
+      item.functionCall('c3', 'exec_command', { cmd: 'pwd' }),
+    ]);
     const t = await run(write(b));
-    expect(t.items[newest]!.replayed).toEqual({ tool_calls: 1, tool_results: 1 });
+    expect(t.items[newest]!.replayed).toEqual({ tool_calls: 2, tool_results: 2 });
     expect(t.items[older]!.replayed).toBeUndefined();
   });
 
