@@ -40,7 +40,9 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, 
   const receipts = (await listReceipts(vaultLayout(env)).catch(() => [] as OperationReceipt[])).filter((r) => r.completed);
   const found = new Map<string, Publication>();
   if (receipts.length === 0) return found;
-  const events = (await readEvents({ env }).catch(() => ({ events: [] }))).events;
+  // Receipts keep the projection; the events log (up to 16 MiB) is read only for older receipts.
+  const olderReceipts = receipts.some((r) => r.kind === 'compact' && r.context_tokens_after === undefined);
+  const events = olderReceipts ? (await readEvents({ env }).catch(() => ({ events: [] }))).events : [];
   const projected = new Map(events.filter((e) => e.outcome === 'applied' && e.snapshot_after_sha256).map((e) => [e.snapshot_after_sha256!, e.context_tokens_after]));
   // A fork or a restore made from a compaction's output (or from a copy of one) holds the same
   // records, stale report included: each is tied to the compaction its bytes came from.
@@ -55,8 +57,7 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, 
   };
   for (const receipt of receipts) {
     const compact = compactionOf(receipt);
-    // The events log first: a receipt is a file people can edit, the log's line was written by the apply.
-    const compaction = compact ? { receipt: compact, projectedContext: projected.get(compact.output_manifest_sha256) ?? compact.context_tokens_after ?? null } : null;
+    const compaction = compact ? { receipt: compact, projectedContext: compact.context_tokens_after ?? projected.get(compact.output_manifest_sha256) ?? null } : null;
     found.set(canonical(receipt.path), { receipt, compaction });
   }
   return found;
