@@ -71,6 +71,20 @@ export function untouchedPublication(found: Map<string, Publication>, path: stri
   return sha256 === undefined || sha256 === publication.receipt.output_sha256 ? publication : null;
 }
 
+/**
+ * The projection that stands in for a compaction output's stale report, or null when none is kept.
+ * A compaction only shrinks the context: a projection above the report it replaces is not one.
+ */
+export function countedProjection(compaction: CompactionOutput, reported: number | null): number | null {
+  const projection = compaction.projectedContext;
+  return projection !== null && (reported === null || projection <= reported) ? projection : null;
+}
+
+/**
+ * How a compaction output's stale report was replaced: by its projection, or (without a kept one)
+ * by the records' own estimate, which leaves out the system prompt and tools and so reads low.
+ */
+export type StaleReport = 'projected' | 'estimated';
 
 /** What a parsed session is once gobstopper's own publications are told apart. */
 export interface PublicationView {
@@ -78,19 +92,16 @@ export interface PublicationView {
   active: boolean;
   /** The usage to count: a compaction's output nobody has resumed carries its source's last report. */
   usage: UsageSample;
-  /** The usage's context is the compaction's projection, not a client's report. */
-  projected: boolean;
+  /** Set when `usage` is not the file's report, and how it was replaced. */
+  staleReport: StaleReport | null;
 }
 
 export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean, file: { path: string; bytes: number; sha256: string; usage: UsageSample }): Promise<PublicationView> {
   const publication = untouchedPublication(await publications(env), file.path, file.bytes, file.sha256);
   const active = recent && publication === null;
   const compaction = publication?.compaction;
-  if (!compaction || file.usage.context_state !== 'reported' || file.usage.context_reason != null) return { active, usage: file.usage, projected: false };
-  // Without a kept projection (a receipt from before they were kept, and no events log) the report
-  // is set aside and the records' own estimate counts.
-  // A compaction only shrinks the context: a projection above the report it replaces is not one.
-  const projection = compaction.projectedContext;
-  if (projection === null || projection > file.usage.context_tokens) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, projected: false };
-  return { active, usage: { ...file.usage, context_tokens: projection, context_components: null }, projected: true };
+  if (!compaction || file.usage.context_state !== 'reported' || file.usage.context_reason != null) return { active, usage: file.usage, staleReport: null };
+  const projection = countedProjection(compaction, file.usage.context_tokens);
+  if (projection === null) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, staleReport: 'estimated' };
+  return { active, usage: { ...file.usage, context_tokens: projection, context_components: null }, staleReport: 'projected' };
 }

@@ -423,7 +423,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     requireReadableContext({ ...read, session: { ...read.session, path: target.path } });
     const view = await viewOfPublication(runtime.env, isActive(frozen.mtimeMs), { path: target.path, bytes: read.bytes, sha256: read.source_sha256, usage: read.usage });
     const transcript = view.usage === read.usage ? read : { ...read, usage: view.usage };
-    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: view.active };
+    const parsed: ParsedSession = { session: transcript.session, provider, transcript, active: view.active, staleReport: view.staleReport };
     // When the parse's findings are not complete, the provider verifies in its own process while
     // this one resolves the policy.
     const sourceVerify = sourceFindings(provider, transcript, copy);
@@ -541,7 +541,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         source_sha256: frozen.sha256,
         transcript,
         context_tokens: before,
-        token_basis: view.projected ? 'projected' : reportedContext(transcript.usage) === null ? 'estimated' : 'reported',
+        token_basis: view.staleReport === 'projected' ? 'projected' : reportedContext(transcript.usage) === null ? 'estimated' : 'reported',
         effective_trigger_tokens: policy.effective_trigger_tokens,
         floor_tokens: policy.floor_tokens,
         keep_recent_tool_outputs: policy.keep_recent_tool_outputs,

@@ -12,7 +12,7 @@ import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
-import { viewOfPublication } from '../publish/publications.js';
+import { viewOfPublication, type StaleReport } from '../publish/publications.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
@@ -36,6 +36,8 @@ export interface ParsedSession {
   provider: ProviderClient;
   transcript: T.Transcript;
   active: boolean;
+  /** Set when the transcript's usage is not the file's own report (see publications.ts). */
+  staleReport?: StaleReport | null;
 }
 
 export interface PlannedSession extends ParsedSession {
@@ -53,7 +55,7 @@ export async function parseSession(runtime: Runtime, selector: string, onResolve
   const view = await viewOfPublication(runtime.env, isActive(mtime), { path: transcript.session.path, bytes: transcript.bytes, sha256: transcript.source_sha256, usage: transcript.usage });
   // The items array stays the parse's own object: it is what the plugin channel names by reference.
   const seen = view.usage === transcript.usage ? transcript : { ...transcript, usage: view.usage };
-  return { session: transcript.session, provider, transcript: seen, active: view.active };
+  return { session: transcript.session, provider, transcript: seen, active: view.active, staleReport: view.staleReport };
 }
 
 export function policyFlags(options: PlanOptions): PolicyFlags {

@@ -52,10 +52,13 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
  * same snapshot, so the digest names exactly one. Returned unchanged when nothing archived has it.
  */
 export async function snapshotIdFor(layout: VaultLayout, sha: string): Promise<string> {
-  const ids = await listManifestIds(layout);
-  if (ids.includes(sha)) return sha;
-  const entry = (await readIndex(layout).catch(() => [] as VaultEntry[])).find((e) => e.source_sha256 === sha);
-  return entry?.sha256 ?? sha;
+  if ((await listManifestIds(layout)).includes(sha)) return sha;
+  return (await snapshotOfSource(layout, sha)) ?? sha;
+}
+
+/** The snapshot whose archived source hashes to `sha`; a damaged index fails closed, as every read of it does. */
+async function snapshotOfSource(layout: VaultLayout, sha: string): Promise<string | null> {
+  return (await readIndex(layout)).find((e) => e.source_sha256 === sha)?.sha256 ?? null;
 }
 
 /** A unique snapshot for a 1–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
@@ -66,8 +69,8 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
   if (matches.length === 0 && prefix.length === 64) {
-    const id = await snapshotIdFor(layout, prefix);
-    if (id !== prefix) return id;
+    const id = await snapshotOfSource(layout, prefix);
+    if (id !== null) return id;
   }
   if (matches.length === 0) throw snapshotNotFound(prefix);
   if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`);

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
-import { publications, untouchedPublication, type Publication } from '../../publish/publications.js';
+import { countedProjection, publications, untouchedPublication, type Publication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -57,9 +57,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // A compaction nobody has resumed still carries its source's last usage report: show what plan counts.
     const projected = (r: DetectRow) => {
       const compaction = untouched.get(r)?.compaction;
-      const projection = compaction?.projectedContext ?? null;
-      // As plan counts it: a projection above the report it replaces is not one.
-      return r.context_basis === 'reported' && projection !== null && (r.context_tokens === null || projection <= r.context_tokens) ? projection : null;
+      return compaction && r.context_basis === 'reported' ? countedProjection(compaction, r.context_tokens) : null;
     };
     const table = this.sayTable(
       [

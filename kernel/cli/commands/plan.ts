@@ -6,7 +6,6 @@ import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { formatCount } from '../render/formats.js';
-import { publications, untouchedPublication } from '../../publish/publications.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
@@ -36,12 +35,12 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
       if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
       else this.say(noPlanLine(outcome));
-      const compaction = untouchedPublication(await publications(process.env), session.path, session.bytes)?.compaction;
-      if (compaction) {
+      // Told by the parse (no second read of the receipts): how this compaction's stale report was replaced.
+      if (planned.staleReport) {
         const counted =
-          compaction.projectedContext === null
+          planned.staleReport === 'estimated'
             ? "so the records' own estimate is counted instead"
-            : `so its plan's projection (~${formatCount(compaction.projectedContext)} tokens) is counted instead`;
+            : `so its plan's projection (~${formatCount(planned.transcript.usage.context_tokens)} tokens) is counted instead`;
         this.say(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
       }
       // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.

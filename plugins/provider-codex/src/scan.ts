@@ -181,9 +181,8 @@ export class RolloutScanner {
     let elidableBytes = 0;
     let parts = 0;
     // The client sends each call and output of the history as its own item, as if it had just
-    // happened: a prediction of what it sends counts them.
-    // An output whose call is nowhere in the history is dropped by the client, so it is not counted
-    // (the client pairs them across the whole history, in any order).
+    // happened, so a prediction of what it sends counts them; an output whose call is nowhere in the
+    // history (the client pairs them across it, in any order) is dropped, and not counted.
     const replayed = { tool_calls: 0, tool_results: 0 };
     const calls = new Set<string>();
     const outputs: string[] = [];
