@@ -162,6 +162,10 @@ describe('vault commands (built CLI)', () => {
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
     expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });
     expect((await cli('events')).stdout).toContain('~3,000 tokens reclaimed');
+    // --limit 0 keeps the counts and lists no event; --tail, its first name, still works.
+    for (const flag of ['--limit', '--tail']) {
+      expect(await json<{ total_events: number; events: unknown[] }>(V.validateEventsCommandOutput, 'events', flag, '0')).toMatchObject({ total_events: 1, events: [] });
+    }
   });
 
   it('events fails with a clear error when the log cannot be read, and changes nothing', async () => {

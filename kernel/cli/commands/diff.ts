@@ -16,8 +16,8 @@ export default class Diff extends BaseCommand<DiffResult> {
     'Snapshot ids may be unique hex prefixes.';
   static override examples = ['<%= config.bin %> diff 3f9c0a5e 8b21d7c0', '<%= config.bin %> diff 3f9c0a5e 8b21d7c0 --json'];
   static override args = {
-    a: Args.string({ description: 'older snapshot id or prefix', required: true }),
-    b: Args.string({ description: 'newer snapshot id or prefix', required: true }),
+    a: Args.string({ description: 'Older snapshot id or prefix.', required: true }),
+    b: Args.string({ description: 'Newer snapshot id or prefix.', required: true }),
   };
 
   async run(): Promise<DiffResult> {

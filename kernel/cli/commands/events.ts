@@ -23,9 +23,10 @@ export default class Events extends BaseCommand<EventsResult> {
     '(an estimate from context sizes, not billing), and the newest events. The log holds numbers, codes and digests only.';
   static override examples = ['<%= config.bin %> events', '<%= config.bin %> events --since 24h', '<%= config.bin %> events --since 2026-01-31T00:00:00Z --json'];
   static override flags = {
-    since: Flags.string({ description: 'window start: a duration (90s, 30m, 24h, 7d) or an ISO time' }),
-    tail: Flags.integer({ description: 'newest events to list', default: 20, min: 0, max: 100_000 }),
-    session: Flags.string({ description: 'only sessions whose id starts with this' }),
+    since: Flags.string({ description: 'Window start: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
+    // --tail was its first name; --limit is what the other listing commands call it.
+    limit: Flags.integer({ description: 'Newest events to list (0 lists none, only the counts).', aliases: ['tail'], default: 20, min: 0, max: 100_000 }),
+    session: Flags.string({ description: 'Only sessions whose id starts with this.' }),
   };
 
   async run(): Promise<EventsResult> {
@@ -37,7 +38,7 @@ export default class Events extends BaseCommand<EventsResult> {
     // Planning goes on past a broken log (it only tunes the trigger); a readout of it cannot.
     const bad = log.unreadable[0];
     if (bad) throw new GobstopperError('events_log_unreadable', `cannot read the events log ${bad.file}: ${bad.reason}`, { details: { file: bad.file } });
-    const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.tail, session: flags.session });
+    const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.limit, session: flags.session });
     if (s.total_events === 0) {
       const of = flags.session === undefined ? '' : ` of sessions matching '${flags.session}'`;
       this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);

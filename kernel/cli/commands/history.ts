@@ -14,7 +14,7 @@ export default class History extends BaseCommand<HistoryResult> {
     'A prefix that matches several sessions is an error that lists them.';
   static override examples = ['<%= config.bin %> history 0199a2f1', '<%= config.bin %> history ~/.codex/sessions/2026/01/31/rollout-….jsonl --json'];
   static override args = {
-    session: Args.string({ description: 'session-id prefix or transcript path', required: true }),
+    session: Args.string({ description: 'Session-id prefix or transcript path.', required: true }),
   };
 
   async run(): Promise<HistoryResult> {

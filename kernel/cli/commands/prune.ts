@@ -16,8 +16,8 @@ export default class Prune extends BaseCommand<PruneResult> {
     'Every manifest is validated first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
   static override flags = {
-    keep: Flags.integer({ description: 'archived states to keep per stream', default: DEFAULT_PRUNE_KEEP }),
-    apply: Flags.boolean({ description: 'actually delete (otherwise only report)', default: false }),
+    keep: Flags.integer({ description: 'Archived states to keep per stream.', default: DEFAULT_PRUNE_KEEP }),
+    apply: Flags.boolean({ description: 'Actually delete (otherwise only report).', default: false }),
   };
 
   async run(): Promise<PruneResult> {

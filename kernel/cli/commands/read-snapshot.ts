@@ -21,9 +21,9 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     sha: Args.string({ description: "full 64-hex snapshot id (or a receipt's snapshot_sha256, the archived source's digest)", required: true }),
   };
   static override flags = {
-    record: Flags.integer({ description: 'record index, from 0', required: true }),
-    offset: Flags.integer({ description: 'byte offset in the record (a UTF-8 character boundary)', default: 0 }),
-    'max-bytes': Flags.integer({ description: `page size in bytes (${MIN_PAGE_BYTES}-${MAX_PAGE_BYTES})`, default: DEFAULT_PAGE_BYTES }),
+    record: Flags.integer({ description: 'Record index, from 0.', required: true }),
+    offset: Flags.integer({ description: 'Byte offset in the record (a UTF-8 character boundary).', default: 0 }),
+    'max-bytes': Flags.integer({ description: `Page size in bytes (${MIN_PAGE_BYTES}-${MAX_PAGE_BYTES}).`, default: DEFAULT_PAGE_BYTES }),
   };
 
   async run(): Promise<ReadSnapshotResult> {

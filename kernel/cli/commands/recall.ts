@@ -36,9 +36,9 @@ export default class Recall extends BaseCommand<RecallResult> {
     'A card archived in several states of a session is listed once, from its newest snapshot.';
   static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json'];
   static override flags = {
-    query: Flags.string({ description: 'words to rank cards by (case-insensitive)' }),
-    limit: Flags.integer({ description: `cards to show (1-${MAX_RECALL_LIMIT})`, default: DEFAULT_RECALL_LIMIT }),
-    session: Flags.string({ description: 'only sessions whose id starts with this' }),
+    query: Flags.string({ description: 'Words to rank cards by (case-insensitive).' }),
+    limit: Flags.integer({ description: `Cards to show (1-${MAX_RECALL_LIMIT}).`, default: DEFAULT_RECALL_LIMIT }),
+    session: Flags.string({ description: 'Only sessions whose id starts with this.' }),
   };
 
   async run(): Promise<RecallResult> {

@@ -21,8 +21,8 @@ export default class SearchSnapshot extends BaseCommand<SearchSnapshotResult> {
     sha: Args.string({ description: "full 64-hex snapshot id (or a receipt's snapshot_sha256, the archived source's digest)", required: true }),
   };
   static override flags = {
-    query: Flags.string({ description: 'literal to find (1-1024 UTF-8 bytes, case-sensitive)', required: true }),
-    limit: Flags.integer({ description: `matching records to list (1-${MAX_SEARCH_RESULTS})`, default: DEFAULT_SEARCH_RESULTS }),
+    query: Flags.string({ description: 'Literal to find (1-1024 UTF-8 bytes, case-sensitive).', required: true }),
+    limit: Flags.integer({ description: `Matching records to list (1-${MAX_SEARCH_RESULTS}).`, default: DEFAULT_SEARCH_RESULTS }),
   };
 
   async run(): Promise<SearchSnapshotResult> {

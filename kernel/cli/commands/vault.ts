@@ -14,7 +14,7 @@ export default class Vault extends BaseCommand<VaultResult> {
     'Give a session-id prefix or a transcript path to list only that session. The ids shown are prefixes, which show and diff take; search-snapshot and read-snapshot need the full id, which --json prints (and gobstopper history, where the terminal is wide enough).';
   static override examples = ['<%= config.bin %> vault', '<%= config.bin %> vault 0199a2f1', '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json'];
   static override args = {
-    session: Args.string({ description: 'session-id prefix or transcript path', required: false }),
+    session: Args.string({ description: 'Session-id prefix or transcript path.', required: false }),
   };
 
   async run(): Promise<VaultResult> {

@@ -9,7 +9,7 @@ export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult>
   static override description = 'Drops the pin first, so the bundle is never used again, then deletes its files. Built-in bundles cannot be removed; install a bundle providing the same ids to replace one.';
   static override examples = ['<%= config.bin %> <%= command.id %> keep-last-python', '<%= config.bin %> <%= command.id %> keep-last-python@0.1.0 --json'];
   static override args = {
-    plugin: Args.string({ description: 'id or id@version of an installed bundle.', required: true }),
+    plugin: Args.string({ description: 'Id or id@version of an installed bundle.', required: true }),
   };
 
   async run(): Promise<PluginRemoveCommandResult> {
