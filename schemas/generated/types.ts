@@ -1608,6 +1608,10 @@ export interface PluginListEntry {
     message: string;
   } | null;
   /**
+   * id@version of a newer installed version of this bundle: with several installed, the newest is the one used and the others are not run.
+   */
+  superseded_by: string | null;
+  /**
    * Ids of this built-in served by another bundle instead.
    */
   shadowed: {

@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
-import { runJson } from '../helpers/cli.js';
+import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -29,6 +30,34 @@ describe('built-ins are replaceable bundles', () => {
     // Applying through the replacement goes through the same validation and publication.
     const applied = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env);
     expect(applied.json.status).toBe('applied');
+  });
+
+  it('with two versions installed, the newest is the one used, and plugin list says so', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
+    const source = join(root, 'examples', 'plugins', 'elide-python');
+    const newer = join(home.root, 'elide-python-0.2.0');
+    cpSync(source, newer, { recursive: true });
+    const main = readFileSync(join(newer, 'main.py'), 'utf8').replace('Plugin("elide-python", "0.1.0")', 'Plugin("elide-python", "0.2.0")');
+    writeFileSync(join(newer, 'main.py'), main);
+    const manifest = JSON.parse(readFileSync(join(newer, 'gobstopper-plugin.json'), 'utf8'));
+    manifest.version = '0.2.0';
+    manifest.files['main.py'] = createHash('sha256').update(main).digest('hex');
+    writeFileSync(join(newer, 'gobstopper-plugin.json'), JSON.stringify(manifest, null, 2));
+    // Installed newest first, so the order of installation cannot be what picks.
+    expect((await runJson(['plugin', 'add', newer], home.env)).code).toBe(0);
+    expect((await runJson(['plugin', 'add', source], home.env)).code).toBe(0);
+    const list = await runJson(['plugin', 'list'], home.env);
+    const bundles = list.json.bundles as { id: string; version: string; source: string; superseded_by: string | null; shadowed: { provided_id: string; by: string }[] }[];
+    expect(bundles.find((b) => b.source === 'builtin' && b.shadowed.length > 0)?.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.2.0' }]);
+    expect(bundles.filter((b) => b.id === 'elide-python').map((b) => [b.version, b.superseded_by])).toEqual(
+      expect.arrayContaining([
+        ['0.1.0', 'elide-python@0.2.0'],
+        ['0.2.0', null],
+      ]),
+    );
+    const human = await runCli(['plugin', 'list'], home.env);
+    expect(human.stdout).toContain('strategy elide is served by elide-python@0.2.0 instead');
+    expect(human.stdout).toContain('elide-python 0.1.0: not used; elide-python@0.2.0 is the newest installed version');
   });
 
   it('a scorer bundle in Python, selected by configuration, changes what scored elides', async () => {

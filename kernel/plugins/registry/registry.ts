@@ -155,12 +155,15 @@ export class PluginRegistry {
 
   /** Built-in ids that an installed or config-pinned bundle takes over. */
   shadowing(): Shadowing[] {
-    const overriding = [...this.configured(), ...this.installed()];
+    const configured = this.configured();
+    const installed = newestFirst(this.installed());
     const result: Shadowing[] = [];
     for (const builtin of this.builtins().refs) {
       for (const kind of ['provider', 'strategy', 'scorer'] as const) {
         for (const providedId of providedIds(builtin.provides, kind)) {
-          const by = overriding.find((r) => providedIds(r.provides, kind).includes(providedId));
+          // The bundle resolve() would run: a config pin first, then the newest installed version.
+          const serves = (r: BundleRef) => providedIds(r.provides, kind).includes(providedId);
+          const by = configured.find(serves) ?? installed.find(serves);
           if (by) result.push({ kind, provided_id: providedId, builtin, by });
         }
       }

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import semver from 'semver';
 import { join } from 'node:path';
 import type { PluginListCommandResult, PluginListEntry } from '../../../schemas/generated/types.js';
 import { isGobstopperError } from '../../errors.js';
@@ -12,7 +13,7 @@ export function listBundles(registry: PluginRegistry): PluginListCommandResult {
   const { refs, broken } = registry.builtins();
   for (const ref of refs) {
     const shadowed = shadowing.filter((s) => s.builtin.root === ref.root).map((s) => ({ kind: s.kind, provided_id: s.provided_id, by: bundleLabel(s.by) }));
-    bundles.push({ ...entry(registry, ref), shadowed });
+    bundles.push({ ...entry(registry, ref), shadowed, superseded_by: null });
   }
   for (const { root, error } of broken) {
     bundles.push({
@@ -26,15 +27,24 @@ export function listBundles(registry: PluginRegistry): PluginListCommandResult {
       manifest_sha256: null,
       error: { code: error.code, message: error.message },
       shadowed: [],
+      superseded_by: null,
     });
   }
   const installed = registry.installed();
-  for (const ref of installed) bundles.push({ ...entry(registry, ref), shadowed: [] });
+  const used = new Map<string, BundleRef>();
+  for (const ref of installed) {
+    const newest = used.get(ref.id);
+    if (!newest || semver.gt(ref.version, newest.version)) used.set(ref.id, ref);
+  }
+  for (const ref of installed) {
+    const newest = used.get(ref.id)!;
+    bundles.push({ ...entry(registry, ref), shadowed: [], superseded_by: newest === ref ? null : bundleLabel(newest) });
+  }
   bundles.push(...unpinnedDirectories(registry, installed));
   return { builtin_dir: registry.builtinDir, installed_dir: registry.installedDir, bundles };
 }
 
-function entry(registry: PluginRegistry, ref: BundleRef): Omit<PluginListEntry, 'shadowed'> {
+function entry(registry: PluginRegistry, ref: BundleRef): Omit<PluginListEntry, 'shadowed' | 'superseded_by'> {
   const base = { id: ref.id, version: ref.version, source: ref.source as 'builtin' | 'installed', path: ref.root, provides: ref.provides, capabilities: ref.capabilities };
   if (ref.source === 'installed' && !existsSync(ref.root)) {
     return { ...base, status: 'missing', manifest_sha256: ref.pinnedSha256, error: { code: 'bundle_missing', message: `the files of ${bundleLabel(ref)} are gone from ${ref.root}` } };
@@ -75,6 +85,7 @@ function unpinnedDirectories(registry: PluginRegistry, installed: BundleRef[]): 
         manifest_sha256: null,
         error: { code: 'bundle_unpinned', message: `${root} has no pin and is not used; add it again with \`gobstopper plugin add\` or remove it` },
         shadowed: [],
+        superseded_by: null,
       });
     }
   }
