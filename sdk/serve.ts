@@ -4,6 +4,7 @@
  * Handlers must treat their params as read-only: a large `items` array is kept between calls and
  * handed to every later call for the same transcript (the `items_ref` feature, items-cache.ts).
  */
+import { Console } from 'node:console';
 import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
 import { ItemsAhead, ItemsCache } from './items-cache.js';
@@ -214,7 +215,18 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
  * Serve on this process's stdin/stdout until the host says exit or closes stdin. Replies still
  * being computed when stdin closes are finished and flushed first (a piped one-shot call works).
  */
+/**
+ * stdout belongs to the protocol: a console.log left in a handler would be a line that is not
+ * JSON-RPC, and the host kills a plugin for that. The console methods that print to stdout print to
+ * stderr instead, where the host keeps what a plugin says to explain a failure.
+ */
+function keepConsoleOffStdout(): void {
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const method of ['log', 'info', 'debug', 'dir', 'dirxml', 'table'] as const) console[method] = toStderr[method].bind(toStderr);
+}
+
 export function servePlugin(def: PluginDefinition): MessageConnection {
+  keepConsoleOffStdout();
   const connection = createMessageConnection(new NdjsonMessageReader(process.stdin, { dropBrokenOffers: true, keepOfferText: false }), new NdjsonMessageWriter(process.stdout));
   let exiting = false;
   const exitWhenIdle = () => {

@@ -88,7 +88,11 @@ export abstract class BaseCommand<TResult> extends Command {
       return;
     }
     process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.details)}`) + '\n');
-    if (process.env.GOBSTOPPER_DEBUG && error.stack) process.stderr.write(error.stack + '\n');
+    if (process.env.GOBSTOPPER_DEBUG) {
+      if (error.stack) process.stderr.write(error.stack + '\n');
+      const pluginStderr = (error as { stderrText?: unknown }).stderrText;
+      if (typeof pluginStderr === 'string' && pluginStderr.length > 0) process.stderr.write(`--- the plugin's stderr (the last ${pluginStderr.length} characters kept) ---\n${pluginStderr}${pluginStderr.endsWith('\n') ? '' : '\n'}`);
+    }
   }
 }
 

@@ -81,6 +81,10 @@ describe('built-ins are replaceable bundles', () => {
     expect(r.json.error.message).toContain('plugin dying-scorer');
     expect(r.json.error.message).toContain('scorer giving up on purpose');
     expect(r.json.error.details).toMatchObject({ plugin_id: 'dying-scorer' });
+    // GOBSTOPPER_DEBUG shows all the plugin's stderr that was kept, not just the tail in the message.
+    const debug = await runCli(['plan', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_DEBUG: '1' } });
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/--- the plugin's stderr \(the last \d+ characters kept\) ---\nscorer giving up on purpose\n/);
   });
 
   it('naming a scorer nobody provides is an error, not a silent fallback', async () => {

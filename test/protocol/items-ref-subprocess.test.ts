@@ -12,7 +12,7 @@ import { spawnPluginProcess } from '../../kernel/plugins/process/plugin-process.
 import type { StrategyProposeResult } from '../../schemas/generated/types.js';
 import { Methods } from '../../sdk/protocol.js';
 import { serializeMessage } from '../../sdk/transport/ndjson.js';
-import { buildBuiltinBundle, fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { buildBuiltinBundle, buildSdkFixtureBundle, fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 
 interface Sent {
@@ -71,6 +71,19 @@ describe('items_ref over real plugin processes', () => {
     expect(started.sent.map(itemFields)).toEqual([['items', 'items_id'], ['items_ref'], ['items_ref']]);
     expect(started.sent[0]!.bytes).toBeGreaterThan(100_000);
     for (const byRef of started.sent.slice(1)) expect(byRef.bytes).toBeLessThan(2_000);
+  });
+
+  it('a TypeScript SDK plugin that logs to the console keeps working: the SDK sends console output to stderr', async () => {
+    const root = await buildSdkFixtureBundle(join(dir.path, 'chatty'), 'chatty-sdk-strategy.ts', { id: 'chatty' });
+    const bundle = admitBundle(root);
+    const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 8192 });
+    const connected = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
+    running.push(connected);
+    const result = await connected.channel.request<StrategyProposeResult>(Methods.strategyPropose, proposeParams('fixture_strategy', syntheticItems(10)));
+    expect(result).toEqual({ edits: [], rationale: 'logged and proposed nothing' });
+    const stderr = child.stderr.contents().toString('utf8');
+    expect(stderr).toContain('console.log from the handler 40');
+    expect(stderr).toContain('console.info from the handler');
   });
 
   it('a Python SDK bundle, which does not list items_ref, gets the items whole every time', async () => {

@@ -90,6 +90,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
     terminate,
     exited,
     stderrTail: () => stderr.tail(),
+    stderrText: () => stderr.contents().toString('utf8'),
   };
   return { pid, stderr, transport };
 }

@@ -40,14 +40,30 @@ export class StderrRing {
     return Buffer.concat([this.buffer.subarray(this.start), this.buffer.subarray(0, (this.start + this.length) % this.capacity)]);
   }
 
-  /** The last few non-empty lines as one line, control characters removed, at most maxChars. */
+  /**
+   * The last few informative lines as one line, control characters removed, at most maxChars.
+   * Runtimes end a crash with lines that say nothing about it (Node's stack frames, its version
+   * banner, the braces of an error's fields), so those are skipped, and the last line that names
+   * an error leads even when more lines followed it.
+   */
   tail(maxLines = 3, maxChars = 400): string {
     const text = this.contents().toString('utf8');
     const lines = text
       .split(/\r?\n/)
       .map((l) => l.replace(/[\u0000-\u001f\u007f]/g, ' ').trim())
-      .filter((l) => l.length > 0);
-    const joined = lines.slice(-maxLines).join(' | ');
-    return joined.length > maxChars ? `…${joined.slice(joined.length - maxChars + 1)}` : joined;
+      .filter((l) => l.length > 0 && !UNINFORMATIVE.test(l));
+    const last = lines.slice(-maxLines);
+    let headline: string | undefined;
+    for (let i = lines.length - 1; i >= 0 && headline === undefined; i -= 1) if (NAMES_AN_ERROR.test(lines[i]!)) headline = lines[i];
+    const chosen = headline === undefined || last.includes(headline) ? last : [headline, ...last.slice(-(maxLines - 1))];
+    const joined = chosen.join(' | ');
+    if (joined.length <= maxChars) return joined;
+    // Cut from the end when an error line leads (it is the part worth reading), else keep the end.
+    return headline !== undefined && chosen[0] === headline ? `${joined.slice(0, maxChars - 1)}…` : `…${joined.slice(joined.length - maxChars + 1)}`;
   }
 }
+
+/** Stack frames, Node's version banner, a lone brace or caret line. */
+const UNINFORMATIVE = /^(?:at\s.+|Node\.js v\d[\w.-]*|[{}[\]]+,?|\^+)$/;
+/** "TypeError: …", "Error [ERR_X]: …", "ValueError: …", "error: …", "panicked at …", "fatal: …". */
+const NAMES_AN_ERROR = /\b\w*(?:error|exception)\b|\bpanicked\b|\bfatal:/i;

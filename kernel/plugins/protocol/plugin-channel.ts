@@ -42,6 +42,8 @@ export interface ChannelTransport {
   exited?: Promise<PeerExit>;
   /** A short tail of the peer's stderr, for error messages. */
   stderrTail?(): string;
+  /** All of the peer's stderr that is kept, for GOBSTOPPER_DEBUG. */
+  stderrText?(): string;
 }
 
 export interface ChannelOptions {
@@ -521,7 +523,7 @@ export class PluginChannel {
     // traceback its SDK printed) would only bury that. Deaths and kills keep the tail: it is often
     // the only clue.
     const stderrTail = code === 'plugin_error' ? undefined : this.transport.stderrTail?.();
-    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail });
+    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail, stderrText: this.transport.stderrText?.() });
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */

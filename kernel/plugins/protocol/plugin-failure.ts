@@ -22,6 +22,8 @@ export interface PluginFailureInit {
   /** What went wrong, as the rest of a sentence that starts with "plugin <id> ". */
   reason: string;
   stderrTail?: string;
+  /** Everything of the plugin's stderr that was kept: shown only under GOBSTOPPER_DEBUG. */
+  stderrText?: string;
   /** JSON pointer of a schema violation. */
   pointer?: string;
   /** The JSON-RPC error code the plugin answered with (plugin_error). */
@@ -38,6 +40,7 @@ export class PluginFailure extends GobstopperError {
   readonly pluginId: string;
   readonly method: string | undefined;
   readonly stderrTail: string;
+  readonly stderrText: string;
   readonly rpcCode: number | undefined;
   readonly rpcMessage: string | undefined;
 
@@ -56,6 +59,7 @@ export class PluginFailure extends GobstopperError {
     this.pluginId = init.pluginId;
     this.method = init.method;
     this.stderrTail = tail;
+    this.stderrText = init.stderrText ?? '';
     this.rpcCode = init.rpcCode;
     this.rpcMessage = init.rpcMessage;
   }

@@ -23,6 +23,37 @@ describe('StderrRing', () => {
     expect(long.tail(3, 50)).toHaveLength(50);
   });
 
+  it("leads with the line naming a crash's error, not Node's stack frames and version banner", () => {
+    const ring = new StderrRing(4096);
+    ring.push(
+      Buffer.from(
+        [
+          'node:internal/modules/esm/resolve:854',
+          '  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);',
+          '        ^',
+          '',
+          "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'gobstopper' imported from /b/main.mjs",
+          '    at packageResolve (node:internal/modules/esm/resolve:854:9)',
+          '    at moduleResolve (node:internal/modules/esm/resolve:927:18)',
+          '{',
+          "  code: 'ERR_MODULE_NOT_FOUND'",
+          '}',
+          '',
+          'Node.js v20.20.2',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect(ring.tail()).toBe(
+      "throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null); | Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'gobstopper' imported from /b/main.mjs | code: 'ERR_MODULE_NOT_FOUND'",
+    );
+    // An error line followed by more output than the tail keeps still leads.
+    const chatty = new StderrRing(4096);
+    chatty.push(Buffer.from('TypeError: x is not a function\ncleanup 1\ncleanup 2\ncleanup 3\n'));
+    expect(chatty.tail()).toBe('TypeError: x is not a function | cleanup 2 | cleanup 3');
+    expect(chatty.tail(3, 20)).toBe('TypeError: x is not…');
+  });
+
   it('keeps nothing with capacity 0', () => {
     const ring = new StderrRing(0);
     ring.push(Buffer.from('ignored'));
