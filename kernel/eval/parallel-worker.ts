@@ -22,6 +22,10 @@ async function main(): Promise<void> {
   const mod = (await import(pathToFileURL(modulePath).href)) as Partial<JobModule>;
   if (typeof mod.runJob !== 'function') throw new Error(`${modulePath} does not export runJob(job)`);
   const runJob = mod.runJob;
+  // The parent is gone (stopped by a signal it could not pass on, or killed): nobody will read a
+  // result. Exiting runs the exit hooks, which take this worker's plugin groups and temporary
+  // copies with it; waiting for the job would leave them running on their own.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', (raw: unknown) => {
     const msg = raw as { type: string; seq?: number; job?: unknown };
     if (msg.type === 'stop') {

@@ -64,6 +64,25 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     expect(await until(() => processesWith(installed).length === 0, 5_000)).toBe(true);
   });
 
+  it('a bench stopped by a signal to its own process (not its group) leaves no worker or plugin behind', async () => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, 'hanging-bench'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
+    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
+    const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
+    // A supervisor stops the bench alone: its workers are not in the signal's way.
+    const child = spawn(process.execPath, [binPath, 'bench', '--all', '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: 'ignore', detached: true });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    expect(await until(() => processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+    const workers = processesWith('parallel-worker').filter((pid) => parentOf(pid) === child.pid);
+    expect(workers.length).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    const gone = (pid: number) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+    expect(await until(() => workers.every(gone) && processesWith(installed).length === 0, 10_000), 'a worker or its plugin outlived the bench').toBe(true);
+  });
+
   it('an interrupted eval leaves no private copy of the session in the temporary directory', async () => {
     home = demoHome();
     const bundle = fixturePluginBundle(join(home.root, 'hanging-eval'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
