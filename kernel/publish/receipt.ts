@@ -13,7 +13,7 @@ import { vaultDamaged } from '../vault/errors.js';
 import { ensureVault, type VaultLayout } from '../vault/layout.js';
 import { MAX_RECEIPT_BYTES } from '../vault/limits.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
-import { FileTooLargeError, fsyncDir, publishNewPrivateFile, readPrivateFile, replacePrivateFile, type WriteAll } from '../vault/private-fs.js';
+import { checkPrivateDir, FileTooLargeError, fsyncDir, publishNewPrivateFile, readPrivateFile, replacePrivateFile, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
 
 export type { OperationKind, OperationReceipt };
@@ -108,13 +108,9 @@ function parseReceipt(file: string, data: Buffer, operation: string): OperationR
 
 /** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
 export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
-  let names: string[];
-  try {
-    names = await readdir(layout.operations);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  // Never read receipts through a link: prune decides what to keep from them.
+  if (!(await checkPrivateDir(layout.operations))) return [];
+  const names = await readdir(layout.operations);
   const receipts: OperationReceipt[] = [];
   for (const name of names.sort()) {
     const match = /^([0-9a-f]{64})\.json$/.exec(name);

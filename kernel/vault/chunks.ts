@@ -2,10 +2,12 @@
  * Content-addressed chunk files `chunks/<sha256>`. A chunk that already exists is reused only after
  * its bytes compare equal to the new ones, so a damaged chunk is found when it would be relied on.
  */
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { vaultDamaged } from './errors.js';
 import { sha256Hex } from './manifest.js';
-import { openPrivateForRead, publishNewPrivateFile, readFully, writeAllDefault, type WriteAll } from './private-fs.js';
+import { checkPrivateFile, openPrivateForRead, publishNewPrivateFile, readFully, writeAllDefault, type WriteAll } from './private-fs.js';
 
 export function chunkPath(chunksDir: string, sha: string): string {
   return join(chunksDir, sha);
@@ -38,6 +40,23 @@ export async function readChunk(chunksDir: string, sha: string, length: number, 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Checks without reading it that a chunk is there as a private regular file of the size the
+ * manifest expects: what prune can afford for every chunk it keeps (content is checked on read).
+ */
+export async function checkChunkPresent(chunksDir: string, sha: string, length: number): Promise<void> {
+  const file = chunkPath(chunksDir, sha);
+  let stats: Stats;
+  try {
+    stats = await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw damagedChunk(file, 'chunk is missing');
+    throw error;
+  }
+  checkPrivateFile(file, stats);
+  if (stats.size !== length) throw damagedChunk(file, `chunk is ${stats.size} bytes, the manifest expects ${length}`);
 }
 
 /** Compares an existing chunk with `data`; null when there is no such chunk. */

@@ -1,9 +1,12 @@
 /**
  * `prune`: keep the newest N archived states of each (provider, path, session_id) stream plus every
- * snapshot a receipt or pin references, then remove what nothing references. Every manifest is
- * validated before anything changes, the index is rewritten before any file is unlinked (a crash
- * leaves only unreferenced files behind, never an index pointing at removed data), and the whole run
- * holds the vault exclusively so no snapshot in progress loses its chunks.
+ * snapshot a receipt or pin references, then remove the snapshots this prune dropped from the index
+ * and the chunks no remaining snapshot uses. A snapshot with no index line at all is never removed:
+ * its line may have been lost (a damaged index repaired by deleting the line, an index emptied by
+ * hand), and prune cannot tell that from one it is done with. Every manifest is validated and every
+ * kept chunk checked before anything changes, the index is rewritten before any file is unlinked (a
+ * crash leaves only unreferenced files behind, never an index pointing at removed data), and the
+ * whole run holds the vault exclusively so no snapshot in progress loses its chunks.
  */
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +18,8 @@ import { vaultDamaged } from './errors.js';
 import { readIndex, rewriteIndexLocked, withIndexLock } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { DEFAULT_PRUNE_KEEP } from './limits.js';
-import { loadManifest } from './manifest.js';
+import { checkChunkPresent } from './chunks.js';
+import { chunkLength, loadManifest } from './manifest.js';
 import { listPinnedManifests } from './pins.js';
 import { fsyncDir, isTempName } from './private-fs.js';
 import { listManifestIds } from './selectors.js';
@@ -54,7 +58,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
   const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
   const apply = request.apply ?? false;
   if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${keep}`);
-  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, dry_run: !apply, keep };
+  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, unindexed_kept: 0, dry_run: !apply, keep };
   if (!(await vaultExists(layout))) return empty;
 
   return withExclusiveCustody(layout, () =>
@@ -80,14 +84,20 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
 
       const liveManifests = new Set<string>(referenced);
       for (const entry of kept) liveManifests.add(entry.sha256);
+      const indexed = new Set(entries.map((e) => e.sha256));
 
       // Validate every stored manifest before deciding anything; a damaged one stops the prune.
       const stored = new Set(await listManifestIds(layout));
-      const liveChunks = new Set<string>();
+      const liveChunks = new Map<string, number>();
+      let unindexed = 0;
       for (const sha of stored) {
         const { manifest } = await loadManifest(layout, sha, env);
-        if (liveManifests.has(sha)) for (const chunk of manifest.chunks) liveChunks.add(chunk);
+        const keepsIt = liveManifests.has(sha) || !indexed.has(sha);
+        if (!liveManifests.has(sha) && !indexed.has(sha)) unindexed += 1;
+        if (keepsIt) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
       }
+      // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
+      for (const [chunk, length] of liveChunks) await checkChunkPresent(layout.chunks, chunk, length);
       for (const sha of liveManifests) {
         if (!stored.has(sha)) {
           const file = join(layout.manifests, sha);
@@ -97,7 +107,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
           throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
         }
       }
-      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha));
+      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha) && indexed.has(sha));
       const chunkNames = await listDir(layout.chunks);
       const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 
@@ -122,6 +132,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
         manifests_removed: deadManifests.length,
         chunks_removed: deadChunks.length,
         bytes_reclaimed: bytesReclaimed,
+        unindexed_kept: unindexed,
         dry_run: !apply,
         keep,
       };

@@ -58,7 +58,12 @@ interface Found {
   order: number;
 }
 
-export async function recallCards(layout: VaultLayout, request: RecallRequest = {}, env: NodeJS.ProcessEnv = process.env): Promise<RecallRow[]> {
+export async function recallCards(
+  layout: VaultLayout,
+  request: RecallRequest = {},
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => undefined,
+): Promise<RecallRow[]> {
   const { query, limit } = checkRequest(request);
   if (!(await vaultExists(layout))) return [];
   // Newest entry per snapshot labels it; newest snapshots are read first so a card repeated in
@@ -66,8 +71,13 @@ export async function recallCards(layout: VaultLayout, request: RecallRequest = 
   const newest = new Map<string, VaultEntry>();
   // A published fork's own bytes are retained too (without an index entry): its card is found the
   // moment apply has written it, not only once the fork is archived.
-  // Receipts only add the forks' own cards: a damaged one costs those, not the answer.
-  const published = (await listReceipts(layout).catch(() => [])).filter((r) => r.completed).map(publishedEntry);
+  // Receipts only add the forks' own cards: a damaged one costs those, not the answer, and the
+  // caller is told what is missing from it.
+  const receipts = await listReceipts(layout).catch((error: unknown) => {
+    warn(`${(error as Error).message}; the state cards of published forks are left out of this answer`);
+    return [];
+  });
+  const published = receipts.filter((r) => r.completed).map(publishedEntry);
   const entries = [...(await readIndex(layout)), ...published].sort((a, b) => a.ts - b.ts);
   for (const entry of entries.reverse()) {
     if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;

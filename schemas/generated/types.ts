@@ -1805,6 +1805,10 @@ export interface PruneCommandOutput {
   manifests_removed: number;
   chunks_removed: number;
   bytes_reclaimed: number;
+  /**
+   * Snapshots with no index line, kept: prune removes only snapshots whose line it drops itself, as a missing line may have been lost rather than pruned.
+   */
+  unindexed_kept: number;
   dry_run: boolean;
   keep: number;
 }

@@ -3,7 +3,7 @@
  * against a throwaway home whose vault holds synthetic sessions.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +157,10 @@ describe('vault commands (built CLI)', () => {
     const damaged = join(operations, `${'a'.repeat(64)}.json`);
     writeFileSync(damaged, '{"bogus":1}', { mode: 0o600 });
     expect(await json(V.validateRecallCommandOutput, 'recall', '--query', 'database')).toEqual(rows);
+    // …and says so, rather than answering as if nothing were missing.
+    const warned = await cli('recall', '--query', 'database');
+    expect(warned.stdout).toContain('goal: Fix the database connection');
+    expect(warned.stderr).toMatch(/^warning: .*aaaaaaaa.*the state cards of published forks are left out of this answer\n$/s);
     rmSync(damaged);
 
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
@@ -198,6 +202,44 @@ describe('vault commands (built CLI)', () => {
     const applied = await json<{ dropped_entries: number; manifests_removed: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1', '--apply');
     expect(applied).toMatchObject({ dropped_entries: 1, manifests_removed: 1, dry_run: false });
     expect((await json<Array<{ sha256: string }>>(V.validateVaultCommandOutput, 'vault')).map((e) => e.sha256)).toEqual([second]);
+  });
+
+  it('prune never removes a snapshot whose index line is gone, and refuses to prune around a missing chunk', async () => {
+    const other = makeVaultHome();
+    try {
+      const run = async (...args: string[]) => {
+        try {
+          const { stdout } = await execFileAsync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...other.env }, cwd: other.root });
+          return { code: 0, stdout };
+        } catch (error) {
+          const e = error as { code: number; stdout: string };
+          return { code: e.code, stdout: e.stdout };
+        }
+      };
+      const a = writeSession(other.sessions, '0199a2f1-bbbb.jsonl', jsonl(claudeSession('0199a2f1-bbbb', 3)));
+      const b = writeSession(other.sessions, '0199a2f1-cccc.jsonl', jsonl(claudeSession('0199a2f1-cccc', 4)));
+      const kept = (await snapshotFile(other.layout, { path: a, sessionId: '0199a2f1-bbbb', provider: 'claude_code', strategy: 'snapshot', env: other.env })).entry.sha256;
+      const lost = (await snapshotFile(other.layout, { path: b, sessionId: '0199a2f1-cccc', provider: 'claude_code', strategy: 'snapshot', env: other.env })).entry.sha256;
+      // The line of the second snapshot is deleted, as the advice for a damaged line says to.
+      const lines = readFileSync(other.layout.index, 'utf8').trimEnd().split('\n');
+      writeFileSync(other.layout.index, lines.filter((l) => !l.includes(lost)).join('\n') + '\n');
+      const pruned = JSON.parse((await run('prune', '--apply', '--json')).stdout);
+      expect(pruned).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1 });
+      expect((await run('show', lost, '--json')).code).toBe(0);
+      expect((await run('prune')).stdout).toContain('kept 1 snapshot(s) that have no line in the index');
+
+      // A chunk of a kept snapshot is gone: prune says so and changes nothing.
+      const { chunks } = JSON.parse(readFileSync(join(other.layout.manifests, kept), 'utf8')) as { chunks: string[] };
+      rmSync(join(other.layout.chunks, chunks[0]!));
+      const index = readFileSync(other.layout.index);
+      const refused = await run('prune', '--apply', '--keep', '1', '--json');
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'vault_damaged', message: expect.stringContaining('chunk is missing') });
+      expect(readFileSync(other.layout.index).equals(index)).toBe(true);
+      expect(existsSync(join(other.layout.manifests, lost))).toBe(true);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('bad input gets one clear line, or one JSON object with --json, and the right exit code', async () => {

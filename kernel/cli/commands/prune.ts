@@ -12,8 +12,9 @@ export default class Prune extends BaseCommand<PruneResult> {
   static override summary = 'Trim the vault (a dry run unless --apply).';
   static override description =
     'Keeps the newest --keep archived states of every (provider, path, session) stream and every snapshot an operation receipt or a pin references; ' +
-    'everything else is dropped from the index, then manifests and chunks nothing references are deleted. ' +
-    'Every manifest is validated first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
+    'everything else is dropped from the index, then the snapshots of the dropped entries and the chunks no remaining snapshot uses are deleted. ' +
+    'A snapshot with no index line is kept (a lost line is not a pruned one). ' +
+    'Every manifest is validated and every kept chunk checked first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
   static override flags = {
     keep: Flags.integer({ description: 'Archived states to keep per stream.', default: DEFAULT_PRUNE_KEEP }),
@@ -28,6 +29,9 @@ export default class Prune extends BaseCommand<PruneResult> {
       `${r.dry_run ? 'plan' : 'pruned'}: ${r.streams} stream(s), keeping ${r.kept_entries} archived state(s); ${verb} ${r.dropped_entries}, ` +
         `${r.dry_run ? 'would remove' : 'removed'} ${r.manifests_removed} manifest(s) and ${r.chunks_removed} chunk(s), ${formatBytes(r.bytes_reclaimed)}`,
     );
+    if (r.unindexed_kept > 0) {
+      this.say(`kept ${r.unindexed_kept} snapshot(s) that have no line in the index (lost lines are not taken for pruned ones); \`gobstopper show <sha>\` reads them`);
+    }
     if (r.dry_run) this.say('dry run only: rerun with --apply to delete');
     return r;
   }
