@@ -93,23 +93,32 @@ export function withIndexLock<T>(layout: VaultLayout, body: () => Promise<T>): P
 
 /**
  * Appends entries under the index lock after validating the whole existing index and the capacity.
- * The write is fsynced, and the directory too when the index is new.
+ * The write is fsynced, and the directory too when the index is new. An entry that repeats the
+ * newest one of its stream (same provider, path and session; same snapshot and label) is not
+ * written again: a snapshot of unchanged bytes, or an apply that failed after its snapshot and is
+ * run again, would otherwise fill the stream with copies and push its older states out of prune's
+ * keep window. Returns each entry as the index holds it (the earlier one for a repeat).
  */
-export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntry[]): Promise<void> {
-  const lines = entries.map((entry) => {
+export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntry[]): Promise<VaultEntry[]> {
+  for (const entry of entries) {
     const problem = entryProblem(entry);
     if (problem) throw new GobstopperError('invalid_entry', `refusing to index an invalid entry: ${problem}`);
-    const line = serializeEntry(entry);
-    if (Buffer.byteLength(line) > MAX_INDEX_LINE_BYTES) throw new GobstopperError('invalid_entry', `index entry is longer than ${MAX_INDEX_LINE_BYTES} bytes`);
-    return line;
-  });
-  const payload = Buffer.from(lines.join(''), 'utf8');
-  await withIndexLock(layout, async () => {
+    if (Buffer.byteLength(serializeEntry(entry)) > MAX_INDEX_LINE_BYTES) throw new GobstopperError('invalid_entry', `index entry is longer than ${MAX_INDEX_LINE_BYTES} bytes`);
+  }
+  return withIndexLock(layout, async () => {
     const existing = await readPrivateFile(layout.index, MAX_INDEX_BYTES).catch((error: unknown) => {
       if (error instanceof FileTooLargeError) throw vaultDamaged(layout.index, `index is over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
       throw error;
     });
-    if (existing) parseIndex(layout.index, existing);
+    const newest = new Map<string, VaultEntry>();
+    for (const entry of existing ? parseIndex(layout.index, existing) : []) newest.set(streamOf(entry), entry);
+    const recorded = entries.map((entry) => {
+      const last = newest.get(streamOf(entry));
+      return last !== undefined && last.sha256 === entry.sha256 && last.strategy === entry.strategy ? last : entry;
+    });
+    const fresh = entries.filter((entry, i) => recorded[i] === entry);
+    if (fresh.length === 0) return recorded;
+    const payload = Buffer.from(fresh.map(serializeEntry).join(''), 'utf8');
     const size = existing?.length ?? 0;
     if (size + payload.length > MAX_INDEX_BYTES) {
       throw new GobstopperError('vault_full', `the vault index would grow past ${MAX_INDEX_BYTES} bytes; run gobstopper prune --apply first`);
@@ -130,7 +139,13 @@ export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntr
       await handle.close();
     }
     if (existing === null) await fsyncDir(layout.root);
+    return recorded;
   });
+}
+
+/** Which archived states are the history of one file as one session. */
+export function streamOf(entry: VaultEntry): string {
+  return `${entry.provider}\0${entry.path}\0${entry.session_id}`;
 }
 
 async function openForAppend(path: string) {

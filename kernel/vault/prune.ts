@@ -15,7 +15,7 @@ import { usageError } from '../errors.js';
 import { listReceipts } from '../publish/receipt.js';
 import { withExclusiveCustody } from './custody.js';
 import { vaultDamaged } from './errors.js';
-import { readIndex, rewriteIndexLocked, withIndexLock } from './index-file.js';
+import { readIndex, rewriteIndexLocked, streamOf, withIndexLock } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { DEFAULT_PRUNE_KEEP } from './limits.js';
 import { checkChunkPresent } from './chunks.js';
@@ -29,13 +29,11 @@ export type { PruneCommandOutput };
 export interface PruneRequest {
   keep?: number;
   apply?: boolean;
+  /** Also remove snapshots with no index line that nothing references (a failed apply's candidate, a crashed snapshot). */
+  includeUnindexed?: boolean;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-
-function streamKey(entry: VaultEntry): string {
-  return `${entry.provider}\0${entry.path}\0${entry.session_id}`;
-}
 
 async function sizeOf(path: string): Promise<number> {
   try {
@@ -75,7 +73,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       const seenPerStream = new Map<string, number>();
       const keepFlags = new Array<boolean>(entries.length).fill(false);
       for (let i = entries.length - 1; i >= 0; i--) {
-        const key = streamKey(entries[i]!);
+        const key = streamOf(entries[i]!);
         const seen = seenPerStream.get(key) ?? 0;
         seenPerStream.set(key, seen + 1);
         keepFlags[i] = seen < keep || referenced.has(entries[i]!.sha256);
@@ -92,8 +90,9 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       let unindexed = 0;
       for (const sha of stored) {
         const { manifest } = await loadManifest(layout, sha, env);
-        const keepsIt = liveManifests.has(sha) || !indexed.has(sha);
-        if (!liveManifests.has(sha) && !indexed.has(sha)) unindexed += 1;
+        const unreferencedUnindexed = !liveManifests.has(sha) && !indexed.has(sha);
+        const keepsIt = liveManifests.has(sha) || (unreferencedUnindexed && !request.includeUnindexed);
+        if (unreferencedUnindexed && !request.includeUnindexed) unindexed += 1;
         if (keepsIt) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
       }
       // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
@@ -107,7 +106,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
           throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
         }
       }
-      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha) && indexed.has(sha));
+      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha) && (indexed.has(sha) || request.includeUnindexed));
       const chunkNames = await listDir(layout.chunks);
       const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 

@@ -61,10 +61,10 @@ export async function snapshotFile(layout: VaultLayout, request: SnapshotRequest
     // so a refused snapshot leaves the vault as it was.
     await withIndexLock(layout, () => readIndex(layout));
     const stored = await storeSnapshot(layout, path, request);
-    const entry: VaultEntry = { ...draft, sha256: stored.manifestSha256, bytes: stored.bytes, record_count: stored.recordCount, source_sha256: stored.sourceSha256 };
+    const archived: VaultEntry = { ...draft, sha256: stored.manifestSha256, bytes: stored.bytes, record_count: stored.recordCount, source_sha256: stored.sourceSha256 };
     faultPoint('vault.before_index', request.fault, request.env);
-    await appendIndexEntries(layout, [entry]);
-    return { entry, stored };
+    const [entry] = await appendIndexEntries(layout, [archived]);
+    return { entry: entry!, stored };
   });
 }
 

@@ -226,7 +226,9 @@ describe('vault commands (built CLI)', () => {
       const pruned = JSON.parse((await run('prune', '--apply', '--json')).stdout);
       expect(pruned).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1 });
       expect((await run('show', lost, '--json')).code).toBe(0);
-      expect((await run('prune')).stdout).toContain('kept 1 snapshot(s) that have no line in the index');
+      expect((await run('prune')).stdout).toContain("kept 1 snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost)");
+      // Asked for, they go (a dry run shows it first).
+      expect(JSON.parse((await run('prune', '--include-unindexed', '--json')).stdout)).toMatchObject({ manifests_removed: 1, unindexed_kept: 0, dry_run: true });
 
       // A chunk of a kept snapshot is gone: prune says so and changes nothing.
       const { chunks } = JSON.parse(readFileSync(join(other.layout.manifests, kept), 'utf8')) as { chunks: string[] };

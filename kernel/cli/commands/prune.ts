@@ -13,24 +13,31 @@ export default class Prune extends BaseCommand<PruneResult> {
   static override description =
     'Keeps the newest --keep archived states of every (provider, path, session) stream and every snapshot an operation receipt or a pin references; ' +
     'everything else is dropped from the index, then the snapshots of the dropped entries and the chunks no remaining snapshot uses are deleted. ' +
-    'A snapshot with no index line is kept (a lost line is not a pruned one). ' +
+    'A snapshot with no index line is kept (a lost line is not a pruned one) unless --include-unindexed. ' +
     'Every manifest is validated and every kept chunk checked first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
   static override flags = {
     keep: Flags.integer({ description: 'Archived states to keep per stream.', default: DEFAULT_PRUNE_KEEP }),
     apply: Flags.boolean({ description: 'Actually delete (otherwise only report).', default: false }),
+    'include-unindexed': Flags.boolean({
+      description: 'Also delete snapshots that have no index line and that no receipt or pin references: the bytes of a failed apply\'s candidate, a snapshot interrupted before its line. Only when no index line was lost.',
+      default: false,
+    }),
   };
 
   async run(): Promise<PruneResult> {
     const { flags } = await this.parse(Prune);
-    const r = await pruneVault(vaultLayout(process.env), { keep: flags.keep, apply: flags.apply });
+    const r = await pruneVault(vaultLayout(process.env), { keep: flags.keep, apply: flags.apply, includeUnindexed: flags['include-unindexed'] });
     const verb = r.dry_run ? 'would drop' : 'dropped';
     this.say(
       `${r.dry_run ? 'plan' : 'pruned'}: ${r.streams} stream(s), keeping ${r.kept_entries} archived state(s); ${verb} ${r.dropped_entries}, ` +
         `${r.dry_run ? 'would remove' : 'removed'} ${r.manifests_removed} manifest(s) and ${r.chunks_removed} chunk(s), ${formatBytes(r.bytes_reclaimed)}`,
     );
     if (r.unindexed_kept > 0) {
-      this.say(`kept ${r.unindexed_kept} snapshot(s) that have no line in the index (lost lines are not taken for pruned ones); \`gobstopper show <sha>\` reads them`);
+      this.say(
+        `kept ${r.unindexed_kept} snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost); ` +
+          '`gobstopper show <sha>` reads them, `--include-unindexed` deletes them',
+      );
     }
     if (r.dry_run) this.say('dry run only: rerun with --apply to delete');
     return r;

@@ -117,10 +117,15 @@ describe('fault injection and a full disk', () => {
     expect(readdirSync(home.layout.custody)).toHaveLength(1);
     expect(await readIndex(home.layout)).toEqual([]);
 
-    // The dead process's hold does not block prune; its unindexed manifest is collected.
-    expect(await pruneVault(home.layout, { apply: true })).toMatchObject({ manifests_removed: 1, chunks_removed: 4 });
+    // The dead process's hold does not block prune. Its manifest has no index line, which prune
+    // cannot tell from a line lost later, so it stays; the retry writes the same manifest and
+    // gives it its line.
+    expect(await pruneVault(home.layout, { apply: true })).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1 });
     expect(readdirSync(home.layout.custody)).toEqual([]);
+    const stranded = readdirSync(home.layout.manifests)[0];
     const { entry } = await snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot' });
+    expect(entry.sha256).toBe(stranded);
     expect(await readIndex(home.layout)).toEqual([entry]);
+    expect(await pruneVault(home.layout, { apply: true })).toMatchObject({ manifests_removed: 0, unindexed_kept: 0 });
   });
 });

@@ -58,6 +58,32 @@ describe('vault snapshots', () => {
     for (const chunk of readdirSync(home.layout.chunks)) expect(mode(join(home.layout.chunks, chunk))).toBe(0o600);
   });
 
+  it('does not index a state again while it is still the newest of its stream under the same label', async () => {
+    const content = jsonl(claudeSession('s-2', 3));
+    const path = writeSession(home.sessions, 's-2.jsonl', content);
+    const snap = (strategy: string, ts: number) => snapshotFile(home.layout, { path, sessionId: 's-2', provider: 'claude_code', strategy, ts });
+    const first = (await snap('snapshot', 100)).entry;
+    // The same bytes again (a repeated snapshot, an apply retried after a failure): one line, the first.
+    expect((await snap('snapshot', 200)).entry).toEqual(first);
+    expect(await readIndex(home.layout)).toEqual([first]);
+    // Another label is another fact about the same bytes.
+    const compacted = (await snap('elide', 300)).entry;
+    // A state that comes back after another one is a new point in the history.
+    appendFileSync(path, jsonl(claudeSession('s-2', 1)));
+    const grown = (await snap('snapshot', 400)).entry;
+    writeFileSync(path, content);
+    const back = (await snap('snapshot', 500)).entry;
+    expect((await readIndex(home.layout)).map((e) => [e.ts, e.strategy])).toEqual([
+      [100, 'snapshot'],
+      [300, 'elide'],
+      [400, 'snapshot'],
+      [500, 'snapshot'],
+    ]);
+    expect(compacted.sha256).toBe(first.sha256);
+    expect(back.sha256).toBe(first.sha256);
+    expect(grown.sha256).not.toBe(first.sha256);
+  });
+
   it('counts an unterminated last line as a record', async () => {
     const path = writeSession(home.sessions, 'torn.jsonl', '{"a":1}\n{"b":2}\n{"c":');
     const { entry } = await snapshotFile(home.layout, { path, sessionId: 'torn', provider: 'claude_code', strategy: 'snapshot' });
@@ -82,7 +108,7 @@ describe('vault snapshots', () => {
     expect(appended.stored.newChunks).toBe(2);
     expect((await reconstruct(home, appended.stored.manifestSha256)).equals(readFileSync(path))).toBe(true);
     expect((await reconstruct(home, first.stored.manifestSha256)).toString()).toBe(base);
-    expect((await readIndex(home.layout)).map((e) => e.sha256)).toEqual([first.stored.manifestSha256, first.stored.manifestSha256, appended.stored.manifestSha256]);
+    expect((await readIndex(home.layout)).map((e) => e.sha256)).toEqual([first.stored.manifestSha256, appended.stored.manifestSha256]);
   });
 
   it('archives and reads back a source large enough to hash on a second thread', async () => {
