@@ -18,9 +18,13 @@ export type Reconciliation =
   | { state: 'done' }
   /** Published but not yet marked completed (a crash in between): mark it. */
   | { state: 'confirm' }
-  /** Never published: publish the retained output bytes. */
-  | { state: 'republish' }
-  /** Something else is at the output, or a completed output is gone: a person must decide. */
+  /**
+   * Never published, or published and since removed: publish the retained output bytes at the
+   * recorded path. A run of the same operation asks for exactly that file; giving it back under its
+   * own id is what that run would have produced.
+   */
+  | { state: 'republish'; gone: boolean }
+  /** Something else is at the output: a person must decide. */
   | { state: 'repair'; message: string };
 
 type OutputState = 'missing' | 'match' | 'differs' | 'not_regular';
@@ -43,15 +47,7 @@ export async function reconcile(layout: VaultLayout, receipt: OperationReceipt):
   const state = await outputState(receipt);
   const file = receiptPath(layout, receipt.operation);
   if (state === 'match') return receipt.completed ? { state: 'done' } : { state: 'confirm' };
-  if (state === 'missing' && !receipt.completed) return { state: 'republish' };
-  if (state === 'missing') {
-    return {
-      state: 'repair',
-      message:
-        `repair required: ${receipt.path} was published by operation ${receipt.operation.slice(0, 16)} but is gone; ` +
-        `restore it with gobstopper undo ${receipt.output_manifest_sha256}, or move ${file} aside to run the operation again`,
-    };
-  }
+  if (state === 'missing') return { state: 'republish', gone: receipt.completed };
   const what = state === 'not_regular' ? 'is not a regular file' : `holds other bytes than the receipt records (sha256 ${receipt.output_sha256.slice(0, 16)})`;
   return {
     state: 'repair',
@@ -63,6 +59,8 @@ export interface FinishOptions {
   env?: PathEnv & NodeJS.ProcessEnv;
   fault?: FaultHook;
   stagingDir?: string;
+  /** Told when a completed output that had been removed was published again. */
+  onRestored?: (receipt: OperationReceipt) => void;
 }
 
 /**
@@ -88,6 +86,7 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
       } finally {
         await discardStaging(staging);
       }
+      if (decision.gone) options.onRestored?.(receipt);
       return markReceiptCompleted(layout, receipt, { fault: options.fault });
     }
     case 'repair':

@@ -113,7 +113,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   // A repeated apply finds its receipt and finishes (or returns) that operation: no second snapshot.
   const previous = await readReceipt(layout, operation);
   if (previous) {
-    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault });
+    let restored = false;
+    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault, onRestored: () => (restored = true) });
     // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
     // Every chunk is read back: a damaged chunk would make that way back fail only when needed.
     const damaged = await reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
@@ -121,6 +122,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     const warnings = inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath);
+    if (restored) warnings.push(`${receipt.path} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));
     // A run that crashed after publishing (or before completing the receipt) wrote no `applied`

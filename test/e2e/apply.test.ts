@@ -313,18 +313,22 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(readFileSync(target, 'utf8')).toBe('someone else\n');
   });
 
-  it('a published fork that was deleted is restored by the undo its repair message names', async () => {
+  it('a published fork that was deleted is published again, under its own id, by the next apply', async () => {
     home = demoHome();
     const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     const fork = first.json.receipt.path;
     const bytes = readFileSync(fork);
     rmSync(fork);
-    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
-    expect(again.code).toBe(1);
-    const command = /restore it with (gobstopper undo [0-9a-f]{64})/.exec(again.json.error.message)![1]!;
-    const undone = await runJson([...command.split(' ').slice(1)], home.env);
+    const again = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`${fork} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
+    expect(readFileSync(fork).equals(bytes)).toBe(true);
+    // Once back, a further run has nothing to restore.
+    const third = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(third.json).toMatchObject({ status: 'applied', receipt: { path: fork, output_session_id: first.json.receipt.output_session_id } });
+    // An undo of the compaction's output is still a fork of its own, under a new id.
+    const undone = await runJson(['undo', first.json.receipt.output_manifest_sha256], home.env);
     expect(undone.code).toBe(0);
-    // The same fork under a new id (undo never reuses a name).
     const { output_session_id: oldId } = first.json.receipt;
     const { output_session_id: newId, path } = undone.json.receipt;
     expect(path).not.toBe(fork);

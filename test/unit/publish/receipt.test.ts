@@ -102,7 +102,7 @@ describe('receipts and reconcile', () => {
   it('republishes the retained output when a run stopped before publication, without the staging file', async () => {
     const { receipt, staging } = await prepare();
     unlinkSync(staging);
-    expect(await reconcile(home.layout, receipt)).toEqual({ state: 'republish' });
+    expect(await reconcile(home.layout, receipt)).toEqual({ state: 'republish', gone: false });
     const done = await finishOperation(home.layout, receipt, { env: home.env });
     expect(done.completed).toBe(true);
     expect(readFileSync(receipt.path, 'utf8')).toBe(candidate);
@@ -116,7 +116,7 @@ describe('receipts and reconcile', () => {
     expect((await finishOperation(home.layout, receipt)).completed).toBe(true);
   });
 
-  it('requires repair when something else sits at the output, or a completed output is gone', async () => {
+  it('requires repair when something else sits at the output, and publishes a removed completed output again', async () => {
     const { receipt } = await prepare();
     writeFileSync(receipt.path, 'someone else\n');
     const conflict = await reconcile(home.layout, receipt);
@@ -125,12 +125,14 @@ describe('receipts and reconcile', () => {
     expect(readFileSync(receipt.path, 'utf8')).toBe('someone else\n');
 
     unlinkSync(receipt.path);
-    const completed = { ...receipt, completed: true };
-    await expect(finishOperation(home.layout, completed)).rejects.toMatchObject({
-      code: 'repair_required',
-      message: expect.stringContaining(`gobstopper undo ${receipt.output_manifest_sha256}`),
-    });
-    expect(existsSync(receipt.path)).toBe(false);
+    const completed = await finishOperation(home.layout, receipt);
+    expect(readFileSync(receipt.path).length).toBe(receipt.bytes_after);
+    unlinkSync(receipt.path);
+    const told: string[] = [];
+    expect(await reconcile(home.layout, completed)).toEqual({ state: 'republish', gone: true });
+    expect((await finishOperation(home.layout, completed, { onRestored: (r) => told.push(r.path) })).completed).toBe(true);
+    expect(told).toEqual([receipt.path]);
+    expect(createHash('sha256').update(readFileSync(receipt.path)).digest('hex')).toBe(receipt.output_sha256);
   });
 
   it('fails closed on a damaged receipt and refuses to write an inconsistent one', async () => {
