@@ -9,6 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync, constants as fsConstants } from 'node:fs';
+import { ErrorCodes } from 'vscode-jsonrpc/node';
+import { PluginError } from './serve.js';
 
 /** Records are gathered into writes of this size: one system call per line costs more than the copy. */
 const WRITE_CHUNK_BYTES = 1024 * 1024;
@@ -22,7 +24,11 @@ export class StagingWriter {
   private readonly pending = Buffer.allocUnsafe(WRITE_CHUNK_BYTES);
   private pendingBytes = 0;
 
-  constructor(readonly path: string) {
+  /** `write` stands in for fs.writeSync (a test's full disk). */
+  constructor(
+    readonly path: string,
+    private readonly write: typeof writeSync = writeSync,
+  ) {
     this.fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW);
     const st = fstatSync(this.fd);
     if (!st.isFile() || st.size !== 0) {
@@ -80,7 +86,11 @@ export class StagingWriter {
   private writeAll(buf: Buffer): void {
     let off = 0;
     // At explicit positions, so writing after reset() starts again at the beginning.
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, this.written + off);
+    try {
+      while (off < buf.length) off += this.write(this.fd, buf, off, buf.length - off, this.written + off);
+    } catch (error) {
+      throw cannotWrite(this.path, error);
+    }
     this.hash.update(buf);
     this.written += buf.length;
   }
@@ -104,3 +114,15 @@ export class StagingWriter {
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** Why a staging write failed, said so that the user knows what to free or fix. */
+function cannotWrite(path: string, error: unknown): PluginError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? `the disk is full (${code}); free space there and run the command again`
+      : code === 'EROFS'
+        ? 'the file system is read-only (EROFS)'
+        : `${(error as Error | undefined)?.message ?? String(error)}`;
+  return new PluginError(ErrorCodes.InternalError, `cannot write the candidate into ${path}: ${why}`);
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,23 @@ function staging(): string {
 }
 
 describe('StagingWriter', () => {
+  it('answers a full disk with an error that names the file and says to free space', () => {
+    const path = staging();
+    let room = 3 * 1024 * 1024;
+    const disk = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+      if (length > room) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28 });
+      room -= length;
+      return writeSync(fd, buffer, offset, length, position);
+    }) as typeof writeSync;
+    const writer = new StagingWriter(path, disk);
+    const write = () => {
+      for (let i = 0; i < 8; i++) writer.writeRecord(Buffer.alloc(1024 * 1024, 0x61));
+      writer.finish();
+    };
+    expect(write).toThrow(expect.objectContaining({ code: -32603, message: `cannot write the candidate into ${path}: the disk is full (ENOSPC); free space there and run the command again` }));
+    writer.abort();
+  });
+
   it('writes records of every size, whole or in parts, exactly and in order, and says what it wrote', () => {
     const path = staging();
     const writer = new StagingWriter(path);
