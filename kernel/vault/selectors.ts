@@ -61,11 +61,18 @@ async function snapshotOfSource(layout: VaultLayout, sha: string): Promise<strin
   return (await readIndex(layout)).find((e) => e.source_sha256 === sha)?.sha256 ?? null;
 }
 
-/** A unique snapshot for a 1–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
+/**
+ * Fewest hex characters a snapshot prefix may have where only a snapshot is meant (diff, undo --sha):
+ * one or two characters are a slip far more often than an id, and a small vault would match them.
+ */
+export const MIN_SHA_PREFIX = 4;
+
+/** A unique snapshot for a 4–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
 export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
   if (!isHexPrefix(input)) {
     throw badSha(what, input, /^[0-9a-fA-F]+$/.test(input) ? `a snapshot id or prefix: it has ${input.length} hex characters, a full id has 64` : 'a hex snapshot id or prefix');
   }
+  if (input.length < MIN_SHA_PREFIX) throw badSha(what, input, `a snapshot id or prefix of at least ${MIN_SHA_PREFIX} hex characters`);
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
   if (matches.length === 0 && prefix.length === 64) {

@@ -255,6 +255,11 @@ describe('vault commands (built CLI)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim().split('\n')).toEqual([`gobstopper: no snapshot ${'b'.repeat(64)} in the vault (gobstopper vault lists them)`]);
 
+    // A one-character prefix is a slip, not an id, even where it would match one snapshot.
+    const slip = await cli('diff', second, second.slice(0, 1), '--json');
+    expect(slip.code).toBe(2);
+    expect(JSON.parse(slip.stdout).error).toEqual({ code: 'invalid_sha', message: `snapshot b "${second.slice(0, 1)}" is not a snapshot id or prefix of at least 4 hex characters` });
+
     const badPage = await cli('read-snapshot', second, '--record', '0', '--max-bytes', '2');
     expect(badPage.code).toBe(2);
 

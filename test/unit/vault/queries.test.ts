@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffSnapshots } from '../../../kernel/vault/diff.js';
 import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
@@ -89,13 +90,16 @@ describe('vault, history, show and diff', () => {
     await expect(diffSnapshots(home.layout, `${b.sha256}0`, b.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
   });
 
-  it('refuses an ambiguous snapshot prefix', async () => {
+  it('refuses an ambiguous snapshot prefix, and one too short to be meant as an id', async () => {
     // 17 snapshots: at least two share a first hex digit.
     const entries = [];
     for (let i = 0; i < 17; i++) entries.push(await archive(`p${i}.jsonl`, `p${i}`, [{ type: 'x', i }]));
     const digits = entries.map((e) => e.sha256[0]!);
     const shared = digits.find((d, i) => digits.indexOf(d) !== i)!;
-    await expect(diffSnapshots(home.layout, shared, entries[0]!.sha256)).rejects.toMatchObject({ code: 'ambiguous_sha', message: expect.stringContaining('use the full SHA-256') });
+    await expect(diffSnapshots(home.layout, shared, entries[0]!.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('at least 4 hex characters') });
+    // Two ids sharing four digits are as likely as a vault of hundreds of snapshots makes them.
+    for (const tail of ['0', '1']) writeFileSync(join(home.layout.manifests, `abcd${tail.repeat(60)}`), '');
+    await expect(diffSnapshots(home.layout, 'abcd', entries[0]!.sha256)).rejects.toMatchObject({ code: 'ambiguous_sha', message: expect.stringContaining('use the full SHA-256') });
   });
 
   it('treats an edited file archived again as a new state of the same stream', async () => {
