@@ -13,7 +13,7 @@ export default class Diff extends BaseCommand<DiffResult> {
   static override summary = 'Records added and removed between two snapshots.';
   static override description =
     'Splits both verified snapshots into physical records, hashes each, and reports the records of <b> not in <a> (added) and of <a> not in <b> (removed), with counts by top-level record type. ' +
-    'Snapshot ids may be unique hex prefixes.';
+    'Snapshot ids may be unique hex prefixes of at least 4 characters.';
   static override examples = ['<%= config.bin %> diff 3f9c0a5e 8b21d7c0', '<%= config.bin %> diff 3f9c0a5e 8b21d7c0 --json'];
   static override args = {
     a: Args.string({ description: 'Older snapshot id or prefix.', required: true }),
