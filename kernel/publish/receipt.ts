@@ -4,7 +4,7 @@
  * compaction twice finds the first run's receipt instead of producing a second fork.
  */
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateOperationReceipt } from '../../schemas/generated/validators.js';
 import type { OperationKind, OperationReceipt, VaultEntry } from '../../schemas/generated/types.js';
@@ -151,6 +151,19 @@ export async function markReceiptCompleted(layout: VaultLayout, receipt: Operati
   faultPoint('receipt.before_complete', options.fault);
   await replacePrivateFile(receiptPath(layout, receipt.operation), serialize(completed));
   return completed;
+}
+
+/**
+ * Removes the receipt of a publication that was refused after it was written and before anything
+ * was published (the source changed meanwhile). Only a pending receipt, exactly as written, goes;
+ * the caller holds the operation lock.
+ */
+export async function discardPendingReceipt(layout: VaultLayout, receipt: OperationReceipt): Promise<void> {
+  if (receipt.completed) throw new GobstopperError('invalid_receipt', 'a completed receipt is never discarded');
+  const existing = await readReceipt(layout, receipt.operation);
+  if (!existing || existing.completed || existing.output_sha256 !== receipt.output_sha256) return;
+  await unlink(receiptPath(layout, receipt.operation));
+  await fsyncDir(layout.operations);
 }
 
 /**

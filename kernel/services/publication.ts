@@ -14,7 +14,7 @@ import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
-import { lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
+import { discardPendingReceipt, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import { createStagingFile, discardStaging, flushStaging } from '../publish/staging.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -214,7 +214,16 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     c.onStep?.('publishing');
 
     // The hash above proved the source unchanged when it was read; its identity proves it still is.
-    if (source) sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));
+    if (source) {
+      try {
+        sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));
+      } catch (error) {
+        // Nothing was published, and no run can finish this operation (its source is gone): a
+        // pending receipt left behind would only keep its bytes from prune for good.
+        await discardPendingReceipt(layout, receipt.receipt);
+        throw error;
+      }
+    }
     await flushed;
     await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);

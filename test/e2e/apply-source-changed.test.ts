@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySession } from '../../kernel/services/apply.js';
 import { withRuntime } from '../../kernel/services/runtime.js';
@@ -24,5 +25,8 @@ describe('apply binds every write to the planned source', () => {
     await expect(run).rejects.toMatchObject({ code: 'source_changed' });
     expect(listFiles(h.claudeDir)).toEqual(before);
     expect(readFileSync(h.claudeSession, 'utf8').endsWith(appended)).toBe(true);
+    // The receipt written for the publication goes with it: a pending one would name bytes that prune
+    // must then keep for good, for an operation no run can finish (the source it names is gone).
+    expect(listFiles(join(h.dataHome, 'gobstopper', 'vault', 'operations')).filter((f) => f.endsWith('.json'))).toEqual([]);
   });
 });
