@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
+import { vaultDamaged } from '../vault/errors.js';
 import { listReceipts, publishedEntry, sha256OfJson } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
@@ -96,6 +97,15 @@ export async function undo(runtime: Runtime, target: string, options: { sha?: st
   const restoredPath = await createStagingFile(runtime.env);
   try {
     const restored = await restoreSnapshotToStaging(layout, entry.sha256, restoredPath, { env: runtime.env });
+    // The line that named this snapshot is what undo reports and publishes under: it must describe
+    // the bytes it names, or the answer would be about some other state.
+    if (restored.bytes !== entry.bytes || restored.sourceSha256 !== entry.source_sha256) {
+      throw vaultDamaged(
+        layout.index,
+        `the line for snapshot ${entry.sha256.slice(0, 16)} records ${entry.bytes} bytes (sha256 ${entry.source_sha256.slice(0, 16)}), the snapshot holds ${restored.bytes} bytes (sha256 ${restored.sourceSha256.slice(0, 16)})`,
+        `set that line's bytes and source_sha256 to the snapshot's (gobstopper show ${entry.sha256} prints them), or delete the line`,
+      );
+    }
     const identity = await provider.identify({ path: restoredPath });
     const verified = await provider.verify({ path: restoredPath });
     const errors = verified.findings.filter((f) => f.severity === 'error');

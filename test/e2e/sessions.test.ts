@@ -443,6 +443,21 @@ describe('fork and undo', () => {
     expect(long.json.restored.session_id).toBe(DEMO_CODEX_ID);
   });
 
+  it('undo refuses a snapshot whose index line describes other bytes than it holds, and publishes nothing', async () => {
+    home = demoHome();
+    const snap = (await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).json.entry as { sha256: string; bytes: number };
+    const index = join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl');
+    writeFileSync(index, readFileSync(index, 'utf8').replace(`"bytes":${snap.bytes}`, `"bytes":${snap.bytes - 92}`));
+    const before = listFiles(home.claudeDir);
+    const undone = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(undone.code).toBe(1);
+    expect(undone.json.error).toMatchObject({
+      code: 'vault_damaged',
+      message: expect.stringContaining(`the line for snapshot ${snap.sha256.slice(0, 16)} records ${snap.bytes - 92} bytes`),
+    });
+    expect(listFiles(home.claudeDir)).toEqual(before);
+  });
+
   it('undo into a project directory that is gone fails before it archives anything', async () => {
     home = demoHome();
     expect((await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
