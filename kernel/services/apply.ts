@@ -121,7 +121,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       () => null,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
-    const warnings = inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath);
+    const warnings = [...planned.warnings, ...inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath)];
     if (restored) warnings.push(`${receipt.path} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));
@@ -205,7 +205,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
     throw error;
   }
-  const warnings = inheritedErrors(await baselineFindings, sourcePath);
+  const warnings = [...planned.warnings, ...inheritedErrors(await baselineFindings, sourcePath)];
   if (published.reused && options.rehearse) warnings.push(notRehearsedNow(published.receipt.path));
   const snapshot = await snapshotting;
   if (!published.reused) {

@@ -43,6 +43,8 @@ export interface ParsedSession {
 export interface PlannedSession extends ParsedSession {
   config: ResolvedConfig;
   outcome: PlanOutcome;
+  /** Strategies a selector (auto) asked for that failed, so its choice was made without them. */
+  warnings: string[];
 }
 
 /** Resolves and parses a session once; every later step is bound to the hash parse saw. */
@@ -88,7 +90,7 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle): 
 const scorerOf = (policy: { scorer?: string | null }) => policy.scorer ?? 'heuristic';
 
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
-export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0): StrategyRunner {
+export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0, failed?: string[]): StrategyRunner {
   return async (strategyId, params, options) => {
     let offered = false;
     /**
@@ -140,7 +142,10 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
           if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
           return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
         } catch (error) {
-          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: error instanceof Error ? error.message : String(error) };
+          const message = error instanceof Error ? error.message : String(error);
+          // The selector goes on without it; the person reading its plan is told what it did without.
+          failed?.push(`strategy ${p.strategy_id} failed, so ${strategyId} chose without it: ${message}`);
+          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message };
         }
       },
       readItems: (p) => readSourceRecords(parsed.transcript.session.path, parsed.transcript.source_sha256, p),
@@ -172,15 +177,16 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
   requireResumableSession(parsed.session);
   requireReadableContext(parsed.transcript);
   const recent = await recentYields(runtime, parsed.session);
+  const warnings: string[] = [];
   const outcome = await planSession({
     transcript: parsed.transcript,
     config,
     active: parsed.active,
     recentYields: recent,
-    runStrategy: strategyRunner(runtime, parsed, config, recent),
+    runStrategy: strategyRunner(runtime, parsed, config, recent, 0, warnings),
     provider: parsed.provider.info,
   });
-  return { ...parsed, config, outcome };
+  return { ...parsed, config, outcome, warnings };
 }
 
 /** A policy resolved for the session a selector named, before its provider had parsed it. */

@@ -87,6 +87,16 @@ describe('built-ins are replaceable bundles', () => {
     expect(debug.stderr).toMatch(/--- the plugin's stderr \(the last \d+ characters kept\) ---\nscorer giving up on purpose\n/);
   });
 
+  it('auto goes on without a strategy whose scorer fails, and says so', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nscorer = "dying"\n');
+    const bundle = fixturePluginBundle(join(home.root, 'dying-scorer'), 'dying-scorer.mjs', { id: 'dying-scorer', provides: { scorers: ['dying'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const r = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('why: auto: selected');
+    expect(r.stderr).toMatch(/^warning: strategy scored failed, so auto chose without it: plugin dying-scorer exited with code 3 during scorer\/score.*scorer giving up on purpose/m);
+  });
+
   it('naming a scorer nobody provides is an error, not a silent fallback', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "nobody"\n');
     const r = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
