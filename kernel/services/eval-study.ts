@@ -14,10 +14,12 @@ import { GobstopperError, usageError } from '../errors.js';
 import { prepareManifestFile } from '../eval/study-output.js';
 import { assertNewOutputPath } from '../eval/output-file.js';
 import { assertRounds, assertStudySourceSize, parseManifest, readManifestFile } from '../eval/study-manifest.js';
+import { againstLineage, type LineageSide } from '../eval/study-lineage.js';
 import { auditRetention, runRetentionStudy, type StudyDeps } from '../eval/study-replay.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
+import { listReceipts } from '../publish/receipt.js';
 import { discardStaging } from '../publish/staging.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -53,10 +55,12 @@ interface LoadedCopy {
   copy: string;
   /** The provider recorded with a vault snapshot, when indexed. */
   provider: string | null;
+  /** The vault id it was rebuilt from, for `vault:<sha256>`. */
+  vault_id?: string;
 }
 
 /** Rebuilds a vault snapshot into memory (verified chunk by chunk and whole) for a private copy. */
-async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ frozen: FrozenSource; name: string; provider: string | null; session_id: string | null }> {
+async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ frozen: FrozenSource; name: string; provider: string | null; session_id: string | null; vault_id: string }> {
   const layout = vaultLayout(runtime.env);
   if (!(await vaultExists(layout))) throw new GobstopperError('snapshot_not_found', `there is no vault yet, so ${selector} cannot be found`);
   const id = await resolveShaPrefix(layout, selector.slice(VAULT_PREFIX.length), 'snapshot');
@@ -73,6 +77,7 @@ async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ froz
     name: entry ? basename(entry.path) : `snapshot-${id.slice(0, 16)}.jsonl`,
     provider: entry?.provider ?? null,
     session_id: entry?.session_id ?? null,
+    vault_id: id,
   };
 }
 
@@ -178,6 +183,21 @@ function studyDeps(runtime: Runtime, ws: PrivateWorkspace, provider: ProviderCli
   };
 }
 
+/**
+ * Refuses an `--against` file that is not the session, a state of it, or a publication the vault's
+ * receipts trace back to it. The receipts are read best effort, like every view of publications: an
+ * unreadable vault only means fewer files are recognised.
+ */
+async function assertDerived(runtime: Runtime, against: string, source: LineageSide, after: LineageSide): Promise<void> {
+  const receipts = await listReceipts(vaultLayout(runtime.env)).catch(() => [] as T.OperationReceipt[]);
+  if (againstLineage(source, after, receipts) !== null) return;
+  throw new GobstopperError(
+    'against_unrelated',
+    `--against ${against} is session ${after.session_id}, which is neither session ${source.session_id} nor a fork of it that the vault's receipts record; it is not a compaction of this session`,
+    { details: { session_id: source.session_id, against_session_id: after.session_id } },
+  );
+}
+
 /** A path flag that was passed, even as an empty string (which is then refused, not ignored). */
 const given = (value: string | undefined): value is string => value !== undefined;
 
@@ -186,6 +206,12 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
     if (value !== undefined && value.trim() === '') throw usageError('empty_path', `${flag} is empty; name a file`);
   }
   if (given(options.prepareManifest) && (given(options.manifest) || given(options.against))) throw usageError('conflicting_flags', '--prepare-manifest cannot be combined with --manifest or --against');
+  if (given(options.against)) {
+    // An audit scores the file as it is: replay rounds and a policy would change nothing, and
+    // accepting them would let a reader believe they shaped the numbers.
+    const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor]] as const).filter(([, v]) => v !== undefined).map(([flag]) => flag);
+    if (replayOnly.length > 0) throw usageError('conflicting_flags', `${replayOnly.join(', ')} cannot be combined with --against: they shape the replay, and --against scores the file as it is`);
+  }
   if (!given(options.prepareManifest) && !given(options.manifest)) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');
   const replay = !given(options.prepareManifest) && !given(options.against);
   const rounds = options.rounds ?? DEFAULT_STUDY_ROUNDS;
@@ -206,6 +232,12 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
     if (given(options.against)) {
       const after = await loadAgainst(runtime, ws, options.against, provider);
       const afterTranscript = await provider.parse({ path: after.copy, expected_sha256: after.frozen.sha256 });
+      await assertDerived(runtime, options.against, { session_id: transcript.session.session_id, sha256: session.frozen.sha256, items: transcript.items }, {
+        session_id: afterTranscript.session.session_id,
+        sha256: after.frozen.sha256,
+        vault_id: after.vault_id ?? null,
+        items: afterTranscript.items,
+      });
       // No compaction holds more context than its source: such a file is another session (or a
       // later one), and scoring it would report convincing numbers about the wrong file.
       const before = estimatedContext(transcript.items);

@@ -509,11 +509,48 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     }
   });
 
+  it('--rounds, --trigger and --floor with --against are a usage error, not silently ignored', () => {
+    const before = treeDigest(home.root);
+    const cases: Array<[string[], string]> = [
+      [['--rounds', '3'], '--rounds'],
+      [['--trigger', '50000'], '--trigger'],
+      [['--floor', '0'], '--floor'],
+      [[...LOW, '--rounds', '2'], '--rounds, --trigger, --floor'],
+    ];
+    for (const [extra, named] of cases) {
+      const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', forkPath, ...extra]);
+      expect({ extra, status, error: body.error }).toEqual({
+        extra,
+        status: 2,
+        error: expect.objectContaining({ code: 'conflicting_flags', message: `${named} cannot be combined with --against: they shape the replay, and --against scores the file as it is` }),
+      });
+    }
+    const human = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', forkPath, '--rounds', '3']);
+    expect(human.status).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr.trim().split('\n')).toHaveLength(1);
+    expect(treeDigest(home.root)).toEqual(before);
+  });
+
   it('--against a file of another provider is refused', () => {
     const claude = plantedClaude();
     const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', claude]);
     expect(status).toBe(1);
     expect(body.error.code).toBe('provider_mismatch');
+  });
+
+  it('--against another, smaller session of the same provider is refused: it is not derived from this one', () => {
+    const other = new RolloutBuilder({ id: '019c8a4d-8f45-7010-8b5d-7fad920aa6f9', paginated: true });
+    other.sessionMeta().turnContext().preamble().user('A short, unrelated task').assistant('Done.');
+    const path = other.writeTo(work);
+    const before = treeDigest(home.root);
+    const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', path]);
+    expect(status).toBe(1);
+    expect(body.error).toMatchObject({
+      code: 'against_unrelated',
+      message: `--against ${path} is session 019c8a4d-8f45-7010-8b5d-7fad920aa6f9, which is neither session ${CODEX_ID} nor a fork of it that the vault's receipts record; it is not a compaction of this session`,
+    });
+    expect(treeDigest(home.root)).toEqual(before);
   });
 
   it('--against a file holding more context than the session is refused: it is not its compaction', () => {

@@ -15,7 +15,7 @@ export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
 
 --manifest <file> replays three arms for --rounds rounds (1-10, default 10) with the policy's trigger and floor: plain observation masking; typed masking, which never elides a record holding a constraint, procedure or open task; and typed digest, which carries those spans verbatim on the state card. Each round is scored by kind: exact text present, present with the same origin, still at its source pointer, and the lexical tier (at least 75% of a check's content words in one live slot). Verify errors the source already had are counted apart from new ones.
 
---manifest <file> --against <file | vault:<sha256>> scores an already-compacted file (a fork made by apply, or an archived snapshot) without replaying. It must be of the session's provider and hold no more context than the session, as every compaction of it does.
+--manifest <file> --against <file | vault:<sha256>> scores an already-compacted file (a fork made by apply, or an archived snapshot) without replaying. It must come from the session: the session itself (an archived state of it), a file sharing its first record, or a fork the vault's receipts trace back to it (apply's forks are); it must be of the session's provider and hold no more context than the session, as every compaction of it does. --rounds, --trigger and --floor shape the replay and are refused with --against.
 
 Everything runs on private copies; no model or provider service is called and nothing in the session's store, the vault or the config changes. Limits: 64 MiB replay source (512 MiB to prepare or audit), 1 MiB manifest, 256 checks, 4 KiB spans.`;
   static override examples = [
