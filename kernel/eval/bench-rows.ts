@@ -1,16 +1,20 @@
 /**
  * Bench rows: the eval rows of one session flattened to the CSV's shape, plus failure rows for
- * sessions or strategies that could not be measured. A failure row leaves every number empty.
+ * sessions or strategies that could not be measured. A failure row leaves empty every number it did not measure.
  */
 import type { BenchFailure, BenchRow, EvalCommandResult } from '../../schemas/generated/types.js';
-import { rowError } from './rows.js';
+import { planned, rowError } from './rows.js';
 
 export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
   return result.rows.map((row) => {
     const rendered = row.probe_score !== null;
+    const failed = row.status === 'error';
     // A provider control rewrites nothing: how much it would reclaim is the provider's to say, so
-    // its row carries no after, reduction or score for the aggregates to count.
-    const measured = row.execution_state !== 'provider_only';
+    // its row carries no after, reduction or score for the aggregates to count. A failed strategy
+    // has projections only if it got as far as a plan, and its copy was never verified: the eval
+    // row's placeholders (after = before, zeros) must not read as measurements.
+    const measured = row.execution_state !== 'provider_only' && !(failed && !planned(row));
+    const verified = !failed;
     return {
       provider: result.provider,
       session: result.session_id,
@@ -24,9 +28,9 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       prefix_tokens: measured ? row.prefix_tokens : null,
       prefix_ratio: measured ? row.prefix_ratio : null,
       score: measured ? row.score : null,
-      verify_errors: row.verify_errors,
-      verify_warnings: row.verify_warnings,
-      new_verify_errors: row.new_verify_errors,
+      verify_errors: verified ? row.verify_errors : null,
+      verify_warnings: verified ? row.verify_warnings : null,
+      new_verify_errors: verified ? row.new_verify_errors : null,
       probes_total: row.probe_score?.probes_total ?? null,
       probes_recalled: row.probe_score?.probes_recalled ?? null,
       recall: row.probe_score?.recall ?? null,
@@ -41,7 +45,7 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       recall_available: rendered && (row.probe_score?.probes_total ?? 0) > 0,
       retention_basis: 'literal_presence',
       best: row.best,
-      failure: row.status === 'error' ? 'strategy_evaluation_failed' : null,
+      failure: failed ? 'strategy_evaluation_failed' : null,
       error: row.error,
     };
   });

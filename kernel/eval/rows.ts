@@ -172,6 +172,9 @@ function fillPlan(row: EvalRow, baseline: EvalBaseline, plan: CompactionPlan): v
   row.score = cachePreservationScore(row.est_reclaimed, row.prefix_tokens, before);
 }
 
+/** Whether the row's numbers come from a plan (an error row keeps the plan it failed to render); only a plan sets a rationale. */
+export const planned = (row: EvalRow): boolean => row.rationale !== null;
+
 /** A row the best-row choice may pick: a plan, no error, no new verify error, a pure file rewrite. */
 export function isRankable(row: EvalRow): boolean {
   if (row.status !== 'plan' || row.error !== null || row.execution_state !== 'rendered') return false;

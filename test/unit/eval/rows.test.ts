@@ -7,6 +7,7 @@ import { evaluateSession } from '../../../kernel/eval/eval-session.js';
 import { renderEvalTable } from '../../../kernel/eval/eval-table.js';
 import { benchRowsFromEval } from '../../../kernel/eval/bench-rows.js';
 import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
+import { BENCH_CSV_COLUMNS, benchCsv } from '../../../kernel/eval/bench-csv.js';
 import { buildSession, filler, planElide, renderSessionBytes, verifySessionBytes, type BuiltSession } from '../../fixtures/eval/session-builder.js';
 
 function plantedSession(orphanTurn?: number): BuiltSession {
@@ -259,6 +260,27 @@ describe('evaluateSession and the outputs', () => {
     expect(rows.find((r) => r.strategy === 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', context_after: null, reduction_pct: null, est_reclaimed: null, score: null });
     expect(rows.find((r) => r.strategy === 'greedy')!.reduction_pct).toBeGreaterThan(0);
     expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, sessions_with_control: 1, reduction_pct: null });
+  });
+
+  it('bench rows of a failed strategy leave what was not measured empty, in JSON and in the CSV', async () => {
+    const rows = benchRowsFromEval(await run());
+    const broken = rows.find((r) => r.strategy === 'broken')!;
+    expect(broken).toMatchObject({
+      status: 'error', failure: 'strategy_evaluation_failed', context_before: context,
+      context_after: null, est_reclaimed: null, reduction_pct: null, prefix_tokens: null, prefix_ratio: null, score: null,
+      verify_errors: null, verify_warnings: null, new_verify_errors: null, probes_total: null, tail_intact: null,
+    });
+    const line = benchCsv([broken]).split('\n')[1]!.split(',');
+    const cell = (c: (typeof BENCH_CSV_COLUMNS)[number]) => line[BENCH_CSV_COLUMNS.indexOf(c)];
+    expect(cell('context_before')).toBe(String(context));
+    for (const c of ['context_after', 'est_reclaimed', 'prefix_tokens', 'prefix_ratio', 'verify_errors', 'verify_warnings', 'reduction_pct', 'new_verify_errors'] as const) expect({ c, v: cell(c) }).toEqual({ c, v: '' });
+    expect(aggregateBench(rows).find((a) => a.strategy === 'broken')).toMatchObject({ sessions_failed: 1, sessions_with_plan: 0, reduction_pct: null });
+
+    // A plan that failed to render keeps its projection, but its copy was never verified.
+    const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+    const unrendered = buildEvalRow(evalBaseline({ ...input, source_findings: [] }), 'elide', { status: 'error', message: 'render failed', plan });
+    const [benchRow] = benchRowsFromEval({ ...(await run()), rows: [unrendered] });
+    expect(benchRow).toMatchObject({ context_after: plan.context_tokens_after, est_reclaimed: plan.context_tokens_before - plan.context_tokens_after, verify_errors: null, new_verify_errors: null });
   });
 
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
