@@ -172,7 +172,9 @@ function boxChart(aggregates: readonly BenchAggregate[], styles: Map<string, Str
     parts.push(`<text class="tick" x="${W - m.right + 12}" y="${px(cy + 4)}">${a.sessions_with_plan}/${a.sessions} · ${kept}</text>`);
     const q = a.reduction_pct;
     if (!q) {
-      parts.push(`<text class="tick" x="${m.left + 6}" y="${px(cy + 4)}">no plan</text>`);
+      // Plans without a reduction are provider controls: the provider decides what they reclaim.
+      const why = a.sessions_with_plan === 0 ? 'no plan' : 'provider control only';
+      parts.push(`<text class="tick" x="${m.left + 6}" y="${px(cy + 4)}">${why}</text>`);
       return;
     }
     parts.push(`<line x1="${px(x(q.min))}" x2="${px(x(q.max))}" y1="${px(cy)}" y2="${px(cy)}" stroke="${style.color}" stroke-width="1.5"/>`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderBenchReportHtml } from '../../../kernel/eval/report-html.js';
+import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
 import { contextSeriesFromSource, downsample } from '../../../kernel/eval/context-series.js';
 import { niceTicks, timeTicks, formatDuration } from '../../../kernel/eval/svg-kit.js';
 import { sampleReportInput } from '../../fixtures/eval/sample-report.js';
@@ -73,6 +74,24 @@ describe('bench HTML report', () => {
     expect(stat('rewrites rendered')).toBe(String(input.rows.filter((r) => r.execution_state === 'rendered').length));
     const failures = html.slice(html.indexOf('<h2>Sessions not measured</h2>'));
     expect(failures).toContain('<td>session-013</td><td>session_evaluation_failed</td><td class="reasons">session file is gone</td>');
+  });
+
+  it('labels a strategy whose plans are all provider controls as such in the reduction chart, not "no plan"', () => {
+    const base = input.rows.find((r) => r.strategy !== null && r.status === 'plan')!;
+    const control = (session: string, status: 'plan' | 'no_plan') => ({ ...base, session, strategy: 'sawtooth', status, reason_code: status === 'plan' ? null : 'below_trigger', execution_state: status === 'plan' ? ('provider_only' as const) : ('not_run' as const), context_after: null, est_reclaimed: null, reduction_pct: null, score: null, recall: null, recall_available: false, best: false });
+    const rows = [control('a', 'plan'), control('b', 'plan'), control('c', 'no_plan')];
+    const idle = { ...control('d', 'no_plan'), strategy: 'dedupe' };
+    const report = renderBenchReportHtml({ ...input, rows: [...rows, idle], aggregates: aggregateBench([...rows, idle]) });
+    const chart = report.slice(report.indexOf('aria-label="reduction quartiles per strategy"'));
+    const line = (strategy: string) => {
+      const at = chart.indexOf(`>${strategy}</text>`);
+      const next = chart.indexOf('<text class="label"', at);
+      return chart.slice(at, next < 0 ? undefined : next);
+    };
+    expect(line('sawtooth')).toContain('>2/3 · –</text>');
+    expect(line('sawtooth')).toContain('>provider control only</text>');
+    expect(line('sawtooth')).not.toContain('no plan');
+    expect(line('dedupe')).toContain('>no plan</text>');
   });
 
   it('says how many timelines it left out', () => {
