@@ -35,6 +35,13 @@ function verifyCell(row: EvalRow): string {
   return parts.length ? parts.join(', ') : 'clean';
 }
 
+/** With no probe in the tail, `tail_intact` is true only vacuously (as --json keeps it); "intact" would claim a check that never ran. */
+function tailCell(row: EvalRow): string {
+  if (row.tail_intact === null) return '-';
+  if (row.probe_score && row.probe_score.tail_probes_total === 0) return '- (no tail probes)';
+  return row.tail_intact ? 'intact' : 'LOST';
+}
+
 /** Source-bound / total heuristic checks an applied compaction would record, with the lexical tier. */
 function recordedCell(row: EvalRow): string {
   const e = row.event_record;
@@ -107,7 +114,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
       measured ? `${row.reduction_pct.toFixed(1)}%` : '-',
       retentionCell(row),
       ...(showRecorded ? [recordedCell(row)] : []),
-      row.tail_intact === null ? '-' : row.tail_intact ? 'intact' : 'LOST',
+      tailCell(row),
       measured ? formatInt(row.prefix_tokens) : '-',
       verifyCell(row),
       `${formatInt(row.duration_ms)} ms`,

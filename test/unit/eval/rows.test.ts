@@ -255,6 +255,29 @@ describe('evaluateSession and the outputs', () => {
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
   });
 
+  it('the table does not call a tail intact when no probe was sampled in it; --json keeps the vacuous true', async () => {
+    const quiet = buildSession({
+      goal: 'make the importer resumable',
+      turns: [
+        { command: 'cat /opt/importer/src/reader.py', output: 'error: unexpected EOF in batch_0042\n' + filler(800) },
+        { command: 'ls', output: filler(800) },
+        { command: 'ls', output: filler(300) },
+        { command: 'ls', output: filler(300) },
+      ],
+    });
+    const base = baselineOf(quiet);
+    const plan = planElide(quiet.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+    const elide = renderedRow(quiet, base, plan);
+    expect(elide.probe_score).toMatchObject({ tail_probes_total: 0, tail_intact: true });
+    expect(elide.tail_intact).toBe(true);
+    const result = buildEvalResult({ provider: 'claude_code', session_id: 'quiet', source_sha256: quiet.transcript.source_sha256, effective_trigger_tokens: 1, floor_tokens: 0, keep_recent_tool_outputs: 2 }, base, [elide]);
+    const lines = renderEvalTable(result);
+    const header = lines.find((l) => l.includes('strategy') && l.includes('tail'))!;
+    const body = lines[lines.indexOf(header) + 1]!;
+    expect(body.slice(header.indexOf('tail'))).toMatch(/^- \(no tail probes\)/);
+    expect(lines.join('\n')).not.toContain('intact');
+  });
+
   it('bench rows of a provider control carry no after, reduction or score, so aggregates do not count a placeholder', async () => {
     const rows = benchRowsFromEval(await run());
     expect(rows.find((r) => r.strategy === 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', context_after: null, reduction_pct: null, est_reclaimed: null, score: null });
