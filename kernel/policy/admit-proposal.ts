@@ -17,6 +17,8 @@ export interface Proposal {
   /** The id the plan is credited to. */
   strategy: string;
   source: ProposalSource;
+  /** A selector's: the closest projection among the candidates it asked for, when the savings gate refused them all. */
+  gated_context_tokens_after?: number | null;
 }
 
 export interface AdmissionInput {
@@ -35,7 +37,13 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
   const { transcript, policy, proposal } = input;
   const before = input.context_tokens_before;
   const userspace = proposal.source !== 'strategy';
-  if (proposal.edits.length === 0) return withStrategyRationale(noPlan(userspace ? 'empty_external_edits' : 'strategy_returned_no_plan', policy, before), userspace ? '' : proposal.rationale);
+  if (proposal.edits.length === 0) {
+    if (userspace) return noPlan('empty_external_edits', policy, before);
+    // A selector left empty-handed by the gate is answered as its closest candidate would be.
+    const gated = proposal.gated_context_tokens_after;
+    const outcome = gated != null ? noPlan('minimum_savings_not_met', policy, before, gated) : noPlan('strategy_returned_no_plan', policy, before);
+    return withStrategyRationale(outcome, proposal.rationale);
+  }
 
   const admitted = admitEdits(proposal.edits, {
     items: transcript.items,

@@ -25,6 +25,7 @@ import { contextTokens } from './context.js';
 import type { PolicyValues } from './defaults.js';
 import { effectivePolicy } from './effective-policy.js';
 import { runLegacyCommand as defaultLegacyRunner, type LegacyCommandRunner } from './legacy-command.js';
+import { gatedProjectionOf } from './gated-candidates.js';
 import { noPlan } from './no-plan.js';
 
 export interface StrategyRunOptions {
@@ -109,5 +110,5 @@ async function propose(input: PlanPipelineInput, policy: ResolvedPolicy, before:
     return { edits: result.edits, rationale: result.rationale, strategy: policy.strategy, source: 'plugin' };
   }
   const result = await input.runStrategy(policy.strategy, params);
-  return { edits: result.edits, rationale: result.rationale, strategy: result.strategy ?? policy.strategy, source: 'strategy' };
+  return { edits: result.edits, rationale: result.rationale, strategy: result.strategy ?? policy.strategy, source: 'strategy', gated_context_tokens_after: gatedProjectionOf(result) };
 }

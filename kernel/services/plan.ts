@@ -12,6 +12,7 @@ import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
+import { CandidateTally } from '../policy/gated-candidates.js';
 import { viewOfPublication, type StaleReport } from '../publish/publications.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
 import { readEvents } from '../publish/events.js';
@@ -93,6 +94,7 @@ const scorerOf = (policy: { scorer?: string | null }) => policy.scorer ?? 'heuri
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0, failed?: string[]): StrategyRunner {
   return async (strategyId, params, options) => {
     let offered = false;
+    const candidates = new CandidateTally();
     /**
      * A selector asking for its first plan will ask for more (and, through them, for scores) over
      * these items: the other file-strategy bundles and the scorer get them now, and read them while
@@ -139,6 +141,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
             runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1),
             provider: parsed.provider.info,
           });
+          candidates.note(outcome);
           if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
           return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
         } catch (error) {
@@ -158,15 +161,21 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       const info = running.handshake.strategies?.find((s) => s.id === strategyId);
       if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
-      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).catch((error: unknown) => {
-        throw blamed(error);
-      });
+      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).then(
+        (result) => candidates.attach(result),
+        (error: unknown) => {
+          throw blamed(error);
+        },
+      );
     }
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
-    return strategy.propose(params).catch((error: unknown) => {
-      throw blamed(error);
-    });
+    return strategy.propose(params).then(
+      (result) => candidates.attach(result),
+      (error: unknown) => {
+        throw blamed(error);
+      },
+    );
   };
 }
 

@@ -4,6 +4,8 @@ import { validatePlanCommandResult } from '../../../schemas/generated/validators
 import type { ExternalProposer } from '../../../kernel/config/resolve-config.js';
 import { defaultPolicy, type PolicyValues } from '../../../kernel/policy/defaults.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../../../kernel/policy/plan-pipeline.js';
+import { CandidateTally } from '../../../kernel/policy/gated-candidates.js';
+import { noPlan } from '../../../kernel/policy/no-plan.js';
 import type { LegacyCommandRunner } from '../../../kernel/policy/legacy-command.js';
 import { resultLines, toolSession, transcriptOf } from './transcript-builder.js';
 
@@ -61,6 +63,22 @@ describe('plan pipeline: the five no-plan reasons', () => {
   it('strategy_returned_no_plan: the strategy proposed nothing', async () => {
     const outcome = await run({ runStrategy: strategyReturning({ edits: [], rationale: 'no stale outputs' }) });
     expect(outcome).toMatchObject({ status: 'no_plan', reason_code: 'strategy_returned_no_plan', projected_context_tokens_after: null });
+  });
+
+  it('a selector whose every candidate the gate refused: minimum_savings_not_met with the closest projection', async () => {
+    const gate = { effective_trigger_tokens: 30_000, floor_tokens: 5_000, min_savings_tokens: 4_096 };
+    const gatedNoPlan = (after: number) => noPlan('minimum_savings_not_met', gate, BEFORE, after);
+    const selector = (outcomes: Array<Parameters<CandidateTally['note']>[0]>) =>
+      vi.fn<StrategyRunner>(async () => {
+        const tally = new CandidateTally();
+        for (const o of outcomes) tally.note(o);
+        return tally.attach({ edits: [], rationale: 'auto: no candidate produced a plan' });
+      });
+    const refused = await run({ runStrategy: selector([gatedNoPlan(BEFORE - 900), noPlan('strategy_returned_no_plan', gate, BEFORE), gatedNoPlan(BEFORE - 2_000)]) });
+    expect(refused).toMatchObject({ reason_code: 'minimum_savings_not_met', projected_context_tokens_after: BEFORE - 2_000, projected_savings_tokens: 2_000 });
+    // A candidate the gate admitted means the selector chose to propose nothing: that is its answer.
+    const declined = await run({ runStrategy: selector([gatedNoPlan(BEFORE - 900), { status: 'plan' } as never]) });
+    expect(declined).toMatchObject({ reason_code: 'strategy_returned_no_plan', projected_context_tokens_after: null });
   });
 
   it('empty_external_edits: a legacy command proposed nothing', async () => {
