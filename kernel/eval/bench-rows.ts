@@ -3,7 +3,7 @@
  * sessions or strategies that could not be measured. A failure row leaves empty every number it did not measure.
  */
 import type { BenchFailure, BenchRow, EvalCommandResult } from '../../schemas/generated/types.js';
-import { planned, rowError } from './rows.js';
+import { errorCode, planned, rowError } from './rows.js';
 
 export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
   return result.rows.map((row) => {
@@ -47,12 +47,13 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       best: row.best,
       failure: failed ? 'strategy_evaluation_failed' : null,
       error: row.error,
+      error_code: row.error_code ?? null,
     };
   });
 }
 
 /** A row for a session (strategy null) or a strategy that produced no measurement at all. */
-export function benchFailureRow(provider: string, session: string, failure: BenchFailure, message: string, strategy: string | null = null): BenchRow {
+export function benchFailureRow(provider: string, session: string, failure: BenchFailure, message: string, strategy: string | null = null, code: string | null = null): BenchRow {
   return {
     provider,
     session,
@@ -84,5 +85,6 @@ export function benchFailureRow(provider: string, session: string, failure: Benc
     best: false,
     failure,
     error: rowError(message),
+    error_code: code === null ? null : errorCode({ code }),
   };
 }

@@ -5,7 +5,7 @@
  * builds the result. One failing strategy never fails the eval.
  */
 import type { EvalCommandResult, EvalRow, Finding, TokenBasis, Transcript } from '../../schemas/generated/types.js';
-import { buildEvalResult, buildEvalRow, evalBaseline, type EvalBaseline, type StrategyOutcome } from './rows.js';
+import { buildEvalResult, buildEvalRow, errorCode, evalBaseline, type EvalBaseline, type StrategyOutcome } from './rows.js';
 import { Slots } from './slots.js';
 
 export interface EvalSessionInput {
@@ -56,7 +56,7 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
         try {
           outcome = await runStrategy(strategy, baseline);
         } catch (error) {
-          outcome = { status: 'error', message: (error as Error)?.message ?? String(error) };
+          outcome = { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error) };
         }
         outcome.duration_ms ??= performance.now() - started;
         const row = buildEvalRow(baseline, strategy, outcome);

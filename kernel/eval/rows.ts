@@ -21,7 +21,7 @@ export interface RenderedCandidate {
 export type StrategyOutcome =
   | { status: 'plan'; plan: CompactionPlan; candidate: RenderedCandidate | null; duration_ms?: number }
   | { status: 'no_plan'; reason_code: string; duration_ms?: number }
-  | { status: 'error'; message: string; plan?: CompactionPlan | null; duration_ms?: number };
+  | { status: 'error'; message: string; code?: string | null; plan?: CompactionPlan | null; duration_ms?: number };
 
 /** What every row of one eval shares: the frozen source and the one probe set. */
 export interface EvalBaseline {
@@ -64,6 +64,20 @@ export function rowError(message: string): string {
   return line.length > MAX_ERROR_CHARS ? line.slice(0, MAX_ERROR_CHARS - 1) + '…' : line;
 }
 
+const ERROR_CODE = /^[a-z0-9_]{1,64}$/;
+
+/**
+ * The stable code of what a strategy's run threw (gobstopper's errors and plugin failures carry one;
+ * Node's errno codes are lowercased), so scripts can tell a timeout from a damaged bundle without
+ * parsing the message. Null for anything else.
+ */
+export function errorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  const lower = code.toLowerCase();
+  return ERROR_CODE.test(lower) ? lower : null;
+}
+
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function emptyRow(strategy: string, before: number): EvalRow {
@@ -92,6 +106,7 @@ function emptyRow(strategy: string, before: number): EvalRow {
     result_sha256: null,
     duration_ms: 0,
     error: null,
+    error_code: null,
     best: false,
   };
 }
@@ -120,6 +135,7 @@ export function buildEvalRow(baseline: EvalBaseline, strategy: string, outcome: 
     row.status = 'error';
     row.execution_state = 'failed';
     row.error = rowError(outcome.message);
+    row.error_code = outcome.code ?? null;
     if (outcome.plan) fillPlan(row, baseline, outcome.plan);
     return row;
   }

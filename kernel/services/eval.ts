@@ -15,7 +15,7 @@ import { maxTranscriptBytes } from '../../sdk/limits.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { removeOnExit } from '../exit-cleanup.js';
-import { evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
+import { errorCode, evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
 import type { JobProgress } from '../eval/parallel-runner.js';
@@ -529,7 +529,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         extras.set(strategy, { event: eventRecord(plan, measured.retention), rehearsal: measured.rehearsal });
         return { status: 'plan', plan, candidate: measured.candidate, duration_ms: clock.ms };
       } catch (error) {
-        return { status: 'error', message: (error as Error)?.message ?? String(error), plan, duration_ms: clock.ms };
+        return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), plan, duration_ms: clock.ms };
       }
     };
 

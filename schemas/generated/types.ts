@@ -414,6 +414,10 @@ export interface BenchRow {
    * One line, no transcript text.
    */
   error: string | null;
+  /**
+   * The error's stable code of a failure row (a strategy's or a session's) when it had one (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...); null otherwise.
+   */
+  error_code: string | null;
 }
 /**
  * One strategy across every benched session.
@@ -836,6 +840,10 @@ export interface EvalRow {
    * One line, no transcript text.
    */
   error: string | null;
+  /**
+   * The error's stable code when status is error and the failure had one (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...); null otherwise.
+   */
+  error_code?: string | null;
   /**
    * The best valid rewrite by cache-preservation score.
    */

@@ -317,6 +317,8 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     const [broken, elide] = body.rows as [EvalRow, EvalRow];
     expect(broken).toMatchObject({ strategy: 'fixture_strategy', status: 'error', execution_state: 'failed', best: false });
     expect(broken.error).toMatch(/broken-fixture/);
+    // Scripts tell failures apart by code, not by parsing the message.
+    expect(broken.error_code).toBe('plugin_handshake_failed');
     expect(elide).toMatchObject({ strategy: 'elide', status: 'plan', execution_state: 'rendered', best: true });
   });
 
@@ -328,7 +330,7 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     try {
       const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW]);
       expect(status).toBe(0);
-      expect(row(body, 'fixture_strategy')).toMatchObject({ status: 'error', execution_state: 'failed', error: expect.stringContaining('failed the initialize handshake') });
+      expect(row(body, 'fixture_strategy')).toMatchObject({ status: 'error', execution_state: 'failed', error: expect.stringContaining('failed the initialize handshake'), error_code: 'plugin_handshake_failed' });
       expect(row(body, 'elide')).toMatchObject({ status: 'plan', execution_state: 'rendered' });
       // auto asks for every file strategy's plan too; the failed start is not tried again.
       expect(readFileSync(starts, 'utf8')).toBe('wrong-id\n');

@@ -5,7 +5,9 @@ import { buildEvalRow, evalBaseline, markBestRow, buildEvalResult, type EvalBase
 import { cachePreservationScore, prefixTokens } from '../../../kernel/eval/plan-metrics.js';
 import { evaluateSession } from '../../../kernel/eval/eval-session.js';
 import { renderEvalTable } from '../../../kernel/eval/eval-table.js';
-import { benchRowsFromEval } from '../../../kernel/eval/bench-rows.js';
+import { benchFailureRow, benchRowsFromEval } from '../../../kernel/eval/bench-rows.js';
+import { GobstopperError } from '../../../kernel/errors.js';
+import { PluginFailure } from '../../../kernel/plugins/protocol/plugin-failure.js';
 import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
 import { BENCH_CSV_COLUMNS, benchCsv } from '../../../kernel/eval/bench-csv.js';
 import { buildSession, filler, planElide, renderSessionBytes, verifySessionBytes, type BuiltSession } from '../../fixtures/eval/session-builder.js';
@@ -304,6 +306,30 @@ describe('evaluateSession and the outputs', () => {
     const unrendered = buildEvalRow(evalBaseline({ ...input, source_findings: [] }), 'elide', { status: 'error', message: 'render failed', plan });
     const [benchRow] = benchRowsFromEval({ ...(await run()), rows: [unrendered] });
     expect(benchRow).toMatchObject({ context_after: plan.context_tokens_after, est_reclaimed: plan.context_tokens_before - plan.context_tokens_after, verify_errors: null, new_verify_errors: null });
+  });
+
+  it('an error row carries its failure\'s code, in eval JSON, bench JSON and the CSV; other rows have none', async () => {
+    const result = await evaluateSession({ ...input, strategies: ['slow', 'damaged', 'odd', 'elide'] }, async (id) => {
+      if (id === 'slow') throw new PluginFailure('plugin_timeout', { pluginId: 'strategies-slow', method: 'strategy/propose', reason: 'did not answer strategy/propose within 60000 ms' });
+      if (id === 'damaged') throw new GobstopperError('file_hash_mismatch', 'bundle file strategy.mjs does not match its pinned sha256');
+      if (id === 'odd') throw new Error('no code here');
+      const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+      const bytes = renderSessionBytes(session.source, plan.edits);
+      return { status: 'plan', plan, candidate: { bytes, findings: verifySessionBytes(bytes) } };
+    });
+    expect(validateEvalCommandResult(result), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(result.rows.map((r) => [r.strategy, r.status, r.error_code])).toEqual([
+      ['slow', 'error', 'plugin_timeout'],
+      ['damaged', 'error', 'file_hash_mismatch'],
+      ['odd', 'error', null],
+      ['elide', 'plan', null],
+    ]);
+    const bench = benchRowsFromEval(result);
+    expect(bench.map((r) => r.error_code)).toEqual(['plugin_timeout', 'file_hash_mismatch', null, null]);
+    const [header, first] = benchCsv(bench).split('\n');
+    expect(header!.split(',').at(-1)).toBe('error_code');
+    expect(first!.split(',').at(-1)).toBe('plugin_timeout');
+    expect(benchFailureRow('codex', 's', 'session_evaluation_failed', 'session file is gone', null, 'ENOENT').error_code).toBe('enoent');
   });
 
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
