@@ -5,6 +5,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { GobstopperError } from '../../errors.js';
+import { allowedValues } from '../protocol/schema-check.js';
 
 const ajv = new Ajv({ strict: false, allErrors: false });
 /** Compiled per schema text: a process asks about the same few schemas over and over. */
@@ -34,7 +35,8 @@ export function checkStrategyParams(strategyId: string, schema: unknown, params:
   const first = validate.errors?.[0];
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
-  throw new GobstopperError('invalid_strategy_params', `strategy_params for ${strategyId} do not match the params_schema it declares${where}: ${first?.message ?? 'invalid'}${extra}`, {
+  const said = (first && allowedValues(validate.errors ?? [], first)) ?? first?.message ?? 'invalid';
+  throw new GobstopperError('invalid_strategy_params', `strategy_params for ${strategyId} do not match the params_schema it declares${where}: ${said}${extra}`, {
     details: { strategy: strategyId, pointer: first?.instancePath ?? '' },
   });
 }

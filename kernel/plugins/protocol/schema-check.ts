@@ -27,8 +27,14 @@ export function methodValidators(method: string): { params: GeneratedValidator |
 /** Null when valid; else the most specific violation (the deepest instance path). */
 export function checkAgainst(validator: GeneratedValidator, value: unknown): SchemaViolation | null {
   if (validator(value)) return null;
-  const found = mostSpecific(validator.errors ?? []);
-  return withinVariant(found, value) ?? found;
+  const errors = validator.errors ?? [];
+  const found = mostSpecific(errors);
+  return (isOpMismatch(errors, found) ? withinVariant(found, value) : null) ?? found;
+}
+
+/** The deepest error is a variant's `op` const: the op may be right and another field wrong. */
+function isOpMismatch(errors: readonly ErrorObject[], found: SchemaViolation): boolean {
+  return found.pointer.endsWith('/op') && errors.some((e) => e.instancePath === found.pointer && e.keyword === 'const');
 }
 
 /**
@@ -39,7 +45,6 @@ export function checkAgainst(validator: GeneratedValidator, value: unknown): Sch
 const EDIT_VARIANTS: GeneratedValidator[] = [generated.validateElideEdit, generated.validateInjectDigestEdit, generated.validateProviderCompactEdit, generated.validateCacheEditEdit];
 
 function withinVariant(found: SchemaViolation, value: unknown): SchemaViolation | null {
-  if (!found.pointer.endsWith('/op') || !found.message.includes('constant')) return null;
   const at = found.pointer.slice(0, -'/op'.length);
   const edit = resolvePointer(value, at);
   if (typeof edit !== 'object' || edit === null) return null;
@@ -68,6 +73,27 @@ function mostSpecific(errors: ErrorObject[]): SchemaViolation {
   // Under anyOf every branch reports; the deepest path is where the value actually went wrong.
   let best = errors[0]!;
   for (const e of errors) if (e.instancePath.length > best.instancePath.length) best = e;
+  const allowed = allowedValues(errors, best);
+  if (allowed) return { pointer: best.instancePath, message: allowed };
   const extra = best.keyword === 'additionalProperties' ? ` (${String((best.params as { additionalProperty?: unknown }).additionalProperty)})` : '';
   return { pointer: best.instancePath, message: `${best.message ?? 'is invalid'}${extra}` };
+}
+
+/**
+ * "must be one of ..." with the values themselves, for a value that missed a closed vocabulary: an
+ * enum, or the consts of a union's variants (each variant reports its own const at the same place,
+ * so they are gathered). null when `chosen` is not such an error.
+ */
+export function allowedValues(errors: readonly ErrorObject[], chosen: ErrorObject): string | null {
+  if (chosen.keyword !== 'const' && chosen.keyword !== 'enum') return null;
+  const values: unknown[] = [];
+  for (const e of errors) {
+    if (e.instancePath !== chosen.instancePath) continue;
+    const params = e.params as { allowedValue?: unknown; allowedValues?: unknown };
+    if (e.keyword === 'const') values.push(params.allowedValue);
+    if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) values.push(...params.allowedValues);
+  }
+  const listed = [...new Set(values.map((v) => JSON.stringify(v)))];
+  if (listed.length === 0) return null;
+  return listed.length === 1 ? `must be ${listed[0]}` : `must be one of ${listed.join(', ')}`;
 }

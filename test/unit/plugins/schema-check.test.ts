@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAgainst } from '../../../kernel/plugins/protocol/schema-check.js';
-import { validateStrategyProposeResult } from '../../../schemas/generated/validators.js';
+import { validateStrategyProposeResult, validateTranscriptItem } from '../../../schemas/generated/validators.js';
 
 const check = (edits: unknown[]) => checkAgainst(validateStrategyProposeResult, { edits, rationale: 'r' });
 
@@ -11,8 +11,14 @@ describe('schema violations name the place that is wrong', () => {
     expect(check([{ op: 'elide', line_indexes: [-1], stub_template: 'x' }])).toMatchObject({ pointer: '/edits/0/line_indexes/0' });
   });
 
-  it('an op no variant has stays an op error; a valid result has none', () => {
-    expect(check([{ op: 'rewrite' }])).toEqual({ pointer: '/edits/0/op', message: 'must be equal to constant' });
+  it('an op no variant has stays an op error, listing the ops there are; a valid result has none', () => {
+    expect(check([{ op: 'explode' }])).toEqual({ pointer: '/edits/0/op', message: 'must be one of "elide", "inject_digest", "provider_compact", "cache_edit"' });
     expect(check([{ op: 'elide', line_indexes: [1], stub_template: 'x' }])).toBeNull();
+  });
+
+  it('a value outside a closed list names the allowed values', () => {
+    const item = { line_index: 0, kind: 'bogus', est_tokens: 1, elidable_bytes: null, label: 'x' };
+    const violation = checkAgainst(validateTranscriptItem, item);
+    expect(violation).toEqual({ pointer: '/kind', message: 'must be one of "system", "user", "assistant", "tool_call", "tool_result", "reasoning", "meta"' });
   });
 });
