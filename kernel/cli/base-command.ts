@@ -87,7 +87,7 @@ export abstract class BaseCommand<TResult> extends Command {
       process.stdout.write(JSON.stringify(envelope) + '\n');
       return;
     }
-    process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.details)}`) + '\n');
+    process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.message, envelope.error.details)}`) + '\n');
     if (process.env.GOBSTOPPER_DEBUG) {
       if (error.stack) process.stderr.write(error.stack + '\n');
       const pluginStderr = (error as { stderrText?: unknown }).stderrText;
@@ -97,14 +97,16 @@ export abstract class BaseCommand<TResult> extends Command {
 }
 
 /**
- * Where a refused plan broke its rule, for people: the message itself stays the exact text of the
- * rule (scripts match it), and --json carries the same numbers in `details`.
+ * Where a refused plan broke its rule, for people: the message starts with the exact text of the
+ * rule (scripts match it) and says why; this adds the edit, line and proposer the reason does not
+ * already name. --json carries the same numbers in `details`.
  */
-function whereRefused(details: Record<string, unknown> | undefined): string {
+function whereRefused(message: string, details: Record<string, unknown> | undefined): string {
   if (!details || typeof details.rule !== 'string') return '';
+  const named = (text: string) => new RegExp(`\\b${text}\\b`).test(message);
   const parts: string[] = [];
-  if (typeof details.edit_index === 'number') parts.push(`edit ${details.edit_index}`);
-  if (typeof details.line_index === 'number') parts.push(`line index ${details.line_index}`);
+  if (typeof details.edit_index === 'number' && !named(`edit ${details.edit_index}`)) parts.push(`edit ${details.edit_index}`);
+  if (typeof details.line_index === 'number' && !named(`line ${details.line_index}`)) parts.push(`line index ${details.line_index}`);
   if (typeof details.proposer === 'string') parts.push(`proposed by the ${details.proposer}`);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

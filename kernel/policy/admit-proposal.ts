@@ -19,6 +19,8 @@ export interface Proposal {
   source: ProposalSource;
   /** A selector's: the closest projection among the candidates it asked for, when the savings gate refused them all. */
   gated_context_tokens_after?: number | null;
+  /** The plugin bundle that served the proposing strategy; none for a legacy command. */
+  plugin_id?: string | undefined;
 }
 
 export interface AdmissionInput {
@@ -50,8 +52,10 @@ export function admitProposal(input: AdmissionInput): PlanCommandPlan | PlanComm
     keep_recent_tool_outputs: policy.keep_recent_tool_outputs,
     provider: transcript.session.provider,
   });
-  if (userspace && proposal.edits.some((e) => e.op === 'provider_compact' || e.op === 'cache_edit')) {
-    throw planRejected('external_control_edit');
+  const controlAt = userspace ? proposal.edits.findIndex((e) => e.op === 'provider_compact' || e.op === 'cache_edit') : -1;
+  if (controlAt !== -1) {
+    const op = proposal.edits[controlAt]!.op;
+    throw planRejected('external_control_edit', `edit ${controlAt} is a ${op}`, { edit_index: controlAt });
   }
 
   const after = projectContextAfter({ items: transcript.items, edits: proposal.edits, context_tokens_before: before, floor_tokens: policy.floor_tokens, admitted });

@@ -33,7 +33,10 @@ export interface StrategyRunOptions {
   plugin?: PluginRef;
 }
 
-export type StrategyRunner = (strategyId: string, params: StrategyProposeParams, options?: StrategyRunOptions) => Promise<StrategyProposeResult>;
+/** A strategy's answer, with the id of the plugin bundle that served it (named when its plan is refused). */
+export type StrategyRunResult = StrategyProposeResult & { plugin_id?: string };
+
+export type StrategyRunner = (strategyId: string, params: StrategyProposeParams, options?: StrategyRunOptions) => Promise<StrategyRunResult>;
 
 export interface PlanPipelineInput {
   transcript: Transcript;
@@ -66,7 +69,7 @@ export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome
   try {
     return admitProposal({ transcript, policy, context_tokens_before: before, proposal, active: input.active });
   } catch (error) {
-    throw withProposer(error, proposerOf(proposal, config.external));
+    throw withProposer(error, proposerOf(proposal, config.external), proposal.plugin_id);
   }
 }
 
@@ -77,10 +80,14 @@ function proposerOf(proposal: Proposal, external: ExternalProposer | null): stri
   return `strategy ${proposal.strategy}`;
 }
 
-/** A refused plan keeps its exact code and message; its details say whose proposal it was. */
-function withProposer(error: unknown, proposer: string): unknown {
+/**
+ * A refused plan keeps its exact code and message; its details say whose proposal it was, and name
+ * the plugin bundle by `plugin_id` as the plugin's own errors do.
+ */
+function withProposer(error: unknown, proposer: string, pluginId: string | undefined): unknown {
   if (!(error instanceof GobstopperError) || error.details?.rule === undefined) return error;
-  return new GobstopperError(error.code, error.message, { exit: error.exit, details: { ...error.details, proposer }, cause: error });
+  const details = { ...error.details, proposer, ...(pluginId === undefined ? {} : { plugin_id: pluginId }) };
+  return new GobstopperError(error.code, error.message, { exit: error.exit, details, cause: error });
 }
 
 async function propose(input: PlanPipelineInput, policy: ResolvedPolicy, before: number): Promise<Proposal> {
@@ -107,8 +114,8 @@ async function propose(input: PlanPipelineInput, policy: ResolvedPolicy, before:
   };
   if (external?.kind === 'plugin') {
     const result = await input.runStrategy(policy.strategy, params, { plugin: { manifest: external.manifest, trusted_sha256: external.trusted_sha256 } });
-    return { edits: result.edits, rationale: result.rationale, strategy: policy.strategy, source: 'plugin' };
+    return { edits: result.edits, rationale: result.rationale, strategy: policy.strategy, source: 'plugin', plugin_id: result.plugin_id };
   }
   const result = await input.runStrategy(policy.strategy, params);
-  return { edits: result.edits, rationale: result.rationale, strategy: result.strategy ?? policy.strategy, source: 'strategy', gated_context_tokens_after: gatedProjectionOf(result) };
+  return { edits: result.edits, rationale: result.rationale, strategy: result.strategy ?? policy.strategy, source: 'strategy', gated_context_tokens_after: gatedProjectionOf(result), plugin_id: result.plugin_id };
 }

@@ -162,7 +162,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).then(
-        (result) => candidates.attach(result),
+        (result) => candidates.attach({ ...result, plugin_id: running.bundle.manifest.id }),
         (error: unknown) => {
           throw blamed(error);
         },
@@ -171,7 +171,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
     return strategy.propose(params).then(
-      (result) => candidates.attach(result),
+      (result) => candidates.attach({ ...result, plugin_id: strategy.running.bundle.manifest.id }),
       (error: unknown) => {
         throw blamed(error);
       },

@@ -30,6 +30,14 @@ export interface RejectionSite {
   [key: string]: unknown;
 }
 
-export function planRejected(code: PlanRejectionCode, site: RejectionSite = {}): GobstopperError {
-  return new GobstopperError(code, PlanRejections[code], { details: { rule: code, ...site } });
+/**
+ * The message is the exact text of the rule (scripts match its start), then, after a colon, `why`:
+ * which part of the rule this plan broke, with the numbers and the limit, so the one line a person
+ * sees says what to change. `why` is in the details too.
+ */
+export function planRejected(code: PlanRejectionCode, why: string, site: RejectionSite = {}): GobstopperError {
+  return new GobstopperError(code, `${PlanRejections[code]}: ${why}`, { details: { rule: code, why, ...site } });
 }
+
+/** Numbers in reasons read as people write them: 32,768. */
+export const count = (n: number): string => n.toLocaleString('en-US');

@@ -6,7 +6,7 @@ import type { Edit, TranscriptItem } from '../../schemas/generated/types.js';
 import { digestOverheadTokens } from '../../sdk/state-card.js';
 import { elisionSavings } from '../../sdk/tokens.js';
 import { elidedItems, type AdmittedEdits } from './edit-rules.js';
-import { planRejected } from './plan-errors.js';
+import { count, planRejected } from './plan-errors.js';
 
 export interface ProjectionInput {
   items: readonly TranscriptItem[];
@@ -59,7 +59,10 @@ export function prefixTokens(items: readonly TranscriptItem[], edits: readonly E
 
 /** A plan that leaves the context as large as it was, or larger, is refused. */
 export function assertNoGrowth(before: number, after: number): void {
-  if (after >= before) throw planRejected('plan_grows_context', { context_tokens_before: before, context_tokens_after: after });
+  if (after >= before) {
+    const why = after === before ? `the context would stay at ${count(before)} tokens` : `the context would grow from ${count(before)} to ${count(after)} tokens`;
+    throw planRejected('plan_grows_context', why, { context_tokens_before: before, context_tokens_after: after });
+  }
 }
 
 /** Tool results named by a cache edit, each counted once however many of its ids are dropped. */

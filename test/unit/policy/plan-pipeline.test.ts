@@ -16,7 +16,7 @@ const STALE = resultLines(ITEMS).slice(0, 32);
 const values = (overrides: Partial<PolicyValues> = {}): PolicyValues => ({ ...defaultPolicy(), trigger_tokens: 30_000, floor_tokens: 5_000, strategy: 'elide', ...overrides });
 const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, stub_template: '[output elided by gobstopper: {bytes} bytes]' });
 
-function strategyReturning(result: StrategyProposeResult) {
+function strategyReturning(result: StrategyProposeResult & { plugin_id?: string }) {
   return vi.fn<StrategyRunner>(async () => result);
 }
 
@@ -205,12 +205,20 @@ describe('plan pipeline: plans', () => {
 describe('plan pipeline: errors are errors, not no-plan', () => {
   it('refuses a plan that touches the protected tail', async () => {
     const newest = resultLines(ITEMS).at(-1) as number;
-    await expect(run({ runStrategy: strategyReturning({ edits: [elide([newest])], rationale: 'x' }) })).rejects.toMatchObject({
+    const why = `line ${newest} is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs`;
+    await expect(run({ runStrategy: strategyReturning({ edits: [elide([newest])], rationale: 'x', plugin_id: 'strategies-core' }) })).rejects.toMatchObject({
       code: 'protected_or_non_elidable',
-      message: 'edit targets protected or non-elidable content',
-      // The rule's exact text, and in the details where it broke and whose proposal it was.
-      details: { rule: 'protected_or_non_elidable', edit_index: 0, line_index: newest, proposer: 'strategy elide' },
+      message: `edit targets protected or non-elidable content: ${why}`,
+      // The rule's exact text and why, and in the details where it broke and whose proposal it was,
+      // with the bundle named as a plugin's own errors name it.
+      details: { rule: 'protected_or_non_elidable', why, edit_index: 0, line_index: newest, proposer: 'strategy elide', plugin_id: 'strategies-core' },
     });
+  });
+
+  it('names no plugin for a legacy command whose plan is refused', async () => {
+    const error: unknown = await run({ external: legacy, runLegacyCommand: async () => [elide([99_999])] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unknown_edit_index', details: { proposer: 'command of [presets.custom-script]' } });
+    expect((error as { details: Record<string, unknown> }).details).not.toHaveProperty('plugin_id');
   });
 
   it('refuses a strategy plan that grows the context', async () => {

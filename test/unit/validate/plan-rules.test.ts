@@ -29,6 +29,8 @@ interface Case {
   provider?: string;
   keep?: number;
   expected: PlanRejectionCode | 'ok';
+  /** The part of the rule this plan broke, as the message says it after the rule's text. */
+  why?: string;
 }
 
 const cases: Case[] = [
@@ -42,40 +44,40 @@ const cases: Case[] = [
   { name: 'at most 64 edits', edits: Array.from({ length: 65 }, (_, i) => elide([2 + 0 * i])), expected: 'plan_exceeds_item_limits' },
   { name: 'at most 100,000 items', edits: [elide([2])], items: Array.from({ length: 100_001 }, (_, i) => item(i, 'tool_result', 100, { elidable_bytes: 400 })), expected: 'plan_exceeds_item_limits' },
   { name: 'line indexes identify one record', edits: [elide([2])], items: [...ITEMS, item(2, 'tool_result', 900, { elidable_bytes: 3600 })], expected: 'ambiguous_transcript_indexes' },
-  { name: 'edits have a known shape', edits: [{ op: 'rewrite', line_indexes: [2] } as unknown as Edit], expected: 'invalid_edit_shape' },
+  { name: 'edits have a known shape', edits: [{ op: 'rewrite', line_indexes: [2] } as unknown as Edit], expected: 'invalid_edit_shape', why: 'edit 0 /op must be one of "elide", "inject_digest", "provider_compact", "cache_edit"' },
   { name: 'an elide edit names at least one line', edits: [elide([])], expected: 'invalid_edit_shape' },
 
-  { name: 'one card', edits: [elide([2]), card(), card()], expected: 'invalid_edit_composition' },
-  { name: 'a control edit comes alone (after an elision)', edits: [elide([2]), control()], expected: 'invalid_edit_composition' },
+  { name: 'one card', edits: [elide([2]), card(), card()], expected: 'invalid_edit_composition', why: 'a plan may hold one inject_digest (state card); edit 2 is a second' },
+  { name: 'a control edit comes alone (after an elision)', edits: [elide([2]), control()], expected: 'invalid_edit_composition', why: "a provider_compact edit must be the plan's only edit; edit 1 comes after another edit" },
   { name: 'nothing follows a cache edit composition-wise', edits: [elide([2]), cacheEdit(['toolu_0'])], provider: 'claude_code', expected: 'invalid_edit_composition' },
   { name: 'a provider control first but not alone', edits: [control(), elide([2])], expected: 'invalid_provider_control' },
   { name: 'a cache edit first but not alone', edits: [cacheEdit(['toolu_0']), elide([2])], provider: 'claude_code', expected: 'invalid_cache_edit' },
 
-  { name: 'stub template at most 96 bytes', edits: [elide([2], { stub_template: 'x'.repeat(97) })], expected: 'invalid_elision_bounds' },
+  { name: 'stub template at most 96 bytes', edits: [elide([2], { stub_template: 'x'.repeat(97) })], expected: 'invalid_elision_bounds', why: 'stub template is 97 bytes; the limit is 96' },
   { name: 'stub template may not use {kind}', edits: [elide([2], { stub_template: '[{kind} elided: {bytes}]' })], expected: 'invalid_elision_bounds' },
   { name: 'stub template is one line', edits: [elide([2], { stub_template: 'elided\n{bytes}' })], expected: 'invalid_elision_bounds' },
   { name: 'no more per-item stubs than lines', edits: [elide([2], { per_item_stubs: { '2': 'a', '4': 'b' } })], expected: 'invalid_elision_bounds' },
   { name: 'per-item stubs only for lines of the same edit', edits: [elide([2, 4], { per_item_stubs: { '6': 'a' } })], expected: 'invalid_elision_bounds' },
   { name: 'per-item stub not empty', edits: [elide([2], { per_item_stubs: { '2': '' } })], expected: 'invalid_elision_bounds' },
-  { name: 'per-item stub at most 200 bytes', edits: [elide([2], { per_item_stubs: { '2': 'é'.repeat(101) } })], expected: 'invalid_elision_bounds' },
+  { name: 'per-item stub at most 200 bytes', edits: [elide([2], { per_item_stubs: { '2': 'é'.repeat(101) } })], expected: 'invalid_elision_bounds', why: 'per-item stub for line 2 is 202 bytes; the limit is 200' },
   { name: 'per-item stub has no control characters', edits: [elide([2], { per_item_stubs: { '2': 'tab\there' } })], expected: 'invalid_elision_bounds' },
   { name: 'at most 100,000 lines per elision', edits: [elide(Array.from({ length: 100_001 }, (_, i) => i))], expected: 'invalid_elision_bounds' },
 
   { name: 'targets exist', edits: [elide([2, 999])], expected: 'unknown_edit_index' },
-  { name: 'protected tail untouched', edits: [elide([2, 24])], expected: 'protected_or_non_elidable' },
+  { name: 'protected tail untouched', edits: [elide([2, 24])], expected: 'protected_or_non_elidable', why: 'line 24 is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs' },
   { name: 'the oldest protected output is protected too', edits: [elide([10])], expected: 'protected_or_non_elidable' },
-  { name: 'only elidable payloads are elided', edits: [elide([1])], expected: 'protected_or_non_elidable' },
+  { name: 'only elidable payloads are elided', edits: [elide([1])], expected: 'protected_or_non_elidable', why: 'line 1 holds nothing elidable: it is a tool_call record' },
   {
     name: 'records outside the live context are not elided',
     edits: [elide([2])],
     items: ITEMS.map((i) => (i.line_index === 2 ? { ...i, est_tokens: 0 } : i)),
     expected: 'protected_or_non_elidable',
   },
-  { name: 'no overlap between elisions', edits: [elide([2, 4]), elide([4, 6])], expected: 'overlapping_elision_edits' },
-  { name: 'no line twice in one elision', edits: [elide([2, 2])], expected: 'overlapping_elision_edits' },
+  { name: 'no overlap between elisions', edits: [elide([2, 4]), elide([4, 6])], expected: 'overlapping_elision_edits', why: 'line 4 is elided by an earlier edit too' },
+  { name: 'no line twice in one elision', edits: [elide([2, 2])], expected: 'overlapping_elision_edits', why: 'line 2 is elided twice in this edit' },
   { name: 'with nothing protected the tail may go', edits: [elide([22, 24])], keep: 0, expected: 'ok' },
 
-  { name: 'card text at most 32,768 bytes', edits: [elide(UNPROTECTED), card({ summary: null, goal: 'g'.repeat(32_000), decisions: ['d'.repeat(769)] })], expected: 'invalid_digest_bounds' },
+  { name: 'card text at most 32,768 bytes', edits: [elide(UNPROTECTED), card({ summary: null, goal: 'g'.repeat(32_000), decisions: ['d'.repeat(769)] })], expected: 'invalid_digest_bounds', why: 'state card is 32,769 bytes; the limit is 32,768' },
   { name: 'card covers at least one record', edits: [elide([2]), card({ covers_items: 0 })], expected: 'invalid_digest_bounds' },
   { name: 'card covers no more records than exist', edits: [elide([2]), card({ covers_items: ITEMS.length + 1 })], expected: 'invalid_digest_bounds' },
 
@@ -83,7 +85,7 @@ const cases: Case[] = [
   { name: 'provider control at most 256 bytes', edits: [control('c'.repeat(257))], expected: 'invalid_provider_control' },
   { name: 'provider control has no control characters', edits: [control('/compact\u0007')], expected: 'invalid_provider_control' },
 
-  { name: 'cache edits are Claude-only', edits: [cacheEdit(['toolu_0'])], provider: 'codex', expected: 'invalid_cache_edit' },
+  { name: 'cache edits are Claude-only', edits: [cacheEdit(['toolu_0'])], provider: 'codex', expected: 'invalid_cache_edit', why: 'cache_edit is for claude_code sessions only; this is a codex session' },
   { name: 'a cache edit names at least one id', edits: [cacheEdit([])], provider: 'claude_code', expected: 'invalid_cache_edit' },
   { name: 'cache edit ids are known', edits: [cacheEdit(['toolu_0', 'toolu_404'])], provider: 'claude_code', expected: 'invalid_cache_edit_tool_use_id' },
   { name: 'cache edit ids are plain', edits: [cacheEdit(['toolu 0'])], provider: 'claude_code', expected: 'invalid_cache_edit_tool_use_id' },
@@ -126,9 +128,11 @@ describe.each([
       thrown = error;
     }
     expect(isGobstopperError(thrown), `expected ${c.expected}`).toBe(true);
-    const error = thrown as { code: string; message: string; exit: number };
+    const error = thrown as { code: string; message: string; exit: number; details: { why: string } };
     expect(error.code).toBe(c.expected);
-    expect(error.message).toBe(PlanRejections[c.expected]);
+    // The rule's exact text first (scripts match it), then why, which the details carry too.
+    expect(error.message).toBe(`${PlanRejections[c.expected]}: ${error.details.why}`);
+    if (c.why !== undefined) expect(error.details.why).toBe(c.why);
     expect(error.exit).toBe(1);
   });
 
@@ -153,7 +157,7 @@ describe.each([
       admit({ name: 'x', edits: [elide([2]), elide([4, 999])], expected: 'unknown_edit_index' });
       expect.unreachable();
     } catch (error) {
-      expect((error as { details: unknown }).details).toEqual({ rule: 'unknown_edit_index', edit_index: 1, line_index: 999 });
+      expect((error as { details: unknown }).details).toEqual({ rule: 'unknown_edit_index', why: 'line 999 is not a record of this transcript, which has 26', edit_index: 1, line_index: 999 });
     }
   });
 
