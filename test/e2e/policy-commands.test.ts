@@ -144,7 +144,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(body).toEqual({ ok: false, error: { code: 'unknown_preset', message: "unknown preset 'deepwork'; configured presets: deep-work, team", details: { presets: ['deep-work', 'team'] } } });
   });
 
-  it('an unknown strategy or scorer id is refused by config, policy-check and plan, whatever the context', () => {
+  it('an unknown strategy or scorer id is refused by config, policy-check, plan, explain and tune, whatever the context', () => {
     const strategyTypo = write(join(home.root, 'typo-strategy.toml'), '[policy]\nstrategy = "elidee"\n');
     const scorerTypo = write(join(home.root, 'typo-scorer.toml'), '[policy]\nscorer = "nope"\n');
     for (const args of [
@@ -153,6 +153,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       // The demo-sized session is far below this trigger: the id is checked before that matters.
       ['plan', '7d3f', '--config', strategyTypo],
       ['plan', '7d3f', '--strategy', 'nonexistent', '--trigger', '10000000', '--floor', '1'],
+      ['explain', '--config', strategyTypo],
+      ['explain', '7d3f', '--config', strategyTypo],
+      ['tune', '7d3f', '--config', strategyTypo],
+      ['tune', '7d3f', '--strategy', 'nonexistent'],
     ]) {
       const { status, body } = json(args);
       // A typo on the command line is a usage error; one in a file is a broken configuration.
@@ -166,6 +170,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(scorer.status).toBe(1);
     expect(scorer.body.error).toMatchObject({ code: 'unknown_scorer', message: `unknown scorer 'nope'; known: heuristic (set by scorer: [policy] in ${scorerTypo})` });
     expect(json(['config', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
+    expect(json(['explain', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
+    expect(json(['tune', '7d3f', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
   });
 
   it("config: the original tool's watch and rollout settings load, and are named as having no effect", () => {

@@ -12,7 +12,9 @@ import { transcriptSample } from '../../policy/adaptive.js';
 import { contextTokens } from '../../policy/context.js';
 import { effectivePolicy } from '../../policy/effective-policy.js';
 import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
+import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { parseSession, recentYields } from '../../services/plan.js';
+import { requirePolicyIds } from '../../services/policy-ids.js';
 import { withRuntime } from '../../services/runtime.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
@@ -55,6 +57,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
           flags: quota,
           env: rt.env,
         });
+        requirePolicyIds(rt.host.registry, resolved);
         const context = contextTokens(parsed.transcript);
         const window = parsed.transcript.usage.model_context_window ?? null;
         const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session)));
@@ -71,6 +74,8 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
       return result;
     }
     const { resolved } = await resolveForCommand({ configPath: flags.config, provider: flags.provider, preset: flags.preset, flags: quota });
+    // As plan would: a policy naming a strategy or scorer nobody serves can never plan.
+    requirePolicyIds(new PluginRegistry({ env: process.env }), resolved);
     const result = explain({
       provider: (flags.provider as BuiltinProvider | undefined) ?? null,
       policy: toResolvedPolicy(resolved.values),

@@ -3,6 +3,7 @@ import type { TuneCommandResult } from '../../../schemas/generated/types.js';
 import { contextTokens, elidableTokens } from '../../policy/context.js';
 import { tune } from '../../policy/tune.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
+import { requirePolicyIds } from '../../services/policy-ids.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -21,6 +22,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const parsed = await parseSession(rt, args.session);
       const config = await resolveSessionConfig(rt, parsed.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
+      requirePolicyIds(rt.host.registry, config);
       return tune({
         provider: parsed.session.provider,
         session_id: parsed.session.session_id,
