@@ -35,6 +35,7 @@ import { sourceFindings } from './findings.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { recentYields, resolveSessionConfig, strategyRunner, type ParsedSession, type PlanOptions } from './plan.js';
+import { requireStrategyParams } from './policy-params.js';
 import type { Runtime } from './runtime.js';
 
 // ---------------------------------------------------------------- private copies
@@ -434,6 +435,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     let policy: T.ResolvedPolicy;
     try {
       config = await resolveSessionConfig(runtime, transcript.session, { ...options, strategy: undefined });
+      await requireStrategyParams(runtime, config);
       policy = effectivePolicy(config.values, transcriptSample(transcript, before, recent));
     } catch (error) {
       throw new PolicyResolutionError(error);

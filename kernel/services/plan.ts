@@ -20,6 +20,8 @@ import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { requirePolicyIds } from './policy-ids.js';
+import { startPinnedStrategy } from './pinned-strategy.js';
+import { requireStrategyParams } from './policy-params.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
 
@@ -154,12 +156,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       readItems: (p) => readSourceRecords(parsed.transcript.session.path, parsed.transcript.source_sha256, p),
     };
     if (options?.plugin) {
-      const registry = new PluginRegistry({ env: runtime.env, pinned: [options.plugin] });
-      const ref = registry.configured()[0];
-      if (!ref) throw new GobstopperError('plugin_unavailable', `the configured plugin ${options.plugin.manifest} could not be loaded`);
-      const running = await runtime.host.start(ref);
-      const info = running.handshake.strategies?.find((s) => s.id === strategyId);
-      if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
+      const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).then(
         (result) => candidates.attach({ ...result, plugin_id: running.bundle.manifest.id }),
@@ -183,6 +180,7 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
   const sameSession = early && early.session.provider === parsed.session.provider && early.session.session_id === parsed.session.session_id;
   const config = await (sameSession ? early.config : resolveSessionConfig(runtime, parsed.session, options));
   requirePolicyIds(runtime.host.registry, config);
+  await requireStrategyParams(runtime, config);
   requireResumableSession(parsed.session);
   requireReadableContext(parsed.transcript);
   const recent = await recentYields(runtime, parsed.session);

@@ -193,9 +193,25 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(refused.status).toBe(1);
     expect(refused.body.error).toMatchObject({
       code: 'invalid_strategy_params',
-      message: "strategy_params for elide do not match the params_schema it declares: must NOT have additional properties 'bogus'",
+      message: `strategy_params for elide do not match the params_schema it declares: must NOT have additional properties 'bogus' (set by strategy_params: [policy] in ${typo})`,
     });
+    // Far below the default trigger, and without a session at all: a broken table is an error every time.
+    for (const args of [
+      ['plan', '7d3f', '--config', typo],
+      ['apply', '7d3f', '--config', typo],
+      ['eval', '7d3f', '--config', typo],
+      ['config', '--config', typo],
+      ['explain', '--config', typo],
+      ['explain', '7d3f', '--config', typo],
+      ['tune', '7d3f', '--config', typo],
+      ['policy-check', '--provider', 'codex', '--context-tokens', '1', '--config', typo],
+    ]) {
+      const { status, body } = json(args);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error, args.join(' ')).toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining(`'bogus' (set by strategy_params: [policy] in ${typo})`) });
+    }
     const fine = write(join(home.root, 'params-fine.toml'), '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide", "dedupe"] }\n');
+    for (const args of [['plan', '7d3f'], ['config'], ['explain']]) expect(json([...args, '--config', fine]).status, args.join(' ')).toBe(0);
     const planned = json(['plan', '7d3f', '--config', fine, '--trigger', '2', '--floor', '1']);
     expect(planned.status, planned.stderr).toBe(0);
     const wrongType = write(join(home.root, 'params-type.toml'), '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = "elide" }\n');

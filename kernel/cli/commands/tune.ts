@@ -4,6 +4,7 @@ import { contextTokens, elidableTokens } from '../../policy/context.js';
 import { tune } from '../../policy/tune.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
+import { requireStrategyParams } from '../../services/policy-params.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -23,6 +24,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
       const parsed = await parseSession(rt, args.session);
       const config = await resolveSessionConfig(rt, parsed.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
       requirePolicyIds(rt.host.registry, config);
+      await requireStrategyParams(rt, config);
       return tune({
         provider: parsed.session.provider,
         session_id: parsed.session.session_id,

@@ -1,0 +1,38 @@
+/**
+ * A resolved policy's strategy_params against the params_schema its strategy declares, checked when
+ * the policy is resolved rather than when the strategy runs: otherwise a session below its trigger
+ * reports "no plan" (exit 0) for a configuration that is broken. The schema is in the strategy's
+ * handshake, so its bundle is started; plan, apply and eval start it anyway.
+ */
+import { describeSource, type ResolvedConfig } from '../config/resolve-config.js';
+import { GobstopperError } from '../errors.js';
+import { checkStrategyParams } from '../plugins/host/strategy-params.js';
+import { startPinnedStrategy } from './pinned-strategy.js';
+import type { Runtime } from './runtime.js';
+
+type PolicyConfig = Pick<ResolvedConfig, 'values' | 'external' | 'sources'>;
+
+/**
+ * Whether the policy has parameters to check. Empty ones are left to the strategy's run, so a plan
+ * with none configured starts nothing early; a command is given none.
+ */
+export function hasStrategyParams(config: PolicyConfig): boolean {
+  return Object.keys(config.values.strategy_params).length > 0 && config.external?.kind !== 'legacy_command';
+}
+
+export async function requireStrategyParams(runtime: Runtime, config: PolicyConfig): Promise<void> {
+  if (!hasStrategyParams(config)) return;
+  const { strategy, strategy_params: params } = config.values;
+  const external = config.external;
+  const info =
+    external?.kind === 'plugin'
+      ? (await startPinnedStrategy(runtime, { manifest: external.manifest, trusted_sha256: external.trusted_sha256 }, strategy)).info
+      : (await runtime.host.strategy(strategy)).info;
+  try {
+    checkStrategyParams(strategy, info.params_schema, params);
+  } catch (error) {
+    const source = describeSource('strategy_params', config.sources.strategy_params);
+    if (!(error instanceof GobstopperError) || error.code !== 'invalid_strategy_params' || source === null) throw error;
+    throw new GobstopperError(error.code, `${error.message} (set by ${source})`, { exit: error.exit, details: error.details, cause: error });
+  }
+}
