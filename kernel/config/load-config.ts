@@ -8,7 +8,8 @@ import { validateConfigFile } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
 import { userConfigPath } from './paths.js';
 import { findProjectConfig } from './project-search.js';
-import { readConfigFile } from './read-config-file.js';
+import { readConfigFile, type ParsedConfig } from './read-config-file.js';
+import { singleKeyViolation, WHOLE_NUMBER_RANGES, type WholeNumberKey } from '../policy/bounds.js';
 import { describeSchemaError, tableName } from './schema-messages.js';
 
 export type ConfigScope = 'user' | 'project';
@@ -64,12 +65,14 @@ export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {
     if (scope === 'project') throw invalid(`config ${path} vanished while it was being read`);
     return { scope, path, loaded: false, data: {} };
   }
-  return { scope, path, loaded: true, data: checkConfigData(read.data, scope, path) };
+  return { scope, path, loaded: true, data: checkConfigData(read, scope, path) };
 }
 
 /** Schema, then the rules a schema cannot say. */
-export function checkConfigData(data: Record<string, unknown>, scope: ConfigScope, path: string): ConfigFile {
-  if (!validateConfigFile(data)) throw invalid(`config ${path}: ${describeSchemaError(validateConfigFile.errors ?? [], data)}`);
+export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: string): ConfigFile {
+  const { data, floats } = parsed;
+  if (!validateConfigFile(data)) throw invalid(`config ${path}: ${describeSchemaError(validateConfigFile.errors ?? [], data, floats)}`);
+  requireWholeNumbers(parsed, path);
   const config = data as ConfigFile;
   for (const { segments, patch } of policyTables(config)) {
     const table = tableName(segments);
@@ -88,8 +91,64 @@ export function checkConfigData(data: Record<string, unknown>, scope: ConfigScop
     if (patch.plugin !== undefined && !isAbsolute(patch.plugin.manifest)) {
       throw invalid(`config ${path}: 'manifest' in ${tableName([...segments, 'plugin'])} must be an absolute path`);
     }
+    requireKeyRanges(patch, table, path);
   }
   return config;
+}
+
+/**
+ * A value out of its own range is wrong in any table, used or not: a preset with a threshold of 3
+ * fails when the file loads, not the day someone picks that preset. Rules between keys (the floor
+ * below the trigger) wait for the layered policy, where a later table may still set the other key.
+ */
+function requireKeyRanges(patch: PolicyPatch, table: string, path: string): void {
+  for (const key of [...(Object.keys(WHOLE_NUMBER_RANGES) as WholeNumberKey[]), 'keep_score_threshold'] as const) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    const problem = singleKeyViolation(key, value);
+    if (problem === null) continue;
+    // The threshold's sentence is the original's exact text, and the schema's nan/inf message uses it too.
+    const sentence = key === 'keep_score_threshold' ? `${problem} in ${table}` : `'${key}' in ${table}${problem.slice(key.length)}`;
+    throw invalid(`config ${path}: ${sentence} (got ${value})`);
+  }
+}
+
+/**
+ * TOML tells `8` from `8.0`; JSON Schema, over JavaScript numbers, cannot. Each whole number the file
+ * wrote as a float is checked once more as a value no integer can be (NaN): where the schema then
+ * says "must be integer", the key wants a whole number and the float is refused. Keys that take any
+ * number (keep_score_threshold) are not affected.
+ */
+function requireWholeNumbers({ data, floats }: ParsedConfig, path: string): void {
+  const suspects = [...floats].filter((pointer) => Number.isInteger(valueAt(data, pointer)));
+  if (suspects.length === 0) return;
+  const probe = structuredClone(data);
+  for (const pointer of suspects) setAt(probe, pointer, Number.NaN);
+  if (validateConfigFile(probe)) return;
+  const wanted = new Set(suspects);
+  const refused = (validateConfigFile.errors ?? []).find((e) => e.keyword === 'type' && e.params.type === 'integer' && wanted.has(e.instancePath));
+  if (refused) throw invalid(`config ${path}: ${describeSchemaError([refused], data, floats)}`);
+}
+
+function pointerKeys(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let node = data;
+  for (const key of pointerKeys(pointer)) node = (node as Record<string, unknown>)[key];
+  return node;
+}
+
+function setAt(data: unknown, pointer: string, value: unknown): void {
+  const keys = pointerKeys(pointer);
+  const last = keys.pop()!;
+  let node = data as Record<string, unknown>;
+  for (const key of keys) node = node[key] as Record<string, unknown>;
+  Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export interface PolicyTable {

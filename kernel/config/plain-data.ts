@@ -2,17 +2,37 @@
  * smol-toml hands back null-prototype objects and TomlDate values. Validation wants plain data, as a
  * JSON round trip would give, except that nan and inf stay numbers: a round trip would turn them into
  * null and the user would be told about a null they never wrote.
+ *
+ * The file is parsed with integers as BigInt, so a float written where a whole number belongs
+ * (`8.0`, `2.5e5`) can still be told from an integer once both are numbers: its JSON pointer is
+ * listed in `floats`. An integer too large for a number without loss is listed in `unsafeIntegers`.
  */
-export function toPlainData(value: unknown): unknown {
+export interface PlainDataMarks {
+  floats: Set<string>;
+  unsafeIntegers: Set<string>;
+}
+
+export function toPlainData(value: unknown, marks?: PlainDataMarks, pointer = ''): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(toPlainData);
+  if (Array.isArray(value)) return value.map((v, i) => toPlainData(v, marks, `${pointer}/${i}`));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      Object.defineProperty(out, key, { value: toPlainData((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+      const plain = toPlainData((value as Record<string, unknown>)[key], marks, `${pointer}/${escapePointer(key)}`);
+      Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
-  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'bigint') {
+    const number = Number(value);
+    if (!Number.isSafeInteger(number)) marks?.unsafeIntegers.add(pointer);
+    return number;
+  }
+  if (typeof value === 'number') marks?.floats.add(pointer);
   return value;
+}
+
+/** As ajv writes instance paths (RFC 6901). */
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

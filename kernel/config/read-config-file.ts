@@ -6,16 +6,24 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from '
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { GobstopperError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from './paths.js';
-import { toPlainData } from './plain-data.js';
+import { toPlainData, type PlainDataMarks } from './plain-data.js';
+import { describeAt } from './schema-messages.js';
 
-export type ConfigReadResult = { status: 'missing' } | { status: 'loaded'; data: Record<string, unknown> };
+/** A file's data, and where it wrote floats: numbers the schema cannot tell from integers. */
+export interface ParsedConfig {
+  data: Record<string, unknown>;
+  /** JSON pointers of the values written as floats (`8.0`, `2.5e5`). */
+  floats: ReadonlySet<string>;
+}
+
+export type ConfigReadResult = { status: 'missing' } | ({ status: 'loaded' } & ParsedConfig);
 
 const invalid = (message: string, details?: Record<string, unknown>) => new GobstopperError('invalid_config', message, { details });
 
 export function readConfigFile(path: string): ConfigReadResult {
   const text = readConfigText(path);
   if (text === null) return { status: 'missing' };
-  return { status: 'loaded', data: parseConfigToml(text, path) };
+  return { status: 'loaded', ...parseConfigToml(text, path) };
 }
 
 /** null when the file does not exist; every other problem is an error naming the file. */
@@ -58,10 +66,10 @@ export function readConfigText(path: string): string | null {
   }
 }
 
-export function parseConfigToml(text: string, path: string): Record<string, unknown> {
+export function parseConfigToml(text: string, path: string): ParsedConfig {
   let parsed: unknown;
   try {
-    parsed = parseToml(text);
+    parsed = parseToml(text, { integersAsBigInt: true });
   } catch (error) {
     if (error instanceof TomlError) {
       const what = firstLine(error.message).replace(/^Invalid TOML document:\s*/, '');
@@ -69,7 +77,11 @@ export function parseConfigToml(text: string, path: string): Record<string, unkn
     }
     throw invalid(`config ${path} is not valid TOML: ${firstLine(String((error as Error)?.message ?? error))}`);
   }
-  return toPlainData(parsed) as Record<string, unknown>;
+  const marks: PlainDataMarks = { floats: new Set(), unsafeIntegers: new Set() };
+  const data = toPlainData(parsed, marks) as Record<string, unknown>;
+  const [unsafe] = marks.unsafeIntegers;
+  if (unsafe !== undefined) throw invalid(`config ${path}: ${describeAt(unsafe)} is an integer too large to read exactly`);
+  return { data, floats: marks.floats };
 }
 
 const firstLine = (s: string) => s.split('\n')[0]?.trim() ?? s;

@@ -31,7 +31,14 @@ function valueAt(data: unknown, segments: readonly string[]): unknown {
   return node;
 }
 
-function describeValue(value: unknown): string {
+/** "'trigger_tokens' in [policy]", for a JSON pointer into a config file. */
+export function describeAt(pointer: string): string {
+  const segments = pointerSegments(pointer);
+  return `'${segments[segments.length - 1] ?? ''}' ${where(segments.slice(0, -1))}`;
+}
+
+/** A number the file wrote as a float reads as one even when it is whole: 8.0, not 8. */
+function describeValue(value: unknown, writtenAsFloat = false): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'a table';
@@ -39,7 +46,8 @@ function describeValue(value: unknown): string {
   if (typeof value === 'number') {
     if (Number.isNaN(value)) return 'nan';
     if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-    return Number.isInteger(value) ? `the integer ${value}` : `the float ${value}`;
+    if (!Number.isInteger(value)) return `the float ${value}`;
+    return writtenAsFloat ? `the float ${Number.isSafeInteger(value) ? `${value}.0` : value}` : `the integer ${value}`;
   }
   if (typeof value === 'boolean') return `the boolean ${value}`;
   return typeof value;
@@ -56,8 +64,11 @@ const EXPECTED: Record<string, string> = {
 
 const TOP_LEVEL_TABLES = '[policy], [provider.<claude_code|codex|devin>], [presets.<name>], [sessions."<id>"] or [discovery]';
 
-/** The first problem, as one line. Key-level problems win over the wrappers ajv adds around them. */
-export function describeSchemaError(errors: readonly ErrorObject[], data: unknown): string {
+/**
+ * The first problem, as one line. Key-level problems win over the wrappers ajv adds around them.
+ * `floats` holds the pointers of numbers the file wrote as floats.
+ */
+export function describeSchemaError(errors: readonly ErrorObject[], data: unknown, floats: ReadonlySet<string> = new Set()): string {
   const error = errors.find((e) => e.keyword !== 'propertyNames' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
   if (!error) return 'is not a valid configuration';
   const segments = pointerSegments(error.instancePath);
@@ -85,7 +96,7 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
       if (key === 'keep_score_threshold' && typeof value === 'number') {
         return `keep_score_threshold must be a finite value between 0 and 1 ${where(parent)} (got ${describeValue(value)})`;
       }
-      return `wrong type for '${key}' ${where(parent)}: expected ${expected}, got ${describeValue(value)}`;
+      return `wrong type for '${key}' ${where(parent)}: expected ${expected}, got ${describeValue(value, floats.has(error.instancePath))}`;
     }
     case 'enum':
       return `'${key}' ${where(parent)} must be one of ${(error.params.allowedValues as unknown[]).join(', ')} (got ${describeValue(value)})`;

@@ -34,35 +34,49 @@ export interface BoundsViolation {
   message: string;
 }
 
+/** The range of each whole-number key; each holds whatever the other keys are. */
+export const WHOLE_NUMBER_RANGES = {
+  trigger_tokens: { min: 1, max: MAX_POLICY_TOKENS },
+  floor_tokens: { min: 0, max: MAX_POLICY_TOKENS },
+  keep_recent_tool_outputs: { min: 0, max: MAX_ITEM_COUNT },
+  keep_recent_turns: { min: 0, max: MAX_ITEM_COUNT },
+  min_interval_secs: { min: 0, max: MAX_INTERVAL_SECS },
+  apply_hold_secs: { min: 0, max: MAX_INTERVAL_SECS },
+  min_savings_tokens: { min: 0, max: MAX_POLICY_TOKENS },
+  block_tokens: { min: 0, max: MAX_POLICY_TOKENS },
+  result_max_bytes: { min: 0, max: MAX_POLICY_TOKENS },
+} as const satisfies Partial<Record<BoundedKey, { min: number; max: number }>>;
+
+export type WholeNumberKey = keyof typeof WHOLE_NUMBER_RANGES;
+
+/** What is wrong with one key's value taken alone ("must be a whole number from 1 to ..."), or null. */
+export function singleKeyViolation(key: WholeNumberKey | 'keep_score_threshold', value: unknown): string | null {
+  if (key === 'keep_score_threshold') {
+    const ok = value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1);
+    return ok ? null : THRESHOLD_MESSAGE;
+  }
+  const { min, max } = WHOLE_NUMBER_RANGES[key];
+  const ok = typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+  return ok ? null : `${key} must be a whole number from ${min} to ${max}`;
+}
+
 export function policyBoundsViolations(policy: Bounded): BoundsViolation[] {
   const problems: BoundsViolation[] = [];
-  const whole = (key: BoundedKey, min: number, max: number) => {
-    const value = policy[key];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      problems.push({ keys: [key], message: `${key} must be a whole number from ${min} to ${max} (got ${String(value)})` });
-      return false;
-    }
-    return true;
+  const check = (key: WholeNumberKey | 'keep_score_threshold') => {
+    const problem = singleKeyViolation(key, policy[key]);
+    if (problem !== null) problems.push({ keys: [key], message: `${problem} (got ${String(policy[key])})` });
+    return problem === null;
   };
-  const triggerOk = whole('trigger_tokens', 1, MAX_POLICY_TOKENS);
-  const floorOk = whole('floor_tokens', 0, MAX_POLICY_TOKENS);
+  const triggerOk = check('trigger_tokens');
+  const floorOk = check('floor_tokens');
   if (triggerOk && floorOk && policy.floor_tokens >= policy.trigger_tokens) {
     problems.push({
       keys: ['floor_tokens', 'trigger_tokens'],
       message: `floor_tokens (${policy.floor_tokens}) must be below trigger_tokens (${policy.trigger_tokens})`,
     });
   }
-  whole('keep_recent_tool_outputs', 0, MAX_ITEM_COUNT);
-  whole('keep_recent_turns', 0, MAX_ITEM_COUNT);
-  whole('min_interval_secs', 0, MAX_INTERVAL_SECS);
-  whole('apply_hold_secs', 0, MAX_INTERVAL_SECS);
-  whole('min_savings_tokens', 0, MAX_POLICY_TOKENS);
-  whole('block_tokens', 0, MAX_POLICY_TOKENS);
-  whole('result_max_bytes', 0, MAX_POLICY_TOKENS);
-  const threshold = policy.keep_score_threshold;
-  if (threshold !== null && !(typeof threshold === 'number' && Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
-    problems.push({ keys: ['keep_score_threshold'], message: `${THRESHOLD_MESSAGE} (got ${String(threshold)})` });
-  }
+  for (const key of ['keep_recent_tool_outputs', 'keep_recent_turns', 'min_interval_secs', 'apply_hold_secs', 'min_savings_tokens', 'block_tokens', 'result_max_bytes'] as const) check(key);
+  check('keep_score_threshold');
   return problems;
 }
 

@@ -58,6 +58,20 @@ describe('config file: bad input gets one clear line', () => {
     ['an empty command', '[policy]\ncommand = ""\n', /: 'command' in \[policy\] must not be empty$/],
     ['a command over 4096 bytes', `[policy]\ncommand = "${'x'.repeat(4097)}"\ntrusted_legacy_command = true\n`, /: 'command' in \[policy\] is longer than 4096 bytes$/],
     ['a negative discovery age', '[discovery]\nmax_age_secs = -1\n', /'max_age_secs' in \[discovery\] must be at least 0/],
+    // TOML tells 8 from 8.0; a key that counts something takes only the former.
+    ['a whole float for a count', '[policy]\nkeep_recent_tool_outputs = 8.0\n', /: wrong type for 'keep_recent_tool_outputs' in \[policy\]: expected a whole number, got the float 8\.0$/],
+    ['an exponent for a count', '[policy]\ntrigger_tokens = 2.5e5\n', /: wrong type for 'trigger_tokens' in \[policy\]: expected a whole number, got the float 250000\.0$/],
+    ['an exponent for seconds', '[presets.p]\nmin_interval_secs = 3e2\n', /: wrong type for 'min_interval_secs' in \[presets\.p\]: expected a whole number, got the float 300\.0$/],
+    ['a whole float in a session table', '[sessions."s/1"]\nfloor_tokens = 100000.0\n', /: wrong type for 'floor_tokens' in \[sessions\."s\/1"\]: expected a whole number, got the float 100000\.0$/],
+    ['a whole float for the discovery age', '[discovery]\nmax_age_secs = 60.0\n', /: wrong type for 'max_age_secs' in \[discovery\]: expected a whole number, got the float 60\.0$/],
+    ['an integer past what a number holds exactly', '[policy]\nblock_tokens = 99999999999999999999\n', /: 'block_tokens' in \[policy\] is an integer too large to read exactly$/],
+    // A value out of its own range is refused in any table, whether or not this run uses it.
+    ['a threshold above 1 in an unused preset', '[presets.x]\nkeep_score_threshold = 3.0\n', /: keep_score_threshold must be a finite value between 0 and 1 in \[presets\.x\] \(got 3\)$/],
+    ['a negative threshold', '[policy]\nkeep_score_threshold = -0.5\n', /: keep_score_threshold must be a finite value between 0 and 1 in \[policy\] \(got -0\.5\)$/],
+    ['a zero trigger', '[provider.codex]\ntrigger_tokens = 0\n', /: 'trigger_tokens' in \[provider\.codex\] must be a whole number from 1 to 10000000 \(got 0\)$/],
+    ['a trigger past the maximum', '[presets.big]\ntrigger_tokens = 20_000_000\n', /: 'trigger_tokens' in \[presets\.big\] must be a whole number from 1 to 10000000 \(got 20000000\)$/],
+    ['an interval past a day in another session', '[sessions."other"]\nmin_interval_secs = 100000\n', /: 'min_interval_secs' in \[sessions\.other\] must be a whole number from 0 to 86400 \(got 100000\)$/],
+    ['a protected tail past the item limit', '[policy]\nkeep_recent_tool_outputs = 100001\n', /: 'keep_recent_tool_outputs' in \[policy\] must be a whole number from 0 to 100000 \(got 100001\)$/],
   ])('%s', (_name, text, pattern) => {
     const error = errorOf(text);
     expect(error.code).toBe('invalid_config');
@@ -83,6 +97,16 @@ describe('config file: bad input gets one clear line', () => {
     expect(() => loadFile('user', folder)).toThrow(/is not a regular file/);
     expect(errorOf(`# ${'x'.repeat(64 * 1024)}\n`).message).toMatch(/is 65539 bytes; the limit is 65536$/);
     expect(errorOf(Buffer.from([0x5b, 0x70, 0xff, 0x5d])).message).toMatch(/is not valid UTF-8$/);
+  });
+
+  it('takes integers, floats where any number goes, and floats inside strategy_params as written', () => {
+    const file = loadText('[policy]\ntrigger_tokens = 100_000\nfloor_tokens = 0\nkeep_score_threshold = 1.0\nstrategy_params = { ratio = 2.0, n = 3 }\n\n[presets.low]\nkeep_score_threshold = 0\n');
+    expect(file.data.policy).toEqual({ trigger_tokens: 100_000, floor_tokens: 0, keep_score_threshold: 1, strategy_params: { ratio: 2, n: 3 } });
+    expect(file.data.presets?.low).toEqual({ keep_score_threshold: 0 });
+  });
+
+  it('leaves rules between keys to the layered policy, where a later table may still set the other key', () => {
+    expect(loadText('[presets.y]\ntrigger_tokens = 10\nfloor_tokens = 20\n').loaded).toBe(true);
   });
 
   it('accepts an empty file and a file exactly at the size limit', () => {
