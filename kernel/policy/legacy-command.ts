@@ -2,8 +2,8 @@
  * Legacy userspace presets: `command = "..."` with `trusted_legacy_command = true`. The command runs
  * under `sh -c` in its own process group, reads one JSON object on stdin and prints `{"edits": [...]}`.
  * Its edits then go through exactly the admission every other proposal does. The whole group is
- * killed at the deadline or when output passes the cap, so a stuck or chatty script cannot hang or
- * flood the host.
+ * killed when the command exits (whatever it left running goes with it), at the deadline, or when
+ * output passes the cap, so a stuck or chatty script cannot hang or flood the host.
  */
 import { execa } from 'execa';
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
@@ -77,6 +77,10 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     stopped ??= 'timeout';
     killGroup();
   }, timeoutMs);
+  // The answer is complete when the command's own process exits. Something it left in the background
+  // (`sleep 60 & echo ...`) may still hold stdout open, and the pipe would not end until it did:
+  // the group goes now, and what was printed is read to the end of the pipe.
+  subprocess.once('exit', killGroup);
 
   let result;
   try {

@@ -75,6 +75,19 @@ describe('legacy command presets', () => {
     expect(isRunning(backgroundPid)).toBe(false);
   });
 
+  it('is done when the command exits, though something it left in the background still holds its stdout', async () => {
+    const pidFile = join(dir, 'left-behind.pid');
+    const started = Date.now();
+    const edits = await runLegacyCommand(
+      request(`cat >/dev/null; sleep 30 & echo $! > ${JSON.stringify(pidFile)}; echo '{"edits":[{"op":"elide","line_indexes":[0],"stub_template":"[x]"}]}'`, { timeoutMs: 10_000 }),
+    );
+    expect(edits).toEqual([{ op: 'elide', line_indexes: [0], stub_template: '[x]' }]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const backgroundPid = Number(readFileSync(pidFile, 'utf8').trim());
+    await new Promise((r) => setTimeout(r, 100));
+    expect(isRunning(backgroundPid)).toBe(false);
+  });
+
   it('stops a command that prints more than the cap', async () => {
     await expect(runLegacyCommand(request('yes', { maxOutputBytes: 1000 }))).rejects.toMatchObject({
       message: `legacy command from ${TABLE} printed more than 1000 bytes and was stopped`,
