@@ -8,7 +8,7 @@ import { validateConfigFile } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
 import { userConfigPath } from './paths.js';
 import { findProjectConfig } from './project-search.js';
-import { readConfigFile, type ParsedConfig } from './read-config-file.js';
+import { readConfigFile, UnusableConfigPath, type ParsedConfig } from './read-config-file.js';
 import { singleKeyViolation, WHOLE_NUMBER_RANGES, type WholeNumberKey } from '../policy/bounds.js';
 import { describeSchemaError, tableName } from './schema-messages.js';
 
@@ -47,8 +47,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.configPath !== undefined;
+  if (options.configPath === '') throw new GobstopperError('config_not_found', '--config was given an empty path; give the path of a config file', { exit: 2 });
   const userPath = explicit ? resolve(cwd, options.configPath as string) : userConfigPath(env);
-  const user = loadFile('user', userPath);
+  const user = explicit ? asUsageError(() => loadFile('user', userPath)) : loadFile('user', userPath);
   // A --config that names nothing is the command line's mistake, as a missing --claude-home is.
   if (explicit && !user.loaded) throw new GobstopperError('config_not_found', `config ${userPath} does not exist`, { exit: 2 });
   let project: LoadedConfigFile | null = null;
@@ -57,6 +58,16 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     if (projectPath !== null && resolve(projectPath) !== resolve(userPath)) project = loadFile('project', projectPath);
   }
   return { user, project };
+}
+
+/** A --config naming a directory or a link is the command line's mistake, as a missing one is. */
+function asUsageError<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof UnusableConfigPath)) throw error;
+    throw new GobstopperError(error.code, error.message, { exit: 2, details: error.details, cause: error });
+  }
 }
 
 export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {

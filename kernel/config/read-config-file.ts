@@ -20,6 +20,17 @@ export type ConfigReadResult = { status: 'missing' } | ({ status: 'loaded' } & P
 
 const invalid = (message: string, details?: Record<string, unknown>) => new GobstopperError('invalid_config', message, { details });
 
+/**
+ * The path names nothing that can be read as a config file (a directory, a symlink, a file that will
+ * not open), as opposed to a file whose content is wrong. Given with --config, that is the command
+ * line's mistake (exit 2).
+ */
+export class UnusableConfigPath extends GobstopperError {
+  constructor(message: string) {
+    super('invalid_config', message);
+  }
+}
+
 export function readConfigFile(path: string): ConfigReadResult {
   const text = readConfigText(path);
   if (text === null) return { status: 'missing' };
@@ -33,16 +44,16 @@ export function readConfigText(path: string): string | null {
     linkStat = lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw invalid(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UnusableConfigPath(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  if (linkStat.isSymbolicLink()) throw invalid(`config ${path} is a symlink; point --config at the file itself or replace the link with a regular file`);
-  if (!linkStat.isFile()) throw invalid(`config ${path} is not a regular file`);
+  if (linkStat.isSymbolicLink()) throw new UnusableConfigPath(`config ${path} is a symlink; point --config at the file itself or replace the link with a regular file`);
+  if (!linkStat.isFile()) throw new UnusableConfigPath(`config ${path} is ${linkStat.isDirectory() ? 'a directory' : 'not a regular file'}`);
   // O_NOFOLLOW closes the gap between the lstat and the open; O_NONBLOCK keeps a swapped-in FIFO from hanging us.
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    throw invalid(`cannot open config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UnusableConfigPath(`cannot open config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   try {
     const stat = fstatSync(fd);

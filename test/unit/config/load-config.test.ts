@@ -94,7 +94,7 @@ describe('config file: bad input gets one clear line', () => {
     expect(() => loadFile('user', link)).toThrow(/config .*link\.toml is a symlink/);
     const folder = join(dir.root, 'folder.toml');
     mkdirSync(folder);
-    expect(() => loadFile('user', folder)).toThrow(/is not a regular file/);
+    expect(() => loadFile('user', folder)).toThrow(/folder\.toml is a directory$/);
     expect(errorOf(`# ${'x'.repeat(64 * 1024)}\n`).message).toMatch(/is 65539 bytes; the limit is 65536$/);
     expect(errorOf(Buffer.from([0x5b, 0x70, 0xff, 0x5d])).message).toMatch(/is not valid UTF-8$/);
   });
@@ -161,6 +161,24 @@ describe('config locations', () => {
       const explicit = home.write('team.toml', '[policy]\ntrigger_tokens = 100000\n');
       const fromFlag = await loadConfig({ configPath: 'team.toml', cwd: home.root, env: { XDG_CONFIG_HOME: join(home.root, 'cfg') }, project: false });
       expect(fromFlag.user).toMatchObject({ path: explicit, loaded: true });
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('takes a --config that names no readable file for a usage error, and a bad file for a config error', async () => {
+    const home = makeConfigDir();
+    try {
+      const env = { XDG_CONFIG_HOME: join(home.root, 'cfg') };
+      const load = (configPath: string) => loadConfig({ configPath, cwd: home.root, env, project: false });
+      await expect(load('')).rejects.toMatchObject({ code: 'config_not_found', exit: 2, message: '--config was given an empty path; give the path of a config file' });
+      mkdirSync(join(home.root, 'folder'));
+      await expect(load('folder')).rejects.toMatchObject({ code: 'invalid_config', exit: 2, message: `config ${join(home.root, 'folder')} is a directory` });
+      const target = home.write('real.toml', '[policy]\n');
+      symlinkSync(target, join(home.root, 'link.toml'));
+      await expect(load('link.toml')).rejects.toMatchObject({ code: 'invalid_config', exit: 2 });
+      home.write('broken.toml', '[policy\n');
+      await expect(load('broken.toml')).rejects.toMatchObject({ code: 'invalid_config', exit: 1 });
     } finally {
       home.cleanup();
     }
