@@ -62,7 +62,8 @@ const EXPECTED: Record<string, string> = {
   array: 'an array',
 };
 
-const TOP_LEVEL_TABLES = '[policy], [provider.<claude_code|codex|devin>], [presets.<name>], [sessions."<id>"] or [discovery]';
+/** Every table the config schema takes at the top level ([rollout] is read for compatibility only). */
+const TOP_LEVEL_TABLES = '[policy], [provider.<claude_code|codex|devin>], [presets.<name>], [sessions."<id>"], [discovery] or [rollout]';
 
 /**
  * The first problem, as one line. Key-level problems win over the wrappers ajv adds around them.
