@@ -6,5 +6,5 @@ export const policyFlags = {
   preset: Flags.string({ summary: 'Apply the [presets.<name>] table of the config.', helpGroup: 'POLICY' }),
   trigger: Flags.integer({ summary: 'Compact when the context reaches this many tokens (this run only).', min: 1, max: 10_000_000, helpGroup: 'POLICY' }),
   floor: Flags.integer({ summary: 'Target context after compaction, in tokens (this run only).', min: 0, max: 10_000_000, helpGroup: 'POLICY' }),
-  config: Flags.string({ summary: 'Use this config file instead of ~/.config/gobstopper/config.toml.', helpGroup: 'POLICY' }),
+  config: Flags.string({ summary: 'Config file to use instead of $XDG_CONFIG_HOME/gobstopper/config.toml.', helpValue: '<path>', helpGroup: 'POLICY' }),
 };

@@ -128,6 +128,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(body).toMatchObject({ provider: 'claude_code', session_id: id, session_match: 'discovered' });
     expect(body.policy).toMatchObject({ trigger_tokens: 50_000, min_savings_tokens: 1_000 });
     expect(gob(['config', '7d3f', '--config', config]).stdout).toContain(`# session: claude_code session ${id}\n`);
+    // The transcript's path names it too, as its help says.
+    const byPath = json(['config', join(home.claudeHome, 'projects', '-home-dev-demo', `${id}.jsonl`), '--config', config]);
+    expect(byPath.body).toMatchObject({ provider: 'claude_code', session_id: id, session_match: 'discovered' });
+    expect(gob(['config', '--help']).stdout).toMatch(/\[SESSION-ID\]\s+A session id, unique prefix or transcript path;/);
     // An id nothing on disk has: applied as written, and said so.
     const literal = json(['config', 'zzz', '--config', config]);
     expect(literal.body).toMatchObject({ provider: null, session_id: 'zzz', session_match: 'as_given' });

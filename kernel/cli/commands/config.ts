@@ -19,7 +19,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
   static override summary = 'Show the resolved policy and where each value came from.';
   static override description =
     'Layers, later wins: built-in defaults, [policy], [provider.<id>], [presets.<name>] (with --preset), [sessions."<id>"] (with a session id), then flags. ' +
-    'A session id or prefix that matches a session on disk is read as plan reads it: its full id and its provider apply. One that matches none is applied as written. ' +
+    'A session id, prefix or transcript path that matches a session on disk is read as plan reads it: its full id and its provider apply. An id that matches none is applied as written. ' +
     'Each table is read from the user config and then from the nearest project file, so a project refines the user table of the same name. ' +
     'Adaptive tuning needs the session transcript and is not applied here; see gobstopper tune.';
   static override examples = [
@@ -28,7 +28,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     '<%= config.bin %> config --preset deep-work --json',
   ];
   static override args = {
-    'session-id': Args.string({ description: 'A session id or unique prefix; its [sessions."<id>"] table and provider apply.', required: false }),
+    'session-id': Args.string({ description: 'A session id, unique prefix or transcript path; its [sessions."<id>"] table and provider apply.', required: false }),
   };
   static override flags = {
     provider: providerFlag,
