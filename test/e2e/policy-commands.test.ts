@@ -93,7 +93,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       { name: 'team', scope: 'project', path: join(project, '.gobstopperrc.toml'), keys: { strategy: 'structured' } },
     ]);
     const human = gob(['presets']);
-    expect(human.stdout.split('\n')[0]).toBe(`deep-work  strategy="elide" trigger_tokens=150000 floor_tokens=5000  (both: ${join(project, '.gobstopperrc.toml')})`);
+    expect(human.stdout.split('\n')[0]).toBe(`deep-work  strategy="elide" trigger_tokens=150000 floor_tokens=5000  (both: ${userConfigPath()} and ${join(project, '.gobstopperrc.toml')})`);
+    expect(human.stdout.split('\n')[1]).toBe(`team  strategy="structured"  (project: ${join(project, '.gobstopperrc.toml')})`);
   });
 
   it('config: shows the resolved policy and where each value came from', () => {

@@ -27,7 +27,9 @@ export default class Presets extends BaseCommand<PresetsCommandResult> {
       const keys = Object.entries(preset.keys)
         .map(([k, v]) => `${k}=${formatValue(v)}`)
         .join(' ');
-      this.say(`${preset.name}  ${keys}  (${preset.scope}: ${preset.path})`);
+      // A preset in both files is the user's table refined by the project's: both are named.
+      const where = preset.scope === 'both' ? `both: ${loaded.user.path} and ${preset.path}` : `${preset.scope}: ${preset.path}`;
+      this.say(`${preset.name}  ${keys}  (${where})`);
     }
     return result;
   }
