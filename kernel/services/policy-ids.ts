@@ -5,12 +5,32 @@
  */
 import { describeSource, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
-import type { PluginRegistry } from '../plugins/registry/registry.js';
+import { PluginRegistry } from '../plugins/registry/registry.js';
 
 export function requirePolicyIds(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'external' | 'sources'>): void {
   // A configured command or plugin proposes instead of a strategy bundle; the id is only its name.
   if (!config.external) requireKnown(registry, config, 'strategy', config.values.strategy);
+  if (config.external?.kind === 'plugin') requirePinnedManifest(registry, config, config.external);
   if (config.values.scorer) requireKnown(registry, config, 'scorer', config.values.scorer);
+}
+
+/**
+ * A pinned plugin's manifest is read (not hashed, nothing started) so a wrong path or a bundle that
+ * does not serve the policy's strategy is refused before the trigger decides whether it would run.
+ */
+function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'sources'>, plugin: { manifest: string; trusted_sha256: string }): void {
+  const pinned = new PluginRegistry({ builtinDir: registry.builtinDir, dataDir: registry.dataDir, gobstopperVersion: registry.version, pinned: [plugin] });
+  const where = describeSource('plugin', config.sources.plugin);
+  const fromConfig = (error: GobstopperError) => new GobstopperError(error.code, where ? `${error.message} (set by ${where})` : error.message, { exit: 1, details: error.details, cause: error });
+  let ref;
+  try {
+    ref = pinned.configured()[0];
+  } catch (error) {
+    throw error instanceof GobstopperError ? fromConfig(error) : error;
+  }
+  if (ref && !ref.provides.strategies.includes(config.values.strategy)) {
+    throw fromConfig(new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${config.values.strategy}`));
+  }
 }
 
 /**

@@ -179,6 +179,16 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['tune', '7d3f', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
   });
 
+  it('a pinned plugin manifest that does not exist is named, by plan below its trigger and by config', () => {
+    const manifest = join(home.root, 'nowhere', 'gobstopper-plugin.json');
+    const config = write(join(home.root, 'missing-plugin.toml'), `[policy]\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${'a'.repeat(64)}" }\n`);
+    for (const args of [['plan', '7d3f'], ['config']]) {
+      const { status, body } = json([...args, '--config', config]);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error).toMatchObject({ code: 'not_a_bundle', message: `the configured plugin manifest ${manifest} does not exist (set by plugin: [policy] in ${config})` });
+    }
+  });
+
   it("config: the original tool's watch and rollout settings load, and are named as having no effect", () => {
     const legacy = write(join(home.root, 'original.toml'), '[policy]\nauto_apply_store = false\nacp_timeout_secs = 1800\n\n[rollout]\ncodex = 50\n');
     const human = gob(['config', '--config', legacy]);

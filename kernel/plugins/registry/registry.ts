@@ -1,5 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import semver from 'semver';
 import type { PluginRef } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
@@ -94,6 +94,7 @@ export class PluginRegistry {
   /** Config-pinned bundles. Their manifests are read (not yet hashed) to learn what they provide. */
   configured(): BundleRef[] {
     return this.pinnedRefs.map((ref) => {
+      requirePinnedManifestFile(ref.manifest);
       const root = resolve(ref.manifest, '..');
       const { manifest } = readManifest(resolve(ref.manifest), root, this.version);
       return { source: 'config' as const, root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: ref.trusted_sha256 };
@@ -209,4 +210,23 @@ function pickOne(refs: BundleRef[], kind: ProvidedKind, providedId: string): Bun
 
 function newestFirst(refs: BundleRef[]): BundleRef[] {
   return [...refs].sort((a, b) => semver.rcompare(a.version, b.version));
+}
+
+/**
+ * A config's `manifest` names the manifest file itself: when that path is wrong, the message is about
+ * that path, not about the directory above it lacking a bundle.
+ */
+function requirePinnedManifestFile(manifestPath: string): void {
+  let stat;
+  try {
+    stat = statSync(manifestPath);
+  } catch {
+    throw new AdmissionError('not_a_bundle', `the configured plugin manifest ${manifestPath} does not exist`, { bundle: dirname(manifestPath), file: basename(manifestPath) });
+  }
+  if (stat.isDirectory()) {
+    throw new AdmissionError('not_a_bundle', `the configured plugin manifest ${manifestPath} is a directory; 'manifest' names the bundle's ${MANIFEST_FILE} itself`, { bundle: manifestPath });
+  }
+  if (basename(manifestPath) !== MANIFEST_FILE) {
+    throw new AdmissionError('not_a_bundle', `the configured plugin manifest ${manifestPath} is not a ${MANIFEST_FILE}; 'manifest' names that file of a bundle`, { bundle: dirname(manifestPath), file: basename(manifestPath) });
+  }
 }

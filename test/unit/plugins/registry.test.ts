@@ -157,6 +157,16 @@ describe('plugin registry and installation', () => {
     const wrong = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: 'f'.repeat(64) }] });
     expect(() => wrong.admit(wrong.resolve('strategy', 'fixture_strategy'))).toThrow(/gobstopper-plugin\.json .* changed since it was pinned/);
   });
+
+  it('a pinned manifest path that names no manifest is reported as that path', () => {
+    const pinnedAt = (manifest: string) => new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: 'a'.repeat(64) }] });
+    const missing = join(dataDir, 'nowhere', 'gobstopper-plugin.json');
+    expect(() => pinnedAt(missing).configured()).toThrow(expect.objectContaining({ code: 'not_a_bundle', message: `the configured plugin manifest ${missing} does not exist` }));
+    const source = bundle('pinned-dir', { id: 'pinned-dir' });
+    expect(() => pinnedAt(source).configured()).toThrow(
+      expect.objectContaining({ message: `the configured plugin manifest ${source} is a directory; 'manifest' names the bundle's gobstopper-plugin.json itself` }),
+    );
+  });
 });
 
 describe('tampering with an installed bundle', () => {
