@@ -1616,7 +1616,7 @@ export interface PluginListEntry {
     message: string;
   } | null;
   /**
-   * id@version of a newer installed version of this bundle: with several installed, the newest is the one used and the others are not run.
+   * id@version of the bundle that serves what this installed version provides, when it serves no id itself (a newer version of it, or a config pin); null when it serves one.
    */
   superseded_by: string | null;
   /**

@@ -32,7 +32,7 @@ describe('built-ins are replaceable bundles', () => {
     expect(applied.json.status).toBe('applied');
   });
 
-  it('with two versions installed, the newest is the one used, and plugin list says so', async () => {
+  it('with several versions installed, each id is served by the newest that provides it, and plugin list says which are not used', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
     const source = join(root, 'examples', 'plugins', 'elide-python');
     const newer = join(home.root, 'elide-python-0.2.0');
@@ -57,7 +57,20 @@ describe('built-ins are replaceable bundles', () => {
     );
     const human = await runCli(['plugin', 'list'], home.env);
     expect(human.stdout).toContain('strategy elide is served by elide-python@0.2.0 instead');
-    expect(human.stdout).toContain('elide-python 0.1.0: not used; elide-python@0.2.0 is the newest installed version');
+    expect(human.stdout).toContain('elide-python 0.1.0: not used; elide-python@0.2.0 serves what it provides');
+    // A still newer version that provides another id leaves elide with 0.2.0: used is per id.
+    const other = join(home.root, 'elide-python-0.3.0');
+    cpSync(newer, other, { recursive: true });
+    writeFileSync(join(other, 'gobstopper-plugin.json'), JSON.stringify({ ...manifest, version: '0.3.0', provides: { strategies: ['elide_v3'] } }, null, 2));
+    expect((await runJson(['plugin', 'add', other], home.env)).code).toBe(0);
+    const relisted = (await runJson(['plugin', 'list'], home.env)).json.bundles as typeof bundles;
+    expect(relisted.filter((b) => b.id === 'elide-python').map((b) => [b.version, b.superseded_by])).toEqual(
+      expect.arrayContaining([
+        ['0.1.0', 'elide-python@0.2.0'],
+        ['0.2.0', null],
+        ['0.3.0', null],
+      ]),
+    );
   });
 
   it('a scorer bundle in Python, selected by configuration, changes what scored elides', async () => {

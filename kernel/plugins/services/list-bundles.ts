@@ -1,9 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
-import semver from 'semver';
 import { join } from 'node:path';
 import type { PluginListCommandResult, PluginListEntry } from '../../../schemas/generated/types.js';
 import { isGobstopperError } from '../../errors.js';
-import { bundleLabel, type BundleRef } from '../registry/bundle-ref.js';
+import { bundleLabel, providedIds, type BundleRef } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 
 /** `plugin list`: every built-in and installed bundle, each admitted now, and what shadows what. */
@@ -31,17 +30,31 @@ export function listBundles(registry: PluginRegistry): PluginListCommandResult {
     });
   }
   const installed = registry.installed();
-  const used = new Map<string, BundleRef>();
-  for (const ref of installed) {
-    const newest = used.get(ref.id);
-    if (!newest || semver.gt(ref.version, newest.version)) used.set(ref.id, ref);
-  }
-  for (const ref of installed) {
-    const newest = used.get(ref.id)!;
-    bundles.push({ ...entry(registry, ref), shadowed: [], superseded_by: newest === ref ? null : bundleLabel(newest) });
-  }
+  for (const ref of installed) bundles.push({ ...entry(registry, ref), shadowed: [], superseded_by: supersededBy(registry, ref) });
   bundles.push(...unpinnedDirectories(registry, installed));
   return { builtin_dir: registry.builtinDir, installed_dir: registry.installedDir, bundles };
+}
+
+/**
+ * The bundle that runs instead of `ref` for every id `ref` provides, when no id resolves to `ref`
+ * itself (a newer version of it serving the same ids, or a config pin); null when `ref` serves one.
+ */
+function supersededBy(registry: PluginRegistry, ref: BundleRef): string | null {
+  let instead: BundleRef | null = null;
+  for (const kind of ['provider', 'strategy', 'scorer'] as const) {
+    for (const providedId of providedIds(ref.provides, kind)) {
+      let serving: BundleRef;
+      try {
+        serving = registry.resolve(kind, providedId);
+      } catch {
+        // An id two bundles claim resolves to neither; the list shows that conflict on its own.
+        continue;
+      }
+      if (serving.root === ref.root) return null;
+      instead ??= serving;
+    }
+  }
+  return instead === null ? null : bundleLabel(instead);
 }
 
 function entry(registry: PluginRegistry, ref: BundleRef): Omit<PluginListEntry, 'shadowed' | 'superseded_by'> {

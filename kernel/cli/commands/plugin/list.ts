@@ -9,7 +9,7 @@ export default class PluginList extends BaseCommand<PluginListCommandResult> {
   static override description =
     'Every bundle is admitted again (all files hashed, pins compared), so a damaged or changed bundle shows as damaged with the reason. ' +
     'A built-in id that an installed bundle also provides is served by the installed bundle; such built-ins are marked. ' +
-    'With several versions of one bundle installed, the newest (by semver) is the one used; the others are marked as not used.';
+    'With several versions of one bundle installed, each id is served by the newest version (by semver) that provides it; a version that serves no id is marked as not used.';
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json'];
 
   async run(): Promise<PluginListCommandResult> {
@@ -25,7 +25,7 @@ export default class PluginList extends BaseCommand<PluginListCommandResult> {
     );
     for (const b of result.bundles) {
       for (const s of b.shadowed) this.say(`${b.id}: ${s.kind} ${s.provided_id} is served by ${s.by} instead`);
-      if (b.superseded_by) this.say(`${b.id} ${b.version}: not used; ${b.superseded_by} is the newest installed version`);
+      if (b.superseded_by) this.say(`${b.id} ${b.version}: not used; ${b.superseded_by} serves what it provides`);
       if (b.error) this.say(`${b.id} ${b.version}: ${b.error.message}`);
     }
     return result;
