@@ -3,10 +3,11 @@
  * snapshot a receipt or pin references, then remove the snapshots this prune dropped from the index
  * and the chunks no remaining snapshot uses. A snapshot with no index line at all is never removed:
  * its line may have been lost (a damaged index repaired by deleting the line, an index emptied by
- * hand), and prune cannot tell that from one it is done with. Every manifest is validated and every
- * kept chunk checked before anything changes, the index is rewritten before any file is unlinked (a
- * crash leaves only unreferenced files behind, never an index pointing at removed data), and the
- * whole run holds the vault exclusively so no snapshot in progress loses its chunks.
+ * hand), and prune cannot tell that from one it is done with; `--include-unindexed` removes them.
+ * Every manifest is validated and every kept chunk checked before anything changes, the index is
+ * rewritten before any file is unlinked (a crash leaves snapshots without a line behind, never a
+ * line naming removed data), and the whole run holds the vault exclusively so no snapshot in
+ * progress loses its chunks.
  */
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
   const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
   const apply = request.apply ?? false;
   if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${keep}`);
-  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, unindexed_kept: 0, dry_run: !apply, keep };
+  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, unindexed_kept: 0, unindexed_snapshots: [], dry_run: !apply, keep };
   if (!(await vaultExists(layout))) return empty;
 
   return withExclusiveCustody(layout, () =>
@@ -87,12 +88,12 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       // Validate every stored manifest before deciding anything; a damaged one stops the prune.
       const stored = new Set(await listManifestIds(layout));
       const liveChunks = new Map<string, number>();
-      let unindexed = 0;
+      const unindexed: string[] = [];
       for (const sha of stored) {
         const { manifest } = await loadManifest(layout, sha, env);
         const unreferencedUnindexed = !liveManifests.has(sha) && !indexed.has(sha);
         const keepsIt = liveManifests.has(sha) || (unreferencedUnindexed && !request.includeUnindexed);
-        if (unreferencedUnindexed && !request.includeUnindexed) unindexed += 1;
+        if (unreferencedUnindexed && !request.includeUnindexed) unindexed.push(sha);
         if (keepsIt) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
       }
       // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
@@ -131,7 +132,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
         manifests_removed: deadManifests.length,
         chunks_removed: deadChunks.length,
         bytes_reclaimed: bytesReclaimed,
-        unindexed_kept: unindexed,
+        unindexed_kept: unindexed.length,
+        unindexed_snapshots: unindexed.sort(),
         dry_run: !apply,
         keep,
       };

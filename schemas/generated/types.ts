@@ -1817,6 +1817,10 @@ export interface PruneCommandOutput {
    * Snapshots with no index line, kept: prune removes only snapshots whose line it drops itself, as a missing line may have been lost rather than pruned.
    */
   unindexed_kept: number;
+  /**
+   * The ids of those snapshots, sorted: `gobstopper show <id>` and `read-snapshot` read them.
+   */
+  unindexed_snapshots: Sha256[];
   dry_run: boolean;
   keep: number;
 }

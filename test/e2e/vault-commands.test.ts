@@ -224,9 +224,11 @@ describe('vault commands (built CLI)', () => {
       const lines = readFileSync(other.layout.index, 'utf8').trimEnd().split('\n');
       writeFileSync(other.layout.index, lines.filter((l) => !l.includes(lost)).join('\n') + '\n');
       const pruned = JSON.parse((await run('prune', '--apply', '--json')).stdout);
-      expect(pruned).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1 });
+      expect(pruned).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1, unindexed_snapshots: [lost] });
       expect((await run('show', lost, '--json')).code).toBe(0);
-      expect((await run('prune')).stdout).toContain("kept 1 snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost)");
+      expect((await run('prune')).stdout).toContain(
+        "kept 1 snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost); `gobstopper show <id>` reads one, `--include-unindexed` deletes them:\n  " + lost,
+      );
       // Asked for, they go (a dry run shows it first).
       expect(JSON.parse((await run('prune', '--include-unindexed', '--json')).stdout)).toMatchObject({ manifests_removed: 1, unindexed_kept: 0, dry_run: true });
 

@@ -8,6 +8,9 @@ import { BaseCommand } from '../base-command.js';
 
 export type PruneResult = PruneCommandOutput;
 
+/** Snapshots without a line listed by id for people; --json lists every one. */
+const UNINDEXED_SHOWN = 10;
+
 export default class Prune extends BaseCommand<PruneResult> {
   static override summary = 'Trim the vault (a dry run unless --apply).';
   static override description =
@@ -36,8 +39,11 @@ export default class Prune extends BaseCommand<PruneResult> {
     if (r.unindexed_kept > 0) {
       this.say(
         `kept ${r.unindexed_kept} snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost); ` +
-          '`gobstopper show <sha>` reads them, `--include-unindexed` deletes them',
+          '`gobstopper show <id>` reads one, `--include-unindexed` deletes them:',
       );
+      const shown = r.unindexed_snapshots.slice(0, UNINDEXED_SHOWN);
+      for (const id of shown) this.say(`  ${id}`);
+      if (r.unindexed_snapshots.length > shown.length) this.say(`  … and ${r.unindexed_snapshots.length - shown.length} more (--json lists them all)`);
     }
     if (r.dry_run) this.say('dry run only: rerun with --apply to delete');
     return r;

@@ -36,7 +36,7 @@ describe('prune', () => {
     const before = listing(home);
 
     const preview = await pruneVault(home.layout, { keep: 2 });
-    expect(preview).toEqual({ streams: 2, kept_entries: 4, dropped_entries: 3, manifests_removed: 3, chunks_removed: 3, bytes_reclaimed: expect.any(Number), unindexed_kept: 0, dry_run: true, keep: 2 });
+    expect(preview).toEqual({ streams: 2, kept_entries: 4, dropped_entries: 3, manifests_removed: 3, chunks_removed: 3, bytes_reclaimed: expect.any(Number), unindexed_kept: 0, unindexed_snapshots: [], dry_run: true, keep: 2 });
     expect(preview.bytes_reclaimed).toBeGreaterThan(0);
     expect(listing(home)).toEqual(before);
 
