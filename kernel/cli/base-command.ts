@@ -77,6 +77,14 @@ export abstract class BaseCommand<TResult> extends Command {
     if (!this.jsonEnabled()) process.stderr.write(terminalSafe(line) + '\n');
   }
 
+  /**
+   * Something the answer leaves out or got around, which a result without a place for it would
+   * hide: on stderr with --json too, where a script's stdout stays the JSON alone.
+   */
+  protected warning(line: string): void {
+    process.stderr.write(terminalSafe(`warning: ${line}`) + '\n');
+  }
+
   protected override async catch(error: OclifLikeError): Promise<void> {
     const exit = exitStatus(error);
     // oclif ends --help and -h by throwing an exit 0: the help is the answer, not an error.

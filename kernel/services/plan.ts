@@ -140,7 +140,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
             config: nested,
             active: parsed.active,
             recentYields: recent,
-            runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1),
+            runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1, failed),
             provider: parsed.provider.info,
           });
           candidates.note(outcome);

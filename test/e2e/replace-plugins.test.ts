@@ -108,6 +108,10 @@ describe('built-ins are replaceable bundles', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('why: auto: selected');
     expect(r.stderr).toMatch(/^warning: strategy scored failed, so auto chose without it: plugin dying-scorer exited with code 3 during scorer\/score.*scorer giving up on purpose/m);
+    // With --json too: stdout is the plan alone, and the warning is on stderr.
+    const json = await runCli(['plan', DEMO_CLAUDE_ID, '--json'], home.env);
+    expect(JSON.parse(json.stdout).status).toBe('plan');
+    expect(json.stderr).toContain('warning: strategy scored failed, so auto chose without it');
   });
 
   it('naming a scorer nobody provides is an error, not a silent fallback', async () => {

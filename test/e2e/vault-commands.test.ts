@@ -161,6 +161,7 @@ describe('vault commands (built CLI)', () => {
     const warned = await cli('recall', '--query', 'database');
     expect(warned.stdout).toContain('goal: Fix the database connection');
     expect(warned.stderr).toMatch(/^warning: .*aaaaaaaa.*the state cards of published forks are left out of this answer\n$/s);
+    expect((await cli('recall', '--query', 'database', '--json')).stderr).toContain('the state cards of published forks are left out of this answer');
     rmSync(damaged);
 
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');

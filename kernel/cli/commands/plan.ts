@@ -43,13 +43,14 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
             : `so its plan's projection (~${formatCount(planned.transcript.usage.context_tokens)} tokens) is counted instead`;
         this.say(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
       }
-      for (const w of planned.warnings) this.note(`warning: ${w}`);
       // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
       const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
       if (outcome.status === 'plan' && torn && outcome.plan.edits.some((e) => e.op === 'inject_digest')) {
         this.note('warning: the session ends with a torn record (a write in progress?); apply cannot append the state card until the client finishes that line');
       }
     }
+    // The plan's JSON has no place for them, and a script should still hear what auto did without.
+    for (const w of planned.warnings) this.warning(w);
     if (outcome.status === 'plan') return { ...outcome, session, active: planned.active };
     return outcome;
   }

@@ -43,7 +43,7 @@ export default class Recall extends BaseCommand<RecallResult> {
 
   async run(): Promise<RecallResult> {
     const { flags } = await this.parse(Recall);
-    const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session }, process.env, (w) => this.note(`warning: ${w}`));
+    const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session }, process.env, (w) => this.warning(w));
     if (rows.length === 0) {
       const scope = flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
       this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
