@@ -209,8 +209,13 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
   if (given(options.against)) {
     // An audit scores the file as it is: replay rounds and a policy would change nothing, and
     // accepting them would let a reader believe they shaped the numbers.
-    const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor]] as const).filter(([, v]) => v !== undefined).map(([flag]) => flag);
-    if (replayOnly.length > 0) throw usageError('conflicting_flags', `${replayOnly.join(', ')} cannot be combined with --against: they shape the replay, and --against scores the file as it is`);
+    const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor], ['--preset', options.preset]] as const)
+      .filter(([, v]) => v !== undefined)
+      .map(([flag]) => flag);
+    if (replayOnly.length > 0) {
+      const shape = replayOnly.length === 1 ? 'it shapes' : 'they shape';
+      throw usageError('conflicting_flags', `${replayOnly.join(', ')} cannot be combined with --against: ${shape} the replay, and --against scores the file as it is`);
+    }
   }
   if (!given(options.prepareManifest) && !given(options.manifest)) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');
   const replay = !given(options.prepareManifest) && !given(options.against);

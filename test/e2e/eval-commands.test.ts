@@ -511,20 +511,21 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     }
   });
 
-  it('--rounds, --trigger and --floor with --against are a usage error, not silently ignored', () => {
+  it('--rounds, --trigger, --floor and --preset with --against are a usage error, not silently ignored', () => {
     const before = treeDigest(home.root);
-    const cases: Array<[string[], string]> = [
-      [['--rounds', '3'], '--rounds'],
-      [['--trigger', '50000'], '--trigger'],
-      [['--floor', '0'], '--floor'],
-      [[...LOW, '--rounds', '2'], '--rounds, --trigger, --floor'],
+    const cases: Array<[string[], string, string]> = [
+      [['--rounds', '3'], '--rounds', 'it shapes'],
+      [['--trigger', '50000'], '--trigger', 'it shapes'],
+      [['--floor', '0'], '--floor', 'it shapes'],
+      [['--preset', 'nobody-has-this-preset'], '--preset', 'it shapes'],
+      [[...LOW, '--rounds', '2'], '--rounds, --trigger, --floor', 'they shape'],
     ];
-    for (const [extra, named] of cases) {
+    for (const [extra, named, shape] of cases) {
       const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', forkPath, ...extra]);
       expect({ extra, status, error: body.error }).toEqual({
         extra,
         status: 2,
-        error: expect.objectContaining({ code: 'conflicting_flags', message: `${named} cannot be combined with --against: they shape the replay, and --against scores the file as it is` }),
+        error: expect.objectContaining({ code: 'conflicting_flags', message: `${named} cannot be combined with --against: ${shape} the replay, and --against scores the file as it is` }),
       });
     }
     const human = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', forkPath, '--rounds', '3']);
