@@ -35,7 +35,17 @@ const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 export type ApplyResult =
   | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
   | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string }
-  | { status: 'applied'; session: T.SessionHandle; plan: T.PlanCommandPlan; receipt: T.OperationReceipt; reused: boolean; warnings: string[]; rehearsal?: T.RehearsalReport };
+  | {
+      status: 'applied';
+      session: T.SessionHandle;
+      plan: T.PlanCommandPlan;
+      receipt: T.OperationReceipt;
+      reused: boolean;
+      /** A repeated apply found the fork removed and published it again. */
+      restored?: boolean;
+      warnings: string[];
+      rehearsal?: T.RehearsalReport;
+    };
 
 function itemsCovered(edits: T.Edit[]): number {
   let n = 0;
@@ -131,7 +141,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       const written = await recordEvent(runtime, planned, 'applied', started, receipt.snapshot_manifest_sha256, null, receipt.output_manifest_sha256);
       if (written) warnings.push(written);
     }
-    return { status: 'applied', session, plan: outcome, receipt, reused: true, warnings };
+    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), warnings };
   }
 
   const now = new Date();

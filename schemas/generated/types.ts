@@ -1860,6 +1860,10 @@ export interface ApplyApplied {
    * The same operation had been published before; its receipt is returned.
    */
   reused: boolean;
+  /**
+   * Present (true) when the fork that operation published had been removed and was published again at its path from the retained bytes.
+   */
+  restored?: true;
   warnings: string[];
   rehearsal?: RehearsalReport;
 }

@@ -321,6 +321,7 @@ describe('apply publishes a verified fork and never touches the source', () => {
     rmSync(fork);
     const again = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`already applied; the fork had been removed and is published again: ${fork}`);
     expect(again.stderr).toContain(`${fork} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
     expect(readFileSync(fork).equals(bytes)).toBe(true);
     // Once back, a further run has nothing to restore.
