@@ -63,7 +63,11 @@ export class StderrRing {
   }
 }
 
-/** Stack frames, Node's version banner, a lone brace or caret line. */
-const UNINFORMATIVE = /^(?:at\s.+|Node\.js v\d[\w.-]*|[{}[\]]+,?|\^+)$/;
+/**
+ * A JavaScript stack frame (`at f (file:1:2)`, `at file:1:2`, `at async Promise.all (index 0)`),
+ * Node's version banner, a lone brace or caret line. A plugin's own sentence that starts with "at"
+ * is not a frame.
+ */
+const UNINFORMATIVE = /^(?:at\s.*(?::\d+:\d+\)?|\((?:<anonymous>|native|index \d+)\))|Node\.js v\d[\w.-]*|[{}[\]]+,?|\^+)$/;
 /** "TypeError: …", "Error [ERR_X]: …", "ValueError: …", "error: …", "panicked at …", "fatal: …". */
 const NAMES_AN_ERROR = /\b\w*(?:error|exception)\b|\bpanicked\b|\bfatal:/i;
