@@ -147,8 +147,8 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     // Reads of settled files run at once: the provider verifies the candidate (its own process),
     // the vault stores the candidate's bytes, and the source is hashed again (unless a read made
     // after planning, apply's snapshot, is given). Nothing is referenced by a receipt until every
-    // check below has passed; bytes stored for a candidate that then fails a check are
-    // unreferenced and prune collects them.
+    // check below has passed; bytes stored for a candidate that then fails a check are referenced
+    // by nothing (prune lists them, and deletes them with --include-unindexed).
     const checked = Promise.all([
       // A card appended to a source at the record limit must not fail verification for its size.
       c.provider.verify({ path: staging, max_records: Math.max(1, render.record_count) }),
@@ -218,8 +218,8 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       try {
         sourceUnchanged(c, await source, await currentIdentity(c.sourcePath));
       } catch (error) {
-        // Nothing was published, and no run can finish this operation (its source is gone): a
-        // pending receipt left behind would only keep its bytes from prune for good.
+        // Nothing was published, and no run can finish this operation (the source it names is gone):
+        // a pending receipt left behind would stand for an operation that can never complete.
         await discardPendingReceipt(layout, receipt.receipt);
         throw error;
       }

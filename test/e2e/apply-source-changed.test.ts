@@ -25,8 +25,8 @@ describe('apply binds every write to the planned source', () => {
     await expect(run).rejects.toMatchObject({ code: 'source_changed' });
     expect(listFiles(h.claudeDir)).toEqual(before);
     expect(readFileSync(h.claudeSession, 'utf8').endsWith(appended)).toBe(true);
-    // The receipt written for the publication goes with it: a pending one would name bytes that prune
-    // must then keep for good, for an operation no run can finish (the source it names is gone).
+    // The receipt written for the publication goes with it: a pending one would stand for an
+    // operation no run can finish (the source it names is gone).
     expect(listFiles(join(h.dataHome, 'gobstopper', 'vault', 'operations')).filter((f) => f.endsWith('.json'))).toEqual([]);
   });
 });
