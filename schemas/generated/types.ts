@@ -1040,7 +1040,7 @@ export interface EventsCommandOutput {
     };
   };
   /**
-   * The newest --tail events of the window, oldest first.
+   * The newest --limit events of the window, oldest first.
    */
   events: CompactionEvent[];
 }
