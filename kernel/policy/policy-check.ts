@@ -28,6 +28,7 @@ export function policyCheck(input: PolicyCheckInput): PolicyCheckCommandResult {
     effective_trigger_tokens: policy.effective_trigger_tokens,
     floor_tokens: policy.floor_tokens,
     min_savings_tokens: policy.min_savings_tokens,
+    block_tokens: policy.block_tokens,
     quota_pressure: policy.quota_pressure,
     context_tokens: input.context_tokens,
     session_active: input.session_active,

@@ -1672,6 +1672,10 @@ export interface PolicyCheckCommandResult {
   effective_trigger_tokens: number;
   floor_tokens: number;
   min_savings_tokens: number;
+  /**
+   * The configured hard ceiling for a prompt hook to block at (0 = off); reported, not acted on here.
+   */
+  block_tokens: number;
   quota_pressure: QuotaPressure;
   context_tokens: TokenCount;
   session_active: boolean;

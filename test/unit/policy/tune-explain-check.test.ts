@@ -75,11 +75,12 @@ describe('policy-check', () => {
   });
 
   it('fires earlier under high quota pressure and later under low', () => {
-    const high = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'high' });
+    const high = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'high', block_tokens: 400_000 });
     expect(policyCheck({ provider: 'codex', context_tokens: 180_000, session_active: true, policy: high })).toMatchObject({
       action: 'provider_compact',
       trigger_tokens: 250_000,
       effective_trigger_tokens: 175_000,
+      block_tokens: 400_000,
       quota_pressure: 'high',
     });
     const low = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'low' });
