@@ -80,7 +80,11 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   // The answer is complete when the command's own process exits. Something it left in the background
   // (`sleep 60 & echo ...`) may still hold stdout open, and the pipe would not end until it did:
   // the group goes now, and what was printed is read to the end of the pipe.
-  subprocess.once('exit', killGroup);
+  let leftRunning = false;
+  subprocess.once('exit', () => {
+    leftRunning = groupAlive(subprocess.pid);
+    killGroup();
+  });
 
   let result;
   try {
@@ -98,8 +102,25 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   }
   if (result.signal) throw failed(request.table, `was killed by ${result.signal}`);
   if (result.exitCode !== 0) throw failed(request.table, `exited with status ${result.exitCode}`, { exit_code: result.exitCode });
-  return parseLegacyOutput(Buffer.concat(chunks), request.table);
+  try {
+    return parseLegacyOutput(Buffer.concat(chunks), request.table);
+  } catch (error) {
+    // The likely cause is not the JSON: the answer was to come from what the command left running.
+    if (!leftRunning) throw error;
+    throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does');
+  }
 };
+
+/** Whether anything of the process group `pid` leads is still alive. */
+function groupAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Exactly one JSON object with an `edits` array of schema-valid edits. Other top-level keys are ignored. */
 export function parseLegacyOutput(output: Buffer, table: string): Edit[] {

@@ -8,17 +8,10 @@ import { describeSource, type ResolvedConfig } from '../config/resolve-config.js
 import { GobstopperError } from '../errors.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { startPinnedStrategy } from './pinned-strategy.js';
+import { hasStrategyParams } from './strategy-params-check.js';
 import type { Runtime } from './runtime.js';
 
 type PolicyConfig = Pick<ResolvedConfig, 'values' | 'external' | 'sources'>;
-
-/**
- * Whether the policy has parameters to check. Empty ones are left to the strategy's run, so a plan
- * with none configured starts nothing early; a command is given none.
- */
-export function hasStrategyParams(config: PolicyConfig): boolean {
-  return Object.keys(config.values.strategy_params).length > 0 && config.external?.kind !== 'legacy_command';
-}
 
 export async function requireStrategyParams(runtime: Runtime, config: PolicyConfig): Promise<void> {
   if (!hasStrategyParams(config)) return;

@@ -3,7 +3,7 @@ import type { ConfigCommandResult } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
-import { hasStrategyParams, requireStrategyParams } from '../../services/policy-params.js';
+import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { withRuntime } from '../../services/runtime.js';
 import { resolveSession } from '../../sessions/selector.js';
 import { BaseCommand } from '../base-command.js';
@@ -59,7 +59,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     });
     requirePolicyIds(new PluginRegistry({ env: process.env }), resolved);
     // Parameters are checked against the schema the strategy declares, which takes starting it.
-    if (hasStrategyParams(resolved)) await withRuntime({}, (rt) => requireStrategyParams(rt, resolved));
+    await checkStrategyParamsEarly(resolved);
     const policy = toResolvedPolicy(resolved.values);
     const result: ConfigCommandResult = {
       provider: resolved.provider,

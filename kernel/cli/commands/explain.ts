@@ -15,7 +15,8 @@ import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-c
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { parseSession, recentYields } from '../../services/plan.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
-import { hasStrategyParams, requireStrategyParams } from '../../services/policy-params.js';
+import { requireStrategyParams } from '../../services/policy-params.js';
+import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { withRuntime } from '../../services/runtime.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
@@ -78,7 +79,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
     const { resolved } = await resolveForCommand({ configPath: flags.config, provider: flags.provider, preset: flags.preset, flags: quota });
     // As plan would: a policy naming a strategy or scorer nobody serves can never plan.
     requirePolicyIds(new PluginRegistry({ env: process.env }), resolved);
-    if (hasStrategyParams(resolved)) await withRuntime({}, (rt) => requireStrategyParams(rt, resolved));
+    await checkStrategyParamsEarly(resolved);
     const result = explain({
       provider: (flags.provider as BuiltinProvider | undefined) ?? null,
       policy: toResolvedPolicy(resolved.values),

@@ -7,8 +7,7 @@ import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { policyCheck } from '../../policy/policy-check.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
-import { hasStrategyParams, requireStrategyParams } from '../../services/policy-params.js';
-import { withRuntime } from '../../services/runtime.js';
+import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
@@ -49,7 +48,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
     });
     const registry = new PluginRegistry({ env: process.env });
     requirePolicyIds(registry, resolved);
-    if (hasStrategyParams(resolved)) await withRuntime({}, (rt) => requireStrategyParams(rt, resolved));
+    await checkStrategyParamsEarly(resolved);
     const result = policyCheck({
       provider,
       context_tokens: flags['context-tokens'],

@@ -88,6 +88,13 @@ describe('legacy command presets', () => {
     expect(isRunning(backgroundPid)).toBe(false);
   });
 
+  it('says so when the answer was to come from what the command left running', async () => {
+    await expect(runLegacyCommand(request(`cat >/dev/null; (sleep 1; echo '{"edits":[]}') &`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
+      code: 'legacy_command_failed',
+      message: `legacy command from ${TABLE} exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does`,
+    });
+  });
+
   it('stops a command that prints more than the cap', async () => {
     await expect(runLegacyCommand(request('yes', { maxOutputBytes: 1000 }))).rejects.toMatchObject({
       message: `legacy command from ${TABLE} printed more than 1000 bytes and was stopped`,

@@ -68,6 +68,13 @@ const cases: Case[] = [
   { name: 'the oldest protected output is protected too', edits: [elide([10])], expected: 'protected_or_non_elidable' },
   { name: 'only elidable payloads are elided', edits: [elide([1])], expected: 'protected_or_non_elidable', why: 'line 1 holds nothing elidable: it is a tool_call record' },
   {
+    name: 'the reason reads as English for every kind',
+    edits: [elide([1])],
+    items: ITEMS.map((i) => (i.line_index === 1 ? { ...i, kind: 'assistant' as const } : i)),
+    expected: 'protected_or_non_elidable',
+    why: 'line 1 holds nothing elidable: it is an assistant record',
+  },
+  {
     name: 'records outside the live context are not elided',
     edits: [elide([2])],
     items: ITEMS.map((i) => (i.line_index === 2 ? { ...i, est_tokens: 0 } : i)),
