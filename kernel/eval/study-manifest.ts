@@ -112,7 +112,8 @@ export function prepareManifest(source: Buffer, items: readonly TranscriptItem[]
       const text = line.trim();
       const kind = text ? classifyCandidate(text) : null;
       const textBytes = Buffer.byteLength(text, 'utf8');
-      if (kind && (perKind.get(kind) ?? 0) < STUDY_LIMITS.heuristicPerKind && textBytes <= STUDY_LIMITS.maxSpanBytes && !seen.has(text) && checks.length < STUDY_LIMITS.maxChecks) {
+      // A line with escape codes (a coloured tool output) is not a span a manifest may name.
+      if (kind && !CONTROL_CHARACTERS.test(text) && (perKind.get(kind) ?? 0) < STUDY_LIMITS.heuristicPerKind && textBytes <= STUDY_LIMITS.maxSpanBytes && !seen.has(text) && checks.length < STUDY_LIMITS.maxChecks) {
         seen.add(text);
         perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
         const start = offset + Buffer.byteLength(line.slice(0, line.indexOf(text)), 'utf8');
@@ -216,13 +217,16 @@ function isContinuationByte(b: number | undefined): boolean {
   return b !== undefined && (b & 0xc0) === 0x80;
 }
 
+/** Control characters other than tab and line breaks mark binary or escape data, not prose. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /** Why `bytes[start, end)` is not text, or null when it is. */
 function notTextReason(bytes: Buffer, start: number, end: number): string | null {
   if (end > bytes.length) return `it ends past the slot's ${bytes.length} bytes`;
   if (isContinuationByte(bytes[start]) || (end < bytes.length && isContinuationByte(bytes[end]))) return 'it cuts a UTF-8 character';
   const text = bytes.toString('utf8', start, end);
-  // Control characters other than tab and line breaks mark binary or escape data, not prose.
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) return 'it holds control characters';
+  if (CONTROL_CHARACTERS.test(text)) return 'it holds control characters';
   if (text.trim().length === 0) return 'it is blank';
   return null;
 }

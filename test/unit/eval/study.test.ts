@@ -138,6 +138,16 @@ describe('heuristic manifest preparation', () => {
     expect(new Set(m.checks.map((c) => c.sha256)).size).toBe(m.checks.length);
   });
 
+  it('names no span of a coloured tool output, so the manifest it writes binds to its source', () => {
+    const coloured = buildSession({
+      goal: 'g',
+      turns: [{ command: 'ls', output: 'error: \u001b[31mECONNREFUSED\u001b[0m 127.0.0.1:5432\nerror: the plain one\n' + filler(300) }, { command: 'ls', output: 'x' }],
+    });
+    const m = prepareManifest(coloured.source, coloured.transcript.items);
+    expect(m.checks).toHaveLength(1);
+    expect(() => bindManifest(m, coloured.source, coloured.transcript.items, extractSlots(coloured.source, coloured.transcript.items))).not.toThrow();
+  });
+
   it('refuses a session with no candidates', () => {
     const plain = buildSession({ goal: 'hello', turns: [{ command: 'ls', output: filler(100) }] });
     expect(() => prepareManifest(plain.source, plain.transcript.items)).toThrow('no heuristic retention candidates in this session; write a reviewed manifest instead');
