@@ -99,6 +99,25 @@ export async function hashRegularFile(path: string): Promise<{ sha256: string; b
   }
 }
 
+/** sha256 of the first `length` bytes of a regular file (fewer when it is shorter). */
+export async function hashRegularFilePrefix(path: string, length: number): Promise<string> {
+  const handle = await openRegular(path, 'file');
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(COPY_BLOCK);
+    let position = 0;
+    while (position < length) {
+      const got = await readFully(handle, buffer.subarray(0, Math.min(buffer.length, length - position)), position);
+      if (got === 0) break;
+      hash.update(buffer.subarray(0, got));
+      position += got;
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Copies `source` into a new private temp file in `dir` (fsynced); returns its path. */
 async function copyToTemp(source: FileHandle, dir: string, name: string, writeAll: WriteAll): Promise<string> {
   return fillPrivateTemp(join(dir, `.${name}.${tempName('gobstopper')}`), false, async (handle) => {

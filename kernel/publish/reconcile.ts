@@ -9,13 +9,16 @@ import { GobstopperError } from '../errors.js';
 import type { PathEnv } from '../paths.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { FaultHook } from './faults.js';
-import { hashRegularFile, publishNoClobber } from './publish.js';
+import { hashRegularFile, hashRegularFilePrefix, publishNoClobber } from './publish.js';
 import { markReceiptCompleted, receiptPath } from './receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from './staging.js';
 
 export type Reconciliation =
-  /** Completed, and the output is there with the recorded bytes. */
-  | { state: 'done' }
+  /**
+   * Completed, and the output is there with the recorded bytes; `resumed` when a client has since
+   * appended to it (the published bytes are still its beginning).
+   */
+  | { state: 'done'; resumed?: boolean }
   /** Published but not yet marked completed (a crash in between): mark it. */
   | { state: 'confirm' }
   /**
@@ -27,7 +30,7 @@ export type Reconciliation =
   /** Something else is at the output: a person must decide. */
   | { state: 'repair'; message: string };
 
-type OutputState = 'missing' | 'match' | 'differs' | 'not_regular';
+type OutputState = 'missing' | 'match' | 'continued' | 'differs' | 'not_regular';
 
 async function outputState(receipt: OperationReceipt): Promise<OutputState> {
   let st;
@@ -38,6 +41,8 @@ async function outputState(receipt: OperationReceipt): Promise<OutputState> {
     throw error;
   }
   if (!st.isFile()) return 'not_regular';
+  // A resumed fork grows: the client appends to what was published and never rewrites it.
+  if (st.size > receipt.bytes_after) return (await hashRegularFilePrefix(receipt.path, receipt.bytes_after)) === receipt.output_sha256 ? 'continued' : 'differs';
   if (st.size !== receipt.bytes_after) return 'differs';
   const { sha256 } = await hashRegularFile(receipt.path);
   return sha256 === receipt.output_sha256 ? 'match' : 'differs';
@@ -47,8 +52,9 @@ export async function reconcile(layout: VaultLayout, receipt: OperationReceipt):
   const state = await outputState(receipt);
   const file = receiptPath(layout, receipt.operation);
   if (state === 'match') return receipt.completed ? { state: 'done' } : { state: 'confirm' };
+  if (state === 'continued') return receipt.completed ? { state: 'done', resumed: true } : { state: 'confirm' };
   if (state === 'missing') return { state: 'republish', gone: receipt.completed };
-  const what = state === 'not_regular' ? 'is not a regular file' : `holds other bytes than the receipt records (sha256 ${receipt.output_sha256.slice(0, 16)})`;
+  const what = state === 'not_regular' ? 'is not a regular file' : `no longer begins with the bytes that were published there (sha256 ${receipt.output_sha256.slice(0, 16)}…)`;
   return {
     state: 'repair',
     message: `repair required: ${receipt.path} ${what}; move that file aside (gobstopper never overwrites it) and run the command again, or move ${file} aside to start over`,
@@ -61,6 +67,8 @@ export interface FinishOptions {
   stagingDir?: string;
   /** Told when a completed output that had been removed was published again. */
   onRestored?: (receipt: OperationReceipt) => void;
+  /** Told when a client has appended to the output since it was published. */
+  onResumed?: (receipt: OperationReceipt) => void;
 }
 
 /**
@@ -71,6 +79,7 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
   const decision = await reconcile(layout, receipt);
   switch (decision.state) {
     case 'done':
+      if (decision.resumed) options.onResumed?.(receipt);
       return receipt;
     case 'confirm':
       return markReceiptCompleted(layout, receipt, { fault: options.fault });

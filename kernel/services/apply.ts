@@ -43,6 +43,8 @@ export type ApplyResult =
       reused: boolean;
       /** A repeated apply found the fork removed and published it again. */
       restored?: boolean;
+      /** A repeated apply found the fork resumed since (a client appended to it). */
+      resumed?: boolean;
       warnings: string[];
       rehearsal?: T.RehearsalReport;
     };
@@ -124,7 +126,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   const previous = await readReceipt(layout, operation);
   if (previous) {
     let restored = false;
-    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault, onRestored: () => (restored = true) });
+    let resumed = false;
+    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault, onRestored: () => (restored = true), onResumed: () => (resumed = true) });
     // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
     // Every chunk is read back: a damaged chunk would make that way back fail only when needed.
     const damaged = await reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
@@ -141,7 +144,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       const written = await recordEvent(runtime, planned, 'applied', started, receipt.snapshot_manifest_sha256, null, receipt.output_manifest_sha256);
       if (written) warnings.push(written);
     }
-    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), warnings };
+    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), ...(resumed ? { resumed } : {}), warnings };
   }
 
   const now = new Date();

@@ -1868,6 +1868,10 @@ export interface ApplyApplied {
    * Present (true) when the fork that operation published had been removed and was published again at its path from the retained bytes.
    */
   restored?: true;
+  /**
+   * Present (true) when a client has appended to the fork that operation published (its published bytes are still its beginning).
+   */
+  resumed?: true;
   warnings: string[];
   rehearsal?: RehearsalReport;
 }

@@ -313,6 +313,25 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(readFileSync(target, 'utf8')).toBe('someone else\n');
   });
 
+  it('a fork a client has resumed since is the applied result, not a conflict', async () => {
+    home = demoHome();
+    const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const fork = first.json.receipt.path as string;
+    // What claude --resume does: it appends to the file and never rewrites what is there.
+    appendFileSync(fork, JSON.stringify({ type: 'user', uuid: 'resumed-1', parentUuid: null, sessionId: first.json.receipt.output_session_id, message: { role: 'user', content: 'go on' } }) + '\n');
+    const grown = readFileSync(fork);
+    const again = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`already applied; the fork has been resumed since: ${fork}`);
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json).toMatchObject({ status: 'applied', reused: true, resumed: true, receipt: { path: fork } });
+    expect(readFileSync(fork).equals(grown)).toBe(true);
+    // Bytes rewritten inside what was published are still a conflict that needs a person.
+    writeFileSync(fork, Buffer.concat([Buffer.from('x'), grown.subarray(1)]));
+    const rewritten = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(rewritten.code).toBe(1);
+    expect(rewritten.json.error).toMatchObject({ code: 'repair_required', message: expect.stringContaining('no longer begins with the bytes that were published there') });
+  });
+
   it('a published fork that was deleted is published again, under its own id, by the next apply', async () => {
     home = demoHome();
     const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

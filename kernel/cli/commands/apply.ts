@@ -54,7 +54,15 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     for (const line of planLines(result.plan)) this.say(line);
     if (result.status === 'provider_control') return this.say(result.message);
     const r = result.receipt;
-    this.say(result.restored ? `already applied; the fork had been removed and is published again: ${r.path}` : result.reused ? `already applied: ${r.path}` : `prepared ${r.path}`);
+    this.say(
+      result.restored
+        ? `already applied; the fork had been removed and is published again: ${r.path}`
+        : result.resumed
+          ? `already applied; the fork has been resumed since: ${r.path}`
+          : result.reused
+            ? `already applied: ${r.path}`
+            : `prepared ${r.path}`,
+    );
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);

@@ -120,7 +120,7 @@ describe('receipts and reconcile', () => {
     const { receipt } = await prepare();
     writeFileSync(receipt.path, 'someone else\n');
     const conflict = await reconcile(home.layout, receipt);
-    expect(conflict).toMatchObject({ state: 'repair', message: expect.stringContaining(`${receipt.path} holds other bytes`) });
+    expect(conflict).toMatchObject({ state: 'repair', message: expect.stringContaining(`${receipt.path} no longer begins with the bytes that were published there`) });
     await expect(finishOperation(home.layout, receipt)).rejects.toMatchObject({ code: 'repair_required', message: expect.stringContaining('move that file aside') });
     expect(readFileSync(receipt.path, 'utf8')).toBe('someone else\n');
 
