@@ -12,7 +12,7 @@ import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
-import { isHexPrefix, looksLikeSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
+import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
@@ -59,7 +59,11 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
   };
   const wanted = target.toLowerCase();
-  const receipts = allReceipts.filter((r) => r.output_session_id.toLowerCase() === wanted || (target.length >= 8 && r.output_session_id.toLowerCase().startsWith(wanted)));
+  // A fork is named as any session is: its id, a unique prefix of it, or its path.
+  const forms = looksLikePath(target) ? await pathForms(target) : null;
+  const receipts = allReceipts.filter((r) =>
+    forms ? forms.has(r.path) : r.output_session_id.toLowerCase() === wanted || (target.length >= MIN_SHA_PREFIX && r.output_session_id.toLowerCase().startsWith(wanted)),
+  );
   if (sha) {
     const entry = byManifest(await resolveShaPrefix(layout, sha));
     await requireSnapshotOf(layout, target, entry, receipts);

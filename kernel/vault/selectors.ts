@@ -84,11 +84,12 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
   return matches[0]!;
 }
 
-function looksLikePath(selector: string): boolean {
+export function looksLikePath(selector: string): boolean {
   return selector.includes('/') || selector.endsWith('.jsonl') || selector.startsWith('.');
 }
 
-async function pathForms(selector: string): Promise<Set<string>> {
+/** The paths `selector` may be recorded under: as given (absolute) and as the file system resolves its directory. */
+export async function pathForms(selector: string): Promise<Set<string>> {
   const absolute = resolve(selector);
   const forms = new Set([absolute]);
   try {

@@ -408,6 +408,16 @@ describe('fork and undo', () => {
     expect(history.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
   });
 
+  it('undo takes a fork as any session is named: a short prefix of its id, or its path', async () => {
+    home = demoHome();
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const { output_session_id: forkId, path: forkPath, snapshot_manifest_sha256: source } = applied.json.receipt;
+    for (const target of [forkId.slice(0, 4), forkPath]) {
+      const undone = await runJson(['undo', target], home.env);
+      expect({ target, code: undone.code, restored: undone.json.restored?.sha256 }).toEqual({ target, code: 0, restored: source });
+    }
+  });
+
   it('undo of something never archived, a bad sha, or an unknown snapshot is a clear error', async () => {
     home = demoHome();
     await runJson(['snapshot', DEMO_CODEX_ID], home.env);
