@@ -99,6 +99,16 @@ describe('detect', () => {
     expect(detected.context_tokens).toBe(planned.context_tokens_before);
   });
 
+  it('plan says when the trigger is past where the client compacts by itself, and not when it is not', async () => {
+    home = demoHome('');
+    const never = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(never.code).toBe(0);
+    expect(never.stdout).toContain(`note: the trigger is at or above where the client compacts by itself (~180,000 of a 200,000-token window), so it never fires for this session`);
+    const reachable = await runCli(['plan', DEMO_CLAUDE_ID, '--trigger', '150000', '--floor', '50000'], home.env);
+    expect(reachable.stdout).toContain('is under the trigger 150,000');
+    expect(reachable.stdout).not.toContain('compacts by itself');
+  });
+
   it('transcript text never reaches the terminal as control sequences', async () => {
     home = demoHome();
     const hostile = '/tmp/\u001b]0;PWNED\u0007\u001b[31mRED\u001b[0m\r\u202eevil';

@@ -5,6 +5,7 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
+import { NATIVE_TRIGGER_FRACTION } from '../../policy/explain.js';
 import { formatCount } from '../render/formats.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
@@ -35,6 +36,14 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
       if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
       else this.say(noPlanLine(outcome));
+      // A trigger past where the client compacts by itself is never reached: say so where it bites.
+      const window = planned.transcript.usage.model_context_window ?? null;
+      if (outcome.status === 'no_plan' && outcome.reason_code === 'below_trigger' && window !== null && outcome.effective_trigger_tokens >= window * NATIVE_TRIGGER_FRACTION) {
+        this.say(
+          `note: the trigger is at or above where the client compacts by itself (~${formatCount(Math.round(window * NATIVE_TRIGGER_FRACTION))} of a ${formatCount(window)}-token window), ` +
+            `so it never fires for this session; lower trigger_tokens (or --trigger), and see gobstopper explain ${session.session_id}`,
+        );
+      }
       // Told by the parse (no second read of the receipts): how this compaction's stale report was replaced.
       if (planned.staleReport) {
         const counted =
