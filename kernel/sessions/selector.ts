@@ -107,7 +107,11 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     .map((m) => `${m.session.provider} ${m.session.session_id} at ${m.session.path}`)
     .join('; ');
   const more = matches.length > MAX_LISTED_CANDIDATES ? `; and ${matches.length - MAX_LISTED_CANDIDATES} more` : '';
-  throw new GobstopperError('ambiguous_session', `'${selector}' matches ${matches.length} sessions (${listed}${more}); use a longer prefix or a path`, {
+  // What to do comes first: the list after it may be cut on a narrow terminal. One id in several
+  // places (a copied project directory) cannot be told apart by a longer prefix.
+  const oneId = matches.every((m) => m.session.session_id === matches[0]!.session.session_id);
+  const todo = oneId ? 'name it by its path' : 'use a longer prefix or a path';
+  throw new GobstopperError('ambiguous_session', `'${selector}' matches ${matches.length} sessions; ${todo}: ${listed}${more}`, {
     details: { candidates: matches.map((m) => ({ provider: m.session.provider, session_id: m.session.session_id, path: m.session.path })) },
   });
 }

@@ -260,6 +260,8 @@ describe('session selectors', () => {
     expect(ambiguous.json.error.message).toContain(DEMO_CLAUDE_ID);
     // Each candidate with its path, which tells apart even two files of one id.
     expect(ambiguous.json.error.message).toContain(`${DEMO_CLAUDE_ID} at ${home.claudeSession}`);
+    // What to do comes before the list, which a narrow terminal may cut.
+    expect(ambiguous.json.error.message).toMatch(/^'[0-9a-f]{4}' matches 2 sessions; use a longer prefix or a path: /);
   });
 
   it('a file no provider recognises is refused', async () => {
