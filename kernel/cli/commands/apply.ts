@@ -14,12 +14,12 @@ export default class Apply extends BaseCommand<ApplyResult> {
 
 On a terminal a status line says which step is running; piped runs and --json stay quiet.
 
-Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given.`;
+Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given; then auto, the default strategy, hands a live session to the client's own compaction (it prints the control to run, and writes no file), while a file strategy (--strategy elide, compacted, …) prepares a fork of it.`;
   static override examples = ['<%= config.bin %> apply 3f2a', '<%= config.bin %> apply 3f2a --strategy compacted --trigger 80000 --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
     ...policyFlags,
-    'allow-live': Flags.boolean({ summary: 'Prepare a fork even if the session was updated within the last 180 s.' }),
+    'allow-live': Flags.boolean({ summary: 'Go on even if the session was updated within the last 180 s (auto then names the client\'s own compaction; a file strategy prepares a fork).' }),
     rehearse: Flags.boolean({ summary: 'Publish only if the real client resumes the candidate and rebuilds the expected context (needs claude or codex installed).' }),
     'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
     'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
