@@ -113,6 +113,12 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const human = gob(['config', '--provider', 'codex', '--trigger', '190000']);
     expect(human.stdout).toContain('trigger_tokens = 190000  # command-line flag');
     expect(human.stdout).toContain(`min_savings_tokens = 4096  # built-in default`);
+    // What config prints pastes into a [policy] table and loads as the same policy.
+    expect(human.stdout).toContain('# keep_score_threshold is unset  # built-in default');
+    const pasted = write(join(home.root, 'pasted.toml'), `[policy]\n${human.stdout.split('\n').filter((l) => l && !l.startsWith('#')).join('\n')}\n`);
+    const reloaded = json(['config', '--provider', 'codex', '--config', pasted]);
+    expect(reloaded.status).toBe(0);
+    expect(reloaded.body.policy).toEqual(json(['config', '--provider', 'codex', '--trigger', '190000']).body.policy);
   });
 
   it('config: a session id or prefix is read as plan reads it, with its provider and full id', () => {

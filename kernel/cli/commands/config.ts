@@ -86,9 +86,10 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     if (resolved.external?.kind === 'plugin') rows.push(['plugin', { manifest: resolved.external.manifest, trusted_sha256: resolved.external.trusted_sha256 }]);
     for (const [key, value] of rows) {
       const source = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
-      this.say(`${key} = ${JSON.stringify(value)}  # ${source}`);
+      // Lines a person may paste into a [policy] table: an unset key is a comment, not `= null`.
+      this.say(value === null || value === undefined ? `# ${key} is unset  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
-    this.say(`effective_trigger_tokens = ${policy.effective_trigger_tokens}  # trigger_tokens under ${policy.quota_pressure} quota pressure`);
+    this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (trigger_tokens under ${policy.quota_pressure} quota pressure)`);
     if (resolved.external) this.say(`# plans come from ${resolved.external.table} and are named preset:${policy.strategy}`);
     for (const setting of inertSettings(loaded)) this.say(`# accepted from the original tool's configuration, no effect here: ${setting}`);
     return result;
@@ -109,4 +110,14 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     }
     return found;
   }
+}
+
+/** A value as TOML writes it (JSON's strings are valid TOML basic strings; tables go inline). */
+function tomlValue(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${tomlValue(v)}`);
+    return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
+  }
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
