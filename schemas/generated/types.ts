@@ -572,6 +572,10 @@ export interface DetectRow {
    * Current context: provider-reported when available, else estimated from the bytes read.
    */
   context_tokens: number | null;
+  /**
+   * Only for a fork or restore gobstopper published that no client has resumed: its last usage report (context_tokens) predates the compaction, and this is the plan's projection, which plan, apply and eval count instead.
+   */
+  projected_context_tokens?: number;
   context_basis: "reported" | "estimated" | "unknown";
   context_state: ContextState;
   model?: string | null;

@@ -106,6 +106,10 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const forkLine = detected.stdout.split('\n').find((l) => l.includes(json.receipt.output_session_id))!;
     expect(forkLine).toMatch(new RegExp(`~${after.toLocaleString('en-US')}\\s+projected`));
     expect(detected.stdout).toContain('projected: a fork gobstopper published and nobody has resumed yet');
+    // Scripts see it too: the report stays in context_tokens, the projection is beside it.
+    const rows = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; context_tokens: number; projected_context_tokens?: number }>;
+    expect(rows.find((r) => r.session_id === json.receipt.output_session_id)).toMatchObject({ context_tokens: 58_865, projected_context_tokens: after });
+    expect(rows.find((r) => r.session_id === DEMO_CLAUDE_ID)).not.toHaveProperty('projected_context_tokens');
     const planned = await runCli(['plan', json.receipt.output_session_id], home.env);
     expect(planned.stdout).toContain(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, so its plan's projection (~${after.toLocaleString('en-US')} tokens) is counted instead`);
     // Every decision counts that projection, not the source's stale report (58,865).

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectRow } from '../../../schemas/generated/types.js';
-import { countedProjection, publications, untouchedPublication, type Publication } from '../../publish/publications.js';
+import { countedProjection, publications, untouchedPublication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -41,24 +41,26 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     const published = await publications(process.env);
     const untouched = new Map(rows.map((r) => [r, untouchedPublication(published, r.path, r.bytes)]));
     for (const row of rows) if (row.active && untouched.get(row)) row.active = false;
+    // A compaction nobody has resumed still carries its source's last usage report: plan counts the projection.
+    for (const row of rows) {
+      const compaction = untouched.get(row)?.compaction;
+      if (compaction && row.context_basis === 'reported') row.projected_context_tokens = countedProjection(compaction, row.context_tokens) ?? undefined;
+      if (row.projected_context_tokens === undefined) delete row.projected_context_tokens;
+    }
     if (!this.jsonEnabled()) {
-      this.printTable(rows, flags.limit, maxAgeSecs, untouched);
+      this.printTable(rows, flags.limit, maxAgeSecs);
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
     return rows;
   }
 
-  private printTable(rows: DetectRow[], limit: number, maxAgeSecs: number | null, untouched: Map<DetectRow, Publication | null>): void {
+  private printTable(rows: DetectRow[], limit: number, maxAgeSecs: number | null): void {
     if (rows.length === 0) {
       this.say(maxAgeSecs === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(maxAgeSecs)} (gobstopper detect --all lists older ones).`);
       return;
     }
     const shown = limit === 0 ? rows : rows.slice(0, limit);
-    // A compaction nobody has resumed still carries its source's last usage report: show what plan counts.
-    const projected = (r: DetectRow) => {
-      const compaction = untouched.get(r)?.compaction;
-      return compaction && r.context_basis === 'reported' ? countedProjection(compaction, r.context_tokens) : null;
-    };
+    const projected = (r: DetectRow) => r.projected_context_tokens ?? null;
     const table = this.sayTable(
       [
         { header: 'PROVIDER' },
@@ -90,7 +92,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       this.say('≥ marks lifetime sums of the turns read from the tail only; the whole file holds more.');
     }
     if (shown.some((r) => projected(r) !== null)) {
-      for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown, as plan and eval count it (--json keeps the report).", this.tableWidth())) this.say(line);
+      for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown, as plan and eval count it (--json keeps the report in context_tokens and gives the projection in projected_context_tokens).", this.tableWidth())) this.say(line);
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }
