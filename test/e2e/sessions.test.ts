@@ -93,6 +93,8 @@ describe('detect', () => {
     writeFileSync(home.claudeSession, text.replace('"cache_read_input_tokens":56800', '"cache_read_input_tokens":"56800"'));
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const detected = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json[0];
+    // claude names Claude Code here too, as in config, explain and policy-check.
+    expect((await runJson(['detect', '--provider', 'claude'], home.env)).json).toEqual([detected]);
     const planned = (await runJson(['plan', DEMO_CLAUDE_ID, '--trigger', '900000', '--floor', '1000'], home.env)).json;
     expect(detected).toMatchObject({ context_basis: 'estimated', context_state: 'unknown' });
     expect(planned.reason_code).toBe('below_trigger');

@@ -99,7 +99,8 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
   static override flags = {
     all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).', exclusive: ['since'] }),
     since: Flags.string({ summary: 'Only sessions updated since: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
-    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code, codex); repeatable.', multiple: true }),
+    // People say claude for Claude Code, as config, explain and policy-check take it.
+    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
