@@ -94,7 +94,8 @@ describe('detect', () => {
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const detected = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json[0];
     // claude names Claude Code here too, as in config, explain and policy-check.
-    expect((await runJson(['detect', '--provider', 'claude'], home.env)).json).toEqual([detected]);
+    const byAlias = (await runJson(['detect', '--provider', 'claude'], home.env)).json as Array<{ provider: string; session_id: string }>;
+    expect(byAlias.map((r) => [r.provider, r.session_id])).toEqual([[detected.provider, detected.session_id]]);
     const planned = (await runJson(['plan', DEMO_CLAUDE_ID, '--trigger', '900000', '--floor', '1000'], home.env)).json;
     expect(detected).toMatchObject({ context_basis: 'estimated', context_state: 'unknown' });
     expect(planned.reason_code).toBe('below_trigger');
