@@ -246,6 +246,10 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(iso.body.sessions).toBe(4);
     const codex = json<BenchCommandResult>(['bench', '--provider', 'claude_code', ...LOW, '--strategy', 'elide']);
     expect(codex.body.rows.map((r) => r.provider)).toEqual(['claude_code']);
+    // Nothing fired at a trigger no session reaches: the table says why and what to pass.
+    const high = gob(['bench', '--provider', 'claude_code', '--trigger', '9000000', '--floor', '0', '--strategy', 'elide']);
+    expect(high.stdout).toContain('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
+    expect(gob(['bench', '--provider', 'claude_code', ...LOW, '--strategy', 'elide']).stdout).not.toContain('every session is under the trigger');
     const both = json(['bench', '--all', '--since', '1h']);
     expect(both.status).toBe(2);
     const badSince = json(['bench', '--since', 'yesterday']);

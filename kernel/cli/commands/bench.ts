@@ -152,6 +152,11 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
       this.say('');
       const failed = result.sessions_failed > 0 ? `, ${result.sessions_failed} could not be measured` : '';
       this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
+      // A bench where nothing fired measured nothing: say why, and how to measure anyway.
+      const measured = result.rows.filter((r) => r.strategy !== null && r.failure === null);
+      if (measured.length > 0 && measured.every((r) => r.reason_code === 'below_trigger')) {
+        this.say('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
+      }
     }
     if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);
     if (result.html_path) this.say(`wrote the report to ${result.html_path}`);
