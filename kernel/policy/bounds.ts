@@ -4,7 +4,6 @@
  */
 import { GobstopperError } from '../errors.js';
 import type { PolicyValues } from './defaults.js';
-import { effectiveTrigger, isQuotaPressure } from './quota.js';
 
 export const MAX_POLICY_TOKENS = 10_000_000;
 export const MAX_INTERVAL_SECS = 86_400;

@@ -24,7 +24,6 @@ import type { SessionTimeline } from '../eval/report-html.js';
 import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-manifest.js';
 import { scoreRetention } from '../eval/study-score.js';
 import { messageShapeSlots, type TextSlot } from '../eval/study-slots.js';
-import type { ProviderClient } from '../plugins/host/clients.js';
 import { transcriptSample } from '../policy/adaptive.js';
 import { contextTokens, reportedContext, requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { effectivePolicy } from '../policy/effective-policy.js';

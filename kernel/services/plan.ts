@@ -5,11 +5,9 @@
 import type * as T from '../../schemas/generated/types.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
 import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
-import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
 import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
-import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { CandidateTally } from '../policy/gated-candidates.js';

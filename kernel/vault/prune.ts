@@ -11,7 +11,7 @@
  */
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PruneCommandOutput, VaultEntry } from '../../schemas/generated/types.js';
+import type { PruneCommandOutput } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
 import { listReceipts } from '../publish/receipt.js';
 import { withExclusiveCustody } from './custody.js';
@@ -89,12 +89,13 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       const stored = new Set(await listManifestIds(layout));
       const liveChunks = new Map<string, number>();
       const unindexed: string[] = [];
+      const deadManifests: string[] = [];
       for (const sha of stored) {
         const { manifest } = await loadManifest(layout, sha, env);
-        const unreferencedUnindexed = !liveManifests.has(sha) && !indexed.has(sha);
-        const keepsIt = liveManifests.has(sha) || (unreferencedUnindexed && !request.includeUnindexed);
-        if (unreferencedUnindexed && !request.includeUnindexed) unindexed.push(sha);
-        if (keepsIt) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
+        const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed;
+        if (keptUnindexed) unindexed.push(sha);
+        if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
+        else deadManifests.push(sha);
       }
       // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
       for (const [chunk, length] of liveChunks) await checkChunkPresent(layout.chunks, chunk, length);
@@ -107,7 +108,6 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
           throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
         }
       }
-      const deadManifests = [...stored].filter((sha) => !liveManifests.has(sha) && (indexed.has(sha) || request.includeUnindexed));
       const chunkNames = await listDir(layout.chunks);
       const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 

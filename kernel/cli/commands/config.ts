@@ -112,7 +112,10 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
   }
 }
 
-/** A value as TOML writes it (JSON's strings are valid TOML basic strings; tables go inline). */
+/**
+ * A value as TOML writes it (JSON's strings are valid TOML basic strings). Tables go inline, so the
+ * line stays one key of [policy]; smol-toml's stringify would open a [strategy_params] table instead.
+ */
 function tomlValue(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
   if (value !== null && typeof value === 'object') {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchSnapshot } from '../../../kernel/vault/search.js';
 import { snapshotFile } from '../../../kernel/vault/snapshot.js';
-import { claudeToolResult, claudeUser, codexCompacted, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+import { claudeToolResult, claudeUser, codexCompacted, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
 
 const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
