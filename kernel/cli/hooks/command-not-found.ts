@@ -25,11 +25,26 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
       ? usageError('usage', `Unexpected argument: ${words.slice(known).join(' ')} (gobstopper ${words.slice(0, known).join(' ')} --help lists what it takes)`)
       : options.id.startsWith('-')
         ? usageError('usage', `'${options.id}' is a flag: flags go after the command, as in gobstopper detect --json (gobstopper --help lists the commands)`)
-        : usageError('unknown_command', `unknown command '${words.join(' ')}'${suggestion(config, words.join(' '))}; gobstopper --help lists the commands`);
+        : unknownCommand(config, words);
   process.exitCode = error.exit;
   if ((options.argv ?? []).includes('--json')) process.stdout.write(JSON.stringify(toEnvelope(error)) + '\n');
   else process.stderr.write(`gobstopper: ${error.message}\n`);
 };
+
+/**
+ * The words that were meant as a command, and the nearest one: `aply 7d3f` is the command `aply`
+ * (did you mean apply?) with an argument, `plugin lst` a mistyped `plugin list`. Without a near
+ * command the first word is the unknown one, or the first two after a topic (`plugin nosuch`).
+ */
+function unknownCommand(config: Interfaces.Config, words: string[]) {
+  for (let n = words.length; n > 0; n -= 1) {
+    const typed = words.slice(0, n).join(' ');
+    const near = suggestion(config, typed);
+    if (near) return usageError('unknown_command', `unknown command '${typed}'${near}; gobstopper --help lists the commands`);
+  }
+  const named = words.length > 1 && config.topics.some((t) => t.name === words[0]) ? words.slice(0, 2) : words.slice(0, 1);
+  return usageError('unknown_command', `unknown command '${named.join(' ')}'; gobstopper --help lists the commands`);
+}
 
 /** " (did you mean X?)" for the visible command nearest to what was typed, when it is near. */
 function suggestion(config: Interfaces.Config, typed: string): string {
