@@ -63,6 +63,11 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, 
   return found;
 }
 
+/** The publication gobstopper made at `path`, whatever has been written to the file since. */
+export function publishedAt(found: Map<string, Publication>, path: string): Publication | null {
+  return found.size === 0 ? null : (found.get(canonical(path)) ?? null);
+}
+
 /** The publication at `path` if the file is still exactly as published: its size, and its hash when known. */
 export function untouchedPublication(found: Map<string, Publication>, path: string, bytes: number | null | undefined, sha256?: string): Publication | null {
   if (found.size === 0) return null;

@@ -98,6 +98,18 @@ export type ContextState = "absent" | "unknown" | "reported" | "reset";
 export type LifetimeScope = "absent" | "partial" | "full";
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "OperationKind".
+ */
+export type OperationKind = "compact" | "fork" | "restore";
+/**
+ * Why a snapshot was taken: a strategy id, or a label such as snapshot, pre-undo, post-compact, fork, restore.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "VaultLabel".
+ */
+export type VaultLabel = string;
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "DetectOutput".
  */
 export type DetectOutput = DetectRow[];
@@ -184,13 +196,6 @@ export type EventErrorCode =
   | "provider_noop"
   | "quota_limited";
 /**
- * Why a snapshot was taken: a strategy id, or a label such as snapshot, pre-undo, post-compact, fork, restore.
- *
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "VaultLabel".
- */
-export type VaultLabel = string;
-/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "HistoryCommandOutput".
  */
@@ -248,11 +253,6 @@ export type Runtime = "node" | "python3" | "sh" | "bash" | "exec";
  * via the `definition` "PolicyAction".
  */
 export type PolicyAction = "provider_compact" | "transcript_compact" | "none";
-/**
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "OperationKind".
- */
-export type OperationKind = "compact" | "fork" | "restore";
 /**
  * Providers whose real client can be rehearsed.
  *
@@ -583,6 +583,26 @@ export interface DetectRow {
   lifetime_input_tokens: number | null;
   lifetime_cached_tokens: number | null;
   lifetime_scope: LifetimeScope;
+  published?: DetectPublication;
+}
+/**
+ * Only for a file gobstopper published (apply's fork, fork, undo's restore), resumed or not: what it was made from.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "DetectPublication".
+ */
+export interface DetectPublication {
+  kind: OperationKind;
+  source_session_id: SessionId;
+  strategy: VaultLabel;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  snapshot_manifest_sha256: string;
+  /**
+   * The file no longer holds exactly the published bytes: a client has written to it since.
+   */
+  resumed: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -26,6 +26,7 @@ export declare const validateContextComponents: GeneratedValidator;
 export declare const validateContextReason: GeneratedValidator;
 export declare const validateContextState: GeneratedValidator;
 export declare const validateDetectOutput: GeneratedValidator;
+export declare const validateDetectPublication: GeneratedValidator;
 export declare const validateDetectRow: GeneratedValidator;
 export declare const validateDiffCommandOutput: GeneratedValidator;
 export declare const validateDigestBlock: GeneratedValidator;

@@ -149,6 +149,31 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).not.toContain('projected');
   });
 
+  it('detect tells the files gobstopper published from the sessions they were made from, resumed or not', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const restored = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    const fork = json.receipt.output_session_id as string;
+    const rows = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; published?: Record<string, unknown> }>;
+    expect(rows.find((r) => r.session_id === fork)!.published).toEqual({
+      kind: 'compact',
+      source_session_id: DEMO_CLAUDE_ID,
+      strategy: json.plan.plan.strategy,
+      snapshot_manifest_sha256: json.receipt.snapshot_manifest_sha256,
+      resumed: false,
+    });
+    expect(rows.find((r) => r.session_id === restored.json.receipt.output_session_id)!.published).toMatchObject({ kind: 'restore', source_session_id: DEMO_CLAUDE_ID });
+    expect(rows.find((r) => r.session_id === DEMO_CLAUDE_ID)).not.toHaveProperty('published');
+    const table = (await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ');
+    expect(table).toContain(`${fork.slice(0, 8)} from ${DEMO_CLAUDE_ID.slice(0, 8)} (${json.plan.plan.strategy})`);
+    expect(table).toContain(`${restored.json.receipt.output_session_id.slice(0, 8)} from ${DEMO_CLAUDE_ID.slice(0, 8)} (restore)`);
+    // A client that resumes the fork leaves it a fork.
+    appendFileSync(json.receipt.path, readFileSync(json.receipt.path, 'utf8').split('\n')[0] + '\n');
+    const after = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; published?: { resumed: boolean } }>;
+    expect(after.find((r) => r.session_id === fork)!.published!.resumed).toBe(true);
+    expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ')).toContain(`(${json.plan.plan.strategy}, resumed)`);
+  });
+
   it('says so when the source already fails verify: the fork keeps those errors', async () => {
     home = demoHome();
     const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import type { DetectRow } from '../../../schemas/generated/types.js';
-import { countedProjection, publications, untouchedPublication } from '../../publish/publications.js';
+import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
+import { countedProjection, publications, publishedAt, untouchedPublication, type Publication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -16,9 +16,21 @@ function lifetime(row: DetectRow, tokens: number | null): string {
   return tokens !== null && row.lifetime_scope === 'partial' ? `≥${formatCount(tokens)}` : formatCount(tokens);
 }
 
+/** What a published file was made from; `resumed` when a client has written to it since. */
+function describePublication(publication: Publication, resumed: boolean): DetectPublication {
+  const r = publication.receipt;
+  return { kind: r.kind, source_session_id: r.source_session_id, strategy: r.strategy, snapshot_manifest_sha256: r.snapshot_manifest_sha256, resumed };
+}
+
+/** "compacted", "restore", "fork", and whether a client has picked it up. */
+function madeBy(p: DetectPublication): string {
+  const what = p.kind === 'compact' ? p.strategy : p.kind;
+  return p.resumed ? `${what}, resumed` : what;
+}
+
 export default class Detect extends BaseCommand<DetectRow[]> {
   static override summary = 'List agent sessions, newest first, with their context size.';
-  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated by its client within 180 s; live sessions are never rewritten, and a fork gobstopper just wrote is not live until a client writes to it), the current context in tokens (as the provider reported it, estimated from the bytes, or, for a fork gobstopper published that nobody has resumed, its plan's projection; and which), the model's context window when known, and the lifetime input and cached tokens.
+  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated by its client within 180 s; live sessions are never rewritten, and a fork gobstopper just wrote is not live until a client writes to it), the current context in tokens (as the provider reported it, estimated from the bytes, or, for a fork gobstopper published that nobody has resumed, its plan's projection; and which), the model's context window when known, the lifetime input and cached tokens, and, for a file gobstopper published (a fork, a restore), the session it was made from (--json: published).
 
 By default only sessions updated in the last 7 days are listed ([discovery] max_age_secs in the config changes that; 0 lists every session); --all lists every session.`;
   static override examples = ['<%= config.bin %> detect', '<%= config.bin %> detect --all --limit 0', '<%= config.bin %> detect --provider codex --json'];
@@ -41,6 +53,10 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
     const published = await publications(process.env);
     const untouched = new Map(rows.map((r) => [r, untouchedPublication(published, r.path, r.bytes)]));
+    for (const row of rows) {
+      const publication = publishedAt(published, row.path);
+      if (publication) row.published = describePublication(publication, untouched.get(row) === null);
+    }
     for (const row of rows) if (row.active && untouched.get(row)) row.active = false;
     // A compaction nobody has resumed still carries its source's last usage report: plan counts the projection.
     for (const row of rows) {
@@ -94,6 +110,11 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     }
     if (shown.some((r) => projected(r) !== null)) {
       for (const line of wrapText("projected: a fork gobstopper published and nobody has resumed yet; its last usage report predates the compaction, so the plan's projection is shown, as plan and eval count it (--json keeps the report in context_tokens and gives the projection in projected_context_tokens).", this.tableWidth())) this.say(line);
+    }
+    const forks = shown.filter((r) => r.published);
+    if (forks.length > 0) {
+      const made = forks.map((r) => `${r.session_id.slice(0, 8)} from ${r.published!.source_session_id.slice(0, 8)} (${madeBy(r.published!)})`);
+      for (const line of wrapText(`published by gobstopper: ${made.join(', ')}; gobstopper undo <fork> restores what it was made from.`, this.tableWidth())) this.say(line);
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }
