@@ -227,6 +227,11 @@ describe('vault commands (built CLI)', () => {
       const pruned = JSON.parse((await run('prune', '--apply', '--json')).stdout);
       expect(pruned).toMatchObject({ manifests_removed: 0, chunks_removed: 0, unindexed_kept: 1, unindexed_snapshots: [lost] });
       expect((await run('show', lost, '--json')).code).toBe(0);
+      // The listing cannot show it, and says that something is left out and where to look.
+      const listed = (await run('vault')).stdout;
+      expect(listed).toContain('1 snapshot(s)\n1 more snapshot(s) have no index line');
+      expect(listed).toContain('gobstopper prune lists their ids');
+      expect((await run('vault', '0199a2f1-bbbb')).stdout).not.toContain('no index line');
       expect((await run('prune')).stdout).toContain(
         "kept 1 snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost); `gobstopper show <id>` reads one, `--include-unindexed` deletes them:\n  " + lost,
       );
