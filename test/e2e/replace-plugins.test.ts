@@ -107,7 +107,7 @@ describe('built-ins are replaceable bundles', () => {
     const r = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('why: auto: selected');
-    expect(r.stderr).toMatch(/^warning: strategy scored failed, so auto chose without it: plugin dying-scorer exited with code 3 during scorer\/score.*scorer giving up on purpose/m);
+    expect(r.stderr).toMatch(/^warning: strategy scored failed, so auto chose without it: plugin dying-scorer@[0-9.]+ exited with code 3 during scorer\/score.*scorer giving up on purpose/m);
     // With --json too: stdout is the plan alone, and the warning is on stderr.
     const json = await runCli(['plan', DEMO_CLAUDE_ID, '--json'], home.env);
     expect(JSON.parse(json.stdout).status).toBe('plan');

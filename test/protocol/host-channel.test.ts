@@ -169,7 +169,7 @@ describe('PluginChannel over in-memory streams', () => {
     const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
     const error = (await r.channel.request('strategy/propose', params('inner')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_error');
-    expect(error.message).toBe('plugin mem answered strategy/propose with error -32002: not my kind of session');
+    expect(error.message).toBe('plugin mem@1.0.0 answered strategy/propose with error -32002: not my kind of session');
     expect(r.channel.alive).toBe(true);
   });
 
@@ -187,7 +187,7 @@ describe('PluginChannel over in-memory streams', () => {
     const started = Date.now();
     const error = (await r.channel.request('strategy/propose', params('hang')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_timeout');
-    expect(error.message).toMatch(/^plugin mem timed out after 300 ms during strategy\/propose/);
+    expect(error.message).toMatch(/^plugin mem@1\.0\.0 timed out after 300 ms during strategy\/propose/);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(mem!.terminations()).toBe(1);
   });

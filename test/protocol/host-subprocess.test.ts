@@ -58,7 +58,7 @@ describe('plugin processes that misbehave', () => {
     const r = await start('hang');
     const failure = await failureOf(propose(r));
     expect(failure.code).toBe('plugin_timeout');
-    expect(failure.message).toMatch(/^plugin fixture timed out after 600 ms during strategy\/propose/);
+    expect(failure.message).toMatch(/^plugin fixture@1\.0\.0 timed out after 600 ms during strategy\/propose/);
     const grandchild = Number(/grandchild (\d+)/.exec(failure.stderrTail)?.[1]);
     expect(grandchild).toBeGreaterThan(0);
     expect(await eventually(() => isGone(r.pid!))).toBe(true);
@@ -78,7 +78,7 @@ describe('plugin processes that misbehave', () => {
     const r = await start('exit');
     const failure = await failureOf(propose(r));
     expect(failure.code).toBe('plugin_exited');
-    expect(failure.message).toContain('plugin fixture exited with code 3 during strategy/propose');
+    expect(failure.message).toContain('plugin fixture@1.0.0 exited with code 3 during strategy/propose');
     expect(failure.message).toContain('dying on purpose');
   });
 
@@ -86,7 +86,7 @@ describe('plugin processes that misbehave', () => {
     const r = await start('nonjson');
     const failure = await failureOf(propose(r));
     expect(failure.code).toBe('plugin_not_json');
-    expect(failure.message).toContain('plugin fixture printed a line that is not JSON');
+    expect(failure.message).toContain('plugin fixture@1.0.0 printed a line that is not JSON');
     expect(await eventually(() => isGone(r.pid!))).toBe(true);
   });
 
@@ -109,7 +109,7 @@ describe('plugin processes that misbehave', () => {
     const r = await start('badresult');
     const failure = await failureOf(propose(r));
     expect(failure.code).toBe('plugin_schema_violation');
-    expect(failure.message).toContain('plugin fixture answered strategy/propose with a result that violates the schema at /edits/0/op');
+    expect(failure.message).toContain('plugin fixture@1.0.0 answered strategy/propose with a result that violates the schema at /edits/0/op');
     expect(await eventually(() => isGone(r.pid!))).toBe(true);
   });
 

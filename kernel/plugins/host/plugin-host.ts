@@ -210,6 +210,7 @@ function served<I extends { id: string }>(running: RunningBundle, kind: Provided
   if (info) return info;
   throw new PluginFailure('plugin_not_served', {
     pluginId: running.bundle.manifest.id,
+    pluginVersion: running.bundle.manifest.version,
     reason: `lists ${kind} ${id} in its manifest but did not offer it in its initialize answer`,
   });
 }

@@ -35,6 +35,7 @@ export async function connectBundle(bundle: AdmittedBundle, transport: ChannelTr
   const limits = effectiveLimits(bundle.manifest);
   const channel = new PluginChannel(transport, {
     pluginId: bundle.manifest.id,
+    pluginVersion: bundle.manifest.version,
     timeoutMs: limits.timeoutMs,
     cancelGraceMs: options.cancelGraceMs,
     capabilities: bundle.manifest.capabilities ?? [],

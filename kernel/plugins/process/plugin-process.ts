@@ -53,7 +53,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   const pid = child.pid;
   if (pid === undefined) {
     void child.catch(() => undefined);
-    throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, reason: `could not be started (${launch.file}${whyNotStarted(launch.file)})` });
+    throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, pluginVersion: manifest.version, reason: `could not be started (${launch.file}${whyNotStarted(launch.file)})` });
   }
   trackGroup(pid);
   const stderr = new StderrRing(options.stderrBytes);

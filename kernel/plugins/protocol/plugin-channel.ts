@@ -48,6 +48,8 @@ export interface ChannelTransport {
 
 export interface ChannelOptions {
   pluginId: string;
+  /** Named with the id in failures, when known. */
+  pluginVersion?: string;
   /** Deadline of one call (manifest limits.timeout_ms). */
   timeoutMs: number;
   /** After the deadline the call is cancelled; this long later the process group is killed. */
@@ -118,6 +120,7 @@ export const SHUTDOWN_WAIT_MS = 1000;
  */
 export class PluginChannel {
   readonly pluginId: string;
+  private readonly pluginVersion: string | undefined;
   private readonly connection: MessageConnection;
   private readonly stack: CallFrame[] = [];
   private turn: Promise<void> = Promise.resolve();
@@ -140,6 +143,7 @@ export class PluginChannel {
     private readonly options: ChannelOptions,
   ) {
     this.pluginId = options.pluginId;
+    this.pluginVersion = options.pluginVersion;
     const wire = watchAnswers(transport.reader, transport.writer, (id) => {
       const method = this.stack[this.stack.length - 1]?.method;
       void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
@@ -330,7 +334,7 @@ export class PluginChannel {
 
   private async send<R>(method: string, params: unknown, callbacks: HostCallbacks, timeoutMs = this.options.timeoutMs): Promise<R> {
     if (this.dying) throw await this.dying;
-    if (this.closing) throw new PluginFailure('plugin_closed', { pluginId: this.pluginId, method, reason: `was already shut down when ${method} was called` });
+    if (this.closing) throw new PluginFailure('plugin_closed', { pluginId: this.pluginId, pluginVersion: this.pluginVersion, method, reason: `was already shut down when ${method} was called` });
     const resultValidator = methodValidators(method)?.result ?? null;
     return new Promise<R>((resolve, reject) => {
       const frame: CallFrame = {
@@ -523,7 +527,7 @@ export class PluginChannel {
     // traceback its SDK printed) would only bury that. Deaths and kills keep the tail: it is often
     // the only clue.
     const stderrTail = code === 'plugin_error' ? undefined : this.transport.stderrTail?.();
-    return new PluginFailure(code, { pluginId: this.pluginId, method, reason, pointer, rpcCode, rpcMessage, stderrTail, stderrText: this.transport.stderrText?.() });
+    return new PluginFailure(code, { pluginId: this.pluginId, pluginVersion: this.pluginVersion, method, reason, pointer, rpcCode, rpcMessage, stderrTail, stderrText: this.transport.stderrText?.() });
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */

@@ -17,9 +17,11 @@ export type PluginFailureCode =
 
 export interface PluginFailureInit {
   pluginId: string;
+  /** The manifest's version: several versions of one bundle may be installed. */
+  pluginVersion?: string;
   /** The host->plugin method in flight, when there was one. */
   method?: string;
-  /** What went wrong, as the rest of a sentence that starts with "plugin <id> ". */
+  /** What went wrong, as the rest of a sentence that starts with "plugin <id>@<version> ". */
   reason: string;
   stderrTail?: string;
   /** Everything of the plugin's stderr that was kept: shown only under GOBSTOPPER_DEBUG. */
@@ -46,9 +48,11 @@ export class PluginFailure extends GobstopperError {
 
   constructor(code: PluginFailureCode, init: PluginFailureInit) {
     const tail = init.stderrTail?.trim() ?? '';
-    super(code, `plugin ${init.pluginId} ${init.reason}${tail ? ` (stderr: ${tail})` : ''}`, {
+    const named = init.pluginVersion ? `${init.pluginId}@${init.pluginVersion}` : init.pluginId;
+    super(code, `plugin ${named} ${init.reason}${tail ? ` (stderr: ${tail})` : ''}`, {
       details: {
         plugin_id: init.pluginId,
+        ...(init.pluginVersion ? { plugin_version: init.pluginVersion } : {}),
         ...(init.method ? { method: init.method } : {}),
         ...(init.pointer !== undefined ? { pointer: init.pointer } : {}),
         ...(init.rpcCode !== undefined ? { rpc_code: init.rpcCode } : {}),
