@@ -7,7 +7,7 @@
  * there. Several steps may be listed, comma-separated. In-process callers pass a hook instead.
  *
  * Steps raised by the vault and publication services:
- *   vault.after_chunks, vault.after_manifest, vault.before_index,
+ *   vault.after_read, vault.after_chunks, vault.after_manifest, vault.before_index,
  *   staging.after_create, publish.before_link, publish.after_link,
  *   receipt.after_pending, receipt.before_complete
  * Callers such as the apply spine raise their own steps through the same function.

@@ -77,3 +77,27 @@ export async function storeRetained<T>(layout: VaultLayout, path: string, option
   await ensureVault(layout);
   return withSharedCustody(layout, async () => then(await storeSnapshot(layout, path, options)));
 }
+
+/** Reads of a file its client keeps appending to, and the pause before each retry. */
+const SETTLE_PAUSES_MS = [150, 600];
+
+/**
+ * Archives a file that may be being written to (a live session asked for with `snapshot`): a read
+ * that the file changed under is thrown away and the file read again, a few times, since a client
+ * appends a record at a time. What is archived is the file as one read found it, whole.
+ */
+export async function snapshotSettled(layout: VaultLayout, request: SnapshotRequest, pauses: readonly number[] = SETTLE_PAUSES_MS): Promise<SnapshotResult> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await snapshotFile(layout, request);
+    } catch (error) {
+      if (!(error instanceof GobstopperError) || error.code !== 'source_changed') throw error;
+      const pause = pauses[attempt - 1];
+      if (pause === undefined) {
+        if (attempt === 1) throw error;
+        throw new GobstopperError('source_changed', `${request.path} changed while it was read, ${attempt} times in a row: its client is writing to it; nothing was recorded, try again when it is idle`, { cause: error });
+      }
+      await new Promise((done) => setTimeout(done, pause));
+    }
+  }
+}

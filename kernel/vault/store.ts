@@ -128,6 +128,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
       tasks.push({ buffer, done, hashed });
       if (got < CHUNK_BYTES) break;
     }
+    faultPoint('vault.after_read', options.fault, env);
     const after = await handle.stat();
     if (after.size !== total || after.mtimeMs !== before.mtimeMs || after.size !== before.size) {
       throw new GobstopperError('source_changed', `${path} changed while it was archived; nothing was recorded, try again when it is idle`);

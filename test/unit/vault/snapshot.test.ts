@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex } from '../../../kernel/vault/index-file.js';
 import { reconstructSnapshot } from '../../../kernel/vault/reconstruct.js';
-import { snapshotFile } from '../../../kernel/vault/snapshot.js';
+import { snapshotFile, snapshotSettled } from '../../../kernel/vault/snapshot.js';
 import { CHUNK_BYTES } from '../../../kernel/vault/limits.js';
 import { claudeSession, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
 
@@ -29,6 +29,33 @@ describe('vault snapshots', () => {
     home = makeVaultHome();
   });
   afterEach(() => home.cleanup());
+
+  it('snapshot reads a file its client is appending to again, and archives one whole reading of it', async () => {
+    const path = writeSession(home.sessions, 's-live.jsonl', jsonl(claudeSession('s-live', 3)));
+    const record = jsonl(claudeSession('s-live', 1)).split('\n')[0] + '\n';
+    let reads = 0;
+    // The client appends a record while each of the first two reads is going on.
+    const appending = (step: string) => {
+      if (step === 'vault.after_read' && ++reads <= 2) appendFileSync(path, record);
+    };
+    const { entry } = await snapshotSettled(home.layout, { path, sessionId: 's-live', provider: 'claude_code', strategy: 'snapshot', fault: appending }, [1, 1]);
+    expect(reads).toBe(3);
+    const now = readFileSync(path);
+    expect(entry).toMatchObject({ bytes: now.length, source_sha256: sha256(now) });
+    expect((await reconstruct(home, entry.sha256)).equals(now)).toBe(true);
+    expect(await readIndex(home.layout)).toEqual([entry]);
+
+    // A client that never pauses: a clear refusal after the last try, and nothing indexed.
+    const busy = writeSession(home.sessions, 's-busy.jsonl', jsonl(claudeSession('s-busy', 3)));
+    const always = (step: string) => {
+      if (step === 'vault.after_read') appendFileSync(busy, record);
+    };
+    await expect(snapshotSettled(home.layout, { path: busy, sessionId: 's-busy', provider: 'claude_code', strategy: 'snapshot', fault: always }, [1, 1])).rejects.toMatchObject({
+      code: 'source_changed',
+      message: `${busy} changed while it was read, 3 times in a row: its client is writing to it; nothing was recorded, try again when it is idle`,
+    });
+    expect(await readIndex(home.layout)).toEqual([entry]);
+  });
 
   it('stores exact bytes as a v3 manifest with private modes and indexes them', async () => {
     const content = jsonl(claudeSession('s-1', 5));
