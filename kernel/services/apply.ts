@@ -12,7 +12,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { measureAppliedRetention, type EventRetention } from './eval.js';
+import { measureAppliedRetention, type EventRetention } from '../eval/applied-retention.js';
 import { sourceFindings } from './findings.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
 import { assertForkTargetFree, publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';

@@ -30,7 +30,8 @@ import { loadManifest } from '../vault/manifest.js';
 import { streamManifestChunks } from '../vault/reconstruct.js';
 import { estimatedContext } from '../policy/context.js';
 import { resolveShaPrefix } from '../vault/selectors.js';
-import { freezeSource, PrivateWorkspace, withWorkspace, type FrozenSource } from './eval.js';
+import { freezeSource, type FrozenSource } from './frozen-source.js';
+import { PrivateWorkspace, withWorkspace } from './private-workspace.js';
 import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
 import type { Runtime } from './runtime.js';
 

@@ -6,134 +6,35 @@
  * the provider's store are only read.
  */
 import { createHash } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rm, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
-import { removeOnExit } from '../exit-cleanup.js';
+import { candidateSlots, eventRecord, retentionBaseline, type RetentionBaseline } from '../eval/applied-retention.js';
 import { errorCode, evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
 import { rewritesFile } from '../eval/plan-metrics.js';
 import type { JobProgress } from '../eval/parallel-runner.js';
 import { Slots } from '../eval/slots.js';
 import type { SessionTimeline } from '../eval/report-html.js';
-import { bindManifest, prepareManifest, type BoundCheck } from '../eval/study-manifest.js';
 import { scoreRetention } from '../eval/study-score.js';
-import { messageShapeSlots, type TextSlot } from '../eval/study-slots.js';
 import { transcriptSample } from '../policy/adaptive.js';
 import { contextTokens, reportedContext, requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
 import { viewOfPublication } from '../publish/publications.js';
+import { CandidateRehearsal, type ClientBins } from './candidate-rehearsal.js';
 import { sourceFindings } from './findings.js';
+import { freezeSource } from './frozen-source.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { recentYields, resolveSessionConfig, strategyRunner, type ParsedSession, type PlanOptions } from './plan.js';
 import { requireStrategyParams } from './policy-params.js';
+import { withWorkspace } from './private-workspace.js';
 import type { Runtime } from './runtime.js';
-
-// ---------------------------------------------------------------- private copies
-
-/**
- * A private temporary directory (0700, in the system temp dir) for the copies one command works
- * on. Each copy sits in its own subdirectory under the source's own file name, because providers
- * read identity from the name (a Codex rollout's id, a Claude session file's stem).
- */
-export class PrivateWorkspace {
-  private copies = 0;
-
-  private constructor(readonly dir: string) {}
-
-  static async create(prefix = 'gobstopper-eval-'): Promise<PrivateWorkspace> {
-    // mkdtemp creates the directory 0700.
-    return new PrivateWorkspace(await mkdtemp(join(tmpdir(), prefix)));
-  }
-
-  /** Creates a new 0600 file named `name` in a subdirectory of its own, exclusively. */
-  private async create(kind: string, name: string) {
-    const sub = join(this.dir, `${kind}-${++this.copies}`);
-    await mkdir(sub, { mode: 0o700 });
-    const path = join(sub, name);
-    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
-    return { path, handle };
-  }
-
-  /** Writes `bytes` to a new 0600 file named `name`; `mtimeMs` carries the source's age over. */
-  async writeCopy(name: string, bytes: Buffer, mtimeMs?: number): Promise<string> {
-    const { path, handle } = await this.create('copy', name);
-    try {
-      let written = 0;
-      while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, null)).bytesWritten;
-    } finally {
-      await handle.close();
-    }
-    if (mtimeMs !== undefined) await utimes(path, new Date(mtimeMs), new Date(mtimeMs));
-    return path;
-  }
-
-  /**
-   * A new empty private staging file for a provider to render into. Unlike apply's staging (which
-   * is published under a name the provider picks), it carries the source's own file name, so the
-   * provider verifies the candidate under the identity the source has (a Codex rollout's id).
-   */
-  async stagingFile(name: string): Promise<string> {
-    const { path, handle } = await this.create('stage', name);
-    await handle.close();
-    return path;
-  }
-
-  async dispose(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
-  }
-}
-
-export async function withWorkspace<R>(prefix: string, body: (ws: PrivateWorkspace) => Promise<R>): Promise<R> {
-  const ws = await PrivateWorkspace.create(prefix);
-  const kept = removeOnExit(ws.dir);
-  try {
-    return await body(ws);
-  } finally {
-    await ws.dispose();
-    kept();
-  }
-}
-
-export interface FrozenSource {
-  path: string;
-  bytes: Buffer;
-  sha256: string;
-  mtimeMs: number;
-}
-
-/**
- * Reads a transcript once, whole, without following a symlink, within the transcript size limit.
- * A file that vanished keeps the ENOENT code so a bench reports it as gone rather than broken.
- */
-export async function freezeSource(path: string, limit = maxTranscriptBytes()): Promise<FrozenSource> {
-  let handle;
-  try {
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw Object.assign(new Error(`${path} no longer exists`), { code: 'ENOENT' });
-    if (code === 'ELOOP') throw new GobstopperError('symlink_refused', `${path} is a symbolic link; pass the real path`);
-    throw new GobstopperError('source_unreadable', `cannot read ${path} (${code ?? 'error'})`);
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) throw new GobstopperError('not_a_transcript', `${path} is not a regular file`);
-    if (st.size > limit) throw new GobstopperError('transcript_too_large', `${path} is ${st.size} bytes; at most ${limit} are read (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
-    const bytes = await handle.readFile();
-    return { path, bytes, sha256: createHash('sha256').update(bytes).digest('hex'), mtimeMs: st.mtimeMs };
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * The session's policy could not be resolved (a bad config layer for it, bounds broken after
@@ -179,198 +80,6 @@ function configFor(config: ResolvedConfig, strategy: string): ResolvedConfig {
   return { ...config, values: { ...config.values, strategy, strategy_params: params }, external: null };
 }
 
-// ---------------------------------------------------------------- what an applied compaction would record
-
-interface RetentionBaseline {
-  checks: BoundCheck[];
-  /** Byte range of each source line. */
-  lines: Array<[number, number]>;
-  slotsByLine: Map<number, TextSlot[]>;
-}
-
-function lineRanges(bytes: Buffer): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
-    out.push([start, end]);
-    start = end + 1;
-  }
-  return out;
-}
-
-/**
- * The heuristic checks an applied compaction is measured against (the same candidates
- * `eval-study --prepare-manifest` picks), bound to the source; null when the source has none.
- */
-export function retentionBaseline(source: Buffer, items: readonly T.TranscriptItem[]): RetentionBaseline | null {
-  // Preparing the manifest parses every live record once; its slots are kept rather than parsed again.
-  const slots: TextSlot[] = [];
-  const keepSlots = (record: unknown, index: number) => {
-    const found = messageShapeSlots(record, index);
-    for (const s of found) slots.push(s);
-    return found;
-  };
-  let manifest: T.RetentionManifest;
-  try {
-    manifest = prepareManifest(source, items, keepSlots);
-  } catch (error) {
-    if (error instanceof GobstopperError && error.code === 'no_retention_candidates') return null;
-    throw error;
-  }
-  const slotsByLine = new Map<number, TextSlot[]>();
-  for (const s of slots) (slotsByLine.get(s.record) ?? slotsByLine.set(s.record, []).get(s.record)!).push(s);
-  return { checks: bindManifest(manifest, source, items, slots), lines: lineRanges(source), slotsByLine };
-}
-
-/**
- * The candidate's live text slots. Renders edit records in place and append new ones, so a line
- * byte-identical to the source line at the same index keeps that line's slots and liveness; only
- * changed and appended lines are parsed (and count as live: a render only edits live records).
- */
-export function candidateSlots(baseline: RetentionBaseline, source: Buffer, candidate: Buffer): TextSlot[] {
-  const out: TextSlot[] = [];
-  let index = 0;
-  for (const [start, end] of lineRanges(candidate)) {
-    const at = baseline.lines[index];
-    if (at && end - start === at[1] - at[0] && candidate.compare(source, at[0], at[1], start, end) === 0) {
-      for (const s of baseline.slotsByLine.get(index) ?? []) out.push(s);
-    } else {
-      try {
-        for (const s of messageShapeSlots(JSON.parse(candidate.toString('utf8', start, end)), index)) out.push(s);
-      } catch {
-        // A line that is not JSON carries no slot; verify reports it.
-      }
-    }
-    index += 1;
-  }
-  return out;
-}
-
-function itemsCovered(edits: readonly T.Edit[]): number {
-  let n = 0;
-  for (const e of edits) {
-    if (e.op === 'elide') n += e.line_indexes.length;
-    else if (e.op === 'inject_digest') n += e.digest.covers_items;
-  }
-  return n;
-}
-
-export function eventRecord(plan: T.CompactionPlan, retention: T.RetentionScore | null): T.EvalEventRecord {
-  return {
-    action: 'transcript_compact',
-    context_tokens_before: plan.context_tokens_before,
-    context_tokens_after: plan.context_tokens_after,
-    est_reclaimed_tokens: Math.max(0, plan.context_tokens_before - plan.context_tokens_after),
-    items_covered: itemsCovered(plan.edits),
-    retention_total: retention ? retention.total : null,
-    retention_retained: retention ? retention.source_bound_retained : null,
-    retention_lexical: retention ? retention.lexical_retained : null,
-  };
-}
-
-export type EventRetention = Pick<T.CompactionEvent, 'retention_total' | 'retention_retained' | 'retention_lexical'>;
-
-/**
- * The retention fields of an applied compaction's event: the source's heuristic checks scored on
- * the verified candidate (source-bound and lexical tiers). Best-effort, like the event itself: a
- * source that changed, has no candidates or cannot be read gives null, never an error.
- */
-export async function measureAppliedRetention(sourcePath: string, sourceSha256: string, items: readonly T.TranscriptItem[], candidatePath: string): Promise<EventRetention | null> {
-  try {
-    const source = await readFile(sourcePath);
-    if (createHash('sha256').update(source).digest('hex') !== sourceSha256) return null;
-    const baseline = retentionBaseline(source, items);
-    if (!baseline) return null;
-    const score = scoreRetention(baseline.checks, candidateSlots(baseline, source, await readFile(candidatePath)));
-    return { retention_total: score.total, retention_retained: score.source_bound_retained, retention_lexical: score.lexical_retained };
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------- rehearsal
-
-export interface RehearsalSource {
-  /** The private copy of the source. */
-  path: string;
-  sessionId: string;
-  cwd: string | null;
-  items: readonly T.TranscriptItem[];
-}
-
-type RehearseModule = typeof import('../rehearse/index.js');
-
-export interface ClientBins {
-  claude_code?: string;
-  codex?: string;
-}
-
-/**
- * `--rehearse`: the real client resumes each rewritten copy offline. As apply's rehearsal does, the
- * source is rehearsed first (once) and each candidate is compared with what the client rebuilt from
- * it, moved by the difference the plan predicts: item estimates count whole stored records, which
- * the client never sends as such. A missing client, an unsupported provider or a source the client
- * will not resume gives one note and no rehearsal, never a failed eval.
- */
-export class CandidateRehearsal {
-  note: string | null = null;
-  private baseline: Promise<{ rebuilt: T.RebuiltContext; predicted: T.RehearsalPrediction } | null> | null = null;
-
-  private constructor(
-    private readonly runtime: Runtime,
-    private readonly provider: 'claude_code' | 'codex',
-    private readonly source: RehearsalSource,
-    private readonly mod: RehearseModule,
-    private readonly clientBin: string | undefined,
-  ) {}
-
-  /** null with a note when the client cannot run at all. */
-  static async prepare(runtime: Runtime, provider: string, source: RehearsalSource, bins: ClientBins = {}): Promise<{ rehearsal: CandidateRehearsal | null; note: string | null }> {
-    if (provider !== 'claude_code' && provider !== 'codex') {
-      return { rehearsal: null, note: `resume rehearsal supports claude_code and codex sessions, not ${provider}; rows show the projected context only` };
-    }
-    // Loaded only when asked for: it is the one part that runs real clients.
-    const mod = await import('../rehearse/index.js');
-    const clientBin = bins[provider];
-    try {
-      mod.resolveClientBin(provider, clientBin, runtime.env);
-    } catch (error) {
-      if (error instanceof GobstopperError && error.code === 'client_missing') return { rehearsal: null, note: `${error.message}; rows show the projected context only` };
-      throw error;
-    }
-    return { rehearsal: new CandidateRehearsal(runtime, provider, source, mod, clientBin), note: null };
-  }
-
-  private async rehearseSource() {
-    const predicted = this.mod.predictionFromItems(this.source.items);
-    const report = await this.mod.rehearse({ provider: this.provider, path: this.source.path, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env, clientBin: this.clientBin });
-    if (!report.accepted || !report.session_matches || !report.rebuilt) {
-      this.note = `the client did not resume the source itself (${report.status}): ${report.reason}; rows show the projected context only`;
-      return null;
-    }
-    return { rebuilt: report.rebuilt, predicted };
-  }
-
-  /** The client's verdict on one rendered candidate, or null when the source could not be rehearsed. */
-  async candidate(stagingPath: string, items: readonly T.TranscriptItem[]): Promise<T.EvalRehearsal | null> {
-    const base = await (this.baseline ??= this.rehearseSource());
-    if (!base) return null;
-    const predicted = this.mod.predictionFromBaseline(base.rebuilt, base.predicted, this.mod.predictionFromItems(items));
-    const report = await this.mod.rehearse({ provider: this.provider, path: stagingPath, sessionId: this.source.sessionId, cwd: this.source.cwd, predicted, env: this.runtime.env, clientBin: this.clientBin });
-    return {
-      status: report.status,
-      ok: report.ok,
-      client_context_tokens: report.rebuilt?.est_tokens ?? null,
-      client_total_tokens: report.rebuilt?.total_est_tokens ?? null,
-      predicted_context_tokens: predicted.est_tokens,
-      reason: report.reason,
-    };
-  }
-}
-
-// ---------------------------------------------------------------- one session
 
 export interface EvalOptions extends Omit<PlanOptions, 'strategy'> {
   /** Strategy ids to measure (default: every one the plugin host lists). */

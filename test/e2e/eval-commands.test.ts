@@ -495,7 +495,8 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
   it('the retention apply would put on its event matches what eval reported for the same plan', async () => {
     const dist = (path: string) => import(join(repoRoot, 'dist', path));
     const { Runtime } = (await dist('kernel/services/runtime.js')) as typeof import('../../kernel/services/runtime.js');
-    const { measureAppliedRetention, evaluateFile } = (await dist('kernel/services/eval.js')) as typeof import('../../kernel/services/eval.js');
+    const { evaluateFile } = (await dist('kernel/services/eval.js')) as typeof import('../../kernel/services/eval.js');
+    const { measureAppliedRetention } = (await dist('kernel/eval/applied-retention.js')) as typeof import('../../kernel/eval/applied-retention.js');
     const runtime = new Runtime({ env: { ...process.env, ...home.env } });
     try {
       const transcript = await (await runtime.provider('codex')).parse({ path: codexPath });

@@ -1,0 +1,73 @@
+/**
+ * Private copies for the commands that measure sessions (eval, bench, eval-study): a 0700
+ * temporary directory removed when the command ends, even when it is interrupted.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { mkdir, mkdtemp, open, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeOnExit } from '../exit-cleanup.js';
+
+/**
+ * A private temporary directory (0700, in the system temp dir) for the copies one command works
+ * on. Each copy sits in its own subdirectory under the source's own file name, because providers
+ * read identity from the name (a Codex rollout's id, a Claude session file's stem).
+ */
+export class PrivateWorkspace {
+  private copies = 0;
+
+  private constructor(readonly dir: string) {}
+
+  static async create(prefix = 'gobstopper-eval-'): Promise<PrivateWorkspace> {
+    // mkdtemp creates the directory 0700.
+    return new PrivateWorkspace(await mkdtemp(join(tmpdir(), prefix)));
+  }
+
+  /** Creates a new 0600 file named `name` in a subdirectory of its own, exclusively. */
+  private async create(kind: string, name: string) {
+    const sub = join(this.dir, `${kind}-${++this.copies}`);
+    await mkdir(sub, { mode: 0o700 });
+    const path = join(sub, name);
+    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+    return { path, handle };
+  }
+
+  /** Writes `bytes` to a new 0600 file named `name`; `mtimeMs` carries the source's age over. */
+  async writeCopy(name: string, bytes: Buffer, mtimeMs?: number): Promise<string> {
+    const { path, handle } = await this.create('copy', name);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, null)).bytesWritten;
+    } finally {
+      await handle.close();
+    }
+    if (mtimeMs !== undefined) await utimes(path, new Date(mtimeMs), new Date(mtimeMs));
+    return path;
+  }
+
+  /**
+   * A new empty private staging file for a provider to render into. Unlike apply's staging (which
+   * is published under a name the provider picks), it carries the source's own file name, so the
+   * provider verifies the candidate under the identity the source has (a Codex rollout's id).
+   */
+  async stagingFile(name: string): Promise<string> {
+    const { path, handle } = await this.create('stage', name);
+    await handle.close();
+    return path;
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function withWorkspace<R>(prefix: string, body: (ws: PrivateWorkspace) => Promise<R>): Promise<R> {
+  const ws = await PrivateWorkspace.create(prefix);
+  const kept = removeOnExit(ws.dir);
+  try {
+    return await body(ws);
+  } finally {
+    await ws.dispose();
+    kept();
+  }
+}
