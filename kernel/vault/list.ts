@@ -1,6 +1,7 @@
 /** `vault [session]` and `history <session>`: index queries, newest first by append order. */
 import type { VaultEntry } from '../../schemas/generated/types.js';
 import { listReceipts } from '../publish/receipt.js';
+import { withForkHint } from './fork-hint.js';
 import { readIndex } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { listPinnedManifests } from './pins.js';
@@ -19,7 +20,8 @@ export async function listSnapshots(layout: VaultLayout, session?: string): Prom
 
 /** Every archived state of one session. */
 export async function sessionHistory(layout: VaultLayout, selector: string): Promise<VaultEntry[]> {
-  return selectOneSession(await newestFirst(layout), selector);
+  const entries = await newestFirst(layout);
+  return withForkHint(layout, selector, () => selectOneSession(entries, selector));
 }
 
 /**

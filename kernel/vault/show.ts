@@ -1,11 +1,13 @@
 /** `show <sha|session>`: one verified snapshot's size, record types and label. */
 import type { ShowCommandOutput, VaultEntry } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
 import { snapshotNotFound } from './errors.js';
 import { readIndex } from './index-file.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
-import { looksLikeSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
+import { withForkHint } from './fork-hint.js';
+import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
 
@@ -24,7 +26,28 @@ async function recordTypeSummary(layout: VaultLayout, sha: string, env: NodeJS.P
   return { loaded, recordCount, types };
 }
 
-/** A hex string of 16+ characters is a snapshot prefix; anything else selects a session's newest snapshot. */
+/**
+ * The newest snapshot of the session `target` selects. A hex prefix that names no session may
+ * still name a snapshot (diff and undo --sha take 4+ characters): that one, with its index line.
+ */
+async function sessionOrSnapshot(layout: VaultLayout, entries: VaultEntry[], target: string): Promise<{ sha: string; label: VaultEntry | undefined }> {
+  try {
+    const session = await withForkHint(layout, target, () => selectOneSession(entries, target));
+    const newest = session[session.length - 1]!;
+    return { sha: newest.sha256, label: newest };
+  } catch (error) {
+    if (!(error instanceof GobstopperError) || error.code !== 'session_not_archived' || !isHexPrefix(target) || target.length < MIN_SHA_PREFIX) throw error;
+    let sha: string;
+    try {
+      sha = await resolveShaPrefix(layout, target);
+    } catch {
+      throw error;
+    }
+    return { sha, label: entries.findLast((e) => e.sha256 === sha) };
+  }
+}
+
+/** A hex string of 16+ characters is a snapshot prefix; anything else selects a session's newest snapshot (or, failing that, a snapshot). */
 export async function showSnapshot(layout: VaultLayout, target: string, env: NodeJS.ProcessEnv = process.env): Promise<ShowCommandOutput> {
   if (!(await vaultExists(layout))) throw snapshotNotFound(target);
   const entries = await readIndex(layout);
@@ -34,9 +57,7 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
     sha = await resolveShaPrefix(layout, target);
     label = entries.findLast((e) => e.sha256 === sha);
   } else {
-    const session = await selectOneSession(entries, target);
-    label = session[session.length - 1]!;
-    sha = label.sha256;
+    ({ sha, label } = await sessionOrSnapshot(layout, entries, target));
   }
   const { loaded, recordCount, types } = await recordTypeSummary(layout, sha, env);
   return {

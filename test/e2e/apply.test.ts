@@ -174,6 +174,24 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ')).toContain(`(${json.plan.plan.strategy}, resumed)`);
   });
 
+  it('history and show of a fork say which session holds its archived states; show takes a short snapshot prefix', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const fork = json.receipt.output_session_id as string;
+    const expected = `${fork} has not been archived itself: it is a compacted fork gobstopper published from ${DEMO_CLAUDE_ID}; gobstopper history ${DEMO_CLAUDE_ID.slice(0, 8)} lists that session's archived states, and gobstopper undo ${fork.slice(0, 8)} restores the one it was made from`;
+    for (const args of [['history', fork.slice(0, 8)], ['show', fork.slice(0, 8)], ['history', json.receipt.path]]) {
+      const refused = await runJson(args, home.env);
+      expect(refused.code).toBe(1);
+      expect(refused.json.error).toMatchObject({ code: 'session_not_archived', message: expected, details: { source_session_id: DEMO_CLAUDE_ID } });
+    }
+    // Its source's history is where the hint points.
+    expect((await runJson(['history', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json[0].sha256).toBe(json.receipt.snapshot_manifest_sha256);
+    // An 8-character snapshot prefix names the snapshot when it names no session.
+    const shown = await runJson(['show', json.receipt.snapshot_manifest_sha256.slice(0, 8)], home.env);
+    expect(shown.json).toMatchObject({ sha256: json.receipt.snapshot_manifest_sha256, session_id: DEMO_CLAUDE_ID });
+    expect((await runJson(['show', 'ffff0000'], home.env)).json.error.code).toBe('session_not_archived');
+  });
+
   it('says so when the source already fails verify: the fork keeps those errors', async () => {
     home = demoHome();
     const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');

@@ -10,7 +10,7 @@ export type ShowResult = ShowCommandOutput;
 export default class Show extends BaseCommand<ShowResult> {
   static override summary = 'Size, record types and label of one snapshot.';
   static override description =
-    'A hex string of 16 or more characters is a snapshot id or unique prefix; anything else selects a session (id prefix or path) and shows its newest snapshot. ' +
+    'A hex string of 16 or more characters is a snapshot id or unique prefix; anything else selects a session (id prefix or path) and shows its newest snapshot, and a shorter hex prefix (4+) that names no session is taken as a snapshot prefix. ' +
     'The snapshot is verified chunk by chunk before anything is reported.';
   static override examples = ['<%= config.bin %> show 3f9c0a5e1b7d2c44', '<%= config.bin %> show 0199a2f1-… --json'];
   static override args = {
