@@ -224,7 +224,7 @@ describe('detect', () => {
     expect(((await runJson(['detect'], home.env)).json as Array<{ session_id: string }>).map((r) => r.session_id)).toEqual([DEMO_CODEX_ID]);
   });
 
-  it('on an 80-column terminal detect keeps the id prefixes people select by and drops the lifetime sums with their footnote', async () => {
+  it('on an 80-column terminal detect keeps the id prefixes people select by and a readable project, and drops the lifetime sums with their footnote', async () => {
     home = demoHome();
     const narrow = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });
     const lines = narrow.stdout.trimEnd().split('\n');
@@ -232,6 +232,9 @@ describe('detect', () => {
     expect(lines[0]).not.toContain('LIFETIME IN');
     expect(narrow.stdout).not.toContain('≥ marks lifetime sums');
     expect(lines.find((l) => l.startsWith('claude_code'))).toContain(DEMO_CLAUDE_ID.slice(0, 8));
+    // The project keeps enough of its path to name it; the model window gives way first.
+    expect(lines[0]).not.toContain('WINDOW');
+    expect(lines.find((l) => l.startsWith('claude_code'))).toMatch(/\/home\/d…\S*\/invoices$/);
   });
 
   it('an unknown provider is a usage error', async () => {

@@ -90,7 +90,8 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
         { header: 'WINDOW', align: 'right', optional: true },
         { header: 'LIFETIME IN', align: 'right', optional: true },
         { header: 'CACHED', align: 'right', optional: true },
-        { header: 'PROJECT', fit: 'middle', maxWidth: 48 },
+        // A project cut under 20 columns names nothing; the window column goes first.
+        { header: 'PROJECT', fit: 'middle', minWidth: 20, maxWidth: 48 },
       ],
       shown.map((r) => [
         r.provider,
