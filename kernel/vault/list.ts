@@ -4,7 +4,6 @@ import { listReceipts } from '../publish/receipt.js';
 import { withForkHint } from './fork-hint.js';
 import { readIndex } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { listPinnedManifests } from './pins.js';
 import { filterBySession, listManifestIds, selectOneSession } from './selectors.js';
 
 async function newestFirst(layout: VaultLayout): Promise<VaultEntry[]> {
@@ -25,16 +24,13 @@ export async function sessionHistory(layout: VaultLayout, selector: string): Pro
 }
 
 /**
- * Stored snapshots that no index line, receipt or pin names (a failed apply's candidate, a line
- * deleted to repair the index): the listing cannot show them, prune lists them by id.
+ * Stored snapshots the index does not list (a failed apply's candidate, a line removed from a
+ * damaged index, a pinned snapshot), sorted: a listing cannot show them, so it names them. A
+ * publication's output is left out: its bytes are the fork, and undo reaches them by the fork.
  */
-export async function unlistedSnapshots(layout: VaultLayout, indexed: readonly VaultEntry[]): Promise<number> {
-  if (!(await vaultExists(layout))) return 0;
-  const named = new Set(indexed.map((e) => e.sha256));
-  for (const receipt of await listReceipts(layout)) {
-    named.add(receipt.snapshot_manifest_sha256);
-    named.add(receipt.output_manifest_sha256);
-  }
-  for (const sha of await listPinnedManifests(layout)) named.add(sha);
-  return (await listManifestIds(layout)).filter((sha) => !named.has(sha)).length;
+export async function unlistedSnapshots(layout: VaultLayout, indexed: readonly VaultEntry[]): Promise<string[]> {
+  if (!(await vaultExists(layout))) return [];
+  const listed = new Set(indexed.map((e) => e.sha256));
+  for (const receipt of await listReceipts(layout)) listed.add(receipt.output_manifest_sha256);
+  return (await listManifestIds(layout)).filter((sha) => !listed.has(sha)).sort();
 }

@@ -6,7 +6,7 @@ import { readIndex } from './index-file.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
-import { withForkHint } from './fork-hint.js';
+import { forkHintFor } from './fork-hint.js';
 import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
@@ -27,24 +27,27 @@ async function recordTypeSummary(layout: VaultLayout, sha: string, env: NodeJS.P
 }
 
 /**
- * The newest snapshot of the session `target` selects. A hex prefix that names no session may
- * still name a snapshot (diff and undo --sha take 4+ characters): that one, with its index line.
+ * The newest snapshot of the session `target` selects. Nothing archived under it: a fork
+ * gobstopper published gets the way to its source's history, and a hex prefix that names neither
+ * may still name a snapshot (diff and undo --sha take 4+ characters), shown with its index line.
  */
 async function sessionOrSnapshot(layout: VaultLayout, entries: VaultEntry[], target: string): Promise<{ sha: string; label: VaultEntry | undefined }> {
+  let session: VaultEntry[];
   try {
-    const session = await withForkHint(layout, target, () => selectOneSession(entries, target));
-    const newest = session[session.length - 1]!;
-    return { sha: newest.sha256, label: newest };
+    session = await selectOneSession(entries, target);
   } catch (error) {
-    if (!(error instanceof GobstopperError) || error.code !== 'session_not_archived' || !isHexPrefix(target) || target.length < MIN_SHA_PREFIX) throw error;
-    let sha: string;
-    try {
-      sha = await resolveShaPrefix(layout, target);
-    } catch {
-      throw error;
-    }
+    if (!(error instanceof GobstopperError) || error.code !== 'session_not_archived') throw error;
+    const hint = await forkHintFor(layout, target, error);
+    if (hint) throw hint;
+    if (!isHexPrefix(target) || target.length < MIN_SHA_PREFIX) throw error;
+    const sha = await resolveShaPrefix(layout, target).catch((lookup: unknown) => {
+      // No such snapshot either: what was asked for was a session. An ambiguous prefix says so.
+      throw lookup instanceof GobstopperError && lookup.code === 'snapshot_not_found' ? error : lookup;
+    });
     return { sha, label: entries.findLast((e) => e.sha256 === sha) };
   }
+  const newest = session[session.length - 1]!;
+  return { sha: newest.sha256, label: newest };
 }
 
 /** A hex string of 16+ characters is a snapshot prefix; anything else selects a session's newest snapshot (or, failing that, a snapshot). */

@@ -306,6 +306,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['aply', '7d3f', '--strategy', 'elide']).body.error.message).toBe("unknown command 'aply' (did you mean 'apply'?); gobstopper --help lists the commands");
     expect(json(['plugin', 'lst']).body.error.message).toBe("unknown command 'plugin lst' (did you mean 'plugin list'?); gobstopper --help lists the commands");
     expect(json(['nosuchcmd', 'some-session']).body.error.message).toBe("unknown command 'nosuchcmd'; gobstopper --help lists the commands");
+    // A short argument is not taken for part of the command.
+    expect(json(['plugin', 'ad', '.']).body.error.message).toBe("unknown command 'plugin ad' (did you mean 'plugin add'?); gobstopper --help lists the commands");
     // The hidden `plugins` group is never suggested.
     expect(json(['pluginz']).body.error.message).not.toContain('did you mean');
     const early = gob(['--json', 'detect']);

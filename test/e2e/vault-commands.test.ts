@@ -229,9 +229,16 @@ describe('vault commands (built CLI)', () => {
       expect((await run('show', lost, '--json')).code).toBe(0);
       // The listing cannot show it, and says that something is left out and where to look.
       const listed = (await run('vault')).stdout;
-      expect(listed).toContain('1 snapshot(s)\n1 more snapshot(s) have no index line');
-      expect(listed).toContain('gobstopper prune lists their ids');
+      expect(listed).toContain('1 snapshot(s)\n1 stored snapshot has no index line');
+      expect(listed.replace(/\s+/g, ' ')).toContain(`show and undo --sha take their ids: ${lost.slice(0, 16)}`);
       expect((await run('vault', '0199a2f1-bbbb')).stdout).not.toContain('no index line');
+      // With no line left at all the listing does not claim the vault is empty.
+      const savedIndex = readFileSync(other.layout.index);
+      writeFileSync(other.layout.index, '');
+      const emptied = (await run('vault')).stdout;
+      expect(emptied).toContain('the vault index lists no snapshots\n2 stored snapshots have no index line');
+      expect(emptied).not.toContain('yet');
+      writeFileSync(other.layout.index, savedIndex);
       expect((await run('prune')).stdout).toContain(
         "kept 1 snapshot(s) that no index line, receipt or pin names (a failed apply's candidate, or a snapshot whose line was lost); `gobstopper show <id>` reads one, `--include-unindexed` deletes them:\n  " + lost,
       );

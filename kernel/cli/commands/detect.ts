@@ -16,15 +16,18 @@ function lifetime(row: DetectRow, tokens: number | null): string {
   return tokens !== null && row.lifetime_scope === 'partial' ? `≥${formatCount(tokens)}` : formatCount(tokens);
 }
 
+/** Forks named under the table; --json has every one. */
+const FORKS_NAMED = 6;
+
 /** What a published file was made from; `resumed` when a client has written to it since. */
 function describePublication(publication: Publication, resumed: boolean): DetectPublication {
   const r = publication.receipt;
   return { kind: r.kind, source_session_id: r.source_session_id, strategy: r.strategy, snapshot_manifest_sha256: r.snapshot_manifest_sha256, resumed };
 }
 
-/** "compacted", "restore", "fork", and whether a client has picked it up. */
+/** "compacted with middle", "restore", "fork", and whether a client has picked it up. */
 function madeBy(p: DetectPublication): string {
-  const what = p.kind === 'compact' ? p.strategy : p.kind;
+  const what = p.kind === 'compact' ? `compacted with ${p.strategy}` : p.kind;
   return p.resumed ? `${what}, resumed` : what;
 }
 
@@ -114,8 +117,9 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     }
     const forks = shown.filter((r) => r.published);
     if (forks.length > 0) {
-      const made = forks.map((r) => `${r.session_id.slice(0, 8)} from ${r.published!.source_session_id.slice(0, 8)} (${madeBy(r.published!)})`);
-      for (const line of wrapText(`published by gobstopper: ${made.join(', ')}; gobstopper undo <fork> restores what it was made from.`, this.tableWidth())) this.say(line);
+      const made = forks.slice(0, FORKS_NAMED).map((r) => `${r.session_id.slice(0, 8)} from ${r.published!.source_session_id.slice(0, 8)} (${madeBy(r.published!)})`);
+      const more = forks.length > FORKS_NAMED ? ` and ${forks.length - FORKS_NAMED} more (--json: published)` : '';
+      for (const line of wrapText(`published by gobstopper: ${made.join(', ')}${more}; gobstopper undo <fork> restores what it was made from.`, this.tableWidth())) this.say(line);
     }
     if (shown.length < rows.length) this.say(`Showing the newest ${shown.length} of ${rows.length} sessions; --limit 0 shows all.`);
   }

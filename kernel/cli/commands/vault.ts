@@ -1,6 +1,9 @@
 import { Args } from '@oclif/core';
 import type { VaultCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
+import { GobstopperError } from '../../errors.js';
+import { wrapText } from '../../text/wrap.js';
+import { forkHintFor } from '../../vault/fork-hint.js';
 import { listSnapshots, unlistedSnapshots } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../vault/human.js';
 import { BaseCommand } from '../base-command.js';
@@ -22,13 +25,15 @@ export default class Vault extends BaseCommand<VaultResult> {
     const layout = vaultLayout(process.env);
     const entries = await listSnapshots(layout, args.session);
     // Only the whole listing can tell what it leaves out; a damaged receipt is left to the commands that read receipts.
-    const unlisted = args.session === undefined && !this.jsonEnabled() ? await unlistedSnapshots(layout, entries).catch(() => 0) : 0;
-    const sayUnlisted = () => {
-      if (unlisted > 0) this.say(`${unlisted} more snapshot(s) have no index line (a failed apply's candidate, or a line removed from a damaged index): gobstopper prune lists their ids, and show takes them.`);
-    };
+    const unlisted = args.session === undefined && !this.jsonEnabled() ? await unlistedSnapshots(layout, entries).catch(() => []) : [];
     if (entries.length === 0) {
-      this.say(args.session ? `no snapshots of sessions matching '${args.session}'` : `no snapshots in the vault yet (${layout.root})`);
-      sayUnlisted();
+      if (unlisted.length > 0) this.say('the vault index lists no snapshots');
+      else if (args.session === undefined) this.say(`no snapshots in the vault yet (${layout.root})`);
+      else {
+        const cause = new GobstopperError('session_not_archived', `no snapshots of sessions matching '${args.session}'`);
+        this.say((await forkHintFor(layout, args.session, cause))?.message ?? cause.message);
+      }
+      this.sayUnlisted(unlisted);
       return entries;
     }
     const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.session_id, e.path]);
@@ -47,7 +52,16 @@ export default class Vault extends BaseCommand<VaultResult> {
       rows,
     );
     this.say(`${entries.length} snapshot(s)`);
-    sayUnlisted();
+    this.sayUnlisted(unlisted);
     return entries;
+  }
+
+  /** Names the stored snapshots the index does not list (show and undo --sha take these ids). */
+  private sayUnlisted(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const shown = ids.slice(0, 8).map((sha) => sha.slice(0, 16)).join(', ');
+    const more = ids.length > 8 ? `, and ${ids.length - 8} more (gobstopper prune lists those no receipt names)` : '';
+    const what = ids.length === 1 ? 'stored snapshot has no index line' : 'stored snapshots have no index line';
+    for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show and undo --sha take their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
   }
 }

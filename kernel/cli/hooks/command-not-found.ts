@@ -33,21 +33,25 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
 
 /**
  * The words that were meant as a command, and the nearest one: `aply 7d3f` is the command `aply`
- * (did you mean apply?) with an argument, `plugin lst` a mistyped `plugin list`. Without a near
- * command the first word is the unknown one, or the first two after a topic (`plugin nosuch`).
+ * (did you mean apply?) with an argument, `plugin lst` a mistyped `plugin list`. Of the leading
+ * words, the run nearest to a command wins, the shorter run on a tie, so an argument is never
+ * taken for part of the command (`plugin ad .` is `plugin ad`). Without a near command the first
+ * word is the unknown one, or the first two after a topic (`plugin nosuch`).
  */
 function unknownCommand(config: Interfaces.Config, words: string[]) {
-  for (let n = words.length; n > 0; n -= 1) {
+  let best: { typed: string; id: string; distance: number } | null = null;
+  for (let n = 1; n <= words.length; n += 1) {
     const typed = words.slice(0, n).join(' ');
-    const near = suggestion(config, typed);
-    if (near) return usageError('unknown_command', `unknown command '${typed}'${near}; gobstopper --help lists the commands`);
+    const near = nearestCommand(config, typed);
+    if (near && (!best || near.distance < best.distance)) best = { typed, ...near };
   }
+  if (best) return usageError('unknown_command', `unknown command '${best.typed}' (did you mean '${best.id}'?); gobstopper --help lists the commands`);
   const named = words.length > 1 && config.topics.some((t) => t.name === words[0]) ? words.slice(0, 2) : words.slice(0, 1);
   return usageError('unknown_command', `unknown command '${named.join(' ')}'; gobstopper --help lists the commands`);
 }
 
-/** " (did you mean X?)" for the visible command nearest to what was typed, when it is near. */
-function suggestion(config: Interfaces.Config, typed: string): string {
+/** The visible command nearest to what was typed, when it is near enough to suggest. */
+function nearestCommand(config: Interfaces.Config, typed: string): { id: string; distance: number } | null {
   let best: { id: string; distance: number } | null = null;
   for (const command of config.commands) {
     if (command.hidden || inHiddenGroup(config, command.id)) continue;
@@ -55,7 +59,7 @@ function suggestion(config: Interfaces.Config, typed: string): string {
     const distance = editDistance(typed, id);
     if (!best || distance < best.distance) best = { id, distance };
   }
-  return best && best.distance <= Math.max(1, Math.floor(best.id.length / 3)) ? ` (did you mean '${best.id}'?)` : '';
+  return best && best.distance <= Math.max(1, Math.floor(best.id.length / 3)) ? best : null;
 }
 
 /** Levenshtein distance with adjacent transpositions counted as one edit. */
