@@ -124,6 +124,14 @@ function analyseEnds(path: string, head: Buffer, tail: Buffer): { facts: Facts; 
   }
   const win = new TailWindow(tail, true);
   const result = tailUsage(win, envelope, false);
+  // A tail that is all one line (a record over the size limit) shows no record: the head's own
+  // records still say whose the file is, so reading it reports that record instead of "not a transcript".
+  if (envelope.claudeRecords === 0) {
+    for (let k = 1; k < complete; k += 1) {
+      const r = headWin.record(k);
+      if (r) envelope.see(r);
+    }
+  }
   const facts: Facts = {
     wholeFile: false,
     kind: sessionKind(path, { sidechainOnly: result.sidechainOnly, versionAnomaly: envelope.versionAnomaly }),

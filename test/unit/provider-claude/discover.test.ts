@@ -138,6 +138,14 @@ describe('identify, usage and fork targets', () => {
     expect(() => identifyTranscript({ provider_id: 'claude_code', path: join(dir, 'missing.jsonl') })).toThrow(expect.objectContaining({ code: PluginErrorCodes.InvalidInput }));
   });
 
+  it('identifies a session whose last 32 MiB are one oversized record from its head, so the record is what gets reported', () => {
+    const dir = project();
+    const records = modernSession({ sessionId: ID_A }).toJsonl().trimEnd().split('\n');
+    const runaway = JSON.stringify({ type: 'user', sessionId: ID_A, uuid: 'ffffffff-0000-4000-8000-000000000000', message: { role: 'user', content: 'x'.repeat(33 * 1024 * 1024) } });
+    const path = place(dir, `${ID_A}.jsonl`, [...records.slice(0, 3), runaway].join('\n') + '\n');
+    expect(identifyTranscript({ provider_id: 'claude_code', path })).toMatchObject({ matches: true, session: { session_id: ID_A, provider: 'claude_code' } });
+  });
+
   it('reads usage from a 16 KiB tail, widening to 512 KiB only when the branch leaves it', async () => {
     const dir = project();
     const path = join(dir, `${ID_A}.jsonl`);
