@@ -107,7 +107,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   let sawNul = false;
   const maxLine = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
   const lineTooLong = () =>
-    new JsonlLimitError('line', `${path}: line ${index + 1} is over the ${maxLine}-byte record limit`, index, total);
+    new JsonlLimitError('line', `${path}: line ${index + 1} is over the ${maxLine}-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES)`, index, total);
   const emit = (bytes: Buffer, terminated: boolean) => {
     if (index >= options.maxRecords) throw new JsonlLimitError('records', `${path} has more than ${options.maxRecords} records`);
     onRecord({ index, offset: lineStart, bytes, terminated });

@@ -293,6 +293,16 @@ describe('verify', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/file_name_id_mismatch/);
   });
+
+  it('GOBSTOPPER_MAX_RECORD_BYTES reaches both providers, and a record over it names the variable', async () => {
+    home = demoHome();
+    for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) {
+      const limited = await runCli(['verify', id], home.env, { extraEnv: { GOBSTOPPER_MAX_RECORD_BYTES: '1024' } });
+      expect(limited.code, id).toBe(1);
+      expect(limited.stdout + limited.stderr).toMatch(/over the 1024-byte record limit \(GOBSTOPPER_MAX_RECORD_BYTES\)/);
+      expect((await runCli(['verify', id], home.env)).code, id).toBe(0);
+    }
+  });
 });
 
 describe('plan', () => {

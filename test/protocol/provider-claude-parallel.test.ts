@@ -230,7 +230,7 @@ describe('a read that fails fails the same way in parallel', () => {
     expect(errorOf(lateLong.parse)).toMatch(/: line 4 is not a JSON object$/);
     expect(errorOf(lateLong.verify)).toBeNull();
     const earlyLong = await expectSame(withLines(base, [[6, oversized], [base.length - 4, notObject]]));
-    expect(errorOf(earlyLong.parse)).toMatch(new RegExp(`: line 7 is over the ${limit}-byte record limit$`));
+    expect(errorOf(earlyLong.parse)).toMatch(new RegExp(`: line 7 is over the ${limit}-byte record limit \\(GOBSTOPPER_MAX_RECORD_BYTES\\)$`));
     const verified = (earlyLong.verify as { value: ProviderVerifyResult }).value;
     expect(verified.findings.map((f) => [f.code, f.line_index])).toEqual([['oversized_record', 6]]);
   });

@@ -28,7 +28,7 @@ export function isBlank(buf: Buffer): boolean {
 
 /** What is wrong with a line's bytes before anything reads them as JSON (size, blank, UTF-8); null when nothing. */
 export function bytesProblem(buf: Buffer, limits: ReadLimits): { state: 'oversized' | 'blank' | 'invalid_utf8'; reason: string } | null {
-  if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit` };
+  if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES)` };
   if (isBlank(buf)) return { state: 'blank', reason: 'is blank' };
   if (!isUtf8(buf)) return { state: 'invalid_utf8', reason: 'is not valid UTF-8' };
   return null;

@@ -104,10 +104,10 @@ describe('bad input gets a clear error and changes nothing', () => {
     const path = tmp.file('record.jsonl', b.toJsonl());
     const first = b.lines().findIndex((l) => Buffer.byteLength(l) > 1024);
     expect(first).toBeGreaterThan(0);
-    await refused(path, PluginErrorCodes.LimitExceeded, new RegExp(`: line ${first + 1} is over the 1024-byte record limit$`));
+    await refused(path, PluginErrorCodes.LimitExceeded, new RegExp(`: line ${first + 1} is over the 1024-byte record limit \\(GOBSTOPPER_MAX_RECORD_BYTES\\)$`));
     // verify reads no further than the record it cannot hold, and says where it stopped.
     expect((await verify(path)).findings).toEqual([
-      { severity: 'error', code: 'oversized_record', line_index: first, message: `${path}: line ${first + 1} is over the 1024-byte record limit; the rest of the file was not read` },
+      { severity: 'error', code: 'oversized_record', line_index: first, message: `${path}: line ${first + 1} is over the 1024-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES); the rest of the file was not read` },
     ]);
   });
 

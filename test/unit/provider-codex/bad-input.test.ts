@@ -89,7 +89,7 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     b.sessionMeta().user('dump it').shell('c1', 'cat big.log', null).response(item.functionOutput('c1', 'y'.repeat(5000)));
     const first = b.text().split('\n').findIndex((l) => Buffer.byteLength(l) > 4096);
     expect(first).toBe(b.nextLine - 1);
-    await expectRefusal(file(b.text()), LIMIT_EXCEEDED, new RegExp(`: line ${first + 1} is over the 4096-byte record limit$`));
+    await expectRefusal(file(b.text()), LIMIT_EXCEEDED, new RegExp(`: line ${first + 1} is over the 4096-byte record limit \\(GOBSTOPPER_MAX_RECORD_BYTES\\)$`));
     process.env.GOBSTOPPER_MAX_RECORD_BYTES = 'big';
     await expectRefusal(file(b.text()), INVALID_INPUT, /GOBSTOPPER_MAX_RECORD_BYTES must be a whole number/);
   });

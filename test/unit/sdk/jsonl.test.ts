@@ -32,7 +32,7 @@ describe('readJsonl line cap', () => {
     const error = await failure(path, 2 * MiB);
     expect(error.limit).toBe('line');
     expect(error.line).toBe(1);
-    expect(error.message).toBe(`${path}: line 2 is over the ${2 * MiB}-byte record limit`);
+    expect(error.message).toBe(`${path}: line 2 is over the ${2 * MiB}-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES)`);
     // One 1 MiB read chunk past the cap at most: the line was never held whole.
     expect(error.bytesRead).toBeLessThanOrEqual(4 * MiB);
   });
