@@ -7,7 +7,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { publishCandidate, shellWord, type PublicationStep } from './publication.js';
+import { endsWithFinishedLine, publishCandidate, shellWord, unfinishedLastLine, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -24,6 +24,8 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
   if (errors.length) {
     throw new GobstopperError('source_invalid', `${session.session_id} has ${errors.length} verify error(s) (${[...new Set(errors.map((f) => f.code))].join(', ')}); a fork would not resume. See gobstopper verify ${shellWord(sourcePath)}`);
   }
+  // Refused before anything is archived; publication checks the copy itself as well.
+  if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
   const { sha256, bytes } = await hashRegularFile(sourcePath);
   const layout = vaultLayout(runtime.env);
   const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });

@@ -7,7 +7,7 @@
  * until the final link; a retry with the same inputs finds the receipt and finishes the same
  * operation from the retained bytes instead of re-running anything.
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
@@ -122,6 +122,41 @@ export async function publishCandidate(layout: VaultLayout, c: Candidate): Promi
   }
 }
 
+/** Whether the file at `path` is empty or ends with a newline (every line of it finished). */
+export async function endsWithFinishedLine(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A client resumes a session by appending records, each ending in a newline: after an unfinished
+ * last line (a copy made while the client was writing it) its first record would be glued onto
+ * that fragment and lost. `what` names the file, `then` what to do instead.
+ */
+export function unfinishedLastLine(what: string, then: string): GobstopperError {
+  return new GobstopperError('torn_final_line', `${what} ends in an unfinished line (no newline after it: a write in progress?); the client would glue its next record onto it, so nothing was published; ${then}`);
+}
+
+/**
+ * A provider that adds to the end finishes the last line or refuses; a plain copy would publish it
+ * as it is, so a candidate that ends unfinished is refused here, whatever the provider. An archived
+ * state never changes: waiting does not help it, reading its records does.
+ */
+async function requireFinishedLastLine(staging: string, c: Candidate): Promise<void> {
+  if (await endsWithFinishedLine(staging)) return;
+  throw c.kind === 'restore'
+    ? unfinishedLastLine(`the archived state of ${c.sourcePath}`, 'gobstopper read-snapshot reads its records')
+    : unfinishedLastLine(c.sourcePath, 'try again once the line is finished');
+}
+
 async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: string): Promise<PublishedFork> {
   const now = c.now ?? new Date();
   const staging = await createStagingFile(c.env, { fault: c.fault });
@@ -141,6 +176,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     if (c.requireSmaller && render.bytes >= c.sourceBytes) {
       throw new GobstopperError('no_reduction', `the candidate is ${render.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
     }
+    await requireFinishedLastLine(staging, c);
     // Written to disk while it is checked; publication waits for it below.
     const flushed = flushStaging(staging);
     flushed.catch(() => undefined);

@@ -406,6 +406,34 @@ describe('fork and undo', () => {
     expect(r.path).toContain(r.output_session_id);
   });
 
+  it('a session that ends in an unfinished line is not forked or restored: the client would glue its next record onto it', async () => {
+    home = demoHome();
+    const archived = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    for (const [id, path] of [
+      [DEMO_CLAUDE_ID, home.claudeSession],
+      [DEMO_CODEX_ID, home.codexSession],
+    ] as const) {
+      const text = readFileSync(path, 'utf8');
+      // The client was writing its last record when the copy was asked for.
+      writeFileSync(path, text + text.split('\n')[1]!.slice(0, 40));
+      utimesSync(path, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+      const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+      const refused = await runJson(['fork', id], home.env);
+      expect(refused.code, id).toBe(1);
+      expect(refused.json.error).toEqual({
+        code: 'torn_final_line',
+        message: `${path} ends in an unfinished line (no newline after it: a write in progress?); the client would glue its next record onto it, so nothing was published; try again once the line is finished`,
+      });
+      expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    }
+    // A torn archived state cannot be finished by waiting: undo says where its records can be read.
+    const torn = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    const restore = await runJson(['undo', torn.json.entry.sha256], home.env);
+    expect(restore.json.error).toMatchObject({ code: 'torn_final_line', message: expect.stringContaining('gobstopper read-snapshot reads its records') });
+    // The state archived before the write is restored as ever.
+    expect((await runJson(['undo', archived.json.entry.sha256], home.env)).code).toBe(0);
+  });
+
   it('a fork of a session that would not resume is refused, pointing verify at the file itself', async () => {
     home = demoHome();
     const copy = join(home.root, 'elsewhere', 's.jsonl');
