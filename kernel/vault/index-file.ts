@@ -72,16 +72,31 @@ export function parseIndex(file: string, data: Buffer): VaultEntry[] {
   return entries;
 }
 
-/** Every entry in append order; empty when the vault has no index yet. */
-export async function readIndex(layout: VaultLayout): Promise<VaultEntry[]> {
-  let data: Buffer | null;
+/** Pauses before reading an index again whose last line is not finished yet (ms). */
+const UNFINISHED_APPEND_PAUSES_MS = [20, 60, 150];
+
+async function readIndexBytes(layout: VaultLayout): Promise<Buffer | null> {
   try {
-    data = await readPrivateFile(layout.index, MAX_INDEX_BYTES);
+    return await readPrivateFile(layout.index, MAX_INDEX_BYTES);
   } catch (error) {
     if (error instanceof FileTooLargeError) {
       throw vaultDamaged(layout.index, `index is ${error.size} bytes, over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
     }
     throw error;
+  }
+}
+
+/**
+ * Every entry in append order; empty when the vault has no index yet. Readers do not take the
+ * index lock, so a read can meet an append while it is being written: an index whose last line is
+ * unfinished is read again a few times before it is reported as a torn append.
+ */
+export async function readIndex(layout: VaultLayout): Promise<VaultEntry[]> {
+  let data = await readIndexBytes(layout);
+  for (const pause of UNFINISHED_APPEND_PAUSES_MS) {
+    if (data === null || data.length === 0 || data[data.length - 1] === 0x0a) break;
+    await new Promise((done) => setTimeout(done, pause));
+    data = await readIndexBytes(layout);
   }
   return data === null ? [] : parseIndex(layout.index, data);
 }

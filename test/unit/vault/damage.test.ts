@@ -47,6 +47,16 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('last line is not terminated'));
   });
 
+  it('a read that meets an append still being written waits for it instead of calling the index damaged', async () => {
+    const line = readFileSync(home.layout.index, 'utf8').trimEnd();
+    const other = JSON.stringify({ ...JSON.parse(line), session_id: 'sess-b', path: join(home.sessions, 'b.jsonl') });
+    // Another process has written half of its line when this one reads.
+    appendFileSync(home.layout.index, other.slice(0, 40));
+    const reading = listSnapshots(home.layout);
+    setTimeout(() => appendFileSync(home.layout.index, other.slice(40) + '\n'), 10);
+    expect((await reading).map((e) => e.session_id)).toEqual(['sess-b', 'sess-a']);
+  });
+
   it('a truncated chunk is named when the snapshot is read', async () => {
     const chunk = readdirSync(home.layout.chunks)[0]!;
     truncateSync(join(home.layout.chunks, chunk), 10);
