@@ -14,6 +14,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
+import { withSharedCustody } from '../vault/custody.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -96,7 +97,13 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
 
 export async function undo(runtime: Runtime, target: string, options: { sha?: string; onStep?: (step: PublicationStep) => void } = {}): Promise<UndoResult> {
   const layout = vaultLayout(runtime.env);
-  const entry = await chooseSnapshot(layout, target, options.sha);
+  // Chosen once outside custody for its errors (no vault, no such snapshot), then again inside it:
+  // prune is held off from the choice until the restore's receipt names the snapshot.
+  await chooseSnapshot(layout, target, options.sha);
+  return withSharedCustody(layout, async () => restore(runtime, layout, await chooseSnapshot(layout, target, options.sha), options));
+}
+
+async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
   const provider = await runtime.provider(entry.provider);
   const restoredPath = await createStagingFile(runtime.env);
   try {

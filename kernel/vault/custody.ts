@@ -5,6 +5,7 @@
  * snapshotters run at once), and prune takes `custody.lock` for its whole run and waits until no live
  * hold remains. Holds of dead processes are removed by prune.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { lstat, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,8 +30,23 @@ async function olderThan(path: string, ms: number): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The custody directories the current async call chain already holds. A hold taken inside another
+ * (undo holds the vault from choosing a snapshot until its receipt names it, and archives and
+ * publishes inside that) is the outer one: asking the gate again would wait behind a prune that is
+ * itself waiting for the outer hold to go. Operations that merely run side by side in one process
+ * (apply's snapshot and publication) are separate chains, and each takes its own hold.
+ */
+const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
+
 /** Runs `body` while holding a shared custody of the vault (many snapshotters at once). */
 export async function withSharedCustody<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
+  const held = heldHere.getStore();
+  if (held?.has(layout.custody)) return body();
+  return heldHere.run(new Set([...(held ?? []), layout.custody]), () => holdShared(layout, body));
+}
+
+async function holdShared<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
   const holdPath = join(layout.custody, `${tempName('hold')}.json`);
   const gate = await FileLock.acquire(layout.custodyLock, { waitMs: CUSTODY_LOCK_WAIT_MS, what: 'the vault (a prune is running)' });
   try {

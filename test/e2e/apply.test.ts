@@ -1,4 +1,4 @@
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
@@ -192,6 +192,39 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runJson(['show', 'ffff0000'], home.env)).json.error.code).toBe('session_not_archived');
     // vault of the fork says the same, as a listing (no error).
     expect((await runCli(['vault', fork.slice(0, 8)], home.env)).stdout.replace(/\s+/g, ' ').trim()).toBe(expected);
+  });
+
+  it('a prune started while undo restores waits for it, so the snapshot undo chose is never removed under it', async () => {
+    home = demoHome();
+    const first = (await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).json.entry.sha256 as string;
+    // A newer state of the session: prune --keep 1 would drop the first one.
+    appendFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8').split('\n')[1] + '\n');
+    utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    const dist = (path: string) => import(join(import.meta.dirname, '..', '..', 'dist', path));
+    const { Runtime } = (await dist('kernel/services/runtime.js')) as typeof import('../../kernel/services/runtime.js');
+    const { undo } = (await dist('kernel/services/undo.js')) as typeof import('../../kernel/services/undo.js');
+    const { pruneVault } = (await dist('kernel/vault/prune.js')) as typeof import('../../kernel/vault/prune.js');
+    const { vaultLayout } = (await dist('kernel/vault/layout.js')) as typeof import('../../kernel/vault/layout.js');
+    const env = { ...process.env, ...home.env };
+    const layout = vaultLayout(env);
+    const runtime = new Runtime({ env });
+    try {
+      const finished: string[] = [];
+      const undoing = undo(runtime, DEMO_CLAUDE_ID, { sha: first }).then((r) => (finished.push('undo'), r));
+      // Undo has chosen its snapshot once it has a staging file to restore it into.
+      const staging = join(home.dataHome, 'gobstopper', 'staging');
+      while (!existsSync(staging) || readdirSync(staging).length === 0) await new Promise((done) => setTimeout(done, 1));
+      const pruning = pruneVault(layout, { keep: 1, apply: true }, env).then((r) => (finished.push('prune'), r));
+      const [restored] = await Promise.all([undoing, pruning]);
+      expect(finished).toEqual(['undo', 'prune']);
+      // The receipt names a snapshot that is still there; prune keeps it, and runs again without complaint.
+      expect(restored.receipt.snapshot_manifest_sha256).toBe(first);
+      expect(existsSync(join(layout.manifests, first))).toBe(true);
+      await expect(pruneVault(layout, { keep: 1 }, env)).resolves.toMatchObject({ dry_run: true });
+    } finally {
+      await runtime.close();
+    }
   });
 
   it('says so when the source already fails verify: the fork keeps those errors', async () => {
