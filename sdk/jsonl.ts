@@ -67,12 +67,12 @@ export function namingFile(path: string, message: string): string {
   return message.startsWith(path) ? message : `${path}: ${message}`;
 }
 
-/** Decode one record strictly: invalid UTF-8 is an input error, not replacement characters. */
+/** Decode one record (`index` counts lines from 0) strictly: invalid UTF-8 is an input error, not replacement characters. */
 export function decodeUtf8(bytes: Buffer, index: number): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new JsonlInputError('invalid_utf8', `record ${index} is not valid UTF-8`);
+    throw new JsonlInputError('invalid_utf8', `line ${index + 1} is not valid UTF-8`);
   }
 }
 

@@ -159,7 +159,18 @@ async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntr
       now,
     });
     return { restored: entry, receipt: published.receipt, pre_undo_snapshot: preUndo };
+  } catch (error) {
+    throw aboutTheSnapshot(error, restoredPath, entry.sha256);
   } finally {
     await discardStaging(restoredPath);
   }
+}
+
+/**
+ * What a provider says about the private copy the snapshot was restored into is said about the
+ * snapshot: the copy is a name nobody can look up once undo is over.
+ */
+function aboutTheSnapshot(error: unknown, copy: string, sha: string): unknown {
+  if (!(error instanceof GobstopperError) || !error.message.includes(copy)) return error;
+  return new GobstopperError(error.code, error.message.replaceAll(copy, `snapshot ${sha.slice(0, 16)}`), { exit: error.exit, details: error.details, cause: error });
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -432,6 +432,18 @@ describe('fork and undo', () => {
     expect(restore.json.error).toMatchObject({ code: 'torn_final_line', message: expect.stringContaining('gobstopper read-snapshot reads its records') });
     // The state archived before the write is restored as ever.
     expect((await runJson(['undo', archived.json.entry.sha256], home.env)).code).toBe(0);
+  });
+
+  it('undo of an archived state no provider will read names the snapshot, not the private copy it was restored into', async () => {
+    home = demoHome();
+    appendFileSync(home.codexSession, Buffer.alloc(64));
+    appendFileSync(home.codexSession, '\n');
+    utimesSync(home.codexSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const archived = (await runJson(['snapshot', home.codexSession], home.env)).json.entry.sha256 as string;
+    const refused = await runJson(['undo', archived], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error.message).toContain(`snapshot ${archived.slice(0, 16)}`);
+    expect(refused.json.error.message).not.toContain('staging');
   });
 
   it('a fork of a session that would not resume is refused, pointing verify at the file itself', async () => {

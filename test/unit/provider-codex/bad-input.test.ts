@@ -94,6 +94,19 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     await expectRefusal(file(b.text()), INVALID_INPUT, /GOBSTOPPER_MAX_RECORD_BYTES must be a whole number/);
   });
 
+  it('invalid UTF-8 is named by its line, counted from 1 as verify counts', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('first').user('second');
+    const lines = b.text().split('\n').map((l) => Buffer.from(l));
+    lines[2] = Buffer.concat([lines[2]!.subarray(0, 20), Buffer.from([0xff, 0xfe]), lines[2]!.subarray(20)]);
+    const path = file(Buffer.concat(lines.flatMap((l, i) => (i < lines.length - 1 ? [l, Buffer.from('\n')] : [l]))));
+    const error = await parse({ provider_id: 'codex', path }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/: line 3 is not valid UTF-8$/);
+  });
+
   it('over the byte limit, from params or from GOBSTOPPER_MAX_TRANSCRIPT_BYTES', async () => {
     const path = file(legacySession().builder.text());
     await expectRefusal(path, LIMIT_EXCEEDED, /limit/, { max_bytes: 1024 });
