@@ -7,7 +7,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { endsWithFinishedLine, publishCandidate, shellWord, unfinishedLastLine, type PublicationStep } from './publication.js';
+import { endsWithFinishedLine, pendingPublication, publishCandidate, shellWord, unfinishedLastLine, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -29,7 +29,9 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
   const { sha256, bytes } = await hashRegularFile(sourcePath);
   const layout = vaultLayout(runtime.env);
   const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });
-  const newId = randomUUID();
+  // A fork of these bytes that was interrupted (its receipt still pending) is finished under its
+  // own id rather than left half done beside a second one.
+  const newId = (await pendingPublication(layout, (r) => r.kind === 'fork' && r.source_path === sourcePath && r.source_sha256 === sha256))?.output_session_id ?? randomUUID();
   const published = await publishCandidate(layout, {
     provider,
     session,

@@ -14,7 +14,7 @@ import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
-import { discardPendingReceipt, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
+import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import { createStagingFile, discardStaging, flushStaging } from '../publish/staging.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -105,6 +105,16 @@ function forkTargetOf(c: ForkPlace, now: Date): Promise<T.ProviderForkTargetResu
  */
 export async function assertForkTargetFree(c: ForkPlace, now: Date): Promise<void> {
   await checkPublishTarget((await forkTargetOf(c, now)).target_path);
+}
+
+/**
+ * The newest publication matching `which` whose receipt is still pending: a run that was stopped
+ * after its receipt was written. fork and undo pick a fresh id each run, so they look for one of
+ * these first and finish it under its own id (its operation is then the same one).
+ */
+export async function pendingPublication(layout: VaultLayout, which: (receipt: T.OperationReceipt) => boolean): Promise<T.OperationReceipt | null> {
+  const pending = (await listReceipts(layout).catch(() => [] as T.OperationReceipt[])).filter((r) => !r.completed && which(r));
+  return pending.sort((a, b) => b.ts - a.ts)[0] ?? null;
 }
 
 export async function publishCandidate(layout: VaultLayout, c: Candidate): Promise<PublishedFork> {

@@ -16,7 +16,7 @@ import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathFo
 import { snapshotFile } from '../vault/snapshot.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { hashRegularFile } from '../publish/publish.js';
-import { assertForkTargetFree, publishCandidate, type PublicationStep } from './publication.js';
+import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface UndoResult {
@@ -123,12 +123,15 @@ async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntr
     if (errors.length) {
       throw new GobstopperError('snapshot_invalid', `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s); restoring it would not resume`);
     }
-    const newId = randomUUID();
+    // A restore of this snapshot that was interrupted (its receipt still pending) is finished under
+    // its own id rather than left half done beside a second one; its fork may already be in place.
+    const interrupted = await pendingPublication(layout, (r) => r.kind === 'restore' && r.source_path === entry.path && r.snapshot_manifest_sha256 === entry.sha256);
+    const newId = interrupted?.output_session_id ?? randomUUID();
     const session: T.SessionHandle = { provider: entry.provider, session_id: entry.session_id, path: entry.path, cwd: identity.session?.cwd ?? null };
     // Checked before the current file is archived: a moved project directory or a taken name fails
     // with nothing written.
     const now = new Date();
-    await assertForkTargetFree({ provider, session, sourcePath: entry.path, outputSessionId: newId }, now);
+    if (!interrupted) await assertForkTargetFree({ provider, session, sourcePath: entry.path, outputSessionId: newId }, now);
     let preUndo: string | null = null;
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not

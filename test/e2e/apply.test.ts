@@ -452,6 +452,39 @@ describe('apply publishes a verified fork and never touches the source', () => {
   });
 });
 
+describe('fork and undo finish an interrupted run instead of making a second copy', () => {
+  it.each(['receipt.after_pending', 'publish.after_link', 'receipt.before_complete'])('killed at %s, the next run completes that fork under its own id', async (step) => {
+    home = demoHome();
+    const source = sha256File(home.claudeSession);
+    const killed = await runCli(['fork', DEMO_CLAUDE_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: `${step}:kill` } });
+    expect(killed.signal).toBe('SIGKILL');
+    const rerun = await runJson(['fork', DEMO_CLAUDE_ID], home.env);
+    expect(rerun.code).toBe(0);
+    expect(rerun.json.receipt.completed).toBe(true);
+    const copies = listFiles(home.claudeDir).filter((f) => !f.endsWith(`${DEMO_CLAUDE_ID}.jsonl`));
+    expect(copies).toEqual([rerun.json.receipt.path]);
+    expect(sha256File(rerun.json.receipt.path)).toBe(rerun.json.receipt.output_sha256);
+    expect(sha256File(home.claudeSession)).toBe(source);
+    // Once complete, another fork is another copy, as always.
+    const again = await runJson(['fork', DEMO_CLAUDE_ID], home.env);
+    expect(again.json.receipt.output_session_id).not.toBe(rerun.json.receipt.output_session_id);
+
+    // The same for a restore.
+    const killedUndo = await runCli(['undo', DEMO_CLAUDE_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: `${step}:kill` } });
+    expect(killedUndo.signal).toBe('SIGKILL');
+    const before = new Set(listFiles(home.claudeDir));
+    const restored = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(restored.code).toBe(0);
+    expect(restored.json.receipt.completed).toBe(true);
+    const added = listFiles(home.claudeDir).filter((f) => !before.has(f));
+    // The restore the killed run linked is the one finished; none is added beside it.
+    expect(added.length).toBeLessThanOrEqual(1);
+    expect(listFiles(home.claudeDir).filter((f) => f.includes(restored.json.receipt.output_session_id))).toEqual([restored.json.receipt.path]);
+    expect(listFiles(home.claudeDir)).toHaveLength(before.size + added.length);
+    expect(listFiles(home.claudeDir).length).toBe(4);
+  });
+});
+
 describe('apply survives a crash at every step', () => {
   const steps = [
     'vault.after_chunks',
