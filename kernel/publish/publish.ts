@@ -6,11 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { link, lstat, open, type FileHandle } from 'node:fs/promises';
+import { link, lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
 import { fillPrivateTemp, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
+import { processAlive } from '../vault/lock.js';
 
 export interface PublishOptions {
   /** The digest the staged bytes were verified at; publication refuses anything else. */
@@ -118,8 +119,26 @@ export async function hashRegularFilePrefix(path: string, length: number): Promi
   }
 }
 
+/** The temp copy of `name` beside it: `.<name>.gobstopper-<pid>-<16 hex>`. */
+const copyTempPattern = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.gobstopper-(\\d+)-[0-9a-f]{16}$`);
+
+/**
+ * Removes temp copies of `name` left in `dir` by runs that died while copying (their process is
+ * gone): they sit beside the user's sessions, hidden, and nothing else would ever remove them.
+ */
+async function sweepDeadCopies(dir: string, name: string): Promise<void> {
+  const pattern = copyTempPattern(name);
+  for (const entry of await readdir(dir).catch(() => [] as string[])) {
+    const pid = pattern.exec(entry)?.[1];
+    if (pid === undefined || processAlive(Number(pid))) continue;
+    const path = join(dir, entry);
+    if ((await lstat(path).catch(() => null))?.isFile()) await unlinkQuietly(path);
+  }
+}
+
 /** Copies `source` into a new private temp file in `dir` (fsynced); returns its path. */
 async function copyToTemp(source: FileHandle, dir: string, name: string, writeAll: WriteAll): Promise<string> {
+  await sweepDeadCopies(dir, name);
   return fillPrivateTemp(join(dir, `.${name}.${tempName('gobstopper')}`), false, async (handle) => {
     const buffer = Buffer.allocUnsafe(COPY_BLOCK);
     let position = 0;

@@ -125,6 +125,27 @@ describe('publishNoClobber', () => {
     }
   });
 
+  it('removes the copy a run that died mid-copy left beside the target, and only such copies', async () => {
+    const shm = '/dev/shm';
+    if (!existsSync(shm) || statSync(shm).dev === statSync(home.root).dev) {
+      console.warn('skipped: no second filesystem (/dev/shm) to publish across');
+      return;
+    }
+    const otherStore = mkdtempSync(join(shm, 'gob-store-'));
+    try {
+      // A pid far above pid_max is never alive; this test's own pid is.
+      const dead = join(otherStore, '.fork.jsonl.gobstopper-99999999-0123456789abcdef');
+      const alive = join(otherStore, `.fork.jsonl.gobstopper-${process.pid}-0123456789abcdef`);
+      const other = join(otherStore, '.other.jsonl.gobstopper-99999999-0123456789abcdef');
+      for (const f of [dead, alive, other]) writeFileSync(f, 'partial');
+      const content = 'across\n'.repeat(1000);
+      await publishNoClobber(await staged(content), join(otherStore, 'fork.jsonl'), { expectedSha256: sha256(content) });
+      expect(readdirSync(otherStore).sort()).toEqual([alive, other, join(otherStore, 'fork.jsonl')].map((f) => f.slice(otherStore.length + 1)).sort());
+    } finally {
+      rmSync(otherStore, { recursive: true, force: true });
+    }
+  });
+
   it('leaves nothing partial when the disk fills during a cross-filesystem copy', async () => {
     const shm = '/dev/shm';
     if (!existsSync(shm) || statSync(shm).dev === statSync(home.root).dev) return;
