@@ -104,7 +104,8 @@ describe('publishNoClobber', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('publishes across filesystems by copying beside the target first', async () => {
+  /** Runs `body` with a store directory on another filesystem than the staging files (tmpfs). */
+  async function onAnotherFilesystem(body: (otherStore: string) => Promise<void>): Promise<void> {
     const shm = '/dev/shm';
     if (!existsSync(shm) || statSync(shm).dev === statSync(home.root).dev) {
       console.warn('skipped: no second filesystem (/dev/shm) to publish across');
@@ -112,6 +113,14 @@ describe('publishNoClobber', () => {
     }
     const otherStore = mkdtempSync(join(shm, 'gob-store-'));
     try {
+      await body(otherStore);
+    } finally {
+      rmSync(otherStore, { recursive: true, force: true });
+    }
+  }
+
+  it('publishes across filesystems by copying beside the target first', async () => {
+    await onAnotherFilesystem(async (otherStore) => {
       const content = 'across\n'.repeat(300_000);
       const staging = await staged(content);
       const target = join(otherStore, 'fork.jsonl');
@@ -120,19 +129,11 @@ describe('publishNoClobber', () => {
       expect(readFileSync(target, 'utf8')).toBe(content);
       expect(readdirSync(otherStore)).toEqual(['fork.jsonl']);
       expect(existsSync(staging)).toBe(false);
-    } finally {
-      rmSync(otherStore, { recursive: true, force: true });
-    }
+    });
   });
 
   it('removes the copy a run that died mid-copy left beside the target, and only such copies', async () => {
-    const shm = '/dev/shm';
-    if (!existsSync(shm) || statSync(shm).dev === statSync(home.root).dev) {
-      console.warn('skipped: no second filesystem (/dev/shm) to publish across');
-      return;
-    }
-    const otherStore = mkdtempSync(join(shm, 'gob-store-'));
-    try {
+    await onAnotherFilesystem(async (otherStore) => {
       // A pid far above pid_max is never alive; this test's own pid is.
       const dead = join(otherStore, '.fork.jsonl.gobstopper-99999999-0123456789abcdef');
       const alive = join(otherStore, `.fork.jsonl.gobstopper-${process.pid}-0123456789abcdef`);
@@ -141,16 +142,11 @@ describe('publishNoClobber', () => {
       const content = 'across\n'.repeat(1000);
       await publishNoClobber(await staged(content), join(otherStore, 'fork.jsonl'), { expectedSha256: sha256(content) });
       expect(readdirSync(otherStore).sort()).toEqual([alive, other, join(otherStore, 'fork.jsonl')].map((f) => f.slice(otherStore.length + 1)).sort());
-    } finally {
-      rmSync(otherStore, { recursive: true, force: true });
-    }
+    });
   });
 
   it('leaves nothing partial when the disk fills during a cross-filesystem copy', async () => {
-    const shm = '/dev/shm';
-    if (!existsSync(shm) || statSync(shm).dev === statSync(home.root).dev) return;
-    const otherStore = mkdtempSync(join(shm, 'gob-store-'));
-    try {
+    await onAnotherFilesystem(async (otherStore) => {
       const staging = await staged('x'.repeat(3 * 1024 * 1024));
       let calls = 0;
       const full = async () => {
@@ -159,9 +155,7 @@ describe('publishNoClobber', () => {
       };
       await expect(publishNoClobber(staging, join(otherStore, 'fork.jsonl'), { writeAll: full })).rejects.toMatchObject({ code: 'ENOSPC' });
       expect(readdirSync(otherStore)).toEqual([]);
-    } finally {
-      rmSync(otherStore, { recursive: true, force: true });
-    }
+    });
   });
 });
 
