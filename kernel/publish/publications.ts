@@ -68,12 +68,15 @@ export function publishedAt(found: Map<string, Publication>, path: string): Publ
   return found.size === 0 ? null : (found.get(canonical(path)) ?? null);
 }
 
-/** The publication at `path` if the file is still exactly as published: its size, and its hash when known. */
+/** Whether a published file still holds exactly what was published: its size, and its hash when known. */
+export function stillAsPublished(publication: Publication, bytes: number | null | undefined, sha256?: string): boolean {
+  return bytes === publication.receipt.bytes_after && (sha256 === undefined || sha256 === publication.receipt.output_sha256);
+}
+
+/** The publication at `path` if the file is still exactly as published. */
 export function untouchedPublication(found: Map<string, Publication>, path: string, bytes: number | null | undefined, sha256?: string): Publication | null {
-  if (found.size === 0) return null;
-  const publication = found.get(canonical(path));
-  if (!publication || bytes !== publication.receipt.bytes_after) return null;
-  return sha256 === undefined || sha256 === publication.receipt.output_sha256 ? publication : null;
+  const publication = publishedAt(found, path);
+  return publication && stillAsPublished(publication, bytes, sha256) ? publication : null;
 }
 
 /**

@@ -3,6 +3,7 @@
  * order. One bad line makes every read and write fail with "repair required", because a history
  * that skipped it would look complete while it is not.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
@@ -95,7 +96,7 @@ export async function readIndex(layout: VaultLayout): Promise<VaultEntry[]> {
   let data = await readIndexBytes(layout);
   for (const pause of UNFINISHED_APPEND_PAUSES_MS) {
     if (data === null || data.length === 0 || data[data.length - 1] === 0x0a) break;
-    await new Promise((done) => setTimeout(done, pause));
+    await sleep(pause);
     data = await readIndexBytes(layout);
   }
   return data === null ? [] : parseIndex(layout.index, data);

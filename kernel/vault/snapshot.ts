@@ -2,6 +2,7 @@
  * The snapshot service: archive a session file and record it in the index, as one step other
  * services (apply, undo, watch, `snapshot`) call in-process.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { VaultEntry } from '../../schemas/generated/types.js';
@@ -97,7 +98,7 @@ export async function snapshotSettled(layout: VaultLayout, request: SnapshotRequ
         if (attempt === 1) throw error;
         throw new GobstopperError('source_changed', `${request.path} changed while it was read, ${attempt} times in a row: its client is writing to it; nothing was recorded, try again when it is idle`, { cause: error });
       }
-      await new Promise((done) => setTimeout(done, pause));
+      await sleep(pause);
     }
   }
 }

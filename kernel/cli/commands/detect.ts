@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
-import { countedProjection, publications, publishedAt, untouchedPublication, type Publication } from '../../publish/publications.js';
+import { countedProjection, publications, publishedAt, stillAsPublished, type Publication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -55,10 +55,12 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
     const published = await publications(process.env);
-    const untouched = new Map(rows.map((r) => [r, untouchedPublication(published, r.path, r.bytes)]));
+    const untouched = new Map<DetectRow, Publication | null>();
     for (const row of rows) {
       const publication = publishedAt(published, row.path);
-      if (publication) row.published = describePublication(publication, untouched.get(row) === null);
+      const unchanged = publication !== null && stillAsPublished(publication, row.bytes);
+      untouched.set(row, unchanged ? publication : null);
+      if (publication) row.published = describePublication(publication, !unchanged);
     }
     for (const row of rows) if (row.active && untouched.get(row)) row.active = false;
     // A compaction nobody has resumed still carries its source's last usage report: plan counts the projection.
