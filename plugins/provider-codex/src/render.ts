@@ -1,8 +1,9 @@
 /**
  * provider/render: the candidate rollout, written only into the host's staging file, in one
- * streaming read bound to the source's hash. Lines keep their count and order; a line is parsed and
- * re-serialized only when an edit changes it (an elision, a fork's session_meta), every other line
- * is copied byte for byte after a look at its envelope (raw bytes, no parse). A state card is
+ * streaming read bound to the source's hash. Lines keep their count and order; a line is parsed
+ * only when an edit may change it (an elision, a fork's session_meta), and then only the members
+ * that change are written anew (member-splice.ts); every other line is copied byte for byte after a
+ * look at its envelope (raw bytes, no parse). A state card is
  * appended as a user message in the shape the client keeps: a real timestamp, and on rollouts that
  * number their records the next ordinal.
  */
@@ -24,6 +25,7 @@ import {
 } from '../../../sdk/index.js';
 import { elideRecord, type StubFor } from './elide.js';
 import { readRawEnvelope } from './envelope-bytes.js';
+import { rewrittenLine, type MemberChange } from './member-splice.js';
 import { RecordType, isObject, type JsonObject } from './records.js';
 import { isValidNewSessionId } from './rollout-name.js';
 import { absolutePath, readStable, resolveLimits, toPluginError } from './source.js';
@@ -80,20 +82,15 @@ class CopyState {
   readonly seenTargets = new Set<number>();
 }
 
-function rewriteSessionIds(payload: JsonObject, sourceId: string | null, newId: string, first: boolean): boolean {
+function rewriteSessionIds(payload: JsonObject, sourceId: string | null, newId: string, first: boolean, changes: MemberChange[]): void {
   // Only the thread's own meta records move to the new id; a copied parent meta keeps its id.
   const own = first || payload.id === sourceId || payload.session_id === sourceId;
-  if (!own) return false;
-  let changed = false;
-  if (typeof payload.id === 'string') {
-    payload.id = newId;
-    changed = true;
+  if (!own) return;
+  for (const key of ['id', 'session_id'] as const) {
+    if (typeof payload[key] !== 'string') continue;
+    payload[key] = newId;
+    changes.push({ path: ['payload', key], value: newId });
   }
-  if (typeof payload.session_id === 'string') {
-    payload.session_id = newId;
-    changed = true;
-  }
-  return changed;
 }
 
 export async function render(params: ProviderRenderParams): Promise<ProviderRenderResult> {
@@ -141,18 +138,15 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
         parsed = false;
       }
     }
-    let changed = false;
-    if (parsed && isObject(value)) changed = observeAndRewrite(value, state, newId);
+    const changes: MemberChange[] = [];
+    if (parsed && isObject(value)) observeAndRewrite(value, state, newId, changes);
     if (stub) {
       state.seenTargets.add(record.index);
-      const outcome = parsed ? elideRecord(value, stub) : 'not_elidable';
+      const outcome = parsed ? elideRecord(value, stub, changes) : 'not_elidable';
       if (outcome === 'not_elidable') throw invalidInput(`line ${record.index} holds no tool output a stub can replace`);
-      if (outcome === 'elided') {
-        changed = true;
-        state.elided += 1;
-      }
+      if (outcome === 'elided') state.elided += 1;
     }
-    const bytes = changed ? Buffer.from(JSON.stringify(value) + (cr ? '\r' : ''), 'utf8') : record.bytes;
+    const bytes = changes.length > 0 ? rewrittenLine(record.bytes, value as JsonObject, changes, cr) : record.bytes;
     if (!record.terminated && plan.digest) {
       if (!parsed) {
         throw invalidInput(`the final line (${record.index + 1}) is torn; refusing to append after it`);
@@ -189,10 +183,10 @@ function observeOrdinal(state: CopyState, hasOrdinal: boolean, ordinal: unknown)
   if (typeof ordinal === 'number' && Number.isSafeInteger(ordinal) && ordinal >= 0 && (state.lastOrdinal === null || ordinal > state.lastOrdinal)) state.lastOrdinal = ordinal;
 }
 
-/** Tracks identity and ordinals, and moves the thread's meta records to the new id. */
-function observeAndRewrite(value: JsonObject, state: CopyState, newId: string | null): boolean {
+/** Tracks identity and ordinals, and moves the thread's meta records to the new id (listed in `changes`). */
+function observeAndRewrite(value: JsonObject, state: CopyState, newId: string | null, changes: MemberChange[]): void {
   observeOrdinal(state, Object.hasOwn(value, 'ordinal'), value.ordinal);
-  if (value.type !== RecordType.sessionMeta || !isObject(value.payload)) return false;
+  if (value.type !== RecordType.sessionMeta || !isObject(value.payload)) return;
   const payload = value.payload;
   const first = !state.sawSessionMeta;
   if (first) {
@@ -200,7 +194,7 @@ function observeAndRewrite(value: JsonObject, state: CopyState, newId: string | 
     state.sourceId = typeof payload.id === 'string' ? payload.id : typeof payload.session_id === 'string' ? payload.session_id : null;
     state.paginated = payload.history_mode === 'paginated';
   }
-  return newId !== null && rewriteSessionIds(payload, state.sourceId, newId, first);
+  if (newId !== null) rewriteSessionIds(payload, state.sourceId, newId, first, changes);
 }
 
 /** The card as a user message; numbered after the last record when the rollout numbers records. */

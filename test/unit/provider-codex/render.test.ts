@@ -239,3 +239,61 @@ describe('provider-codex render: line endings', () => {
     expect((await verify({ provider_id: 'codex', path: staging })).findings.filter((f) => f.severity === 'error')).toEqual([]);
   });
 });
+
+describe('provider-codex render: bytes of a changed line that no edit changes', () => {
+  const newId = '019e0000-1111-7222-8333-444455556666';
+
+  it('keeps numbers past 2^53 and escapes as written in an elided line and a fork\'s session_meta', async () => {
+    const { builder, lines } = legacySession();
+    const plain = builder.text().split('\n');
+    // Written as serde_json might: a u64 past 2^53, an escaped slash, a \u escape.
+    plain[0] = plain[0]!.replace('"cwd":', '"seq":18446744073709551615,"note":"caf\\u00e9 \\/ bar","cwd":');
+    plain[lines.shellOutput] = plain[lines.shellOutput]!.replace('"call_id":', '"big":12345678901234567890123,"call_id":');
+    const { source, staging, sourceText } = setup(builder, plain.join('\n'));
+    await render(params(source, staging, sourceText, [elide([lines.shellOutput])], { new_session_id: newId }));
+    const out = readFileSync(staging, 'utf8').split('\n');
+    const a = sourceText.split('\n');
+    expect(out[0]).toBe(a[0]!.replaceAll(builder.id, newId));
+    const output = JSON.parse(a[lines.shellOutput]!).payload.output as string;
+    expect(out[lines.shellOutput]).toBe(a[lines.shellOutput]!.replace(JSON.stringify(output), JSON.stringify('[output elided by gobstopper: 1200 bytes]')));
+    expect(out[lines.shellOutput]).toContain('"big":12345678901234567890123');
+  });
+
+  it('forks a rollout whose session_meta nests deeper than an encoder\'s stack', async () => {
+    const { builder } = legacySession();
+    const plain = builder.text().split('\n');
+    const depth = 20_000;
+    plain[0] = plain[0]!.replace('"cwd":', `"deep":${'['.repeat(depth)}${']'.repeat(depth)},"cwd":`);
+    const { source, staging, sourceText } = setup(builder, plain.join('\n'));
+    await render(params(source, staging, sourceText, [], { new_session_id: newId }));
+    expect(readFileSync(staging, 'utf8')).toBe(sourceText.replaceAll(builder.id, newId));
+  });
+
+  it('keeps every byte of a replacement history but the outputs it elides', async () => {
+    const { builder, lines } = compactedSession();
+    const { source, staging, sourceText } = setup(builder);
+    await render(params(source, staging, sourceText, [elide([lines.compacted])]));
+    const before = sourceText.split('\n')[lines.compacted]!;
+    const after = readFileSync(staging, 'utf8').split('\n')[lines.compacted]!;
+    const history = JSON.parse(before).payload.replacement_history as { output?: unknown }[];
+    const elided = JSON.parse(after).payload.replacement_history as { output?: unknown }[];
+    let expected = before;
+    history.forEach((entry, i) => {
+      if (JSON.stringify(entry.output) !== JSON.stringify(elided[i]!.output)) expected = expected.replace(JSON.stringify(entry.output), JSON.stringify(elided[i]!.output));
+    });
+    expect(after).not.toBe(before);
+    expect(after).toBe(expected);
+  });
+
+  it('encodes the whole record when the output it read is under a key written with escapes', async () => {
+    const { builder, lines } = legacySession();
+    const plain = builder.text().split('\n');
+    // JSON.parse keeps the last "output", spelled with an escape; the plain one before it is dead.
+    plain[lines.shellOutput] = plain[lines.shellOutput]!.replace('"output":', '"output":"short","outp\\u0075t":');
+    const { source, staging, sourceText } = setup(builder, plain.join('\n'));
+    await render(params(source, staging, sourceText, [elide([lines.shellOutput])]));
+    const line = readFileSync(staging, 'utf8').split('\n')[lines.shellOutput]!;
+    expect(JSON.parse(line).payload.output).toBe('[output elided by gobstopper: 1200 bytes]');
+    expect(line).not.toContain('\\u0075');
+  });
+});
