@@ -69,6 +69,8 @@ export interface FinishOptions {
   onRestored?: (receipt: OperationReceipt) => void;
   /** Told when a client has appended to the output since it was published. */
   onResumed?: (receipt: OperationReceipt) => void;
+  /** Told when the output of a run that stopped before publishing it is published now. */
+  onFinishedInterrupted?: (receipt: OperationReceipt) => void;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
         await discardStaging(staging);
       }
       if (decision.gone) options.onRestored?.(receipt);
+      else options.onFinishedInterrupted?.(receipt);
       return markReceiptCompleted(layout, receipt, { fault: options.fault });
     }
     case 'repair':

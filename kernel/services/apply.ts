@@ -45,6 +45,8 @@ export type ApplyResult =
       restored?: boolean;
       /** A repeated apply found the fork resumed since (a client appended to it). */
       resumed?: boolean;
+      /** An earlier run stopped between its receipt and publishing; this one published its fork. */
+      interrupted?: boolean;
       warnings: string[];
       rehearsal?: T.RehearsalReport;
     };
@@ -127,7 +129,14 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   if (previous) {
     let restored = false;
     let resumed = false;
-    const receipt = await finishOperation(layout, previous, { env: runtime.env, fault: options.fault, onRestored: () => (restored = true), onResumed: () => (resumed = true) });
+    let interrupted = false;
+    const receipt = await finishOperation(layout, previous, {
+      env: runtime.env,
+      fault: options.fault,
+      onRestored: () => (restored = true),
+      onResumed: () => (resumed = true),
+      onFinishedInterrupted: () => (interrupted = true),
+    });
     // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
     // Every chunk is read back: a damaged chunk would make that way back fail only when needed.
     const damaged = await reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
@@ -144,7 +153,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       const written = await recordEvent(runtime, planned, 'applied', started, receipt.snapshot_manifest_sha256, null, receipt.output_manifest_sha256);
       if (written) warnings.push(written);
     }
-    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), ...(resumed ? { resumed } : {}), warnings };
+    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), ...(resumed ? { resumed } : {}), ...(interrupted ? { interrupted } : {}), warnings };
   }
 
   const now = new Date();

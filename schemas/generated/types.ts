@@ -1896,6 +1896,10 @@ export interface ApplyApplied {
    * Present (true) when a client has appended to the fork that operation published (its published bytes are still its beginning).
    */
   resumed?: true;
+  /**
+   * Present (true) when an earlier run of the same operation stopped after writing its receipt and before publishing (a crash, a kill): this run published the fork from the bytes that run retained.
+   */
+  interrupted?: true;
   warnings: string[];
   rehearsal?: RehearsalReport;
 }

@@ -440,6 +440,18 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(evaluated.json).toMatchObject({ token_basis: 'projected', context_tokens: first.json.plan.plan.context_tokens_after });
   });
 
+  it('a rerun after a crash between receipt and publishing says it finished that apply', async () => {
+    home = demoHome();
+    const crashed = await runJson(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_receipt' } });
+    expect(crashed.json.error.code).toBe('fault_injected');
+    const again = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/finished an earlier apply that stopped before publishing: \S+\.jsonl/);
+    expect(again.stdout).not.toContain('already applied');
+    const third = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(third.stdout).toContain('already applied: ');
+  });
+
   it('a symlink at the target is refused', async () => {
     home = demoHome();
     await runJson(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_receipt' } });
@@ -485,6 +497,8 @@ describe('fork and undo finish an interrupted run instead of making a second cop
   });
 });
 
+const STOPPED_BEFORE_PUBLISHING = ['receipt.after_pending', 'apply.after_receipt', 'publish.before_link'];
+
 describe('apply survives a crash at every step', () => {
   const steps = [
     'vault.after_chunks',
@@ -512,6 +526,8 @@ describe('apply survives a crash at every step', () => {
     expect(rerun.code).toBe(0);
     const r = rerun.json.receipt;
     expect(r.completed).toBe(true);
+    // Stopped between its receipt and the link, the first run left the publishing to this one.
+    expect(rerun.json.interrupted ?? false).toBe(STOPPED_BEFORE_PUBLISHING.includes(step));
     // Whatever was visible after the crash is exactly the completed fork.
     for (const f of visible) expect(f).toBe(r.path);
     expect(sha256File(r.path)).toBe(r.output_sha256);

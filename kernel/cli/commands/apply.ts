@@ -55,13 +55,15 @@ Running the same apply again returns the same fork. If a run was interrupted, th
     if (result.status === 'provider_control') return this.say(result.message);
     const r = result.receipt;
     this.say(
-      result.restored
-        ? `already applied; the fork had been removed and is published again: ${r.path}`
-        : result.resumed
-          ? `already applied; the fork has been resumed since: ${r.path}`
-          : result.reused
-            ? `already applied: ${r.path}`
-            : `prepared ${r.path}`,
+      result.interrupted
+        ? `finished an earlier apply that stopped before publishing: ${r.path}`
+        : result.restored
+          ? `already applied; the fork had been removed and is published again: ${r.path}`
+          : result.resumed
+            ? `already applied; the fork has been resumed since: ${r.path}`
+            : result.reused
+              ? `already applied: ${r.path}`
+              : `prepared ${r.path}`,
     );
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
