@@ -6,6 +6,7 @@ import { openSync, readSync, readFileSync, closeSync, lstatSync, realpathSync, c
 import { resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
+import { encodingHintOf } from './encoding-hint.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
 
 export interface ResolvedSession {
@@ -49,7 +50,8 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
   const answers = await Promise.all(providers.map((provider) => provider.identify({ path: real })));
   const matches = answers.flatMap((a) => (a.matches && a.session ? [a.session] : []));
   if (matches.length === 0) {
-    throw new GobstopperError('unknown_provider', `${real} is not a transcript any installed provider recognises (${providers.map((p) => p.id).join(', ')})`);
+    const hint = encodingHintOf(real);
+    throw new GobstopperError('unknown_provider', `${real} is not a transcript any installed provider recognises (${providers.map((p) => p.id).join(', ')})${hint ? `: ${hint}` : ''}`);
   }
   if (matches.length > 1) {
     throw new GobstopperError('ambiguous_provider', `${real} is claimed by several providers: ${matches.map((m) => m.provider).join(', ')}`);

@@ -277,6 +277,40 @@ describe('session selectors', () => {
     const r = await runJson(['verify', stray], home.env);
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe('unknown_provider');
+    expect(r.json.error.message).not.toContain(': it');
+  });
+
+  it('a rollout an editor saved with a byte-order mark, as UTF-16 or with bare CR line ends says what is wrong', async () => {
+    const h = (home = demoHome());
+    const text = readFileSync(h.codexSession);
+    const copy = (name: string, bytes: Buffer) => {
+      const path = join(h.root, `${name}.jsonl`);
+      writeFileSync(path, bytes);
+      return path;
+    };
+    // A mark hides the session_meta on the first line: the other lines still read as a rollout.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text]);
+    const marked = copy('bom', bom);
+    for (const command of ['plan', 'apply', 'eval']) {
+      const r = await runJson([command, marked], home.env);
+      expect(r.code, command).toBe(1);
+      expect(r.json.error.message, command).toBe(
+        `${marked} has no session_meta record codex can read (its first line begins with a UTF-8 byte-order mark), so codex cannot resume it; gobstopper verify ${marked} lists every finding`,
+      );
+    }
+    expect(readFileSync(marked).equals(bom)).toBe(true);
+    expect(existsSync(join(h.dataHome, 'gobstopper'))).toBe(false);
+    const forms: [string, Buffer, string][] = [
+      ['utf16', Buffer.from(text.toString('utf8'), 'utf16le'), 'it looks like UTF-16 text; the clients write UTF-8'],
+      ['cr', Buffer.from(text.toString('utf8').replaceAll('\n', '\r')), 'its lines end in a bare carriage return; the clients end them in \\n'],
+    ];
+    for (const [name, bytes, hint] of forms) {
+      const path = copy(name, bytes);
+      const r = await runJson(['plan', path], home.env);
+      expect(r.code, name).toBe(1);
+      expect(r.json.error.message, name).toBe(`${path} is not a transcript any installed provider recognises (claude_code, codex): ${hint}`);
+      expect(readFileSync(path).equals(bytes), name).toBe(true);
+    }
   });
 });
 

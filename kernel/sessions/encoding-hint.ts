@@ -1,0 +1,45 @@
+/**
+ * Why no provider may have recognised a file, when its first bytes show it: the sessions every
+ * client writes are UTF-8 JSON lines ending in `\n` (or `\r\n`), without a byte-order mark. An
+ * editor or a copy through another system can change that, and "not a transcript" alone does not
+ * say what to fix.
+ */
+import { closeSync, openSync, readSync, constants as fsConstants } from 'node:fs';
+
+const HEAD_BYTES = 4096;
+
+/** What is off about the head of a file that should hold JSON lines, or null when nothing shows. */
+export function encodingHint(head: Buffer): string | null {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'it begins with a UTF-8 byte-order mark, which no client writes (remove its first 3 bytes)';
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return 'it is UTF-16 text; the clients write UTF-8';
+  // UTF-16 without a mark: ASCII JSON in it has a NUL in every other byte, and only there.
+  if (alternatingNuls(head.subarray(0, 64))) return 'it looks like UTF-16 text; the clients write UTF-8';
+  if (!head.includes(0x0a) && head.includes(0x0d)) return 'its lines end in a bare carriage return; the clients end them in \\n';
+  return null;
+}
+
+function alternatingNuls(sample: Buffer): boolean {
+  if (sample.length < 8) return false;
+  const nuls = [0, 0];
+  for (let i = 0; i < sample.length; i += 1) if (sample[i] === 0) nuls[i & 1]! += 1;
+  const half = sample.length >> 1;
+  return (nuls[0] === 0 && nuls[1]! >= half - 1) || (nuls[1] === 0 && nuls[0]! >= half - 1);
+}
+
+/** encodingHint of the file at `path` (opened without following a link); null when unreadable. */
+export function encodingHintOf(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(HEAD_BYTES);
+    return encodingHint(head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0)));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}

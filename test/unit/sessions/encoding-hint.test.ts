@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { encodingHint } from '../../../kernel/sessions/encoding-hint.js';
+
+const line = '{"type":"session_meta","payload":{"id":"x"}}\n{"type":"response_item"}\n';
+
+describe('encodingHint', () => {
+  it('names a byte-order mark, UTF-16 with or without one, and bare CR line ends', () => {
+    expect(encodingHint(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(line)]))).toMatch(/UTF-8 byte-order mark/);
+    expect(encodingHint(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line, 'utf16le')]))).toBe('it is UTF-16 text; the clients write UTF-8');
+    expect(encodingHint(Buffer.from(line, 'utf16le'))).toBe('it looks like UTF-16 text; the clients write UTF-8');
+    expect(encodingHint(Buffer.from(line, 'utf16le').swap16())).toBe('it looks like UTF-16 text; the clients write UTF-8');
+    expect(encodingHint(Buffer.from(line.replaceAll('\n', '\r')))).toMatch(/bare carriage return/);
+  });
+
+  it('says nothing of JSON lines as the clients write them, CRLF included, or of other binary files', () => {
+    expect(encodingHint(Buffer.from(line))).toBeNull();
+    expect(encodingHint(Buffer.from(line.replaceAll('\n', '\r\n')))).toBeNull();
+    expect(encodingHint(Buffer.alloc(64))).toBeNull();
+    expect(encodingHint(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]))).toBeNull();
+  });
+});
