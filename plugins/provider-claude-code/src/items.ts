@@ -13,34 +13,37 @@ const MAX_TOOL_IDS = 64;
 const MAX_ID_CHARS = 256;
 const MAX_RECORD_TYPE_CHARS = 64;
 
-/** One shared empty list: most records carry no tool ids. */
-const NO_IDS: string[] = [];
-
 function idOrNull(id: string | null): string | null {
   return id !== null && id.length <= MAX_ID_CHARS ? id : null;
 }
 
+/**
+ * Members without a value are left out rather than written as null, 0 or []: the schema makes them
+ * optional, and a 100,000-record transcript is encoded by this process and parsed by the host and
+ * by every strategy and scorer that reads it (a fifth fewer bytes on the bench session).
+ */
 export function toItem(t: RecordTable, i: number, branch: LiveBranch): TranscriptItem {
   const live = t.has(i, FLAG_COUNTED) && isLive(branch, t, i);
   const kind = t.kind(i);
   const elidable = live && kind === 'tool_result' && t.elidableBytes[i]! > 0;
   const toolIds = t.toolUseIds[i] ?? t.toolResultIds[i];
   const type = t.type[i];
-  const parent = t.parentUuid[i];
-  return {
-    line_index: i,
-    kind,
-    est_tokens: live ? estimateTokens(t.sentBytes[i]!) : 0,
-    elidable_bytes: elidable ? t.elidableBytes[i]! : null,
-    elidable_parts: elidable ? t.elidableParts[i]! : 0,
-    label: t.label[i]!,
-    summary: t.summary[i] ?? null,
-    uuid: idOrNull(t.uuid[i] ?? null),
-    parent_uuid: idOrNull(parent ?? null),
-    tool_use_ids: !toolIds ? NO_IDS : toolIds.length <= MAX_TOOL_IDS ? toolIds : toolIds.slice(0, MAX_TOOL_IDS),
-    payload_sha256: elidable ? t.payloadSha256[i] ?? null : null,
-    record_type: type != null && type.length <= MAX_RECORD_TYPE_CHARS ? type : null,
-  };
+  const item: TranscriptItem = { line_index: i, kind, est_tokens: live ? estimateTokens(t.sentBytes[i]!) : 0, label: t.label[i]! };
+  if (elidable) {
+    item.elidable_bytes = t.elidableBytes[i]!;
+    item.elidable_parts = t.elidableParts[i]!;
+    const sha = t.payloadSha256[i];
+    if (sha) item.payload_sha256 = sha;
+  }
+  const summary = t.summary[i];
+  if (summary != null) item.summary = summary;
+  const uuid = idOrNull(t.uuid[i] ?? null);
+  if (uuid !== null) item.uuid = uuid;
+  const parent = idOrNull(t.parentUuid[i] ?? null);
+  if (parent !== null) item.parent_uuid = parent;
+  if (toolIds && toolIds.length > 0) item.tool_use_ids = toolIds.length <= MAX_TOOL_IDS ? toolIds : toolIds.slice(0, MAX_TOOL_IDS);
+  if (type != null && type.length <= MAX_RECORD_TYPE_CHARS) item.record_type = type;
+  return item;
 }
 
 export function toItems(t: RecordTable, branch: LiveBranch): TranscriptItem[] {

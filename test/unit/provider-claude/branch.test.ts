@@ -25,7 +25,7 @@ describe('the live branch', () => {
     const { b, deadLines, deadResultLine } = branchedSession();
     const t = await parse(tmp.file('branched.jsonl', b.toJsonl()));
     for (const line of deadLines) expect(t.items[line]!.est_tokens, `line ${line}`).toBe(0);
-    expect(t.items[deadResultLine]!.elidable_bytes).toBeNull();
+    expect(t.items[deadResultLine]!.elidable_bytes).toBeUndefined();
     const liveResult = t.items.find((i) => i.kind === 'tool_result' && i.est_tokens > 0)!;
     expect(liveResult.elidable_bytes).toBeGreaterThan(256);
     // The edited prompt's replacement (written later) is the live one.
@@ -74,7 +74,7 @@ describe('the live branch', () => {
     const summary = t.items[boundaryLine + 1]!;
     expect(summary.kind).toBe('user');
     expect(summary.est_tokens).toBeGreaterThan(0);
-    expect(summary.summary).toBeNull();
+    expect(summary.summary).toBeUndefined();
   });
 
   it('reads 1.0.x files: inline sub-agent chains are off the branch', async () => {

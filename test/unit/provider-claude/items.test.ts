@@ -132,13 +132,15 @@ describe('normalized items', () => {
     b.text('done');
     const t = await parse(tmp.file('elidable.jsonl', b.toJsonl()));
     const results = t.items.filter((i) => i.kind === 'tool_result');
-    expect(results.map((r) => r.elidable_bytes)).toEqual([Buffer.byteLength(same), null, 300, null, Buffer.byteLength(same)]);
-    expect(results.map((r) => r.elidable_parts)).toEqual([1, 0, 1, 0, 1]);
+    expect(results.map((r) => r.elidable_bytes)).toEqual([Buffer.byteLength(same), undefined, 300, undefined, Buffer.byteLength(same)]);
+    expect(results.map((r) => r.elidable_parts)).toEqual([1, undefined, 1, undefined, 1]);
+    // Nothing elidable, nothing to dedupe by.
+    expect(results.map((r) => r.payload_sha256 === undefined)).toEqual([false, true, false, true, false]);
     expect(results[0]!.payload_sha256).toBe(createHash('sha256').update(same).digest('hex'));
     expect(results[0]!.payload_sha256).toBe(results[4]!.payload_sha256);
     expect(results[2]!.payload_sha256).toBe(createHash('sha256').update(`${'y'.repeat(200)}\u0000${'z'.repeat(100)}`).digest('hex'));
     // Tool calls, prompts and replies are never elidable.
-    for (const i of t.items.filter((x) => x.kind !== 'tool_result')) expect(i.elidable_bytes).toBeNull();
+    for (const i of t.items.filter((x) => x.kind !== 'tool_result')) expect(i.elidable_bytes).toBeUndefined();
   });
 
   it('keeps blank and unparseable lines as zero-cost meta items with findings', async () => {
@@ -146,7 +148,7 @@ describe('normalized items', () => {
     lines.splice(3, 0, '', '{"type": "user", "message": ');
     const t = await parse(tmp.file('blank.jsonl', lines.join('\n') + '\n'));
     expect(t.items).toHaveLength(lines.length);
-    for (const i of [3, 4]) expect(t.items[i]).toMatchObject({ kind: 'meta', est_tokens: 0, label: 'meta', record_type: null });
+    for (const i of [3, 4]) expect(t.items[i]).toEqual({ line_index: i, kind: 'meta', est_tokens: 0, label: 'meta' });
     expect(t.findings!.map((f) => [f.code, f.line_index])).toEqual([
       ['blank_line', 3],
       ['invalid_json', 4],
