@@ -3,7 +3,7 @@
  * is live, what should happen now. Reads no transcript and calls no provider.
  */
 import type { PolicyCheckCommandResult, ResolvedPolicy } from '../../schemas/generated/types.js';
-import { PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
+import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
 export interface PolicyCheckInput {
   provider: BuiltinProvider;
@@ -32,6 +32,6 @@ export function policyCheck(input: PolicyCheckInput): PolicyCheckCommandResult {
     quota_pressure: policy.quota_pressure,
     context_tokens: input.context_tokens,
     session_active: input.session_active,
-    control: action === 'provider_compact' ? PROVIDER_CONTROLS[input.provider] : null,
+    control: action === 'provider_compact' ? LIVE_SESSION_CONTROLS[input.provider] : null,
   };
 }

@@ -7,3 +7,13 @@ export const PROVIDER_CONTROLS: Record<BuiltinProvider, string> = {
   claude_code: '/compact',
   devin: '/compact',
 };
+
+/**
+ * What policy-check tells an orchestrator to do with a live session over the trigger. Claude Code
+ * takes `/compact` only from the person at its prompt; from outside, the session is relaunched with
+ * auto-compaction, so both ways are named.
+ */
+export const LIVE_SESSION_CONTROLS: Record<BuiltinProvider, string> = {
+  ...PROVIDER_CONTROLS,
+  claude_code: '/compact or relaunch --autocompact',
+};

@@ -267,7 +267,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(live.status).toBe(0);
     expect(validatePolicyCheckCommandResult(live.body)).toBe(true);
     expect(live.body).toMatchObject({ action: 'provider_compact', control: 'thread/compact/start', trigger_tokens: 180_000, strategy: 'auto', provider: 'codex' });
-    expect(json(['policy-check', '--provider', 'claude_code', '--context-tokens', '300000', '--session-active']).body).toMatchObject({ action: 'provider_compact', control: '/compact', trigger_tokens: 200_000 });
+    expect(json(['policy-check', '--provider', 'claude_code', '--context-tokens', '300000', '--session-active']).body).toMatchObject({ action: 'provider_compact', control: '/compact or relaunch --autocompact', trigger_tokens: 200_000 });
     expect(json(['policy-check', '--provider', 'devin', '--context-tokens', '300000']).body).toMatchObject({ action: 'transcript_compact', control: null });
     expect(json(['policy-check', '--provider', 'codex', '--context-tokens', '100000', '--session-active']).body).toMatchObject({ action: 'none', control: null });
     const high = json(['policy-check', '--provider', 'codex', '--context-tokens', '130000', '--session-active', '--quota-pressure', 'high']);

@@ -16,7 +16,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   static override summary = 'Decide what to do at a given context size, for orchestrators; reads no transcript.';
   static override description =
     'Below the effective trigger (trigger_tokens scaled by quota pressure; both are in the JSON) the action is none. At or above it, a live session ' +
-    '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact, Devin /compact); ' +
+    '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact or relaunch --autocompact, since only the person at its prompt can type /compact; Devin /compact); ' +
     'an idle session gets transcript_compact, which gobstopper apply performs on a fork. The trigger comes from your config: ' +
     '[policy], then [provider.<id>], then the --preset table.';
   static override examples = [

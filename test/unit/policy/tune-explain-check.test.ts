@@ -63,7 +63,7 @@ describe('policy-check', () => {
 
   it.each([
     ['codex', 300_000, true, 'provider_compact', 'thread/compact/start'],
-    ['claude_code', 300_000, true, 'provider_compact', '/compact'],
+    ['claude_code', 300_000, true, 'provider_compact', '/compact or relaunch --autocompact'],
     ['devin', 250_000, true, 'provider_compact', '/compact'],
     ['codex', 300_000, false, 'transcript_compact', null],
     ['codex', 249_999, true, 'none', null],
