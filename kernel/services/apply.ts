@@ -227,7 +227,9 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
     throw error;
   }
-  const warnings = [...planned.warnings, ...inheritedErrors(await baselineFindings, sourcePath)];
+  // What the fork itself keeps: a fork under a new id may repair an error of its source.
+  const kept = published.reused ? await baselineFindings : published.candidateFindings;
+  const warnings = [...planned.warnings, ...inheritedErrors(kept, sourcePath)];
   if (published.reused && options.rehearse) warnings.push(notRehearsedNow(published.receipt.path));
   const snapshot = await snapshotting;
   if (!published.reused) {

@@ -1,13 +1,12 @@
 /** `fork`: the same session under a fresh id, beside the source, after a vault snapshot. */
 import { randomUUID } from 'node:crypto';
 import type * as T from '../../schemas/generated/types.js';
-import { GobstopperError } from '../errors.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { endsWithFinishedLine, pendingPublication, publishCandidate, shellWord, unfinishedLastLine, type PublicationStep } from './publication.js';
+import { endsWithFinishedLine, pendingPublication, publishCandidate, unfinishedLastLine, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -20,10 +19,6 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
   const provider = await runtime.provider(session.provider);
   const sourcePath = await canonicalSourcePath(session.path);
   const baseline = await provider.verify({ path: sourcePath });
-  const errors = baseline.findings.filter((f) => f.severity === 'error');
-  if (errors.length) {
-    throw new GobstopperError('source_invalid', `${session.session_id} has ${errors.length} verify error(s) (${[...new Set(errors.map((f) => f.code))].join(', ')}); a fork would not resume. See gobstopper verify ${shellWord(sourcePath)}`);
-  }
   // Refused before anything is archived; publication checks the copy itself as well.
   if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
   const { sha256, bytes } = await hashRegularFile(sourcePath);
@@ -48,6 +43,9 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
     snapshotManifestSha256: snapshot.entry.sha256,
     baselineFindings: baseline.findings,
     requireSmaller: false,
+    // A source's errors refuse the fork only if the copy keeps them: a fork under a new id repairs
+    // a file name that disagrees with the id inside.
+    requireNoErrors: true,
     recheckSource: true,
     onStep: options.onStep,
     env: runtime.env,

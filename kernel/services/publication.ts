@@ -47,6 +47,12 @@ export interface Candidate {
   baselineFindings: T.Finding[] | Promise<T.Finding[]>;
   /** Compactions must shrink the file; forks and restores keep its size. */
   requireSmaller: boolean;
+  /**
+   * Refuse a candidate with any verify error, not only added ones: a copy made to be resumed (fork)
+   * is worth publishing only if it would resume. Errors the copy itself repairs (a file name that
+   * disagrees with the session id it holds) do not count against it.
+   */
+  requireNoErrors?: boolean;
   /** Refuse to publish if the source changed since it was read (not for restores: the source may be gone). */
   recheckSource: boolean;
   /**
@@ -216,6 +222,13 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         const codes = [...new Set(added.map((f) => f.code))].join(', ');
         throw new GobstopperError('verification_failed', `the candidate adds ${added.length} verify finding(s) the source does not have (${codes}); nothing was published`, {
           details: { findings: added },
+        });
+      }
+      const errors = c.requireNoErrors ? verified.findings.filter((f) => f.severity === 'error') : [];
+      if (errors.length) {
+        const codes = [...new Set(errors.map((f) => f.code))].join(', ');
+        throw new GobstopperError('source_invalid', `${c.session.session_id} has ${errors.length} verify error(s) (${codes}) that a copy keeps, so a fork would not resume; nothing was published. See gobstopper verify ${shellWord(c.sourcePath)}`, {
+          details: { findings: errors },
         });
       }
       if (c.requireSmaller && stored.bytes >= c.sourceBytes) {

@@ -490,6 +490,21 @@ describe('fork and undo', () => {
     const refused = await runJson(['fork', copy], home.env);
     expect(refused.code).toBe(1);
     expect(refused.json.error).toMatchObject({ code: 'source_invalid', message: expect.stringContaining(`See gobstopper verify ${copy}`) });
+    expect(listFiles(join(home.root, 'elsewhere'))).toEqual([copy]);
+  });
+
+  it('a rollout whose file name disagrees with its id is forked and compacted into copies that resume, without a false warning', async () => {
+    const h = (home = demoHome());
+    // The client refuses to resume this file; a copy under a new id in both places is sound.
+    const misnamed = join(h.codexDir, 'rollout-2026-02-23T11-54-34-019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f78.jsonl');
+    renameSync(h.codexSession, misnamed);
+    expect((await runJson(['verify', misnamed], h.env)).json.findings.map((f: { code: string }) => f.code)).toEqual(['file_name_id_mismatch']);
+    const forked = await runJson(['fork', misnamed], h.env);
+    expect(forked.code).toBe(0);
+    expect((await runJson(['verify', forked.json.receipt.path], h.env)).json.errors).toBe(0);
+    const applied = await runCli(['apply', misnamed, '--trigger', '1000', '--floor', '500'], h.env);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).not.toContain('may not resume');
   });
 
   it('undo restores the pre-compaction bytes into a new fork', async () => {
