@@ -53,8 +53,11 @@ export interface EndsAnalysis {
   claudeRecords: number;
   foreignRecords: number;
   usage: UsageSample;
-  /** An estimate from the bytes read, for when usage is not reported. */
-  estimatedContextTokens: number;
+  /**
+   * An estimate from the bytes read, for when usage is not reported; null when the tail read held
+   * no whole line (one record longer than the read), which says nothing of the context's size.
+   */
+  estimatedContextTokens: number | null;
 }
 
 function readAt(fd: number, start: number, length: number): Buffer {
@@ -141,7 +144,7 @@ function analyseEnds(path: string, head: Buffer, tail: Buffer): { facts: Facts; 
     claudeRecords: envelope.claudeRecords,
     foreignRecords: envelope.foreignRecords,
     usage: result.usage,
-    estimatedContextTokens: Math.ceil(win.lineBytes / 4),
+    estimatedContextTokens: win.length > 0 ? Math.ceil(win.lineBytes / 4) : null,
   };
   return { facts, needsMore: result.needsMore };
 }

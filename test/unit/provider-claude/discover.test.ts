@@ -144,6 +144,9 @@ describe('identify, usage and fork targets', () => {
     const runaway = JSON.stringify({ type: 'user', sessionId: ID_A, uuid: 'ffffffff-0000-4000-8000-000000000000', message: { role: 'user', content: 'x'.repeat(33 * 1024 * 1024) } });
     const path = place(dir, `${ID_A}.jsonl`, [...records.slice(0, 3), runaway].join('\n') + '\n');
     expect(identifyTranscript({ provider_id: 'claude_code', path })).toMatchObject({ matches: true, session: { session_id: ID_A, provider: 'claude_code' } });
+    // The tail held no whole line: its size says nothing of the context, so none is estimated.
+    const [found] = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome }).sessions;
+    expect(found).toMatchObject({ session: { session_id: ID_A }, estimated_context_tokens: null });
   });
 
   it('reads usage from a 16 KiB tail, widening to 512 KiB only when the branch leaves it', async () => {
