@@ -3,6 +3,7 @@
  * no-clobber publication of the fork → event → the resume command. The source is never written.
  */
 import type * as T from '../../schemas/generated/types.js';
+import type { ProviderClient } from '../plugins/host/clients.js';
 import { GobstopperError } from '../errors.js';
 import { appendEvent, hasAppliedEvent } from '../publish/events.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
@@ -116,6 +117,15 @@ function inheritedErrors(sourceFindings: readonly T.Finding[], sourcePath: strin
   return [`the source already had ${errors.length} verify error(s) (${codes}) and the fork keeps them, so it may not resume either; gobstopper verify ${sourcePath} lists them`];
 }
 
+/** What the fork a repeated apply answers with holds now; the source's findings when it cannot be read. */
+async function publishedFindings(provider: ProviderClient, path: string, fallback: () => Promise<T.Finding[]>): Promise<T.Finding[]> {
+  try {
+    return (await provider.verify({ path })).findings;
+  } catch {
+    return fallback();
+  }
+}
+
 /** A fork an earlier run published was never seen by this run's rehearsal. */
 function notRehearsedNow(forkPath: string): string {
   return `the fork was published by an earlier apply and was not rehearsed now; gobstopper rehearse ${forkPath} resumes it with the client`;
@@ -143,7 +153,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       () => null,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
-    const warnings = [...planned.warnings, ...inheritedErrors(await sourceFindings(planned.provider, transcript, sourcePath), sourcePath)];
+    const warnings = [...planned.warnings, ...inheritedErrors(await publishedFindings(planned.provider, receipt.path, () => sourceFindings(planned.provider, transcript, sourcePath)), sourcePath)];
     if (restored) warnings.push(`${receipt.path} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));

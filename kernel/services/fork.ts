@@ -6,7 +6,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { endsWithFinishedLine, pendingPublication, publishCandidate, unfinishedLastLine, type PublicationStep } from './publication.js';
+import { copyKeepsErrors, endsWithFinishedLine, errorsOfCopy, pendingPublication, publishCandidate, unfinishedLastLine, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -22,6 +22,12 @@ export async function forkSession(runtime: Runtime, selector: string, options: {
   // Refused before anything is archived; publication checks the copy itself as well.
   if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
   const { sha256, bytes } = await hashRegularFile(sourcePath);
+  // A source with errors is forked only if its copy would be free of them (a new id repairs some):
+  // found out on a throwaway copy, so that a refused fork archives nothing.
+  if (baseline.findings.some((f) => f.severity === 'error')) {
+    const kept = await errorsOfCopy(provider, sourcePath, sha256, runtime.env);
+    if (kept.length) throw copyKeepsErrors(session.session_id, kept, sourcePath);
+  }
   const layout = vaultLayout(runtime.env);
   const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });
   // A fork of these bytes that was interrupted (its receipt still pending) is finished under its

@@ -7,6 +7,7 @@
  * until the final link; a retry with the same inputs finds the receipt and finishes the same
  * operation from the retained bytes instead of re-running anything.
  */
+import { randomUUID } from 'node:crypto';
 import { lstat, open } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
@@ -138,6 +139,31 @@ export async function publishCandidate(layout: VaultLayout, c: Candidate): Promi
   }
 }
 
+/** A copy of the session would keep `errors`, so it would not resume: nothing is published. */
+export function copyKeepsErrors(sessionId: string, errors: readonly T.Finding[], sourcePath: string): GobstopperError {
+  const codes = [...new Set(errors.map((f) => f.code))].join(', ');
+  return new GobstopperError('source_invalid', `${sessionId} has ${errors.length} verify error(s) (${codes}) that a copy keeps, so a fork would not resume; nothing was published. See gobstopper verify ${shellWord(sourcePath)}`, {
+    details: { findings: errors },
+  });
+}
+
+/**
+ * The verify errors a copy of the source under a new id would have, from a render into private
+ * staging that is then thrown away: the source's own errors include some a new id repairs (a file
+ * name that disagrees with the id inside), and a command that would refuse the copy learns so
+ * before it archives anything.
+ */
+export async function errorsOfCopy(provider: ProviderClient, sourcePath: string, sourceSha256: string, env: NodeJS.ProcessEnv): Promise<T.Finding[]> {
+  const staging = await createStagingFile(env);
+  try {
+    await provider.render({ path: sourcePath, source_sha256: sourceSha256, edits: [], staging_path: staging, new_session_id: randomUUID(), now: new Date().toISOString() });
+    const { findings } = await provider.verify({ path: staging });
+    return findings.filter((f) => f.severity === 'error');
+  } finally {
+    await discardStaging(staging);
+  }
+}
+
 /** Whether the file at `path` is empty or ends with a newline (every line of it finished). */
 export async function endsWithFinishedLine(path: string): Promise<boolean> {
   const handle = await open(path, 'r');
@@ -225,12 +251,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         });
       }
       const errors = c.requireNoErrors ? verified.findings.filter((f) => f.severity === 'error') : [];
-      if (errors.length) {
-        const codes = [...new Set(errors.map((f) => f.code))].join(', ');
-        throw new GobstopperError('source_invalid', `${c.session.session_id} has ${errors.length} verify error(s) (${codes}) that a copy keeps, so a fork would not resume; nothing was published. See gobstopper verify ${shellWord(c.sourcePath)}`, {
-          details: { findings: errors },
-        });
-      }
+      if (errors.length) throw copyKeepsErrors(c.session.session_id, errors, c.sourcePath);
       if (c.requireSmaller && stored.bytes >= c.sourceBytes) {
         throw new GobstopperError('no_reduction', `the candidate is ${stored.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
       }

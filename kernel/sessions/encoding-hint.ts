@@ -11,10 +11,15 @@ const HEAD_BYTES = 4096;
 /** What is off about the head of a file that should hold JSON lines, or null when nothing shows. */
 export function encodingHint(head: Buffer): string | null {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'it begins with a UTF-8 byte-order mark, which no client writes (remove its first 3 bytes)';
+  if ((head[0] === 0xff && head[1] === 0xfe && head[2] === 0 && head[3] === 0) || (head[0] === 0 && head[1] === 0 && head[2] === 0xfe && head[3] === 0xff)) {
+    return 'it is UTF-32 text; the clients write UTF-8';
+  }
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return 'it is UTF-16 text; the clients write UTF-8';
   // UTF-16 without a mark: ASCII JSON in it has a NUL in every other byte, and only there.
   if (alternatingNuls(head.subarray(0, 64))) return 'it looks like UTF-16 text; the clients write UTF-8';
-  if (!head.includes(0x0a) && head.includes(0x0d)) return 'its lines end in a bare carriage return; the clients end them in \\n';
+  // A read that stops between a \r and its \n has not shown the line's end yet.
+  const seen = head[head.length - 1] === 0x0d ? head.subarray(0, head.length - 1) : head;
+  if (!seen.includes(0x0a) && seen.includes(0x0d)) return 'its lines end in a bare carriage return; the clients end them in \\n';
   return null;
 }
 

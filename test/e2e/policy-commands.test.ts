@@ -280,6 +280,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '300000', '--session-active']).stdout).toBe(
       'action=provider_compact strategy=auto trigger_tokens=180000 control=thread/compact/start\n',
     );
+    // A control with spaces stays one key=value word.
+    expect(gob(['policy-check', '--provider', 'claude', '--context-tokens', '300000', '--session-active']).stdout).toBe(
+      'action=provider_compact strategy=auto trigger_tokens=200000 control="/compact or relaunch --autocompact"\n',
+    );
   });
 
   it('policy-check: bad flags are usage errors', () => {

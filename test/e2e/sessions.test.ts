@@ -295,7 +295,7 @@ describe('session selectors', () => {
       const r = await runJson([command, marked], home.env);
       expect(r.code, command).toBe(1);
       expect(r.json.error.message, command).toBe(
-        `${marked} has no session_meta record codex can read (its first line begins with a UTF-8 byte-order mark), so codex cannot resume it; gobstopper verify ${marked} lists every finding`,
+        `${marked}: no session_meta record codex can read (its first line begins with a UTF-8 byte-order mark), so codex cannot resume it (gobstopper verify lists every finding)`,
       );
     }
     expect(readFileSync(marked).equals(bom)).toBe(true);
@@ -491,6 +491,8 @@ describe('fork and undo', () => {
     expect(refused.code).toBe(1);
     expect(refused.json.error).toMatchObject({ code: 'source_invalid', message: expect.stringContaining(`See gobstopper verify ${copy}`) });
     expect(listFiles(join(home.root, 'elsewhere'))).toEqual([copy]);
+    // Found out on a throwaway copy: nothing was archived for a fork that never happened.
+    expect(listFiles(join(home.dataHome, 'gobstopper'))).toEqual([]);
   });
 
   it('a rollout whose file name disagrees with its id is forked and compacted into copies that resume, without a false warning', async () => {
@@ -505,6 +507,20 @@ describe('fork and undo', () => {
     const applied = await runCli(['apply', misnamed, '--trigger', '1000', '--floor', '500'], h.env);
     expect(applied.code).toBe(0);
     expect(applied.stderr).not.toContain('may not resume');
+    const again = await runCli(['apply', misnamed, '--trigger', '1000', '--floor', '500'], h.env);
+    expect(again.stdout).toContain('already applied');
+    expect(again.stderr).not.toContain('may not resume');
+  });
+
+  it('a fork of a rollout without a readable session_meta says why, and archives nothing', async () => {
+    const h = (home = demoHome());
+    const lines = readFileSync(h.codexSession, 'utf8').split('\n');
+    const headless = join(h.codexDir, 'rollout-2026-02-23T11-54-34-019d2e4a-7c1b-7f30-9a52-3b8c6d1e2222.jsonl');
+    writeFileSync(headless, lines.slice(1).join('\n'));
+    const refused = await runJson(['fork', headless], h.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error.message).toBe(`${headless}: no session_meta record codex can read, so codex cannot resume it (gobstopper verify lists every finding)`);
+    expect(listFiles(join(h.dataHome, 'gobstopper'))).toEqual([]);
   });
 
   it('undo restores the pre-compaction bytes into a new fork', async () => {

@@ -56,7 +56,9 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
       policy: toResolvedPolicy(resolved.values),
     });
     const scaled = result.effective_trigger_tokens === result.trigger_tokens ? '' : ` effective_trigger_tokens=${result.effective_trigger_tokens}`;
-    this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${scaled}${result.control ? ` control=${result.control}` : ''}`);
+    // One key=value per word: a value with spaces (Claude Code's control) is quoted as JSON.
+    const control = result.control === null ? '' : ` control=${/\s/.test(result.control) ? JSON.stringify(result.control) : result.control}`;
+    this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${scaled}${control}`);
     // The decision is the policy's either way; say when nothing here could carry it out.
     if (result.action === 'transcript_compact' && !registry.declared('provider').includes(provider)) {
       this.note(`note: no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);

@@ -4,12 +4,13 @@
  * record would round numbers past 2^53 to the nearest double, rewrite escapes (`\/`, `\u00e9`) and
  * overflow the stack on deeply nested values the client wrote and reads back without trouble.
  *
- * The changed members are found in the line's bytes by their path; the new line is then parsed
- * and each path must read back the new value. A path the byte walk cannot follow the way JSON.parse
- * read it (a key written with escapes, a repeated key) fails that check, and the whole record is
- * encoded instead, as it always was: the client then reads exactly the record the render meant.
+ * The changed members are found in the line's bytes by their paths, in one walk of each object and
+ * array on the way; the new line is then parsed and each path must read back the new value. A key
+ * written twice is not followed (a reader taking the first would see the old value), and a key
+ * written with escapes fails that check: then the whole record is encoded instead, as it always
+ * was, and the client reads exactly the record the render meant.
  */
-import { forEachRawElement, rawMemberSpan, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
+import { RawJsonError, forEachRawElement, forEachRawMember, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import type { Json, JsonObject } from './records.js';
 
 export type MemberPath = readonly (string | number)[];
@@ -20,28 +21,75 @@ export interface MemberChange {
   value: Json;
 }
 
-/** The span of the value at `path` in the line, or null when the byte walk cannot follow it. */
-function spanAt(line: Buffer, end: number, path: MemberPath): ByteSpan | null {
-  let span: ByteSpan | null = { start: skipRawSpace(line, 0, end), end };
-  for (const step of path) {
-    if (span === null) return null;
-    const within: ByteSpan = span;
-    if (typeof step === 'string') {
-      span = rawMemberSpan(line, within.start, within.end, step, 'last');
-      continue;
+/** The changes' paths as a tree, so that each object and array of the line is walked once. */
+interface PathNode {
+  /** The change whose value this node is, if it is one. */
+  change: number | null;
+  keys: Map<string, PathNode>;
+  indexes: Map<number, PathNode>;
+}
+
+const newNode = (): PathNode => ({ change: null, keys: new Map(), indexes: new Map() });
+
+function pathTree(changes: readonly MemberChange[]): PathNode {
+  const root = newNode();
+  changes.forEach((change, index) => {
+    let node = root;
+    for (const step of change.path) {
+      const children: Map<string | number, PathNode> = typeof step === 'string' ? node.keys : node.indexes;
+      let child = children.get(step);
+      if (!child) children.set(step, (child = newNode()));
+      node = child;
     }
-    span = null;
-    try {
-      forEachRawElement(line, within.start, within.end, (element, index) => {
-        if (index !== step) return true;
-        span = element;
-        return false;
-      });
-    } catch {
-      return null;
-    }
+    node.change = index;
+  });
+  return root;
+}
+
+/**
+ * Fills `spans[k]` with the span of change k's value inside `span`; false when the bytes cannot
+ * be followed, when a key on the way is written twice (a reader taking the first would see the
+ * old value), or when one changed member holds another.
+ */
+function locate(line: Buffer, span: ByteSpan, node: PathNode, spans: ByteSpan[]): boolean {
+  if (node.change !== null) {
+    spans[node.change] = span;
+    return node.keys.size === 0 && node.indexes.size === 0;
   }
-  return span;
+  const found = new Map<PathNode, ByteSpan>();
+  if (node.keys.size > 0) {
+    let twice = false;
+    forEachRawMember(line, span.start, span.end, (keyStart, keyEnd, value) => {
+      for (const [key, child] of node.keys) {
+        if (!rawKeyIs(line, keyStart, keyEnd, key)) continue;
+        if (found.has(child)) twice = true;
+        found.set(child, value);
+      }
+      return !twice;
+    });
+    if (twice || found.size !== node.keys.size) return false;
+  }
+  if (node.indexes.size > 0) {
+    forEachRawElement(line, span.start, span.end, (element, index) => {
+      const child = node.indexes.get(index);
+      if (child) found.set(child, element);
+    });
+    if (found.size !== node.keys.size + node.indexes.size) return false;
+  }
+  for (const [child, childSpan] of found) if (!locate(line, childSpan, child, spans)) return false;
+  return true;
+}
+
+/** Each change's span in the line, in the order of `changes`; null when they cannot be found. */
+function spansOf(line: Buffer, changes: readonly MemberChange[]): ByteSpan[] | null {
+  const spans: ByteSpan[] = [];
+  try {
+    if (!locate(line, { start: skipRawSpace(line, 0, line.length), end: line.length }, pathTree(changes), spans)) return null;
+  } catch (error) {
+    if (error instanceof RawJsonError) return null;
+    throw error;
+  }
+  return spans.length === changes.length ? spans : null;
 }
 
 function valueAt(record: unknown, path: MemberPath): unknown {
@@ -58,12 +106,9 @@ function valueAt(record: unknown, path: MemberPath): unknown {
  * be found or the result does not read back as the changes say.
  */
 function spliced(line: Buffer, changes: readonly MemberChange[]): Buffer | null {
-  const located: { span: ByteSpan; text: Buffer }[] = [];
-  for (const change of changes) {
-    const span = spanAt(line, line.length, change.path);
-    if (span === null) return null;
-    located.push({ span, text: Buffer.from(JSON.stringify(change.value), 'utf8') });
-  }
+  const spans = spansOf(line, changes);
+  if (spans === null) return null;
+  const located = changes.map((change, k) => ({ span: spans[k]!, text: Buffer.from(JSON.stringify(change.value), 'utf8') }));
   located.sort((a, b) => a.span.start - b.span.start);
   const parts: Buffer[] = [];
   let at = 0;

@@ -1,7 +1,7 @@
 /** provider/parse: the normalized transcript of one rollout, bound to the hash of the bytes read. */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
+import { missingSessionMetaMessage } from './missing-meta.js';
 import { PROVIDER_ID } from './provider-id.js';
 import { parseRolloutName } from './rollout-name.js';
 import { scanRollout, type ScanResult } from './scan.js';
@@ -35,18 +35,6 @@ export async function scanSource(path: string, limits: { max_bytes?: number; max
   return { scan, session };
 }
 
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-function beginsWithBom(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const head = Buffer.alloc(UTF8_BOM.length);
-    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(UTF8_BOM);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * A rollout without a session_meta record names no thread: codex cannot resume it, and a fork has
  * no record to carry its new id. Planning it would end in a render that cannot be published, so it
@@ -54,9 +42,7 @@ function beginsWithBom(path: string): boolean {
  */
 function requireSessionMeta(scanned: ScannedSource): void {
   if (scanned.scan.identity.first !== null) return;
-  const path = scanned.session.path;
-  const why = beginsWithBom(path) ? ' (its first line begins with a UTF-8 byte-order mark)' : '';
-  throw invalidInput(`${path} has no session_meta record codex can read${why}, so codex cannot resume it; gobstopper verify ${path} lists every finding`);
+  throw invalidInput(missingSessionMetaMessage(scanned.session.path));
 }
 
 export async function parse(params: ProviderParseParams): Promise<Transcript> {

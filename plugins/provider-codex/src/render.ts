@@ -26,6 +26,7 @@ import {
 import { elideRecord, type StubFor } from './elide.js';
 import { readRawEnvelope } from './envelope-bytes.js';
 import { rewrittenLine, type MemberChange } from './member-splice.js';
+import { missingSessionMetaMessage } from './missing-meta.js';
 import { RecordType, isObject, type JsonObject } from './records.js';
 import { isValidNewSessionId } from './rollout-name.js';
 import { absolutePath, readStable, resolveLimits, toPluginError } from './source.js';
@@ -162,7 +163,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     if (summary.sha256 !== params.source_sha256) throw sourceChanged(`${path} no longer has the sha256 the plan was made for`);
     const missing = [...plan.stubs.keys()].filter((line) => !state.seenTargets.has(line));
     if (missing.length > 0) throw invalidInput(`line ${missing[0]} is past the end of the rollout (${recordCount} records)`);
-    if (newId !== null && !state.sawSessionMeta) throw invalidInput('the rollout has no session_meta record to carry the new session id');
+    if (newId !== null && !state.sawSessionMeta) throw invalidInput(missingSessionMetaMessage(path));
     let appended = 0;
     if (plan.digest && timestamp) {
       writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)) + (state.lastLineCr ? '\r' : ''), true);

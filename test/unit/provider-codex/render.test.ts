@@ -8,7 +8,7 @@ import { render } from '../../../plugins/provider-codex/src/render.js';
 import { verify } from '../../../plugins/provider-codex/src/verify.js';
 import { parseStateCard, type Edit, type ProviderRenderParams } from '../../../sdk/index.js';
 import { validateProviderRenderResult } from '../../../schemas/generated/validators.js';
-import { RolloutBuilder, filler, item } from '../../fixtures/codex/rollout-builder.js';
+import { RolloutBuilder, filler, item, type Payload } from '../../fixtures/codex/rollout-builder.js';
 import { compactedSession, legacySession, paginatedSession } from '../../fixtures/codex/sessions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'codex-render-'));
@@ -295,5 +295,41 @@ describe('provider-codex render: bytes of a changed line that no edit changes', 
     const line = readFileSync(staging, 'utf8').split('\n')[lines.shellOutput]!;
     expect(JSON.parse(line).payload.output).toBe('[output elided by gobstopper: 1200 bytes]');
     expect(line).not.toContain('\\u0075');
+  });
+});
+
+describe('provider-codex render: many changes in one line', () => {
+  it('elides thousands of outputs of one replacement history in one walk of the line', async () => {
+    const b = new RolloutBuilder({ paginated: true });
+    b.sessionMeta().user('go on');
+    const history: Payload[] = [];
+    for (let i = 0; i < 3000; i += 1) history.push(item.functionCall(`h${i}`, 'shell', { command: ['ls'] }), item.functionOutput(`h${i}`, `out ${i} ${filler(3000)}`));
+    const line = b.nextLine;
+    b.compacted(history);
+    b.user('and now?');
+    const { source, staging, sourceText } = setup(b);
+    const result = await render(params(source, staging, sourceText, [elide([line])]));
+    expect(result.elided_records).toBe(1);
+    const before = JSON.parse(sourceText.split('\n')[line]!);
+    const after = JSON.parse(readFileSync(staging, 'utf8').split('\n')[line]!);
+    const outputs = after.payload.replacement_history.filter((h: { type: string }) => h.type === 'function_call_output');
+    expect(outputs).toHaveLength(3000);
+    for (const o of outputs) expect(o.output).toMatch(/^\[output elided by gobstopper: \d+ bytes\]$/);
+    before.payload.replacement_history.forEach((h: { output?: unknown }, i: number) => {
+      if (h.output !== undefined) h.output = after.payload.replacement_history[i].output;
+    });
+    expect(after).toEqual(before);
+  });
+
+  it('writes a record anew when a changed key is written twice, so no reader finds the old value', async () => {
+    const { builder } = legacySession();
+    const plain = builder.text().split('\n');
+    plain[0] = plain[0]!.replace(`"id":"${builder.id}"`, `"id":"stale","id":"${builder.id}"`);
+    const { source, staging, sourceText } = setup(builder, plain.join('\n'));
+    const newId = '019e0000-1111-7222-8333-444455556666';
+    await render(params(source, staging, sourceText, [], { new_session_id: newId }));
+    const first = readFileSync(staging, 'utf8').split('\n')[0]!;
+    expect(first).not.toContain('stale');
+    expect(JSON.parse(first).payload.id).toBe(newId);
   });
 });

@@ -10,6 +10,11 @@ describe('encodingHint', () => {
     expect(encodingHint(Buffer.from(line, 'utf16le'))).toBe('it looks like UTF-16 text; the clients write UTF-8');
     expect(encodingHint(Buffer.from(line, 'utf16le').swap16())).toBe('it looks like UTF-16 text; the clients write UTF-8');
     expect(encodingHint(Buffer.from(line.replaceAll('\n', '\r')))).toMatch(/bare carriage return/);
+    expect(encodingHint(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('{"a"')]))).toBe('it is UTF-32 text; the clients write UTF-8');
+  });
+
+  it('does not take a CRLF line cut between its \\r and \\n by the read for a bare carriage return', () => {
+    expect(encodingHint(Buffer.from(`{"k":"${'x'.repeat(100)}"}\r`))).toBeNull();
   });
 
   it('says nothing of JSON lines as the clients write them, CRLF included, or of other binary files', () => {

@@ -1,0 +1,28 @@
+/**
+ * What is said of a rollout without a session_meta record codex can read, wherever that stops the
+ * provider (a parse for a plan, a render for a fork): codex cannot resume it, and a copy has no
+ * record to carry a new id. A byte-order mark in front of the first line is the usual cause.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function beginsWithBom(path: string): boolean {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(UTF8_BOM.length);
+      return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(UTF8_BOM);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** One line, short enough to reach the user whole with a long path in it. */
+export function missingSessionMetaMessage(path: string): string {
+  const why = beginsWithBom(path) ? ' (its first line begins with a UTF-8 byte-order mark)' : '';
+  return `${path}: no session_meta record codex can read${why}, so codex cannot resume it (gobstopper verify lists every finding)`;
+}
