@@ -1,13 +1,15 @@
 // Codex provider benchmarks (bench/lib/provider-suite.mjs measures them): the provider's modules
 // and the rollout generators bundled from source.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIB } from './lib/measure.mjs';
+import { floorAndValue, MIB, readSplitParse } from './lib/measure.mjs';
 import { loadBundle, providerBenchmarks } from './lib/provider-suite.mjs';
 
 const ROLLOUT_ID = '019c9999-0000-7000-8000-000000000128';
 
-export const benchmarks = providerBenchmarks({
+const suite = providerBenchmarks({
   name: 'codex',
   id: 'codex',
   newSessionId: '019c9999-0000-7000-8000-0000000f0f0f',
@@ -56,3 +58,54 @@ export const benchmarks = providerBenchmarks({
   renderedRecords: 100_001,
   targets: { parse: 2.5, discover: 3, render: 2, verify: 2 },
 });
+
+const HISTORY_OUTPUTS = 10_000;
+
+/**
+ * One compacted record whose replacement history holds 10,000 tool outputs of 3 KB, all elided: the
+ * render finds every output of that ~30 MB line in one walk (member-splice.ts), so it stays a small
+ * multiple of parsing the file, however many outputs one line holds.
+ */
+const manyOutputsInOneLine = {
+  name: 'provider-codex.render_one_line_10000_elided_outputs',
+  target: 'ratio <= 4',
+  async run() {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-bench-codex-history-'));
+    try {
+      const { module: codex } = await loadBundle(dir, 'codex-history', [
+        "export { render } from './plugins/provider-codex/src/render.ts';",
+        "export { RolloutBuilder, filler, item } from './test/fixtures/codex/rollout-builder.ts';",
+      ]);
+      const b = new codex.RolloutBuilder({ paginated: true, id: ROLLOUT_ID });
+      b.sessionMeta().user('go on');
+      const history = [];
+      for (let i = 0; i < HISTORY_OUTPUTS; i += 1) history.push(codex.item.functionCall(`h${i}`, 'shell', { command: ['ls'] }), codex.item.functionOutput(`h${i}`, `out ${i} ${codex.filler(3000)}`));
+      const line = b.nextLine;
+      b.compacted(history);
+      b.user('and now?');
+      const path = join(dir, `rollout-2026-02-23T12-54-34-${ROLLOUT_ID}.jsonl`);
+      writeFileSync(path, b.text());
+      const sha = createHash('sha256').update(readFileSync(path)).digest('hex');
+      let n = 0;
+      const render = () => {
+        const staging = join(dir, `staging-${n++}.jsonl`);
+        writeFileSync(staging, '');
+        const edits = [{ op: 'elide', line_indexes: [line], stub_template: '[output elided by gobstopper: {bytes} bytes]' }];
+        return codex.render({ provider_id: 'codex', path, source_sha256: sha, edits, staging_path: staging, new_session_id: null, now: new Date().toISOString() });
+      };
+      await render();
+      const measured = await floorAndValue(5, {
+        floor: () => readSplitParse(path),
+        value: render,
+        check: (result) => {
+          if (result.elided_records !== 1) throw new Error(`render elided ${result.elided_records} records, expected 1`);
+        },
+      });
+      return { name: this.name, ...measured, unit: 'ms' };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export const benchmarks = [...suite, manyOutputsInOneLine];
