@@ -89,7 +89,9 @@ function spansOf(line: Buffer, changes: readonly MemberChange[]): ByteSpan[] | n
     if (error instanceof RawJsonError) return null;
     throw error;
   }
-  return spans.length === changes.length ? spans : null;
+  // A path listed twice leaves one of its changes without a span.
+  for (let k = 0; k < changes.length; k += 1) if (spans[k] === undefined) return null;
+  return spans;
 }
 
 function valueAt(record: unknown, path: MemberPath): unknown {
