@@ -117,12 +117,19 @@ function inheritedErrors(sourceFindings: readonly T.Finding[], sourcePath: strin
   return [`the source already had ${errors.length} verify error(s) (${codes}) and the fork keeps them, so it may not resume either; gobstopper verify ${sourcePath} lists them`];
 }
 
-/** What the fork a repeated apply answers with holds now; the source's findings when it cannot be read. */
-async function publishedFindings(provider: ProviderClient, path: string, fallback: () => Promise<T.Finding[]>): Promise<T.Finding[]> {
+/**
+ * The source's errors that the fork a repeated apply answers with still has. Only codes both have
+ * count: a client that resumed the fork may have written errors of its own (a tool call still
+ * running), which are not the source's. The source's errors when the fork cannot be verified.
+ */
+async function errorsKeptByFork(provider: ProviderClient, forkPath: string, sourceFindingsOf: () => Promise<T.Finding[]>): Promise<T.Finding[]> {
+  const source = (await sourceFindingsOf()).filter((f) => f.severity === 'error');
+  if (source.length === 0) return [];
   try {
-    return (await provider.verify({ path })).findings;
+    const codes = new Set(source.map((f) => f.code));
+    return (await provider.verify({ path: forkPath })).findings.filter((f) => f.severity === 'error' && codes.has(f.code));
   } catch {
-    return fallback();
+    return source;
   }
 }
 
@@ -149,11 +156,15 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     });
     // The fork stands either way, but the answer names the snapshot as the way back: say if it is not.
     // Every chunk is read back: a damaged chunk would make that way back fail only when needed.
-    const damaged = await reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
-      () => null,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
-    const warnings = [...planned.warnings, ...inheritedErrors(await publishedFindings(planned.provider, receipt.path, () => sourceFindings(planned.provider, transcript, sourcePath)), sourcePath)];
+    // Both only read; the fork's findings decide the warning about errors it kept from its source.
+    const [damaged, kept] = await Promise.all([
+      reconstructSnapshot(layout, receipt.snapshot_manifest_sha256, () => undefined, runtime.env).then(
+        () => null,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      ),
+      errorsKeptByFork(planned.provider, receipt.path, () => sourceFindings(planned.provider, transcript, sourcePath)),
+    ]);
+    const warnings = [...planned.warnings, ...inheritedErrors(kept, sourcePath)];
     if (restored) warnings.push(`${receipt.path} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
     if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));

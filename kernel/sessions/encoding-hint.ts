@@ -8,8 +8,11 @@ import { closeSync, openSync, readSync, constants as fsConstants } from 'node:fs
 
 const HEAD_BYTES = 4096;
 
-/** What is off about the head of a file that should hold JSON lines, or null when nothing shows. */
-export function encodingHint(head: Buffer): string | null {
+/**
+ * What is off about the head of a file that should hold JSON lines, or null when nothing shows.
+ * `cut`: the file goes on after `head` (a read that filled its buffer).
+ */
+export function encodingHint(head: Buffer, cut = head.length >= HEAD_BYTES): string | null {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'it begins with a UTF-8 byte-order mark, which no client writes (remove its first 3 bytes)';
   if ((head[0] === 0xff && head[1] === 0xfe && head[2] === 0 && head[3] === 0) || (head[0] === 0 && head[1] === 0 && head[2] === 0xfe && head[3] === 0xff)) {
     return 'it is UTF-32 text; the clients write UTF-8';
@@ -18,7 +21,7 @@ export function encodingHint(head: Buffer): string | null {
   // UTF-16 without a mark: ASCII JSON in it has a NUL in every other byte, and only there.
   if (alternatingNuls(head.subarray(0, 64))) return 'it looks like UTF-16 text; the clients write UTF-8';
   // A read that stops between a \r and its \n has not shown the line's end yet.
-  const seen = head[head.length - 1] === 0x0d ? head.subarray(0, head.length - 1) : head;
+  const seen = cut && head[head.length - 1] === 0x0d ? head.subarray(0, head.length - 1) : head;
   if (!seen.includes(0x0a) && seen.includes(0x0d)) return 'its lines end in a bare carriage return; the clients end them in \\n';
   return null;
 }

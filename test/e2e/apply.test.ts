@@ -401,10 +401,13 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const fork = first.json.receipt.path as string;
     // What claude --resume does: it appends to the file and never rewrites what is there.
     appendFileSync(fork, JSON.stringify({ type: 'user', uuid: 'resumed-1', parentUuid: null, sessionId: first.json.receipt.output_session_id, message: { role: 'user', content: 'go on' } }) + '\n');
+    // A tool call still running in the resumed session is the fork's own, not an error of the source.
+    appendFileSync(fork, JSON.stringify({ type: 'assistant', uuid: 'resumed-2', parentUuid: 'resumed-1', sessionId: first.json.receipt.output_session_id, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_running', name: 'Bash', input: { command: 'sleep 60' } }] } }) + '\n');
     const grown = readFileSync(fork);
     const again = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`already applied; the fork has been resumed since: ${fork}`);
+    expect(again.stderr).not.toContain('verify error');
     expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json).toMatchObject({ status: 'applied', reused: true, resumed: true, receipt: { path: fork } });
     expect(readFileSync(fork).equals(grown)).toBe(true);
     // Bytes rewritten inside what was published are still a conflict that needs a person.

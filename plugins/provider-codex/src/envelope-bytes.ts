@@ -26,6 +26,14 @@ function sameBytes(b: Uint8Array, start: number, end: number, known: Uint8Array)
   return true;
 }
 
+const BACKSLASH = 0x5c;
+
+/** Keys and the type are short: a plain loop, never a search that runs on into a long line. */
+function hasEscape(b: Buffer, start: number, end: number): boolean {
+  for (let k = start; k < end; k += 1) if (b[k] === BACKSLASH) return true;
+  return false;
+}
+
 /**
  * The envelope of the object on `line`, or null when the bytes are not an object this walk can
  * follow (the caller then parses the line to know). Every top-level member is walked, so a key
@@ -48,10 +56,16 @@ export function readRawEnvelope(line: Buffer): RawEnvelope | null {
       if (line[j] !== COLON) return null;
       const start = skipRawSpace(line, j + 1, end);
       const valueEnd = skipRawValue(line, start, end);
+      // A key written with escapes may be `type` or `ordinal` under another spelling: parse it.
+      if (hasEscape(line, ks, ke)) return null;
       if (rawKeyIs(line, ks, ke, 'ordinal')) {
         out.hasOrdinal = true;
         out.ordinal = JSON.parse(line.toString('utf8', start, valueEnd));
-      } else if (rawKeyIs(line, ks, ke, 'type')) out.sessionMeta = sameBytes(line, start, valueEnd, SESSION_META);
+      } else if (rawKeyIs(line, ks, ke, 'type')) {
+        // So may the type's value (`"session\\u005fmeta"`).
+        if (hasEscape(line, start, valueEnd)) return null;
+        out.sessionMeta = sameBytes(line, start, valueEnd, SESSION_META);
+      }
       j = skipRawSpace(line, valueEnd, end);
       if (line[j] === CLOSE_BRACE) return skipRawSpace(line, j + 1, end) === end ? out : null;
       if (line[j] !== COMMA) return null;

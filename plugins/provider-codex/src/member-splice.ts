@@ -5,10 +5,11 @@
  * overflow the stack on deeply nested values the client wrote and reads back without trouble.
  *
  * The changed members are found in the line's bytes by their paths, in one walk of each object and
- * array on the way; the new line is then parsed and each path must read back the new value. A key
- * written twice is not followed (a reader taking the first would see the old value), and a key
- * written with escapes fails that check: then the whole record is encoded instead, as it always
- * was, and the client reads exactly the record the render meant.
+ * array on the way; the new line is then parsed and each path must read back the new value. An
+ * object on the way with a key written twice, or with a key spelled with escapes (another spelling
+ * of a changed key, perhaps), is not followed: a reader taking the first of two would see the old
+ * value. Then the whole record is encoded instead, as it always was, and the client reads exactly
+ * the record the render meant.
  */
 import { RawJsonError, forEachRawElement, forEachRawMember, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import type { Json, JsonObject } from './records.js';
@@ -28,6 +29,8 @@ interface PathNode {
   keys: Map<string, PathNode>;
   indexes: Map<number, PathNode>;
 }
+
+const BACKSLASH = 0x5c;
 
 const newNode = (): PathNode => ({ change: null, keys: new Map(), indexes: new Map() });
 
@@ -59,15 +62,18 @@ function locate(line: Buffer, span: ByteSpan, node: PathNode, spans: ByteSpan[])
   const found = new Map<PathNode, ByteSpan>();
   if (node.keys.size > 0) {
     let twice = false;
+    let escaped = false;
     forEachRawMember(line, span.start, span.end, (keyStart, keyEnd, value) => {
+      // A key spelled with escapes may be another spelling of a changed one, before or after it.
+      if (line.subarray(keyStart, keyEnd).includes(BACKSLASH)) escaped = true;
       for (const [key, child] of node.keys) {
         if (!rawKeyIs(line, keyStart, keyEnd, key)) continue;
         if (found.has(child)) twice = true;
         found.set(child, value);
       }
-      return !twice;
+      return !twice && !escaped;
     });
-    if (twice || found.size !== node.keys.size) return false;
+    if (twice || escaped || found.size !== node.keys.size) return false;
   }
   if (node.indexes.size > 0) {
     forEachRawElement(line, span.start, span.end, (element, index) => {

@@ -33,3 +33,10 @@ describe('rewrittenLine', () => {
     expect(out).toBe('{"payload":{"output":"stub"}}');
   });
 });
+
+describe('rewrittenLine and escaped spellings', () => {
+  it('encodes the record whole when an escaped spelling of the changed key comes first', () => {
+    const line = '{"payload":{"outp\\u0075t":"BIG1","output":"BIG2"}}';
+    expect(rewrite(line, [{ path: ['payload', 'output'], value: 'stub' }])).toBe('{"payload":{"output":"stub"}}');
+  });
+});

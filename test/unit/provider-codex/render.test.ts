@@ -333,3 +333,18 @@ describe('provider-codex render: many changes in one line', () => {
     expect(JSON.parse(first).payload.id).toBe(newId);
   });
 });
+
+describe('provider-codex render: an envelope written with escapes', () => {
+  it('reads a session_meta whose type or key is spelled with escapes as the client does, and forks it', async () => {
+    for (const spelling of ['"type":"session\\u005fmeta"', '"typ\\u0065":"session_meta"']) {
+      const { builder } = legacySession();
+      const plain = builder.text().split('\n');
+      plain[0] = plain[0]!.replace('"type":"session_meta"', spelling);
+      const { source, staging, sourceText } = setup(builder, plain.join('\n'));
+      const newId = '019e0000-1111-7222-8333-444455556666';
+      await render(params(source, staging, sourceText, [], { new_session_id: newId }));
+      const first = readFileSync(staging, 'utf8').split('\n')[0]!;
+      expect(JSON.parse(first).payload.id, spelling).toBe(newId);
+    }
+  });
+});

@@ -14,7 +14,9 @@ describe('encodingHint', () => {
   });
 
   it('does not take a CRLF line cut between its \\r and \\n by the read for a bare carriage return', () => {
-    expect(encodingHint(Buffer.from(`{"k":"${'x'.repeat(100)}"}\r`))).toBeNull();
+    expect(encodingHint(Buffer.from(`{"k":"${'x'.repeat(100)}"}\r`), true)).toBeNull();
+    // A whole file that ends so has bare CR line ends.
+    expect(encodingHint(Buffer.from(`{"k":"${'x'.repeat(100)}"}\r`))).toMatch(/bare carriage return/);
   });
 
   it('says nothing of JSON lines as the clients write them, CRLF included, or of other binary files', () => {
