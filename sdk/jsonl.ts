@@ -211,8 +211,8 @@ export function endsWithCrlf(path: string, size: number): boolean {
   }
 }
 
-/** Reads at most `maxBytes` from the start of a file and returns its complete lines. */
-export function readHead(path: string, maxBytes: number): { lines: string[]; bytesRead: number } {
+/** At most the first `maxBytes` of a file (opened without following a link): fewer when it is shorter. */
+export function readPrefix(path: string, maxBytes: number): Buffer {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   try {
     const buf = Buffer.alloc(maxBytes);
@@ -222,10 +222,16 @@ export function readHead(path: string, maxBytes: number): { lines: string[]; byt
       if (n === 0) break;
       got += n;
     }
-    const text = buf.subarray(0, got).toString('utf8');
-    const complete = got < maxBytes ? text : text.slice(0, Math.max(0, text.lastIndexOf('\n')));
-    return { lines: complete.split('\n').filter((l) => l.length > 0), bytesRead: got };
+    return buf.subarray(0, got);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Reads at most `maxBytes` from the start of a file and returns its complete lines. */
+export function readHead(path: string, maxBytes: number): { lines: string[]; bytesRead: number } {
+  const head = readPrefix(path, maxBytes);
+  const text = head.toString('utf8');
+  const complete = head.length < maxBytes ? text : text.slice(0, Math.max(0, text.lastIndexOf('\n')));
+  return { lines: complete.split('\n').filter((l) => l.length > 0), bytesRead: head.length };
 }

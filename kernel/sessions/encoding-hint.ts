@@ -4,7 +4,7 @@
  * editor or a copy through another system can change that, and "not a transcript" alone does not
  * say what to fix.
  */
-import { closeSync, openSync, readSync, constants as fsConstants } from 'node:fs';
+import { readPrefix } from '../../sdk/jsonl.js';
 
 const HEAD_BYTES = 4096;
 
@@ -36,18 +36,9 @@ function alternatingNuls(sample: Buffer): boolean {
 
 /** encodingHint of the file at `path` (opened without following a link); null when unreadable. */
 export function encodingHintOf(path: string): string | null {
-  let fd: number;
   try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    return encodingHint(readPrefix(path, HEAD_BYTES));
   } catch {
     return null;
-  }
-  try {
-    const head = Buffer.alloc(HEAD_BYTES);
-    return encodingHint(head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0)));
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
   }
 }

@@ -2,9 +2,10 @@
  * Resolving what a user typed for `<session>`: a path to a transcript, a full session id, or a
  * unique id prefix. Ambiguity is an error that lists the candidates.
  */
-import { openSync, readSync, readFileSync, closeSync, lstatSync, realpathSync, constants as fsConstants } from 'node:fs';
+import { readFileSync, lstatSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
+import { readPrefix } from '../../sdk/jsonl.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { encodingHintOf } from './encoding-hint.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
@@ -60,14 +61,7 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
 }
 
 function hasSqliteMagic(path: string): boolean {
-  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-  try {
-    const buf = Buffer.alloc(SQLITE_MAGIC.length);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return n === buf.length && buf.equals(SQLITE_MAGIC);
-  } finally {
-    closeSync(fd);
-  }
+  return readPrefix(path, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
 }
 
 /** Every session every provider can see (all ages, sub-agent files excluded). */

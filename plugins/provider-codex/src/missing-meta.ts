@@ -3,19 +3,13 @@
  * provider (a parse for a plan, a render for a fork): codex cannot resume it, and a copy has no
  * record to carry a new id. A byte-order mark in front of the first line is the usual cause.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readPrefix } from '../../../sdk/jsonl.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function beginsWithBom(path: string): boolean {
   try {
-    const fd = openSync(path, 'r');
-    try {
-      const head = Buffer.alloc(UTF8_BOM.length);
-      return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(UTF8_BOM);
-    } finally {
-      closeSync(fd);
-    }
+    return readPrefix(path, UTF8_BOM.length).equals(UTF8_BOM);
   } catch {
     return false;
   }
