@@ -31,6 +31,12 @@ export interface EvalSessionOptions {
   concurrency?: number;
   /** Told about each row as it is built, with how many are built out of how many. */
   onRow?: (row: EvalRow, built: number, total: number) => void;
+  /**
+   * Strategies to start only after every other one (rows keep the requested order either way).
+   * A selector proposes by asking for the others' plans, so started first it holds the proposal
+   * turn while the provider waits for its first render.
+   */
+  startLast?: ReadonlySet<string>;
 }
 
 /**
@@ -48,8 +54,11 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
   });
   const slots = new Slots(options.concurrency ?? 1);
   let built = 0;
-  const rows: EvalRow[] = await Promise.all(
-    input.strategies.map((strategy) =>
+  const last = options.startLast ?? new Set<string>();
+  const startOrder = [...input.strategies.filter((s) => !last.has(s)), ...input.strategies.filter((s) => last.has(s))];
+  const running = new Map<string, Promise<EvalRow>>(
+    startOrder.map((strategy) => [
+      strategy,
       slots.run(async () => {
         const started = performance.now();
         let outcome: StrategyOutcome;
@@ -63,7 +72,8 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
         options.onRow?.(row, ++built, input.strategies.length);
         return row;
       }),
-    ),
+    ]),
   );
+  const rows: EvalRow[] = await Promise.all(input.strategies.map((strategy) => running.get(strategy)!));
   return buildEvalResult(input, baseline, rows);
 }

@@ -71,6 +71,15 @@ export async function resolveEvalStrategies(runtime: Runtime, requested?: readon
 }
 
 /**
+ * The strategies among `ids` that say they select among other strategies' plans. A bundle that
+ * cannot start is left to fail its own row.
+ */
+async function selectorsAmong(runtime: Runtime, ids: readonly string[]): Promise<Set<string>> {
+  const kinds = await Promise.all(ids.map((id) => runtime.host.strategy(id).then((s) => s.info.kind, () => null)));
+  return new Set(ids.filter((_, i) => kinds[i] === 'selector'));
+}
+
+/**
  * The configuration one strategy runs with: the same policy for every row, the strategy swapped in.
  * Parameters belong to the configured strategy only, and a configured external proposer is not a
  * strategy the eval compares.
@@ -125,6 +134,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
+    // Asked while the provider parses; the strategy processes start then instead of at their rows.
+    const selectors = selectorsAmong(runtime, strategies);
     const read = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
       throw aboutTheSource(error, copy, target.path);
     });
@@ -262,6 +273,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       {
         // A candidate of a large source is held one at a time, as the cache is skipped for it.
         concurrency: frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
+        startLast: await selectors,
         onRow: options.onProgress
           ? (row, built, total) => {
               if (row.status === 'error') failedRows += 1;

@@ -364,4 +364,19 @@ describe('evaluateSession and the outputs', () => {
     const again = buildEvalResult(input, baselineOf(session), result.rows.map((r) => ({ ...r, best: false })));
     expect(again.best_strategy).toBe(result.best_strategy);
   });
+
+  it('a strategy told to start last starts after every other one, and its row stays where it was asked for', async () => {
+    const started: string[] = [];
+    const result = await evaluateSession(
+      { ...input, strategies: ['auto', 'elide', 'dedupe', 'agentic'] },
+      async (id) => {
+        started.push(id);
+        await new Promise((r) => setTimeout(r, 1));
+        return { status: 'no_plan', reason_code: 'strategy_returned_no_plan' };
+      },
+      { concurrency: 1, startLast: new Set(['auto', 'agentic']) },
+    );
+    expect(started).toEqual(['elide', 'dedupe', 'auto', 'agentic']);
+    expect(result.rows.map((r) => r.strategy)).toEqual(['auto', 'elide', 'dedupe', 'agentic']);
+  });
 });
