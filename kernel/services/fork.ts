@@ -1,6 +1,7 @@
 /** `fork`: the same session under a fresh id, beside the source, after a vault snapshot. */
 import { randomUUID } from 'node:crypto';
 import type * as T from '../../schemas/generated/types.js';
+import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -14,14 +15,24 @@ export interface ForkResult {
   receipt: T.OperationReceipt;
 }
 
-export async function forkSession(runtime: Runtime, selector: string, options: { onStep?: (step: PublicationStep) => void } = {}): Promise<ForkResult> {
+export interface ForkOptions {
+  onStep?: (step: PublicationStep) => void;
+  /** Raised at `fork.after_hash` (tests change the source there). */
+  fault?: FaultHook;
+}
+
+export async function forkSession(runtime: Runtime, selector: string, options: ForkOptions = {}): Promise<ForkResult> {
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
   const provider = await runtime.provider(session.provider);
   const sourcePath = await canonicalSourcePath(session.path);
-  const baseline = await provider.verify({ path: sourcePath });
+  // Hashed before anything else reads it: the snapshot must match this hash, so a client that
+  // writes between the reads below is caught there, before anything is archived, instead of
+  // leaving findings of one version to be compared with a fork of another.
+  const { sha256, bytes } = await hashRegularFile(sourcePath);
+  faultPoint('fork.after_hash', options.fault);
   // Refused before anything is archived; publication checks the copy itself as well.
   if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
-  const { sha256, bytes } = await hashRegularFile(sourcePath);
+  const baseline = await provider.verify({ path: sourcePath });
   // A source with errors is forked only if its copy would be free of them (a new id repairs some):
   // found out on a throwaway copy, so that a refused fork archives nothing.
   if (baseline.findings.some((f) => f.severity === 'error')) {

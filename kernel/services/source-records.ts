@@ -26,7 +26,7 @@ export async function readSourceRecords(path: string, expectedSha256: string, pa
     const cut = utf8Prefix(record.bytes, cap);
     found.set(record.index, { content: cut.toString('utf8'), truncated: cut.length < record.bytes.length });
   });
-  if (summary.sha256 !== expectedSha256) throw new GobstopperError('source_changed', `${path} changed after it was planned; run the command again`);
+  if (summary.sha256 !== expectedSha256) throw new GobstopperError('source_changed', `${path} changed after it was read; run the command again`);
   const missing = params.line_indexes.filter((i) => !found.has(i));
   if (missing.length) throw new GobstopperError('unknown_record', `no record ${missing[0]} in ${path}`);
   return { items: params.line_indexes.map((i) => ({ line_index: i, ...found.get(i)! })), content_trust: 'untrusted_archived_data' };

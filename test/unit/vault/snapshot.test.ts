@@ -151,7 +151,7 @@ describe('vault snapshots', () => {
     const path = writeSession(home.sessions, 'changed.jsonl', '{"a":1}\n');
     await expect(
       snapshotFile(home.layout, { path, sessionId: 'c', provider: 'codex', strategy: 'snapshot', expectedSourceSha256: sha256('{"a":0}\n') }),
-    ).rejects.toMatchObject({ code: 'source_changed', message: expect.stringContaining('changed after it was planned') });
+    ).rejects.toMatchObject({ code: 'source_changed', message: expect.stringContaining('changed after it was read') });
     expect(await readIndex(home.layout)).toEqual([]);
     expect(readdirSync(home.layout.manifests)).toEqual([]);
   });
