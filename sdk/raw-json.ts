@@ -156,6 +156,15 @@ export function rawKeyIs(b: Uint8Array, keyStart: number, keyEnd: number, key: s
 }
 
 /**
+ * Whether the key bytes hold an escape, so the key may decode to another spelling. A plain loop:
+ * it runs for every member of the lines walked, and keys are short.
+ */
+export function rawKeyHasEscape(b: Uint8Array, keyStart: number, keyEnd: number): boolean {
+  for (let k = keyStart; k < keyEnd; k += 1) if (b[k] === BACKSLASH) return true;
+  return false;
+}
+
+/**
  * The span of the value of member `key` of the object at `i`, or null when it is absent or the
  * bytes cannot be followed. With a repeated key, `last` (the default) is the one JSON.parse keeps;
  * `first` stops at the first, without walking the members after it (for an estimate, where a

@@ -2,7 +2,7 @@
  * The edits render makes inside one record's text. Each replaces exactly the characters of one JSON
  * value, so every other byte of the line (key order, spacing, escapes) stays as the client wrote it.
  */
-import { forEachRawMember, rawKeyIs, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
+import { forEachRawMember, rawKeyHasEscape, rawKeyIs, rawMemberStart, RawJsonError, skipRawSpace, skipRawValue, type ByteSpan } from '../../../sdk/raw-json.js';
 import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
 import { partRewrites, stubText, type PartShape } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
@@ -96,8 +96,6 @@ export function rewriteSessionId(text: string, id: string): string {
   );
 }
 
-const BACKSLASH = 0x5c;
-
 /**
  * Where a line's top-level `sessionId` values lie, in byte order and duplicates included, as the
  * skeleton read (skeleton.ts) locates them: a key spelled with escapes is the key it decodes to.
@@ -107,13 +105,38 @@ export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
   const spans: ByteSpan[] = [];
   try {
     const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
-      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (line.subarray(keyStart, keyEnd).includes(BACKSLASH) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
+      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (rawKeyHasEscape(line, keyStart, keyEnd) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
         spans.push(value);
       }
     });
     return skipRawSpace(line, after, line.length) === line.length ? spans : null;
   } catch (error) {
     if (error instanceof RawJsonError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+const SESSION_ID_BYTES = Buffer.from('sessionId', 'utf8');
+const UNICODE_ESCAPE_BYTES = Buffer.from('\\u', 'utf8');
+
+/**
+ * topLevelSessionIdSpans for a line JSON.parse read as one object. Only a `\u` escape can spell a
+ * letter of a key another way, so when the line holds no `\u` and spells `sessionId` at most once,
+ * that one spelling is the only candidate: the walk stops at it, or finds it is not a top-level key,
+ * instead of stepping over the whole record to look for a second. Otherwise the full walk decides.
+ */
+export function recordSessionIdSpans(line: Buffer): ByteSpan[] | null {
+  const first = line.indexOf(SESSION_ID_BYTES);
+  if (first === -1 ? line.indexOf(UNICODE_ESCAPE_BYTES) !== -1 : line.indexOf(SESSION_ID_BYTES, first + 1) !== -1 || line.indexOf(UNICODE_ESCAPE_BYTES) !== -1) {
+    return topLevelSessionIdSpans(line);
+  }
+  if (first === -1) return [];
+  const start = rawMemberStart(line, 0, line.length, 'sessionId');
+  if (start === -1) return [];
+  try {
+    return [{ start, end: skipRawValue(line, start, line.length) }];
+  } catch (error) {
+    if (error instanceof RawJsonError) return null;
     throw error;
   }
 }

@@ -15,7 +15,7 @@ import type { Stats } from 'node:fs';
 import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
-import { parseLine, topLevelSessionIdSpans } from './elide-line.js';
+import { parseLine, recordSessionIdSpans } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
 import { eligibleParts, shapeOf, type PartShape } from './payload.js';
@@ -118,7 +118,7 @@ export async function renderFromParse(
     // A line the parse read as a record, the skeleton reads as the same record (skeleton.test.ts
     // pins that the two build the same rows), so only its sessionId values are looked for. A line
     // that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
-    const spans = topLevelSessionIdSpans(rec.bytes);
+    const spans = recordSessionIdSpans(rec.bytes);
     if (spans === null) throw new NotTheParsedFile();
     writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
   };

@@ -11,7 +11,7 @@
  * value. Then the whole record is encoded instead, as it always was, and the client reads exactly
  * the record the render meant.
  */
-import { RawJsonError, forEachRawElement, forEachRawMember, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
+import { RawJsonError, forEachRawElement, forEachRawMember, rawKeyHasEscape, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import type { Json, JsonObject } from './records.js';
 
 export type MemberPath = readonly (string | number)[];
@@ -29,8 +29,6 @@ interface PathNode {
   keys: Map<string, PathNode>;
   indexes: Map<number, PathNode>;
 }
-
-const BACKSLASH = 0x5c;
 
 const newNode = (): PathNode => ({ change: null, keys: new Map(), indexes: new Map() });
 
@@ -65,7 +63,7 @@ function locate(line: Buffer, span: ByteSpan, node: PathNode, spans: ByteSpan[])
     let escaped = false;
     forEachRawMember(line, span.start, span.end, (keyStart, keyEnd, value) => {
       // A key spelled with escapes may be another spelling of a changed one, before or after it.
-      if (line.subarray(keyStart, keyEnd).includes(BACKSLASH)) escaped = true;
+      if (rawKeyHasEscape(line, keyStart, keyEnd)) escaped = true;
       for (const [key, child] of node.keys) {
         if (!rawKeyIs(line, keyStart, keyEnd, key)) continue;
         if (found.has(child)) twice = true;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { computeLiveBranch } from '../../../plugins/provider-claude-code/src/branch.js';
-import { topLevelSessionIdSpans } from '../../../plugins/provider-claude-code/src/elide-line.js';
+import { recordSessionIdSpans, topLevelSessionIdSpans } from '../../../plugins/provider-claude-code/src/elide-line.js';
 import { EnvelopeTracker } from '../../../plugins/provider-claude-code/src/envelope.js';
 import { lineContext, type LineContext } from '../../../plugins/provider-claude-code/src/record-reader.js';
 import { readLine, type LineProblem } from '../../../plugins/provider-claude-code/src/scan.js';
@@ -82,6 +82,7 @@ function expectSameTree(text: string): void {
     if (tree.ctx.table.state(i) !== 'ok') return;
     expect(spans, `line ${i + 1} is followed by the skeleton`).not.toBeNull();
     expect(topLevelSessionIdSpans(Buffer.from(lines[i]!, 'utf8')), `line ${i + 1}`).toEqual(spans);
+    expect(recordSessionIdSpans(Buffer.from(lines[i]!, 'utf8')), `line ${i + 1}, the short walk`).toEqual(spans);
   });
 }
 
@@ -133,6 +134,27 @@ describe('the skeleton read builds the tree parse builds', () => {
     const [escapedSpans] = readAll(escaped + '\n', true).spans;
     expect(escapedSpans!.map((s) => escaped.slice(s.start, s.end))).toEqual(['"a"']);
     expect(topLevelSessionIdSpans(Buffer.from(escaped))).toEqual(escapedSpans);
+    expect(recordSessionIdSpans(Buffer.from(line))).toEqual(spans);
+    expect(recordSessionIdSpans(Buffer.from(escaped))).toEqual(escapedSpans);
+  });
+
+  it('the short walk of a parsed record finds what the whole walk finds when sessionId is spelled once or not at all', () => {
+    const cases = [
+      '{"type":"user","sessionId":"a","message":{"role":"user","content":"x"}}',
+      '{"type":"user","message":{"role":"user","content":"x"},"sessionId":"last"}',
+      '{"type":"user","message":{"sessionId":"nested only"}}',
+      '{"type":"user","sessionIdx":"a longer key","message":{"content":"x"}}',
+      '{"type":"user","message":{"content":"the word sessionId in a text"}}',
+      '{"type":"user","message":{"content":"no id here"}}',
+      '{"type":"user","sessionId":"a","message":{"content":"and sessionId in a text"}}',
+      '{"type":"user","sessionId":"a","sessionId":"b"}',
+      '{"type":"user","message":{"content":"\\u0041"},"sessionId":"after a backslash and a u"}',
+      '{"type":"user","session\\u0049d":"escaped","message":{}}',
+      '  {"sessionId" : "spaced" , "n": [1, {"sessionId": 2}]}  ',
+    ];
+    for (const line of cases) expect(recordSessionIdSpans(Buffer.from(line)), line).toEqual(topLevelSessionIdSpans(Buffer.from(line)));
+    // Each case is also read as part of a session, where the tree read's spans are the reference.
+    expectSameTree(cases.join('\n') + '\n');
   });
 
   it.each(realFiles)('on the real transcript %s', (name) => expectSameTree(readFileSync(join(realDir, name), 'utf8')));
