@@ -110,8 +110,8 @@ try {
   step('8. Recall state cards', "Search every state card in the vault, the fork's included.");
   run(['recall', '--query', 'export']);
 
-  step('9. Undo', 'Restore the pre-compaction snapshot into yet another new session; nothing existing is overwritten.');
-  run(['undo', CLAUDE_ID.slice(0, 8)]);
+  step('9. Undo', 'Name the fork to get back the state it was made from, as yet another new session; nothing existing is overwritten.');
+  run(['undo', r.output_session_id.slice(0, 8)]);
 
   step('10. The sources are untouched');
   const changed = sources.filter(([f, h]) => sha(f) !== h);

@@ -149,6 +149,20 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout).not.toContain('projected');
   });
 
+  it('undo of a fork says the source is unchanged since its snapshot, and archives the source once it has changed', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const fork = json.receipt.output_session_id as string;
+    const first = await runCli(['undo', fork], home.env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`${home.claudeSession} is unchanged since that snapshot`);
+    expect(first.stdout).not.toContain('archived as');
+    appendFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8').split('\n')[0] + '\n');
+    const second = await runCli(['undo', fork], home.env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/the current file is archived as [0-9a-f]{64}/);
+  });
+
   it('detect tells the files gobstopper published from the sessions they were made from, resumed or not', async () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

@@ -18,7 +18,9 @@ export default class Undo extends BaseCommand<UndoResult> {
     const result = await withRuntime({}, (rt) => undo(rt, args.target, { sha: flags.sha, onStep: (step) => status.show(`undo: ${step} the restored copy…`) })).finally(() => status.clear());
     const e = result.restored;
     this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, ${e.strategy}) of ${e.provider} ${e.session_id}`);
-    if (result.pre_undo_snapshot) this.say(`the current file is archived as ${result.pre_undo_snapshot}`);
+    // apply publishes forks, so the session named is often unchanged since its snapshot.
+    if (result.pre_undo_snapshot === e.sha256) this.say(`${e.path} is unchanged since that snapshot`);
+    else if (result.pre_undo_snapshot) this.say(`the current file is archived as ${result.pre_undo_snapshot}`);
     this.say(`restored copy ${result.receipt.path}`);
     for (const line of resumeLines('resume', result.receipt)) this.say(line);
     return result;
