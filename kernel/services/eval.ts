@@ -70,13 +70,34 @@ export async function resolveEvalStrategies(runtime: Runtime, requested?: readon
   return runtime.host.strategyIds();
 }
 
+/** How long the rows wait for strategies to say their kind once the source is ready. */
+const KIND_WAIT_MS = 1000;
+
 /**
- * The strategies among `ids` that say they select among other strategies' plans. A bundle that
- * cannot start is left to fail its own row.
+ * The strategies among `ids` that say they select among other strategies' plans. Asked while the
+ * provider parses (which starts their processes then); `known()` gives those that answered within
+ * KIND_WAIT_MS of being asked for the answer, so a bundle that is slow to start delays no row. A
+ * bundle that cannot start is left to fail its own row.
  */
-async function selectorsAmong(runtime: Runtime, ids: readonly string[]): Promise<Set<string>> {
-  const kinds = await Promise.all(ids.map((id) => runtime.host.strategy(id).then((s) => s.info.kind, () => null)));
-  return new Set(ids.filter((_, i) => kinds[i] === 'selector'));
+export function selectorsAmong(runtime: Runtime, ids: readonly string[]): { known: () => Promise<Set<string>> } {
+  const selectors = new Set<string>();
+  const answers = ids.map((id) =>
+    runtime.host.strategy(id).then(
+      (s) => {
+        if (s.info.kind === 'selector') selectors.add(id);
+      },
+      () => undefined,
+    ),
+  );
+  return {
+    known: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, KIND_WAIT_MS)));
+      await Promise.race([Promise.all(answers), deadline]);
+      clearTimeout(timer);
+      return new Set(selectors);
+    },
+  };
 }
 
 /**
@@ -273,7 +294,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       {
         // A candidate of a large source is held one at a time, as the cache is skipped for it.
         concurrency: frozen.bytes.length > CACHE_SOURCE_LIMIT ? 1 : EVAL_ROWS_IN_FLIGHT,
-        startLast: await selectors,
+        startLast: await selectors.known(),
         onRow: options.onProgress
           ? (row, built, total) => {
               if (row.status === 'error') failedRows += 1;
