@@ -18,20 +18,29 @@ export function encodingHint(head: Buffer, cut = head.length >= HEAD_BYTES): str
     return 'it is UTF-32 text; the clients write UTF-8';
   }
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return 'it is UTF-16 text; the clients write UTF-8';
-  // UTF-16 without a mark: ASCII JSON in it has a NUL in every other byte, and only there.
-  if (alternatingNuls(head.subarray(0, 64))) return 'it looks like UTF-16 text; the clients write UTF-8';
+  // Without a mark, ASCII JSON has three NULs in every four bytes in UTF-32 and one in every two
+  // in UTF-16, always at the same places.
+  if (nulsAtFixedPlaces(head.subarray(0, 64), 4, 3)) return 'it looks like UTF-32 text; the clients write UTF-8';
+  if (nulsAtFixedPlaces(head.subarray(0, 64), 2, 1)) return 'it looks like UTF-16 text; the clients write UTF-8';
   // A read that stops between a \r and its \n has not shown the line's end yet.
   const seen = cut && head[head.length - 1] === 0x0d ? head.subarray(0, head.length - 1) : head;
   if (!seen.includes(0x0a) && seen.includes(0x0d)) return 'its lines end in a bare carriage return; the clients end them in \\n';
   return null;
 }
 
-function alternatingNuls(sample: Buffer): boolean {
-  if (sample.length < 8) return false;
-  const nuls = [0, 0];
-  for (let i = 0; i < sample.length; i += 1) if (sample[i] === 0) nuls[i & 1]! += 1;
-  const half = sample.length >> 1;
-  return (nuls[0] === 0 && nuls[1]! >= half - 1) || (nuls[1] === 0 && nuls[0]! >= half - 1);
+/**
+ * Whether, in every group of `width` bytes, the NULs fall on the same `nulsPerGroup` places (a
+ * character stored in `width` bytes whose high bytes are zero), and only there.
+ */
+function nulsAtFixedPlaces(sample: Buffer, width: number, nulsPerGroup: number): boolean {
+  const groups = Math.floor(sample.length / width);
+  if (groups < 4) return false;
+  const nuls = new Array<number>(width).fill(0);
+  for (let i = 0; i < groups * width; i += 1) if (sample[i] === 0) nuls[i % width]! += 1;
+  // One group may be short of a NUL (a non-ASCII character); no byte of a NUL place may be text.
+  const full = nuls.filter((n) => n >= groups - 1).length;
+  const empty = nuls.filter((n) => n === 0).length;
+  return full === nulsPerGroup && empty === width - nulsPerGroup;
 }
 
 /** encodingHint of the file at `path` (opened without following a link); null when unreadable. */

@@ -13,6 +13,15 @@ describe('encodingHint', () => {
     expect(encodingHint(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('{"a"')]))).toBe('it is UTF-32 text; the clients write UTF-8');
   });
 
+  it('names UTF-32 without a mark, either byte order, and tells it from UTF-16', () => {
+    const utf32le = Buffer.from([...line].flatMap((c) => [c.charCodeAt(0), 0, 0, 0]));
+    expect(encodingHint(utf32le)).toBe('it looks like UTF-32 text; the clients write UTF-8');
+    expect(encodingHint(Buffer.from(utf32le).swap32())).toBe('it looks like UTF-32 text; the clients write UTF-8');
+    // UTF-8 text, or a JSON line holding a few NULs, is neither.
+    expect(encodingHint(Buffer.from(line))).toBeNull();
+    expect(encodingHint(Buffer.from('{"a":"\u0000"}\n{"b":1}\n' + 'x'.repeat(60)))).toBeNull();
+  });
+
   it('does not take a CRLF line cut between its \\r and \\n by the read for a bare carriage return', () => {
     expect(encodingHint(Buffer.from(`{"k":"${'x'.repeat(100)}"}\r`), true)).toBeNull();
     // A whole file that ends so has bare CR line ends.
