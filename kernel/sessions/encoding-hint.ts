@@ -37,7 +37,7 @@ function nulsAtFixedPlaces(sample: Buffer, width: number, nulsPerGroup: number):
   if (groups < 4) return false;
   const nuls = new Array<number>(width).fill(0);
   for (let i = 0; i < groups * width; i += 1) if (sample[i] === 0) nuls[i % width]! += 1;
-  // One group may be short of a NUL (a non-ASCII character); no byte of a NUL place may be text.
+  // A NUL place may miss its NUL in one group (a character past U+00FF); a text place never holds one.
   const full = nuls.filter((n) => n >= groups - 1).length;
   const empty = nuls.filter((n) => n === 0).length;
   return full === nulsPerGroup && empty === width - nulsPerGroup;

@@ -151,7 +151,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
     }
   });
   if (options.expectedSourceSha256 !== undefined && options.expectedSourceSha256 !== sourceSha256) {
-    throw new GobstopperError('source_changed', `${path} changed after it was read (sha256 ${sourceSha256.slice(0, 16)}, expected ${options.expectedSourceSha256.slice(0, 16)}); nothing was archived, run the command again`);
+    throw new GobstopperError('source_changed', `${path} changed after it was read (sha256 ${sourceSha256.slice(0, 16)}, expected ${options.expectedSourceSha256.slice(0, 16)}); nothing was recorded, run the command again`);
   }
   await fsyncDir(layout.chunks);
   faultPoint('vault.after_chunks', options.fault, env);

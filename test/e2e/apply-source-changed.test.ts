@@ -33,7 +33,7 @@ describe('apply binds every write to the planned source', () => {
 });
 
 describe('fork reads one version of the source', () => {
-  it('a session the client appends to while fork reads it is refused before anything is archived', async () => {
+  it('a session the client appends to while fork reads it is refused before anything is recorded', async () => {
     home = demoHome();
     const h = home;
     const before = listFiles(h.claudeDir);
@@ -47,7 +47,7 @@ describe('fork reads one version of the source', () => {
         },
       }),
     );
-    await expect(run).rejects.toMatchObject({ code: 'source_changed', message: expect.stringContaining('nothing was archived') });
+    await expect(run).rejects.toMatchObject({ code: 'source_changed', message: expect.stringContaining('nothing was recorded') });
     expect(listFiles(h.claudeDir)).toEqual(before);
     const vault = join(h.dataHome, 'gobstopper', 'vault');
     expect(existsSync(join(vault, 'index.jsonl')) ? readFileSync(join(vault, 'index.jsonl'), 'utf8') : '').toBe('');
