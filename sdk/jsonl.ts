@@ -41,6 +41,7 @@ export interface JsonlRecord {
 }
 
 export interface JsonlSummary {
+  /** Hex digest of every byte read; '' when read with `hash: false`. */
   sha256: string;
   bytes: number;
   recordCount: number;
@@ -56,6 +57,11 @@ export interface JsonlReadOptions {
    * its bytes have arrived, so it is never held whole in memory. No cap when absent.
    */
   maxLineBytes?: number;
+  /**
+   * false: the bytes are not hashed and the summary's sha256 is '' (a reader that only judges the
+   * lines, such as a verify, does not pay for a digest nobody reads). Default true.
+   */
+  hash?: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -96,7 +102,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
     closeSync(fd);
     throw new JsonlLimitError('bytes', `${path} is ${size} bytes, over the ${options.maxBytes}-byte transcript limit`);
   }
-  const hash = createHash('sha256');
+  const hash = options.hash === false ? null : createHash('sha256');
   const stream = createReadStream(path, { fd, highWaterMark: 1024 * 1024 });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -114,7 +120,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
     index += 1;
   };
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
+    hash?.update(chunk);
     total += chunk.length;
     if (total > options.maxBytes) throw new JsonlLimitError('bytes', `${path} grew past the ${options.maxBytes}-byte transcript limit while it was read`);
     if (!sawNul && chunk.includes(0)) sawNul = true;
@@ -149,7 +155,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   }
   const unterminatedFinalLine = pendingBytes > 0;
   if (unterminatedFinalLine) emit(Buffer.concat(pending, pendingBytes), false);
-  return { sha256: hash.digest('hex'), bytes: total, recordCount: index, unterminatedFinalLine };
+  return { sha256: hash ? hash.digest('hex') : '', bytes: total, recordCount: index, unterminatedFinalLine };
 }
 
 export interface TailRead {

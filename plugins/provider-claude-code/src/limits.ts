@@ -20,8 +20,8 @@ export interface ReadLimits {
 }
 
 /** The shared reader's options for these limits: a line over the record limit is refused before it is held whole. */
-export function jsonlOptions(limits: ReadLimits): JsonlReadOptions {
-  return { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes };
+export function jsonlOptions(limits: ReadLimits, hash = true): JsonlReadOptions {
+  return { maxBytes: limits.maxBytes, maxRecords: limits.maxRecords, maxLineBytes: limits.maxRecordBytes, hash };
 }
 
 /** Limits for one read: explicit params win over the environment. */

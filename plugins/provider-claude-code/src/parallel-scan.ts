@@ -138,7 +138,7 @@ async function attempt(path: string, options: ScanOptions, before: Stats, plan: 
     );
   });
   const wholeStop = shared(0x7fffffff);
-  const whole = settle(plan.pool.readWhole({ path, limits, splits, stop: wholeStop.buffer as SharedArrayBuffer }));
+  const whole = settle(plan.pool.readWhole({ path, limits, splits, stop: wholeStop.buffer as SharedArrayBuffer, hash: options.hash ?? true }));
 
   /** A fatal line of range `k` (-1: this thread's) at file line `line`: which error one pass meets first. */
   const fatalAt = async (k: number, line: number, fatal: RangeFatal): Promise<null> => {

@@ -49,6 +49,8 @@ export interface ScanOptions {
    * reads this way. Default true, for parse.
    */
   detail?: boolean;
+  /** false: the file is not hashed and the result's sha256 is '' (verify reads this way). Default true. */
+  hash?: boolean;
 }
 
 /** Streams `path` once into metadata. Throws JsonlInputError/JsonlLimitError from the reader. */
@@ -93,7 +95,7 @@ async function scanInOnePass(path: string, options: ScanOptions, before: Stats):
   const state = newScanState();
   const { ctx, envelope, problems, typeCounts } = state;
   const detail = options.detail ?? true;
-  const summary = await readJsonl(path, jsonlOptions(options.limits), (rec: JsonlRecord) => {
+  const summary = await readJsonl(path, jsonlOptions(options.limits, options.hash ?? true), (rec: JsonlRecord) => {
     const row = readLine(rec.bytes, rec.index, options.limits, ctx, envelope, problems, options.strict, detail);
     countLine(typeCounts, ctx.table, row);
     options.afterLine?.(rec.index);

@@ -18,7 +18,8 @@ export async function verifyTranscript(params: ProviderVerifyParams): Promise<Pr
   const path = absolutePath(params.path);
   try {
     // Findings need the tree, the pairing and the line states, not labels or payload measures.
-    const { value } = await analyseAndUse(path, { limits: readLimits(params), strict: false, detail: false }, (a) => ({
+    // Nothing here reads the file's sha256, so it is not computed.
+    const { value } = await analyseAndUse(path, { limits: readLimits(params), strict: false, detail: false, hash: false }, (a) => ({
       findings: transcriptFindings(a.scan, a.branch, a.kind),
       record_count: a.scan.recordCount,
       session_kind: a.kind,

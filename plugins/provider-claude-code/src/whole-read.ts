@@ -15,6 +15,8 @@ export interface WholeReadTask {
   splits: number[];
   /** Int32 [0]: stop before handing out this line (nothing after a fatal line matters). */
   stop: SharedArrayBuffer;
+  /** false: every check, no digest (the summary's sha256 is ''). Default true. */
+  hash?: boolean;
 }
 
 /** A reader error, as its class and fields, to be raised again on the main thread. */
@@ -41,7 +43,7 @@ export async function readWhole(task: WholeReadTask): Promise<WholeRead> {
   let next = 0;
   let handedOut = 0;
   try {
-    const summary = await readJsonl(task.path, jsonlOptions(task.limits), (rec) => {
+    const summary = await readJsonl(task.path, jsonlOptions(task.limits, task.hash ?? true), (rec) => {
       if (rec.index >= Atomics.load(stop, 0)) throw STOP;
       handedOut = rec.index + 1;
       while (next < task.splits.length && task.splits[next]! < rec.offset) next += 1;

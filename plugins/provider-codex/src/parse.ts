@@ -18,7 +18,8 @@ export interface ScannedSource {
  */
 export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }, detail = true): Promise<ScannedSource> {
   const abs = absolutePath(path);
-  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, resolveLimits(limits), detail), (r) => r.summary.bytes);
+  // A read without detail (verify) reads nothing that needs the file's digest.
+  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, { ...resolveLimits(limits), hash: detail }, detail), (r) => r.summary.bytes);
   if (scan.identity.first === null && !scan.codexLike) {
     throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
   }

@@ -291,6 +291,8 @@ export interface ScanLimits {
   maxRecords: number;
   /** Lines longer than this are refused before they are held whole. */
   maxLineBytes: number;
+  /** false: not hashed; the summary's sha256 is ''. Default true. */
+  hash?: boolean;
 }
 
 export async function scanRollout(path: string, limits: ScanLimits, detail = true): Promise<ScanResult> {

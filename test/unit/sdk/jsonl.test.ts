@@ -56,3 +56,20 @@ describe('readJsonl line cap', () => {
     expect(summary).toEqual({ sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), recordCount: 3, unterminatedFinalLine: true });
   });
 });
+
+describe('readJsonl without a digest', () => {
+  it('hands out the same lines and limits, and reports no sha256', async () => {
+    const text = `{"a":1}\n\n{"b":2}\n${'w'.repeat(3000)}`;
+    const path = file('no-hash.jsonl', text);
+    const hashed: JsonlRecord[] = [];
+    const withHash = await readJsonl(path, NO_LIMITS, (r) => hashed.push({ ...r, bytes: Buffer.from(r.bytes) }));
+    const unhashed: JsonlRecord[] = [];
+    const without = await readJsonl(path, { ...NO_LIMITS, hash: false }, (r) => unhashed.push({ ...r, bytes: Buffer.from(r.bytes) }));
+    expect(unhashed).toEqual(hashed);
+    expect(without).toEqual({ ...withHash, sha256: '' });
+    expect(withHash.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+    // The file-wide checks still apply.
+    const refused = await readJsonl(path, { ...NO_LIMITS, maxRecords: 2, hash: false }, () => undefined).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JsonlLimitError);
+  });
+});
