@@ -130,6 +130,8 @@ export interface StudyRunInput {
   manifest_sha256: string;
   policy: ResolvedPolicy;
   rounds: number;
+  /** Told after each round of each arm: rounds done out of arms × rounds. */
+  onRound?: (done: number, total: number) => void;
 }
 
 function reportShell(input: { provider: string; source: Buffer; manifest: RetentionManifest; manifest_sha256: string; policy: ResolvedPolicy | null; rounds: number }, sourceFindings: readonly Finding[]): RetentionStudyReport {
@@ -166,6 +168,8 @@ export async function runRetentionStudy(deps: StudyDeps, input: StudyRunInput): 
   const sourceFindings = await deps.verify(input.source);
   const pinnedRecords = new Set(checks.filter((c) => c.pinned).map((c) => c.record));
   const report = reportShell(input, sourceFindings);
+  const totalRounds = STUDY_ARMS.length * input.rounds;
+  input.onRound?.(0, totalRounds);
 
   for (const arm of STUDY_ARMS) {
     let current = input.source;
@@ -225,6 +229,7 @@ export async function runRetentionStudy(deps: StudyDeps, input: StudyRunInput): 
       current = next;
       currentTranscript = afterTranscript;
       currentFindings = findings;
+      input.onRound?.(report.rows.length, totalRounds);
     }
   }
   return report;

@@ -16,6 +16,7 @@ import { assertNewOutputPath } from '../eval/output-file.js';
 import { assertRounds, assertStudySourceSize, parseManifest, readManifestFile } from '../eval/study-manifest.js';
 import { againstLineage, type LineageSide } from '../eval/study-lineage.js';
 import { auditRetention, runRetentionStudy, type StudyDeps } from '../eval/study-replay.js';
+import type { JobProgress } from '../eval/parallel-runner.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
@@ -43,6 +44,8 @@ export interface EvalStudyOptions extends Omit<PlanOptions, 'strategy'> {
   rounds?: number;
   /** Score this already-compacted file, or `vault:<sha256>`, instead of replaying. */
   against?: string;
+  /** Told as the replay goes: rounds done out of arms × rounds. */
+  onProgress?: (progress: JobProgress) => void;
 }
 
 export const DEFAULT_STUDY_ROUNDS = 10;
@@ -275,6 +278,7 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
       manifest_sha256: manifestFile!.sha256,
       policy,
       rounds,
+      onRound: options.onProgress ? (done, total) => options.onProgress!({ done, failed: 0, running: done < total ? 1 : 0, total }) : undefined,
     });
   });
 }

@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { binPath, runCli } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
@@ -71,6 +72,25 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(status, screen).toBe(0);
     expect(screen).toContain('2/2 strategies');
     expect(screen).toMatch(/\r\x1b\[2Kclaude_code 7d3f1c2a/);
+  });
+
+  it('eval-study counts the replay rounds of its three arms and clears the bar before the report', async () => {
+    home = demoHome();
+    const manifest = join(home.root, 'study.json');
+    const prepared = await runCli(['eval-study', DEMO_CLAUDE_ID, '--prepare-manifest', manifest], home.env);
+    expect(prepared.code, prepared.stderr).toBe(0);
+    const { status, screen } = onTerminal(['eval-study', DEMO_CLAUDE_ID, '--manifest', manifest, '--rounds', '2', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(status, screen).toBe(0);
+    expect(screen).toContain('6/6 rounds');
+    expect(screen).toMatch(/\r\x1b\[2K\S/);
+  });
+
+  it('rehearse says the client is running, and clears that before its answer', async () => {
+    home = demoHome();
+    const { status, screen } = onTerminal(['rehearse', DEMO_CLAUDE_ID, '--claude-bin', join(home.root, 'no-such-claude')], home.env);
+    expect(status, screen).not.toBe(0);
+    expect(screen).toContain('rehearse: resuming a copy with the real client (up to 60 s a run)…');
+    expect(screen).toMatch(/\r\x1b\[2K.*no-such-claude/);
   });
 
   it('piped, none of them prints anything but its answer', async () => {

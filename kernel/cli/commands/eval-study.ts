@@ -5,6 +5,7 @@ import { evalStudy } from '../../services/eval-study.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
+import { ProgressBar } from '../render/progress-bar.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 const isPrepared = (r: EvalStudyCommandResult): r is EvalStudyPrepareResult => 'study_run' in r;
@@ -17,7 +18,7 @@ export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
 
 --manifest <file> --against <file | vault:<sha256>> scores an already-compacted file (a fork made by apply, or an archived snapshot) without replaying. It must come from the session: the session itself (an archived state of it), a file sharing its first record, or a fork the vault's receipts trace back to it (apply's forks are); it must be of the session's provider and hold no more context than the session, as every compaction of it does. --rounds, --trigger, --floor and --preset shape the replay and are refused with --against.
 
-Everything runs on private copies; no model or provider service is called and nothing in the session's store, the vault or the config changes. Limits: 64 MiB replay source (512 MiB to prepare or audit), 1 MiB manifest, 256 checks, 4 KiB spans.`;
+Everything runs on private copies; no model or provider service is called and nothing in the session's store, the vault or the config changes. Limits: 64 MiB replay source (512 MiB to prepare or audit), 1 MiB manifest, 256 checks, 4 KiB spans. A replay draws a progress bar of its rounds on a terminal; piped runs and --json stay quiet.`;
   static override examples = [
     '<%= config.bin %> eval-study 3f2a --prepare-manifest study.json',
     '<%= config.bin %> eval-study 3f2a --manifest study.json --rounds 3 --trigger 50000 --floor 10000',
@@ -47,8 +48,10 @@ Everything runs on private copies; no model or provider service is called and no
 
   async run(): Promise<EvalStudyCommandResult> {
     const { args, flags } = await this.parse(EvalStudy);
+    const bar = new ProgressBar(this.progressStream(), 'rounds');
     const result = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
       evalStudy(rt, args.session, {
+        onProgress: (p) => bar.update(p),
         prepareManifest: flags['prepare-manifest'],
         manifest: flags.manifest,
         rounds: flags.rounds,
@@ -58,7 +61,7 @@ Everything runs on private copies; no model or provider service is called and no
         preset: flags.preset,
         configPath: flags.config,
       }),
-    );
+    ).finally(() => bar.finish());
     if (!this.jsonEnabled()) {
       if (isPrepared(result)) {
         const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');

@@ -13,7 +13,7 @@ export default class Rehearse extends BaseCommand<RehearseCommandResult> {
 
 Reports whether the client accepted the transcript (and its own error when not), that it resumed the session asked for, the context it rebuilt from the first model request (messages, tool calls paired with results, bytes, estimated tokens), and how that compares with the live context Gobstopper predicts. Both clients silently drop history past a broken link, so an accepted transcript whose rebuilt context is shorter than predicted is a failure. Exit 1 unless the rehearsal passes.
 
-With --baseline, a fork is judged against the session it was made from: the baseline is rehearsed first and the fork must rebuild what it rebuilt, moved by the predicted difference.`;
+With --baseline, a fork is judged against the session it was made from: the baseline is rehearsed first and the fork must rebuild what it rebuilt, moved by the predicted difference. On a terminal a status line shows while the client runs.`;
   static override examples = [
     '<%= config.bin %> rehearse 3f2a',
     '<%= config.bin %> rehearse ~/.codex/sessions/2026/01/02/rollout-….jsonl --codex-bin ./node_modules/.bin/codex --json',
@@ -35,6 +35,9 @@ With --baseline, a fork is judged against the session it was made from: the base
 
   async run(): Promise<RehearseCommandResult> {
     const { args, flags } = await this.parse(Rehearse);
+    // The client runs for seconds; on a terminal a status line says what is going on meanwhile.
+    const status = this.statusLine();
+    status.show(`rehearse: resuming a copy with the real client${flags.baseline ? ', the baseline first' : ''} (up to ${flags.timeout} s a run)…`);
     const report = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
       rehearseSession(rt, args.session, {
         claudeBin: flags['claude-bin'],
@@ -43,7 +46,7 @@ With --baseline, a fork is judged against the session it was made from: the base
         network: flags.network as 'auto' | 'netns' | 'loopback',
         baseline: flags.baseline,
       }),
-    );
+    ).finally(() => status.clear());
     const { workDir: _workDir, ...rehearsal } = report;
     if (!this.jsonEnabled()) this.print(rehearsal);
     if (!rehearsal.ok) process.exitCode = 1;

@@ -277,7 +277,10 @@ describe('replaying the three arms', () => {
   const policy = testPolicy({ floor_tokens: 0, keep_recent_tool_outputs: 2, min_savings_tokens: 0 });
 
   it('scores each arm by kind with the losses known by construction', async () => {
-    const report = await runRetentionStudy(deps(), { provider: 'claude_code', source: session.source, manifest, manifest_sha256: sha256Hex(manifestBytes), policy, rounds: 2 });
+    const told: string[] = [];
+    const report = await runRetentionStudy(deps(), { provider: 'claude_code', source: session.source, manifest, manifest_sha256: sha256Hex(manifestBytes), policy, rounds: 2, onRound: (done, total) => told.push(`${done}/${total}`) });
+    // Progress is told before the first round and after each one, out of arms × rounds.
+    expect(told).toEqual(['0/6', '1/6', '2/6', '3/6', '4/6', '5/6', '6/6']);
     expect(validateRetentionStudyReport(report), JSON.stringify(validateRetentionStudyReport.errors)).toBe(true);
     expect(report).toMatchObject({ schema: 'gobstopper-retention-study-v1', replay_mode: 'static_stress', provider_calls: 0, checks_total: 9, rounds: 2, source_verify_errors: 0 });
     expect(report.rows.map((r) => [r.arm, r.round, r.status, r.applied_rounds])).toEqual([
