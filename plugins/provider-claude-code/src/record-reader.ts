@@ -388,6 +388,8 @@ function readUser(r: RawRecord, i: number, ctx: LineContext, detail: boolean): n
     for (const p of payloads.parts) total += p.bytes;
     t.elidableBytes[i] = total;
     t.elidableParts[i] = payloads.parts.length;
+    const only = payloads.parts.length === 1 ? payloads.parts[0]! : null;
+    if (only !== null && only.shape === 'string') t.stringPayloadBlock[i] = only.blockIndex + 1;
     t.payloadSha256[i] = payloadSha256(payloads.parts);
   }
   const shape = call === undefined ? label : t.summary[call] ?? label;

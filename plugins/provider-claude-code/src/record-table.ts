@@ -49,6 +49,7 @@ export interface TableColumns {
   parentHash: Int32Array;
   elidableBytes: Float64Array;
   elidableParts: Uint32Array;
+  stringPayloadBlock: Uint32Array;
   usageContext: Float64Array;
   usageInput: Float64Array;
   usageCached: Float64Array;
@@ -67,7 +68,7 @@ export interface TableColumns {
 
 /** The typed-array buffers of `c`, to transfer instead of copying. */
 export function columnBuffers(c: TableColumns): ArrayBuffer[] {
-  const arrays = [c.bytes, c.sentBytes, c.states, c.kinds, c.flags, c.response, c.parentLine, c.uuidHash, c.parentHash, c.elidableBytes, c.elidableParts, c.usageContext, c.usageInput, c.usageCached];
+  const arrays = [c.bytes, c.sentBytes, c.states, c.kinds, c.flags, c.response, c.parentLine, c.uuidHash, c.parentHash, c.elidableBytes, c.elidableParts, c.stringPayloadBlock, c.usageContext, c.usageInput, c.usageCached];
   return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
@@ -103,6 +104,11 @@ export class RecordTable {
   parentHash: Int32Array;
   elidableBytes: Float64Array;
   elidableParts: Uint32Array;
+  /**
+   * 1 + the `message.content` index of the record's one elidable part when that part is a plain
+   * string; 0 otherwise. What a render needs to edit the line without parsing it again.
+   */
+  stringPayloadBlock: Uint32Array;
   /** input + cache_read + cache_creation + output of an assistant record's usage; -1 when none. */
   usageContext: Float64Array;
   /** input + cache_read + cache_creation. */
@@ -136,6 +142,7 @@ export class RecordTable {
     this.parentHash = new Int32Array(capacity);
     this.elidableBytes = new Float64Array(capacity);
     this.elidableParts = new Uint32Array(capacity);
+    this.stringPayloadBlock = new Uint32Array(capacity);
     this.usageContext = new Float64Array(capacity);
     this.usageInput = new Float64Array(capacity);
     this.usageCached = new Float64Array(capacity);
@@ -178,6 +185,7 @@ export class RecordTable {
     this.parentHash = grow(this.parentHash, size);
     this.elidableBytes = grow(this.elidableBytes, size);
     this.elidableParts = grow(this.elidableParts, size);
+    this.stringPayloadBlock = grow(this.stringPayloadBlock, size);
     this.usageContext = grow(this.usageContext, size);
     this.usageInput = grow(this.usageInput, size);
     this.usageCached = grow(this.usageCached, size);
@@ -207,6 +215,7 @@ export class RecordTable {
       parentHash: this.parentHash.slice(from, to),
       elidableBytes: this.elidableBytes.slice(from, to),
       elidableParts: this.elidableParts.slice(from, to),
+      stringPayloadBlock: this.stringPayloadBlock.slice(from, to),
       usageContext: this.usageContext.slice(from, to),
       usageInput: this.usageInput.slice(from, to),
       usageCached: this.usageCached.slice(from, to),
@@ -243,6 +252,7 @@ export class RecordTable {
     this.parentHash.set(c.parentHash, at);
     this.elidableBytes.set(c.elidableBytes, at);
     this.elidableParts.set(c.elidableParts, at);
+    this.stringPayloadBlock.set(c.stringPayloadBlock, at);
     this.usageContext.set(c.usageContext, at);
     this.usageInput.set(c.usageInput, at);
     this.usageCached.set(c.usageCached, at);

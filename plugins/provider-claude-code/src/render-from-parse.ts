@@ -21,6 +21,7 @@ import { countParsedSource, parsedSource } from './parsed-source.js';
 import { eligibleParts, shapeOf, type PartShape } from './payload.js';
 import { checkRenderable } from './render-checks.js';
 import { editedTarget, sessionIdJson, writeUnedited } from './render-lines.js';
+import type { RecordTable } from './record-table.js';
 import type { RenderPlan } from './render-plan.js';
 import { sessionKind } from './session-kind.js';
 import { SkeletonReader } from './skeleton.js';
@@ -39,11 +40,26 @@ export interface RenderedFromParse {
  * too, so parts used for a line whose bytes changed go into an output that is thrown away.
  */
 const knownParts = new WeakMap<Analysis, Map<number, readonly PartShape[]>>();
-const partCounts = { parsed: 0, reused: 0 };
+const partCounts = { parsed: 0, reused: 0, fromParse: 0 };
 
-/** Elide targets whose parts renders from a parse parsed, and those they took from an earlier render. */
-export function targetPartsCounts(): { parsed: number; reused: number } {
+/**
+ * Elide targets whose parts renders from a parse parsed, those they took from an earlier render,
+ * and those the parse itself described (one plain-string part: RecordTable.stringPayloadBlock).
+ */
+export function targetPartsCounts(): { parsed: number; reused: number; fromParse: number } {
   return { ...partCounts };
+}
+
+const NO_BLOCKS: readonly boolean[] = [];
+
+/**
+ * The parts of row `row` as the parse measured them, when that is one plain-string payload: the
+ * same bytes were parsed into the analysis, and a copy whose bytes differ is thrown away.
+ */
+function partsFromParse(table: RecordTable, row: number): readonly PartShape[] | undefined {
+  const block = table.stringPayloadBlock[row]!;
+  if (block === 0) return undefined;
+  return [{ blockIndex: block - 1, bytes: table.elidableBytes[row]!, shape: 'string', emptyTexts: NO_BLOCKS }];
 }
 
 /** Thrown from inside the read to stop it at the first line that is not the parsed one. */
@@ -91,13 +107,15 @@ export async function renderFromParse(
     if (target !== undefined) {
       const text = rec.bytes.toString('utf8');
       let parts = known?.get(rec.index);
-      if (parts === undefined) {
+      if (parts !== undefined) partCounts.reused += 1;
+      else if ((parts = partsFromParse(table, rec.index)) !== undefined) partCounts.fromParse += 1;
+      else {
         const record = parseLine(text);
         if (record === null) throw new NotTheParsedFile();
         parts = eligibleParts(record).map(shapeOf);
         learned.set(rec.index, parts);
         partCounts.parsed += 1;
-      } else partCounts.reused += 1;
+      }
       const edited = editedTarget(rec.bytes, text, parts, target, fork);
       if (edited.elided) elided += 1;
       writer.writeRecord(edited.out, newline);

@@ -14,6 +14,7 @@ import type { DigestBlock, Edit, ProviderRenderResult } from '../../../schemas/g
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../../fixtures/claude/breakages.js';
 import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../../fixtures/claude/sessions.js';
+import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
 import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
 import { parse, render, scratch, STUB } from './support.js';
 
@@ -101,6 +102,17 @@ const ASKS = 7;
 
 const jsonl = (lines: readonly string[]) => lines.join('\n') + '\n';
 
+/** Tool results whose payloads are arrays of text blocks (one of them empty): the parse does not describe those. */
+function blockPayloadSession(): string {
+  const b = new ClaudeSessionBuilder();
+  for (let t = 0; t < 6; t++) {
+    b.user(`Step ${t}: read the notes`);
+    b.tools([{ name: 'Read', input: { file_path: `/notes/${t}.md` }, output: [{ type: 'text', text: `notes ${t} `.repeat(200) }, { type: 'text', text: '' }, { type: 'text', text: `tail ${t} `.repeat(60) }] }]);
+    b.text(`Read notes ${t}.`);
+  }
+  return b.toJsonl();
+}
+
 describe('a render that starts from the parse writes what a full render writes', () => {
   it('every kind of session, with every kind of edit', async () => {
     const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), jsonl(spreadSessionLines())];
@@ -120,7 +132,7 @@ describe('a render that starts from the parse writes what a full render writes',
   it('later renders of one parse reuse what earlier ones parsed of their targets, and write what a full render writes', async () => {
     const big = join(tmp.dir, 'big-again.jsonl');
     writeBigSession(big, { targetBytes: 2 * 1024 * 1024, records: 1500 });
-    const sources = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), jsonl(spreadSessionLines())].map((t) => tmp.file('again.jsonl', t));
+    const sources = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), jsonl(spreadSessionLines()), blockPayloadSession()].map((t) => tmp.file('again.jsonl', t));
     const before = targetPartsCounts();
     for (const source of [...sources, big]) {
       const lines = await elidable(source);
@@ -140,6 +152,10 @@ describe('a render that starts from the parse writes what a full render writes',
       for (const [i, ask] of asks.entries()) expect(await renderOf(source, sha, ask, original), `${source} ask ${i}`).toStrictEqual(full[i]);
     }
     const after = targetPartsCounts();
+    // A target with one plain-string payload is described by the parse itself; the others are
+    // parsed by the first render that meets them and reused by the later ones.
+    expect(after.fromParse - before.fromParse).toBeGreaterThan(0);
+    expect(after.parsed - before.parsed).toBeGreaterThan(0);
     expect(after.reused - before.reused).toBeGreaterThan(after.parsed - before.parsed);
   });
 
