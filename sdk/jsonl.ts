@@ -3,6 +3,7 @@
  * records, each record is handed over once, and limits are enforced before memory is spent.
  */
 import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { createReadStream, fstatSync, openSync, closeSync, readSync, constants as fsConstants } from 'node:fs';
 
 export class JsonlLimitError extends Error {
@@ -65,21 +66,21 @@ export interface JsonlReadOptions {
 }
 
 const NEWLINE = 0x0a;
-// A byte-order mark is kept, not dropped: clients parse each line as JSON, which a BOM is not.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A reader's message naming the file it is about, whether or not the reader already did. */
 export function namingFile(path: string, message: string): string {
   return message.startsWith(path) ? message : `${path}: ${message}`;
 }
 
-/** Decode one record (`index` counts lines from 0) strictly: invalid UTF-8 is an input error, not replacement characters. */
+/**
+ * Decode one record (`index` counts lines from 0) strictly: invalid UTF-8 is an input error, not
+ * replacement characters. A byte-order mark is kept as U+FEFF, not dropped: clients parse each
+ * line as JSON, which a mark is not. The native check and decode accept and refuse exactly what a
+ * fatal TextDecoder does, in a fraction of its time.
+ */
 export function decodeUtf8(bytes: Buffer, index: number): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new JsonlInputError('invalid_utf8', `line ${index + 1} is not valid UTF-8`);
-  }
+  if (!isUtf8(bytes)) throw new JsonlInputError('invalid_utf8', `line ${index + 1} is not valid UTF-8`);
+  return bytes.toString('utf8');
 }
 
 /** Reads `path` once, calling `onRecord` for every physical line (blank lines included). */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
+import { decodeUtf8, JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdk-jsonl-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,5 +71,48 @@ describe('readJsonl without a digest', () => {
     // The file-wide checks still apply.
     const refused = await readJsonl(path, { ...NO_LIMITS, maxRecords: 2, hash: false }, () => undefined).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(JsonlLimitError);
+  });
+});
+
+describe('decodeUtf8', () => {
+  const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const either = (bytes: Buffer) => {
+    try {
+      return { text: decodeUtf8(bytes, 6) };
+    } catch (error) {
+      expect(error).toBeInstanceOf(JsonlInputError);
+      expect((error as JsonlInputError).message).toBe('line 7 is not valid UTF-8');
+      return { refused: true };
+    }
+  };
+  const reference = (bytes: Buffer) => {
+    try {
+      return { text: fatal.decode(bytes) };
+    } catch {
+      return { refused: true };
+    }
+  };
+
+  it('accepts and refuses what a fatal TextDecoder does, and keeps a byte-order mark', () => {
+    const fixed = [
+      Buffer.from('{"a":"héllo € 𝄞"}'),
+      Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+      Buffer.from([0xed, 0xa0, 0x80]), // a surrogate
+      Buffer.from([0xc0, 0x80]), // overlong
+      Buffer.from([0xf4, 0x90, 0x80, 0x80]), // past U+10FFFF
+      Buffer.from([0xe2, 0x82]), // cut short
+      Buffer.from([0xff]),
+      Buffer.alloc(0),
+    ];
+    for (const bytes of fixed) expect(either(bytes), bytes.toString('hex')).toEqual(reference(bytes));
+    expect(either(fixed[1]!)).toEqual({ text: '\ufeff{}' });
+    // Random bytes, mostly from the ranges UTF-8 lead and continuation bytes come from.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pool = [0x41, 0x7b, 0x80, 0x8f, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+    for (let n = 0; n < 20_000; n++) {
+      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(next() * 6) }, () => pool[Math.floor(next() * pool.length)]!));
+      expect(either(bytes), bytes.toString('hex')).toEqual(reference(bytes));
+    }
   });
 });
