@@ -1,5 +1,7 @@
 /** provider/parse: the normalized transcript of one rollout, bound to the hash of the bytes read. */
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { digestOffThread } from '../../../sdk/file-digest.js';
 import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
 import { missingSessionMetaMessage } from './missing-meta.js';
 import { PROVIDER_ID } from './provider-id.js';
@@ -18,8 +20,7 @@ export interface ScannedSource {
  */
 export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }, detail = true): Promise<ScannedSource> {
   const abs = absolutePath(path);
-  // A read without detail (verify) reads nothing that needs the file's digest.
-  const { result: scan, stat } = await readStable(abs, () => scanRollout(abs, { ...resolveLimits(limits), hash: detail }, detail), (r) => r.summary.bytes);
+  const { result: scan, stat } = await readStable(abs, () => scanAndDigest(abs, resolveLimits(limits), detail), (r) => r.summary.bytes);
   if (scan.identity.first === null && !scan.codexLike) {
     throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
   }
@@ -34,6 +35,31 @@ export async function scanSource(path: string, limits: { max_bytes?: number; max
     mtime_ms: stat.mtimeMs,
   };
   return { scan, session };
+}
+
+/** A worker thread's start costs more than hashing a file smaller than this on the reading one. */
+const OFF_THREAD_DIGEST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * scanRollout, with the file's sha256 when `detail` (a parse) and none for a verify, which reads
+ * nothing that needs it. A large file is hashed on a worker while this thread parses it; readStable
+ * binds the two reads (the same file, size and mtime before and after both) and the byte counts
+ * must agree.
+ */
+async function scanAndDigest(path: string, limits: ReturnType<typeof resolveLimits>, detail: boolean): Promise<ScanResult> {
+  if (!detail || statSync(path).size < OFF_THREAD_DIGEST_BYTES) return scanRollout(path, { ...limits, hash: detail }, detail);
+  const digest = digestOffThread(path);
+  let scan: ScanResult;
+  try {
+    scan = await scanRollout(path, { ...limits, hash: false }, detail);
+  } catch (error) {
+    digest.cancel();
+    digest.done.catch(() => undefined);
+    throw error;
+  }
+  const file = await digest.done;
+  if (file.bytes !== scan.summary.bytes) throw sourceChanged(`${path} changed while it was read`);
+  return { ...scan, summary: { ...scan.summary, sha256: file.sha256 } };
 }
 
 /**

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
 import { validateTranscript } from '../../../schemas/generated/validators.js';
+import { writeLargeRollout } from '../../fixtures/codex/large-rollout.js';
 import { RolloutBuilder, filler, item, type Payload } from '../../fixtures/codex/rollout-builder.js';
 import { BIG_OUTPUT, BIG_PATCH_OUTPUT, compactedSession, legacySession, paginatedSession } from '../../fixtures/codex/sessions.js';
 
@@ -282,5 +283,23 @@ describe('provider-codex parse: long tool outputs count as the client sends them
     const [byBytes] = await outputItems(outputs([200_000], { mode: 'bytes', limit: 10_000 }));
     expect(byBytes!.est_tokens).toBeGreaterThan(3_000);
     expect(byBytes!.est_tokens).toBeLessThan(3_100);
+  });
+});
+
+describe('provider-codex parse: a large rollout', () => {
+  it('is hashed on another thread while it is parsed, to the same sha256 and transcript as the bytes', async () => {
+    const path = join(dir, 'rollout-2026-02-23T12-54-34-019c9999-0000-7000-8000-000000000017.jsonl');
+    writeLargeRollout(path, { records: 14_000, bytes: 17 * 1024 * 1024, id: '019c9999-0000-7000-8000-000000000017' });
+    const bytes = readFileSync(path);
+    expect(bytes.length).toBeGreaterThan(16 * 1024 * 1024);
+    const t = await parse({ provider_id: 'codex', path });
+    expect(t.source_sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(t.items.length).toBe(14_000);
+    // The same file parsed as a smaller one is (hashed on the reading thread) gives the same items.
+    const small = join(dir, 'rollout-2026-02-23T12-54-34-019c9999-0000-7000-8000-000000000018.jsonl');
+    writeFileSync(small, bytes.subarray(0, bytes.indexOf(0x0a, 8 * 1024 * 1024) + 1));
+    const head = await parse({ provider_id: 'codex', path: small });
+    expect(head.items).toEqual(t.items.slice(0, head.items.length));
+    await expect(parse({ provider_id: 'codex', path, expected_sha256: 'f'.repeat(64) })).rejects.toThrow(/expected sha256/);
   });
 });
