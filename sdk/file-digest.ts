@@ -71,19 +71,15 @@ export function digestOffThread(path: string): PendingDigest {
       else resolve({ sha256: m.sha256!, bytes: m.bytes! });
       void worker?.terminate();
     });
-    // A worker that dies before answering is replaced by a read here, unless the caller gave up.
-    worker.once('error', () => {
+    // A worker that dies (or exits) before answering is replaced by a read here, unless the caller gave up.
+    const ended = () => {
       if (settled) return;
       settled = true;
       if (cancelled) reject(new Error('cancelled'));
       else resolve(digestHere(path));
-    });
-    worker.once('exit', () => {
-      if (settled) return;
-      settled = true;
-      if (cancelled) reject(new Error('cancelled'));
-      else resolve(digestHere(path));
-    });
+    };
+    worker.once('error', ended);
+    worker.once('exit', ended);
   });
   return {
     done,

@@ -2,7 +2,7 @@
  * The edits render makes inside one record's text. Each replaces exactly the characters of one JSON
  * value, so every other byte of the line (key order, spacing, escapes) stays as the client wrote it.
  */
-import { forEachRawMember, rawKeyHasEscape, rawKeyIs, rawMemberStart, RawJsonError, skipRawSpace, skipRawValue, type ByteSpan } from '../../../sdk/raw-json.js';
+import { forEachRawMember, rawKeyHasEscape, rawKeyIs, rawMemberSpan, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
 import { partRewrites, stubText, type PartShape } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
@@ -131,14 +131,8 @@ export function recordSessionIdSpans(line: Buffer): ByteSpan[] | null {
     return topLevelSessionIdSpans(line);
   }
   if (first === -1) return [];
-  const start = rawMemberStart(line, 0, line.length, 'sessionId');
-  if (start === -1) return [];
-  try {
-    return [{ start, end: skipRawValue(line, start, line.length) }];
-  } catch (error) {
-    if (error instanceof RawJsonError) return null;
-    throw error;
-  }
+  const span = rawMemberSpan(line, 0, line.length, 'sessionId', 'first');
+  return span === null ? [] : [span];
 }
 
 /**

@@ -26,6 +26,11 @@ export interface PayloadPart extends PartShape {
 
 const NO_BLOCKS: readonly boolean[] = [];
 
+/** The shape of a part whose payload is one plain string of `bytes` UTF-8 bytes at `blockIndex`. */
+export function stringPartShape(blockIndex: number, bytes: number): PartShape {
+  return { blockIndex, bytes, shape: 'string', emptyTexts: NO_BLOCKS };
+}
+
 /** The part without its text, to be kept after the record it came from is gone. */
 export function shapeOf(part: PartShape): PartShape {
   return { blockIndex: part.blockIndex, bytes: part.bytes, shape: part.shape, emptyTexts: part.emptyTexts };

@@ -18,7 +18,7 @@ import type { Analysis } from './analysis.js';
 import { parseLine, recordSessionIdSpans } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
-import { eligibleParts, shapeOf, type PartShape } from './payload.js';
+import { eligibleParts, shapeOf, stringPartShape, type PartShape } from './payload.js';
 import { checkRenderable } from './render-checks.js';
 import { editedTarget, sessionIdJson, writeUnedited } from './render-lines.js';
 import type { RecordTable } from './record-table.js';
@@ -50,8 +50,6 @@ export function targetPartsCounts(): { parsed: number; reused: number; fromParse
   return { ...partCounts };
 }
 
-const NO_BLOCKS: readonly boolean[] = [];
-
 /**
  * The parts of row `row` as the parse measured them, when that is one plain-string payload: the
  * same bytes were parsed into the analysis, and a copy whose bytes differ is thrown away.
@@ -59,7 +57,7 @@ const NO_BLOCKS: readonly boolean[] = [];
 function partsFromParse(table: RecordTable, row: number): readonly PartShape[] | undefined {
   const block = table.stringPayloadBlock[row]!;
   if (block === 0) return undefined;
-  return [{ blockIndex: block - 1, bytes: table.elidableBytes[row]!, shape: 'string', emptyTexts: NO_BLOCKS }];
+  return [stringPartShape(block - 1, table.elidableBytes[row]!)];
 }
 
 /** Thrown from inside the read to stop it at the first line that is not the parsed one. */

@@ -1,5 +1,4 @@
 /** provider/parse: the normalized transcript of one rollout, bound to the hash of the bytes read. */
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { digestOffThread } from '../../../sdk/file-digest.js';
 import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
@@ -20,7 +19,7 @@ export interface ScannedSource {
  */
 export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }, detail = true): Promise<ScannedSource> {
   const abs = absolutePath(path);
-  const { result: scan, stat } = await readStable(abs, () => scanAndDigest(abs, resolveLimits(limits), detail), (r) => r.summary.bytes);
+  const { result: scan, stat } = await readStable(abs, (before) => scanAndDigest(abs, before.size, resolveLimits(limits), detail), (r) => r.summary.bytes);
   if (scan.identity.first === null && !scan.codexLike) {
     throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
   }
@@ -46,8 +45,8 @@ const OFF_THREAD_DIGEST_BYTES = 16 * 1024 * 1024;
  * binds the two reads (the same file, size and mtime before and after both) and the byte counts
  * must agree.
  */
-async function scanAndDigest(path: string, limits: ReturnType<typeof resolveLimits>, detail: boolean): Promise<ScanResult> {
-  if (!detail || statSync(path).size < OFF_THREAD_DIGEST_BYTES) return scanRollout(path, { ...limits, hash: detail }, detail);
+async function scanAndDigest(path: string, size: number, limits: ReturnType<typeof resolveLimits>, detail: boolean): Promise<ScanResult> {
+  if (!detail || size < OFF_THREAD_DIGEST_BYTES) return scanRollout(path, { ...limits, hash: detail }, detail);
   const digest = digestOffThread(path);
   let scan: ScanResult;
   try {

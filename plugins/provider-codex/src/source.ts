@@ -75,11 +75,11 @@ export function toPluginError(error: unknown, path: string): Error {
  * Runs `read` on the file and checks afterwards that the path still names the same, unchanged file
  * and that exactly the size seen before was read.
  */
-export async function readStable<T>(path: string, read: () => Promise<T>, bytesRead: (result: T) => number): Promise<{ result: T; stat: Stats }> {
+export async function readStable<T>(path: string, read: (before: Stats) => Promise<T>, bytesRead: (result: T) => number): Promise<{ result: T; stat: Stats }> {
   const before = statSource(path);
   let result: T;
   try {
-    result = await read();
+    result = await read(before);
   } catch (error) {
     throw toPluginError(error, path);
   }
