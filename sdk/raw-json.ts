@@ -156,11 +156,11 @@ export function rawKeyIs(b: Uint8Array, keyStart: number, keyEnd: number, key: s
 }
 
 /**
- * Whether the key bytes hold an escape, so the key may decode to another spelling. A plain loop:
- * it runs for every member of the lines walked, and keys are short.
+ * Whether the bytes [start, end) of a key or short string hold an escape, so they may decode to
+ * another spelling. A plain loop: it runs for every member of the lines walked, and keys are short.
  */
-export function rawKeyHasEscape(b: Uint8Array, keyStart: number, keyEnd: number): boolean {
-  for (let k = keyStart; k < keyEnd; k += 1) if (b[k] === BACKSLASH) return true;
+export function rawHasEscape(b: Uint8Array, start: number, end: number): boolean {
+  for (let k = start; k < end; k += 1) if (b[k] === BACKSLASH) return true;
   return false;
 }
 

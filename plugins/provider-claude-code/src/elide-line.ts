@@ -2,7 +2,7 @@
  * The edits render makes inside one record's text. Each replaces exactly the characters of one JSON
  * value, so every other byte of the line (key order, spacing, escapes) stays as the client wrote it.
  */
-import { forEachRawMember, rawKeyHasEscape, rawKeyIs, rawMemberSpan, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
+import { forEachRawMember, rawHasEscape, rawKeyIs, rawMemberSpan, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
 import { partRewrites, stubText, type PartShape } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
@@ -105,7 +105,7 @@ export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
   const spans: ByteSpan[] = [];
   try {
     const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
-      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (rawKeyHasEscape(line, keyStart, keyEnd) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
+      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (rawHasEscape(line, keyStart, keyEnd) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
         spans.push(value);
       }
     });

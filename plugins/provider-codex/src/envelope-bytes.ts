@@ -4,7 +4,7 @@
  * lines it copies (the next ordinal, the thread's own meta records), so it parses only the lines it
  * edits and the few meta records.
  */
-import { RawJsonError, rawKeyIs, skipRawSpace, skipRawString, skipRawValue } from '../../../sdk/raw-json.js';
+import { RawJsonError, rawHasEscape, rawKeyIs, skipRawSpace, skipRawString, skipRawValue } from '../../../sdk/raw-json.js';
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -24,14 +24,6 @@ function sameBytes(b: Uint8Array, start: number, end: number, known: Uint8Array)
   if (end - start !== known.length) return false;
   for (let k = 0; k < known.length; k += 1) if (b[start + k] !== known[k]) return false;
   return true;
-}
-
-const BACKSLASH = 0x5c;
-
-/** Keys and the type are short: a plain loop, never a search that runs on into a long line. */
-function hasEscape(b: Buffer, start: number, end: number): boolean {
-  for (let k = start; k < end; k += 1) if (b[k] === BACKSLASH) return true;
-  return false;
 }
 
 /**
@@ -57,13 +49,13 @@ export function readRawEnvelope(line: Buffer): RawEnvelope | null {
       const start = skipRawSpace(line, j + 1, end);
       const valueEnd = skipRawValue(line, start, end);
       // A key written with escapes may be `type` or `ordinal` under another spelling: parse it.
-      if (hasEscape(line, ks, ke)) return null;
+      if (rawHasEscape(line, ks, ke)) return null;
       if (rawKeyIs(line, ks, ke, 'ordinal')) {
         out.hasOrdinal = true;
         out.ordinal = JSON.parse(line.toString('utf8', start, valueEnd));
       } else if (rawKeyIs(line, ks, ke, 'type')) {
         // So may the type's value (`"session\\u005fmeta"`).
-        if (hasEscape(line, start, valueEnd)) return null;
+        if (rawHasEscape(line, start, valueEnd)) return null;
         out.sessionMeta = sameBytes(line, start, valueEnd, SESSION_META);
       }
       j = skipRawSpace(line, valueEnd, end);

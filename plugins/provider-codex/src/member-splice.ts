@@ -11,7 +11,7 @@
  * value. Then the whole record is encoded instead, as it always was, and the client reads exactly
  * the record the render meant.
  */
-import { RawJsonError, forEachRawElement, forEachRawMember, rawKeyHasEscape, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
+import { RawJsonError, forEachRawElement, forEachRawMember, rawHasEscape, rawKeyIs, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
 import type { Json, JsonObject } from './records.js';
 
 export type MemberPath = readonly (string | number)[];
@@ -63,7 +63,7 @@ function locate(line: Buffer, span: ByteSpan, node: PathNode, spans: ByteSpan[])
     let escaped = false;
     forEachRawMember(line, span.start, span.end, (keyStart, keyEnd, value) => {
       // A key spelled with escapes may be another spelling of a changed one, before or after it.
-      if (rawKeyHasEscape(line, keyStart, keyEnd)) escaped = true;
+      if (rawHasEscape(line, keyStart, keyEnd)) escaped = true;
       for (const [key, child] of node.keys) {
         if (!rawKeyIs(line, keyStart, keyEnd, key)) continue;
         if (found.has(child)) twice = true;
