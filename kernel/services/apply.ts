@@ -67,6 +67,11 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   const planned = await planForSelector(runtime, selector, options);
   const { session, transcript, outcome } = planned;
   if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome };
+  // Refused before anything else, even a hand-off to the client's own compaction: a live session's
+  // client owns it until told otherwise.
+  if (planned.active && !options.allowLive) {
+    throw new GobstopperError('session_live', `${session.session_id} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (auto then hands it to the client's own compaction; a file strategy prepares a separate fork)`);
+  }
   const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
   if (controlEdit) {
     const message =
@@ -74,9 +79,6 @@ export async function applySession(runtime: Runtime, selector: string, options: 
         ? `the plan asks the provider to compact (${controlEdit.control}); run that in the session itself — no file is rewritten`
         : `the plan is a Claude cache edit of ${controlEdit.tool_use_ids.length} tool results, applied by Claude Code at the API layer; no file is rewritten`;
     return { status: 'provider_control', session, plan: outcome, message };
-  }
-  if (planned.active && !options.allowLive) {
-    throw new GobstopperError('session_live', `${session.session_id} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live to prepare a separate fork anyway`);
   }
 
   const layout = vaultLayout(runtime.env);

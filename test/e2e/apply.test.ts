@@ -323,6 +323,21 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(forced.json.status).toBe('applied');
   });
 
+  it('refuses a live session under auto too; --allow-live then names the client compaction and writes nothing', async () => {
+    home = demoHome();
+    const now = new Date();
+    utimesSync(home.codexSession, now, now);
+    const before = snapshotOfStores(home);
+    const refused = await runJson(['apply', DEMO_CODEX_ID, '--strategy', 'auto'], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, error: { code: 'session_live' } });
+    const handed = await runJson(['apply', DEMO_CODEX_ID, '--strategy', 'auto', '--allow-live'], home.env);
+    expect(handed.code).toBe(0);
+    expect(handed.json.status).toBe('provider_control');
+    expect(JSON.stringify(handed.json)).toContain('thread/compact/start');
+    expect(snapshotOfStores(home)).toEqual(before);
+  });
+
   it('below the trigger is a successful no-plan, and nothing is written', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 5000000\nfloor_tokens = 8000\n');
     const before = snapshotOfStores(home);
