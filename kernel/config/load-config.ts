@@ -10,7 +10,7 @@ import { userConfigPath } from './paths.js';
 import { findProjectConfig } from './project-search.js';
 import { readConfigFile, UnusableConfigPath, type ParsedConfig } from './read-config-file.js';
 import { singleKeyViolation, WHOLE_NUMBER_RANGES, type WholeNumberKey } from '../policy/bounds.js';
-import { describeSchemaError, tableName } from './schema-messages.js';
+import { describeSchemaError, placeOf, schemaErrorPlace, tableName, type ConfigPlace } from './schema-messages.js';
 
 export type ConfigScope = 'user' | 'project';
 
@@ -41,7 +41,8 @@ export const MAX_LEGACY_COMMAND_BYTES = 4096;
 /** Keys that make gobstopper run code. A project file comes with a repository, so it may not set them. */
 const CODE_KEYS = ['command', 'trusted_legacy_command', 'plugin'] as const;
 
-const invalid = (message: string) => new GobstopperError('invalid_config', message);
+/** `place` names the table and key in the error's details, so a script can point at them. */
+const invalid = (message: string, path?: string, place?: ConfigPlace) => new GobstopperError('invalid_config', message, place ? { details: { path, ...place } } : undefined);
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
@@ -82,7 +83,10 @@ export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {
 /** Schema, then the rules a schema cannot say. */
 export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: string): ConfigFile {
   const { data, floats } = parsed;
-  if (!validateConfigFile(data)) throw invalid(`config ${path}: ${describeSchemaError(validateConfigFile.errors ?? [], data, floats)}`);
+  if (!validateConfigFile(data)) {
+    const errors = validateConfigFile.errors ?? [];
+    throw invalid(`config ${path}: ${describeSchemaError(errors, data, floats)}`, path, schemaErrorPlace(errors));
+  }
   requireWholeNumbers(parsed, path);
   const config = data as ConfigFile;
   for (const { segments, patch } of policyTables(config)) {
@@ -90,19 +94,19 @@ export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: 
     if (scope === 'project') {
       const codeKey = CODE_KEYS.find((k) => patch[k] !== undefined);
       if (codeKey) {
-        throw invalid(`config ${path}: '${codeKey}' in ${table} is not allowed in a project file; commands and plugins are configured only in the user config`);
+        throw invalid(`config ${path}: '${codeKey}' in ${table} is not allowed in a project file; commands and plugins are configured only in the user config`, path, placeOf(segments, codeKey));
       }
     }
     if (patch.command !== undefined && patch.plugin !== undefined) {
-      throw invalid(`config ${path}: ${table} sets both 'command' and 'plugin'; a table may name one proposer`);
+      throw invalid(`config ${path}: ${table} sets both 'command' and 'plugin'; a table may name one proposer`, path, placeOf(segments, 'plugin'));
     }
     if (patch.command !== undefined && Buffer.byteLength(patch.command, 'utf8') > MAX_LEGACY_COMMAND_BYTES) {
-      throw invalid(`config ${path}: 'command' in ${table} is longer than ${MAX_LEGACY_COMMAND_BYTES} bytes`);
+      throw invalid(`config ${path}: 'command' in ${table} is longer than ${MAX_LEGACY_COMMAND_BYTES} bytes`, path, placeOf(segments, 'command'));
     }
     if (patch.plugin !== undefined && !isAbsolute(patch.plugin.manifest)) {
-      throw invalid(`config ${path}: 'manifest' in ${tableName([...segments, 'plugin'])} must be an absolute path`);
+      throw invalid(`config ${path}: 'manifest' in ${tableName([...segments, 'plugin'])} must be an absolute path`, path, placeOf([...segments, 'plugin'], 'manifest'));
     }
-    requireKeyRanges(patch, table, path);
+    requireKeyRanges(patch, segments, path);
   }
   return config;
 }
@@ -112,7 +116,8 @@ export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: 
  * fails when the file loads, not the day someone picks that preset. Rules between keys (the floor
  * below the trigger) wait for the layered policy, where a later table may still set the other key.
  */
-function requireKeyRanges(patch: PolicyPatch, table: string, path: string): void {
+function requireKeyRanges(patch: PolicyPatch, segments: readonly string[], path: string): void {
+  const table = tableName(segments);
   for (const key of [...(Object.keys(WHOLE_NUMBER_RANGES) as WholeNumberKey[]), 'keep_score_threshold'] as const) {
     const value = patch[key];
     if (value === undefined) continue;
@@ -120,7 +125,7 @@ function requireKeyRanges(patch: PolicyPatch, table: string, path: string): void
     if (problem === null) continue;
     // The threshold's sentence is the original's exact text, and the schema's nan/inf message uses it too.
     const sentence = key === 'keep_score_threshold' ? `${problem} in ${table}` : `'${key}' in ${table}${problem.slice(key.length)}`;
-    throw invalid(`config ${path}: ${sentence} (got ${value})`);
+    throw invalid(`config ${path}: ${sentence} (got ${value})`, path, placeOf(segments, key));
   }
 }
 
@@ -138,7 +143,7 @@ function requireWholeNumbers({ data, floats }: ParsedConfig, path: string): void
   if (validateConfigFile(probe)) return;
   const wanted = new Set(suspects);
   const refused = (validateConfigFile.errors ?? []).find((e) => e.keyword === 'type' && e.params.type === 'integer' && wanted.has(e.instancePath));
-  if (refused) throw invalid(`config ${path}: ${describeSchemaError([refused], data, floats)}`);
+  if (refused) throw invalid(`config ${path}: ${describeSchemaError([refused], data, floats)}`, path, schemaErrorPlace([refused]));
 }
 
 function pointerKeys(pointer: string): string[] {

@@ -84,7 +84,7 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
   } catch (error) {
     if (error instanceof TomlError) {
       const what = firstLine(error.message).replace(/^Invalid TOML document:\s*/, '');
-      throw invalid(`config ${path} is not valid TOML: ${what} at line ${error.line}, column ${error.column}`, { line: error.line, column: error.column });
+      throw invalid(`config ${path} is not valid TOML: ${what} at line ${error.line}, column ${error.column}`, { path, line: error.line, column: error.column });
     }
     throw invalid(`config ${path} is not valid TOML: ${firstLine(String((error as Error)?.message ?? error))}`);
   }

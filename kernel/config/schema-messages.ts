@@ -65,12 +65,39 @@ const EXPECTED: Record<string, string> = {
 /** Every table the config schema takes at the top level ([rollout] is read for compatibility only). */
 const TOP_LEVEL_TABLES = '[policy], [provider.<claude_code|codex|devin>], [presets.<name>], [sessions."<id>"], [discovery] or [rollout]';
 
+function firstError(errors: readonly ErrorObject[]): ErrorObject | undefined {
+  return errors.find((e) => e.keyword !== 'propertyNames' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
+}
+
+/** The table and key of a config problem, for the details of a --json error. */
+export interface ConfigPlace {
+  /** "[policy]"; null at the top level. */
+  table: string | null;
+  key: string | null;
+}
+
+export function placeOf(segments: readonly string[], key: string | null): ConfigPlace {
+  return { table: segments.length === 0 ? null : tableName(segments), key };
+}
+
+/** Where the problem describeSchemaError names lies. */
+export function schemaErrorPlace(errors: readonly ErrorObject[]): ConfigPlace {
+  const error = firstError(errors);
+  if (!error) return { table: null, key: null };
+  const segments = pointerSegments(error.instancePath);
+  const nameError = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (nameError !== undefined) return placeOf(segments, nameError);
+  if (error.keyword === 'additionalProperties') return placeOf(segments, String(error.params.additionalProperty));
+  if (error.keyword === 'required') return placeOf(segments, String(error.params.missingProperty));
+  return placeOf(segments.slice(0, -1), segments[segments.length - 1] ?? null);
+}
+
 /**
  * The first problem, as one line. Key-level problems win over the wrappers ajv adds around them.
  * `floats` holds the pointers of numbers the file wrote as floats.
  */
 export function describeSchemaError(errors: readonly ErrorObject[], data: unknown, floats: ReadonlySet<string> = new Set()): string {
-  const error = errors.find((e) => e.keyword !== 'propertyNames' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? errors[0];
+  const error = firstError(errors);
   if (!error) return 'is not a valid configuration';
   const segments = pointerSegments(error.instancePath);
   const nameError = (error as ErrorObject & { propertyName?: string }).propertyName;

@@ -243,7 +243,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const bad = write(join(home.root, 'bad.toml'), '[provider.codex]\ntrigger = 100000\n');
     const { status, body } = json(['config', '--config', bad]);
     expect(status).toBe(1);
-    expect(body.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.codex]` });
+    expect(body.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.codex]`, details: { path: bad, table: '[provider.codex]', key: 'trigger' } });
     const human = gob(['config', '--config', bad]);
     expect(human.status).toBe(1);
     expect(human.stdout).toBe('');

@@ -15,11 +15,11 @@ function loadText(text: string | Buffer, scope: 'user' | 'project' = 'user') {
   return loadFile(scope, path);
 }
 
-function errorOf(text: string | Buffer, scope: 'user' | 'project' = 'user'): { code: string; message: string } {
+function errorOf(text: string | Buffer, scope: 'user' | 'project' = 'user'): { code: string; message: string; details?: Record<string, unknown> } {
   try {
     loadText(text, scope);
   } catch (error) {
-    return error as { code: string; message: string };
+    return error as { code: string; message: string; details?: Record<string, unknown> };
   }
   throw new Error('expected the config to be refused');
 }
@@ -78,6 +78,22 @@ describe('config file: bad input gets one clear line', () => {
     expect(error.message).toMatch(/^config \/.*config\.toml/);
     expect(error.message).toMatch(pattern);
     expect(error.message).not.toContain('\n');
+  });
+
+  // Scripts reading `--json` errors get the table and key apart from the sentence.
+  it.each([
+    ['an unknown key', '[provider.codex]\ntrigger = 100000\n', { table: '[provider.codex]', key: 'trigger' }],
+    ['an unknown top-level table', '[telemetry]\nenabled = true\n', { table: null, key: 'telemetry' }],
+    ['a wrong type', '[presets.x]\nfloor_tokens = "lots"\n', { table: '[presets.x]', key: 'floor_tokens' }],
+    ['a whole float for a count', '[policy]\nkeep_recent_tool_outputs = 8.0\n', { table: '[policy]', key: 'keep_recent_tool_outputs' }],
+    ['a missing pin', '[policy]\nplugin = { manifest = "/p.json" }\n', { table: '[policy.plugin]', key: 'trusted_sha256' }],
+    ['a bad session id', '[sessions.""]\nstrategy = "elide"\n', { table: '[sessions]', key: '' }],
+    ['a value out of range', '[presets.x]\nkeep_score_threshold = 3.0\n', { table: '[presets.x]', key: 'keep_score_threshold' }],
+    ['both command and plugin', `[presets.both]\ncommand = "x"\ntrusted_legacy_command = true\nplugin = { manifest = "/p.json", trusted_sha256 = "${'a'.repeat(64)}" }\n`, { table: '[presets.both]', key: 'plugin' }],
+  ])('names the table and key of %s in the details', (_name, text, place) => {
+    const error = errorOf(text);
+    expect(error.code).toBe('invalid_config');
+    expect(error.details).toEqual({ path: expect.stringMatching(/config\.toml$/), ...place });
   });
 
   it('refuses code-running keys in a project file', () => {
