@@ -45,6 +45,14 @@ function repairHint(file: string): string {
   return `fix or delete the named line in ${file} (snapshots stay in manifests/; only the history line is lost)`;
 }
 
+/**
+ * Appends stop at the limit (vault_full says to prune first), so an index past it was written by
+ * something else; prune reads the index through the same limit and cannot trim it.
+ */
+function oversizedIndex(file: string, size: number): Error {
+  return vaultDamaged(file, `index is ${size} bytes, over the ${MAX_INDEX_BYTES}-byte limit`, `gobstopper never writes an index this large: restore ${file} from a backup, or delete its oldest lines until it is under the limit (snapshots stay in manifests/; only those history lines are lost)`);
+}
+
 /** Parses and validates the whole index text. */
 export function parseIndex(file: string, data: Buffer): VaultEntry[] {
   if (data.length === 0) return [];
@@ -81,7 +89,7 @@ async function readIndexBytes(layout: VaultLayout): Promise<Buffer | null> {
     return await readPrivateFile(layout.index, MAX_INDEX_BYTES);
   } catch (error) {
     if (error instanceof FileTooLargeError) {
-      throw vaultDamaged(layout.index, `index is ${error.size} bytes, over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
+      throw oversizedIndex(layout.index, error.size);
     }
     throw error;
   }
@@ -123,7 +131,7 @@ export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntr
   }
   return withIndexLock(layout, async () => {
     const existing = await readPrivateFile(layout.index, MAX_INDEX_BYTES).catch((error: unknown) => {
-      if (error instanceof FileTooLargeError) throw vaultDamaged(layout.index, `index is over the ${MAX_INDEX_BYTES}-byte limit`, 'run gobstopper prune --apply to trim history');
+      if (error instanceof FileTooLargeError) throw oversizedIndex(layout.index, error.size);
       throw error;
     });
     const newest = new Map<string, VaultEntry>();

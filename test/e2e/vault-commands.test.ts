@@ -230,7 +230,7 @@ describe('vault commands (built CLI)', () => {
       // The listing cannot show it, and says that something is left out and where to look.
       const listed = (await run('vault')).stdout;
       expect(listed).toContain('1 snapshot(s)\n1 stored snapshot has no index line');
-      expect(listed.replace(/\s+/g, ' ')).toContain(`show and undo --sha take their ids: ${lost.slice(0, 16)}`);
+      expect(listed.replace(/\s+/g, ' ')).toContain(`show takes their ids: ${lost.slice(0, 16)}`);
       expect((await run('vault', '0199a2f1-bbbb')).stdout).not.toContain('no index line');
       // With no line left at all the listing does not claim the vault is empty.
       const savedIndex = readFileSync(other.layout.index);

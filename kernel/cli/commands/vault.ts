@@ -56,12 +56,12 @@ export default class Vault extends BaseCommand<VaultResult> {
     return entries;
   }
 
-  /** Names the stored snapshots the index does not list (show and undo --sha take these ids). */
+  /** Names the stored snapshots the index does not list (show takes these ids; undo needs an index line to know the session). */
   private sayUnlisted(ids: readonly string[]): void {
     if (ids.length === 0) return;
     const shown = ids.slice(0, 8).map((sha) => sha.slice(0, 16)).join(', ');
     const more = ids.length > 8 ? `, and ${ids.length - 8} more (gobstopper prune lists those no receipt names)` : '';
     const what = ids.length === 1 ? 'stored snapshot has no index line' : 'stored snapshots have no index line';
-    for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show and undo --sha take their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
+    for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show takes their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
   }
 }

@@ -42,6 +42,15 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is longer than 65536 bytes'));
   });
 
+  it('an index past the size limit is refused with advice prune cannot loop on', async () => {
+    // Sparse: the size is what counts, and no append of gobstopper's makes an index this large.
+    truncateSync(home.layout.index, 128 * 1024 * 1024 + 1);
+    const refused = { code: 'vault_damaged', message: expect.stringMatching(/over the 134217728-byte limit.*restore .* from a backup, or delete its oldest lines/) };
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(refused);
+    await expect(snapshotFile(home.layout, { path, sessionId: 'sess-a', provider: 'claude_code', strategy: 'snapshot' })).rejects.toMatchObject(refused);
+    await expect(listSnapshots(home.layout)).rejects.not.toMatchObject({ message: expect.stringContaining('prune') });
+  });
+
   it('a torn last index line is rejected', async () => {
     appendFileSync(home.layout.index, '{"ts":1');
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('last line is not terminated'));
