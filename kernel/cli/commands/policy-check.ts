@@ -18,7 +18,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
     'Below the effective trigger (trigger_tokens scaled by quota pressure; both are in the JSON) the action is none. At or above it, a live session ' +
     '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact or relaunch --autocompact, since only the person at its prompt can type /compact; Devin /compact); ' +
     'an idle session gets transcript_compact, which gobstopper apply performs on a fork. The trigger comes from your config: ' +
-    '[policy], then [provider.<id>], then the --preset table.';
+    '[policy], then [provider.<id>], then the --preset table. Adaptive tuning (adaptive = true) is not applied: it reads the transcript, which this command never does; plan and tune show the adaptive trigger.';
   static override examples = [
     '<%= config.bin %> policy-check --provider codex --context-tokens 300000 --session-active --json',
     '<%= config.bin %> policy-check --provider claude_code --context-tokens 180000 --quota-pressure high',
