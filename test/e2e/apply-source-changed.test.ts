@@ -9,20 +9,22 @@ import { DEMO_CLAUDE_ID, demoHome, listFiles } from '../helpers/demo-home.js';
 let home: ReturnType<typeof demoHome> | undefined;
 afterEach(() => home?.cleanup());
 
+/** A fresh demo home whose Claude session gets `line` appended when a run reaches fault step `at`. */
+function appendingAt(at: string, line: string) {
+  home = demoHome();
+  const h = home;
+  const fault = (step: string) => {
+    if (step === at) appendFileSync(h.claudeSession, line);
+  };
+  return { h, before: listFiles(h.claudeDir), fault, env: { ...process.env, ...h.env } };
+}
+
 describe('apply binds every write to the planned source', () => {
   it('a session that changes between plan and publish is refused, and nothing is published', async () => {
-    home = demoHome();
-    const h = home;
-    const before = listFiles(h.claudeDir);
     const appended = '{"type":"summary","summary":"written while gobstopper was working"}\n';
-    const run = withRuntime({ env: { ...process.env, ...h.env } }, (rt) =>
-      applySession(rt, DEMO_CLAUDE_ID, {
-        // The client appends a record after the candidate was rendered and its receipt written.
-        fault: (step) => {
-          if (step === 'apply.after_receipt') appendFileSync(h.claudeSession, appended);
-        },
-      }),
-    );
+    // The client appends a record after the candidate was rendered and its receipt written.
+    const { h, before, fault, env } = appendingAt('apply.after_receipt', appended);
+    const run = withRuntime({ env }, (rt) => applySession(rt, DEMO_CLAUDE_ID, { fault }));
     await expect(run).rejects.toMatchObject({ code: 'source_changed' });
     expect(listFiles(h.claudeDir)).toEqual(before);
     expect(readFileSync(h.claudeSession, 'utf8').endsWith(appended)).toBe(true);
@@ -34,19 +36,11 @@ describe('apply binds every write to the planned source', () => {
 
 describe('fork reads one version of the source', () => {
   it('a session the client appends to while fork reads it is refused before anything is recorded', async () => {
-    home = demoHome();
-    const h = home;
-    const before = listFiles(h.claudeDir);
     // A record the client could not resume from: checked against the version fork hashed, it
     // would read as an error the fork adds.
     const appended = '{"type":"user","uuid":"written-late","parentUuid":"no-such-parent","message":{"role":"user","content":"hi"}}\n';
-    const run = withRuntime({ env: { ...process.env, ...h.env } }, (rt) =>
-      forkSession(rt, DEMO_CLAUDE_ID, {
-        fault: (step) => {
-          if (step === 'fork.after_hash') appendFileSync(h.claudeSession, appended);
-        },
-      }),
-    );
+    const { h, before, fault, env } = appendingAt('fork.after_hash', appended);
+    const run = withRuntime({ env }, (rt) => forkSession(rt, DEMO_CLAUDE_ID, { fault }));
     await expect(run).rejects.toMatchObject({ code: 'source_changed', message: expect.stringContaining('nothing was recorded') });
     expect(listFiles(h.claudeDir)).toEqual(before);
     const vault = join(h.dataHome, 'gobstopper', 'vault');
