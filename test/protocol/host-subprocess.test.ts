@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,6 +73,22 @@ describe('plugin processes that misbehave', () => {
     expect(failure.code).toBe('plugin_timeout');
     expect(r.channel.alive).toBe(true);
     expect(isGone(r.pid!)).toBe(false);
+  });
+
+  it('leaves behind a program in a session of its own holding its pipes: gobstopper still ends at once', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['escaped-child'] });
+    const started = Date.now();
+    const out = execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'escaped-child-driver.ts'), root], { encoding: 'utf8', timeout: 30_000 });
+    const escaped = Number(/escaped (\d+)/.exec(out)?.[1]);
+    expect(escaped).toBeGreaterThan(0);
+    try {
+      // The program holds the pipes for a minute; the command was not kept waiting for it.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(isGone(escaped)).toBe(false);
+    } finally {
+      process.kill(escaped, 'SIGKILL');
+    }
   });
 
   it('exits mid-call: the error says how, with its stderr', async () => {

@@ -65,13 +65,23 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   child.stdout!.once('end', () => (stdoutEnded = true));
   child.stdout!.once('close', () => (stdoutEnded = true));
   const reaped = child.then(() => undefined, () => undefined);
+  // Something the plugin started in a session of its own (setsid) is out of the group's reach and
+  // may hold the pipes open long after the plugin is gone; gobstopper stops reading them rather
+  // than wait for it (an open pipe would keep this process alive until that program ends).
+  const letGoOfPipes = () => {
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    child.stdin!.destroy();
+  };
   const exited = new Promise<PeerExit>((resolve) => {
     child.once('exit', (code, signal) => {
       resolve({ code, signal });
       // A leader that exits while something it spawned still holds stdout would otherwise leave
       // the channel waiting forever; give the last lines a moment, then end the group.
       setTimeout(() => {
-        if (!stdoutEnded) killGroup(pid);
+        if (stdoutEnded) return;
+        killGroup(pid);
+        letGoOfPipes();
       }, DRAIN_AFTER_EXIT_MS).unref();
     });
   });
@@ -80,7 +90,9 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   const terminate = () =>
     (terminated ??= (async () => {
       killGroup(pid);
-      await Promise.race([reaped, new Promise((r) => setTimeout(r, REAP_WAIT_MS).unref())]);
+      const timedOut = Symbol('timed out');
+      const outcome = await Promise.race([reaped, new Promise((r) => setTimeout(() => r(timedOut), REAP_WAIT_MS).unref())]);
+      if (outcome === timedOut) letGoOfPipes();
       untrackGroup(pid);
     })());
 
