@@ -16,7 +16,7 @@ import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from '../eval/applied-retention.js';
 import { sourceFindings } from './findings.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
-import { assertForkTargetFree, publishCandidate, type PublicationStep, type PublishedFork } from './publication.js';
+import { assertForkTargetFree, endsWithFinishedLine, publishCandidate, unfinishedLastLine, type PublicationStep, type PublishedFork } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ApplyOptions extends PlanOptions {
@@ -83,6 +83,9 @@ export async function applySession(runtime: Runtime, selector: string, options: 
 
   const layout = vaultLayout(runtime.env);
   const sourcePath = await canonicalSourcePath(session.path);
+  // Publication refuses a fork that ends unfinished whatever the plan; found out here, nothing is
+  // archived or logged for a run that cannot publish.
+  if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
   const inputsSha256 = sha256OfJson(outcome.plan.edits);
   const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
   const outputSessionId = deriveOutputSessionId(operation);

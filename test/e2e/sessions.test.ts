@@ -168,17 +168,21 @@ describe('detect', () => {
     expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
   });
 
-  it('plan warns that a state card cannot follow a torn final line, as apply then refuses', async () => {
+  it('plan warns about a torn final line, and apply refuses it before archiving or logging anything', async () => {
     home = demoHome();
     writeFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8') + '{"type":"user","mess');
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
-    const args = ['plan', DEMO_CLAUDE_ID, '--strategy', 'compacted'];
-    const planned = await runCli(args, home.env);
-    expect(planned.code).toBe(0);
-    expect(planned.stderr).toContain('warning: the session ends with a torn record');
-    const applied = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'compacted'], home.env);
-    expect(applied.json.error.message).toContain('a state card cannot be appended after it');
-    expect((await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'elide'], home.env)).stderr).toBe('');
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    for (const strategy of ['compacted', 'elide']) {
+      const planned = await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', strategy], home.env);
+      expect(planned.code, strategy).toBe(0);
+      expect(planned.stderr, strategy).toContain('warning: the session ends with a torn record (a write in progress?); apply refuses it until the client finishes that line');
+      const applied = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', strategy], home.env);
+      expect(applied.code, strategy).toBe(1);
+      expect(applied.json.error, strategy).toMatchObject({ code: 'torn_final_line', message: expect.stringContaining('try again once the line is finished') });
+    }
+    // No snapshot, receipt or event for runs that could not publish.
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 
   it('an empty session file is called empty, not unrecognised', async () => {

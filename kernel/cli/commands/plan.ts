@@ -7,6 +7,7 @@ import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { NATIVE_TRIGGER_FRACTION } from '../../policy/explain.js';
 import { formatCount } from '../render/formats.js';
+import { rewritesFile } from '../../eval/plan-metrics.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
@@ -52,10 +53,11 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
             : `so its plan's projection (~${formatCount(planned.transcript.usage.context_tokens)} tokens) is counted instead`;
         this.say(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
       }
-      // A card goes after the last record, which a torn final line (a write in progress) does not allow yet.
+      // The client would glue its next record onto a torn final line (a write in progress), so apply
+      // publishes no rewrite of such a session until that line is finished.
       const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
-      if (outcome.status === 'plan' && torn && outcome.plan.edits.some((e) => e.op === 'inject_digest')) {
-        this.note('warning: the session ends with a torn record (a write in progress?); apply cannot append the state card until the client finishes that line');
+      if (outcome.status === 'plan' && torn && rewritesFile(outcome.plan)) {
+        this.note('warning: the session ends with a torn record (a write in progress?); apply refuses it until the client finishes that line');
       }
     }
     // The plan's JSON has no place for them, and a script should still hear what auto did without.
