@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
+import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
 import { renderTable, type Column } from '../text/table.js';
@@ -133,27 +134,6 @@ export function toEnvelope(error: OclifLikeError): ErrorEnvelope {
   if (error.oclif?.exit === 2) return { ok: false, error: { code: 'usage', message: plainUsage(oneLine(error.message)) } };
   const code = typeof error.code === 'string' && /^[A-Z_a-z0-9]+$/.test(error.code) ? error.code.toLowerCase() : 'internal';
   return { ok: false, error: { code, message: oneLine(filesystemMessage(error) ?? (error.message || String(error))) } };
-}
-
-const FILESYSTEM_ADVICE: Record<string, string> = {
-  ENOSPC: 'the disk is full; free some space and run the command again',
-  EDQUOT: 'the disk quota is used up; free some space and run the command again',
-  EROFS: 'the file system is read-only; point XDG_DATA_HOME (or the session home) at a writable one',
-  EACCES: 'permission denied; check that you own that directory and can write to it',
-  EPERM: 'the operation is not permitted there; check that you own that directory and can write to it',
-};
-
-/**
- * A file-system failure the kernel did not expect (a full disk, a vault made unwritable) as what
- * happened, where, and what to do, instead of Node's bare errno text. Nothing was published: every
- * write goes through private staging or content-addressed files first.
- */
-function filesystemMessage(error: OclifLikeError & { path?: unknown; syscall?: unknown }): string | null {
-  const advice = typeof error.code === 'string' ? FILESYSTEM_ADVICE[error.code] : undefined;
-  if (!advice) return null;
-  const where = typeof error.path === 'string' ? ` on ${error.path}` : '';
-  const what = typeof error.syscall === 'string' ? `${error.syscall} failed${where}` : `a file operation failed${where}`;
-  return `${what}: ${advice} (${error.code})`;
 }
 
 /**

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plainUsage, toEnvelope } from '../../../kernel/cli/base-command.js';
 
@@ -31,7 +34,24 @@ describe('file-system failures say what, where and what to do', () => {
     const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
     expect(toEnvelope(full)).toEqual({ ok: false, error: { code: 'enospc', message: 'write failed: the disk is full; free some space and run the command again (ENOSPC)' } });
     const denied = Object.assign(new Error("EACCES: permission denied, open '/v/chunks/.tmp-1'"), { code: 'EACCES', syscall: 'open', path: '/v/chunks/.tmp-1' });
-    expect(toEnvelope(denied).error.message).toBe('open failed on /v/chunks/.tmp-1: permission denied; check that you own that directory and can write to it (EACCES)');
+    expect(toEnvelope(denied).error.message).toBe('open failed on /v/chunks/.tmp-1: permission denied; check the permissions of that file and of every directory on the way to it (EACCES)');
+    // A refusal to read is not answered with advice about writing, nor the other way round.
+    const unreadable = Object.assign(new Error("EACCES: permission denied, scandir '/s'"), { code: 'EACCES', syscall: 'scandir', path: '/s' });
+    expect(toEnvelope(unreadable).error.message).toBe('scandir failed on /s: permission denied; check that you can read it and enter every directory on the way to it (EACCES)');
+    const unwritable = Object.assign(new Error("EACCES: permission denied, mkdir '/v/x'"), { code: 'EACCES', syscall: 'mkdir', path: '/v/x' });
+    expect(toEnvelope(unwritable).error.message).toBe('mkdir failed on /v/x: permission denied; check that you own that directory and can write to it (EACCES)');
+  });
+
+  it('names the file standing where a directory belongs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-enotdir-'));
+    try {
+      writeFileSync(join(dir, 'gobstopper'), 'x');
+      const path = join(dir, 'gobstopper', 'vault', 'index.jsonl');
+      const error = Object.assign(new Error(`ENOTDIR: not a directory, lstat '${path}'`), { code: 'ENOTDIR', syscall: 'lstat', path });
+      expect(toEnvelope(error).error).toEqual({ code: 'enotdir', message: `lstat failed on ${path}: ${join(dir, 'gobstopper')} is a file where a directory is expected; move it aside (ENOTDIR)` });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('leaves other errors as they are', () => {

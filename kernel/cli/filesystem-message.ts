@@ -1,0 +1,60 @@
+/**
+ * A file-system failure the kernel did not expect (a full disk, a vault made unwritable, a file
+ * standing where a directory belongs) as what happened, where, and what to do, instead of Node's
+ * bare errno text. Nothing was published: every write goes through private staging or
+ * content-addressed files first.
+ */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface ErrnoLike {
+  code?: unknown;
+  path?: unknown;
+  syscall?: unknown;
+}
+
+const ADVICE: Record<string, string> = {
+  ENOSPC: 'the disk is full; free some space and run the command again',
+  EDQUOT: 'the disk quota is used up; free some space and run the command again',
+  EROFS: 'the file system is read-only; point XDG_DATA_HOME (or the session home) at a writable one',
+  EISDIR: 'a directory stands where a file is expected; move it aside',
+};
+
+/** Calls that only look or read: the advice for a refusal is about reading. */
+const READING_CALLS = new Set(['read', 'stat', 'lstat', 'scandir', 'opendir', 'readlink', 'realpath', 'access']);
+/** Calls that change something: the advice is about writing. (`open` may be either.) */
+const WRITING_CALLS = new Set(['write', 'mkdir', 'rename', 'link', 'symlink', 'unlink', 'rmdir', 'rm', 'copyfile', 'chmod', 'utime', 'futime', 'fsync']);
+
+function permissionAdvice(code: 'EACCES' | 'EPERM', syscall: unknown): string {
+  const what = code === 'EACCES' ? 'permission denied' : 'the operation is not permitted there';
+  const call = typeof syscall === 'string' ? syscall : '';
+  if (READING_CALLS.has(call)) return `${what}; check that you can read it and enter every directory on the way to it`;
+  if (WRITING_CALLS.has(call)) return `${what}; check that you own that directory and can write to it`;
+  return `${what}; check the permissions of that file and of every directory on the way to it`;
+}
+
+/** The nearest existing ancestor of `path`, when it is not a directory (what ENOTDIR means). */
+function fileInTheWay(path: string): string | null {
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const st = statSync(dir, { throwIfNoEntry: false });
+      if (st) return st.isDirectory() ? null : dir;
+    } catch {
+      // ENOTDIR again: the file is further up.
+    }
+  }
+  return null;
+}
+
+export function filesystemMessage(error: ErrnoLike): string | null {
+  const code = typeof error.code === 'string' ? error.code : '';
+  const path = typeof error.path === 'string' ? error.path : null;
+  const what = typeof error.syscall === 'string' ? `${error.syscall} failed${path ? ` on ${path}` : ''}` : `a file operation failed${path ? ` on ${path}` : ''}`;
+  if (code === 'ENOTDIR') {
+    const blocker = path ? fileInTheWay(path) : null;
+    const advice = blocker ? `${blocker} is a file where a directory is expected; move it aside` : 'a file stands where a directory is expected; move it aside';
+    return `${what}: ${advice} (${code})`;
+  }
+  const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall) : ADVICE[code];
+  return advice ? `${what}: ${advice} (${code})` : null;
+}
