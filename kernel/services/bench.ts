@@ -80,7 +80,7 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
   return withRuntime({ env, homes: options.homes, providers: options.providers }, async (rt) => {
     const strategies = await resolveEvalStrategies(rt, options.strategies);
     const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
-    const found = await discoverAll(await rt.providers(), rt.homes, { maxAgeSecs });
+    const { sessions: found } = await discoverAll(await rt.providers(), rt.homes, { maxAgeSecs });
     const sessions = found
       .filter((f) => (f.session.kind ?? 'session') === 'session')
       .filter((f) => since === null || (f.session.mtime_ms ?? now) >= since * 1000)

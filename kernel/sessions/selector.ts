@@ -6,6 +6,7 @@ import { readFileSync, lstatSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { readPrefix } from '../../sdk/jsonl.js';
+import { MAX_UNREADABLE } from '../../sdk/unreadable.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { encodingHintOf } from './encoding-hint.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
@@ -64,8 +65,14 @@ function hasSqliteMagic(path: string): boolean {
   return readPrefix(path, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
 }
 
+/** What every provider can see: its sessions, and the transcript files it found but could not read. */
+export interface Discovered {
+  sessions: T.DiscoveredSession[];
+  unreadable: T.UnreadableTranscript[];
+}
+
 /** Every session every provider can see (all ages, sub-agent files excluded). */
-export async function discoverAll(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs?: number | null; includeSubagents?: boolean } = {}): Promise<T.DiscoveredSession[]> {
+export async function discoverAll(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs?: number | null; includeSubagents?: boolean } = {}): Promise<Discovered> {
   const results = await Promise.all(
     providers.map((provider) =>
       provider.discover({
@@ -75,14 +82,23 @@ export async function discoverAll(providers: ProviderPort[], homes: ProviderHome
       }),
     ),
   );
-  return results.flatMap((r) => r.sessions);
+  return { sessions: results.flatMap((r) => r.sessions), unreadable: results.flatMap((r) => r.unreadable ?? []) };
+}
+
+/** "2 transcript files could not be read (…/a.jsonl: permission denied, …)": why a lookup may have missed. */
+export function unreadableSummary(unreadable: readonly T.UnreadableTranscript[]): string {
+  const shown = unreadable.slice(0, 2).map((u) => `${u.path}: ${u.reason}`);
+  const more = unreadable.length > 2 ? ', …' : '';
+  const count = `${unreadable.length}${unreadable.length >= MAX_UNREADABLE ? '+' : ''}`;
+  return `${count} transcript file${unreadable.length === 1 ? '' : 's'} could not be read (${shown.join(', ')}${more})`;
 }
 
 /** Resolves a selector: a path, a full id, or a unique id prefix. */
 export async function resolveSession(selector: string, providers: ProviderPort[], homes: ProviderHomes = {}): Promise<ResolvedSession> {
   checkSelector(selector);
   if (looksLikePath(selector)) return resolvePath(selector, providers);
-  const sessions = (await discoverAll(providers, homes)).filter((s) => (s.session.kind ?? 'session') === 'session');
+  const discovered = await discoverAll(providers, homes);
+  const sessions = discovered.sessions.filter((s) => (s.session.kind ?? 'session') === 'session');
   const exact = sessions.filter((s) => s.session.session_id === selector);
   const prefixed = exact.length > 0 ? exact : sessions.filter((s) => s.session.session_id.startsWith(selector));
   // Session ids are UUIDs, which are case-blind: `7D3F` finds `7d3f…` when nothing matches as typed.
@@ -96,7 +112,9 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     } catch {
       /* not a file either */
     }
-    throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
+    const { unreadable } = discovered;
+    if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
+    throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(unreadable)}`, { details: { unreadable } });
   }
   const listed = matches
     .slice(0, MAX_LISTED_CANDIDATES)

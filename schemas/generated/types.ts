@@ -2650,6 +2650,23 @@ export interface ProviderDiscoverParams {
  */
 export interface ProviderDiscoverResult {
   sessions: DiscoveredSession[];
+  /**
+   * Transcript files found but not read (no permission, a loop of links, an I/O error), so the host can say why a session it was asked for is missing. At most 64.
+   *
+   * @maxItems 64
+   */
+  unreadable?: UnreadableTranscript[];
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "UnreadableTranscript".
+ */
+export interface UnreadableTranscript {
+  path: string;
+  /**
+   * A few words, such as 'permission denied'.
+   */
+  reason: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -5,6 +5,7 @@ import { configFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
+import { unreadableSummary } from '../../sessions/selector.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -50,7 +51,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     const { flags } = await this.parse(Detect);
     const { resolved } = await resolveForCommand({ configPath: flags.config });
     const maxAgeSecs = flags.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
-    const { rows, unlisted } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+    const { rows, unlisted, unreadable } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
@@ -73,6 +74,8 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       this.printTable(rows, flags.limit, maxAgeSecs);
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
+    // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
+    if (unreadable.length > 0) this.warning(`${unreadableSummary(unreadable)}; not listed`);
     return rows;
   }
 

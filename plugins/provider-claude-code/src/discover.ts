@@ -19,7 +19,9 @@ import type {
   ProviderUsageParams,
   ProviderUsageResult,
   SessionHandle,
+  UnreadableTranscript,
 } from '../../../schemas/generated/types.js';
+import { noteUnreadable } from '../../../sdk/unreadable.js';
 import { absolutePath } from './analysis.js';
 import { analyseFileEnds, type EndsAnalysis } from './ends.js';
 import { asPluginError } from './errors.js';
@@ -80,12 +82,13 @@ function handle(path: string, a: EndsAnalysis): SessionHandle {
   };
 }
 
-export function discoverSessions(params: ProviderDiscoverParams, log: (message: string) => void = () => {}): ProviderDiscoverResult {
+export function discoverSessions(params: ProviderDiscoverParams): ProviderDiscoverResult {
   const projects = join(claudeHome(params.home), 'projects');
   const includeSubagents = params.include_subagents === true;
   const maxAgeMs = params.max_age_secs === null || params.max_age_secs === undefined ? null : params.max_age_secs * 1000;
   const now = Date.now();
   const sessions: DiscoveredSession[] = [];
+  const unreadable: UnreadableTranscript[] = [];
   for (const path of listTranscripts(projects, includeSubagents)) {
     try {
       if (maxAgeMs !== null) {
@@ -103,13 +106,13 @@ export function discoverSessions(params: ProviderDiscoverParams, log: (message: 
         bytes_read: a.bytesRead,
       });
     } catch (error) {
-      // One unreadable file (a symlink, no permission) must not hide the others; one that vanished
-      // since it was listed is simply gone.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
+      // One unreadable file (a symlink, no permission) must not hide the others, and the host says
+      // why it is missing; one that vanished since it was listed is simply gone.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') noteUnreadable(unreadable, path, error);
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
-  return { sessions };
+  return unreadable.length > 0 ? { sessions, unreadable } : { sessions };
 }
 
 export function identifyTranscript(params: ProviderIdentifyParams): ProviderIdentifyResult {

@@ -19,7 +19,7 @@ export const claudeCodePlugin: PluginDefinition = {
   providers: {
     [PROVIDER_ID]: {
       info: { display_name: DISPLAY_NAME, native_control: NATIVE_CONTROL, supports_cache_edit: true },
-      discover: (params, ctx) => discoverSessions(params, (message) => ctx.log('warn', message)),
+      discover: (params) => discoverSessions(params),
       identify: (params) => {
         const identified = identifyTranscript(params);
         // The host identifies the file it was given by path, and usually reads it next.

@@ -6,7 +6,8 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult } from '../../../sdk/index.js';
+import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult, UnreadableTranscript } from '../../../sdk/index.js';
+import { noteUnreadable } from '../../../sdk/unreadable.js';
 import { describeRollout } from './describe.js';
 import { isRolloutFileName } from './rollout-name.js';
 
@@ -44,10 +45,11 @@ export function findRollouts(root: string, limit = MAX_FILES): string[] {
   return found;
 }
 
-export function discover(params: ProviderDiscoverParams, now = Date.now(), log: (message: string) => void = () => {}): ProviderDiscoverResult {
+export function discover(params: ProviderDiscoverParams, now = Date.now()): ProviderDiscoverResult {
   const home = codexHome(params);
   const minMtime = params.max_age_secs === null || params.max_age_secs === undefined ? -Infinity : now - params.max_age_secs * 1000;
   const sessions: DiscoveredSession[] = [];
+  const unreadable: UnreadableTranscript[] = [];
   for (const dir of ROLLOUT_DIRS) {
     for (const path of findRollouts(join(home, dir))) {
       let found: DiscoveredSession | null;
@@ -58,7 +60,7 @@ export function discover(params: ProviderDiscoverParams, now = Date.now(), log: 
       } catch (error) {
         // A file that vanished since it was listed is simply gone; one that cannot be read (no
         // permission, an I/O error) is a session the user would otherwise never hear of.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log(`skipped ${path}: ${error instanceof Error ? error.message : String(error)}`);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') noteUnreadable(unreadable, path, error);
         continue;
       }
       if (found === null) continue;
@@ -68,5 +70,5 @@ export function discover(params: ProviderDiscoverParams, now = Date.now(), log: 
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
-  return { sessions };
+  return unreadable.length > 0 ? { sessions, unreadable } : { sessions };
 }

@@ -16,7 +16,7 @@ export const codexPlugin: PluginDefinition = {
   providers: {
     [PROVIDER_ID]: {
       info: { display_name: DISPLAY_NAME, native_control: NATIVE_CONTROL, supports_cache_edit: false },
-      discover: (params, ctx) => discover(params, Date.now(), (message) => ctx.log('warn', message)),
+      discover: (params) => discover(params),
       identify: (params) => identify(params),
       usage: (params) => usage(params),
       parse: (params) => parse(params),

@@ -1,0 +1,32 @@
+/**
+ * A transcript a provider found while listing sessions but could not read, told to the host in
+ * the discover result (not only logged), so that a lookup that finds nothing can say why.
+ */
+import type { UnreadableTranscript } from '../schemas/generated/types.js';
+
+/** As many as the schema takes; more are counted in nothing, the first ones explain enough. */
+export const MAX_UNREADABLE = 64;
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  EIO: 'input/output error',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a file stands where a directory belongs',
+  EMFILE: 'too many open files',
+};
+
+/** A few words for why `error` stopped the read. */
+export function unreadableReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === 'string' && REASONS[code]) return REASONS[code];
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split('\n')[0]!.trim() || 'unreadable';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** Adds `path` to `list` unless the list is full. */
+export function noteUnreadable(list: UnreadableTranscript[], path: string, error: unknown): void {
+  if (list.length < MAX_UNREADABLE) list.push({ path, reason: unreadableReason(error) });
+}

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { discoverSessions } from '../../../plugins/provider-claude-code/src/discover.js';
+import { discover as discoverRollouts } from '../../../plugins/provider-codex/src/discover.js';
+import { resolveSession } from '../../../kernel/sessions/selector.js';
+import type { ProviderPort } from '../../../kernel/sessions/provider-port.js';
+import { validateProviderDiscoverResult } from '../../../schemas/generated/validators.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../../helpers/demo-home.js';
+
+// Tests run as root, whom a file's mode does not stop: the refusal is made at the open instead.
+const locked = new Set<string>();
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const openSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
+    if (locked.has(String(path))) throw Object.assign(new Error(`EACCES: permission denied, open '${String(path)}'`), { code: 'EACCES', syscall: 'open', path: String(path) });
+    return (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+  }) as typeof fs.openSync;
+  return { ...fs, openSync, default: { ...fs, openSync } };
+});
+
+let home: ReturnType<typeof demoHome> | undefined;
+afterEach(() => {
+  locked.clear();
+  home?.cleanup();
+});
+
+describe('a transcript the provider cannot read is reported, not only skipped', () => {
+  it('both providers list it with a reason, apart from the sessions they could read', () => {
+    home = demoHome();
+    locked.add(home.claudeSession);
+    locked.add(home.codexSession);
+    const claude = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome });
+    expect(claude).toEqual({ sessions: [], unreadable: [{ path: home.claudeSession, reason: 'permission denied' }] });
+    expect(validateProviderDiscoverResult(claude)).toBe(true);
+    const codex = discoverRollouts({ provider_id: 'codex', home: home.codexHome });
+    expect(codex).toEqual({ sessions: [], unreadable: [{ path: home.codexSession, reason: 'permission denied' }] });
+    locked.clear();
+    expect(discoverSessions({ provider_id: 'claude_code', home: home.claudeHome })).not.toHaveProperty('unreadable');
+  });
+
+  it('a lookup that finds nothing says which files it could not read', async () => {
+    const unreadable = [{ path: '/h/.claude/projects/p/7d3f.jsonl', reason: 'permission denied' }];
+    const provider: ProviderPort = {
+      id: 'claude_code',
+      discover: async () => ({ sessions: [], unreadable }),
+      identify: async () => ({ matches: false, session: null }),
+    };
+    await expect(resolveSession(DEMO_CLAUDE_ID.slice(0, 4), [provider])).rejects.toMatchObject({
+      code: 'session_not_found',
+      message: "no session matching '7d3f'; 1 transcript file could not be read (/h/.claude/projects/p/7d3f.jsonl: permission denied)",
+      details: { unreadable },
+    });
+  });
+});
