@@ -134,6 +134,11 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(notBundle.stderr.trim().split('\n')).toHaveLength(1);
     expect(notBundle.stderr).toContain('is not a plugin bundle');
 
+    // Not the current directory, which an empty path would otherwise resolve to.
+    const empty = await gob('plugin', 'add', '', '--json');
+    expect(empty.code).toBe(2);
+    expect(JSON.parse(empty.stdout).error).toEqual({ code: 'bad_source', message: expect.stringContaining('the bundle source is empty') });
+
     const broken = join(home.root, 'broken');
     writeBundle(broken, { files: { 'main.mjs': 'x' }, manifest: { permissions: ['all'] } });
     const brokenJson = await gob('plugin', 'add', broken, '--json');

@@ -5,6 +5,7 @@ import { installBundle } from '../../../plugins/registry/install.js';
 import { providesOf } from '../../../plugins/registry/bundle-ref.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { BaseCommand } from '../../base-command.js';
+import { usageError } from '../../../errors.js';
 
 export default class PluginAdd extends BaseCommand<PluginAddCommandResult> {
   static override summary = 'Add a plugin bundle from a directory, a .tgz or an npm package.';
@@ -24,6 +25,8 @@ export default class PluginAdd extends BaseCommand<PluginAddCommandResult> {
 
   async run(): Promise<PluginAddCommandResult> {
     const { args } = await this.parse(PluginAdd);
+    // An empty source would otherwise read as the current directory.
+    if (args.source.trim() === '') throw usageError('bad_source', 'the bundle source is empty; give a bundle directory, its gobstopper-plugin.json, a .tgz or an npm package spec');
     const registry = new PluginRegistry();
     const outcome = await installBundle(registry, args.source);
     const { manifest } = outcome.bundle;
