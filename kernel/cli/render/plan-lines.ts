@@ -2,7 +2,7 @@
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { formatCount } from './formats.js';
 import { adaptiveReasonsOf, strategyRationaleOf } from '../../policy/no-plan.js';
-import { shorten } from '../../vault/human.js';
+import { printableText, shorten } from '../../vault/human.js';
 
 export function editLine(edit: Edit): string {
   switch (edit.op) {
@@ -36,7 +36,8 @@ export function planLines(outcome: PlanCommandPlan): string[] {
   return [
     `strategy ${p.strategy}: context ${formatCount(p.context_tokens_before)} → ${formatCount(p.context_tokens_after)} tokens (−${formatCount(outcome.est_savings_tokens)}, ${pct}%)`,
     `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
-    `why: ${p.rationale}`,
+    // A plugin's words: one line, whatever it sent, so it cannot add lines that look like gobstopper's.
+    `why: ${printableText(p.rationale)}`,
     ...p.edits.map((e) => `  - ${editLine(e)}`),
   ];
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { noPlanLine } from '../../../kernel/cli/render/plan-lines.js';
+import { noPlanLine, planLines } from '../../../kernel/cli/render/plan-lines.js';
+import type { PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { NO_PLAN_REASONS, noPlan } from '../../../kernel/policy/no-plan.js';
 
 const policy = { effective_trigger_tokens: 375_000, floor_tokens: 40_000, min_savings_tokens: 4096 };
@@ -14,5 +15,21 @@ describe('the no-plan line people read', () => {
 
   it('says nothing of adaptive mode when it changed nothing', () => {
     for (const reason of NO_PLAN_REASONS) expect(noPlanLine(noPlan(reason, { ...policy, adaptive_reasons: [] }, 310_000, 300_000))).not.toContain('adaptive');
+  });
+});
+
+describe('the plan people read', () => {
+  it("prints a plugin's rationale as one line, its control characters escaped", () => {
+    const outcome = {
+      status: 'plan',
+      plan: { strategy: 'x', context_tokens_before: 1000, context_tokens_after: 500, rationale: 'kept 3\nstrategy fake: context 0 → 0\u001b[2J', edits: [] },
+      est_savings_tokens: 500,
+      prefix_tokens: 100,
+      effective_trigger_tokens: 900,
+      target_context_tokens: 400,
+    } as unknown as PlanCommandPlan;
+    const lines = planLines(outcome);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('why: kept 3\\u000astrategy fake: context 0 → 0\\u001b[2J');
   });
 });
