@@ -6,12 +6,17 @@ export const DEFAULT_MAX_RECORDS = 100_000;
 export const MIN_TRANSCRIPT_LIMIT_BYTES = 1024;
 export const MAX_TRANSCRIPT_LIMIT_BYTES = 8 * 1024 * MIB;
 
+/** A limit variable that is set to something unusable; `code` is what a CLI error carries. */
+export class LimitEnvironmentError extends Error {
+  readonly code = 'invalid_environment';
+}
+
 function envInteger(name: string, min: number, max: number, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number of ${name.endsWith('BYTES') ? 'bytes' : 'records'}, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw)) throw new LimitEnvironmentError(`${name} must be a whole number of ${name.endsWith('BYTES') ? 'bytes' : 'records'}, got ${JSON.stringify(raw)}`);
   const value = Number(raw);
-  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max) throw new LimitEnvironmentError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -39,3 +44,13 @@ export function maxRecordBytes(defaultBytes: number, env: NodeJS.ProcessEnv = pr
 
 /** A session updated within this many seconds is live and is never rewritten. */
 export const HOT_SECS = 180;
+
+/**
+ * Reads every limit variable once, so a bad value is refused by the host before any plugin reads it
+ * (a provider would otherwise fail mid-call, and the error would read as the plugin's).
+ */
+export function checkLimitEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+  maxTranscriptBytes(env);
+  maxRecords(env);
+  maxRecordBytes(MIN_TRANSCRIPT_LIMIT_BYTES, env);
+}

@@ -4,6 +4,7 @@
  * so they can be called in-process, not only through the CLI.
  */
 import type { PluginRef } from '../../schemas/generated/types.js';
+import { checkLimitEnvironment } from '../../sdk/limits.js';
 import { GobstopperError } from '../errors.js';
 import { PluginHost } from '../plugins/host/plugin-host.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
@@ -30,6 +31,7 @@ export class Runtime {
 
   constructor(options: RuntimeOptions = {}) {
     this.env = options.env ?? process.env;
+    checkLimitEnvironment(this.env);
     this.homes = options.homes ?? {};
     this.only = options.providers;
     this.host = new PluginHost({ env: this.env, hostEnv: this.env, pinned: options.pinned, log: options.log ?? stderrPluginLog(this.env) });
