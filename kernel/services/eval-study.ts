@@ -90,12 +90,12 @@ async function loadSession(runtime: Runtime, ws: PrivateWorkspace, selector: str
     const snap = await vaultSnapshot(runtime, selector);
     if (!snap.provider) throw new GobstopperError('snapshot_provider_unknown', `${selector} is not an indexed session snapshot, so its provider is unknown; pass the session's path or id instead`);
     const client = await runtime.provider(snap.provider);
-    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes), client };
+    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes, undefined, selector), client };
   }
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
   const frozen = await freezeSource(session.path);
   const name = basename(session.path);
-  return { frozen, name, copy: await ws.writeCopy(name, frozen.bytes, frozen.mtimeMs), provider: session.provider, client: await runtime.provider(session.provider) };
+  return { frozen, name, copy: await ws.writeCopy(name, frozen.bytes, frozen.mtimeMs, session.path), provider: session.provider, client: await runtime.provider(session.provider) };
 }
 
 /** The compacted file `--against` names, copied privately; it must be the session's provider's. */
@@ -105,7 +105,7 @@ async function loadAgainst(runtime: Runtime, ws: PrivateWorkspace, against: stri
     if (snap.provider && snap.provider !== provider.id) {
       throw new GobstopperError('provider_mismatch', `${against} is a ${snap.provider} snapshot but the session is ${provider.id}; the providers must match`);
     }
-    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes) };
+    return { ...snap, copy: await ws.writeCopy(snap.name, snap.frozen.bytes, undefined, against) };
   }
   // The provider runs in its own directory: it is handed the path this command was given, resolved.
   const path = resolve(against);
@@ -115,7 +115,7 @@ async function loadAgainst(runtime: Runtime, ws: PrivateWorkspace, against: stri
   });
   const identified = await provider.identify({ path: frozen.path });
   if (!identified.matches) throw new GobstopperError('provider_mismatch', `${against} is not a ${provider.id} transcript; --against needs a file of the session's provider`);
-  return { frozen, name: basename(against), copy: await ws.writeCopy(basename(against), frozen.bytes, frozen.mtimeMs), provider: provider.id };
+  return { frozen, name: basename(against), copy: await ws.writeCopy(basename(against), frozen.bytes, frozen.mtimeMs, path), provider: provider.id };
 }
 
 /**

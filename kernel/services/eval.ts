@@ -49,15 +49,6 @@ export class PolicyResolutionError extends GobstopperError {
   }
 }
 
-/**
- * What the provider says about the private copy is said about the user's file: the copy is a
- * name nobody can look up once the eval is over.
- */
-function aboutTheSource(error: unknown, copy: string, source: string): unknown {
-  if (!(error instanceof GobstopperError) || !error.message.includes(copy)) return error;
-  return new GobstopperError(error.code, error.message.replaceAll(copy, source), { exit: error.exit, details: error.details, cause: error });
-}
-
 // ---------------------------------------------------------------- strategies
 
 /** The strategies to measure: the requested ones (each must exist), else every one a bundle provides. */
@@ -155,12 +146,10 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
   const provider = await runtime.provider(target.provider);
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
-    const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs);
+    const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs, target.path);
     // Asked while the provider parses; the strategy processes start then instead of at their rows.
     const selectors = selectorsAmong(runtime, strategies);
-    const read = await provider.parse({ path: copy, expected_sha256: frozen.sha256 }).catch((error: unknown) => {
-      throw aboutTheSource(error, copy, target.path);
-    });
+    const read = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
     requireResumableSession({ ...read.session, path: target.path });
     requireReadableContext({ ...read, session: { ...read.session, path: target.path } });
     const view = await viewOfPublication(runtime.env, isActive(frozen.mtimeMs), { path: target.path, bytes: read.bytes, sha256: read.source_sha256, usage: read.usage });

@@ -6,6 +6,7 @@ import { constants as fsConstants } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GobstopperError } from '../errors.js';
 import { removeOnExit } from '../exit-cleanup.js';
 
 /**
@@ -15,6 +16,8 @@ import { removeOnExit } from '../exit-cleanup.js';
  */
 export class PrivateWorkspace {
   private copies = 0;
+  /** Copy path -> what it stands for (the user's file, or a vault: selector). */
+  private readonly standsFor = new Map<string, string>();
 
   private constructor(readonly dir: string) {}
 
@@ -32,9 +35,13 @@ export class PrivateWorkspace {
     return { path, handle };
   }
 
-  /** Writes `bytes` to a new 0600 file named `name`; `mtimeMs` carries the source's age over. */
-  async writeCopy(name: string, bytes: Buffer, mtimeMs?: number): Promise<string> {
+  /**
+   * Writes `bytes` to a new 0600 file named `name`; `mtimeMs` carries the source's age over. An
+   * error naming the copy is told about `original` instead (see aboutOriginals).
+   */
+  async writeCopy(name: string, bytes: Buffer, mtimeMs?: number, original?: string): Promise<string> {
     const { path, handle } = await this.create('copy', name);
+    if (original !== undefined) this.standsFor.set(path, original);
     try {
       let written = 0;
       while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, null)).bytesWritten;
@@ -56,6 +63,17 @@ export class PrivateWorkspace {
     return path;
   }
 
+  /**
+   * What a provider says about a private copy is said about the file it stands for: the copy is a
+   * name nobody can look up once the command is over.
+   */
+  aboutOriginals(error: unknown): unknown {
+    if (!(error instanceof GobstopperError)) return error;
+    let message = error.message;
+    for (const [copy, original] of this.standsFor) message = message.replaceAll(copy, original);
+    return message === error.message ? error : new GobstopperError(error.code, message, { exit: error.exit, details: error.details, cause: error });
+  }
+
   async dispose(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
   }
@@ -66,6 +84,8 @@ export async function withWorkspace<R>(prefix: string, body: (ws: PrivateWorkspa
   const kept = removeOnExit(ws.dir);
   try {
     return await body(ws);
+  } catch (error) {
+    throw ws.aboutOriginals(error);
   } finally {
     await ws.dispose();
     kept();

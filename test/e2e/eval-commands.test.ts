@@ -235,9 +235,15 @@ describe.skipIf(!built)('eval (built CLI)', () => {
   it('a session the provider cannot read is named by its own path, not the private copy', () => {
     const broken = join(work, 'broken.jsonl');
     writeFileSync(broken, Buffer.concat([readFileSync(claudePath), Buffer.from([0xff, 0xfe, 0x0a])]));
+    const message = `${broken}: line ${readFileSync(claudePath, 'utf8').split('\n').length} is not valid UTF-8`;
     const { status, body } = json(['eval', broken]);
     expect(status).toBe(1);
-    expect(body.error).toMatchObject({ code: 'invalid_transcript', message: `${broken}: line ${readFileSync(claudePath, 'utf8').split('\n').length} is not valid UTF-8` });
+    expect(body.error).toMatchObject({ code: 'invalid_transcript', message });
+    // eval-study reads its own private copy, and says the same about the user's file.
+    const study = json(['eval-study', broken, '--prepare-manifest', join(work, 'never-written.json')]);
+    expect(study.status).toBe(1);
+    expect(study.body.error).toMatchObject({ code: 'invalid_transcript', message });
+    expect(existsSync(join(work, 'never-written.json'))).toBe(false);
   });
 
   it('a sub-agent transcript is refused before any strategy runs, for eval and plan alike', () => {
