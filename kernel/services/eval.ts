@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
@@ -83,10 +82,10 @@ export function selectorsAmong(runtime: Runtime, ids: readonly string[]): { know
   );
   return {
     known: async () => {
-      const waiting = new AbortController();
-      const deadline = delay(KIND_WAIT_MS, undefined, { signal: waiting.signal }).catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, KIND_WAIT_MS)));
       await Promise.race([Promise.all(answers), deadline]);
-      waiting.abort();
+      clearTimeout(timer);
       return new Set(selectors);
     },
   };
