@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { validateEdit } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
+import { killGroup as killProcessGroup, trackGroup, untrackGroup } from '../process-group.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -41,8 +42,9 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   const maxOutputBytes = request.maxOutputBytes ?? LEGACY_COMMAND_MAX_OUTPUT_BYTES;
   const subprocess = execa('sh', ['-c', request.command], {
     input: JSON.stringify(request.input),
+    // Its own process group, tracked: an interrupted plan ends the script and what it started.
     detached: true,
-    cleanup: true,
+    cleanup: false,
     buffer: false,
     reject: false,
     stdout: 'pipe',
@@ -53,13 +55,10 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   });
 
   let stopped: 'timeout' | 'overflow' | null = null;
+  const pid = subprocess.pid;
+  if (pid !== undefined) trackGroup(pid);
   const killGroup = () => {
-    if (subprocess.pid === undefined) return;
-    try {
-      process.kill(-subprocess.pid, 'SIGKILL');
-    } catch {
-      // The group is already gone.
-    }
+    if (pid !== undefined) killProcessGroup(pid);
   };
   const chunks: Buffer[] = [];
   let outputBytes = 0;
@@ -93,6 +92,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     clearTimeout(deadline);
     // Anything the script left running in the background goes with it.
     killGroup();
+    if (pid !== undefined) untrackGroup(pid);
   }
 
   if (stopped === 'timeout') throw failed(request.table, `did not finish within ${formatMs(timeoutMs)} and was stopped`, { timeout_ms: timeoutMs });

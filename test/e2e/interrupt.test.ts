@@ -4,7 +4,8 @@
  * must take them down on its way out.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -81,6 +82,33 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     expect(await exited).toBe(143);
     const gone = (pid: number) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
     expect(await until(() => workers.every(gone) && processesWith(installed).length === 0, 10_000), 'a worker or its plugin outlived the bench').toBe(true);
+  });
+
+  it('an interrupted plan takes its legacy command down, with what the command started', async () => {
+    const pidFile = join(tmpdir(), `gob-legacy-${process.pid}-${Date.now()}`);
+    const script = `echo $$ > ${pidFile}; sleep 300; echo '{"edits":[]}'`;
+    home = demoHome(`[policy]\ntrigger_tokens = 1000\nfloor_tokens = 0\n\n[presets.slow]\ncommand = ${JSON.stringify(script)}\ntrusted_legacy_command = true\n`);
+    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    const child = spawn(process.execPath, [binPath, 'plan', DEMO_CLAUDE_ID, '--preset', 'slow'], { env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 60_000), 'the command never started').toBe(true);
+      const group = Number(readFileSync(pidFile, 'utf8').trim());
+      const inGroup = () =>
+        readdirSync('/proc').filter((name) => {
+          try {
+            return /^\d+$/.test(name) && Number(readFileSync(`/proc/${name}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2]) === group;
+          } catch {
+            return false;
+          }
+        });
+      expect(await until(() => inGroup().length >= 2, 10_000), 'the command and its sleep').toBe(true);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(await until(() => inGroup().length === 0, 5_000), 'the command or its sleep outlived the plan').toBe(true);
+    } finally {
+      rmSync(pidFile, { force: true });
+    }
   });
 
   it('an interrupted eval leaves no private copy of the session in the temporary directory', async () => {

@@ -5,7 +5,7 @@ import { NdjsonMessageReader, NdjsonMessageWriter } from '../../../sdk/transport
 import type { ChannelTransport, PeerExit } from '../protocol/plugin-channel.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 import { pluginEnvironment } from './environment.js';
-import { killGroup, trackGroup, untrackGroup } from './process-group.js';
+import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import { launchFor } from './runtime.js';
 import { StderrRing } from './stderr-ring.js';
 

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import type { ClientLaunch } from './client-launch.js';
 
 export interface ClientOutcome {
@@ -13,33 +14,12 @@ export interface ClientOutcome {
 /** Output beyond this is the client misbehaving; the rehearsal needs only its first lines and last error. */
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // A rehearsal interrupted with the host must not leave a client running against a closed stub.
-  process.once('exit', () => {
-    for (const pid of liveGroups) killGroup(pid);
-  });
-}
-
 /**
  * Runs a client as the leader of its own process group and waits for it, bounded by `timeoutMs`.
  * At the deadline, and after any exit, the whole group is killed: clients start helpers (shells,
  * language servers, app-server threads) that must not outlive the rehearsal.
  */
 export async function runClientGroup(launch: ClientLaunch, timeoutMs: number): Promise<ClientOutcome> {
-  installExitHook();
   const started = Date.now();
   const subprocess = execa(launch.command, launch.args, {
     cwd: launch.cwd,
@@ -53,7 +33,8 @@ export async function runClientGroup(launch: ClientLaunch, timeoutMs: number): P
     stripFinalNewline: false,
   });
   const pid = subprocess.pid;
-  if (pid !== undefined) liveGroups.add(pid);
+  // A rehearsal interrupted with the host must not leave a client running against a closed stub.
+  if (pid !== undefined) trackGroup(pid);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -73,7 +54,7 @@ export async function runClientGroup(launch: ClientLaunch, timeoutMs: number): P
     clearTimeout(timer);
     if (pid !== undefined) {
       killGroup(pid);
-      liveGroups.delete(pid);
+      untrackGroup(pid);
     }
   }
 }

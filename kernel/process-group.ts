@@ -1,11 +1,11 @@
 /**
- * Process groups of running plugins. Each plugin starts detached as the leader of its own group,
- * so killing `-pid` also reaches anything it spawned. Groups still alive when gobstopper exits are
+ * Process groups of what gobstopper runs (plugins, legacy commands, rehearsed clients). Each starts
+ * detached as the leader of its own group, so killing `-pid` also reaches anything it spawned. Groups still alive when gobstopper exits are
  * killed on the way out (execa's own cleanup skips detached children), and so are they when it is
  * interrupted: a detached group never sees the terminal's Ctrl-C, and a signal's default action
  * ends the process without an 'exit' event.
  */
-import { exitOnStopSignals } from '../../exit-cleanup.js';
+import { exitOnStopSignals } from './exit-cleanup.js';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
