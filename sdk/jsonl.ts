@@ -159,42 +159,6 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   return { sha256: hash ? hash.digest('hex') : '', bytes: total, recordCount: index, unterminatedFinalLine };
 }
 
-export interface TailRead {
-  /** Complete lines of the tail, oldest first; a partial first line (cut by the window) is dropped. */
-  lines: string[];
-  bytesRead: number;
-  size: number;
-  mtimeMs: number;
-  /** The window reached the start of the file, so `lines` are all of it. */
-  wholeFile: boolean;
-}
-
-/** Reads at most `maxBytes` from the end of a file: usage and discovery never read whole sessions. */
-export function readTail(path: string, maxBytes: number): TailRead {
-  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-  try {
-    const st = fstatSync(fd);
-    const length = Math.min(st.size, maxBytes);
-    const start = st.size - length;
-    const buf = Buffer.alloc(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buf, got, length - got, start + got);
-      if (n === 0) break;
-      got += n;
-    }
-    let text = buf.subarray(0, got).toString('utf8');
-    if (start > 0) {
-      const nl = text.indexOf('\n');
-      text = nl === -1 ? '' : text.slice(nl + 1);
-    }
-    const lines = text.split('\n').filter((l) => l.length > 0);
-    return { lines, bytesRead: got, size: st.size, mtimeMs: st.mtimeMs, wholeFile: start === 0 };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A line's carriage return before its newline, kept in the bytes JSONL readers hand out. */
 export const CR = 0x0d;
 

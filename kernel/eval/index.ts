@@ -3,7 +3,7 @@
  * copies through injected functions; nothing calls a plugin itself.
  */
 export { extractProbes, scoreProbes, tailStartLine, liveLines, MAX_PROBES, MAX_MISSED_PROBES, type Probe, type ProbeSet } from './probes.js';
-export { cachePreservationScore, prefixTokens, isProviderOnly, rewritesFile } from './plan-metrics.js';
+export { cachePreservationScore, prefixTokens, rewritesFile } from './plan-metrics.js';
 export { verifyDelta, type VerifyDelta } from './verify-delta.js';
 export { buildEvalRow, buildEvalResult, errorCode, evalBaseline, markBestRow, isRankable, rowError, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from './rows.js';
 export { evaluateSession, type EvalSessionInput, type EvalSessionOptions, type RunStrategy } from './eval-session.js';

@@ -14,18 +14,14 @@ export function editOps(plan: CompactionPlan): EditOp[] {
   return plan.edits.map((e) => e.op);
 }
 
-/** Provider controls change nothing on disk; the other ops rewrite the file. */
-export function isProviderOnly(plan: CompactionPlan): boolean {
-  return plan.edits.length > 0 && plan.edits.every((e) => e.op === 'provider_compact');
-}
-
+/** Provider controls and cache edits change nothing on disk; elisions and state cards rewrite the file. */
 export function rewritesFile(plan: CompactionPlan): boolean {
   return plan.edits.some((e) => e.op === 'elide' || e.op === 'inject_digest');
 }
 
-/** Plans the best-row ranking may pick: file rewrites only, no provider or API-layer controls. */
-export function hasControlEdit(plan: CompactionPlan): boolean {
-  return plan.edits.some((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
+/** A provider or API-layer control: run by the client, never rendered, never the best row. */
+export function isControlOp(op: EditOp): boolean {
+  return op === 'provider_compact' || op === 'cache_edit';
 }
 
 export function elidedLineCount(plan: CompactionPlan): number {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { CompactionPlan, EvalCommandResult, EvalRow, Finding, TokenBasis, Transcript, TranscriptItem } from '../../schemas/generated/types.js';
 import { extractProbes, scoreProbes, tailStartLine, type ProbeSet } from './probes.js';
-import { cachePreservationScore, editOps, elidedLineCount, prefixTokens, rewritesFile } from './plan-metrics.js';
+import { cachePreservationScore, editOps, elidedLineCount, isControlOp, prefixTokens, rewritesFile } from './plan-metrics.js';
 import { verifyDelta } from './verify-delta.js';
 
 export const MAX_ROW_FINDINGS = 32;
@@ -195,7 +195,7 @@ export const planned = (row: EvalRow): boolean => row.rationale !== null;
 export function isRankable(row: EvalRow): boolean {
   if (row.status !== 'plan' || row.error !== null || row.execution_state !== 'rendered') return false;
   if (row.new_verify_errors > 0) return false;
-  return !row.edit_ops.some((op) => op === 'provider_compact' || op === 'cache_edit');
+  return !row.edit_ops.some(isControlOp);
 }
 
 /**

@@ -5,10 +5,13 @@ import { Methods } from '../protocol.js';
 
 export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 
+/** Why a line was refused: too long, not JSON at all, or JSON that is not a JSON-RPC 2.0 message. */
+export type FramingReason = 'overflow' | 'not_json' | 'not_jsonrpc';
+
 /** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
 export class FramingError extends Error {
   constructor(
-    readonly reason: 'overflow' | 'malformed',
+    readonly reason: FramingReason,
     message: string,
   ) {
     super(message);
@@ -184,11 +187,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     } catch {
       settle?.(undefined);
       if (offer && this.options.dropBrokenOffers) return;
-      return this.fail('malformed', 'a line that is not JSON');
+      return this.fail('not_json', 'a line that is not JSON');
     }
     if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
       settle?.(undefined);
-      return this.fail('malformed', 'a line that is not a JSON-RPC 2.0 message');
+      return this.fail('not_jsonrpc', 'a line that is not a JSON-RPC 2.0 message');
     }
     if (!offer || (message as { method?: unknown }).method !== Methods.items) return void this.callback?.(message as Message);
     this.offerBytes += end;
@@ -202,7 +205,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if ('deliver' in outcome) this.callback?.(outcome.deliver);
   }
 
-  private fail(reason: 'overflow' | 'malformed', message: string): void {
+  private fail(reason: FramingReason, message: string): void {
     this.failed = true;
     this.pending = [];
     this.pendingBytes = 0;

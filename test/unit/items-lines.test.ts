@@ -162,7 +162,7 @@ describe('lines told about before they are parsed', () => {
     expect(plugin.errors).toEqual([]);
     const host = reader();
     host.send(broken);
-    expect((host.errors[0] as FramingError).reason).toBe('malformed');
+    expect((host.errors[0] as FramingError).reason).toBe('not_json');
   });
 });
 

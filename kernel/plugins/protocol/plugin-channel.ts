@@ -498,7 +498,7 @@ export class PluginChannel {
       if (framing.reason === 'overflow') {
         const cap = this.options.maxOutputBytes;
         void this.fatal('plugin_output_overflow', `printed a message larger than ${cap ?? 'the'} ${cap ? 'bytes ' : ''}allowed (limits.max_output_bytes)${method ? ` during ${method}` : ''}`, method);
-      } else if (framing.message.includes('not JSON')) {
+      } else if (framing.reason === 'not_json') {
         void this.fatal('plugin_not_json', `printed a line that is not JSON on stdout${method ? ` during ${method}` : ''} (logs belong on stderr)`, method);
       } else {
         void this.fatal('plugin_not_jsonrpc', `printed a line that is not a JSON-RPC 2.0 message${method ? ` during ${method}` : ''}`, method);
