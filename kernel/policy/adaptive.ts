@@ -26,7 +26,7 @@ export interface RecentYield {
 export interface AdaptiveSample {
   model_context_window: number | null;
   context_tokens: number;
-  /** null when the transcript was not parsed (watch pre-checks); the tightening step is skipped. */
+  /** null when unknown (no transcript was parsed); the tightening step is then skipped. */
   elidable_tokens: number | null;
   /** Newest first. */
   recent: RecentYield[];

@@ -1,7 +1,7 @@
 /**
  * The plan pipeline: from a parsed transcript and the layered policy to a validated plan or a no-plan
  * decision. It owns no I/O of its own; the strategy runner (the plugin host) and, for legacy presets,
- * the command runner are passed in, so watch, MCP and the CLI all reach the same decision.
+ * the command runner are passed in, so every caller (plan and apply, eval and eval-study) reaches the same decision.
  *
  *   bounds → adaptive (when enabled) → context before → below trigger? → propose → admit
  */

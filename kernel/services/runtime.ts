@@ -1,5 +1,5 @@
 /**
- * One command's (or one watch pass's) connection to the plugin world: a plugin host with warm
+ * One command's connection to the plugin world: a plugin host with warm
  * processes, the provider clients, and the per-provider home overrides. Services take a runtime
  * so they can be called in-process, not only through the CLI.
  */

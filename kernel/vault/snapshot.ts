@@ -1,6 +1,6 @@
 /**
  * The snapshot service: archive a session file and record it in the index, as one step other
- * services (apply, undo, watch, `snapshot`) call in-process.
+ * services (apply, fork, undo, `snapshot`) call in-process.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { realpath } from 'node:fs/promises';

@@ -38,7 +38,7 @@ interface WarmProcess {
 /**
  * The kernel's door to plugins. Finds the bundle serving an id, re-admits it (every file hashed,
  * the pin compared) on every use, keeps one warm process per bundle for as long as the host lives
- * (a command, or a long-lived watch/MCP server), and hands out typed clients. `close()` shuts
+ * (one command, or one bench worker across its sessions), and hands out typed clients. `close()` shuts
  * every process down and kills whatever is left of its process group.
  */
 export class PluginHost {
