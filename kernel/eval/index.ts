@@ -18,7 +18,7 @@ export { renderBenchReportHtml, type BenchReportInput, type CompactionPoint, typ
 export { contextSeriesFromSource } from './context-series.js';
 export {
   RETENTION_SCHEMA, STUDY_LIMITS, PINNED_KINDS, assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, countByKind, manifestJson,
-  parseManifest, prepareManifest, readManifestFile, sha256Hex, type BoundCheck,
+  parseManifest, prepareManifest, readManifestFile, type BoundCheck,
 } from './study-manifest.js';
 export { extractSlots, messageShapeSlots, type SlotExtractor, type TextSlot } from './study-slots.js';
 export { scoreRetention } from './study-score.js';

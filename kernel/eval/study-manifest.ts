@@ -3,7 +3,6 @@
  * JSON pointer, byte range and hash, never by text. Preparing one picks heuristic candidates;
  * loading one checks it against the exact source bytes before anything is measured.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import type { RetentionCheck, RetentionKind, RetentionManifest, TranscriptItem } from '../../schemas/generated/types.js';
 import { validateRetentionManifest } from '../../schemas/generated/validators.js';
@@ -12,6 +11,7 @@ import { literalAlternatives } from '../../sdk/literal-pattern.js';
 import { isElidable } from '../../sdk/tokens.js';
 import { contentTokens } from './study-text.js';
 import { extractSlots, type SlotExtractor, type SlotOrigin, type TextSlot } from './study-slots.js';
+import { sha256Hex } from '../digest.js';
 
 export const RETENTION_SCHEMA = 'gobstopper-retention-v1';
 const MIB = 1024 * 1024;
@@ -34,9 +34,6 @@ export const PINNED_KINDS: ReadonlySet<RetentionKind> = new Set(['constraint', '
 
 const studyError = (code: string, message: string) => new GobstopperError(code, message);
 
-export function sha256Hex(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 /** Refuses sources over the limit for the operation (64 MiB for replay, 512 MiB to prepare or audit). */
 export function assertStudySourceSize(bytes: number, mode: 'replay' | 'audit' | 'prepare'): void {

@@ -19,7 +19,9 @@ import type {
 import { elisionSavings } from '../../sdk/tokens.js';
 import { digestOverheadTokens, digestTextBytes, MAX_DIGEST_BYTES } from '../../sdk/state-card.js';
 import { GobstopperError } from '../errors.js';
-import { assertRounds, assertStudySourceSize, bindManifest, sha256Hex, STUDY_LIMITS, type BoundCheck } from './study-manifest.js';
+import { sha256Hex } from '../digest.js';
+import { estimatedContext } from '../policy/context.js';
+import { assertRounds, assertStudySourceSize, bindManifest, STUDY_LIMITS, type BoundCheck } from './study-manifest.js';
 import { scoreRetention } from './study-score.js';
 import { extractSlots, type SlotExtractor } from './study-slots.js';
 import { verifyDelta } from './verify-delta.js';
@@ -53,12 +55,6 @@ export const STUDY_LIMITATIONS = [
 const CARD_SUMMARY = 'retention card: pinned spans carried verbatim';
 
 /** Estimated context of a transcript: the study ignores reported usage so rounds compare like for like. */
-export function estimatedContext(transcript: Transcript): number {
-  let sum = 0;
-  for (const item of transcript.items) sum += item.est_tokens;
-  return sum;
-}
-
 /**
  * The typed_digest card: pinned checks in manifest order, until the next one would push the card
  * past the digest byte limit. A card field is one line, so a multi-line span cannot ride it
@@ -92,7 +88,7 @@ export function shapeArmPlan(
   checks: readonly BoundCheck[],
   pinnedRecords: ReadonlySet<number>,
 ): { edits: Edit[]; after: number; carried: BoundCheck[] } {
-  const before = estimatedContext(transcript);
+  const before = estimatedContext(transcript.items);
   const savings = new Map(transcript.items.map((i) => [i.line_index, elisionSavings(i)]));
   let projected = before;
   const edits: Edit[] = [];
@@ -181,7 +177,7 @@ export async function runRetentionStudy(deps: StudyDeps, input: StudyRunInput): 
       if (now() - armStarted > STUDY_LIMITS.armBudgetMs) throw new GobstopperError('study_timeout', `study arm ${arm} ran past its ${STUDY_LIMITS.armBudgetMs / 1000} s budget at round ${round}`);
       const started = now();
       const transcript = currentTranscript;
-      const before = estimatedContext(transcript);
+      const before = estimatedContext(transcript.items);
       const selectionPolicy: ResolvedPolicy = { ...input.policy, floor_tokens: 0 };
       const proposal = await deps.proposeElide({ transcript, policy: selectionPolicy, context_tokens: before });
       const shaped = proposal ? shapeArmPlan(arm, proposal, transcript, input.policy, checks, pinnedRecords) : { edits: [], after: before, carried: [] as BoundCheck[] };
@@ -205,7 +201,7 @@ export async function runRetentionStudy(deps: StudyDeps, input: StudyRunInput): 
         if (lost) throw new GobstopperError('study_invariant', `typed digest lost card-carried check ${lost.id} at round ${round}; the rendered card does not hold it`);
       }
       const delta = verifyDelta(sourceFindings, findings);
-      const afterTokens = estimatedContext(afterTranscript);
+      const afterTokens = estimatedContext(afterTranscript.items);
       report.rows.push({
         arm,
         round,
@@ -269,8 +265,8 @@ export function auditRetention(input: AuditInput): RetentionStudyReport {
     source_bytes: input.source.length,
     result_bytes: input.after.length,
     result_sha256: report.after_sha256,
-    estimated_context_before: estimatedContext(input.source_transcript),
-    estimated_context_after: estimatedContext(input.after_transcript),
+    estimated_context_before: estimatedContext(input.source_transcript.items),
+    estimated_context_after: estimatedContext(input.after_transcript.items),
     floor_reached: false,
     verify_errors: delta.errors,
     verify_warnings: delta.warnings,

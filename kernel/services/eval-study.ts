@@ -6,7 +6,6 @@
  * in a private temporary directory: the session, the vault and the homes are only read, and no
  * model or provider service is called.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
@@ -35,6 +34,7 @@ import { freezeSource, type FrozenSource } from './frozen-source.js';
 import { PrivateWorkspace, withWorkspace } from './private-workspace.js';
 import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
 import type { Runtime } from './runtime.js';
+import { sha256Hex } from '../digest.js';
 
 export interface EvalStudyOptions extends Omit<PlanOptions, 'strategy'> {
   /** Write a heuristic manifest to this new file and stop. */
@@ -50,7 +50,6 @@ export interface EvalStudyOptions extends Omit<PlanOptions, 'strategy'> {
 
 export const DEFAULT_STUDY_ROUNDS = 10;
 const VAULT_PREFIX = 'vault:';
-const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 interface LoadedCopy {
   frozen: FrozenSource;

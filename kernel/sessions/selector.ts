@@ -28,7 +28,8 @@ export function checkSelector(selector: string): void {
   if (/[\u0000-\u001f\u007f]/.test(selector)) throw usageError('bad_selector', 'session selector contains control characters');
 }
 
-function looksLikePath(selector: string): boolean {
+/** A selector that names a file rather than a session id: it has a slash, a .jsonl ending or a leading dot. */
+export function looksLikePath(selector: string): boolean {
   return selector.includes('/') || selector.endsWith('.jsonl') || selector.startsWith('.');
 }
 

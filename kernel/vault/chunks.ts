@@ -6,7 +6,7 @@ import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { vaultDamaged } from './errors.js';
-import { sha256Hex } from './manifest.js';
+import { sha256Hex } from '../digest.js';
 import { checkPrivateFile, openPrivateForRead, publishNewPrivateFile, readFully, writeAllDefault, type WriteAll } from './private-fs.js';
 
 export function chunkPath(chunksDir: string, sha: string): string {

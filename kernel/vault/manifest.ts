@@ -2,7 +2,6 @@
  * Snapshot manifests: the chunk list of one archived file. The id of a snapshot is the sha256 of the
  * manifest's exact bytes, so the serialisation (compact, fixed field order) is part of the format.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { validateVaultManifest } from '../../schemas/generated/validators.js';
 import type { VaultManifest } from '../../schemas/generated/types.js';
@@ -12,12 +11,9 @@ import { snapshotNotFound, vaultDamaged } from './errors.js';
 import type { VaultLayout } from './layout.js';
 import { CHUNK_BYTES, MANIFEST_SCHEMA_VERSION, MAX_MANIFEST_BYTES } from './limits.js';
 import { FileTooLargeError, readPrivateFile } from './private-fs.js';
+import { sha256Hex } from '../digest.js';
 
 export type { VaultManifest };
-
-export function sha256Hex(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 export function serializeManifest(sourceSha256: string, bytes: number, chunks: string[]): Buffer {
   const manifest: VaultManifest = { schema_version: MANIFEST_SCHEMA_VERSION as 3, source_sha256: sourceSha256, bytes, chunks };

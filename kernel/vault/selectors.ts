@@ -9,6 +9,7 @@ import { GobstopperError, usageError } from '../errors.js';
 import { badSha, snapshotNotFound } from './errors.js';
 import { readIndex } from './index-file.js';
 import type { VaultLayout } from './layout.js';
+import { checkSelector, looksLikePath } from '../sessions/selector.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -84,9 +85,8 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
   return matches[0]!;
 }
 
-export function looksLikePath(selector: string): boolean {
-  return selector.includes('/') || selector.endsWith('.jsonl') || selector.startsWith('.');
-}
+/** The vault reads session selectors by the same rules as the session lookup. */
+export { checkSelector as checkSessionSelector, looksLikePath };
 
 /** The paths `selector` may be recorded under: as given (absolute) and as the file system resolves its directory. */
 export async function pathForms(selector: string): Promise<Set<string>> {
@@ -100,16 +100,10 @@ export async function pathForms(selector: string): Promise<Set<string>> {
   return forms;
 }
 
-export function checkSessionSelector(selector: string): void {
-  if (selector.length === 0) throw usageError('bad_selector', 'session selector is empty');
-  if (Buffer.byteLength(selector) > 4096) throw usageError('bad_selector', 'session selector is longer than 4096 bytes');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(selector)) throw usageError('bad_selector', 'session selector contains control characters');
-}
 
 /** Entries whose session id starts with `selector`, or whose path is `selector` (when it is a path). */
 export async function filterBySession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
-  checkSessionSelector(selector);
+  checkSelector(selector);
   if (looksLikePath(selector)) {
     const forms = await pathForms(selector);
     const byPath = entries.filter((e) => forms.has(e.path));

@@ -5,11 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RetentionManifest } from '../../../schemas/generated/types.js';
 import { validateEvalStudyCommandResult, validateRetentionStudyReport } from '../../../schemas/generated/validators.js';
 import {
-  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, CLASSIFY_MARKS, mayHoldCandidates, parseManifest, prepareManifest, readManifestFile, sha256Hex, manifestJson,
+  assertRounds, assertStudySourceSize, bindManifest, classifyCandidate, CLASSIFY_MARKS, mayHoldCandidates, parseManifest, prepareManifest, readManifestFile, manifestJson,
 } from '../../../kernel/eval/study-manifest.js';
 import { extractSlots, messageShapeSlots } from '../../../kernel/eval/study-slots.js';
 import { contentTokens, lexicalCoverage } from '../../../kernel/eval/study-text.js';
 import { scoreRetention } from '../../../kernel/eval/study-score.js';
+import { sha256Hex } from '../../../kernel/digest.js';
 import { auditRetention, retentionCard, runRetentionStudy, type StudyDeps } from '../../../kernel/eval/study-replay.js';
 import type { BoundCheck } from '../../../kernel/eval/study-manifest.js';
 import { prepareManifestFile, renderStudyLines } from '../../../kernel/eval/study-output.js';
