@@ -7,3 +7,4 @@ export * from './jsonl.js';
 export * from './state-card.js';
 export * from './staging.js';
 export * from './resume-dir.js';
+export * from './utf8.js';

@@ -3,6 +3,7 @@
  * retention study recognise it by the marker on its first line.
  */
 import type { DigestBlock } from '../schemas/generated/types.js';
+import { estimateTokens } from './tokens.js';
 
 export const STATE_CARD_MARKER = '[gobstopper state card]';
 export const MAX_DIGEST_BYTES = 32_768;
@@ -73,5 +74,5 @@ export function digestTextBytes(digest: DigestBlock): number {
 
 /** Tokens a card adds to the context: its text plus framing, at four bytes a token. */
 export function digestOverheadTokens(digest: DigestBlock): number {
-  return Math.max(1, Math.ceil((digestTextBytes(digest) + STATE_CARD_FRAMING_CHARS) / 4));
+  return estimateTokens(digestTextBytes(digest) + STATE_CARD_FRAMING_CHARS);
 }

@@ -1,6 +1,6 @@
 /** How much context a session holds, as the host counts it for every decision. */
 import type { Transcript, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
-import { isElidable } from '../../sdk/tokens.js';
+import { CHARS_PER_TOKEN, isElidable } from '../../sdk/tokens.js';
 import { GobstopperError } from '../errors.js';
 
 /**
@@ -29,7 +29,7 @@ export function contextTokens(transcript: Pick<Transcript, 'items' | 'usage'>): 
 export function elidableTokens(items: readonly TranscriptItem[]): number {
   let total = 0;
   // No more than the record costs: a payload the client cuts is sent, and elidable, only in part.
-  for (const item of items) if (isElidable(item)) total += Math.min(item.est_tokens, Math.ceil((item.elidable_bytes ?? 0) / 4));
+  for (const item of items) if (isElidable(item)) total += Math.min(item.est_tokens, Math.ceil((item.elidable_bytes ?? 0) / CHARS_PER_TOKEN));
   return total;
 }
 

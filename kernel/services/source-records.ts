@@ -5,17 +5,10 @@
 import type { HostReadItemsParams, HostReadItemsResult } from '../../schemas/generated/types.js';
 import { readJsonl } from '../../sdk/jsonl.js';
 import { maxRecords, maxTranscriptBytes } from '../../sdk/limits.js';
+import { clipUtf8Bytes } from '../../sdk/utf8.js';
 import { GobstopperError } from '../errors.js';
 
 const DEFAULT_ITEM_BYTES = 16 * 1024;
-
-/** Cuts at a UTF-8 boundary at or before `max` bytes. */
-export function utf8Prefix(bytes: Buffer, max: number): Buffer {
-  if (bytes.length <= max) return bytes;
-  let end = max;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-  return bytes.subarray(0, end);
-}
 
 export async function readSourceRecords(path: string, expectedSha256: string, params: HostReadItemsParams): Promise<HostReadItemsResult> {
   const wanted = new Set(params.line_indexes);
@@ -23,7 +16,7 @@ export async function readSourceRecords(path: string, expectedSha256: string, pa
   const found = new Map<number, { content: string; truncated: boolean }>();
   const summary = await readJsonl(path, { maxBytes: maxTranscriptBytes(), maxRecords: maxRecords() }, (record) => {
     if (!wanted.has(record.index)) return;
-    const cut = utf8Prefix(record.bytes, cap);
+    const cut = clipUtf8Bytes(record.bytes, cap);
     found.set(record.index, { content: cut.toString('utf8'), truncated: cut.length < record.bytes.length });
   });
   if (summary.sha256 !== expectedSha256) throw new GobstopperError('source_changed', `${path} changed after it was read; run the command again`);

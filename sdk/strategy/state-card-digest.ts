@@ -5,6 +5,7 @@
  */
 import type { DigestBlock, TranscriptItem } from '../../schemas/generated/types.js';
 import { STATE_CARD_MARKER } from '../state-card.js';
+import { clipUtf8 } from '../utf8.js';
 import { toolName } from './candidates.js';
 import { hasCardErrorMarker, hasOpenTaskMarker } from './markers.js';
 
@@ -18,17 +19,6 @@ export const CARD_SUMMARY_MAX_BYTES = 120;
 export const CARD_ENTRY_MAX_BYTES = 512;
 
 export type CardSection = 'errors' | 'open_tasks' | 'files_touched' | 'decisions';
-
-/** Cut `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
-export function clipUtf8(text: string, maxBytes: number): string {
-  if (text.length * 3 <= maxBytes) return text;
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
 
 const isCard = (s: string) => s.startsWith(STATE_CARD_MARKER);
 

@@ -1,8 +1,9 @@
 import type { ItemKind, RehearsalKindTallies, RehearsalKindTally } from '../../../schemas/generated/types.js';
+import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
 
 /** ceil(bytes / 4): the project's token estimate, applied to a whole JSON text (0 bytes are 0 tokens). */
 export function tokensOfBytes(bytes: number): number {
-  return Math.ceil(bytes / 4);
+  return Math.ceil(bytes / CHARS_PER_TOKEN);
 }
 
 export function jsonBytes(value: unknown): number {

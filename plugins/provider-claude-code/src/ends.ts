@@ -9,7 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import type { SessionKind, UsageSample } from '../../../schemas/generated/types.js';
-import { estimateTokens } from '../../../sdk/tokens.js';
+import { CHARS_PER_TOKEN, estimateTokens } from '../../../sdk/tokens.js';
 import { computeLiveBranch, isLive } from './branch.js';
 import { maxRecordBytes } from './limits.js';
 import { lineContext } from './record-reader.js';
@@ -144,7 +144,7 @@ function analyseEnds(path: string, head: Buffer, tail: Buffer): { facts: Facts; 
     claudeRecords: envelope.claudeRecords,
     foreignRecords: envelope.foreignRecords,
     usage: result.usage,
-    estimatedContextTokens: win.length > 0 ? Math.ceil(win.lineBytes / 4) : null,
+    estimatedContextTokens: win.length > 0 ? Math.ceil(win.lineBytes / CHARS_PER_TOKEN) : null,
   };
   return { facts, needsMore: result.needsMore };
 }

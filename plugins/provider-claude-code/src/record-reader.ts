@@ -15,7 +15,8 @@ import {
 } from './records.js';
 import { resultPayloads, type PayloadPart } from './payload.js';
 import { readUsage } from './usage-reading.js';
-import { ARGUMENT_SUMMARY_BYTES, cutUtf8, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
+import { clipUtf8 } from '../../../sdk/utf8.js';
+import { ARGUMENT_SUMMARY_BYTES, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
 import { SYNTHETIC_MODEL } from './models.js';
 import { sentBytes } from './sent-bytes.js';
 import { idHash } from './uuid-index.js';
@@ -154,7 +155,7 @@ function noteParent(ctx: LineContext, i: number): void {
 
 /** The summary of a tool_result row: what the call did, then what came back. */
 function resultSummary(shape: string, outcome: string): string {
-  return cutUtf8(`${shape} -> ${outcome}`, SUMMARY_MAX_BYTES);
+  return clipUtf8(`${shape} -> ${outcome}`, SUMMARY_MAX_BYTES);
 }
 
 /**
@@ -308,7 +309,7 @@ function readAssistant(r: RawRecord, i: number, ctx: LineContext, detail: boolea
           const label = internLabel(ctx, b.name) ?? 'tool_call';
           t.setKind(i, 'tool_call');
           t.label[i] = label;
-          t.summary[i] = cutUtf8(toolCallShape(label, b.input), SUMMARY_MAX_BYTES);
+          t.summary[i] = clipUtf8(toolCallShape(label, b.input), SUMMARY_MAX_BYTES);
         }
       } else if (bt === 'text' && typeof b.text === 'string' && text === null) text = b.text;
       else if (bt === 'thinking' || bt === 'redacted_thinking') thinking = true;

@@ -3,6 +3,7 @@
  * at a UTF-8 boundary and kept to one line; labels are a closed character set so that no payload
  * text can travel through them.
  */
+import { clipUtf8 } from '../../../sdk/utf8.js';
 
 /** The schema's bound on a summary. */
 export const SUMMARY_MAX_BYTES = 512;
@@ -11,28 +12,6 @@ export const TEXT_SUMMARY_BYTES = 240;
 /** One tool argument (a path or a command) inside a tool summary. */
 export const ARGUMENT_SUMMARY_BYTES = 160;
 const LABEL_MAX_CHARS = 64;
-
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
-export function cutUtf8(text: string, maxBytes: number): string {
-  // Every UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no counting.
-  if (text.length * 3 <= maxBytes) return text;
-  let bytes = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    let width: number;
-    let units = 1;
-    if (c < 0x80) width = 1;
-    else if (c < 0x800) width = 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      width = 4;
-      units = 2;
-    } else width = 3;
-    if (bytes + width > maxBytes) return text.slice(0, i);
-    bytes += width;
-    i += units - 1;
-  }
-  return text;
-}
 
 /**
  * A copy that does not pin the text it was cut from: V8 may represent a slice as a view into its
@@ -53,7 +32,7 @@ export function firstLine(text: string, maxBytes: number): string | null {
     let end = text.indexOf('\n', start);
     if (end === -1 || end > limit) end = limit;
     const line = text.slice(start, end).replace(CONTROL, ' ').trim();
-    if (line.length > 0) return ownCopy(cutUtf8(line, maxBytes));
+    if (line.length > 0) return ownCopy(clipUtf8(line, maxBytes));
     start = end + 1;
   }
   return null;

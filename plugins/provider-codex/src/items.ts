@@ -19,7 +19,8 @@ import {
   type JsonObject,
   type ToolFamily,
 } from './records.js';
-import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel, truncateUtf8 } from './text.js';
+import { clipUtf8 } from '../../../sdk/utf8.js';
+import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel } from './text.js';
 
 export interface ToolLink {
   role: 'call' | 'output';
@@ -65,10 +66,10 @@ function argumentShape(args: unknown): string {
 function callSummary(name: string, payload: JsonObject, payloadType: string): string {
   if (payloadType === 'custom_tool_call') {
     const input = typeof payload.input === 'string' ? payload.input : '';
-    return truncateUtf8(`${name}(${input.length} chars)`, SUMMARY_MAX_BYTES);
+    return clipUtf8(`${name}(${input.length} chars)`, SUMMARY_MAX_BYTES);
   }
-  if (payloadType === 'local_shell_call') return truncateUtf8(`${name}(${argumentShape(payload.action)})`, SUMMARY_MAX_BYTES);
-  return truncateUtf8(`${name}(${argumentShape(payload.arguments)})`, SUMMARY_MAX_BYTES);
+  if (payloadType === 'local_shell_call') return clipUtf8(`${name}(${argumentShape(payload.action)})`, SUMMARY_MAX_BYTES);
+  return clipUtf8(`${name}(${argumentShape(payload.arguments)})`, SUMMARY_MAX_BYTES);
 }
 
 const EXIT_CODE = /(?:Exit code:\s*|"exit_code"\s*:\s*)(-?\d+)/;

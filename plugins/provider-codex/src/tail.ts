@@ -11,6 +11,7 @@ import { OPENING_BYTES, forEachLine, lineOpening, type FileEnds } from './ends.j
 import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, sentAfterTruncation } from './output-truncation.js';
 import { RecordType, isObject, isReadableCompaction } from './records.js';
 import { UsageTracker, usageFacts } from './usage.js';
+import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
 
 export interface TailUsage {
   usage: UsageSample;
@@ -186,7 +187,7 @@ function estimateFromTail(ends: FileEnds): number {
   });
   if (!sawCompaction && ends.unreadBytes > 0 && tail.length > 0) {
     // The unread middle is assumed to hold response items in the same proportion as the tail.
-    liveTokens += Math.ceil((ends.unreadBytes * (liveBytes / tail.length)) / 4);
+    liveTokens += Math.ceil((ends.unreadBytes * (liveBytes / tail.length)) / CHARS_PER_TOKEN);
   }
   return liveTokens;
 }

@@ -1,19 +1,9 @@
 /** Small string helpers for labels and summaries: bounded, one line, never split inside a character. */
+import { clipUtf8 } from '../../../sdk/utf8.js';
 
 /** Summaries stay well under the schema's 512-byte bound so 100,000 items remain cheap to send. */
 export const SUMMARY_MAX_BYTES = 256;
 const LABEL_MAX_CHARS = 64;
-
-/** Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  // Every UTF-16 unit is at most 3 UTF-8 bytes, so short strings need no encoding.
-  if (text.length * 3 <= maxBytes) return text;
-  const buf = Buffer.from(text, 'utf8');
-  if (buf.length <= maxBytes) return text;
-  let cut = maxBytes;
-  while (cut > 0 && (buf[cut]! & 0xc0) === 0x80) cut -= 1;
-  return buf.subarray(0, cut).toString('utf8');
-}
 
 /** The first non-empty line, without control characters, bounded to `maxBytes`. */
 export function firstLine(text: string, maxBytes = SUMMARY_MAX_BYTES): string {
@@ -27,7 +17,7 @@ export function firstLine(text: string, maxBytes = SUMMARY_MAX_BYTES): string {
       break;
     }
   }
-  return detach(truncateUtf8(line.replace(/[\u0000-\u001f\u007f]/g, ' '), maxBytes));
+  return detach(clipUtf8(line.replace(/[\u0000-\u001f\u007f]/g, ' '), maxBytes));
 }
 
 /**

@@ -6,7 +6,8 @@ import { forkTarget } from '../../../plugins/provider-codex/src/fork.js';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
 import { render } from '../../../plugins/provider-codex/src/render.js';
 import { parseRolloutName, rolloutTimestamp } from '../../../plugins/provider-codex/src/rollout-name.js';
-import { firstLine, sanitizeLabel, truncateUtf8 } from '../../../plugins/provider-codex/src/text.js';
+import { firstLine, sanitizeLabel } from '../../../plugins/provider-codex/src/text.js';
+import { clipUtf8 } from '../../../sdk/utf8.js';
 import { verify } from '../../../plugins/provider-codex/src/verify.js';
 import { validateProviderForkTargetResult } from '../../../schemas/generated/validators.js';
 import { sessionsDir } from '../../fixtures/codex/rollout-builder.js';
@@ -97,8 +98,8 @@ describe('provider-codex names and text helpers', () => {
   });
 
   it('never cuts inside a character and keeps labels free of payload text', () => {
-    expect(truncateUtf8('aé', 2)).toBe('a');
-    expect(truncateUtf8('😀😀', 5)).toBe('😀');
+    expect(clipUtf8('aé', 2)).toBe('a');
+    expect(clipUtf8('😀😀', 5)).toBe('😀');
     expect(firstLine('\n\n  first\nsecond')).toBe('first');
     expect(firstLine('tab\there')).toBe('tab here');
     expect(sanitizeLabel('rm -rf / && curl evil', 'tool')).toBe('rm_-rf_/____curl_evil');

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { digestTextBytes, MAX_DIGEST_BYTES, STATE_CARD_MARKER } from '../../../sdk/state-card.js';
 import { hasValidToolUseIds, protectedLines, staleCandidates, toolName } from '../../../sdk/strategy/candidates.js';
 import { chooseWithDigest } from '../../../sdk/strategy/choose-with-digest.js';
-import { cardContext, cardSummary, clipUtf8, stateCardDigest } from '../../../sdk/strategy/state-card-digest.js';
+import { cardContext, cardSummary, stateCardDigest } from '../../../sdk/strategy/state-card-digest.js';
+import { clipUtf8 } from '../../../sdk/utf8.js';
 import { TranscriptBuilder } from '../../fixtures/transcripts/builder.js';
 import { codingSession } from '../../fixtures/transcripts/sessions.js';
 
