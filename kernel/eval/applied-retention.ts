@@ -10,6 +10,7 @@ import { GobstopperError } from '../errors.js';
 import { bindManifest, prepareManifest, type BoundCheck } from './study-manifest.js';
 import { scoreRetention } from './study-score.js';
 import { messageShapeSlots, type TextSlot } from './study-slots.js';
+import { itemsCovered } from './plan-metrics.js';
 
 export interface RetentionBaseline {
   checks: BoundCheck[];
@@ -78,22 +79,13 @@ export function candidateSlots(baseline: RetentionBaseline, source: Buffer, cand
   return out;
 }
 
-function itemsCovered(edits: readonly T.Edit[]): number {
-  let n = 0;
-  for (const e of edits) {
-    if (e.op === 'elide') n += e.line_indexes.length;
-    else if (e.op === 'inject_digest') n += e.digest.covers_items;
-  }
-  return n;
-}
-
 export function eventRecord(plan: T.CompactionPlan, retention: T.RetentionScore | null): T.EvalEventRecord {
   return {
     action: 'transcript_compact',
     context_tokens_before: plan.context_tokens_before,
     context_tokens_after: plan.context_tokens_after,
     est_reclaimed_tokens: Math.max(0, plan.context_tokens_before - plan.context_tokens_after),
-    items_covered: itemsCovered(plan.edits),
+    items_covered: itemsCovered(plan),
     retention_total: retention ? retention.total : null,
     retention_retained: retention ? retention.source_bound_retained : null,
     retention_lexical: retention ? retention.lexical_retained : null,

@@ -5,8 +5,6 @@
 import type { CompactionPlan, Edit, TranscriptItem } from '../../schemas/generated/types.js';
 import { prefixTokens as hostPrefixTokens } from '../validate/projection.js';
 
-/** Prefix share is cubed: a rewrite that touches early records invalidates the provider's prompt cache. */
-export const PREFIX_EXPONENT = 3;
 
 export type EditOp = Edit['op'];
 
@@ -22,6 +20,16 @@ export function rewritesFile(plan: CompactionPlan): boolean {
 /** A provider or API-layer control: run by the client, never rendered, never the best row. */
 export function isControlOp(op: EditOp): boolean {
   return op === 'provider_compact' || op === 'cache_edit';
+}
+
+/** The records a compaction event says it covered: each elided line, and the records each card sums up. */
+export function itemsCovered(plan: CompactionPlan): number {
+  let n = 0;
+  for (const e of plan.edits) {
+    if (e.op === 'elide') n += e.line_indexes.length;
+    else if (e.op === 'inject_digest') n += e.digest.covers_items;
+  }
+  return n;
 }
 
 export function elidedLineCount(plan: CompactionPlan): number {
@@ -40,7 +48,4 @@ export function prefixTokens(plan: CompactionPlan, items: readonly TranscriptIte
   return hostPrefixTokens(items, plan.edits, plan.context_tokens_before);
 }
 
-/** saved x (prefix / context)^3, with context at least 1. */
-export function cachePreservationScore(saved: number, prefix: number, before: number): number {
-  return saved * Math.pow(prefix / Math.max(1, before), PREFIX_EXPONENT);
-}
+export { cachePreservationScore } from '../../sdk/strategy/cache-score.js';

@@ -5,7 +5,8 @@
 import type * as T from '../../schemas/generated/types.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { GobstopperError } from '../errors.js';
-import { appendEvent, hasAppliedEvent } from '../publish/events.js';
+import { appendEvent, EVENTS_SCHEMA, hasAppliedEvent } from '../publish/events.js';
+import { itemsCovered } from '../eval/plan-metrics.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
@@ -51,15 +52,6 @@ export type ApplyResult =
       warnings: string[];
       rehearsal?: T.RehearsalReport;
     };
-
-function itemsCovered(edits: T.Edit[]): number {
-  let n = 0;
-  for (const e of edits) {
-    if (e.op === 'elide') n += e.line_indexes.length;
-    else if (e.op === 'inject_digest') n += e.digest.covers_items;
-  }
-  return n;
-}
 
 export async function applySession(runtime: Runtime, selector: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   const started = Date.now();
@@ -279,7 +271,7 @@ async function recordEvent(
   const plan = planned.outcome.plan;
   const after = outcome === 'applied' ? plan.context_tokens_after : plan.context_tokens_before;
   const event: T.CompactionEvent = {
-    schema: 'gobstopper/compaction-events-v1',
+    schema: EVENTS_SCHEMA,
     ts: Math.floor(Date.now() / 1000),
     provider: planned.session.provider,
     session_id: planned.session.session_id,
@@ -290,7 +282,7 @@ async function recordEvent(
     context_tokens_before: plan.context_tokens_before,
     context_tokens_after: after,
     est_reclaimed_tokens: Math.max(0, plan.context_tokens_before - after),
-    items_covered: itemsCovered(plan.edits),
+    items_covered: itemsCovered(plan),
     duration_ms: Date.now() - started,
     error_code: errorCode,
     snapshot_before_sha256: snapshotBefore,

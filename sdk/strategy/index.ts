@@ -7,3 +7,4 @@ export * from './plan.js';
 export * from './digest-plan.js';
 export * from './min-heap.js';
 export * from './score-table.js';
+export * from './cache-score.js';

@@ -1,13 +1,7 @@
 /** How much of the prompt cache a plan keeps, and the score `auto` ranks plans by. */
 import type { CompactionPlan, TranscriptItem } from '../../../schemas/generated/types.js';
 
-/** Preserved prefix matters more than raw savings: a broken cache is paid for on every later turn. */
-export const PREFIX_EXP = 3;
-
-/** saved × (prefix / context)^3: the reclaim discounted by how much cached prefix survives. */
-export function cachePreservationScore(saved: number, prefixTokens: number, before: number): number {
-  return saved * (prefixTokens / Math.max(1, before)) ** PREFIX_EXP;
-}
+export { cachePreservationScore } from '../../../sdk/strategy/cache-score.js';
 
 /** Estimated tokens before the first elided record (every record without one), at most the context. */
 export function prefixTokensOf(plan: CompactionPlan, items: readonly TranscriptItem[]): number {
