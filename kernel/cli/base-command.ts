@@ -4,7 +4,7 @@ import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
 import { renderTable, type Column } from '../text/table.js';
-import { printableText, terminalSafe } from '../vault/human.js';
+import { printableText, terminalSafe } from '../text/human.js';
 
 export interface ErrorEnvelope {
   ok: false;

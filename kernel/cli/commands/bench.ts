@@ -7,7 +7,7 @@ import { renderTable, type Column, type TableOptions } from '../../text/table.js
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
-import { describeWindow } from '../render/formats.js';
+import { describeWindow } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';

@@ -9,7 +9,7 @@ import { unreadableSummary } from '../../sessions/selector.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
-import { describeWindow, formatAge, formatCount } from '../render/formats.js';
+import { describeWindow, formatAge, formatCount } from '../../text/human.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 /** A lifetime sum read from the tail alone is a lower bound, and says so. */

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { DiffCommandOutput } from '../../../schemas/generated/types.js';
 import { diffSnapshots } from '../../vault/diff.js';
 import { vaultLayout } from '../../vault/layout.js';
-import { formatCount } from '../../vault/human.js';
+import { formatCount } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type DiffResult = DiffCommandOutput;

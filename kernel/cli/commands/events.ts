@@ -5,7 +5,7 @@ import { readEvents } from '../../publish/events.js';
 import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
 import { eventsLogPath } from '../../paths.js';
 import { checkSessionSelector } from '../../vault/selectors.js';
-import { formatCount, formatTs } from '../../vault/human.js';
+import { formatCount, formatTs } from '../../text/human.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { HistoryCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { sessionHistory } from '../../vault/list.js';
-import { formatBytes, formatCount, formatTs } from '../../vault/human.js';
+import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type HistoryResult = HistoryCommandOutput;

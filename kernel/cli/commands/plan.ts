@@ -6,7 +6,7 @@ import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { NATIVE_TRIGGER_FRACTION } from '../../policy/explain.js';
-import { formatCount } from '../render/formats.js';
+import { formatCount } from '../../text/human.js';
 import { rewritesFile } from '../../eval/plan-metrics.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 

@@ -3,7 +3,7 @@ import type { PruneCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_PRUNE_KEEP } from '../../vault/limits.js';
 import { pruneVault } from '../../vault/prune.js';
-import { formatBytes } from '../../vault/human.js';
+import { formatBytes } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type PruneResult = PruneCommandOutput;

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { ReadSnapshotCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES, MIN_PAGE_BYTES, readSnapshotRecord } from '../../vault/read.js';
-import { formatCount, printableText } from '../../vault/human.js';
+import { formatCount, printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type ReadSnapshotResult = ReadSnapshotCommandOutput;

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import type { RecallCommandOutput, RecallRow } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_RECALL_LIMIT, MAX_RECALL_LIMIT, recallCards } from '../../vault/recall.js';
-import { formatTs, printableText, shorten } from '../../vault/human.js';
+import { formatTs, printableText, shorten } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type RecallResult = RecallCommandOutput;

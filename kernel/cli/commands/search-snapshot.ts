@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { SearchSnapshotCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, searchSnapshot } from '../../vault/search.js';
-import { formatCount } from '../../vault/human.js';
+import { formatCount } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type SearchSnapshotResult = SearchSnapshotCommandOutput;

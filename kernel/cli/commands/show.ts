@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import type { ShowCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { showSnapshot } from '../../vault/show.js';
-import { formatBytes, formatCount, formatPairs, formatTs } from '../../vault/human.js';
+import { formatBytes, formatCount, formatPairs, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type ShowResult = ShowCommandOutput;

@@ -5,7 +5,7 @@ import { GobstopperError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { forkHintFor } from '../../vault/fork-hint.js';
 import { listSnapshots, unlistedSnapshots } from '../../vault/list.js';
-import { formatBytes, formatCount, formatTs } from '../../vault/human.js';
+import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type VaultResult = VaultCommandOutput;

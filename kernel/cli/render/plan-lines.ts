@@ -1,8 +1,7 @@
 /** How a plan or a no-plan decision reads for people. */
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
-import { formatCount } from './formats.js';
 import { adaptiveReasonsOf, strategyRationaleOf } from '../../policy/no-plan.js';
-import { printableText, shorten } from '../../vault/human.js';
+import { formatCount, printableText, shorten } from '../../text/human.js';
 
 export function editLine(edit: Edit): string {
   switch (edit.op) {

@@ -5,7 +5,7 @@
  * Plugin text is untrusted, so control characters are escaped, and a plugin that floods is cut off
  * after a bounded number of lines.
  */
-import { printableText, shorten } from '../../vault/human.js';
+import { printableText, shorten } from '../../text/human.js';
 import type { PluginLogSink } from '../protocol/host-callbacks.js';
 
 /** Lines one plugin id may write in one run before the rest are dropped. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printableText } from '../../../kernel/vault/human.js';
+import { printableText } from '../../../kernel/text/human.js';
 
 describe('archived text shown to people', () => {
   it('escapes terminal controls and bidirectional overrides, and keeps tabs and ordinary text', () => {

@@ -1,6 +1,6 @@
 /**
- * Plain-text rendering shared by the vault and events commands: byte sizes, times,
- * and archived text made safe to print on a terminal.
+ * Plain text for people: counts, byte sizes, times, and text from transcripts and plugins made
+ * safe to print on a terminal.
  */
 
 export function formatBytes(bytes: number): string {
@@ -15,8 +15,9 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+/** A count with thousands separators; `unknown` when there is none. */
+export function formatCount(n: number | null | undefined): string {
+  return n === null || n === undefined ? 'unknown' : n.toLocaleString('en-US');
 }
 
 /** Unix seconds as `YYYY-MM-DD HH:MM` UTC. */
@@ -56,4 +57,20 @@ export function terminalSafe(text: string): string {
 export function formatPairs(pairs: Array<[string, string]>): string[] {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v}`);
+}
+
+export function formatAge(seconds: number): string {
+  if (seconds < 90) return `${Math.max(0, Math.round(seconds))}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86400)}d`;
+}
+
+/** A span of seconds in the largest whole unit: "7 days", "12 hours", "90 seconds". */
+export function describeWindow(secs: number): string {
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (secs % 86400 === 0) return unit(secs / 86400, 'day');
+  if (secs % 3600 === 0) return unit(secs / 3600, 'hour');
+  if (secs % 60 === 0) return unit(secs / 60, 'minute');
+  return unit(secs, 'second');
 }
