@@ -13,6 +13,7 @@ import { eventsLogPath, type PathEnv } from '../paths.js';
 import { FileLock } from '../vault/lock.js';
 import { checkPrivateFile, ensurePrivateDir, FileTooLargeError, readPrivateFile } from '../vault/private-fs.js';
 import { MIB } from '../../sdk/limits.js';
+import { unreadableReason } from '../../sdk/unreadable.js';
 
 export type { CompactionEvent, TokenObservation };
 
@@ -165,7 +166,9 @@ export async function readEvents(options: EventLogOptions = {}): Promise<ReadEve
       data = await readPrivateFile(file, MAX_LOG_BYTES);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const reason = error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
+      const errno = /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException | null)?.code ?? ''));
+      const reason =
+        error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : errno ? unreadableReason(error) : message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
       result.unreadable.push({ file, reason });
       continue;
     }

@@ -110,6 +110,17 @@ describe('events log', () => {
     expect(read.unreadable.map((u) => u.file)).toContain(live);
   });
 
+  it('says in words why a log cannot be read, not in the errno text', async () => {
+    // The data directory is a file: neither generation can be opened.
+    mkdirSync(join(dataDir(home.env), '..'), { recursive: true });
+    writeFileSync(dataDir(home.env), 'x');
+    const read = await readEvents({ env: home.env });
+    expect(read.unreadable).toEqual([
+      { file: rotatedLogPath(live), reason: 'a file stands where a directory belongs' },
+      { file: live, reason: 'a file stands where a directory belongs' },
+    ]);
+  });
+
   it('rotates past 8 MiB and reads the older generation first', async () => {
     await appendEvent(event({ ts: 1 }), { env: home.env });
     appendFileSync(live, Buffer.alloc(ROTATE_BYTES, 0x0a));
