@@ -26,6 +26,8 @@ export interface PluginProcess {
 
 /** After the plugin exits, how long its last output may take to drain before the group is killed. */
 const DRAIN_AFTER_EXIT_MS = 300;
+/** Then how long pipes still held open (by something out of the group's reach) are read before they are closed. */
+const LET_GO_AFTER_EXIT_MS = 2000;
 /** How long to wait for a killed group's pipes to close before giving up on reaping. */
 const REAP_WAIT_MS = 2000;
 
@@ -66,12 +68,11 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   child.stdout!.once('close', () => (stdoutEnded = true));
   const reaped = child.then(() => undefined, () => undefined);
   // Something the plugin started in a session of its own (setsid) is out of the group's reach and
-  // may hold the pipes open long after the plugin is gone; gobstopper stops reading them rather
-  // than wait for it (an open pipe would keep this process alive until that program ends).
+  // may hold the pipes open long after the plugin is gone, which would keep this process alive
+  // until that program ends. Once what was buffered has had time to be read, they are closed: a
+  // call in flight then fails as the plugin's exit.
   const letGoOfPipes = () => {
-    child.stdout!.destroy();
-    child.stderr!.destroy();
-    child.stdin!.destroy();
+    for (const pipe of [child.stdout!, child.stderr!, child.stdin!]) pipe.destroy();
   };
   const exited = new Promise<PeerExit>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -81,7 +82,9 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
       setTimeout(() => {
         if (stdoutEnded) return;
         killGroup(pid);
-        letGoOfPipes();
+        setTimeout(() => {
+          if (!stdoutEnded) letGoOfPipes();
+        }, LET_GO_AFTER_EXIT_MS).unref();
       }, DRAIN_AFTER_EXIT_MS).unref();
     });
   });
