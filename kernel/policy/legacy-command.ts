@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { validateEdit } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
-import { killGroup as killProcessGroup, trackGroup, untrackGroup } from '../process-group.js';
+import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -57,8 +57,8 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   let stopped: 'timeout' | 'overflow' | null = null;
   const pid = subprocess.pid;
   if (pid !== undefined) trackGroup(pid);
-  const killGroup = () => {
-    if (pid !== undefined) killProcessGroup(pid);
+  const stopGroup = () => {
+    if (pid !== undefined) killGroup(pid);
   };
   const chunks: Buffer[] = [];
   let outputBytes = 0;
@@ -67,14 +67,14 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     outputBytes += chunk.length;
     if (outputBytes > maxOutputBytes) {
       stopped = 'overflow';
-      killGroup();
+      stopGroup();
       return;
     }
     chunks.push(chunk);
   });
   const deadline = setTimeout(() => {
     stopped ??= 'timeout';
-    killGroup();
+    stopGroup();
   }, timeoutMs);
   // The answer is complete when the command's own process exits. Something it left in the background
   // (`sleep 60 & echo ...`) may still hold stdout open, and the pipe would not end until it did:
@@ -82,7 +82,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   let leftRunning = false;
   subprocess.once('exit', () => {
     leftRunning = groupAlive(subprocess.pid);
-    killGroup();
+    stopGroup();
   });
 
   let result;
@@ -91,7 +91,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   } finally {
     clearTimeout(deadline);
     // Anything the script left running in the background goes with it.
-    killGroup();
+    stopGroup();
     if (pid !== undefined) untrackGroup(pid);
   }
 

@@ -153,6 +153,14 @@ export async function hasAppliedEvent(outputManifest: string, options: EventLogO
   return events.some((e) => e.outcome === 'applied' && e.snapshot_after_sha256 === outputManifest);
 }
 
+/** Why a log could not be read, in words: the size limit, the system's refusal, or gobstopper's own check. */
+function whyUnreadable(error: unknown, file: string): string {
+  if (error instanceof FileTooLargeError) return `it is over ${MAX_LOG_BYTES} bytes`;
+  if (/^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException | null)?.code ?? ''))) return unreadableReason(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
+}
+
 /**
  * Both generations, older first. A missing log is empty; an unsafe or oversized one is listed in
  * `unreadable`, for the caller to judge (planning reads past it; `events` refuses).
@@ -165,11 +173,7 @@ export async function readEvents(options: EventLogOptions = {}): Promise<ReadEve
     try {
       data = await readPrivateFile(file, MAX_LOG_BYTES);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const errno = /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException | null)?.code ?? ''));
-      const reason =
-        error instanceof FileTooLargeError ? `it is over ${MAX_LOG_BYTES} bytes` : errno ? unreadableReason(error) : message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
-      result.unreadable.push({ file, reason });
+      result.unreadable.push({ file, reason: whyUnreadable(error, file) });
       continue;
     }
     if (data) parseLog(data, result);

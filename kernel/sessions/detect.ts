@@ -38,16 +38,17 @@ export interface DetectedSessions {
   rows: T.DetectRow[];
   /** Transcripts found but not listed: composites and sub-agent threads have no single reading. */
   unlisted: number;
-  /** Transcript files found but not read. */
+  /** Transcript files found but not read, and whether a provider listed as many as it may. */
   unreadable: T.UnreadableTranscript[];
+  unreadableCapped: boolean;
 }
 
 /** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
 export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {
   const now = options.now ?? Date.now();
   // Sub-agent threads are asked for too, so the count of transcripts not listed includes them.
-  const { sessions: found, unreadable } = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
+  const { sessions: found, unreadable, unreadableCapped } = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
   const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
   const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
-  return { rows, unlisted: found.length - sessions.length, unreadable };
+  return { rows, unlisted: found.length - sessions.length, unreadable, unreadableCapped };
 }

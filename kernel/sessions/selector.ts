@@ -70,6 +70,8 @@ function hasSqliteMagic(path: string): boolean {
 export interface Discovered {
   sessions: T.DiscoveredSession[];
   unreadable: T.UnreadableTranscript[];
+  /** A provider listed as many unreadable files as the protocol takes: there may be more. */
+  unreadableCapped: boolean;
 }
 
 /** Every session every provider can see (all ages, sub-agent files excluded). */
@@ -83,14 +85,18 @@ export async function discoverAll(providers: ProviderPort[], homes: ProviderHome
       }),
     ),
   );
-  return { sessions: results.flatMap((r) => r.sessions), unreadable: results.flatMap((r) => r.unreadable ?? []) };
+  return {
+    sessions: results.flatMap((r) => r.sessions),
+    unreadable: results.flatMap((r) => r.unreadable ?? []),
+    unreadableCapped: results.some((r) => (r.unreadable?.length ?? 0) >= MAX_UNREADABLE),
+  };
 }
 
 /** "2 transcript files could not be read (…/a.jsonl: permission denied, …)": why a lookup may have missed. */
-export function unreadableSummary(unreadable: readonly T.UnreadableTranscript[]): string {
+export function unreadableSummary({ unreadable, unreadableCapped }: Pick<Discovered, 'unreadable' | 'unreadableCapped'>): string {
   const shown = unreadable.slice(0, 2).map((u) => `${u.path}: ${u.reason}`);
   const more = unreadable.length > 2 ? ', …' : '';
-  const count = `${unreadable.length}${unreadable.length >= MAX_UNREADABLE ? '+' : ''}`;
+  const count = `${unreadableCapped ? 'at least ' : ''}${unreadable.length}`;
   return `${count} transcript file${unreadable.length === 1 ? '' : 's'} could not be read (${shown.join(', ')}${more})`;
 }
 
@@ -115,7 +121,7 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     }
     const { unreadable } = discovered;
     if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
-    throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(unreadable)}`, { details: { unreadable } });
+    throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(discovered)}`, { details: { unreadable } });
   }
   const listed = matches
     .slice(0, MAX_LISTED_CANDIDATES)

@@ -51,7 +51,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     const { flags } = await this.parse(Detect);
     const { resolved } = await resolveForCommand({ configPath: flags.config });
     const maxAgeSecs = flags.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
-    const { rows, unlisted, unreadable } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+    const { rows, unlisted, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
@@ -75,7 +75,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
     }
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
-    if (unreadable.length > 0) this.warning(`${unreadableSummary(unreadable)}; not listed`);
+    if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);
     return rows;
   }
 

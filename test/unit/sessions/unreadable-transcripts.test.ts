@@ -49,5 +49,9 @@ describe('a transcript the provider cannot read is reported, not only skipped', 
       message: "no session matching '7d3f'; 1 transcript file could not be read (/h/.claude/projects/p/7d3f.jsonl: permission denied)",
       details: { unreadable },
     });
+    // A provider that listed as many as the protocol takes may have left some out.
+    const many = Array.from({ length: 64 }, (_, i) => ({ path: `/h/${i}.jsonl`, reason: 'permission denied' }));
+    const full: ProviderPort = { ...provider, discover: async () => ({ sessions: [], unreadable: many }) };
+    await expect(resolveSession('7d3f', [full])).rejects.toMatchObject({ message: expect.stringContaining('; at least 64 transcript files could not be read (/h/0.jsonl: permission denied, /h/1.jsonl: permission denied, …)') });
   });
 });
