@@ -4,7 +4,7 @@
  */
 import type { UnreadableTranscript } from '../schemas/generated/types.js';
 
-/** As many as the schema takes; more are counted in nothing, the first ones explain enough. */
+/** As many as the schema takes; past them a lookup says "at least", and the first ones explain enough. */
 export const MAX_UNREADABLE = 64;
 
 const REASONS: Record<string, string> = {
