@@ -3,6 +3,7 @@
  * pipeline with the strategy plugins. apply, eval and tune reuse it.
  */
 import type * as T from '../../schemas/generated/types.js';
+import { StrategyPropose } from '../../sdk/protocol.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
 import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
@@ -156,7 +157,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     if (options?.plugin) {
       const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
-      return running.channel.request<T.StrategyProposeResult>('strategy/propose', { ...params, strategy_id: strategyId }, callbacks).then(
+      return running.channel.request(StrategyPropose, { ...params, strategy_id: strategyId }, callbacks).then(
         (result) => candidates.attach({ ...result, plugin_id: running.bundle.manifest.id }),
         (error: unknown) => {
           throw blamed(error);

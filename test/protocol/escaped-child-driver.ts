@@ -3,8 +3,9 @@
 import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { startBundle } from '../../kernel/plugins/host/running-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+import { StrategyPropose } from '../../sdk/protocol.js';
 
 const running = await startBundle(admitBundle(process.argv[2]!), { hostVersion: '0.1.0' });
-const answer = (await running.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)))) as { rationale: string };
+const answer = (await running.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(3)))) as { rationale: string };
 await running.channel.close();
 process.stdout.write(`${answer.rationale}\n`);

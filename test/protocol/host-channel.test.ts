@@ -11,6 +11,7 @@ import { attachPlugin, invalidInput, type PluginDefinition } from '../../sdk/ser
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
+import { StrategyPropose } from '../../sdk/protocol.js';
 
 /** A plugin definition served over in-memory NDJSON streams, with a transport the channel can "kill". */
 function inMemory(def: PluginDefinition, maxMessageBytes = 1024 * 1024) {
@@ -113,25 +114,25 @@ describe('PluginChannel over in-memory streams', () => {
     const callbacks = {
       score: () => ({ scorer_id: 'heuristic', scores: [] }),
       propose: async () => {
-        const inner = await r.channel.request<StrategyProposeResult>('strategy/propose', params('inner'));
+        const inner = await r.channel.request(StrategyPropose, params('inner'));
         return { status: 'no_plan' as const, message: inner.rationale };
       },
     };
-    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('outer'), callbacks);
+    const result = await r.channel.request(StrategyPropose, params('outer'), callbacks);
     expect(result.rationale).toBe('scorer heuristic, nested no_plan: inner saw 8 items');
   });
 
   it('pauses a call\'s deadline while the host works on its callback', async () => {
     const r = await connect();
     const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 500));
-    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('slow'), { score });
+    const result = await r.channel.request(StrategyPropose, params('slow'), { score });
     expect(result.rationale).toBe('slow host, fast plugin');
   });
 
   it('kills a plugin that opens more host requests at once than the host answers', async () => {
     const r = await connect();
     const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 200));
-    const error = (await r.channel.request('strategy/propose', params('flood'), { score }).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('flood'), { score }).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_output_overflow');
     expect(error.message).toContain('sent more than 32 host requests at once during strategy/propose');
     expect(mem!.terminations()).toBe(1);
@@ -141,7 +142,7 @@ describe('PluginChannel over in-memory streams', () => {
     const r = await connect();
     const score = () => new Promise<{ scorer_id: string; scores: [] }>((resolve) => setTimeout(() => resolve({ scorer_id: 's', scores: [] }), 20));
     const started = Date.now();
-    const error = (await r.channel.request('strategy/propose', params('loop'), { score }).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('loop'), { score }).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_timeout');
     expect(error.message).toContain('ran for 10 times its 300 ms deadline during strategy/propose, host callbacks included');
     expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
@@ -151,7 +152,7 @@ describe('PluginChannel over in-memory streams', () => {
   it('delivers host/log and $/progress to the call\'s callbacks', async () => {
     const r = await connect();
     const seen: string[] = [];
-    await r.channel.request('strategy/propose', params('chatty'), {
+    await r.channel.request(StrategyPropose, params('chatty'), {
       log: (p) => seen.push(`${p.level}: ${p.message}`),
       progress: (p) => seen.push(`progress ${p.done}/${p.total}`),
     });
@@ -161,13 +162,13 @@ describe('PluginChannel over in-memory streams', () => {
   it('hands host/log lines of a call without a log callback to the host\'s sink, named by the plugin', async () => {
     const lines: string[] = [];
     const r = await connect(definition, {}, undefined, stderrPluginLog({ GOBSTOPPER_DEBUG: '1' }, (line) => lines.push(line)));
-    await r.channel.request('strategy/propose', params('chatty'));
+    await r.channel.request(StrategyPropose, params('chatty'));
     expect(lines).toEqual(['gobstopper: mem info: halfway there\n']);
   });
 
   it('answers a plugin error as plugin_error and keeps the plugin; its own words, not its stderr, make the message', async () => {
     const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
-    const error = (await r.channel.request('strategy/propose', params('inner')).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('inner')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_error');
     expect(error.message).toBe('plugin mem@1.0.0 answered strategy/propose with error -32002: not my kind of session');
     expect(r.channel.alive).toBe(true);
@@ -175,17 +176,17 @@ describe('PluginChannel over in-memory streams', () => {
 
   it('kills the plugin when its result violates the schema, naming the place', async () => {
     const r = await connect();
-    const error = (await r.channel.request('strategy/propose', params('bad')).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('bad')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_schema_violation');
     expect(error.message).toContain('violates the schema at /edits/0/line_indexes/0');
     expect(mem!.terminations()).toBe(1);
-    await expect(r.channel.request('strategy/propose', params('inner'))).rejects.toBe(error);
+    await expect(r.channel.request(StrategyPropose, params('inner'))).rejects.toBe(error);
   });
 
   it('times out a plugin that ignores cancellation and kills it', async () => {
     const r = await connect();
     const started = Date.now();
-    const error = (await r.channel.request('strategy/propose', params('hang')).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('hang')).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_timeout');
     expect(error.message).toMatch(/^plugin mem@1\.0\.0 timed out after 300 ms during strategy\/propose/);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -194,7 +195,7 @@ describe('PluginChannel over in-memory streams', () => {
 
   it('kills the plugin on a line that is not JSON', async () => {
     const r = await connect();
-    const pending = r.channel.request('strategy/propose', params('hang'));
+    const pending = r.channel.request(StrategyPropose, params('hang'));
     mem!.toHost.write('Traceback (most recent call last):\n');
     const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_not_json');
@@ -204,7 +205,7 @@ describe('PluginChannel over in-memory streams', () => {
   it('kills the plugin at once when it answers a request it was never sent', async () => {
     const r = await connect();
     const started = Date.now();
-    const pending = r.channel.request('strategy/propose', params('hang'));
+    const pending = r.channel.request(StrategyPropose, params('hang'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     mem!.toHost.write('{"jsonrpc":"2.0","id":4242,"result":{"edits":[],"rationale":"stray"}}\n');
     const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
@@ -217,7 +218,7 @@ describe('PluginChannel over in-memory streams', () => {
 
   it('kills the plugin on a message over the size cap', async () => {
     const r = await connect(definition, {}, 64 * 1024);
-    const pending = r.channel.request('strategy/propose', params('hang'));
+    const pending = r.channel.request(StrategyPropose, params('hang'));
     mem!.toHost.write('{"jsonrpc":"2.0","method":"host/log","params":{"level":"info","message":"' + 'y'.repeat(70 * 1024));
     const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_output_overflow');
@@ -226,7 +227,7 @@ describe('PluginChannel over in-memory streams', () => {
   it('checks params before sending: a malformed request never reaches the plugin', async () => {
     const r = await connect();
     const bad = { ...params('inner'), items: [{ line_index: -1, kind: 'user', est_tokens: 1, label: 'u' }] };
-    await expect(r.channel.request('strategy/propose', bad)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
+    await expect(r.channel.request(StrategyPropose, bad)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
     expect(r.channel.alive).toBe(true);
   });
 
@@ -237,7 +238,7 @@ describe('PluginChannel over in-memory streams', () => {
       strategies: { outer: { info, propose: async (_p, ctx) => noPlan(String((await ctx.readItems([1])).items.length)) } },
     };
     const r = await connect(reader);
-    const error = (await r.channel.request('strategy/propose', params('outer'), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }).catch((e: unknown) => e)) as PluginFailure;
+    const error = (await r.channel.request(StrategyPropose, params('outer'), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }).catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('capability_denied');
     expect(mem!.terminations()).toBe(1);
   });
@@ -249,7 +250,7 @@ describe('PluginChannel over in-memory streams', () => {
       strategies: { outer: { info, propose: async (_p, ctx) => noPlan((await ctx.readItems([1])).items.map((i) => i.content).join()) } },
     };
     const r = await connect(reader, { capabilities: ['read_content'] });
-    const result = await r.channel.request<StrategyProposeResult>('strategy/propose', params('outer'), {
+    const result = await r.channel.request(StrategyPropose, params('outer'), {
       readItems: (p) => ({ items: p.line_indexes.map((line_index) => ({ line_index, content: 'line one', truncated: false })), content_trust: 'untrusted_archived_data' }),
     });
     expect(result.rationale).toBe('line one');

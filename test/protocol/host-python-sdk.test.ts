@@ -5,6 +5,7 @@ import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { startBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import { fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+import { StrategyPropose } from '../../sdk/protocol.js';
 
 describe('the Python SDK through the real host', () => {
   let dir: TempDir;
@@ -35,7 +36,7 @@ describe('the Python SDK through the real host', () => {
 
   it('asks the host for scores, content and another plan from inside a handler (re-entrantly)', async () => {
     const logs: string[] = [];
-    const result = await running.channel.request<StrategyProposeResult>('strategy/propose', proposeParams('fixture_strategy', syntheticItems(2)), {
+    const result = await running.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(2)), {
       log: (p) => logs.push(`${p.level}:${p.message}`),
       progress: (p) => logs.push(`progress:${p.done}/${p.total}`),
       score: (p) => ({ scorer_id: 'heuristic', scores: p.candidates.map((line_index) => ({ line_index, keep_probability: 0.5 })) }),
@@ -45,7 +46,7 @@ describe('the Python SDK through the real host', () => {
       }),
       propose: async (p) => {
         // The callback calls the same plugin process again while its outer handler waits.
-        const inner = await running.channel.request<StrategyProposeResult>('strategy/propose', proposeParams(p.strategy_id, syntheticItems(3)));
+        const inner = await running.channel.request(StrategyPropose, proposeParams(p.strategy_id, syntheticItems(3)));
         return { status: 'no_plan', message: inner.rationale };
       },
     });
@@ -55,17 +56,17 @@ describe('the Python SDK through the real host', () => {
   });
 
   it('turns PluginError into its JSON-RPC error and a handler bug into an internal error, and keeps serving', async () => {
-    await expect(running.channel.request('strategy/propose', proposeParams('failing_strategy', syntheticItems(1)))).rejects.toMatchObject({
+    await expect(running.channel.request(StrategyPropose, proposeParams('failing_strategy', syntheticItems(1)))).rejects.toMatchObject({
       code: 'plugin_error',
       rpcCode: -32002,
       message: expect.stringContaining('this session is not for me'),
     });
-    await expect(running.channel.request('strategy/propose', proposeParams('buggy_strategy', syntheticItems(1)))).rejects.toMatchObject({
+    await expect(running.channel.request(StrategyPropose, proposeParams('buggy_strategy', syntheticItems(1)))).rejects.toMatchObject({
       code: 'plugin_error',
       rpcCode: -32603,
       message: expect.stringContaining("KeyError: 'missing'"),
     });
-    await expect(running.channel.request('strategy/propose', proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
+    await expect(running.channel.request(StrategyPropose, proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
     expect(running.channel.alive).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { startBundle, type RunningBundle } from '../../kernel/plugins/host/runni
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
 import { fixturePluginBundle, tempDir, type ManifestFields, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
+import { StrategyPropose } from '../../sdk/protocol.js';
 
 /** Gone, or a zombie waiting for init to reap it (it no longer runs). */
 function isGone(pid: number): boolean {
@@ -47,7 +48,7 @@ describe('plugin processes that misbehave', () => {
     return running;
   }
 
-  const propose = (r: RunningBundle) => r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)));
+  const propose = (r: RunningBundle) => r.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(3)));
 
   async function failureOf(promise: Promise<unknown>): Promise<PluginFailure> {
     const error = await promise.then(() => undefined, (e: unknown) => e);
@@ -132,7 +133,7 @@ describe('plugin processes that misbehave', () => {
 
   it('asks for content without the read_content capability', async () => {
     const r = await start('readcontent');
-    const failure = await failureOf(r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }));
+    const failure = await failureOf(r.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(3)), { readItems: () => ({ items: [], content_trust: 'untrusted_archived_data' }) }));
     expect(failure.code).toBe('capability_denied');
     expect(failure.message).toContain('without the read_content capability');
     expect(await eventually(() => isGone(r.pid!))).toBe(true);
@@ -150,7 +151,7 @@ describe('plugin processes that misbehave', () => {
     const r = await start('score');
     const without = (await propose(r)) as { rationale: string };
     expect(JSON.parse(without.rationale)).toMatchObject({ code: -32005, message: 'host/score is not available during strategy/propose' });
-    const withCallback = (await r.channel.request('strategy/propose', proposeParams('fixture_strategy', syntheticItems(3)), {
+    const withCallback = (await r.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(3)), {
       score: (p) => ({ scorer_id: 'test', scores: p.candidates.map((line_index) => ({ line_index, keep_probability: 0.5 })) }),
     })) as { rationale: string };
     expect(JSON.parse(withCallback.rationale)).toEqual({ scorer_id: 'test', scores: [{ line_index: 3, keep_probability: 0.5 }, { line_index: 7, keep_probability: 0.5 }] });

@@ -10,7 +10,7 @@ import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import { spawnPluginProcess } from '../../kernel/plugins/process/plugin-process.js';
 import type { StrategyProposeResult } from '../../schemas/generated/types.js';
-import { Methods } from '../../sdk/protocol.js';
+import { Methods, StrategyPropose } from '../../sdk/protocol.js';
 import { serializeMessage } from '../../sdk/transport/ndjson.js';
 import { buildBuiltinBundle, buildSdkFixtureBundle, fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
@@ -63,7 +63,7 @@ describe('items_ref over real plugin processes', () => {
     const items = syntheticItems(300);
     const policy = { trigger_tokens: 1000, floor_tokens: 500, min_savings_tokens: 0 };
     const results: StrategyProposeResult[] = [];
-    for (let i = 0; i < 3; i++) results.push(await started.running.channel.request(Methods.strategyPropose, proposeParams('elide', items, policy)));
+    for (let i = 0; i < 3; i++) results.push(await started.running.channel.request(StrategyPropose, proposeParams('elide', items, policy)));
 
     expect(results[0]!.edits.length).toBeGreaterThan(0);
     expect(results[1]).toEqual(results[0]);
@@ -79,7 +79,7 @@ describe('items_ref over real plugin processes', () => {
     const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 8192 });
     const connected = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
     running.push(connected);
-    const result = await connected.channel.request<StrategyProposeResult>(Methods.strategyPropose, proposeParams('fixture_strategy', syntheticItems(10)));
+    const result = await connected.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(10)));
     expect(result).toEqual({ edits: [], rationale: 'logged and proposed nothing' });
     const stderr = child.stderr.contents().toString('utf8');
     expect(stderr).toContain('console.log from the handler 40');
@@ -95,7 +95,7 @@ describe('items_ref over real plugin processes', () => {
     expect(started.running.handshake.features).toBeUndefined();
     const items = syntheticItems(300);
     for (let i = 0; i < 3; i++) {
-      const result = await started.running.channel.request<StrategyProposeResult>(Methods.strategyPropose, proposeParams('inner_strategy', items));
+      const result = await started.running.channel.request(StrategyPropose, proposeParams('inner_strategy', items));
       expect(result.rationale).toBe('inner saw 1200 items');
     }
     expect(started.sent.map(itemFields)).toEqual([['items'], ['items'], ['items']]);

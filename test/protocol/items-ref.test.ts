@@ -134,9 +134,9 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     expect(running.handshake.features).toEqual(['items_ref']);
 
     const items = bigItems();
-    const first = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
-    const second = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
-    const scored = await running.channel.request<T.ScorerScoreResult>(P.Methods.scorerScore, {
+    const first = await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
+    const second = await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
+    const scored = await running.channel.request(P.ScorerScore, {
       scorer_id: 'count',
       session: proposeParams('echo', items).session,
       items,
@@ -170,7 +170,7 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const running = await connectSdk({ ...def, itemsArrived: (items) => void arrived.push(items as unknown[]) });
     const items = bigItems();
     running.channel.offerItems(items);
-    await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     await vi.waitFor(() => expect(arrived).toHaveLength(1));
     expect(arrived[0]).toEqual(items);
     expect(seen[0]).toBe(arrived[0]);
@@ -187,7 +187,7 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const items = bigItems();
     running.channel.offerItems(items);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    const result = await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     expect(result.rationale).toBe('saw 1200 items, last line 1199');
   });
 
@@ -197,7 +197,7 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const items = bigItems();
     running.channel.offerItems(items);
     running.channel.offerItems(items);
-    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    const result = await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     expect(result.rationale).toBe('saw 1200 items, last line 1199');
     expect(seen[0]).toEqual(items);
     const offers = mem!.sent.filter((l) => l.message.method === P.Methods.items);
@@ -215,7 +215,7 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const running = await connectSdk(def, cache);
     mem!.raw({ method: P.Methods.items, params: { items_id: 'bad id with spaces', items: bigItems() } });
     mem!.raw({ method: P.Methods.items, params: { items_id: 'items-x' } });
-    const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', syntheticItems(3)));
+    const result = await running.channel.request(P.StrategyPropose, proposeParams('echo', syntheticItems(3)));
     expect(result.rationale).toMatch(/^saw \d+ items/);
     expect(cache.size).toBe(0);
   });
@@ -224,12 +224,12 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const { seen, def } = recording();
     const running = await connectSdk(def);
     const items = bigItems();
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     // Equal content in a different array is a different transcript as far as the host knows.
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', [...items]));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', [...items]));
     const small = syntheticItems(3);
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', small));
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', small));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', small));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', small));
 
     const wire = proposals(mem!.sent).map((l) => l.message.params!);
     expect(wire[0]!.items_id).toBeDefined();
@@ -248,9 +248,9 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const cache = new ItemsCache();
     const running = await connectSdk(def, cache);
     const items = bigItems();
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     cache.clear();
-    const again = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('echo', items));
+    const again = await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
 
     expect(again.rationale).toBe('saw 1200 items, last line 1199');
     expect(seen).toHaveLength(2);
@@ -264,7 +264,7 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const miss = mem!.answered.find((l) => l.message.id === wire[1]!.message.id)!;
     expect(miss.message.error?.code).toBe(P.PluginErrorCodes.ItemsNotCached);
     // Held again after the resend: the next call is a reference once more.
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     expect(proposals(mem!.sent).at(-1)!.message.params!.items_ref).toBe(wire[2]!.message.params!.items_id);
     expect(running.channel.alive).toBe(true);
   });
@@ -274,9 +274,9 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const running = await connectSdk(def, new ItemsCache(1));
     const a = bigItems();
     const b = bigItems();
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', a));
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', b));
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', a));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', a));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', b));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', a));
     expect(seen.map((s) => s.length)).toEqual([1200, 1200, 1200]);
     expect(seen[2]).toEqual(a);
     expect(proposals(mem!.sent)).toHaveLength(4);
@@ -299,8 +299,8 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
       },
     });
     const items = bigItems();
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('forgetful', items));
-    await expect(running.channel.request(P.Methods.strategyPropose, proposeParams('forgetful', items))).rejects.toMatchObject({
+    await running.channel.request(P.StrategyPropose, proposeParams('forgetful', items));
+    await expect(running.channel.request(P.StrategyPropose, proposeParams('forgetful', items))).rejects.toMatchObject({
       code: 'plugin_error',
       rpcCode: P.PluginErrorCodes.ItemsNotCached,
     });
@@ -313,10 +313,10 @@ describe('items_ref between the plugin channel and the TypeScript SDK', () => {
     const { def } = recording();
     const running = await connectSdk(def);
     const items = bigItems();
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
-    await running.channel.request(P.Methods.strategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
+    await running.channel.request(P.StrategyPropose, proposeParams('echo', items));
     const { items: _dropped, ...withoutItems } = proposeParams('echo', items);
-    await expect(running.channel.request(P.Methods.strategyPropose, withoutItems)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
+    await expect(running.channel.request(P.StrategyPropose, withoutItems)).rejects.toMatchObject({ code: 'invalid_plugin_request' });
   });
 });
 
@@ -341,7 +341,7 @@ describe('items_ref with a plugin that does not advertise it', () => {
     expect(running.handshake.features).toEqual(features);
     const items = bigItems();
     for (let i = 0; i < 3; i++) {
-      const result = await running.channel.request<T.StrategyProposeResult>(P.Methods.strategyPropose, proposeParams('plain', items));
+      const result = await running.channel.request(P.StrategyPropose, proposeParams('plain', items));
       expect(result.rationale).toBe('saw 1200 items');
     }
     for (const params of received) {
@@ -365,7 +365,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
     const items = bigItems();
     mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
+    const parsed = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
     expect(parsed.items).toEqual(items);
     expect(parsed).not.toHaveProperty('items_ref');
     const offer = mem.answered.findIndex((l) => l.message.method === P.Methods.items);
@@ -388,7 +388,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
       });
     });
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' });
+    const parsed = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/x' });
     expect(parsed.items).toEqual(items);
     expect(serializeMessage({ jsonrpc: '2.0', id: 9, method: 'strategy/propose', params: { items: parsed.items } } as never)).toContain(spaced);
     // A copy of the array has no bytes kept for it and is encoded afresh.
@@ -413,7 +413,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
     const items = syntheticItems(5000);
     mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const parsed = await running.channel.request<T.Transcript>(P.Methods.providerParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
+    const parsed = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/nonexistent/session.jsonl' });
     expect(parsed.items).toEqual(items);
     const pieces = mem.answered.filter((l) => l.message.method === P.Methods.items).map((l) => l.message.params!);
     expect(pieces.map((p) => [p.part, p.more, (p.items as unknown[]).length])).toEqual([
@@ -431,7 +431,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
     (items[9000] as { est_tokens: unknown }).est_tokens = 'many';
     mem = inMemory((connection) => attachPlugin(connection, providerDef(transcript(items))));
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    const error = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'plugin_schema_violation' });
     expect((error as Error).message).toContain('sent items ahead ($/items) that violate the schema at /items/9000/est_tokens');
   });
@@ -447,7 +447,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
       });
     });
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    const error = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'plugin_schema_violation' });
     expect((error as Error).message).toContain('naming items it never sent ahead');
   });
@@ -458,7 +458,7 @@ describe('items a provider sends ahead of its result ($/items, plugin to host)',
       connection.onRequest(P.Methods.providerParse, () => ({ ...transcript([]), items: undefined, items_ref: 'r-404' }));
     });
     const running = await connectBundle(inMemoryBundle({ provides: { providers: ['claude_code'] } }), mem.transport, { hostVersion: '0.1.0' });
-    const error = await running.channel.request(P.Methods.providerParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
+    const error = await running.channel.request(P.ProviderParse, { provider_id: 'claude_code', path: '/x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'plugin_schema_violation' });
     expect((error as Error).message).toContain('items_ref "r-404" in its result, naming items it never sent ahead');
   });

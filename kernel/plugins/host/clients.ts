@@ -1,5 +1,17 @@
 import type * as T from '../../../schemas/generated/types.js';
-import { Methods, PluginErrorCodes } from '../../../sdk/protocol.js';
+import type { RequestType } from 'vscode-jsonrpc/node';
+import {
+  PluginErrorCodes,
+  ProviderDiscover,
+  ProviderForkTarget,
+  ProviderIdentify,
+  ProviderParse,
+  ProviderRender,
+  ProviderUsage,
+  ProviderVerify,
+  ScorerScore,
+  StrategyPropose,
+} from '../../../sdk/protocol.js';
 import { GobstopperError } from '../../errors.js';
 import type { HostCallbacks } from '../protocol/host-callbacks.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
@@ -42,32 +54,32 @@ export class ProviderClient {
     return this.info.id;
   }
 
-  private call<R>(method: string, params: { provider_id?: string }, callbacks?: HostCallbacks): Promise<R> {
-    return this.running.channel.request<R>(method, { ...params, provider_id: this.info.id }, merged(this.callbacks, callbacks)).catch((error: unknown) => {
+  private call<Params extends { provider_id: string }, R>(type: RequestType<Params, R, void>, params: WithoutId<Params, 'provider_id'>, callbacks?: HostCallbacks): Promise<R> {
+    return this.running.channel.request(type, { ...params, provider_id: this.info.id } as Params, merged(this.callbacks, callbacks)).catch((error: unknown) => {
       throw asSessionError(error);
     });
   }
 
   discover(params: WithoutId<T.ProviderDiscoverParams, 'provider_id'> = {}, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderDiscoverResult>(Methods.providerDiscover, params, callbacks);
+    return this.call(ProviderDiscover, params, callbacks);
   }
   identify(params: WithoutId<T.ProviderIdentifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderIdentifyResult>(Methods.providerIdentify, params, callbacks);
+    return this.call(ProviderIdentify, params, callbacks);
   }
   usage(params: WithoutId<T.ProviderUsageParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderUsageResult>(Methods.providerUsage, params, callbacks);
+    return this.call(ProviderUsage, params, callbacks);
   }
   parse(params: WithoutId<T.ProviderParseParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.Transcript>(Methods.providerParse, params, callbacks);
+    return this.call(ProviderParse, params, callbacks);
   }
   render(params: WithoutId<T.ProviderRenderParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderRenderResult>(Methods.providerRender, params, callbacks);
+    return this.call(ProviderRender, params, callbacks);
   }
   verify(params: WithoutId<T.ProviderVerifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderVerifyResult>(Methods.providerVerify, params, callbacks);
+    return this.call(ProviderVerify, params, callbacks);
   }
   forkTarget(params: WithoutId<T.ProviderForkTargetParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call<T.ProviderForkTargetResult>(Methods.providerForkTarget, params, callbacks);
+    return this.call(ProviderForkTarget, params, callbacks);
   }
 }
 
@@ -83,7 +95,7 @@ export class StrategyClient {
   }
 
   propose(params: WithoutId<T.StrategyProposeParams, 'strategy_id'>, callbacks?: HostCallbacks): Promise<T.StrategyProposeResult> {
-    return this.running.channel.request(Methods.strategyPropose, { ...params, strategy_id: this.info.id }, merged(this.callbacks, callbacks));
+    return this.running.channel.request(StrategyPropose, { ...params, strategy_id: this.info.id }, merged(this.callbacks, callbacks));
   }
 }
 
@@ -99,6 +111,6 @@ export class ScorerClient {
   }
 
   score(params: WithoutId<T.ScorerScoreParams, 'scorer_id'>, callbacks?: HostCallbacks): Promise<T.ScorerScoreResult> {
-    return this.running.channel.request(Methods.scorerScore, { ...params, scorer_id: this.info.id }, merged(this.callbacks, callbacks));
+    return this.running.channel.request(ScorerScore, { ...params, scorer_id: this.info.id }, merged(this.callbacks, callbacks));
   }
 }

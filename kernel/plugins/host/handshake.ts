@@ -1,5 +1,5 @@
 import type { InitializeResult, PluginManifest } from '../../../schemas/generated/types.js';
-import { Methods, ProtocolFeatures, SUPPORTED_PROTOCOL_VERSIONS } from '../../../sdk/protocol.js';
+import { Initialize, Methods, ProtocolFeatures, SUPPORTED_PROTOCOL_VERSIONS } from '../../../sdk/protocol.js';
 import type { PluginChannel } from '../protocol/plugin-channel.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 
@@ -9,7 +9,7 @@ import { PluginFailure } from '../protocol/plugin-failure.js';
  * does not declare). A mismatch kills the plugin.
  */
 export async function handshake(channel: PluginChannel, manifest: PluginManifest, hostVersion: string): Promise<InitializeResult> {
-  const result = await channel.request<InitializeResult>(Methods.initialize, {
+  const result = await channel.request(Initialize, {
     protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
     host: { name: 'gobstopper', version: hostVersion },
     features: [ProtocolFeatures.itemsRef],

@@ -243,14 +243,16 @@ export class PluginChannel {
   }
 
   /**
-   * Sends one request and returns its validated result. With GOBSTOPPER_CHECK_REQUESTS=1 (the test
+   * Sends one request and returns its validated result; `type` (sdk/protocol.ts) ties the method to
+   * its params and result types. With GOBSTOPPER_CHECK_REQUESTS=1 (the test
    * suite sets it) params are also checked against the method's schema before anything is sent
    * (the params as given, before a large items array is swapped for an items_ref): a violation
    * there is a host bug, not the plugin's. It is off by default because the host builds
    * params from data it has already validated, and re-checking a 100,000-item transcript on every
    * strategy call costs more than the call itself.
    */
-  async request<R>(method: string, params: unknown, callbacks: HostCallbacks = {}): Promise<R> {
+  async request<P, R>(type: RequestType<P, R, void>, params: P, callbacks: HostCallbacks = {}): Promise<R> {
+    const method = type.method;
     const validators = checkRequests() ? methodValidators(method) : undefined;
     if (validators?.params) {
       const violation = checkAgainst(validators.params, params);
