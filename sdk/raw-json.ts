@@ -237,3 +237,92 @@ export function rawMemberStart(b: Uint8Array, i: number, end: number, key: strin
     throw error;
   }
 }
+
+/** Whether the key at [keyStart, keyEnd) (quotes excluded) decodes to `key`: `\u006b` is `k`. */
+export function rawKeyDecodesTo(b: Uint8Array, keyStart: number, keyEnd: number, key: string): boolean {
+  if (rawKeyIs(b, keyStart, keyEnd, key)) return true;
+  // Only an escape or a byte outside ASCII can spell the key other than byte for byte.
+  let plain = true;
+  for (let k = keyStart; k < keyEnd && plain; k += 1) plain = b[k] !== BACKSLASH && b[k]! < 0x80;
+  if (plain) return false;
+  const quoted = Buffer.from(b.buffer, b.byteOffset + keyStart - 1, keyEnd - keyStart + 2).toString('utf8');
+  return JSON.parse(quoted) === key;
+}
+
+export type RawPathStep = string | number;
+
+/**
+ * The span of the value at `path` inside the value at `from` (member names decoded; with a
+ * repeated key the last wins, as in JSON.parse), or null when the path is absent or the bytes
+ * cannot be followed.
+ */
+export function rawValueSpanAt(b: Uint8Array, path: readonly RawPathStep[], from: ByteSpan): ByteSpan | null {
+  try {
+    let span: ByteSpan | null = from;
+    for (let k = 0; k < path.length && span !== null; k += 1) span = rawStep(b, span.start, from.end, path[k]!);
+    return span;
+  } catch (error) {
+    if (error instanceof RawJsonError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** One step of rawValueSpanAt: element `step` of the array, or member `step` of the object, at `at`. */
+function rawStep(b: Uint8Array, at: number, end: number, step: RawPathStep): ByteSpan | null {
+  let found: ByteSpan | null = null;
+  if (typeof step === 'number') {
+    if (b[at] !== OPEN_BRACKET) return null;
+    forEachRawElement(b, at, end, (element, index) => {
+      if (index !== step) return true;
+      found = element;
+      return false;
+    });
+  } else {
+    if (b[at] !== OPEN_BRACE) return null;
+    forEachRawMember(b, at, end, (keyStart, keyEnd, value) => {
+      if (rawKeyDecodesTo(b, keyStart, keyEnd, step)) found = value;
+    });
+  }
+  return found;
+}
+
+/**
+ * Spans of every string value inside the value at `span`, at any depth (member values and array
+ * elements; keys are not values), in byte order. Empty when the bytes cannot be followed. One pass
+ * over the bytes, whatever the nesting: a string followed by a colon is a key, any other a value.
+ */
+export function rawStringValueSpans(b: Uint8Array, span: ByteSpan): ByteSpan[] {
+  const out: ByteSpan[] = [];
+  try {
+    for (let j = span.start; j < span.end; ) {
+      if (b[j] !== QUOTE) {
+        j += 1;
+        continue;
+      }
+      const after = skipRawString(b, j, span.end);
+      if (b[skipRawSpace(b, after, span.end)] !== COLON) out.push({ start: j, end: after });
+      j = after;
+    }
+  } catch (error) {
+    if (error instanceof RawJsonError) return [];
+    throw error;
+  }
+  return out;
+}
+
+/**
+ * The pieces of `b` with each span replaced by its bytes, in order: nothing is copied. Spans must
+ * not overlap.
+ */
+export function spliceRawSpans(b: Buffer, replacements: ReadonlyArray<{ span: ByteSpan; bytes: Buffer }>): Buffer[] {
+  const ordered = [...replacements].sort((x, y) => x.span.start - y.span.start);
+  const pieces: Buffer[] = [];
+  let at = 0;
+  for (const r of ordered) {
+    if (r.span.start < at) throw new Error('overlapping replacements');
+    pieces.push(b.subarray(at, r.span.start), r.bytes);
+    at = r.span.end;
+  }
+  pieces.push(b.subarray(at));
+  return pieces;
+}

@@ -1,9 +1,18 @@
 /**
- * The edits render makes inside one record's text. Each replaces exactly the characters of one JSON
+ * The edits render makes inside one record's bytes. Each replaces exactly the bytes of one JSON
  * value, so every other byte of the line (key order, spacing, escapes) stays as the client wrote it.
  */
-import { forEachRawMember, rawHasEscape, rawKeyIs, rawMemberSpan, RawJsonError, skipRawSpace, type ByteSpan } from '../../../sdk/raw-json.js';
-import { findValueSpan, replaceSpans, stringValueSpans, topLevelMembers, topLevelValueSpans, type Replacement, type Span } from './json-span.js';
+import {
+  forEachRawMember,
+  rawKeyDecodesTo,
+  rawMemberSpan,
+  RawJsonError,
+  rawStringValueSpans,
+  rawValueSpanAt,
+  skipRawSpace,
+  spliceRawSpans,
+  type ByteSpan,
+} from '../../../sdk/raw-json.js';
 import { partRewrites, stubText, type PartShape } from './payload.js';
 import { isObject, type RawRecord } from './records.js';
 import type { ElideTarget } from './render-plan.js';
@@ -25,75 +34,86 @@ export function parseLine(text: string): RawRecord | null {
  * the bytes. Keys, numbers, booleans and short strings (types, statuses, most paths) stay as they
  * were, so the client's transcript view still finds the shape it renders.
  */
-function uiCopyReplacements(text: string, copies: readonly Span[], stubJson: string): Replacement[] {
-  const out: Replacement[] = [];
+function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubJson: Buffer): ByteReplacement[] {
+  const out: ByteReplacement[] = [];
   for (const copy of copies) {
-    for (const span of stringValueSpans(text, copy)) if (span.end - span.start > stubJson.length) out.push({ span, text: stubJson });
+    for (const span of rawStringValueSpans(line, copy)) if (span.end - span.start > stubJson.length) out.push({ span, bytes: stubJson });
   }
   return out;
 }
 
-function utf8Bytes(text: string, span: Span): number {
-  return Buffer.byteLength(text.slice(span.start, span.end), 'utf8');
+interface ByteReplacement {
+  span: ByteSpan;
+  bytes: Buffer;
 }
+
+interface TopLevel {
+  /** The last `message` member (the one JSON.parse keeps). */
+  message: ByteSpan | null;
+  toolUseResults: ByteSpan[];
+  sessionIds: ByteSpan[];
+}
+
+/** The members of a record's top level that an edit touches; null when the bytes cannot be followed. */
+function topLevelOf(line: Buffer): TopLevel | null {
+  const top: TopLevel = { message: null, toolUseResults: [], sessionIds: [] };
+  try {
+    const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
+      if (rawKeyDecodesTo(line, keyStart, keyEnd, 'message')) top.message = value;
+      else if (rawKeyDecodesTo(line, keyStart, keyEnd, 'toolUseResult')) top.toolUseResults.push(value);
+      else if (rawKeyDecodesTo(line, keyStart, keyEnd, 'sessionId')) top.sessionIds.push(value);
+    });
+    return skipRawSpace(line, after, line.length) === line.length ? top : null;
+  } catch (error) {
+    if (error instanceof RawJsonError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
 /**
  * The replacements that elide one line's payload and its UI copy, or none when the stubs would not
  * make the line smaller. `parts` are the line's eligible payload parts (payload.ts).
  */
-function elision(text: string, members: ReadonlyArray<{ key: string; span: Span }>, parts: readonly PartShape[], target: ElideTarget): Replacement[] {
-  let message: Span | null = null;
-  const copies: Span[] = [];
-  for (const m of members) {
-    if (m.key === 'message') message = m.span;
-    else if (m.key === 'toolUseResult') copies.push(m.span);
-  }
-  if (message === null) return [];
-  const out: Replacement[] = [];
+function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], target: ElideTarget): ByteReplacement[] {
+  if (top.message === null) return [];
+  const out: ByteReplacement[] = [];
   let firstStub: string | null = null;
   for (const part of parts) {
     const stub = target.stub ?? stubText(target.template, part.bytes);
     for (const rewrite of partRewrites(part, stub)) {
       // Paths start at the record; the walk starts at its message.
-      const span = findValueSpan(text, rewrite.path.slice(1), message);
-      // The text parsed, so a missing span means a shape this locator does not follow: leave the line whole.
+      const span = rawValueSpanAt(line, rewrite.path.slice(1), top.message);
+      // The line parsed, so a missing span means a shape this locator does not follow: leave the line whole.
       if (!span) return [];
-      out.push({ span, text: JSON.stringify(rewrite.value) });
+      out.push({ span, bytes: jsonBytes(rewrite.value) });
       firstStub ??= stub;
     }
   }
   if (firstStub === null) return [];
-  out.push(...uiCopyReplacements(text, copies, JSON.stringify(firstStub)));
+  out.push(...uiCopyReplacements(line, top.toolUseResults, jsonBytes(firstStub)));
   let saved = 0;
-  for (const r of out) saved += utf8Bytes(text, r.span) - Buffer.byteLength(r.text, 'utf8');
+  for (const r of out) saved += r.span.end - r.span.start - r.bytes.length;
   return saved > 0 ? out : [];
 }
 
 /**
- * One edited line: its payload (and UI copy) elided when that makes it smaller, and every top-level
- * `sessionId` set to `newSessionId` when given. One walk over the record's top level serves both.
+ * One edited line, as the pieces of the new line in order (the line itself when nothing changed):
+ * its payload (and UI copy) elided when that makes it smaller, and every top-level `sessionId` set
+ * to `newSessionId` when given. One walk over the record's top level serves both, and every byte
+ * outside the replaced values stays as the client wrote it.
  */
-export function editLine(text: string, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { text: string; elided: boolean } {
-  const members = topLevelMembers(text);
-  if (members === null) return { text, elided: false };
-  const replacements = elision(text, members, parts, target);
+export function editLine(line: Buffer, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { pieces: Buffer[]; elided: boolean } {
+  const top = topLevelOf(line);
+  if (top === null) return { pieces: [line], elided: false };
+  const replacements = elision(line, top, parts, target);
   const elided = replacements.length > 0;
   if (newSessionId !== null) {
-    const id = JSON.stringify(newSessionId);
-    for (const m of members) if (m.key === 'sessionId') replacements.push({ span: m.span, text: id });
+    const id = jsonBytes(newSessionId);
+    for (const span of top.sessionIds) replacements.push({ span, bytes: id });
   }
-  return { text: replacements.length === 0 ? text : replaceSpans(text, replacements), elided };
-}
-
-/** The line with every top-level `sessionId` value replaced by `id`. */
-export function rewriteSessionId(text: string, id: string): string {
-  const spans = topLevelValueSpans(text, 'sessionId');
-  if (spans.length === 0) return text;
-  const value = JSON.stringify(id);
-  return replaceSpans(
-    text,
-    spans.map((span) => ({ span, text: value })),
-  );
+  return { pieces: replacements.length === 0 ? [line] : spliceRawSpans(line, replacements), elided };
 }
 
 /**
@@ -105,9 +125,7 @@ export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
   const spans: ByteSpan[] = [];
   try {
     const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
-      if (rawKeyIs(line, keyStart, keyEnd, 'sessionId') || (rawHasEscape(line, keyStart, keyEnd) && JSON.parse(line.toString('utf8', keyStart - 1, keyEnd + 1)) === 'sessionId')) {
-        spans.push(value);
-      }
+      if (rawKeyDecodesTo(line, keyStart, keyEnd, 'sessionId')) spans.push(value);
     });
     return skipRawSpace(line, after, line.length) === line.length ? spans : null;
   } catch (error) {
@@ -140,12 +158,8 @@ export function recordSessionIdSpans(line: Buffer): ByteSpan[] | null {
  * new line in order: no decoding, no parse, no joined copy.
  */
 export function sessionIdRewriteParts(line: Buffer, spans: readonly ByteSpan[], idJson: Buffer): Buffer[] {
-  const pieces: Buffer[] = [];
-  let at = 0;
-  for (const span of spans) {
-    pieces.push(line.subarray(at, span.start), idJson);
-    at = span.end;
-  }
-  pieces.push(line.subarray(at));
-  return pieces;
+  return spliceRawSpans(
+    line,
+    spans.map((span) => ({ span, bytes: idJson })),
+  );
 }

@@ -15,12 +15,12 @@ import type { Stats } from 'node:fs';
 import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
-import { parseLine, recordSessionIdSpans } from './elide-line.js';
+import { editLine, parseLine, recordSessionIdSpans } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
 import { eligibleParts, shapeOf, stringPartShape, type PartShape } from './payload.js';
 import { checkRenderable } from './render-checks.js';
-import { editedTarget, sessionIdJson, writeUnedited } from './render-lines.js';
+import { sessionIdJson, writeUnedited } from './render-lines.js';
 import type { RecordTable } from './record-table.js';
 import type { RenderPlan } from './render-plan.js';
 import { sessionKind } from './session-kind.js';
@@ -103,20 +103,19 @@ export async function renderFromParse(
     const newline = rec.terminated || plan.digest !== null;
     const target = plan.elide.get(rec.index);
     if (target !== undefined) {
-      const text = rec.bytes.toString('utf8');
       let parts = known?.get(rec.index);
       if (parts !== undefined) partCounts.reused += 1;
       else if ((parts = partsFromParse(table, rec.index)) !== undefined) partCounts.fromParse += 1;
       else {
-        const record = parseLine(text);
+        const record = parseLine(rec.bytes.toString('utf8'));
         if (record === null) throw new NotTheParsedFile();
         parts = eligibleParts(record).map(shapeOf);
         learned.set(rec.index, parts);
         partCounts.parsed += 1;
       }
-      const edited = editedTarget(rec.bytes, text, parts, target, fork);
+      const edited = editLine(rec.bytes, parts, target, fork);
       if (edited.elided) elided += 1;
-      writer.writeRecord(edited.out, newline);
+      writer.writeRecordParts(edited.pieces, newline);
       return;
     }
     if (table.state(rec.index) !== 'ok') {

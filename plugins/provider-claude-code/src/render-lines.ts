@@ -5,7 +5,7 @@
  * so the lines of a range rendered on a worker join the others exactly as a scanned range does.
  */
 import type { ByteSpan } from '../../../sdk/raw-json.js';
-import { editLine, rewriteSessionId, sessionIdRewriteParts } from './elide-line.js';
+import { editLine, sessionIdRewriteParts, topLevelSessionIdSpans } from './elide-line.js';
 import type { ReadLimits } from './limits.js';
 import { eligibleParts, type PartShape } from './payload.js';
 import type { RecordSink } from './record-sink.js';
@@ -22,19 +22,9 @@ export type RenderTargets = Pick<RenderPlan, 'elide' | 'newSessionId'>;
  * located by readTreeLine; null when the line had to be parsed whole) set to the fork's id.
  */
 export function writeUnedited(sink: RecordSink, bytes: Buffer, spans: readonly ByteSpan[] | null, newSessionId: string | null, idJson: Buffer | null, newline: boolean): void {
-  if (newSessionId === null || idJson === null) sink.writeRecord(bytes, newline);
-  else if (spans === null) sink.writeRecord(rewriteSessionId(bytes.toString('utf8'), newSessionId), newline);
-  else if (spans.length === 0) sink.writeRecord(bytes, newline);
-  else sink.writeRecordParts(sessionIdRewriteParts(bytes, spans, idJson), newline);
-}
-
-/**
- * An elide target as the candidate holds it: its payload (and UI copy) replaced, or its bytes as
- * they were when no stub would make it smaller. `parts` are the record's eligible payload parts.
- */
-export function editedTarget(bytes: Buffer, text: string, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { out: Buffer | string; elided: boolean } {
-  const edited = editLine(text, parts, target, newSessionId);
-  return { out: edited.text === text ? bytes : edited.text, elided: edited.elided };
+  const located = newSessionId === null || idJson === null ? [] : (spans ?? topLevelSessionIdSpans(bytes) ?? []);
+  if (located.length === 0) sink.writeRecord(bytes, newline);
+  else sink.writeRecordParts(sessionIdRewriteParts(bytes, located, idJson!), newline);
 }
 
 /** The fork's id as the JSON bytes written in place of each sessionId value. */
@@ -60,8 +50,8 @@ export class LineRenderer {
    */
   render(bytes: Buffer, index: number, line: number, sink: RecordSink, newline: boolean): number {
     if (this.targets.elide.has(line)) {
-      const { row, out } = this.edited(bytes, index, line);
-      sink.writeRecord(out, newline);
+      const { row, pieces } = this.edited(bytes, index, line);
+      sink.writeRecordParts(pieces, newline);
       return row;
     }
     const { ctx, envelope, problems } = this.state;
@@ -71,17 +61,19 @@ export class LineRenderer {
   }
 
   /** An elide target: its row filled with what the tree and the target check need, its payload replaced. */
-  private edited(bytes: Buffer, index: number, line: number): { row: number; out: Buffer | string } {
+  private edited(bytes: Buffer, index: number, line: number): { row: number; pieces: Buffer[] } {
     const { ctx, envelope, problems } = this.state;
-    const parsed: ParsedRecord = { text: null, record: null };
+    const parsed: ParsedRecord = { record: null };
     const row = readLine(bytes, index, this.limits, ctx, envelope, problems, true, false, parsed);
-    if (parsed.record === null || parsed.text === null) return { row, out: bytes };
+    if (parsed.record === null) return { row, pieces: [bytes] };
     const parts = eligibleParts(parsed.record);
     const table = ctx.table;
     for (const part of parts) table.elidableBytes[row] += part.bytes;
     table.elidableParts[row] = parts.length;
-    const { out, elided } = editedTarget(bytes, parsed.text, parts, this.targets.elide.get(line)!, this.targets.newSessionId);
+    // An elide target as the candidate holds it: its payload (and UI copy) replaced, or its bytes
+    // as they were when no stub would make it smaller.
+    const { pieces, elided } = editLine(bytes, parts, this.targets.elide.get(line)!, this.targets.newSessionId);
     if (elided) this.elided += 1;
-    return { row, out };
+    return { row, pieces };
   }
 }

@@ -50,14 +50,13 @@ export function unreadable(
 
 /** Where readLine leaves the record it parsed, for a caller that goes on to edit it. */
 export interface ParsedRecord {
-  text: string | null;
   record: RawRecord | null;
 }
 
 /**
  * Reads line `index` into the next row of `ctx.table`, or records (strict: throws) why it cannot
  * be read. Lines must arrive in order, one row each. `parsed`, when given, receives the line's
- * text and record, so a line is never decoded or parsed twice.
+ * record, so a line is never parsed twice.
  */
 export function readLine(
   buf: Buffer,
@@ -80,10 +79,7 @@ export function readLine(
     return unreadable('invalid_json', 'is not valid JSON', buf, index, ctx, problems, strict);
   }
   if (!isObject(value)) return unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict);
-  if (parsed) {
-    parsed.text = text;
-    parsed.record = value;
-  }
+  if (parsed) parsed.record = value;
   const problem = structuralProblem(value);
   if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict);
   const blockProblem = contentProblem(value);

@@ -154,6 +154,31 @@ describe('render', () => {
     expect(out[0]).toBe(s.lines[0]);
   });
 
+  it('finds the payload, its UI copy and the sessionId under keys spelled with escapes, and changes nothing else', async () => {
+    const plain = modernSession().toJsonl();
+    const first = (await source(plain)).elidable[0]!;
+    const lines = plain.split('\n');
+    // The keys a client could spell another way: JSON.parse reads the same record.
+    lines[first] = lines[first]!.replace('"message"', '"m\\u0065ssage"').replace('"toolUseResult"', '"toolUse\\u0052esult"').replace('"sessionId"', '"session\\u0049d"').replace('"content"', '"c\\u006fntent"');
+    const s = await source(lines.join('\n'));
+    expect(s.elidable).toContain(first);
+    const { result, path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: [first], stub_template: STUB }], { newSessionId: NEW_ID });
+    expect(result.elided_records).toBe(1);
+    const out = readFileSync(path, 'utf8').split('\n');
+    const before = JSON.parse(s.lines[first]!);
+    const after = JSON.parse(out[first]!);
+    const stub = `[output elided by gobstopper: ${s.t.items[first]!.elidable_bytes} bytes]`;
+    expect([after.message.content[0].content, after.toolUseResult.stdout, after.sessionId]).toEqual([stub, stub, NEW_ID]);
+    after.message.content[0].content = before.message.content[0].content;
+    after.toolUseResult.stdout = before.toolUseResult.stdout;
+    after.sessionId = before.sessionId;
+    expect(after).toEqual(before);
+    // The escaped spellings stay as they were written.
+    expect(out[first]).toContain('"m\\u0065ssage"');
+    expect(out[first]).toContain('"session\\u0049d"');
+    expect((await verify(path)).findings).toEqual([]);
+  });
+
   it('appends the state card as a user prompt chained to the live leaf, and a last-prompt naming it', async () => {
     const { b } = branchedSession();
     const s = await source(b.toJsonl());
