@@ -4,6 +4,7 @@
  */
 import type { Edit, TranscriptItem } from '../../schemas/generated/types.js';
 import { digestOverheadTokens } from '../../sdk/state-card.js';
+import { cacheEditTargets, prefixTokensOf } from '../../sdk/strategy/prefix.js';
 import { elisionSavings } from '../../sdk/tokens.js';
 import { elidedItems, type AdmittedEdits } from './edit-rules.js';
 import { count, planRejected } from './plan-errors.js';
@@ -40,21 +41,9 @@ export function projectContextAfter(input: ProjectionInput): number {
   return Math.max(0, before - reclaimed) + added;
 }
 
-/**
- * Estimated tokens before the first record the plan changes: the part of the prompt a provider can keep
- * serving from its cache. Never more than the context itself: item estimates can outweigh a context
- * the client reported, and a prefix larger than its context would inflate every score built on it.
- */
+/** Estimated tokens before the first record the plan changes (sdk/strategy/prefix.ts). */
 export function prefixTokens(items: readonly TranscriptItem[], edits: readonly Edit[], contextTokensBefore: number, admitted?: AdmittedEdits): number {
-  let firstChanged = (admitted ?? elidedItems(items, edits)).firstElidedLine;
-  if (firstChanged === Infinity) {
-    if (edits.some((e) => e.op === 'provider_compact')) return contextTokensBefore;
-    const cacheEdit = edits.find((e) => e.op === 'cache_edit');
-    if (cacheEdit) for (const item of cacheEditTargets(items, cacheEdit.tool_use_ids)) firstChanged = Math.min(firstChanged, item.line_index);
-  }
-  let total = 0;
-  for (const item of items) if (item.line_index < firstChanged) total += item.est_tokens;
-  return Math.min(total, contextTokensBefore);
+  return prefixTokensOf(items, edits, contextTokensBefore, (admitted ?? elidedItems(items, edits)).firstElidedLine);
 }
 
 /** A plan that leaves the context as large as it was, or larger, is refused. */
@@ -63,10 +52,4 @@ export function assertNoGrowth(before: number, after: number): void {
     const why = after === before ? `the context would stay at ${count(before)} tokens` : `the context would grow from ${count(before)} to ${count(after)} tokens`;
     throw planRejected('plan_grows_context', why, { context_tokens_before: before, context_tokens_after: after });
   }
-}
-
-/** Tool results named by a cache edit, each counted once however many of its ids are dropped. */
-function cacheEditTargets(items: readonly TranscriptItem[], ids: readonly string[]): TranscriptItem[] {
-  const wanted = new Set(ids);
-  return items.filter((item) => item.kind === 'tool_result' && (item.tool_use_ids ?? []).some((id) => wanted.has(id)));
 }

@@ -8,3 +8,4 @@ export * from './digest-plan.js';
 export * from './min-heap.js';
 export * from './score-table.js';
 export * from './cache-score.js';
+export * from './prefix.js';

@@ -6,7 +6,8 @@
 import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 import { hasValidToolUseIds } from '../../../sdk/strategy/candidates.js';
 import { belowTrigger, belowTriggerResult, noPlan, strategyParams } from '../../../sdk/strategy/plan.js';
-import { cachePreservationScore, prefixTokensOf } from './prefix.js';
+import { cachePreservationScore } from '../../../sdk/strategy/cache-score.js';
+import { prefixTokensOf } from '../../../sdk/strategy/prefix.js';
 
 /** File strategies compared for an idle session, in tie-break order. `cliff` is a fixed rule, not a candidate. */
 export const AUTO_CANDIDATES = ['cache_aware', 'scored', 'elide', 'compacted', 'dedupe', 'micro', 'middle', 'structured'] as const;
@@ -90,7 +91,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, us
       continue;
     }
     const saved = Math.max(0, r.plan.context_tokens_before - r.plan.context_tokens_after);
-    const prefix = r.prefix_tokens ?? prefixTokensOf(r.plan, params.items);
+    const prefix = r.prefix_tokens ?? prefixTokensOf(params.items, r.plan.edits, r.plan.context_tokens_before);
     const score = cachePreservationScore(saved, prefix, before);
     tried.push(`${id}=${score.toFixed(0)}`);
     // Strictly greater: on a tie the earlier candidate keeps the lead.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUTO_CANDIDATES, proposeAuto } from '../../../plugins/strategies-core/src/auto.js';
-import { cachePreservationScore } from '../../../plugins/strategies-core/src/prefix.js';
+import { cachePreservationScore } from '../../../sdk/strategy/cache-score.js';
 import type { Edit, HostProposeResult } from '../../../schemas/generated/types.js';
 import { TranscriptBuilder } from '../../fixtures/transcripts/builder.js';
 import { CODEX_INFO, proposeParams, tableProposer } from '../../fixtures/transcripts/params.js';
