@@ -32,7 +32,7 @@ export function checkFileHash(root: string, rel: string, expectedSha256: string,
     closeSync(fd);
   }
   if (total !== expectedSize || hash.digest('hex') !== expectedSha256) {
-    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged)`, {
+    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged); if you changed it, pin its sha256 again in the manifest's "files" (gobstopper's examples/plugins/rehash.mjs <bundle-dir> writes them)`, {
       bundle,
       file: rel,
       pointer: filePointer(rel),

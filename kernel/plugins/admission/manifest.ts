@@ -5,6 +5,7 @@ import semver from 'semver';
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 import { validatePluginManifest } from '../../../schemas/generated/validators.js';
 import { AdmissionError, BundleLimits, MANIFEST_FILE } from './rules.js';
+import { mostSpecific } from '../protocol/schema-check.js';
 
 export interface ReadManifest {
   manifest: PluginManifest;
@@ -92,10 +93,9 @@ function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
   }
   // A version too short or too long for the schema is still a bad version, named as one.
   if (errors.some((e) => e.instancePath === '/version')) return badVersion(bundle, 'not a semantic version (like 1.2.3)');
-  const deepest = errors.reduce((best, e) => (e.instancePath.length > best.instancePath.length ? e : best), errors[0]!);
-  const pointer = deepest?.instancePath || '';
+  const { pointer, message } = mostSpecific(errors);
   const where = pointer === '' ? 'the top level' : pointer;
-  return new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at ${where}: ${deepest?.message ?? 'schema violation'}`, {
+  return new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at ${where}: ${message}`, {
     bundle,
     pointer,
     file: MANIFEST_FILE,

@@ -68,11 +68,17 @@ function resolvePointer(value: unknown, pointer: string): unknown {
   return node;
 }
 
-function mostSpecific(errors: ErrorObject[]): SchemaViolation {
+const depth = (pointer: string): number => (pointer === '' ? 0 : pointer.split('/').length);
+
+/**
+ * The violation to report from a validator's errors: the deepest, counted in path steps (under
+ * anyOf every branch reports, and the deepest path is where the value actually went wrong), the
+ * first of equals (ajv reports array elements in order, so `/scores/0` before `/scores/10`).
+ */
+export function mostSpecific(errors: readonly ErrorObject[]): SchemaViolation {
   if (errors.length === 0) return { pointer: '', message: 'does not match the schema' };
-  // Under anyOf every branch reports; the deepest path is where the value actually went wrong.
   let best = errors[0]!;
-  for (const e of errors) if (e.instancePath.length > best.instancePath.length) best = e;
+  for (const e of errors) if (depth(e.instancePath) > depth(best.instancePath)) best = e;
   const allowed = allowedValues(errors, best);
   if (allowed) return { pointer: best.instancePath, message: allowed };
   const extra = best.keyword === 'additionalProperties' ? ` (${String((best.params as { additionalProperty?: unknown }).additionalProperty)})` : '';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAgainst } from '../../../kernel/plugins/protocol/schema-check.js';
-import { validateStrategyProposeResult, validateTranscriptItem } from '../../../schemas/generated/validators.js';
+import { validateScorerScoreResult, validateStrategyProposeResult, validateTranscriptItem } from '../../../schemas/generated/validators.js';
 
 const check = (edits: unknown[]) => checkAgainst(validateStrategyProposeResult, { edits, rationale: 'r' });
 
@@ -20,5 +20,10 @@ describe('schema violations name the place that is wrong', () => {
     const item = { line_index: 0, kind: 'bogus', est_tokens: 1, elidable_bytes: null, label: 'x' };
     const violation = checkAgainst(validateTranscriptItem, item);
     expect(violation).toEqual({ pointer: '/kind', message: 'must be one of "system", "user", "assistant", "tool_call", "tool_result", "reasoning", "meta"' });
+  });
+
+  it('of many equally wrong elements, the first is named, not the one with the longest index', () => {
+    const scores = Array.from({ length: 12 }, (_, line) => ({ line, p: 0.5 }));
+    expect(checkAgainst(validateScorerScoreResult, { scores })).toMatchObject({ pointer: '/scores/0' });
   });
 });
