@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags, type Interfaces } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
 import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
@@ -17,6 +17,9 @@ interface OclifLikeError extends Error {
   exitCode?: number;
 }
 
+/** What oclif's parser outputs flags and args as. */
+type Output = Record<string, unknown>;
+
 /** Narrower than this, a terminal width is taken for a mistake and tables print whole. */
 const MIN_TABLE_WIDTH = 20;
 
@@ -29,6 +32,20 @@ export abstract class BaseCommand<TResult> extends Command {
   static override baseFlags = { help: Flags.help({ char: 'h', summary: 'Show this help.', description: '', helpGroup: 'GLOBAL' }) };
 
   abstract override run(): Promise<TResult>;
+
+  /**
+   * oclif fills a missing argument from stdin when stdin is not a terminal, so `echo x | gobstopper
+   * apply` would compact session x and a command inside a `while read` loop would eat the loop's
+   * input. Arguments here come from the command line only.
+   */
+  protected override parse<F extends Output, B extends Output, A extends Output>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>);
+    if (!input.args) return super.parse(input, argv);
+    const args = Object.fromEntries(Object.entries(input.args).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
+    // The command class itself, with these args: oclif spreads its own statics and reads the
+    // inherited ones (base flags, --json) through it.
+    return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv);
+  }
 
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {

@@ -250,6 +250,20 @@ describe('detect', () => {
 });
 
 describe('session selectors', () => {
+  it('a missing session argument is never read from stdin: a piped id is not compacted, and a loop keeps its input', async () => {
+    home = demoHome();
+    const before = sha256File(home.claudeSession);
+    const piped = await runCli(['apply', '--json'], home.env, { stdin: `${DEMO_CLAUDE_ID}\n` });
+    expect(piped.code).toBe(2);
+    expect(JSON.parse(piped.stdout).error).toMatchObject({ code: 'usage', message: expect.stringContaining('Missing 1 required arg: session') });
+    expect(listFiles(home.claudeDir)).toEqual([home.claudeSession]);
+    expect(sha256File(home.claudeSession)).toBe(before);
+    // An optional selector stays unset: the whole vault is listed, not "sessions matching 'foo'".
+    const listed = await runCli(['vault'], home.env, { stdin: 'foo\n' });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain('foo');
+  });
+
   it('a unique prefix, a full id and a path all resolve; no match and ambiguity are clear errors', async () => {
     home = demoHome();
     for (const sel of [DEMO_CLAUDE_ID.slice(0, 6), DEMO_CLAUDE_ID, home.claudeSession]) {

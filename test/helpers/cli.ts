@@ -12,13 +12,14 @@ export interface CliResult {
 }
 
 /** Runs the built CLI as a user would, with exactly the given environment (plus PATH). */
-export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string> } = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd: options.cwd ?? env.HOME,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, ...options.extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined) child.stdin!.end(options.stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
