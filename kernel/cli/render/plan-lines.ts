@@ -29,12 +29,21 @@ export function editLine(edit: Edit): string {
   }
 }
 
+/**
+ * A provider's own compaction counts its whole context as the kept prefix (the reference's number,
+ * kept in --json), which next to "→ 40,000 tokens" reads as a contradiction: people get what it means.
+ */
+function prefixWords(outcome: PlanCommandPlan): string {
+  if (outcome.plan.edits.some((e) => e.op === 'provider_compact')) return 'cached prefix: whatever the client keeps when it compacts';
+  return `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens`;
+}
+
 export function planLines(outcome: PlanCommandPlan): string[] {
   const p = outcome.plan;
   const pct = p.context_tokens_before > 0 ? Math.round((100 * (p.context_tokens_before - p.context_tokens_after)) / p.context_tokens_before) : 0;
   return [
     `strategy ${p.strategy}: context ${formatCount(p.context_tokens_before)} → ${formatCount(p.context_tokens_after)} tokens (−${formatCount(outcome.est_savings_tokens)}, ${pct}%)`,
-    `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
+    `${prefixWords(outcome)}; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
     // A plugin's words: one line, whatever it sent, so it cannot add lines that look like gobstopper's.
     `why: ${printableText(p.rationale)}`,
     ...p.edits.map((e) => `  - ${editLine(e)}`),

@@ -32,4 +32,18 @@ describe('the plan people read', () => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('why: kept 3\\u000astrategy fake: context 0 → 0\\u001b[2J');
   });
+
+  it("says a provider's own compaction keeps what the client keeps, not a prefix larger than the context after it", () => {
+    const plan = (edits: unknown[]) =>
+      ({
+        status: 'plan',
+        plan: { strategy: 'x', context_tokens_before: 106_061, context_tokens_after: 40_000, rationale: 'r', edits },
+        est_savings_tokens: 66_061,
+        prefix_tokens: 106_061,
+        effective_trigger_tokens: 100_000,
+        target_context_tokens: 40_000,
+      }) as unknown as PlanCommandPlan;
+    expect(planLines(plan([{ op: 'provider_compact', control: '/compact' }]))[1]).toBe('cached prefix: whatever the client keeps when it compacts; trigger 100,000, floor 40,000');
+    expect(planLines(plan([]))[1]).toBe('cached prefix kept: 106,061 tokens; trigger 100,000, floor 40,000');
+  });
 });
