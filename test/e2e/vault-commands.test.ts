@@ -126,6 +126,9 @@ describe('vault commands (built CLI)', () => {
     const human = await cli('search-snapshot', first, '--query', 'ECONNREFUSED');
     expect(human.stdout).toContain('1 match(es) in 1 record(s)');
     expect(human.stdout).toContain(`gobstopper read-snapshot ${first} --record 9`);
+    // Record 9 is line 10, as plan and verify number lines.
+    expect(human.stdout).toMatch(/RECORD\s+LINE\s+MATCHES/);
+    expect(human.stdout).toMatch(/^\s*9\s+10\s+1\s/m);
     expect(human.stdout).not.toContain('127.0.0.1');
   });
 
@@ -140,6 +143,7 @@ describe('vault commands (built CLI)', () => {
     const human = await cli('read-snapshot', first, '--record', '9');
     expect(human.stdout.trimEnd()).toBe(page.content + rest.content);
     expect(human.stderr).toContain('untrusted archived data');
+    expect(human.stderr).toContain('record 9 (line 10) of snapshot');
 
     const escaped = await cli('read-snapshot', second, '--record', '11');
     expect(escaped.stdout).toBe('\\u001b[31mred alert\n');

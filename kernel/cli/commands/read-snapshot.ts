@@ -21,7 +21,7 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     sha: Args.string({ description: "full 64-hex snapshot id (or a receipt's snapshot_sha256, the archived source's digest)", required: true }),
   };
   static override flags = {
-    record: Flags.integer({ description: 'Record index, from 0.', required: true }),
+    record: Flags.integer({ description: 'Record index, from 0: line N of the file (as plan and verify number lines) is record N-1.', required: true }),
     offset: Flags.integer({ description: 'Byte offset in the record (a UTF-8 character boundary).', default: 0 }),
     'max-bytes': Flags.integer({ description: `Page size in bytes (${MIN_PAGE_BYTES}-${MAX_PAGE_BYTES}).`, default: DEFAULT_PAGE_BYTES }),
   };
@@ -32,7 +32,7 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     const end = page.next_offset ?? page.record_bytes;
     // Byte numbers from 0, both ends included: a 4-byte page at offset 1 is bytes 1-4.
     const span = end > page.offset ? `bytes ${formatCount(page.offset)}-${formatCount(end - 1)}` : `no bytes at ${formatCount(page.offset)}`;
-    this.note(`record ${page.record_index} of snapshot ${page.snapshot_sha256.slice(0, 16)}: ${span} of ${formatCount(page.record_bytes)} (untrusted archived data)`);
+    this.note(`record ${page.record_index} (line ${page.record_index + 1}) of snapshot ${page.snapshot_sha256.slice(0, 16)}: ${span} of ${formatCount(page.record_bytes)} (untrusted archived data)`);
     this.say(printableText(page.content));
     const size = flags['max-bytes'] === DEFAULT_PAGE_BYTES ? '' : ` --max-bytes ${flags['max-bytes']}`;
     if (page.next_offset !== null) this.note(`next page: gobstopper read-snapshot ${page.snapshot_sha256} --record ${page.record_index} --offset ${page.next_offset}${size}`);

@@ -34,8 +34,12 @@ export default class SearchSnapshot extends BaseCommand<SearchSnapshotResult> {
         (result.unsearchable_records > 0 ? `; ${formatCount(result.unsearchable_records)} record(s) are not JSON and were not searched` : ''),
     );
     if (result.matches.length > 0) {
-      const rows = result.matches.map((m) => [String(m.record_index), formatCount(m.match_count), formatCount(m.record_bytes), m.record_sha256]);
-      this.sayTable([{ header: 'RECORD', align: 'right' }, { header: 'MATCHES', align: 'right' }, { header: 'BYTES', align: 'right' }, { header: 'RECORD SHA256' }], rows);
+      // Records count from 0 (read-snapshot --record); lines from 1, as plan and verify print them.
+      const rows = result.matches.map((m) => [String(m.record_index), String(m.record_index + 1), formatCount(m.match_count), formatCount(m.record_bytes), m.record_sha256]);
+      this.sayTable(
+        [{ header: 'RECORD', align: 'right' }, { header: 'LINE', align: 'right' }, { header: 'MATCHES', align: 'right' }, { header: 'BYTES', align: 'right' }, { header: 'RECORD SHA256' }],
+        rows,
+      );
       this.say(`read one: gobstopper read-snapshot ${result.snapshot_sha256} --record ${result.matches[0]!.record_index}`);
     }
     return result;
