@@ -53,13 +53,18 @@ export function staleCandidates(items: readonly TranscriptItem[], keep: number):
 }
 
 /**
- * Why staleCandidates found nothing, in words: no output outside the protected tail at all, or
- * some that are all too small to pay for their stubs.
+ * Why staleCandidates found nothing, in words: no output outside the protected tail at all, some
+ * that are all too small to pay for their stubs, or outputs in context that the provider offers
+ * nothing of (a payload too small or of a shape it does not elide).
  */
 export function noCandidatesReason(items: readonly TranscriptItem[], keep: number): string {
   const stale = Math.max(0, elidableItems(items).length - keep);
-  if (stale === 0) return `no stale tool outputs outside the ${keep} protected recent ones`;
-  return `${stale} stale tool output${stale === 1 ? '' : 's'} outside the ${keep} protected recent ones, none large enough to reclaim tokens once its stub is paid for`;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (stale > 0) return `${plural(stale, 'stale tool output')} outside the ${keep} protected recent ones, none large enough to reclaim tokens once its stub is paid for`;
+  let inert = 0;
+  for (const item of items) if (item.kind === 'tool_result' && item.est_tokens > 0 && !isElidable(item)) inert += 1;
+  const none = `no stale tool outputs outside the ${keep} protected recent ones`;
+  return inert === 0 ? none : `${none}; ${plural(inert, 'tool output')} in context ${inert === 1 ? 'has' : 'have'} no elidable payload (too small, or a shape the provider does not elide)`;
 }
 
 /** Count of items whose line comes before `line`: the records a plan leaves byte-identical. */

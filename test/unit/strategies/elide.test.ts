@@ -55,6 +55,11 @@ describe('elide', () => {
     small.system({ tokens: 9000 });
     for (let i = 0; i < 5; i++) small.step(null, { label: 'Bash(true)', bytes: 80 });
     expect(proposeElide(proposeParams(small.items, { policy })).rationale).toBe('3 stale tool outputs outside the 2 protected recent ones, none large enough to reclaim tokens once its stub is paid for');
+    // Outputs in context the provider offers no payload of (a redacted or tiny output) are counted apart.
+    const inert = small.items.map((item) => (item.kind === 'tool_result' ? { ...item, elidable_bytes: null, elidable_parts: 0 } : item));
+    expect(proposeElide(proposeParams(inert, { policy })).rationale).toBe(
+      'no stale tool outputs outside the 2 protected recent ones; 5 tool outputs in context have no elidable payload (too small, or a shape the provider does not elide)',
+    );
   });
 
   it('skips dead records and outputs too small to pay for their stub', () => {
