@@ -17,6 +17,14 @@ export async function listSnapshots(layout: VaultLayout, session?: string): Prom
   return session === undefined ? entries : filterBySession(entries, session);
 }
 
+/**
+ * How many different states `entries` hold: the same bytes are archived again by every apply or
+ * snapshot of an unchanged session, and each archiving is a line of its own.
+ */
+export function distinctStates(entries: readonly VaultEntry[]): number {
+  return new Set(entries.map((e) => e.sha256)).size;
+}
+
 /** Every archived state of one session. */
 export async function sessionHistory(layout: VaultLayout, selector: string): Promise<VaultEntry[]> {
   const entries = await newestFirst(layout);

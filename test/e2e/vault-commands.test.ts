@@ -98,6 +98,24 @@ describe('vault commands (built CLI)', () => {
     expect(lines[1]!.indexOf('STRATEGY')).toBe(lines[2]!.indexOf('elide'));
   });
 
+  it('the same bytes archived again count as one state, and a wide listing prints whole ids', async () => {
+    const other = makeVaultHome();
+    try {
+      const path = writeSession(other.sessions, '0199a2f1-dddd.jsonl', jsonl(claudeSession('0199a2f1-dddd', 3)));
+      let sha = '';
+      for (const strategy of ['snapshot', 'elide']) sha = (await snapshotFile(other.layout, { path, sessionId: '0199a2f1-dddd', provider: 'claude_code', strategy, env: other.env })).entry.sha256;
+      const run = async (...args: string[]) => (await execFileAsync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...other.env }, cwd: other.root })).stdout;
+      expect((await run('history', '0199a2f1-dddd')).split('\n')[0]).toBe(
+        '0199a2f1-dddd (claude_code): 1 archived state(s), archived 2 times (each apply or snapshot of unchanged bytes archives them again)',
+      );
+      const listed = await run('vault');
+      expect(listed).toContain('1 snapshot(s) in 2 archivings');
+      expect(listed).toContain(sha);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('vault narrows its table to the terminal width: the path is cut in the middle, then left out before the session id', async () => {
     const wide = await cli('vault');
     expect(wide.stdout).toContain(sessionPath);

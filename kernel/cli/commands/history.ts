@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import type { HistoryCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
-import { sessionHistory } from '../../vault/list.js';
+import { distinctStates, sessionHistory } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
@@ -21,7 +21,9 @@ export default class History extends BaseCommand<HistoryResult> {
     const { args } = await this.parse(History);
     const entries = await sessionHistory(vaultLayout(process.env), args.session);
     const first = entries[0]!;
-    this.say(`${first.session_id} (${first.provider}): ${entries.length} archived state(s)`);
+    const states = distinctStates(entries);
+    const again = states === entries.length ? '' : `, archived ${entries.length} times (each apply or snapshot of unchanged bytes archives them again)`;
+    this.say(`${first.session_id} (${first.provider}): ${states} archived state(s)${again}`);
     const rows = entries.map((e) => [e.sha256, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.path]);
     // The full id where there is room (search-snapshot and read-snapshot take nothing shorter; --json
     // always has it); a 16-character prefix, which show, diff and undo take, on a narrow terminal.

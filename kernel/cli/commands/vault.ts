@@ -4,7 +4,7 @@ import { vaultLayout } from '../../vault/layout.js';
 import { GobstopperError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { forkHintFor } from '../../vault/fork-hint.js';
-import { listSnapshots, unlistedSnapshots } from '../../vault/list.js';
+import { distinctStates, listSnapshots, unlistedSnapshots } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
@@ -36,10 +36,12 @@ export default class Vault extends BaseCommand<VaultResult> {
       this.sayUnlisted(unlisted);
       return entries;
     }
-    const rows = entries.map((e) => [e.sha256.slice(0, 16), e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.session_id, e.path]);
+    const rows = entries.map((e) => [e.sha256, e.provider, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.session_id, e.path]);
     this.sayTable(
       [
-        { header: 'SHA256' },
+        // As history prints it: whole where there is room (search-snapshot and read-snapshot take
+        // nothing shorter), 16 characters or more (show, diff and undo) on a narrow terminal.
+        { header: 'SHA256', fit: 'end', minWidth: 17 },
         { header: 'PROVIDER', optional: true },
         { header: 'BYTES', align: 'right' },
         { header: 'RECORDS', align: 'right' },
@@ -51,7 +53,8 @@ export default class Vault extends BaseCommand<VaultResult> {
       ],
       rows,
     );
-    this.say(`${entries.length} snapshot(s)`);
+    const states = distinctStates(entries);
+    this.say(states === entries.length ? `${states} snapshot(s)` : `${states} snapshot(s) in ${entries.length} archivings (each apply or snapshot of unchanged bytes archives them again)`);
     this.sayUnlisted(unlisted);
     return entries;
   }
