@@ -8,7 +8,8 @@
  *
  * Proposers: a table may set `command` or `plugin`, not both. A later `command` replaces an earlier
  * plugin and is untrusted unless its own table sets trusted_legacy_command = true (a later table may
- * also set it); a later `plugin` replaces an earlier command. --strategy drops both. A table that
+ * also set it); a later `plugin` replaces an earlier command. --strategy drops both, except a plugin
+ * pinned for the strategy --strategy names (the pin is how that id runs). A table that
  * switches to another strategy without giving strategy_params drops the inherited parameters, which
  * belonged to the previous strategy.
  */
@@ -180,13 +181,17 @@ class LayerState {
         this.values.strategy_params = {};
         this.sources.strategy_params = source;
       }
+      // An explicit strategy is a request to run that strategy, not the configured proposer; but a
+      // plugin pinned for the very strategy named is how that strategy runs, so it stays.
+      const pinnedHere = this.plugin !== null && flags.strategy === this.values.strategy;
       this.values.strategy = flags.strategy;
       this.sources.strategy = source;
-      // An explicit strategy is a request to run that strategy, not the configured proposer.
-      this.command = null;
-      this.plugin = null;
-      this.trusted = false;
-      this.sources.command = this.sources.plugin = this.sources.trusted_legacy_command = source;
+      if (!pinnedHere) {
+        this.command = null;
+        this.plugin = null;
+        this.trusted = false;
+        this.sources.command = this.sources.plugin = this.sources.trusted_legacy_command = source;
+      }
     }
     if (flags.trigger_tokens !== undefined) {
       this.values.trigger_tokens = flags.trigger_tokens;

@@ -9,6 +9,7 @@ import { evaluateFile, PolicyResolutionError } from './eval.js';
 import { Runtime } from './runtime.js';
 
 export interface BenchSessionJob extends BenchJob {
+  /** The strategies asked for; empty: every one, as eval lists them for the session. */
   strategies: string[];
   trigger?: number;
   floor?: number;

@@ -78,7 +78,12 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
   });
   effectivePolicy(resolved.values, null);
   return withRuntime({ env, homes: options.homes, providers: options.providers }, async (rt) => {
+    // Requested ids are checked once, up front (the one a plugin pinned by the configuration serves
+    // included); none requested, each session's eval lists every strategy, its pinned one too.
     const strategies = await resolveEvalStrategies(rt, options.strategies);
+    const pinned = resolved.external?.kind === 'plugin' ? resolved.values.strategy : null;
+    const requested = options.strategies !== undefined && options.strategies.length > 0;
+    if (requested) for (const id of strategies) if (id !== pinned) rt.host.registry.requireKnown('strategy', id);
     const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
     const { sessions: found } = await discoverAll(await rt.providers(), rt.homes, { maxAgeSecs });
     const sessions = found
@@ -90,7 +95,7 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
         provider: session.provider,
         session: session.session_id,
         path: session.path,
-        strategies,
+        strategies: requested ? strategies : [],
         ...(options.trigger === undefined ? {} : { trigger: options.trigger }),
         ...(options.floor === undefined ? {} : { floor: options.floor }),
         ...(options.preset === undefined ? {} : { preset: options.preset }),

@@ -52,11 +52,9 @@ export class PolicyResolutionError extends GobstopperError {
 
 /** The strategies to measure: the requested ones (each must exist), else every one a bundle provides. */
 export async function resolveEvalStrategies(runtime: Runtime, requested?: readonly string[]): Promise<string[]> {
-  if (requested && requested.length > 0) {
-    const unique = [...new Set(requested)];
-    for (const id of unique) runtime.host.registry.requireKnown('strategy', id);
-    return unique;
-  }
+  // A requested id may be the one a plugin pinned in the session's configuration serves: those
+  // are checked once that configuration is known (evaluateFile).
+  if (requested && requested.length > 0) return [...new Set(requested)];
   // From the manifests: one bundle that cannot start costs its own rows, not the whole eval.
   return runtime.host.strategyIds();
 }
@@ -93,12 +91,31 @@ export function selectorsAmong(runtime: Runtime, ids: readonly string[]): { know
 
 /**
  * The configuration one strategy runs with: the same policy for every row, the strategy swapped in.
- * Parameters belong to the configured strategy only, and a configured external proposer is not a
- * strategy the eval compares.
+ * Parameters belong to the configured strategy only. A configured legacy command is not a strategy
+ * the eval compares; a pinned plugin's strategy runs as configured.
  */
 function configFor(config: ResolvedConfig, strategy: string): ResolvedConfig {
+  if (strategy === pinnedStrategy(config)) return config;
   const params = strategy === config.values.strategy ? config.values.strategy_params : {};
   return { ...config, values: { ...config.values, strategy, strategy_params: params }, external: null };
+}
+
+/** The strategy a plugin pinned by the configuration serves (`plugin = {...}`), or null. */
+function pinnedStrategy(config: ResolvedConfig): string | null {
+  return config.external?.kind === 'plugin' ? config.values.strategy : null;
+}
+
+/**
+ * The rows to build: the requested strategies, each one the host knows or the pinned plugin's; by
+ * default every strategy the host lists, and the pinned plugin's beside them.
+ */
+function rowStrategies(runtime: Runtime, config: ResolvedConfig, strategies: readonly string[], requested: boolean): string[] {
+  const pinned = pinnedStrategy(config);
+  if (requested) {
+    for (const id of strategies) if (id !== pinned) runtime.host.registry.requireKnown('strategy', id);
+    return [...strategies];
+  }
+  return pinned === null || strategies.includes(pinned) ? [...strategies] : [...strategies, pinned];
 }
 
 
@@ -141,13 +158,14 @@ const EVAL_ROWS_IN_FLIGHT = 4;
 
 /** Measures every strategy on the session file at `target.path` (its provider already known). */
 export async function evaluateFile(runtime: Runtime, target: EvalTarget, options: EvalOptions = {}): Promise<EvalReport> {
-  const strategies = options.strategies && options.strategies.length > 0 ? [...options.strategies] : await resolveEvalStrategies(runtime);
+  const requested = options.strategies !== undefined && options.strategies.length > 0;
+  const listed = requested ? [...new Set(options.strategies)] : await resolveEvalStrategies(runtime);
   const provider = await runtime.provider(target.provider);
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
     const copy = await ws.writeCopy(basename(target.path), frozen.bytes, frozen.mtimeMs, target.path);
     // Asked while the provider parses; the strategy processes start then instead of at their rows.
-    const selectors = selectorsAmong(runtime, strategies);
+    const selectors = selectorsAmong(runtime, listed);
     const read = await provider.parse({ path: copy, expected_sha256: frozen.sha256 });
     requireResumableSession({ ...read.session, path: target.path });
     requireReadableContext({ ...read, session: { ...read.session, path: target.path } });
@@ -169,6 +187,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     } catch (error) {
       throw new PolicyResolutionError(error);
     }
+    const strategies = rowStrategies(runtime, config, listed, requested);
     // Sampled on first need: by then the strategies are proposing and the provider is rendering.
     let retention: RetentionBaseline | null | undefined;
     const retentionChecks = () => (retention === undefined ? (retention = retentionBaseline(frozen.bytes, transcript.items)) : retention);
@@ -315,7 +334,6 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
 
 /** `eval <session>`: resolves the selector (path, id or prefix), then measures the file. */
 export async function evaluateSelector(runtime: Runtime, selector: string, options: EvalOptions = {}): Promise<EvalReport> {
-  const strategies = await resolveEvalStrategies(runtime, options.strategies);
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
-  return evaluateFile(runtime, { provider: session.provider, path: session.path }, { ...options, strategies });
+  return evaluateFile(runtime, { provider: session.provider, path: session.path }, options);
 }

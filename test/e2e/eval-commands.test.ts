@@ -266,6 +266,27 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(body.error.message).toMatch(/^unknown strategy 'nope'; known: .*elide/);
   });
 
+  it('a plugin pinned by the configuration gets its row, and plan --strategy naming it runs it through the pin', () => {
+    const bundle = fixturePluginBundle(join(work, 'pinned-bundle'), 'misbehaving-strategy.mjs', { args: ['ok'], id: 'fixture' });
+    const manifest = join(bundle, 'gobstopper-plugin.json');
+    const pin = createHash('sha256').update(readFileSync(manifest)).digest('hex');
+    const config = join(work, 'pinned.toml');
+    writeFileSync(config, `[presets.mine]\nstrategy = "fixture_strategy"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${pin}" }\n`);
+    const withPreset = ['--config', config, '--preset', 'mine', ...LOW];
+    // Not installed: the strategy is reachable only through the pin.
+    expect(json(['eval', CODEX_ID, '--strategy', 'fixture_strategy', '--config', config, ...LOW]).body.error.code).toBe('unknown_strategy');
+    const all = json<EvalCommandResult>(['eval', CODEX_ID, ...withPreset]);
+    expect(all.status).toBe(0);
+    expect(all.body.rows.map((r) => r.strategy)).toEqual([...BUILTIN_STRATEGIES, 'fixture_strategy']);
+    expect(all.body.rows.at(-1)).toMatchObject({ strategy: 'fixture_strategy', status: 'no_plan', error: null });
+    const one = json<EvalCommandResult>(['eval', CODEX_ID, '--strategy', 'fixture_strategy', ...withPreset]);
+    expect(one.body.rows.map((r) => [r.strategy, r.status])).toEqual([['fixture_strategy', 'no_plan']]);
+    // The pinned plugin proposes nothing; an unknown id would be a usage error instead.
+    const planned = json(['plan', CODEX_ID, '--strategy', 'fixture_strategy', ...withPreset]);
+    expect(planned.status).toBe(0);
+    expect(planned.body).toMatchObject({ status: 'no_plan' });
+  });
+
   it('a floor at or above the trigger is one clear error', () => {
     const { status, body } = json(['eval', CODEX_ID, '--trigger', '1000']);
     expect(status).not.toBe(0);

@@ -137,11 +137,18 @@ describe('proposers: command and plugin', () => {
     expect(resolved.values.strategy).toBe('mine');
   });
 
-  it('--strategy drops a configured command or plugin', () => {
+  it('--strategy drops a configured command or plugin, unless it names the strategy the plugin is pinned for', () => {
     expect(resolveConfig(loaded(USER), { preset: 'custom-script', flags: { strategy: 'elide' } }).external).toBeNull();
     const flagged = resolveConfig(loaded(USER), { preset: 'pinned', flags: { strategy: 'elide' } });
     expect(flagged.external).toBeNull();
     expect(flagged.sources.plugin?.layer).toBe('flag');
+    // Naming the strategy the plugin is pinned for runs it through that pin.
+    const same = resolveConfig(loaded(USER), { preset: 'pinned', flags: { strategy: 'mine' } });
+    expect(same.external).toMatchObject({ kind: 'plugin', table: '[presets.pinned]' });
+    expect(same.values.strategy).toBe('mine');
+    // A command is not tied to a strategy id: --strategy still means the strategy.
+    const command = resolveConfig(loaded(USER), { preset: 'custom-script' });
+    expect(resolveConfig(loaded(USER), { preset: 'custom-script', flags: { strategy: command.values.strategy } }).external).toBeNull();
   });
 
   it('a command without trusted_legacy_command is an error', () => {
