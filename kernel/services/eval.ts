@@ -259,18 +259,24 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     const runStrategy = async (strategy: string, _baseline: EvalBaseline): Promise<StrategyOutcome> => {
       const nested = configFor(config, strategy);
       const clock = { ms: 0 };
-      const outcome = await proposing.run(() =>
-        timed(clock, () =>
-          planSession({
-            transcript,
-            config: nested,
-            active: parsed.active,
-            recentYields: recent,
-            runStrategy: strategyRunner(runtime, parsed, nested, recent),
-            provider: provider.info,
-          }),
-        ),
-      );
+      let outcome: Awaited<ReturnType<typeof planSession>>;
+      try {
+        outcome = await proposing.run(() =>
+          timed(clock, () =>
+            planSession({
+              transcript,
+              config: nested,
+              active: parsed.active,
+              recentYields: recent,
+              runStrategy: strategyRunner(runtime, parsed, nested, recent),
+              provider: provider.info,
+            }),
+          ),
+        );
+      } catch (error) {
+        // Its own time, not the turns it waited for while another strategy proposed.
+        return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), duration_ms: clock.ms };
+      }
       if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, duration_ms: clock.ms };
       const plan = outcome.plan;
       if (!rewritesFile(plan)) return { status: 'plan', plan, candidate: null, duration_ms: clock.ms };

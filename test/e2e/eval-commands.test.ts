@@ -349,6 +349,22 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(elide).toMatchObject({ strategy: 'elide', status: 'plan', execution_state: 'rendered', best: true });
   });
 
+  it("a failing row's time is its own, not the turn it waited for while a slow strategy proposed", () => {
+    const slow = fixturePluginBundle(join(work, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', '', 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    const failing = fixturePluginBundle(join(work, 'failing-bundle'), 'misbehaving-strategy.mjs', { args: ['exit', '', 'failing-fixture', 'failing_strategy'], id: 'failing-fixture', provides: { strategies: ['failing_strategy'] } });
+    for (const bundle of [slow, failing]) expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    try {
+      const { body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'slow_strategy', '--strategy', 'failing_strategy']);
+      const [slowRow, failed] = body.rows as [EvalRow, EvalRow];
+      expect(slowRow).toMatchObject({ strategy: 'slow_strategy', status: 'no_plan' });
+      expect(slowRow.duration_ms).toBeGreaterThanOrEqual(2500);
+      expect(failed).toMatchObject({ strategy: 'failing_strategy', status: 'error' });
+      expect(failed.duration_ms).toBeLessThan(2000);
+    } finally {
+      for (const id of ['slow-fixture', 'failing-fixture']) gob(['plugin', 'remove', id]);
+    }
+  });
+
   it('an installed bundle that cannot start costs only its own row, and is started once', () => {
     expect(gob(['plugin', 'remove', 'broken-fixture']).status).toBe(0);
     const starts = join(work, 'starts.log');
