@@ -5,7 +5,8 @@
  * handed to every later call for the same transcript (the `items_ref` feature, items-cache.ts).
  */
 import { Console } from 'node:console';
-import { createMessageConnection, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
+import { basename } from 'node:path';
+import { createMessageConnection, ErrorCodes, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
 import { ItemsAhead, ItemsCache } from './items-cache.js';
 import * as P from './protocol.js';
@@ -109,6 +110,19 @@ function initializeResult(def: PluginDefinition, params: T.InitializeParams): T.
 
 type ProviderMethod = Exclude<keyof ProviderDefinition, 'info'>;
 
+/**
+ * A handler's own bug (anything thrown but a PluginError or another JSON-RPC error): its stack goes
+ * to stderr, which the host keeps, and the error answer names the file and line it was thrown at,
+ * since that answer is what the host shows.
+ */
+export function handlerBug(error: unknown): unknown {
+  if (error instanceof ResponseError || !(error instanceof Error)) return error;
+  process.stderr.write(`${error.stack ?? `${error.name}: ${error.message}`}\n`);
+  const frame = /\n\s+at (?:.*? \()?(.+?):(\d+):\d+\)?(?:\n|$)/.exec(error.stack ?? '');
+  const where = frame ? ` (at ${basename(frame[1]!)}:${frame[2]})` : '';
+  return new ResponseError(ErrorCodes.InternalError, `${error.name}: ${error.message}`.slice(0, 900) + where);
+}
+
 /** Counts requests still being answered, so the process never exits with a reply unsent. */
 class InFlight {
   private count = 0;
@@ -153,7 +167,14 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
   // request is there for the items_ref of the next, and handlers only ever see whole params.
   const ahead = new ItemsAhead(connection);
   const onRequest = <Params, Result>(type: RequestType<Params, Result, void>, handler: (params: Params, token: CancellationToken) => unknown) =>
-    connection.onRequest(type, ((params: Params, token: CancellationToken) => ahead.answer(handler(itemsCache.resolve(params), token))) as never);
+    connection.onRequest(type, ((params: Params, token: CancellationToken) => {
+      try {
+        const answer = ahead.answer(handler(itemsCache.resolve(params), token));
+        return answer instanceof Promise ? answer.catch((error: unknown) => Promise.reject(handlerBug(error))) : answer;
+      } catch (error) {
+        throw handlerBug(error);
+      }
+    }) as never);
   onRequest(P.Initialize, (params) => {
     ahead.enabled = params.features?.includes(P.ProtocolFeatures.itemsRef) ?? false;
     return initializeResult(def, params);

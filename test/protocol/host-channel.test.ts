@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { createMessageConnection } from 'vscode-jsonrpc/node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PluginManifest, StrategyProposeResult } from '../../schemas/generated/types.js';
 import { stderrPluginLog } from '../../kernel/plugins/host/plugin-log.js';
 import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
@@ -172,6 +172,28 @@ describe('PluginChannel over in-memory streams', () => {
     expect(error.code).toBe('plugin_error');
     expect(error.message).toBe('plugin mem@1.0.0 answered strategy/propose with error -32002: not my kind of session');
     expect(r.channel.alive).toBe(true);
+  });
+
+  it("answers a handler's own bug as an internal error naming where it was thrown, its stack on stderr", async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const buggy = (): never => {
+        throw new TypeError('items is not iterable');
+      };
+      // Thrown at once, then from a promise.
+      let calls = 0;
+      const propose = () => (calls++ === 0 ? buggy() : Promise.resolve().then(buggy));
+      const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose } } });
+      const sync = (await r.channel.request(StrategyPropose, params('inner')).catch((e: unknown) => e)) as PluginFailure;
+      expect(sync).toMatchObject({ code: 'plugin_error', rpcCode: -32603 });
+      expect(sync.message).toMatch(/answered strategy\/propose with error -32603: TypeError: items is not iterable \(at host-channel\.test\.ts:\d+\)$/);
+      const later = (await r.channel.request(StrategyPropose, params('inner')).catch((e: unknown) => e)) as PluginFailure;
+      expect(later.message).toMatch(/TypeError: items is not iterable \(at host-channel\.test\.ts:\d+\)$/);
+      expect(stderr.mock.calls.some(([text]) => String(text).startsWith('TypeError: items is not iterable\n    at '))).toBe(true);
+      expect(r.channel.alive).toBe(true);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 
   it('kills the plugin when its result violates the schema, naming the place', async () => {

@@ -64,7 +64,7 @@ describe('the Python SDK through the real host', () => {
     await expect(running.channel.request(StrategyPropose, proposeParams('buggy_strategy', syntheticItems(1)))).rejects.toMatchObject({
       code: 'plugin_error',
       rpcCode: -32603,
-      message: expect.stringContaining("KeyError: 'missing'"),
+      message: expect.stringMatching(/KeyError: 'missing' \(at sdk_features\.py:\d+ in \w+\)/),
     });
     await expect(running.channel.request(StrategyPropose, proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
     expect(running.channel.alive).toBe(true);

@@ -24,6 +24,7 @@ starts, and stderr is the plugin's log, captured by gobstopper.
 """
 
 import json
+import os
 import sys
 import traceback
 
@@ -264,7 +265,9 @@ class Plugin(object):
             self._send({"jsonrpc": "2.0", "id": request_id, "error": {"code": error.code, "message": error.message}})
         except Exception as error:  # a bug in the handler: report it, keep serving
             traceback.print_exc(file=sys.stderr)
-            text = "%s: %s" % (type(error).__name__, error)
+            # The host shows this message, not the traceback on stderr: name where it happened.
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            text = "%s: %s (at %s:%d in %s)" % (type(error).__name__, error, os.path.basename(where.filename), where.lineno, where.name)
             self._send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INTERNAL_ERROR, "message": text[:1000]}})
         finally:
             self._cancelled.discard(request_id)
