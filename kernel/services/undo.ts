@@ -23,6 +23,8 @@ export interface UndoResult {
   restored: T.VaultEntry;
   receipt: T.OperationReceipt;
   pre_undo_snapshot: string | null;
+  /** An earlier restore of the same snapshot, its copy unchanged, was returned; nothing was written. */
+  reused?: boolean;
 }
 
 /**
@@ -105,7 +107,34 @@ export async function undo(runtime: Runtime, target: string, options: { sha?: st
   return withSharedCustody(layout, async () => restore(runtime, layout, await chooseSnapshot(layout, target, options.sha), options));
 }
 
+/**
+ * The newest completed restore of `entry` whose copy is still where it was published, byte for byte:
+ * undoing again returns it, as a repeated apply returns its fork, rather than publishing a second
+ * identical session. A copy that was resumed (changed) or removed does not count.
+ */
+async function unchangedRestore(layout: VaultLayout, entry: T.VaultEntry): Promise<T.OperationReceipt | null> {
+  const earlier = (await listReceipts(layout))
+    .filter((r) => r.completed && r.kind === 'restore' && r.source_path === entry.path && r.snapshot_manifest_sha256 === entry.sha256)
+    .sort((a, b) => b.ts - a.ts);
+  for (const receipt of earlier) {
+    const copy = await hashRegularFile(receipt.path).catch(() => null);
+    if (copy?.sha256 === receipt.output_sha256) return receipt;
+  }
+  return null;
+}
+
+/** The snapshot id of the file at `path` as it is now, when the vault holds those bytes; null otherwise. */
+async function archivedAsIs(layout: VaultLayout, path: string): Promise<string | null> {
+  const now = await hashRegularFile(path).catch(() => null);
+  if (now === null) return null;
+  return [...(await readIndex(layout))].reverse().find((e) => e.path === path && e.source_sha256 === now.sha256)?.sha256 ?? null;
+}
+
 async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
+  // Only while the current file is archived too (or gone): a changed one is archived by a new restore.
+  const earlier = await unchangedRestore(layout, entry);
+  const current = existsSync(entry.path) ? await archivedAsIs(layout, entry.path) : null;
+  if (earlier && (current !== null || !existsSync(entry.path))) return { restored: entry, receipt: earlier, pre_undo_snapshot: current, reused: true };
   const provider = await runtime.provider(entry.provider);
   const restoredPath = await createStagingFile(runtime.env);
   try {

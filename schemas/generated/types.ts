@@ -2168,6 +2168,10 @@ export interface UndoCommandResult {
    * Snapshot id of the current file: archived before the restore, or found already archived; null when it no longer exists.
    */
   pre_undo_snapshot: Sha256 | null;
+  /**
+   * true: an earlier restore of the same snapshot, its copy unchanged since (and the current file already archived), is the answer; nothing was written.
+   */
+  reused?: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

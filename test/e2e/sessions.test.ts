@@ -549,8 +549,17 @@ describe('fork and undo', () => {
     expect(validateUndoCommandResult(undone.json)).toBe(true);
     const restored = readFileSync(undone.json.receipt.path, 'utf8');
     expect(restored).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
+    // The same snapshot again: the copy already restored is the answer while it is unchanged.
+    const files = listFiles(home.claudeDir);
+    const again = await runJson(['undo', applied.json.receipt.snapshot_manifest_sha256], home.env);
+    expect(again.json).toMatchObject({ reused: true, receipt: { path: undone.json.receipt.path } });
+    expect(listFiles(home.claudeDir)).toEqual(files);
+    expect((await runCli(['undo', applied.json.receipt.output_session_id], home.env)).stdout).toContain(`already restored, unchanged since: ${undone.json.receipt.path}`);
+    // Once that copy is resumed (it changed), undo restores another.
+    appendFileSync(undone.json.receipt.path, restored.split('\n')[0] + '\n');
     const bySha = await runJson(['undo', applied.json.receipt.snapshot_manifest_sha256], home.env);
     expect(bySha.code).toBe(0);
+    expect(bySha.json.reused).toBeUndefined();
     expect(bySha.json.receipt.path).not.toBe(undone.json.receipt.path);
     // The source, unchanged since apply archived it, is not archived again by either undo: one
     // state in its history, under its original label.
