@@ -568,6 +568,17 @@ describe('fork and undo', () => {
     expect(history.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
   });
 
+  it('diff of a source and the fork apply made of it says why every record differs', async () => {
+    home = demoHome();
+    const { snapshot_manifest_sha256: source, output_manifest_sha256: fork, output_session_id: id } = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
+    const note = `note: b is what apply (compacted) published from a under the session id ${id}, which every record carries: records that differ only by it count as added and removed`;
+    expect((await runCli(['diff', source, fork], home.env)).stdout).toContain(note);
+    expect((await runCli(['diff', fork, source], home.env)).stdout).toContain(note.replace('b is what', 'a is what').replace('from a under', 'from b under'));
+    // Two states of one session are just two states.
+    const other = (await runJson(['snapshot', DEMO_CODEX_ID], home.env)).json.entry.sha256;
+    expect((await runCli(['diff', source, other], home.env)).stdout).not.toContain('note:');
+  });
+
   it('undo takes a fork as any session is named: a short prefix of its id, or its path', async () => {
     home = demoHome();
     const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

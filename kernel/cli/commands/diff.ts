@@ -1,13 +1,32 @@
 import { Args } from '@oclif/core';
 import type { DiffCommandOutput } from '../../../schemas/generated/types.js';
+import { listReceipts } from '../../publish/receipt.js';
 import { diffSnapshots } from '../../vault/diff.js';
-import { vaultLayout } from '../../vault/layout.js';
+import { vaultLayout, type VaultLayout } from '../../vault/layout.js';
 import { formatCount } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type DiffResult = DiffCommandOutput;
 
 const SHOWN_HASHES = 10;
+
+const MADE_BY: Record<string, string> = { compact: 'apply', fork: 'fork', restore: 'undo' };
+
+/**
+ * Why nearly every record differs when one snapshot is what gobstopper published from the other: a
+ * fork, a compaction or a restore gives every record its new session id. Null for any other pair.
+ */
+async function publicationNote(layout: VaultLayout, a: string, b: string): Promise<string | null> {
+  const receipts = await listReceipts(layout).catch(() => []);
+  for (const r of receipts) {
+    const forward = r.snapshot_manifest_sha256 === a && r.output_manifest_sha256 === b;
+    if (!forward && !(r.snapshot_manifest_sha256 === b && r.output_manifest_sha256 === a)) continue;
+    const [from, to] = forward ? ['a', 'b'] : ['b', 'a'];
+    const what = r.kind === 'compact' ? `${MADE_BY[r.kind]} (${r.strategy})` : MADE_BY[r.kind];
+    return `note: ${to} is what ${what} published from ${from} under the session id ${r.output_session_id}, which every record carries: records that differ only by it count as added and removed`;
+  }
+  return null;
+}
 
 export default class Diff extends BaseCommand<DiffResult> {
   static override summary = 'Records added and removed between two snapshots.';
@@ -26,6 +45,8 @@ export default class Diff extends BaseCommand<DiffResult> {
     this.say(`a ${result.sha_a}  ${formatCount(result.record_count_a)} records`);
     this.say(`b ${result.sha_b}  ${formatCount(result.record_count_b)} records`);
     this.say(`added ${formatCount(result.added_count)}, removed ${formatCount(result.removed_count)} (distinct records, by sha256)`);
+    const note = await publicationNote(vaultLayout(process.env), result.sha_a, result.sha_b);
+    if (note) this.say(note);
     this.say('');
     const types = [...new Set([...Object.keys(result.type_summary_a), ...Object.keys(result.type_summary_b)])].sort();
     const rows = types.map((t) => [
