@@ -132,5 +132,15 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
       `pareto best: ${best.strategy} score=${formatInt(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`,
     );
   } else lines.push('pareto best: none (no strategy produced a clean file rewrite)');
+  // before/after count the whole context as the client last reported it (system prompt and tools
+  // included); the client column is only what the client rebuilt from the transcript.
+  if (showClient) {
+    lines.push(
+      ...wrapText(
+        'client: tokens of the transcript part the real client rebuilt from the candidate, measured by the rehearsal; before and after are the whole context as the client last reported it, projected, so the two are not the same measure',
+        options.width,
+      ),
+    );
+  }
   return lines;
 }

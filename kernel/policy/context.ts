@@ -58,7 +58,7 @@ export function requireResumableSession(session: Pick<Transcript['session'], 'ki
   const kind = session.kind ?? 'session';
   if (kind === 'session') return;
   const what = kind === 'subagent' ? "a sub-agent's sidechain transcript" : 'a composite transcript of mixed records';
-  throw new GobstopperError('not_a_session', `${session.path} is ${what}, not a session the client can resume; only sessions are planned, compacted and measured`, {
+  throw new GobstopperError('not_a_session', `${session.path} is ${what}, not a session the client can resume; only sessions are planned, compacted, measured and rehearsed`, {
     details: { session_kind: kind },
   });
 }

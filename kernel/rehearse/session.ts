@@ -5,6 +5,7 @@
  */
 import type { SessionHandle, Transcript } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
+import { requireResumableSession } from '../policy/context.js';
 import type { ProviderHomes, ProviderPort } from '../sessions/provider-port.js';
 import { resolveSession } from '../sessions/selector.js';
 import { predictionFromItems } from './context/prediction.js';
@@ -39,10 +40,12 @@ async function resolveWithTranscript(runtime: RehearsalRuntime, selector: string
 
 export async function rehearseSession(runtime: RehearsalRuntime, selector: string, options: RehearseSessionOptions = {}): Promise<RehearseResult> {
   const { session, transcript } = await resolveWithTranscript(runtime, selector);
+  requireResumableSession(session);
   const provider = session.provider as 'claude_code' | 'codex';
   let baseline = null;
   if (options.baseline !== undefined) {
     const base = await resolveWithTranscript(runtime, options.baseline);
+    requireResumableSession(base.session);
     if (base.session.provider !== session.provider) {
       throw usageError('baseline_mismatch', `the baseline is a ${base.session.provider} session, the rehearsed one ${session.provider}`);
     }

@@ -246,16 +246,16 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(existsSync(join(work, 'never-written.json'))).toBe(false);
   });
 
-  it('a sub-agent transcript is refused before any strategy runs, for eval and plan alike', () => {
+  it('a sub-agent transcript is refused before any strategy runs, for eval, plan and rehearse alike', () => {
     const dir = join(work, 'subagents');
     mkdirSync(dir, { recursive: true });
     const agent = join(dir, 'agent-a1b2c3d.jsonl');
     copyFileSync(claudePath, agent);
-    for (const command of ['eval', 'plan']) {
-      const { status, body } = json([command, agent, '--trigger', '1000', '--floor', '0']);
-      expect(status).toBe(1);
+    for (const args of [['eval', agent, ...LOW], ['plan', agent, ...LOW], ['rehearse', agent], ['rehearse', claudePath, '--baseline', agent]]) {
+      const { status, body } = json(args);
+      expect(status, args.join(' ')).toBe(1);
       expect(body.error).toMatchObject({ code: 'not_a_session', details: { session_kind: 'subagent' } });
-      expect(body.error.message).toBe(`${agent} is a sub-agent's sidechain transcript, not a session the client can resume; only sessions are planned, compacted and measured`);
+      expect(body.error.message).toBe(`${agent} is a sub-agent's sidechain transcript, not a session the client can resume; only sessions are planned, compacted, measured and rehearsed`);
     }
   });
 
@@ -334,6 +334,8 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     const header = human.stdout.split('\n').find((l) => l.includes(' client '))!;
     expect(header).toMatch(/before\s+after\s+client\s+reduction/);
     expect(human.stdout).toMatch(/ elide .* context_mismatch /);
+    // The two measures side by side are told apart.
+    expect(human.stdout.replace(/\s+/g, ' ')).toContain('client: tokens of the transcript part the real client rebuilt from the candidate');
   });
 
   it('one failing strategy becomes an error row; the others are still measured', () => {

@@ -87,7 +87,7 @@ function checkParams(params: RehearseParams): string {
     throw usageError('unknown_provider', `rehearsal supports claude_code and codex, not ${String(params.provider)}`);
   }
   if (!SESSION_ID_PATTERN.test(params.sessionId)) {
-    throw usageError('invalid_session_id', 'session id must be 1-128 letters, digits and dashes');
+    throw usageError('invalid_session_id', `session id ${JSON.stringify(params.sessionId)} is not 1-128 letters, digits and dashes, so a client cannot be asked to resume it`);
   }
   const timeout = params.timeoutMs ?? DEFAULT_REHEARSAL_TIMEOUT_MS;
   if (!Number.isInteger(timeout) || timeout < 100 || timeout > 3_600_000) {
