@@ -265,6 +265,17 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(human.stderr).toContain('warning: the source already had 2 verify error(s)');
   });
 
+  it('an apply whose edits another strategy already published returns that fork and says whose it is', async () => {
+    home = demoHome();
+    const low = ['--trigger', '1000', '--floor', '500'];
+    const first = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'cache_aware', ...low], home.env);
+    expect(first.json.status).toBe('applied');
+    // scored picks the same records here: the same operation, so the same fork.
+    const again = await runCli(['apply', DEMO_CLAUDE_ID, '--strategy', 'scored', ...low], home.env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`already applied by cache_aware, whose edits were the same: ${first.json.receipt.path}`);
+  });
+
   it('the vault finds and reads back a detail the fork elided', async () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

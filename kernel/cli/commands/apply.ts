@@ -62,7 +62,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
           : result.resumed
             ? `already applied; the fork has been resumed since: ${r.path}`
             : result.reused
-              ? `already applied: ${r.path}`
+              ? `already applied${r.strategy !== result.plan.plan.strategy ? ` by ${r.strategy}, whose edits were the same` : ''}: ${r.path}`
               : `prepared ${r.path}`,
     );
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
