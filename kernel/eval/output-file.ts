@@ -1,10 +1,11 @@
 /**
  * Output files the bench and study write: always new files. The path is checked before any work
- * starts (so a long bench does not fail at the end) and created exclusively when written, so a file
- * that appeared meanwhile is never overwritten either.
+ * starts (so a long bench does not fail at the end) and linked into place only when whole, so a file
+ * that appeared meanwhile is never overwritten either, and an interrupted write leaves none.
  */
-import { closeSync, fsyncSync, lstatSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { GobstopperError, usageError } from '../errors.js';
 
 function exists(path: string): boolean {
@@ -41,12 +42,36 @@ export function assertNewOutputPath(path: string): string {
   return absolute;
 }
 
-/** Creates `path` exclusively and writes `data` durably; on a failed write the partial file is removed. */
+/** Link errors of file systems without hard links: the file is then created in place instead. */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS']);
+
+/**
+ * Writes `data` durably to a new file at `path`. It is written under a hidden temporary name beside
+ * it and linked into place only when whole, so a run killed while writing leaves no half-written (or
+ * empty) file under the name a rerun would then refuse; the link, like an exclusive create, never
+ * replaces a file that appeared meanwhile.
+ */
 export function writeNewFile(path: string, data: string | Buffer, mode = 0o644): void {
   const absolute = assertNewOutputPath(path);
+  const temp = join(dirname(absolute), `.${basename(absolute)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  writeWhole(temp, path, data, mode);
+  try {
+    linkSync(temp, absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') throw outputExists(path);
+    if (!NO_LINKS.has(code)) throw new GobstopperError('output_write_failed', `cannot create ${path}: ${(error as Error).message}`);
+    writeWhole(absolute, path, data, mode);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** Creates `file` exclusively and writes `data` durably; on a failed write the partial file is removed. */
+function writeWhole(file: string, path: string, data: string | Buffer, mode: number): void {
   let fd: number;
   try {
-    fd = openSync(absolute, 'wx', mode);
+    fd = openSync(file, 'wx', mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outputExists(path);
     throw new GobstopperError('output_write_failed', `cannot create ${path}: ${(error as Error).message}`);
@@ -62,7 +87,7 @@ export function writeNewFile(path: string, data: string | Buffer, mode = 0o644):
   } catch (error) {
     if (open) closeSync(fd);
     // The file is ours (created exclusively above); a partial one must not look like output.
-    unlinkSync(absolute);
+    unlinkSync(file);
     throw new GobstopperError('output_write_failed', `cannot write ${path}: ${(error as Error).message}`);
   }
 }

@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { BenchRow } from '../../../schemas/generated/types.js';
 import { validateBenchCommandResult } from '../../../schemas/generated/validators.js';
 import { aggregateBench, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
@@ -110,6 +111,21 @@ describe('output files are always new', () => {
     writeNewFile(fresh, 'a,b\n');
     expect(readFileSync(fresh, 'utf8')).toBe('a,b\n');
     expect(() => writeNewFile(fresh, 'again')).toThrow(/already exists/);
+  });
+
+  it('a write killed halfway leaves nothing under the output name, so the same command can run again', async () => {
+    const target = join(dir, 'killed.csv');
+    const script = `import { writeNewFile } from ${JSON.stringify(join(import.meta.dirname, '..', '..', '..', 'kernel', 'eval', 'output-file.ts'))}; writeNewFile(${JSON.stringify(target)}, Buffer.alloc(256 * 1024 * 1024, 120));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: 'ignore' });
+    const temp = () => readdirSync(dir).find((name) => name.startsWith('.killed.csv.tmp-'));
+    await vi.waitFor(() => expect(temp()).toBeDefined(), { timeout: 20_000, interval: 2 });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(target)).toBe(false);
+    rmSync(join(dir, temp()!), { force: true });
+    writeNewFile(target, 'a,b\n');
+    expect(readFileSync(target, 'utf8')).toBe('a,b\n');
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
   it('checks --output and --html before the bench runs, and rejects one path for both', () => {
