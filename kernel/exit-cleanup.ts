@@ -12,11 +12,27 @@ const temporary = new Set<string>();
 let signalsInstalled = false;
 let removalInstalled = false;
 
+let announce: ((signal: NodeJS.Signals) => void) | null = null;
+
 /** Makes SIGINT, SIGTERM and SIGHUP end the process through exit(128 + n), once. */
 export function exitOnStopSignals(): void {
   if (signalsInstalled) return;
   signalsInstalled = true;
-  for (const signal of STOP_SIGNALS) process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  for (const signal of STOP_SIGNALS) {
+    process.once(signal, () => {
+      try {
+        announce?.(signal);
+      } finally {
+        process.exit(128 + constants.signals[signal]);
+      }
+    });
+  }
+}
+
+/** What to tell the user when a stop signal ends the process (the CLI says it was interrupted). */
+export function onStopSignal(say: (signal: NodeJS.Signals) => void): void {
+  announce = say;
+  exitOnStopSignals();
 }
 
 /** Removes `dir` when the process exits, unless the returned function is called first. */

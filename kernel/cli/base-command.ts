@@ -1,5 +1,6 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
+import { onStopSignal } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
@@ -32,6 +33,20 @@ export abstract class BaseCommand<TResult> extends Command {
   static override baseFlags = { help: Flags.help({ char: 'h', summary: 'Show this help.', description: '', helpGroup: 'GLOBAL' }) };
 
   abstract override run(): Promise<TResult>;
+
+  /**
+   * An interrupted command says so, as any other ending does: one line on stderr (under --json, the
+   * error object on stdout), after clearing a status line left on the terminal.
+   */
+  override async init(): Promise<void> {
+    await super.init();
+    onStopSignal((signal) => {
+      if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+      const message = `interrupted by ${signal}`;
+      if (this.jsonEnabled()) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'interrupted', message, details: { signal } } }) + '\n');
+      else process.stderr.write(`gobstopper: ${message}\n`);
+    });
+  }
 
   /**
    * oclif fills a missing argument from stdin when stdin is not a terminal, so `echo x | gobstopper

@@ -62,6 +62,8 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     expect(done, `the command ended before it was interrupted: ${stderr}`).toBe(false);
     child.kill(signal);
     expect(await exited).toBe(status);
+    // Said in one line, as every other ending is.
+    expect(stderr).toBe(`gobstopper: interrupted by ${signal}\n`);
     expect(await until(() => processesWith(installed).length === 0, 5_000)).toBe(true);
   });
 
