@@ -14,6 +14,8 @@ export interface VaultLayout {
   index: string;
   indexLock: string;
   custodyLock: string;
+  /** The snapshots a prune dropped from the index and has yet to delete (prune-journal.ts). */
+  pruneJournal: string;
 }
 
 export function vaultLayoutAt(root: string): VaultLayout {
@@ -27,6 +29,7 @@ export function vaultLayoutAt(root: string): VaultLayout {
     index: join(root, 'index.jsonl'),
     indexLock: join(root, 'index.lock'),
     custodyLock: join(root, 'custody.lock'),
+    pruneJournal: join(root, 'prune-pending.json'),
   };
 }
 

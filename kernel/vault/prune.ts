@@ -6,8 +6,8 @@
  * hand), and prune cannot tell that from one it is done with; `--include-unindexed` removes them.
  * Every manifest is validated and every kept chunk checked before anything changes, the index is
  * rewritten before any file is unlinked (a crash leaves snapshots without a line behind, never a
- * line naming removed data), and the whole run holds the vault exclusively so no snapshot in
- * progress loses its chunks.
+ * line naming removed data; the journal of what it dropped lets the next prune delete those), and
+ * the whole run holds the vault exclusively so no snapshot in progress loses its chunks.
  */
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import { DEFAULT_PRUNE_KEEP } from './limits.js';
 import { checkChunkPresent } from './chunks.js';
 import { chunkLength, loadManifest } from './manifest.js';
 import { listPinnedManifests } from './pins.js';
+import { clearPruneJournal, readPruneJournal, writePruneJournal } from './prune-journal.js';
 import { fsyncDir, isTempName } from './private-fs.js';
 import { listManifestIds } from './selectors.js';
 
@@ -84,6 +85,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       const liveManifests = new Set<string>(referenced);
       for (const entry of kept) liveManifests.add(entry.sha256);
       const indexed = new Set(entries.map((e) => e.sha256));
+      // Snapshots an earlier prune dropped from the index and was stopped before deleting.
+      const unfinished = await readPruneJournal(layout);
 
       // Validate every stored manifest before deciding anything; a damaged one stops the prune.
       const stored = new Set(await listManifestIds(layout));
@@ -92,7 +95,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       const deadManifests: string[] = [];
       for (const sha of stored) {
         const { manifest } = await loadManifest(layout, sha, env);
-        const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed;
+        const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha);
         if (keptUnindexed) unindexed.push(sha);
         if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
         else deadManifests.push(sha);
@@ -116,6 +119,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       for (const sha of deadChunks) bytesReclaimed += await sizeOf(join(layout.chunks, sha));
 
       if (apply) {
+        if (deadManifests.length > 0) await writePruneJournal(layout, deadManifests);
         if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
         for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
         // Temp files are leftovers of interrupted writes: no writer can be running now.
@@ -124,6 +128,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
         for (const sha of deadChunks) await unlink(join(layout.chunks, sha));
         for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
         await fsyncDir(layout.chunks);
+        await clearPruneJournal(layout);
       }
       return {
         streams: seenPerStream.size,

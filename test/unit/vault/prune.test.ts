@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readIndex } from '../../../kernel/vault/index-file.js';
+import { readIndex, rewriteIndexLocked, withIndexLock } from '../../../kernel/vault/index-file.js';
+import { writePruneJournal } from '../../../kernel/vault/prune-journal.js';
 import { writePin } from '../../../kernel/vault/pins.js';
 import { pruneVault } from '../../../kernel/vault/prune.js';
 import { readSnapshotRecord } from '../../../kernel/vault/read.js';
@@ -46,6 +47,29 @@ describe('prune', () => {
     for (const gone of a.slice(0, 3)) expect(existsSync(join(home.layout.manifests, gone!))).toBe(false);
     for (const kept of [a[3], a[4], b[0], b[1]]) expect((await readSnapshotRecord(home.layout, { snapshot: kept!, record: 0 })).record_bytes).toBeGreaterThan(0);
     expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ dropped_entries: 0, manifests_removed: 0, chunks_removed: 0 });
+  });
+
+  it('finishes what a prune stopped between rewriting the index and deleting the snapshots', async () => {
+    const a = await history('a', 5);
+    const dropped = a.slice(0, 3);
+    // The state a stopped prune leaves: its journal written, the index rewritten, nothing deleted.
+    await writePruneJournal(home.layout, dropped);
+    await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => !dropped.includes(e.sha256))));
+    const again = await pruneVault(home.layout, { keep: 2, apply: true });
+    expect(again).toMatchObject({ dropped_entries: 0, manifests_removed: 3, unindexed_kept: 0 });
+    for (const gone of dropped) expect(existsSync(join(home.layout.manifests, gone))).toBe(false);
+    expect(existsSync(home.layout.pruneJournal)).toBe(false);
+    // Without a journal, a snapshot with no line is kept: its line may have been lost.
+    const b = await history('b', 2);
+    await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => e.sha256 !== b[0])));
+    expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ manifests_removed: 0, unindexed_kept: 1, unindexed_snapshots: [b[0]] });
+  });
+
+  it('a journal that is not what prune writes makes nothing go', async () => {
+    const a = await history('a', 2);
+    await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => e.sha256 !== a[0])));
+    writeFileSync(home.layout.pruneJournal, JSON.stringify({ dropped: a[0] }));
+    expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ manifests_removed: 0, unindexed_kept: 1 });
   });
 
   it('keeps what a receipt or a pin references, even past the newest N', async () => {
