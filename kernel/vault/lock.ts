@@ -137,6 +137,12 @@ async function breakStale(path: string, seen: Observed): Promise<boolean> {
   }
 }
 
+/** Removes the lock at `path` when its holder is gone (as acquiring it would); true when removed. */
+export async function removeStaleLock(path: string): Promise<boolean> {
+  const seen = await observe(path);
+  return seen !== null && isStale(seen) && (await breakStale(path, seen));
+}
+
 export class FileLock {
   private released = false;
 

@@ -21,6 +21,7 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { DEFAULT_PRUNE_KEEP } from './limits.js';
 import { checkChunkPresent } from './chunks.js';
 import { chunkLength, loadManifest } from './manifest.js';
+import { sweepDeadRunLeftovers } from './leftovers.js';
 import { listPinnedManifests } from './pins.js';
 import { clearPruneJournal, readPruneJournal, writePruneJournal } from './prune-journal.js';
 import { fsyncDir, isTempName } from './private-fs.js';
@@ -129,6 +130,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
         for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
         await fsyncDir(layout.chunks);
         await clearPruneJournal(layout);
+        await sweepDeadRunLeftovers(layout, env);
       }
       return {
         streams: seenPerStream.size,

@@ -16,7 +16,8 @@ export default class Prune extends BaseCommand<PruneResult> {
   static override description =
     'Keeps the newest --keep archived states of every (provider, path, session) stream and every snapshot an operation receipt or a pin references; ' +
     'everything else is dropped from the index, then the snapshots of the dropped entries and the chunks no remaining snapshot uses are deleted. ' +
-    'A snapshot with no index line is kept (a lost line is not a pruned one) unless --include-unindexed. ' +
+    'A snapshot with no index line is kept (a lost line is not a pruned one) unless --include-unindexed, or unless an earlier prune that was stopped had dropped it (it is then finished). ' +
+    'With --apply, the temporary files, locks and staging copies of runs that were killed midway are removed too. ' +
     'Every manifest is validated and every kept chunk checked first, so a damaged vault is reported and left untouched. Without --apply nothing changes.';
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
   static override flags = {

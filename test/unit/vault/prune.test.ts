@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readIndex, rewriteIndexLocked, withIndexLock } from '../../../kernel/vault/index-file.js';
@@ -63,6 +65,29 @@ describe('prune', () => {
     const b = await history('b', 2);
     await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => e.sha256 !== b[0])));
     expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ manifests_removed: 0, unindexed_kept: 1, unindexed_snapshots: [b[0]] });
+  });
+
+  it('removes what runs killed midway left in operations and staging, and nothing of a live run', async () => {
+    await history('a', 1);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const ops = home.layout.operations;
+    mkdirSync(ops, { recursive: true, mode: 0o700 });
+    const staging = join(home.dataHome, 'gobstopper', 'staging');
+    mkdirSync(staging, { recursive: true, mode: 0o700 });
+    const holder = (pid: number) => JSON.stringify({ pid, host: hostname(), ts: Date.now() }) + '\n';
+    const files = {
+      deadLock: [join(ops, `${'a'.repeat(64)}.lock`), holder(dead)],
+      liveLock: [join(ops, `${'b'.repeat(64)}.lock`), holder(process.pid)],
+      deadTemp: [join(ops, `.tmp-${dead}-0123456789abcdef`), ''],
+      liveTemp: [join(ops, `.tmp-${process.pid}-0123456789abcdef`), ''],
+      deadStage: [join(staging, `stage-${dead}-0123456789abcdef.jsonl`), '{}\n'],
+    } as const;
+    for (const [path, text] of Object.values(files)) writeFileSync(path, text, { mode: 0o600 });
+    // A preview removes nothing.
+    await pruneVault(home.layout, { keep: 1 }, home.env);
+    for (const [path] of Object.values(files)) expect(existsSync(path), path).toBe(true);
+    await pruneVault(home.layout, { keep: 1, apply: true }, home.env);
+    expect(Object.fromEntries(Object.entries(files).map(([k, [path]]) => [k, existsSync(path)]))).toEqual({ deadLock: false, liveLock: true, deadTemp: false, liveTemp: true, deadStage: false });
   });
 
   it('a journal that is not what prune writes makes nothing go', async () => {
