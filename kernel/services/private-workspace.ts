@@ -1,13 +1,15 @@
 /**
  * Private copies for the commands that measure sessions (eval, bench, eval-study): a 0700
- * temporary directory removed when the command ends, even when it is interrupted.
+ * temporary directory removed when the command ends, even when it is interrupted, and by the next
+ * such command when the process was killed outright.
  */
 import { constants as fsConstants } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, utimes } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GobstopperError } from '../errors.js';
 import { removeOnExit } from '../exit-cleanup.js';
+import { processAlive } from '../vault/lock.js';
 
 /**
  * A private temporary directory (0700, in the system temp dir) for the copies one command works
@@ -22,8 +24,10 @@ export class PrivateWorkspace {
   private constructor(readonly dir: string) {}
 
   static async create(prefix = 'gobstopper-eval-'): Promise<PrivateWorkspace> {
-    // mkdtemp creates the directory 0700.
-    return new PrivateWorkspace(await mkdtemp(join(tmpdir(), prefix)));
+    await sweepDeadWorkspaces();
+    // mkdtemp creates the directory 0700. The pid in the name lets a later run remove it should this
+    // one be killed (SIGKILL runs no exit hook).
+    return new PrivateWorkspace(await mkdtemp(join(tmpdir(), `${prefix}${process.pid}-`)));
   }
 
   /** Creates a new 0600 file named `name` in a subdirectory of its own, exclusively. */
@@ -76,6 +80,26 @@ export class PrivateWorkspace {
 
   async dispose(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The workspaces of every measuring command, with the pid of the process that made each. */
+const WORKSPACE_NAME = /^gobstopper-(?:eval|study)-(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes the workspaces of runs that were killed (their process is gone): each holds a whole copy
+ * of a session. Only real directories of this user's are touched; the temp dir is shared.
+ */
+async function sweepDeadWorkspaces(): Promise<void> {
+  const dir = tmpdir();
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const match = WORKSPACE_NAME.exec(name);
+    if (!match || processAlive(Number(match[1]))) continue;
+    const path = join(dir, name);
+    const st = await lstat(path).catch(() => null);
+    if (!st?.isDirectory() || st.uid !== process.getuid?.()) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

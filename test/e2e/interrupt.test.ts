@@ -129,4 +129,28 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     expect(await exited).toBe(130);
     expect(readdirSync(tmp)).toEqual([]);
   });
+
+  it('the copy an eval killed outright left behind is removed by the next eval', async () => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, 'hanging-killed'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
+    const tmp = join(home.root, 'tmp');
+    mkdirSync(tmp);
+    const env = { PATH: process.env.PATH ?? '', ...home.env, TMPDIR: tmp };
+    expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
+    const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
+    const child = spawn(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    expect(await until(() => processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    // SIGKILL runs no exit hook: the copy stays, with the pid of its dead owner in its name.
+    const left = readdirSync(tmp).filter((n) => n.startsWith(`gobstopper-eval-${child.pid}-`));
+    expect(left).toHaveLength(1);
+    // Someone else's directory of that shape is no workspace of a dead run: it has a live pid.
+    mkdirSync(join(tmp, `gobstopper-eval-${process.pid}-AbCdEf`));
+    await until(() => processesWith(installed).length === 0, 10_000);
+    const next = spawnSync(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'elide', '--trigger', '1000', '--floor', '0', '--json'], { env });
+    expect(next.status).toBe(0);
+    expect(readdirSync(tmp)).toEqual([`gobstopper-eval-${process.pid}-AbCdEf`]);
+  });
 });
