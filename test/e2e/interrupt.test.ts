@@ -113,36 +113,33 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     }
   });
 
-  it('an interrupted eval leaves no private copy of the session in the temporary directory', async () => {
+  /** An eval whose strategy hangs, running with its own temporary dir, once the plugin has started. */
+  async function hangingEval(name: string) {
     home = demoHome();
-    const bundle = fixturePluginBundle(join(home.root, 'hanging-eval'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
+    const bundle = fixturePluginBundle(join(home.root, name), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
     const tmp = join(home.root, 'tmp');
     mkdirSync(tmp);
     const env = { PATH: process.env.PATH ?? '', ...home.env, TMPDIR: tmp };
     expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
     const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
     const child = spawn(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
     expect(await until(() => processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    return { child, exited, tmp, env, installed };
+  }
+
+  it('an interrupted eval leaves no private copy of the session in the temporary directory', async () => {
+    const { child, exited, tmp } = await hangingEval('hanging-eval');
     expect(readdirSync(tmp).some((n) => n.startsWith('gobstopper-eval-'))).toBe(true);
     child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    expect((await exited).code).toBe(130);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('the copy an eval killed outright left behind is removed by the next eval', async () => {
-    home = demoHome();
-    const bundle = fixturePluginBundle(join(home.root, 'hanging-killed'), 'misbehaving-strategy.mjs', { args: ['hang'], id: 'fixture', limits: { timeout_ms: 60_000 } });
-    const tmp = join(home.root, 'tmp');
-    mkdirSync(tmp);
-    const env = { PATH: process.env.PATH ?? '', ...home.env, TMPDIR: tmp };
-    expect(spawnSync(process.execPath, [binPath, 'plugin', 'add', bundle], { env }).status).toBe(0);
-    const installed = join(home.dataHome, 'gobstopper', 'plugins', 'fixture');
-    const child = spawn(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], { env, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    expect(await until(() => processesWith(installed).length > 0, 60_000), 'the plugin never started').toBe(true);
+    const { child, exited, tmp, env, installed } = await hangingEval('hanging-killed');
     child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect((await exited).signal).toBe('SIGKILL');
     // SIGKILL runs no exit hook: the copy stays, with the pid of its dead owner in its name.
     const left = readdirSync(tmp).filter((n) => n.startsWith(`gobstopper-eval-${child.pid}-`));
     expect(left).toHaveLength(1);
