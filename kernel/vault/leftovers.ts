@@ -4,25 +4,17 @@
  * temporary file, a staging file (a hard link to a fork already published, once the fork is
  * deleted the only copy of its bytes). `prune --apply` removes those whose process is gone.
  */
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stagingDir, type PathEnv } from '../paths.js';
 import { sweepStaleStaging } from '../publish/staging.js';
 import type { VaultLayout } from './layout.js';
 import { processAlive, removeStaleLock } from './lock.js';
-import { isTempName, unlinkQuietly } from './private-fs.js';
+import { isTempName, namesIn, unlinkQuietly } from './private-fs.js';
 
 /** The pid in a temporary name (`.tmp-<pid>-<hex>`), or null. */
 function ownerOf(name: string): number | null {
   const match = /^\.tmp-(\d+)-/.exec(name);
   return match ? Number(match[1]) : null;
-}
-
-async function namesIn(dir: string): Promise<string[]> {
-  return readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  });
 }
 
 /** Removes what dead runs left in the operations and staging directories; returns how many files. */

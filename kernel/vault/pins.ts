@@ -1,5 +1,4 @@
 /** `vault/pins/<name>.json`: snapshots that prune must keep whatever their age. */
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateVaultPin } from '../../schemas/generated/validators.js';
 import type { VaultPin } from '../../schemas/generated/types.js';
@@ -7,7 +6,7 @@ import { GobstopperError } from '../errors.js';
 import { vaultDamaged } from './errors.js';
 import { ensureVault, type VaultLayout } from './layout.js';
 import { MAX_PIN_BYTES } from './limits.js';
-import { FileTooLargeError, fsyncDir, publishNewPrivateFile, readPrivateFile } from './private-fs.js';
+import { FileTooLargeError, fsyncDir, namesIn, publishNewPrivateFile, readPrivateFile } from './private-fs.js';
 
 const PIN_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -47,15 +46,8 @@ async function readPin(layout: VaultLayout, fileName: string): Promise<VaultPin>
 
 /** Every pinned snapshot id; a damaged pin fails closed. */
 export async function listPinnedManifests(layout: VaultLayout): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(layout.pins);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
   const pinned: string[] = [];
-  for (const name of names.sort()) {
+  for (const name of (await namesIn(layout.pins)).sort()) {
     if (!name.endsWith('.json') || name.startsWith('.')) continue;
     pinned.push((await readPin(layout, name)).manifest_sha256);
   }

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink, link, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, unlink, link, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { insecureVault } from './errors.js';
 
@@ -242,6 +242,16 @@ export async function replacePrivateFile(path: string, data: Buffer, writeAll: W
     throw error;
   }
   await fsyncDir(dir);
+}
+
+/** The names in `dir`; none when it does not exist (a vault directory nothing was written to yet). */
+export async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 export function isTempName(name: string): boolean {

@@ -9,7 +9,7 @@
  * line naming removed data; the journal of what it dropped lets the next prune delete those), and
  * the whole run holds the vault exclusively so no snapshot in progress loses its chunks.
  */
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PruneCommandOutput } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
@@ -24,7 +24,7 @@ import { chunkLength, loadManifest } from './manifest.js';
 import { sweepDeadRunLeftovers } from './leftovers.js';
 import { listPinnedManifests } from './pins.js';
 import { clearPruneJournal, readPruneJournal, writePruneJournal } from './prune-journal.js';
-import { fsyncDir, isTempName } from './private-fs.js';
+import { fsyncDir, isTempName, namesIn } from './private-fs.js';
 import { listManifestIds } from './selectors.js';
 
 export type { PruneCommandOutput };
@@ -43,15 +43,6 @@ async function sizeOf(path: string): Promise<number> {
     return (await lstat(path)).size;
   } catch {
     return 0;
-  }
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
   }
 }
 
@@ -112,7 +103,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
           throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
         }
       }
-      const chunkNames = await listDir(layout.chunks);
+      const chunkNames = await namesIn(layout.chunks);
       const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 
       let bytesReclaimed = 0;
@@ -124,7 +115,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
         if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
         for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
         // Temp files are leftovers of interrupted writes: no writer can be running now.
-        for (const name of await listDir(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);
+        for (const name of await namesIn(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);
         await fsyncDir(layout.manifests);
         for (const sha of deadChunks) await unlink(join(layout.chunks, sha));
         for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);

@@ -2,13 +2,14 @@
  * Turning what a user typed into snapshots: full ids, unique id prefixes, and session selectors
  * (a session-id prefix or a path) matched against the index.
  */
-import { readdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { badSha, snapshotNotFound } from './errors.js';
 import { readIndex } from './index-file.js';
 import type { VaultLayout } from './layout.js';
+import { namesIn } from './private-fs.js';
 import { checkSelector, looksLikePath } from '../sessions/selector.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -39,12 +40,7 @@ export function isHexPrefix(input: string): boolean {
 
 /** Every manifest id stored in the vault (indexed or not). */
 export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
-  try {
-    return (await readdir(layout.manifests)).filter((name) => HEX64.test(name));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  return (await namesIn(layout.manifests)).filter((name) => HEX64.test(name));
 }
 
 /**
