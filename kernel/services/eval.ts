@@ -50,7 +50,7 @@ export class PolicyResolutionError extends GobstopperError {
 
 // ---------------------------------------------------------------- strategies
 
-/** The strategies to measure: the requested ones (each must exist), else every one a bundle provides. */
+/** The strategies to measure: the requested ones (checked by evaluateFile), else every one a bundle provides. */
 export async function resolveEvalStrategies(runtime: Runtime, requested?: readonly string[]): Promise<string[]> {
   // A requested id may be the one a plugin pinned in the session's configuration serves: those
   // are checked once that configuration is known (evaluateFile).
@@ -117,7 +117,6 @@ function rowStrategies(runtime: Runtime, config: ResolvedConfig, strategies: rea
   }
   return pinned === null || strategies.includes(pinned) ? [...strategies] : [...strategies, pinned];
 }
-
 
 export interface EvalOptions extends Omit<PlanOptions, 'strategy'> {
   /** Strategy ids to measure (default: every one the plugin host lists). */

@@ -133,8 +133,11 @@ async function archivedAsIs(layout: VaultLayout, path: string): Promise<string |
 async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
   // Only while the current file is archived too (or gone): a changed one is archived by a new restore.
   const earlier = await unchangedRestore(layout, entry);
-  const current = existsSync(entry.path) ? await archivedAsIs(layout, entry.path) : null;
-  if (earlier && (current !== null || !existsSync(entry.path))) return { restored: entry, receipt: earlier, pre_undo_snapshot: current, reused: true };
+  if (earlier) {
+    const gone = !existsSync(entry.path);
+    const current = gone ? null : await archivedAsIs(layout, entry.path);
+    if (gone || current !== null) return { restored: entry, receipt: earlier, pre_undo_snapshot: current, reused: true };
+  }
   const provider = await runtime.provider(entry.provider);
   const restoredPath = await createStagingFile(runtime.env);
   try {
