@@ -122,16 +122,7 @@ export function editLine(line: Buffer, parts: readonly PartShape[], target: Elid
  * Null when the bytes are not one JSON object this walk can follow.
  */
 export function topLevelSessionIdSpans(line: Buffer): ByteSpan[] | null {
-  const spans: ByteSpan[] = [];
-  try {
-    const after = forEachRawMember(line, skipRawSpace(line, 0, line.length), line.length, (keyStart, keyEnd, value) => {
-      if (rawKeyDecodesTo(line, keyStart, keyEnd, 'sessionId')) spans.push(value);
-    });
-    return skipRawSpace(line, after, line.length) === line.length ? spans : null;
-  } catch (error) {
-    if (error instanceof RawJsonError || error instanceof SyntaxError) return null;
-    throw error;
-  }
+  return topLevelOf(line)?.sessionIds ?? null;
 }
 
 const SESSION_ID_BYTES = Buffer.from('sessionId', 'utf8');
