@@ -19,7 +19,7 @@ import { readEvents } from '../publish/events.js';
 import { discoverAll } from '../sessions/selector.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import type { BenchSessionJob } from './bench-job.js';
-import { resolveEvalStrategies } from './eval.js';
+import { pinnedStrategy, resolveEvalStrategies } from './eval.js';
 import { withRuntime } from './runtime.js';
 
 export interface BenchOptions {
@@ -81,7 +81,7 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
     // Requested ids are checked once, up front (the one a plugin pinned by the configuration serves
     // included); none requested, each session's eval lists every strategy, its pinned one too.
     const strategies = await resolveEvalStrategies(rt, options.strategies);
-    const pinned = resolved.external?.kind === 'plugin' ? resolved.values.strategy : null;
+    const pinned = pinnedStrategy(resolved);
     const requested = options.strategies !== undefined && options.strategies.length > 0;
     if (requested) for (const id of strategies) if (id !== pinned) rt.host.registry.requireKnown('strategy', id);
     const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : discoveryWindow(resolved.discovery.max_age_secs);

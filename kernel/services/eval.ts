@@ -101,7 +101,7 @@ function configFor(config: ResolvedConfig, strategy: string): ResolvedConfig {
 }
 
 /** The strategy a plugin pinned by the configuration serves (`plugin = {...}`), or null. */
-function pinnedStrategy(config: ResolvedConfig): string | null {
+export function pinnedStrategy(config: ResolvedConfig): string | null {
   return config.external?.kind === 'plugin' ? config.values.strategy : null;
 }
 
@@ -158,7 +158,7 @@ const EVAL_ROWS_IN_FLIGHT = 4;
 /** Measures every strategy on the session file at `target.path` (its provider already known). */
 export async function evaluateFile(runtime: Runtime, target: EvalTarget, options: EvalOptions = {}): Promise<EvalReport> {
   const requested = options.strategies !== undefined && options.strategies.length > 0;
-  const listed = requested ? [...new Set(options.strategies)] : await resolveEvalStrategies(runtime);
+  const listed = await resolveEvalStrategies(runtime, options.strategies);
   const provider = await runtime.provider(target.provider);
   const frozen = await freezeSource(target.path, maxTranscriptBytes(runtime.env));
   return withWorkspace('gobstopper-eval-', async (ws) => {
