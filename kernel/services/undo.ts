@@ -125,9 +125,8 @@ async function unchangedRestore(layout: VaultLayout, entry: T.VaultEntry): Promi
 
 /** The snapshot id of the file at `path` as it is now, when the vault holds those bytes; null otherwise. */
 async function archivedAsIs(layout: VaultLayout, path: string): Promise<string | null> {
-  const now = await hashRegularFile(path).catch(() => null);
-  if (now === null) return null;
-  return [...(await readIndex(layout))].reverse().find((e) => e.path === path && e.source_sha256 === now.sha256)?.sha256 ?? null;
+  const { sha256 } = await hashRegularFile(path);
+  return [...(await readIndex(layout))].reverse().find((e) => e.path === path && e.source_sha256 === sha256)?.sha256 ?? null;
 }
 
 async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
@@ -170,9 +169,7 @@ async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntr
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
       // archived again: a second index line would only relabel the same snapshot.
-      const { sha256 } = await hashRegularFile(entry.path);
-      const archived = [...(await readIndex(layout))].reverse().find((e) => e.path === entry.path && e.source_sha256 === sha256);
-      preUndo = archived?.sha256 ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
+      preUndo = (await archivedAsIs(layout, entry.path)) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,
