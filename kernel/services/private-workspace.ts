@@ -85,12 +85,16 @@ export class PrivateWorkspace {
 
 /** The workspaces of every measuring command, with the pid of the process that made each. */
 const WORKSPACE_NAME = /^gobstopper-(?:eval|study)-(\d+)-[A-Za-z0-9]{6}$/;
+let swept = false;
 
 /**
  * Removes the workspaces of runs that were killed (their process is gone): each holds a whole copy
  * of a session. Only real directories of this user's are touched; the temp dir is shared.
  */
 async function sweepDeadWorkspaces(): Promise<void> {
+  // Once a process: a bench measures hundreds of sessions, each in a workspace of its own.
+  if (swept) return;
+  swept = true;
   const dir = tmpdir();
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
