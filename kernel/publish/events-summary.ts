@@ -1,21 +1,7 @@
 /** The `events` readout: counts over a time window and the newest events. */
 import type { CompactionEvent, EventsCommandOutput, RetentionTally } from '../../schemas/generated/types.js';
-import { usageError } from '../errors.js';
 
 export type { EventsCommandOutput };
-
-const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
-
-/** `24h`, `30m`, `7d`, `90s`, `3600` (seconds) or an ISO-8601 time → Unix seconds of the window start. */
-export function parseSince(text: string, nowSeconds: number): number {
-  const relative = /^(\d{1,9})([smhd]?)$/.exec(text.trim());
-  if (relative) return Math.max(0, nowSeconds - Number(relative[1]) * UNIT_SECONDS[relative[2]!]!);
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const ms = Date.parse(text);
-    if (!Number.isNaN(ms)) return Math.max(0, Math.floor(ms / 1000));
-  }
-  throw usageError('invalid_since', `--since must be a duration such as 24h, 30m, 7d, 90s, or an ISO time such as 2026-01-31T12:00:00Z; got ${JSON.stringify(text)}`);
-}
 
 function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;

@@ -118,7 +118,7 @@ export async function appendEvent(event: CompactionEvent, options: EventLogOptio
 
 export interface ReadEventsResult {
   events: CompactionEvent[];
-  /** Blank, over-long, unparseable or invalid lines. */
+  /** Over-long, unparseable or invalid lines (blank ones are not counted). */
   skipped: number;
   /** Log files that exist but could not be read (unsafe, oversized, unreadable), and why. */
   unreadable: Array<{ file: string; reason: string }>;
@@ -131,7 +131,9 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
     if (nl === -1) nl = data.length;
     const line = data.subarray(start, nl);
     start = nl + 1;
-    if (line.length === 0 || line.length > MAX_EVENT_LINE_BYTES) {
+    // A blank line (an editor's trailing newline) holds no event and loses none.
+    if (line.length === 0 || (line.length <= 16 && line.toString('latin1').trim() === '')) continue;
+    if (line.length > MAX_EVENT_LINE_BYTES) {
       into.skipped += 1;
       continue;
     }

@@ -14,7 +14,7 @@ import { effectivePolicy } from '../policy/effective-policy.js';
 import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchOutputFormat, type BenchSessionResult, type CollectedBench } from '../eval/bench-collect.js';
 import { runJobsInParallel, type JobProgress } from '../eval/parallel-runner.js';
 import type { CompactionPoint } from '../eval/report-html.js';
-import { parseSince } from '../publish/events-summary.js';
+import { parseSince } from '../text/since.js';
 import { readEvents } from '../publish/events.js';
 import { discoverAll } from '../sessions/selector.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';

@@ -8,6 +8,7 @@ import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { describeWindow } from '../../text/human.js';
+import { SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -98,7 +99,7 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
   ];
   static override flags = {
     all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).', exclusive: ['since'] }),
-    since: Flags.string({ summary: 'Only sessions updated since: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
+    since: Flags.string({ summary: `Only sessions updated since: ${SINCE_HELP}.` }),
     // People say claude for Claude Code, as config, explain and policy-check take it.
     provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),

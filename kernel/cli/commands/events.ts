@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import type { EventsCommandOutput } from '../../../schemas/generated/types.js';
 import { GobstopperError } from '../../errors.js';
 import { readEvents } from '../../publish/events.js';
-import { parseSince, summarizeEvents } from '../../publish/events-summary.js';
+import { summarizeEvents } from '../../publish/events-summary.js';
+import { parseSince, SINCE_HELP } from '../../text/since.js';
 import { eventsLogPath } from '../../paths.js';
 import { checkSessionSelector } from '../../vault/selectors.js';
 import { formatCount, formatTs } from '../../text/human.js';
@@ -23,7 +24,7 @@ export default class Events extends BaseCommand<EventsResult> {
     '(an estimate from context sizes, not billing), and the newest events. The log holds numbers, codes and digests only.';
   static override examples = ['<%= config.bin %> events', '<%= config.bin %> events --since 24h', '<%= config.bin %> events --since 2026-01-31T00:00:00Z --json'];
   static override flags = {
-    since: Flags.string({ description: 'Window start: a duration (90s, 30m, 24h, 7d) or an ISO time.' }),
+    since: Flags.string({ description: `Window start: ${SINCE_HELP}.` }),
     // --tail was its first name; --limit is what the other listing commands call it.
     limit: Flags.integer({ description: 'Newest events to list (0 lists none, only the counts).', aliases: ['tail'], default: 20, min: 0, max: 100_000 }),
     session: Flags.string({ description: 'Only sessions whose id starts with this.' }),

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSy
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendEvent, readEvents, rotatedLogPath, ROTATE_BYTES, type CompactionEvent } from '../../../kernel/publish/events.js';
-import { parseSince, summarizeEvents } from '../../../kernel/publish/events-summary.js';
+import { summarizeEvents } from '../../../kernel/publish/events-summary.js';
 import { dataDir, eventsLogPath } from '../../../kernel/paths.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 
@@ -130,14 +130,15 @@ describe('events log', () => {
     await appendEvent(event({ ts: 3 }), { env: home.env });
     const read = await readEvents({ env: home.env });
     expect(read.events.map((e) => e.ts)).toEqual([1, 2, 3]);
-    expect(read.skipped).toBe(ROTATE_BYTES);
+    // The filler is blank lines, which hold no event and are not counted as skipped.
+    expect(read.skipped).toBe(0);
   });
 
   it('skips over-long, unparseable and invalid lines when reading', async () => {
     mkdirSync(dataDir(home.env), { recursive: true, mode: 0o700 });
     writeFileSync(
       live,
-      [JSON.stringify(event({ ts: 5 })), 'garbage', JSON.stringify({ ...event(), est_reclaimed_tokens: 3 }), JSON.stringify({ ...event({ ts: 6 }), pad: 'x'.repeat(17_000) }), JSON.stringify(event({ ts: 7 }))].join('\n') + '\n',
+      [JSON.stringify(event({ ts: 5 })), '', '  ', 'garbage', JSON.stringify({ ...event(), est_reclaimed_tokens: 3 }), JSON.stringify({ ...event({ ts: 6 }), pad: 'x'.repeat(17_000) }), JSON.stringify(event({ ts: 7 }))].join('\n') + '\n',
       { mode: 0o600 },
     );
     const read = await readEvents({ env: home.env });
@@ -148,17 +149,6 @@ describe('events log', () => {
 });
 
 describe('events summary', () => {
-  it('parses --since durations and ISO times, and refuses anything else', () => {
-    const now = 1_700_000_000;
-    expect(parseSince('24h', now)).toBe(now - 86_400);
-    expect(parseSince('30m', now)).toBe(now - 1800);
-    expect(parseSince('7d', now)).toBe(now - 7 * 86_400);
-    expect(parseSince('90', now)).toBe(now - 90);
-    expect(parseSince('2023-11-14T22:13:20Z', now)).toBe(1_700_000_000);
-    expect(() => parseSince('yesterday', now)).toThrow(/--since must be/);
-    expect(() => parseSince('5w', now)).toThrow(/--since must be/);
-  });
-
   it('counts by outcome, action, strategy and provider, and sums the tokens applied events reclaimed', () => {
     const events = [
       event({ ts: 10 }),

@@ -1,0 +1,45 @@
+/**
+ * `--since`: the start of a time window, as a duration back from now or as a calendar time.
+ * Date.parse is not used: it rolls impossible dates over (2026-02-30 became March 2nd) and reads a
+ * time without a zone as local time, while every readout of the window says UTC.
+ */
+import { usageError } from '../errors.js';
+
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+const DURATION = /^(\d{1,9})([smhd]?)$/;
+/** 2026-01-31, 2026-01-31T12:00, 2026-01-31 12:00:05.250, each optionally with Z or ±hh:mm. */
+const CALENDAR = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export const SINCE_HELP = 'a duration back from now (90s, 30m, 24h, 7d; a bare number is seconds) or a UTC date or time (2026-01-31, 2026-01-31T12:00:00Z, or with an offset such as +02:00)';
+
+function invalid(text: string, why?: string): Error {
+  return usageError('invalid_since', `--since must be ${SINCE_HELP}; got ${JSON.stringify(text)}${why ? ` (${why})` : ''}`);
+}
+
+/** Minutes east of UTC of a `Z` or `±hh:mm` suffix, or null when it is out of range. */
+function offsetMinutes(zone: string | undefined): number | null {
+  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2));
+  if (hours > 23 || minutes > 59) return null;
+  return (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
+/** Unix seconds of the window start that `text` names. */
+export function parseSince(text: string, nowSeconds: number): number {
+  const trimmed = text.trim();
+  const duration = DURATION.exec(trimmed);
+  if (duration) return Math.max(0, nowSeconds - Number(duration[1]) * UNIT_SECONDS[duration[2]!]!);
+  const calendar = CALENDAR.exec(trimmed);
+  if (!calendar) throw invalid(text);
+  const [year, month, day, hour, minute, second] = calendar.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part)));
+  if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) throw invalid(text, 'a field is out of range');
+  const at = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!));
+  // Date.UTC rolls over (February 30th becomes March 2nd); the day must survive unchanged.
+  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month! - 1 || at.getUTCDate() !== day) throw invalid(text, `${calendar[1]}-${calendar[2]} has no day ${calendar[3]}`);
+  const offset = offsetMinutes(calendar[7]);
+  if (offset === null) throw invalid(text, 'the offset is out of range');
+  return Math.max(0, Math.floor(at.getTime() / 1000) - offset * 60);
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseSince } from '../../../kernel/text/since.js';
+
+const now = 1_700_000_000;
+
+describe('--since', () => {
+  it('reads durations back from now; a bare number is seconds', () => {
+    expect(parseSince('24h', now)).toBe(now - 86_400);
+    expect(parseSince('30m', now)).toBe(now - 1800);
+    expect(parseSince('7d', now)).toBe(now - 7 * 86_400);
+    expect(parseSince('90', now)).toBe(now - 90);
+    expect(parseSince(' 90s ', now)).toBe(now - 90);
+  });
+
+  it('reads dates and times as UTC unless an offset says otherwise', () => {
+    expect(parseSince('2023-11-14T22:13:20Z', now)).toBe(1_700_000_000);
+    expect(parseSince('2023-11-14T22:13:20', now)).toBe(1_700_000_000);
+    expect(parseSince('2023-11-14 22:13:20.75', now)).toBe(1_700_000_000);
+    expect(parseSince('2023-11-14T22:13', now)).toBe(1_700_000_000 - 20);
+    expect(parseSince('2023-11-14', now)).toBe(Date.UTC(2023, 10, 14) / 1000);
+    expect(parseSince('2023-11-15T00:13:20+02:00', now)).toBe(1_700_000_000);
+    expect(parseSince('2023-11-14T20:13:20-0200', now)).toBe(1_700_000_000);
+    expect(parseSince('2024-02-29', now)).toBe(Date.UTC(2024, 1, 29) / 1000);
+  });
+
+  it('refuses impossible dates instead of rolling them over to a real one', () => {
+    expect(() => parseSince('2026-02-30T00:00:00Z', now)).toThrow(/2026-02 has no day 30/);
+    expect(() => parseSince('2026-02-29', now)).toThrow(/has no day 29/);
+    expect(() => parseSince('2026-04-31', now)).toThrow(/has no day 31/);
+    expect(() => parseSince('2026-13-01', now)).toThrow(/out of range/);
+    expect(() => parseSince('2026-01-01T24:00:00Z', now)).toThrow(/out of range/);
+    expect(() => parseSince('2026-01-01T23:59:60Z', now)).toThrow(/out of range/);
+    expect(() => parseSince('2026-01-01T10:00+24:00', now)).toThrow(/offset is out of range/);
+  });
+
+  it('refuses anything else with the invalid_since code', () => {
+    for (const text of ['yesterday', '5w', '2026-12-01 (hello)', '2026-1-5', '', '-3h', '1e3']) {
+      expect(() => parseSince(text, now), text).toThrow(expect.objectContaining({ code: 'invalid_since' }));
+    }
+  });
+});
