@@ -175,12 +175,21 @@ export function toEnvelope(error: OclifLikeError): ErrorEnvelope {
 export function plainUsage(text: string): string {
   return text
     .replace(/^The following errors? occurred:\s*/, '')
-    .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
-    .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number (got $2)')
-    .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
-    .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
-    .replace(/;\s*$/, '');
+    .split(PROBLEM_SEPARATOR)
+    .map((problem) =>
+      problem
+        .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
+        // oclif takes digits only: " 3" is refused although the echo below shows it trimmed.
+        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number, digits only (got $2)')
+        .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
+        .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
+        .replace(/;\s*$/, ''),
+    )
+    .join(PROBLEM_SEPARATOR);
 }
+
+/** Between the problems of one oclif parse error that lists several. */
+const PROBLEM_SEPARATOR = '; ';
 
 function oneLine(message: string): string {
   // oclif spreads parse errors over several lines ("Missing 1 required arg:\nsession  Session id…",
@@ -203,6 +212,8 @@ function oneLine(message: string): string {
     }
     folded = [lines[0]!, ...args.map((a) => (a.includes(' (') ? `${a})` : a))];
   }
-  const text = folded.join(' ').replace(/\s+/g, ' ');
+  // "The following errors occurred:" lists one problem a line; the lines stay apart as clauses.
+  const listed = /^The following errors? occurred:$/.test(folded[0] ?? '');
+  const text = (listed ? `${folded[0]} ${folded.slice(1).join(PROBLEM_SEPARATOR)}` : folded.join(' ')).replace(/\s+/g, ' ');
   return text.length === 0 ? 'unknown error' : text.length > 600 ? `${text.slice(0, 599)}…` : text;
 }

@@ -34,7 +34,8 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       probes_total: row.probe_score?.probes_total ?? null,
       probes_recalled: row.probe_score?.probes_recalled ?? null,
       recall: row.probe_score?.recall ?? null,
-      tail_intact: row.tail_intact,
+      // With no probe in the protected tail there is nothing to find intact (eval shows "-" too).
+      tail_intact: (row.probe_score?.tail_probes_total ?? 0) > 0 ? row.tail_intact : null,
       duration_ms: row.duration_ms,
       execution_state: row.execution_state,
       token_basis: result.token_basis,

@@ -22,8 +22,13 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
     ...wrapText(`${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`, options.width),
     `source ${report.source_sha256.slice(0, 12)}… verify: ${report.source_verify_errors} errors, ${report.source_verify_warnings} warnings`,
     ...wrapText('context: estimated over the records in context, 4 bytes a token (not the usage the provider reported)', options.width),
-    '',
   ];
+  // A round fires as plan would: on the reported usage when the transcript has it, which the
+  // estimate in the table may sit well below.
+  if (report.replay_mode !== 'realized_audit' && report.trigger_tokens > 0) {
+    lines.push(...wrapText(`a round compacts when the context plan reads (the reported usage where the transcript has it, else this estimate) reaches the trigger of ${formatInt(report.trigger_tokens)} tokens`, options.width));
+  }
+  lines.push('');
   // Context is the study's own estimate (4 bytes a token over the records in context), which is
   // not the provider-reported figure plan and detect show.
   const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors', 'floor'];
@@ -39,7 +44,7 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
     ratio(r.retention.source_bound_retained, r.retention.total),
     ratio(r.retention.lexical_retained, r.retention.total),
     String(r.new_verify_errors),
-    r.floor_reached ? 'reached' : 'no',
+    r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no',
   ]);
   const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors']);
   const optional = new Set(['round', 'status', 'applied', 'new errors', 'floor']);

@@ -267,7 +267,7 @@ export function auditRetention(input: AuditInput): RetentionStudyReport {
     result_sha256: report.after_sha256,
     estimated_context_before: estimatedContext(input.source_transcript.items),
     estimated_context_after: estimatedContext(input.after_transcript.items),
-    floor_reached: false,
+    floor_reached: null,
     verify_errors: delta.errors,
     verify_warnings: delta.warnings,
     new_verify_errors: delta.newErrors,

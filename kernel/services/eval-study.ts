@@ -35,6 +35,7 @@ import { PrivateWorkspace, withWorkspace } from './private-workspace.js';
 import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
 import type { Runtime } from './runtime.js';
 import { sha256Hex } from '../digest.js';
+import { formatInt } from '../text/numbers.js';
 
 export interface EvalStudyOptions extends Omit<PlanOptions, 'strategy'> {
   /** Write a heuristic manifest to this new file and stop. */
@@ -251,7 +252,7 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
       const before = estimatedContext(transcript.items);
       const grown = estimatedContext(afterTranscript.items);
       if (grown > before) {
-        throw new GobstopperError('against_not_a_compaction', `--against ${options.against} holds more context than the session (~${grown} tokens against ~${before}); it is not a compaction of this session`, {
+        throw new GobstopperError('against_not_a_compaction', `--against ${options.against} holds more context than the session (~${formatInt(grown)} tokens against ~${formatInt(before)}); it is not a compaction of this session`, {
           details: { context_before: before, context_after: grown },
         });
       }

@@ -703,7 +703,10 @@ export interface RetentionStudyRow {
   result_sha256: Sha256;
   estimated_context_before: TokenCount;
   estimated_context_after: TokenCount;
-  floor_reached: boolean;
+  /**
+   * Whether the round ended at or under the floor; null for a realized audit (--against), which replays nothing toward a floor.
+   */
+  floor_reached: boolean | null;
   verify_errors: number;
   verify_warnings: number;
   /**

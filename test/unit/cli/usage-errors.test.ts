@@ -13,7 +13,7 @@ describe("oclif's parse errors in the CLI's own words", () => {
   });
 
   it('says what a number flag needs', () => {
-    expect(plainUsage('Parsing --limit Expected an integer but received: 1.5')).toBe('--limit must be a whole number (got 1.5)');
+    expect(plainUsage('Parsing --limit Expected an integer but received: 1.5')).toBe('--limit must be a whole number, digits only (got 1.5)');
     expect(plainUsage('Parsing --format Expected --format=yaml to be one of: csv, json')).toBe('--format: Expected --format=yaml to be one of: csv, json');
     expect(plainUsage('All of the following must be provided when using --against: --manifest')).toBe('--against needs --manifest');
   });
@@ -21,6 +21,15 @@ describe("oclif's parse errors in the CLI's own words", () => {
   it('folds a missing argument whose description oclif wrapped into one parenthesis', () => {
     const error = Object.assign(new Error('Missing 1 required arg:\nsession  Session id, or vault:<sha256> of an\n         archived snapshot.\nSee more help with --help'), { oclif: { exit: 2 } });
     expect(toEnvelope(error).error.message).toBe('Missing 1 required arg: session (Session id, or vault:<sha256> of an archived snapshot.)');
+  });
+
+  it('keeps the problems of one parse error apart', () => {
+    // The message oclif builds for an exclusive flag and a missing dependency at once.
+    const error = Object.assign(
+      new Error('The following errors occurred:\n  --against=y cannot also be provided when using --prepare-manifest\n  All of the following must be provided when using --against: --manifest\nSee more help with --help'),
+      { oclif: { exit: 2 } },
+    );
+    expect(toEnvelope(error).error.message).toBe('--against=y cannot also be provided when using --prepare-manifest; --against needs --manifest');
   });
 
   it('is applied to usage errors only, folded to one line', () => {

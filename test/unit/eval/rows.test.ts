@@ -257,7 +257,7 @@ describe('evaluateSession and the outputs', () => {
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
   });
 
-  it('the table does not call a tail intact when no probe was sampled in it; --json keeps the vacuous true', async () => {
+  it('the table and bench do not call a tail intact when no probe was sampled in it; eval --json keeps the vacuous true', async () => {
     const quiet = buildSession({
       goal: 'make the importer resumable',
       turns: [
@@ -278,6 +278,10 @@ describe('evaluateSession and the outputs', () => {
     const body = lines[lines.indexOf(header) + 1]!;
     expect(body.slice(header.indexOf('tail'))).toMatch(/^- \(no tail probes\)/);
     expect(lines.join('\n')).not.toContain('intact');
+    // bench agrees: no tail probe is no finding, in its rows and in the count of intact sessions.
+    const [benchRow] = benchRowsFromEval(result);
+    expect(benchRow).toMatchObject({ strategy: 'elide', tail_intact: null, probes_total: elide.probe_score!.probes_total });
+    expect(aggregateBench([benchRow!])[0]).toMatchObject({ sessions_with_plan: 1, tail_intact_sessions: 0 });
   });
 
   it('bench rows of a provider control carry no after, reduction or score, so aggregates do not count a placeholder', async () => {

@@ -314,6 +314,8 @@ describe('replaying the three arms', () => {
     for (const row of report.rows) expect([row.verify_errors, row.new_verify_errors, row.preexisting_verify_errors]).toEqual([0, 0, 0]);
     expect(masking!.floor_reached).toBe(false);
     expect(masking!.estimated_context_after).toBeLessThan(masking!.estimated_context_before);
+    // The table's context is an estimate; the reader is told what the trigger was compared with.
+    expect(renderStudyLines(report, { width: 400 }).join('\n')).toContain(`reaches the trigger of ${report.trigger_tokens.toLocaleString('en-US')} tokens`);
   });
 
   it('counts pre-existing and new verify errors apart', async () => {
@@ -374,6 +376,11 @@ describe('--against: scoring an already-compacted file', () => {
     expect(lines[0]).toBe('gobstopper-retention-study-v1: realized_audit (no provider calls; 9 checks, labels heuristic)');
     expect(lines.join('\n')).toMatch(/realized\s+1\s+realized/);
     expect(lines.join('\n')).not.toContain('billing');
+    // Nothing was replayed toward a floor, so the floor column says nothing rather than "no".
+    expect(report.rows[0]!.floor_reached).toBeNull();
+    const header = lines.find((l) => l.startsWith('arm '))!;
+    expect(lines[lines.indexOf(header) + 1]!.trimEnd()).toMatch(/ -$/);
+    expect(lines.join('\n')).not.toContain('reaches the trigger');
   });
 
   it('refuses a manifest of another source', () => {
