@@ -67,7 +67,10 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   const lines: string[] = [];
   const session = input.session ?? null;
   if (session) {
-    const windowNote = session.model_context_window === null ? 'its model window is not recorded' : `its model window is ${n(session.model_context_window)} tokens`;
+    const recorded = session.model_context_window;
+    const windowNote =
+      (recorded === null ? 'its model window is not recorded' : `its model window is ${n(recorded)} tokens`) +
+      (input.window_tokens !== undefined && input.window_tokens !== recorded ? ` (the figures below use a ${n(window)}-token window)` : '');
     lines.push(`Session ${session.provider} ${session.session_id}: ${windowNote}; the policy below is the one plan uses for it.`);
   }
   const factor = QUOTA_PRESSURE_FACTOR[policy.quota_pressure].toFixed(2).replace(/0$/, '');
@@ -77,13 +80,26 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   );
   lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
   // The native compaction fires near 90% of the window: a trigger past it is never reached.
-  if (trigger >= nativeTrigger) {
+  const neverFires = trigger >= nativeTrigger;
+  // High quota pressure scales the trigger and not the floor; at or under the floor a cycle has
+  // nothing to reclaim.
+  const nothingToReclaim = trigger <= floor;
+  if (neverFires) {
+    const remedy = policy.adaptive
+      ? 'adaptive, which is on, lowers it per session to at most a quarter of the model window when plan runs (see gobstopper tune)'
+      : 'or turn adaptive on (it caps the trigger at a quarter of the window)';
     lines.push(
       `Warning: the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
-        `so this policy never fires for it; set trigger_tokens below ${n(nativeTrigger)}, or turn adaptive on (it caps the trigger at a quarter of the window).`,
+        `so as configured it never fires; set trigger_tokens below ${n(nativeTrigger)}${policy.adaptive ? `; ${remedy}` : `, ${remedy}`}.`,
     );
   }
-  if (policy.adaptive) {
+  if (nothingToReclaim) {
+    lines.push(
+      `Warning: under ${policy.quota_pressure} quota pressure the trigger (${n(trigger)}) is at or below the floor (${n(floor)}), so a compaction it starts has nothing to reclaim; ` +
+        `set floor_tokens below ${n(trigger)}.`,
+    );
+  }
+  if (policy.adaptive && !neverFires) {
     lines.push(
       'Adaptive is on: per session the trigger is capped at a quarter of the model window, backed off after low-yield compactions and tightened when over half the context is elidable tool output (see gobstopper tune).',
     );
@@ -91,14 +107,17 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   lines.push('What counts as context:');
   for (const basis of contextBasis) lines.push(`  ${basis.provider}: ${basis.counts}.`);
   lines.push('  Without reported usage, gobstopper estimates 4 bytes a token over the records still in context.');
-  lines.push(
-    `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(cycle.reclaimed_per_cycle_tokens)}; ` +
-      `an average turn carries about ${n(average)} tokens.`,
-  );
-  lines.push(
-    `Waiting for native auto-compaction near 90% of a ${n(window)}-token window (about ${n(nativeTrigger)} → ${n(nativeFloor)}) ` +
-      `averages about ${n(nativeAverage)} tokens a turn: ${ratio}× what this policy carries.`,
-  );
+  // A cycle that never happens (or reclaims nothing) has no cost or saving worth putting in words.
+  if (!neverFires && !nothingToReclaim) {
+    lines.push(
+      `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(cycle.reclaimed_per_cycle_tokens)}; ` +
+        `an average turn carries about ${n(average)} tokens.`,
+    );
+    lines.push(
+      `Waiting for native auto-compaction near 90% of a ${n(window)}-token window (about ${n(nativeTrigger)} → ${n(nativeFloor)}) ` +
+        `averages about ${n(nativeAverage)} tokens a turn: ${ratio}× what this policy carries.`,
+    );
+  }
   lines.push(
     `What a cycle costs: the provider's own compaction (${[...new Set(contextBasis.map((b) => b.native_control))].join(', ')}) is one extra model call that reads the whole context ` +
       `(about ${n(trigger)} input tokens) and writes a summary. A transcript compaction calls no model, but the next turn re-reads everything from the first changed record without the prompt cache; ` +

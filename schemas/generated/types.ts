@@ -519,6 +519,10 @@ export interface ConfigCommandResult {
   sources: {
     [k: string]: PolicyValueSource;
   };
+  /**
+   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger), each naming its table; plan refuses them when they are used.
+   */
+  problems: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -1832,6 +1836,10 @@ export interface PluginRef {
 export interface PresetsCommandResult {
   config_files: ConfigFileRef[];
   presets: PresetEntry[];
+  /**
+   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger), each naming its table; plan refuses them when they are used.
+   */
+  problems: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -79,7 +79,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const { status, body } = json(['presets']);
     expect(status).toBe(0);
     expect(validatePresetsCommandResult(body)).toBe(true);
-    expect(body).toEqual({ config_files: [{ scope: 'user', path: userConfigPath(), loaded: false }], presets: [] });
+    expect(body).toEqual({ config_files: [{ scope: 'user', path: userConfigPath(), loaded: false }], presets: [], problems: [] });
   });
 
   it('presets: lists user and project presets with their keys', () => {
@@ -183,6 +183,34 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['config', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
     expect(json(['explain', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
     expect(json(['tune', '7d3f', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
+  });
+
+  it('config and presets report broken tables they do not layer, naming each, before plan meets them', () => {
+    const broken = write(
+      join(home.root, 'broken-tables.toml'),
+      '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nadaptive = true\n[provider.codex]\nstrategy = "nosuch"\n[provider.claude_code]\ncommand = "echo hi"\n' +
+        '[presets.z]\nstrategy = "nosuch2"\n[presets.fine]\nstrategy = "elide"\n[sessions."zzz"]\nfloor_tokens = 999999\n',
+    );
+    const config = json(['config', '--config', broken]);
+    expect(config.status).toBe(0);
+    expect(validateConfigCommandResult(config.body)).toBe(true);
+    expect(config.body.problems).toHaveLength(4);
+    expect(config.body.problems[0]).toMatch(/^\[provider\.claude_code\]: 'command' in \[provider\.claude_code\] .* runs only with trusted_legacy_command = true/);
+    expect(config.body.problems[1]).toMatch(/^\[provider\.codex\]: unknown strategy 'nosuch'/);
+    expect(config.body.problems[2]).toMatch(/^\[presets\.z\]: unknown strategy 'nosuch2'/);
+    expect(config.body.problems[3]).toMatch(/^\[sessions\."zzz"\]: invalid policy bounds: floor_tokens \(999999\) must be below trigger_tokens \(20000\)/);
+    // With --json the problems are in the answer only; for people they are warnings on stderr.
+    expect(config.stderr).toBe('');
+    const human = gob(['config', '--config', broken]);
+    expect(human.stderr.split('\n').filter((l) => l.startsWith('warning: '))).toHaveLength(4);
+    expect(human.stdout).toContain('# adaptive = true: plan tunes trigger_tokens and floor_tokens per session');
+    const presets = json(['presets', '--config', broken]);
+    expect(validatePresetsCommandResult(presets.body)).toBe(true);
+    expect(presets.body.problems).toEqual(config.body.problems);
+    // And a table plan uses is refused: the Claude session's provider table holds the command.
+    expect(json(['plan', '7d3f', '--config', broken]).body.error.code).toBe('untrusted_legacy_command');
+    // A clean file reports none.
+    expect(json(['presets', '--config', write(join(home.root, 'clean.toml'), '[presets.fine]\nstrategy = "elide"\n')]).body.problems).toEqual([]);
   });
 
   it('a pinned plugin manifest that does not exist is named, by plan below its trigger and by config', () => {

@@ -414,7 +414,7 @@ describe('plan', () => {
     expect(human.stdout.split('\n')[0]).toBe(`Session claude_code ${DEMO_CLAUDE_ID}: its model window is 200,000 tokens; the policy below is the one plan uses for it.`);
     expect(human.stdout).toContain('At 58,865 tokens the session is 191,135 tokens below the trigger');
     // The default trigger is past where Claude compacts by itself in a 200,000-token window: said.
-    expect(human.stdout.replace(/\n\s*/g, ' ')).toContain('Warning: the trigger (250,000) is at or above where the client compacts by itself (about 180,000, 90% of a 200,000-token window), so this policy never fires for it');
+    expect(human.stdout.replace(/\n\s*/g, ' ')).toContain('Warning: the trigger (250,000) is at or above where the client compacts by itself (about 180,000, 90% of a 200,000-token window), so as configured it never fires');
     expect(codex.json.lines.join('\n')).not.toContain('Warning:');
     const both = await runJson(['explain', DEMO_CLAUDE_ID, '--context-tokens', '5'], home.env);
     expect(both.code).toBe(2);

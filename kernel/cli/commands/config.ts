@@ -3,6 +3,7 @@ import type { ConfigCommandResult } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
+import { configProblems } from '../../services/config-problems.js';
 import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { withRuntime } from '../../services/runtime.js';
 import { resolveSession } from '../../sessions/selector.js';
@@ -57,7 +58,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
         quota_pressure: isQuotaPressure(pressure) ? pressure : undefined,
       },
     });
-    requirePolicyIds(new PluginRegistry({ env: process.env }), resolved);
+    const registry = new PluginRegistry({ env: process.env });
+    requirePolicyIds(registry, resolved);
     // Parameters are checked against the schema the strategy declares, which takes starting it.
     await checkStrategyParamsEarly(resolved);
     const policy = toResolvedPolicy(resolved.values);
@@ -71,6 +73,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       external: resolved.external,
       discovery: resolved.discovery,
       sources: resolved.sources,
+      problems: configProblems(loaded, registry),
     };
     for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
     if (result.session_id !== null) {
@@ -90,8 +93,12 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       this.say(value === null || value === undefined ? `# ${key} is unset  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
     this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (trigger_tokens under ${policy.quota_pressure} quota pressure)`);
+    if (policy.adaptive) {
+      this.say(`# adaptive = true: plan tunes trigger_tokens and floor_tokens per session from its window and recent yields; gobstopper tune ${result.session_id ?? '<session>'} shows the values it uses`);
+    }
     if (resolved.external) this.say(`# plans come from ${resolved.external.table} and are named preset:${policy.strategy}`);
     for (const setting of inertSettings(loaded)) this.say(`# accepted from the original tool's configuration, no effect here: ${setting}`);
+    for (const problem of result.problems) this.note(`warning: ${problem} (refused when that table is used)`);
     return result;
   }
 

@@ -3,6 +3,8 @@ import { BaseCommand } from '../base-command.js';
 import { configFlag } from '../../config/cli-flags.js';
 import { loadConfig, type LoadedConfig } from '../../config/load-config.js';
 import { configFileRefs } from '../../config/resolve-config.js';
+import { PluginRegistry } from '../../plugins/registry/registry.js';
+import { configProblems } from '../../services/config-problems.js';
 
 export default class Presets extends BaseCommand<PresetsCommandResult> {
   static override summary = 'List the named presets in your configuration.';
@@ -17,7 +19,8 @@ export default class Presets extends BaseCommand<PresetsCommandResult> {
   async run(): Promise<PresetsCommandResult> {
     const { flags } = await this.parse(Presets);
     const loaded = await loadConfig({ configPath: flags.config });
-    const result: PresetsCommandResult = { config_files: configFileRefs(loaded), presets: listPresets(loaded) };
+    const result: PresetsCommandResult = { config_files: configFileRefs(loaded), presets: listPresets(loaded), problems: configProblems(loaded, new PluginRegistry({ env: process.env })) };
+    for (const problem of result.problems) this.note(`warning: ${problem} (refused when that table is used)`);
     if (result.presets.length === 0) {
       this.say(`No presets in ${result.config_files.map((f) => f.path).join(' or ')}.`);
       this.note('Add a [presets.<name>] table, for example:\n  [presets.deep-work]\n  strategy = "elide"\n  trigger_tokens = 150000\n  floor_tokens = 20000');

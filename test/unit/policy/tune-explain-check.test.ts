@@ -128,4 +128,29 @@ describe('explain', () => {
     const over = explain({ provider: 'codex', policy, context_tokens: 300_000 });
     expect(over.lines.at(-1)).toContain("a live session calls for the provider's own compaction (thread/compact/start)");
   });
+
+  it('warns instead of working out a cycle that never happens or reclaims nothing', () => {
+    const text = (result: ReturnType<typeof explain>) => result.lines.join('\n');
+    // A 250,000 trigger in a 200,000-token window is past where the client compacts by itself.
+    const off = explain({ provider: 'claude_code', policy: toResolvedPolicy(defaultPolicy()), context_tokens: null, window_tokens: 200_000 });
+    expect(text(off)).toContain('so as configured it never fires; set trigger_tokens below 180,000, or turn adaptive on');
+    expect(text(off)).not.toMatch(/Each cycle|averages about/);
+    // With adaptive on, the advice is not to turn it on, but what it does.
+    const adaptive = explain({ provider: 'claude_code', policy: toResolvedPolicy({ ...defaultPolicy(), adaptive: true }), context_tokens: null, window_tokens: 200_000 });
+    expect(text(adaptive)).toContain('adaptive, which is on, lowers it per session to at most a quarter of the model window');
+    expect(text(adaptive)).not.toContain('turn adaptive on');
+    // High pressure scales the trigger down to the floor: a cycle would reclaim nothing.
+    const pressed = explain({ provider: 'codex', policy: toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 10_000, floor_tokens: 9_000, quota_pressure: 'high' }), context_tokens: 7_500 });
+    expect(text(pressed)).toContain('under high quota pressure the trigger (7,000) is at or below the floor (9,000), so a compaction it starts has nothing to reclaim; set floor_tokens below 7,000');
+    expect(text(pressed)).not.toMatch(/Each cycle|averages about/);
+    expect(pressed.assessment).toMatchObject({ over_trigger: true, reclaimable_to_floor_tokens: 0, worth_a_cycle: false });
+  });
+
+  it('says when the figures use another window than the session recorded', () => {
+    const session = { provider: 'claude_code', session_id: 'abc', model_context_window: 200_000 } as Parameters<typeof explain>[0]['session'];
+    const result = explain({ provider: 'claude_code', policy: toResolvedPolicy(defaultPolicy()), context_tokens: 1000, window_tokens: 100_000, session });
+    expect(result.lines[0]).toBe('Session claude_code abc: its model window is 200,000 tokens (the figures below use a 100,000-token window); the policy below is the one plan uses for it.');
+    const same = explain({ provider: 'claude_code', policy: toResolvedPolicy(defaultPolicy()), context_tokens: 1000, window_tokens: 200_000, session });
+    expect(same.lines[0]).toBe('Session claude_code abc: its model window is 200,000 tokens; the policy below is the one plan uses for it.');
+  });
 });
