@@ -21,6 +21,15 @@ function damagedChunk(file: string, problem: string) {
   );
 }
 
+/** A chunk that is not there has nothing to move aside. */
+function missingChunk(file: string) {
+  return vaultDamaged(
+    file,
+    'chunk is missing',
+    `restore ${file} from a backup; snapshots that use it cannot be recovered without it, and the next snapshot of the same bytes writes it again`,
+  );
+}
+
 /**
  * Reads one chunk and checks it is exactly `length` bytes hashing to `sha`. `into` (at least
  * `length` long) avoids an allocation per chunk for sequential readers.
@@ -28,7 +37,7 @@ function damagedChunk(file: string, problem: string) {
 export async function readChunk(chunksDir: string, sha: string, length: number, into?: Buffer): Promise<Buffer> {
   const file = chunkPath(chunksDir, sha);
   const opened = await openPrivateForRead(file);
-  if (!opened) throw damagedChunk(file, 'chunk is missing');
+  if (!opened) throw missingChunk(file);
   const { handle, stats } = opened;
   try {
     if (stats.size !== length) throw damagedChunk(file, `chunk is ${stats.size} bytes, the manifest expects ${length}`);
@@ -52,7 +61,7 @@ export async function checkChunkPresent(chunksDir: string, sha: string, length: 
   try {
     stats = await lstat(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw damagedChunk(file, 'chunk is missing');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missingChunk(file);
     throw error;
   }
   checkPrivateFile(file, stats);

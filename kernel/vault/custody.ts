@@ -66,6 +66,7 @@ async function holdShared<T>(layout: VaultLayout, body: () => Promise<T>): Promi
   }
 }
 
+/** Live holds in the custody directory; holds of dead processes are removed on the way. */
 async function liveHolds(layout: VaultLayout): Promise<number> {
   let names: string[];
   try {

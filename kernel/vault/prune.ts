@@ -18,8 +18,8 @@ import { withExclusiveCustody } from './custody.js';
 import { vaultDamaged } from './errors.js';
 import { readIndex, rewriteIndexLocked, streamOf, withIndexLock } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { DEFAULT_PRUNE_KEEP } from './limits.js';
-import { checkChunkPresent } from './chunks.js';
+import { CHUNK_BYTES, DEFAULT_PRUNE_KEEP } from './limits.js';
+import { checkChunkPresent, readChunk } from './chunks.js';
 import { chunkLength, loadManifest } from './manifest.js';
 import { sweepDeadRunLeftovers } from './leftovers.js';
 import { listPinnedManifests } from './pins.js';
@@ -50,91 +50,115 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
   const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
   const apply = request.apply ?? false;
   if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${keep}`);
-  const empty: PruneCommandOutput = { streams: 0, kept_entries: 0, dropped_entries: 0, manifests_removed: 0, chunks_removed: 0, bytes_reclaimed: 0, unindexed_kept: 0, unindexed_snapshots: [], dry_run: !apply, keep };
+  const empty: PruneCommandOutput = {
+    streams: 0,
+    kept_entries: 0,
+    dropped_entries: 0,
+    manifests_removed: 0,
+    chunks_removed: 0,
+    bytes_reclaimed: 0,
+    unindexed_kept: 0,
+    unindexed_snapshots: [],
+    dry_run: !apply,
+    keep,
+  };
   if (!(await vaultExists(layout))) return empty;
 
-  return withExclusiveCustody(layout, () =>
-    withIndexLock(layout, async () => {
-      const entries = await readIndex(layout);
-      const referenced = new Set<string>();
-      for (const receipt of await listReceipts(layout)) {
-        referenced.add(receipt.snapshot_manifest_sha256);
-        referenced.add(receipt.output_manifest_sha256);
-      }
-      for (const sha of await listPinnedManifests(layout)) referenced.add(sha);
+  // A preview changes nothing, so it takes no lock: taking one writes to the vault (a read-only
+  // vault could not be previewed) and clears dead snapshotters' holds. A snapshot in progress may
+  // show in it as an unindexed one.
+  const guarded = (body: () => Promise<PruneCommandOutput>) => (apply ? withExclusiveCustody(layout, () => withIndexLock(layout, body)) : body());
+  return guarded(async () => {
+    const entries = await readIndex(layout);
+    const referenced = new Set<string>();
+    for (const receipt of await listReceipts(layout)) {
+      referenced.add(receipt.snapshot_manifest_sha256);
+      referenced.add(receipt.output_manifest_sha256);
+    }
+    for (const sha of await listPinnedManifests(layout)) referenced.add(sha);
 
-      // Newest `keep` per stream, by append order.
-      const seenPerStream = new Map<string, number>();
-      const keepFlags = new Array<boolean>(entries.length).fill(false);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const key = streamOf(entries[i]!);
-        const seen = seenPerStream.get(key) ?? 0;
-        seenPerStream.set(key, seen + 1);
-        keepFlags[i] = seen < keep || referenced.has(entries[i]!.sha256);
-      }
-      const kept = entries.filter((_, i) => keepFlags[i]);
+    // Newest `keep` per stream, by append order.
+    const seenPerStream = new Map<string, number>();
+    const keepFlags = new Array<boolean>(entries.length).fill(false);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const key = streamOf(entries[i]!);
+      const seen = seenPerStream.get(key) ?? 0;
+      seenPerStream.set(key, seen + 1);
+      keepFlags[i] = seen < keep || referenced.has(entries[i]!.sha256);
+    }
+    const kept = entries.filter((_, i) => keepFlags[i]);
+    // Streams this prune takes a state from: their kept states must be readable, byte for byte,
+    // before an older copy goes (a chunk damaged in place keeps its size).
+    const losing = new Set(entries.filter((_, i) => !keepFlags[i]).map(streamOf));
+    const mustRead = new Set(kept.filter((e) => losing.has(streamOf(e))).map((e) => e.sha256));
 
-      const liveManifests = new Set<string>(referenced);
-      for (const entry of kept) liveManifests.add(entry.sha256);
-      const indexed = new Set(entries.map((e) => e.sha256));
-      // Snapshots an earlier prune dropped from the index and was stopped before deleting.
-      const unfinished = await readPruneJournal(layout);
+    const liveManifests = new Set<string>(referenced);
+    for (const entry of kept) liveManifests.add(entry.sha256);
+    const indexed = new Set(entries.map((e) => e.sha256));
+    // Snapshots an earlier prune dropped from the index and was stopped before deleting.
+    const unfinished = await readPruneJournal(layout);
 
-      // Validate every stored manifest before deciding anything; a damaged one stops the prune.
-      const stored = new Set(await listManifestIds(layout));
-      const liveChunks = new Map<string, number>();
-      const unindexed: string[] = [];
-      const deadManifests: string[] = [];
-      for (const sha of stored) {
-        const { manifest } = await loadManifest(layout, sha, env);
-        const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha);
-        if (keptUnindexed) unindexed.push(sha);
-        if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
-        else deadManifests.push(sha);
+    // Validate every stored manifest before deciding anything; a damaged one stops the prune.
+    const stored = new Set(await listManifestIds(layout));
+    const liveChunks = new Map<string, number>();
+    const readChunks = new Set<string>();
+    const unindexed: string[] = [];
+    const deadManifests: string[] = [];
+    for (const sha of stored) {
+      const { manifest } = await loadManifest(layout, sha, env);
+      const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha);
+      if (keptUnindexed) unindexed.push(sha);
+      if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
+      else deadManifests.push(sha);
+      if (mustRead.has(sha)) for (const chunk of manifest.chunks) readChunks.add(chunk);
+    }
+    // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
+    // Every kept chunk is checked for its size; those of streams losing a state are read whole.
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (const [chunk, length] of liveChunks) {
+      if (readChunks.has(chunk)) await readChunk(layout.chunks, chunk, length, buffer);
+      else await checkChunkPresent(layout.chunks, chunk, length);
+    }
+    for (const sha of liveManifests) {
+      if (!stored.has(sha)) {
+        const file = join(layout.manifests, sha);
+        // The same bytes make the same manifest: a source unchanged since can write it again.
+        const archived = kept.find((e) => e.sha256 === sha);
+        const again = archived ? `, or, if ${archived.path} is unchanged since, run gobstopper snapshot ${archived.path} to write it again` : '';
+        throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
       }
-      // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
-      for (const [chunk, length] of liveChunks) await checkChunkPresent(layout.chunks, chunk, length);
-      for (const sha of liveManifests) {
-        if (!stored.has(sha)) {
-          const file = join(layout.manifests, sha);
-          // The same bytes make the same manifest: a source unchanged since can write it again.
-          const archived = kept.find((e) => e.sha256 === sha);
-          const again = archived ? `, or, if ${archived.path} is unchanged since, run gobstopper snapshot ${archived.path} to write it again` : '';
-          throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
-        }
-      }
-      const chunkNames = await namesIn(layout.chunks);
-      const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
+    }
+    const chunkNames = await namesIn(layout.chunks);
+    const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 
-      let bytesReclaimed = 0;
-      for (const sha of deadManifests) bytesReclaimed += await sizeOf(join(layout.manifests, sha));
-      for (const sha of deadChunks) bytesReclaimed += await sizeOf(join(layout.chunks, sha));
+    let bytesReclaimed = 0;
+    for (const sha of deadManifests) bytesReclaimed += await sizeOf(join(layout.manifests, sha));
+    for (const sha of deadChunks) bytesReclaimed += await sizeOf(join(layout.chunks, sha));
 
-      if (apply) {
-        if (deadManifests.length > 0) await writePruneJournal(layout, deadManifests);
-        if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
-        for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
-        // Temp files are leftovers of interrupted writes: no writer can be running now.
-        for (const name of await namesIn(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);
-        await fsyncDir(layout.manifests);
-        for (const sha of deadChunks) await unlink(join(layout.chunks, sha));
-        for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
-        await fsyncDir(layout.chunks);
-        await clearPruneJournal(layout);
-        await sweepDeadRunLeftovers(layout, env);
-      }
-      return {
-        streams: seenPerStream.size,
-        kept_entries: kept.length,
-        dropped_entries: entries.length - kept.length,
-        manifests_removed: deadManifests.length,
-        chunks_removed: deadChunks.length,
-        bytes_reclaimed: bytesReclaimed,
-        unindexed_kept: unindexed.length,
-        unindexed_snapshots: unindexed.sort(),
-        dry_run: !apply,
-        keep,
-      };
-    }),
-  );
+    if (apply) {
+      if (deadManifests.length > 0) await writePruneJournal(layout, deadManifests);
+      if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
+      for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
+      // Temp files are leftovers of interrupted writes: no writer can be running now.
+      for (const name of await namesIn(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);
+      await fsyncDir(layout.manifests);
+      for (const sha of deadChunks) await unlink(join(layout.chunks, sha));
+      for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
+      await fsyncDir(layout.chunks);
+      await clearPruneJournal(layout);
+      await sweepDeadRunLeftovers(layout, env);
+    }
+    return {
+      streams: seenPerStream.size,
+      kept_entries: kept.length,
+      dropped_entries: entries.length - kept.length,
+      manifests_removed: deadManifests.length,
+      chunks_removed: deadChunks.length,
+      bytes_reclaimed: bytesReclaimed,
+      unindexed_kept: unindexed.length,
+      unindexed_snapshots: unindexed.sort(),
+      dry_run: !apply,
+      keep,
+    };
+  });
 }

@@ -150,6 +150,34 @@ describe('prune', () => {
     await expect(pruneVault(home.layout, { keep: 1 })).resolves.toMatchObject({ dry_run: true });
   });
 
+  it('reads the kept states of a stream it takes a state from: a chunk damaged in place stops it, and the older copy stays', async () => {
+    const a = await history('a', 2);
+    const manifest = JSON.parse(readFileSync(join(home.layout.manifests, a[1]!), 'utf8')) as { chunks: string[] };
+    const chunk = join(home.layout.chunks, manifest.chunks[0]);
+    // One byte flipped in place: the size is right, the content is not.
+    const bytes = readFileSync(chunk);
+    bytes[0] = bytes[0] === 0x41 ? 0x42 : 0x41;
+    writeFileSync(chunk, bytes);
+    const before = listing(home);
+    for (const apply of [false, true]) {
+      await expect(pruneVault(home.layout, { keep: 1, apply })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`${chunk}: chunk bytes do not hash to its name`) });
+    }
+    expect(listing(home)).toEqual(before);
+    expect((await readSnapshotRecord(home.layout, { snapshot: a[0]!, record: 0 })).record_bytes).toBeGreaterThan(0);
+  });
+
+  it('a preview takes no lock and removes nothing, not even the holds of dead snapshotters', async () => {
+    await history('a', 3);
+    const deadHold = join(home.layout.custody, '.tmp-hold-999999-abc.json');
+    writeFileSync(deadHold, JSON.stringify({ pid: 999_999_999, host: hostname() }) + '\n', { mode: 0o600 });
+    const before = { ...listing(home), custody: readdirSync(home.layout.custody).sort(), vault: readdirSync(home.layout.root).sort() };
+    expect(await pruneVault(home.layout, { keep: 1 })).toMatchObject({ dry_run: true, dropped_entries: 2 });
+    expect({ ...listing(home), custody: readdirSync(home.layout.custody).sort(), vault: readdirSync(home.layout.root).sort() }).toEqual(before);
+    // Applying clears it: its process is gone.
+    await pruneVault(home.layout, { keep: 1, apply: true });
+    expect(existsSync(deadHold)).toBe(false);
+  });
+
   it('stops before changing anything when a receipt is damaged', async () => {
     await history('b', 3);
     writeFileSync(join(home.layout.operations, `${'c'.repeat(64)}.json`), '{"schema_version":3}', { mode: 0o600 });
