@@ -14,6 +14,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
+import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
@@ -38,7 +39,12 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
     if (error instanceof GobstopperError && error.code === 'session_not_archived') return [];
     throw error;
   });
-  if (history.some((e) => e.sha256 === entry.sha256)) return;
+  const line = history.find((e) => e.sha256 === entry.sha256);
+  if (line) {
+    // The target's own line must describe that snapshot, or another session's would be restored.
+    await manifestOfEntry(layout, line);
+    return;
+  }
   throw usageError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
 }
 
@@ -97,14 +103,21 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
   throw new GobstopperError('nothing_to_undo', `no archived state of '${target}' to restore (gobstopper history ${target} lists them)`);
 }
 
+/** chooseSnapshot, with the chosen line checked against the manifest it names. */
+export async function chooseCheckedSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
+  const entry = await chooseSnapshot(layout, target, sha);
+  await manifestOfEntry(layout, entry);
+  return entry;
+}
+
 export async function undo(runtime: Runtime, target: string, options: { sha?: string; onStep?: (step: PublicationStep) => void } = {}): Promise<UndoResult> {
   // An empty --sha is a mistake, not "the newest": restoring the wrong state would publish a fork.
   if (options.sha !== undefined && options.sha.trim() === '') throw usageError('bad_sha', '--sha is empty; give a snapshot id (gobstopper history lists them), or leave --sha out to restore the newest');
   const layout = vaultLayout(runtime.env);
   // Chosen once outside custody for its errors (no vault, no such snapshot), then again inside it:
   // prune is held off from the choice until the restore's receipt names the snapshot.
-  await chooseSnapshot(layout, target, options.sha);
-  return withSharedCustody(layout, async () => restore(runtime, layout, await chooseSnapshot(layout, target, options.sha), options));
+  await chooseCheckedSnapshot(layout, target, options.sha);
+  return withSharedCustody(layout, async () => restore(runtime, layout, await chooseCheckedSnapshot(layout, target, options.sha), options));
 }
 
 /**

@@ -7,6 +7,7 @@ import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { forkHintFor } from './fork-hint.js';
+import { manifestOfEntry } from './indexed-manifest.js';
 import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
@@ -62,6 +63,8 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   } else {
     ({ sha, label } = await sessionOrSnapshot(layout, entries, target));
   }
+  // A session's snapshot is found through its index line, which must name what it says it does.
+  if (label) await manifestOfEntry(layout, label, env);
   const { loaded, recordCount, types } = await recordTypeSummary(layout, sha, env);
   return {
     sha256: sha,

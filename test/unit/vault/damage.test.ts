@@ -6,6 +6,7 @@ import { readSnapshotRecord } from '../../../kernel/vault/read.js';
 import { searchSnapshot } from '../../../kernel/vault/search.js';
 import { showSnapshot } from '../../../kernel/vault/show.js';
 import { snapshotFile } from '../../../kernel/vault/snapshot.js';
+import { chooseSnapshot, chooseCheckedSnapshot as chooseSnapshotChecked } from '../../../kernel/services/undo.js';
 import { claudeSession, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
 
 describe('a damaged vault fails closed and names what to repair', () => {
@@ -85,6 +86,27 @@ describe('a damaged vault fails closed and names what to repair', () => {
       code: 'vault_damaged',
       message: expect.stringContaining(chunk),
     });
+  });
+
+  it('an index line naming a snapshot that is gone is damage, not an unknown snapshot', async () => {
+    const entry = JSON.parse(readFileSync(home.layout.index, 'utf8').trim());
+    writeFileSync(home.layout.index, JSON.stringify({ ...entry, sha256: '0'.repeat(63) + '1' }) + '\n');
+    await expect(showSnapshot(home.layout, 'sess-a')).rejects.toMatchObject(indexFailure(`a line names snapshot 0000000000000000 of claude_code sess-a, which is not in the vault`));
+    await expect(chooseSnapshotChecked(home.layout, 'sess-a')).rejects.toMatchObject(indexFailure('which is not in the vault'));
+  });
+
+  it("a session's index line naming another session's snapshot restores neither", async () => {
+    const otherPath = writeSession(home.sessions, 'sess-b.jsonl', jsonl(claudeSession('sess-b', 2)));
+    const other = (await snapshotFile(home.layout, { path: otherPath, sessionId: 'sess-b', provider: 'claude_code', strategy: 'snapshot' })).entry.sha256;
+    const [a, b] = readFileSync(home.layout.index, 'utf8').trim().split('\n');
+    // sess-a's line edited to name sess-b's snapshot.
+    writeFileSync(home.layout.index, `${JSON.stringify({ ...JSON.parse(a!), sha256: other })}\n${b}\n`);
+    const mismatch = indexFailure(`the line for snapshot ${other.slice(0, 16)} says it archived .* of claude_code sess-a`);
+    await expect(chooseSnapshot(home.layout, 'sess-a', other)).rejects.toMatchObject(mismatch);
+    await expect(chooseSnapshotChecked(home.layout, 'sess-a')).rejects.toMatchObject(mismatch);
+    await expect(showSnapshot(home.layout, 'sess-a')).rejects.toMatchObject(mismatch);
+    // sess-b's own line still reads.
+    await expect(showSnapshot(home.layout, 'sess-b')).resolves.toMatchObject({ sha256: other, session_id: 'sess-b' });
   });
 
   it('a missing chunk is named', async () => {
