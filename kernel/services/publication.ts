@@ -293,6 +293,10 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     faultPoint('apply.after_receipt', c.fault);
     c.onStep?.('publishing');
 
+    // The staged fork reaches the disk first, so that the source's identity is checked last, right
+    // before the link: a turn appended during the flush (a large fork takes a while) is caught.
+    await flushed;
+    faultPoint('apply.after_flush', c.fault);
     // The hash above proved the source unchanged when it was read; its identity proves it still is.
     if (source) {
       try {
@@ -304,7 +308,6 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         throw error;
       }
     }
-    await flushed;
     await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });

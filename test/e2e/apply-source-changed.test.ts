@@ -20,10 +20,14 @@ function appendingAt(at: string, line: string) {
 }
 
 describe('apply binds every write to the planned source', () => {
-  it('a session that changes between plan and publish is refused, and nothing is published', async () => {
+  it.each([
+    // The client appends a record after the candidate was rendered and its receipt written,
+    ['after the receipt', 'apply.after_receipt'],
+    // or while the staged fork is flushed to disk, the last wait before the link.
+    ['while the fork is flushed', 'apply.after_flush'],
+  ])('a session that changes between plan and publish (%s) is refused, and nothing is published', async (_when, step) => {
     const appended = '{"type":"summary","summary":"written while gobstopper was working"}\n';
-    // The client appends a record after the candidate was rendered and its receipt written.
-    const { h, before, fault, env } = appendingAt('apply.after_receipt', appended);
+    const { h, before, fault, env } = appendingAt(step, appended);
     const run = withRuntime({ env }, (rt) => applySession(rt, DEMO_CLAUDE_ID, { fault }));
     await expect(run).rejects.toMatchObject({ code: 'source_changed' });
     expect(listFiles(h.claudeDir)).toEqual(before);
