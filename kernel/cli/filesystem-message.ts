@@ -10,6 +10,8 @@ import { dirname } from 'node:path';
 interface ErrnoLike {
   code?: unknown;
   path?: unknown;
+  /** The second path of a two-path call (link, rename, copyfile): where it was going. */
+  dest?: unknown;
   syscall?: unknown;
 }
 
@@ -25,9 +27,10 @@ const READING_CALLS = new Set(['read', 'stat', 'lstat', 'scandir', 'opendir', 'r
 /** Calls that change something: the advice is about writing. (`open` may be either.) */
 const WRITING_CALLS = new Set(['write', 'mkdir', 'rename', 'link', 'symlink', 'unlink', 'rmdir', 'rm', 'copyfile', 'chmod', 'utime', 'futime', 'fsync']);
 
-function permissionAdvice(code: 'EACCES' | 'EPERM', syscall: unknown): string {
+function permissionAdvice(code: 'EACCES' | 'EPERM', syscall: unknown, dest: string | null): string {
   const what = code === 'EACCES' ? 'permission denied' : 'the operation is not permitted there';
   const call = typeof syscall === 'string' ? syscall : '';
+  if (dest) return `${what}; check that you own ${dirname(dest)} and can write to it`;
   if (READING_CALLS.has(call)) return `${what}; check that you can read it and enter every directory on the way to it`;
   if (WRITING_CALLS.has(call)) return `${what}; check that you own that directory and can write to it`;
   return `${what}; check the permissions of that file and of every directory on the way to it`;
@@ -49,12 +52,15 @@ function fileInTheWay(path: string): string | null {
 export function filesystemMessage(error: ErrnoLike): string | null {
   const code = typeof error.code === 'string' ? error.code : '';
   const path = typeof error.path === 'string' ? error.path : null;
-  const what = typeof error.syscall === 'string' ? `${error.syscall} failed${path ? ` on ${path}` : ''}` : `a file operation failed${path ? ` on ${path}` : ''}`;
+  const dest = typeof error.dest === 'string' ? error.dest : null;
+  // A link or rename is refused for the directory it writes into, which is dest's, not path's.
+  const where = dest ? ` from ${path ?? 'a file'} to ${dest}` : path ? ` on ${path}` : '';
+  const what = typeof error.syscall === 'string' ? `${error.syscall} failed${where}` : `a file operation failed${where}`;
   if (code === 'ENOTDIR') {
     const blocker = path ? fileInTheWay(path) : null;
     const advice = blocker ? `${blocker} is a file where a directory is expected; move it aside` : 'a file stands where a directory is expected; move it aside';
     return `${what}: ${advice} (${code})`;
   }
-  const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall) : ADVICE[code];
+  const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall, dest) : ADVICE[code];
   return advice ? `${what}: ${advice} (${code})` : null;
 }

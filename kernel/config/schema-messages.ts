@@ -7,7 +7,9 @@ import type { ErrorObject } from 'ajv';
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
 export function tableName(segments: readonly string[]): string {
-  return `[${segments.map((s) => (BARE_KEY.test(s) ? s : JSON.stringify(s))).join('.')}]`;
+  // Session ids are always quoted, as the docs and help write [sessions."<id>"], whether or not
+  // the id would pass as a bare key.
+  return `[${segments.map((s, i) => (BARE_KEY.test(s) && !(i === 1 && segments[0] === 'sessions') ? s : JSON.stringify(s))).join('.')}]`;
 }
 
 function where(segments: readonly string[]): string {

@@ -102,7 +102,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(status).toBe(0);
     expect(validateConfigCommandResult(body), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
     expect(body.policy).toMatchObject({ strategy: 'elide', trigger_tokens: 150_000, floor_tokens: 10_000, effective_trigger_tokens: 150_000 });
-    expect(body.sources.floor_tokens).toEqual({ layer: 'session', scope: 'user', table: '[sessions.s-1]', path: userConfigPath() });
+    expect(body.sources.floor_tokens).toEqual({ layer: 'session', scope: 'user', table: '[sessions."s-1"]', path: userConfigPath() });
     expect(body.sources.strategy).toEqual({ layer: 'preset', scope: 'user', table: '[presets.deep-work]', path: userConfigPath() });
     expect(body.config_files).toEqual([
       { scope: 'user', path: userConfigPath(), loaded: true },

@@ -20,10 +20,10 @@ export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
 
 Everything runs on private copies; no model or provider service is called and nothing in the session's store, the vault or the config changes. Limits: 64 MiB replay source (512 MiB to prepare or audit), 1 MiB manifest, 256 checks, 4 KiB spans. A replay draws a progress bar of its rounds on a terminal; piped runs and --json stay quiet.`;
   static override examples = [
-    '<%= config.bin %> eval-study 3f2a --prepare-manifest study.json',
-    '<%= config.bin %> eval-study 3f2a --manifest study.json --rounds 3 --trigger 50000 --floor 10000',
-    '<%= config.bin %> eval-study 3f2a --manifest study.json --against ~/.claude/projects/-work-app/9b1e….jsonl --json',
-    '<%= config.bin %> eval-study 3f2a --manifest study.json --against vault:5c0e…',
+    '<%= config.bin %> eval-study 7d3f --prepare-manifest study.json',
+    '<%= config.bin %> eval-study 7d3f --manifest study.json --rounds 3 --trigger 50000 --floor 10000',
+    '<%= config.bin %> eval-study 7d3f --manifest study.json --against ~/.claude/projects/-work-app/9b1e….jsonl --json',
+    '<%= config.bin %> eval-study 7d3f --manifest study.json --against vault:5c0e…',
   ];
   static override args = {
     session: Args.string({ description: 'Session id, unique id prefix, transcript path, or vault:<sha256> of an archived snapshot.', required: true }),

@@ -22,10 +22,10 @@ A progress bar counts the strategies done on a terminal; piped runs and --json s
 
 With --rehearse the real client (claude or codex) also resumes each rewritten copy offline against a local stub, and the context it rebuilt is shown next to the projected one; without the client installed the eval says so once and goes on.`;
   static override examples = [
-    '<%= config.bin %> eval 3f2a',
-    '<%= config.bin %> eval 3f2a --trigger 50000 --floor 10000',
-    '<%= config.bin %> eval 3f2a --strategy elide --strategy scored --json',
-    '<%= config.bin %> eval 3f2a --rehearse',
+    '<%= config.bin %> eval 7d3f',
+    '<%= config.bin %> eval 7d3f --trigger 50000 --floor 10000',
+    '<%= config.bin %> eval 7d3f --strategy elide --strategy scored --json',
+    '<%= config.bin %> eval 7d3f --rehearse',
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {

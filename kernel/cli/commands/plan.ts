@@ -18,9 +18,9 @@ export default class Plan extends BaseCommand<PlanResult> {
 
 When there is nothing to do the answer is a "no plan" with one of five reasons: below_trigger, strategy_returned_no_plan, empty_external_edits, minimum_savings_not_met, external_nonreducing_plan. That is a successful result (exit 0); an invalid config or an invalid proposal is an error (exit 1).`;
   static override examples = [
-    '<%= config.bin %> plan 3f2a',
-    '<%= config.bin %> plan 3f2a --trigger 100000 --floor 30000',
-    '<%= config.bin %> plan 3f2a --strategy compacted --json',
+    '<%= config.bin %> plan 7d3f',
+    '<%= config.bin %> plan 7d3f --trigger 100000 --floor 30000',
+    '<%= config.bin %> plan 7d3f --strategy compacted --json',
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = { ...policyFlags, ...homeFlags };

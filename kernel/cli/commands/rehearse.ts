@@ -15,9 +15,9 @@ Reports whether the client accepted the transcript (and its own error when not),
 
 With --baseline, a fork is judged against the session it was made from: the baseline is rehearsed first and the fork must rebuild what it rebuilt, moved by the predicted difference. On a terminal a status line shows while the client runs.`;
   static override examples = [
-    '<%= config.bin %> rehearse 3f2a',
+    '<%= config.bin %> rehearse 7d3f',
     '<%= config.bin %> rehearse ~/.codex/sessions/2026/01/02/rollout-….jsonl --codex-bin ./node_modules/.bin/codex --json',
-    '<%= config.bin %> rehearse 9c1e --baseline 3f2a',
+    '<%= config.bin %> rehearse 9c1e --baseline 7d3f',
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {

@@ -7,7 +7,7 @@ import { resumeLines } from '../render/resume-lines.js';
 export default class Undo extends BaseCommand<UndoResult> {
   static override summary = 'Restore an archived snapshot into a new fork (never over an existing file).';
   static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), a snapshot id from gobstopper history (16 or more hex characters, as show takes one; a receipt's snapshot_sha256 names its snapshot too), or a published fork's own retained snapshot (a receipt's output_manifest_sha256, which recall prints: the fork is restored). With --sha the snapshot must be one of <target>'s. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is archived first (as pre-undo) unless those bytes are in the vault already, and the id of its snapshot is printed. Undoing the same snapshot again returns the copy already restored while it is unchanged (under --json, reused: true) and writes nothing. On a terminal a status line shows which step is running.`;
-  static override examples = ['<%= config.bin %> undo 3f2a', '<%= config.bin %> undo 3f2a --sha 9b1c04', '<%= config.bin %> undo 9b1c04e7…(64 hex)'];
+  static override examples = ['<%= config.bin %> undo 7d3f', '<%= config.bin %> undo 7d3f --sha 9b1c04', '<%= config.bin %> undo 9b1c04e7…(64 hex)'];
   static override args = { target: Args.string({ description: 'Session id or prefix, fork id, transcript path, or snapshot id.', required: true }) };
   static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session; a snapshot of another session is refused.' }) };
 

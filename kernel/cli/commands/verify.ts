@@ -8,7 +8,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 export default class Verify extends BaseCommand<VerifyOutput> {
   static override summary = 'Check that a session will resume: exit 1 when it has errors.';
   static override description = `Runs the provider's resume-validity checks over the whole transcript: tool calls paired with their results on the live branch, parent links, duplicate ids, the leaf the client will resume, Codex window and ordinal rules, a torn final line. The real clients silently drop history past a broken link, so a file that "resumes" can still have lost context; verify reports it.`;
-  static override examples = ['<%= config.bin %> verify 3f2a', '<%= config.bin %> verify ~/.claude/projects/-home-me-app/3f2a….jsonl --json'];
+  static override examples = ['<%= config.bin %> verify 7d3f', '<%= config.bin %> verify ~/.claude/projects/-home-me-app/3f2a….jsonl --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = { ...homeFlags };
 

@@ -51,6 +51,11 @@ describe('file-system failures say what, where and what to do', () => {
     expect(toEnvelope(unwritable).error.message).toBe('mkdir failed on /v/x: permission denied; check that you own that directory and can write to it (EACCES)');
   });
 
+  it('a link or rename refused names where it was going, whose directory is the one to fix', () => {
+    const link = Object.assign(new Error("EACCES: permission denied, link '/d/staging/s.jsonl' -> '/p/app/f.jsonl'"), { code: 'EACCES', syscall: 'link', path: '/d/staging/s.jsonl', dest: '/p/app/f.jsonl' });
+    expect(toEnvelope(link).error.message).toBe('link failed from /d/staging/s.jsonl to /p/app/f.jsonl: permission denied; check that you own /p/app and can write to it (EACCES)');
+  });
+
   it('names the file standing where a directory belongs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gob-enotdir-'));
     try {

@@ -98,7 +98,7 @@ describe('config layering', () => {
 
   it('records the table and file of every value', () => {
     const resolved = resolveConfig(loaded(USER, PROJECT), { provider: 'codex', session_id: 's-1' });
-    expect(resolved.sources.trigger_tokens).toEqual({ layer: 'session', scope: 'user', table: '[sessions.s-1]', path: USER_PATH });
+    expect(resolved.sources.trigger_tokens).toEqual({ layer: 'session', scope: 'user', table: '[sessions."s-1"]', path: USER_PATH });
     expect(resolved.sources.floor_tokens).toEqual({ layer: 'provider', scope: 'project', table: '[provider.codex]', path: PROJECT_PATH });
     expect(resolved.sources.adaptive).toEqual({ layer: 'default', scope: 'builtin', table: null, path: null });
     const output = {
@@ -111,6 +111,7 @@ describe('config layering', () => {
       external: resolved.external,
       discovery: resolved.discovery,
       sources: resolved.sources,
+      problems: [],
     };
     expect(validateConfigCommandResult(output), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
   });
@@ -163,7 +164,7 @@ describe('proposers: command and plugin', () => {
 
   it('a later command needs its own trust; an earlier trust does not carry over', () => {
     const toml = '[policy]\ncommand = "a"\ntrusted_legacy_command = true\n[sessions.s]\ncommand = "b"\n';
-    expect(() => resolveConfig(loaded(toml), { session_id: 's' })).toThrow(/'command' in \[sessions.s\]/);
+    expect(() => resolveConfig(loaded(toml), { session_id: 's' })).toThrow(/'command' in \[sessions."s"\]/);
   });
 
   it('a later table may grant trust to an inherited command', () => {
