@@ -86,8 +86,8 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   const nothingToReclaim = trigger <= floor;
   if (neverFires) {
     const remedy = policy.adaptive
-      ? 'adaptive, which is on, lowers it per session to at most a quarter of the model window when plan runs (see gobstopper tune)'
-      : 'or turn adaptive on (it caps the trigger at a quarter of the window)';
+      ? 'adaptive, which is on, caps it per session at a quarter of the model window when plan runs, before any low-yield back-off (see gobstopper tune)'
+      : 'or turn adaptive on (it caps the trigger at a quarter of the window, before any low-yield back-off)';
     lines.push(
       `Warning: the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
         `so as configured it never fires; set trigger_tokens below ${n(nativeTrigger)}${policy.adaptive ? `; ${remedy}` : `, ${remedy}`}.`,

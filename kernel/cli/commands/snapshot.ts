@@ -8,7 +8,7 @@ type SnapshotResult = Awaited<ReturnType<typeof snapshotSession>>;
 
 export default class Snapshot extends BaseCommand<SnapshotResult> {
   static override summary = 'Archive a session into the vault without compacting it.';
-  static override description = `Stores the exact bytes of the transcript as deduplicated 1 MiB chunks (an appended session reuses every unchanged chunk), reads them back to check, and records the snapshot in the vault index. Nothing else is written. A session its client is writing to is read again, up to three times, until one read finds it unchanged from start to end.`;
+  static override description = `Stores the exact bytes of the transcript as deduplicated 1 MiB chunks (an appended session reuses every unchanged chunk), reads them back to check, and records the snapshot in the vault index. Nothing else is written. A session its client is writing to is read up to three times in all, until one read finds it unchanged from start to end.`;
   static override examples = ['<%= config.bin %> snapshot 7d3f'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = { ...homeFlags };

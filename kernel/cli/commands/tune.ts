@@ -13,7 +13,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Tune extends BaseCommand<TuneCommandResult> {
   static override summary = "Preview the adaptive trigger and floor for a session, and why.";
-  static override description = `Adaptive mode derives a session's trigger and floor from its model window (trigger at most 25% of it), from how much past compactions of this session reclaimed (low yields raise the trigger, up to twice the configured one), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it. It writes nothing.`;
+  static override description = `Adaptive mode derives a session's trigger and floor from its model window (the trigger capped at 25% of it), from how much past compactions of this session reclaimed (low yields then raise the trigger ×1.5, up to twice the configured one, which can lift it past that cap), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it. It writes nothing.`;
   static override examples = ['<%= config.bin %> tune 7d3f', '<%= config.bin %> tune 7d3f --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = { ...policyFlags, ...homeFlags };

@@ -137,7 +137,7 @@ describe('explain', () => {
     expect(text(off)).not.toMatch(/Each cycle|averages about/);
     // With adaptive on, the advice is not to turn it on, but what it does.
     const adaptive = explain({ provider: 'claude_code', policy: toResolvedPolicy({ ...defaultPolicy(), adaptive: true }), context_tokens: null, window_tokens: 200_000 });
-    expect(text(adaptive)).toContain('adaptive, which is on, lowers it per session to at most a quarter of the model window');
+    expect(text(adaptive)).toContain('adaptive, which is on, caps it per session at a quarter of the model window');
     expect(text(adaptive)).not.toContain('turn adaptive on');
     // High pressure scales the trigger down to the floor: a cycle would reclaim nothing.
     const pressed = explain({ provider: 'codex', policy: toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 10_000, floor_tokens: 9_000, quota_pressure: 'high' }), context_tokens: 7_500 });
