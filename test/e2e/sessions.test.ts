@@ -168,9 +168,13 @@ describe('detect', () => {
     expect((await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.session_id).toBe(DEMO_CLAUDE_ID);
   });
 
-  it('plan warns about a torn final line, and apply refuses it before archiving or logging anything', async () => {
+  it.each([
+    ['cut mid-record', '{"type":"user","mess'],
+    // Whole JSON, only its newline missing: the client would still glue its next record onto it.
+    ['a whole record without its newline', '{"type":"summary","summary":"written last","leafUuid":"x"}'],
+  ])('plan warns about a torn final line (%s), and apply refuses it before archiving or logging anything', async (_what, tail) => {
     home = demoHome();
-    writeFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8') + '{"type":"user","mess');
+    writeFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8') + tail);
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
     for (const strategy of ['compacted', 'elide']) {
@@ -634,7 +638,7 @@ describe('fork and undo', () => {
     expect(undone.code).toBe(1);
     expect(undone.json.error).toMatchObject({
       code: 'vault_damaged',
-      message: expect.stringContaining(`the line for snapshot ${snap.sha256.slice(0, 16)} records ${snap.bytes - 92} bytes`),
+      message: expect.stringContaining(`the line for snapshot ${snap.sha256.slice(0, 16)} says it archived ${snap.bytes - 92} bytes of claude_code ${DEMO_CLAUDE_ID}`),
     });
     expect(listFiles(home.claudeDir)).toEqual(before);
   });

@@ -8,6 +8,7 @@ import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { NATIVE_TRIGGER_FRACTION } from '../../policy/explain.js';
 import { formatCount } from '../../text/human.js';
 import { rewritesFile } from '../../eval/plan-metrics.js';
+import { endsWithFinishedLine } from '../../services/publication.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 type PlanResult = PlanCommandPlan | PlanCommandNoPlan;
@@ -55,7 +56,9 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       }
       // The client would glue its next record onto a torn final line (a write in progress), so apply
       // publishes no rewrite of such a session until that line is finished.
-      const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line');
+      // A last line without its newline is refused even when it parses: the provider only reports
+      // one that does not.
+      const torn = (planned.transcript.findings ?? []).some((f) => f.code === 'torn_final_line') || !(await endsWithFinishedLine(planned.session.path).catch(() => true));
       if (outcome.status === 'plan' && torn && rewritesFile(outcome.plan)) {
         this.note('warning: the session ends with a torn record (a write in progress?); apply refuses it until the client finishes that line');
       }
