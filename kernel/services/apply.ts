@@ -12,7 +12,7 @@ import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256O
 import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
-import { vaultLayout } from '../vault/layout.js';
+import { vaultExists, vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from '../eval/applied-retention.js';
 import { sourceFindings } from './findings.js';
@@ -49,6 +49,8 @@ export type ApplyResult =
       resumed?: boolean;
       /** An earlier run stopped between its receipt and publishing; this one published its fork. */
       interrupted?: boolean;
+      /** A repeated apply found the recovery snapshot unreadable: why (also among the warnings). */
+      snapshot_unreadable?: string;
       warnings: string[];
       rehearsal?: T.RehearsalReport;
     };
@@ -82,6 +84,9 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
   const outputSessionId = deriveOutputSessionId(operation);
 
+  // Without a vault there is no receipt that could explain a file at the fork's place: a taken
+  // target is refused before the lock below creates the vault's directories.
+  if (!(await vaultExists(layout))) await assertForkTargetFree({ provider: planned.provider, session, sourcePath, outputSessionId }, new Date());
   // The operation's lock comes first: a second apply of the same plan while this one runs is refused
   // before it archives, renders or logs anything.
   const lock = await lockOperation(layout, operation);
@@ -163,7 +168,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
     ]);
     const warnings = [...planned.warnings, ...inheritedErrors(kept, sourcePath)];
     if (restored) warnings.push(`${receipt.path} had been removed since this compaction published it; it is published again from the bytes the vault kept`);
-    if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); gobstopper snapshot ${session.session_id} archives the source again`);
+    // Archiving the source again writes the damaged chunk again only once it is out of the way.
+    if (damaged) warnings.push(`the recovery snapshot ${receipt.snapshot_manifest_sha256.slice(0, 16)} cannot be read (${damaged}); once that is repaired, gobstopper snapshot ${session.session_id} archives the source again`);
     if (options.rehearse) warnings.push(notRehearsedNow(receipt.path));
     // A run that crashed after publishing (or before completing the receipt) wrote no `applied`
     // event; the run that finds the fork standing writes it, once.
@@ -171,7 +177,18 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       const written = await recordEvent(runtime, planned, 'applied', started, receipt.snapshot_manifest_sha256, null, receipt.output_manifest_sha256);
       if (written) warnings.push(written);
     }
-    return { status: 'applied', session, plan: outcome, receipt, reused: true, ...(restored ? { restored } : {}), ...(resumed ? { resumed } : {}), ...(interrupted ? { interrupted } : {}), warnings };
+    return {
+      status: 'applied',
+      session,
+      plan: outcome,
+      receipt,
+      reused: true,
+      ...(restored ? { restored } : {}),
+      ...(resumed ? { resumed } : {}),
+      ...(interrupted ? { interrupted } : {}),
+      ...(damaged ? { snapshot_unreadable: damaged } : {}),
+      warnings,
+    };
   }
 
   const now = new Date();

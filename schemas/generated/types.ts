@@ -1911,6 +1911,10 @@ export interface ApplyApplied {
    * Present (true) when an earlier run of the same operation stopped after writing its receipt and before publishing (a crash, a kill): this run published the fork from the bytes that run retained.
    */
   interrupted?: true;
+  /**
+   * Present when a repeated apply found its recovery snapshot unreadable: why (the warnings say what to do). The receipt still names it.
+   */
+  snapshot_unreadable?: string;
   warnings: string[];
   rehearsal?: RehearsalReport;
 }

@@ -63,7 +63,11 @@ describe('apply publishes a verified fork and never touches the source', () => {
     writeFileSync(chunk, readFileSync(chunk).subarray(0, 1000));
     const third = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(third.code).toBe(0);
-    expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); gobstopper snapshot /)]);
+    expect(third.json.warnings).toEqual([expect.stringMatching(/^the recovery snapshot [0-9a-f]{16} cannot be read \(.+\); once that is repaired, gobstopper snapshot /)]);
+    expect(third.json.snapshot_unreadable).toMatch(/^vault damaged: /);
+    // For people, the line naming the snapshot says so too, not only the warning.
+    const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(human.stdout).toContain(`recovery snapshot: ${first.json.receipt.snapshot_manifest_sha256} (cannot be read now; see the warning below)`);
   });
 
   it('the resume command starts in the session\'s directory when it exists, and works from anywhere', async () => {
@@ -421,7 +425,8 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(again.code).toBe(1);
     expect(again.json.error.code).toBe('target_exists');
     expect(snapshotOfStores(home)).toEqual(before);
-    expect(listFiles(join(home.dataHome, 'gobstopper'))).toEqual([]);
+    // Not even the vault's empty directories.
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
   });
 
   it('a pending operation whose target is taken by another file says repair required and overwrites nothing', async () => {

@@ -65,7 +65,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
               ? `already applied${r.strategy !== result.plan.plan.strategy ? ` by ${r.strategy}, whose edits were the same` : ''}: ${r.path}`
               : `prepared ${r.path}`,
     );
-    this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
+    this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}${result.snapshot_unreadable ? ' (cannot be read now; see the warning below)' : ''}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
     for (const line of resumeLines('resume the new session', r)) this.say(line);
