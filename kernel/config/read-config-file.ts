@@ -46,7 +46,7 @@ export function readConfigText(path: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new UnusableConfigPath(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  if (linkStat.isSymbolicLink()) throw new UnusableConfigPath(`config ${path} is a symlink; point --config at the file itself or replace the link with a regular file`);
+  if (linkStat.isSymbolicLink()) throw new UnusableConfigPath(`config ${path} is a symlink, and config is never read through one; replace the link with a regular file (or, for the user config, pass the real file with --config)`);
   if (!linkStat.isFile()) throw new UnusableConfigPath(`config ${path} is ${linkStat.isDirectory() ? 'a directory' : 'not a regular file'}`);
   // O_NOFOLLOW closes the gap between the lstat and the open; O_NONBLOCK keeps a swapped-in FIFO from hanging us.
   let fd: number;

@@ -12,7 +12,7 @@ import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
-import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
+import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, refuseOverlongSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
 import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
@@ -56,6 +56,7 @@ const NOT_UNDO_TARGETS = new Set(['pre-undo']);
  * (its source's snapshot), or a session (its newest snapshot).
  */
 export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
+  refuseOverlongSnapshotId(target, 'undo target');
   const index = await readIndex(layout);
   const allReceipts = await listReceipts(layout);
   const byManifest = (id: string) => {

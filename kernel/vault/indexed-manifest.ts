@@ -28,7 +28,7 @@ export async function manifestOfEntry(layout: VaultLayout, entry: VaultEntry, en
     throw vaultDamaged(
       layout.index,
       `the line for snapshot ${id} says it archived ${entry.bytes} bytes of ${entry.provider} ${entry.session_id} (source ${entry.source_sha256.slice(0, 16)}), but that snapshot holds ${manifest.bytes} bytes (source ${manifest.source_sha256.slice(0, 16)})`,
-      `restore ${layout.index} from a backup, or delete that line (the snapshot stays in the vault and prune keeps it as unindexed)`,
+      `set that line's bytes to ${manifest.bytes} and its source_sha256 to ${manifest.source_sha256} if it is that session's, or delete the line (the snapshot stays in the vault and prune keeps it as unindexed)`,
     );
   }
   return loaded;

@@ -70,7 +70,7 @@ const ALL_AT_ONCE = " (or chmod -R go-rwx on gobstopper's data directory to fix 
 
 /** Rejects anything but a regular file of ours that nobody else can read or write. */
 export function checkPrivateFile(path: string, st: Stats): void {
-  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'remove the link; gobstopper never reads its data files through links');
+  if (st.isSymbolicLink()) throw insecureVault(path, 'is a symbolic link', 'replace the link with a copy of the file it points to (removing it would lose the data); gobstopper never reads its data files through links');
   if (!st.isFile()) throw insecureVault(path, 'is not a regular file', 'move it aside; gobstopper keeps its data in regular files only');
   if (ownerMismatch(st)) throw insecureVault(path, `is owned by uid ${st.uid}, not by you`, 'fix its ownership (chown)');
   if ((st.mode & 0o077) !== 0) throw insecureVault(path, `has mode ${octal(st.mode)}, readable by others`, `run chmod 600 ${path}${ALL_AT_ONCE}`);
@@ -92,7 +92,7 @@ export async function openPrivateForRead(path: string): Promise<{ handle: FileHa
     handle = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link; gobstopper never reads its data files through links');
+    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'replace the link with a copy of the file it points to (removing it would lose the data); gobstopper never reads its data files through links');
     throw error;
   }
   try {
@@ -169,7 +169,7 @@ export async function createExclusive(path: string, readable = false): Promise<F
   try {
     return await open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
   } catch (error) {
-    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'remove the link');
+    if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'replace the link with a copy of the file it points to (removing it would lose the data)');
     throw error;
   }
 }

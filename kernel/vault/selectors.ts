@@ -18,7 +18,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function parseFullSha(input: string, what = 'snapshot id'): string {
   const value = input.toLowerCase();
   const where = 'gobstopper history <session> and vault --json print full ids';
-  if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, `hex, a full 64-character sha256 (${where})`);
+  if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, `a full 64-character hex sha256 (${where})`);
   if (value.length !== 64) throw badSha(what, input, `a full sha256: it has ${value.length} hex characters, 64 are required (${where})`);
   return value;
 }
@@ -32,6 +32,14 @@ export const SNAPSHOT_TARGET_MIN_HEX = 16;
 /** A target `show` and `undo` read as a snapshot id rather than a session. */
 export function looksLikeSnapshotId(target: string): boolean {
   return isHexPrefix(target) && target.length >= SNAPSHOT_TARGET_MIN_HEX;
+}
+
+/**
+ * A hex word longer than any id names no session and no snapshot: said as the length it has,
+ * where show and undo would otherwise look for a session of that name.
+ */
+export function refuseOverlongSnapshotId(target: string, what = 'snapshot id'): void {
+  if (/^[0-9a-fA-F]{65,}$/.test(target)) throw badSha(what, target, `a snapshot id or prefix: it has ${target.length} hex characters, a full id has 64`);
 }
 
 export function isHexPrefix(input: string): boolean {

@@ -8,7 +8,7 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { forkHintFor } from './fork-hint.js';
 import { manifestOfEntry } from './indexed-manifest.js';
-import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, resolveShaPrefix, selectOneSession } from './selectors.js';
+import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, refuseOverlongSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
 
@@ -54,6 +54,7 @@ async function sessionOrSnapshot(layout: VaultLayout, entries: VaultEntry[], tar
 /** A hex string of 16+ characters is a snapshot prefix; anything else selects a session's newest snapshot (or, failing that, a snapshot). */
 export async function showSnapshot(layout: VaultLayout, target: string, env: NodeJS.ProcessEnv = process.env): Promise<ShowCommandOutput> {
   if (!(await vaultExists(layout))) throw snapshotNotFound(target);
+  refuseOverlongSnapshotId(target);
   const entries = await readIndex(layout);
   let sha: string;
   let label: VaultEntry | undefined;

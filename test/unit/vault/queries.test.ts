@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chooseSnapshot } from '../../../kernel/services/undo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffSnapshots } from '../../../kernel/vault/diff.js';
 import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
@@ -88,6 +89,9 @@ describe('vault, history, show and diff', () => {
     await expect(diffSnapshots(home.layout, 'xyz', b.sha256)).rejects.toMatchObject({ code: 'invalid_sha' });
     // One hex character too many is named as such, not as "not hex".
     await expect(diffSnapshots(home.layout, `${b.sha256}0`, b.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
+    // show and undo take a session or a snapshot: a word too long for an id is not looked up as a session.
+    await expect(showSnapshot(home.layout, `${b.sha256}0`)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
+    await expect(chooseSnapshot(home.layout, `${b.sha256}0`)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters') });
   });
 
   it('refuses an ambiguous snapshot prefix, and one too short to be meant as an id', async () => {
