@@ -5,8 +5,11 @@
  */
 import type { TranscriptItem } from '../../schemas/generated/types.js';
 import type { ContextPoint } from './report-html.js';
+import { STATE_CARD_MARKER } from '../../sdk/state-card.js';
 
 const TIMESTAMP_KEY = Buffer.from('"timestamp":');
+/** A state card's line: its stamp is when a compaction wrote it, not a turn of the session. */
+const CARD_MARKER = Buffer.from(JSON.stringify(STATE_CARD_MARKER).slice(1, -1));
 /** Enough points for a 360-pixel-wide chart; more only adds markup. */
 export const MAX_SERIES_POINTS = 400;
 
@@ -43,7 +46,11 @@ export function contextSeriesFromSource(source: Buffer, items: readonly Transcri
     const tokens = tokensByLine.get(index);
     if (tokens !== undefined) {
       running += tokens;
-      const t = recordTime(source.subarray(start, end));
+      const line = source.subarray(start, end);
+      // A card gobstopper wrote into an old session is stamped with the day of the compaction: taken
+      // as a point, it would stretch the time axis from the session's last turn to that day.
+      // Its tokens count from the last turn's time.
+      const t = line.includes(CARD_MARKER) ? (Number.isFinite(lastT) ? lastT : null) : recordTime(line);
       // Out-of-order stamps (resumed sessions, clock skew) would draw the line backwards.
       if (t !== null && t >= lastT) {
         points.push({ t, context_tokens: running });

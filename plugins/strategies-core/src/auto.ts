@@ -75,6 +75,14 @@ function askingOrder(ids: readonly string[], usesScorer: UsesScorer): string[] {
   return [...ids.filter((id) => !usesScorer(id)), ...ids.filter(usesScorer)];
 }
 
+/**
+ * A score with enough digits to rank by: the prefix ratio is cubed, so a plan that keeps little of
+ * the prefix scores well below 1, where whole numbers would print every candidate as 0.
+ */
+function scoreText(score: number): string {
+  return score >= 100 || score === 0 ? score.toFixed(0) : String(Number(score.toPrecision(3)));
+}
+
 async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, usesScorer: UsesScorer): Promise<StrategyProposeResult> {
   const before = params.context_tokens;
   const ids = candidateIds(params);
@@ -93,7 +101,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, us
     const saved = Math.max(0, r.plan.context_tokens_before - r.plan.context_tokens_after);
     const prefix = r.prefix_tokens ?? prefixTokensOf(params.items, r.plan.edits, r.plan.context_tokens_before);
     const score = cachePreservationScore(saved, prefix, before);
-    tried.push(`${id}=${score.toFixed(0)}`);
+    tried.push(`${id}=${scoreText(score)}`);
     // Strictly greater: on a tie the earlier candidate keeps the lead.
     if (best === null || score > best.score) best = { id, score, result: { ...r, plan: r.plan } };
   }
@@ -101,7 +109,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, us
   const plan = best.result.plan;
   return {
     edits: plan.edits,
-    rationale: clip(`auto: selected ${best.id} (score ${best.score.toFixed(0)}); scores ${tried.join(', ')}; ${plan.rationale}`),
+    rationale: clip(`auto: selected ${best.id} (score ${scoreText(best.score)}); scores ${tried.join(', ')}; ${plan.rationale}`),
     strategy: best.id,
     context_tokens_after: plan.context_tokens_after,
   };

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderBenchReportHtml } from '../../../kernel/eval/report-html.js';
 import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
 import { contextSeriesFromSource, downsample } from '../../../kernel/eval/context-series.js';
+import { STATE_CARD_MARKER } from '../../../sdk/state-card.js';
 import { niceTicks, timeTicks, formatDuration } from '../../../kernel/eval/svg-kit.js';
 import { sampleReportInput } from '../../fixtures/eval/sample-report.js';
 import { buildSession, filler } from '../../fixtures/eval/session-builder.js';
@@ -57,6 +58,19 @@ describe('bench HTML report', () => {
     expect(hostile).not.toContain('<script>');
     expect(hostile).toContain('&lt;script&gt;x&lt;/script&gt;');
     expect(hostile).toContain('a&quot;b&lt;c&gt;');
+  });
+
+  it("a state card's stamp (the day it was written) does not stretch a session's time axis; its tokens still count", () => {
+    const session = buildSession({ goal: 'g', turns: [{ command: 'ls', output: filler(300) }, { command: 'ls', output: filler(300) }] });
+    const last = session.source.toString('utf8').trimEnd().split('\n').at(-1)!;
+    // A card appended half a year after the session's last turn, as apply does to an old session.
+    const card = JSON.stringify({ type: 'user', timestamp: '2026-07-01T00:00:00.000Z', message: { role: 'user', content: `${STATE_CARD_MARKER}\ngoal: g` } });
+    const source = Buffer.from(`${session.source.toString('utf8')}${card}\n`);
+    const items = [...session.transcript.items, { line_index: session.transcript.items.length, kind: 'user', est_tokens: 25, label: 'user' } as (typeof session.transcript.items)[number]];
+    const points = contextSeriesFromSource(source, items);
+    const lastTurn = Date.parse(JSON.parse(last).timestamp);
+    expect(Math.max(...points.map((p) => p.t))).toBe(lastTurn);
+    expect(points.at(-1)!.context_tokens).toBe(items.reduce((n, i) => n + i.est_tokens, 0));
   });
 
   it('carries no transcript text: a session series is numbers only', () => {

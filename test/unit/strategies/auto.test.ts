@@ -34,7 +34,7 @@ describe('auto', () => {
     expect(result.edits).toEqual(planAnswer('cache_aware', [13, 16, 19, 22, 25], 6610, 9000).plan!.edits);
     expect(result.context_tokens_after).toBe(6610);
     expect(result.rationale).toBe(
-      'auto: selected cache_aware (score 2441); scores cache_aware=2441, scored=628, elide=0, compacted=error(invalid_plan), dedupe=no_plan(strategy_returned_no_plan), micro=no_plan(strategy_returned_no_plan), middle=no_plan(strategy_returned_no_plan), structured=no_plan(strategy_returned_no_plan); cache_aware rationale',
+      'auto: selected cache_aware (score 2441); scores cache_aware=2441, scored=628, elide=0.181, compacted=error(invalid_plan), dedupe=no_plan(strategy_returned_no_plan), micro=no_plan(strategy_returned_no_plan), middle=no_plan(strategy_returned_no_plan), structured=no_plan(strategy_returned_no_plan); cache_aware rationale',
     );
   });
 
@@ -49,7 +49,7 @@ describe('auto', () => {
     const result = await proposeAuto(proposeParams(items, { policy }), host.propose, (id) => id === 'scored');
     expect(host.asked.indexOf('scored')).toBeGreaterThan(host.asked.indexOf('elide'));
     expect(result.strategy).toBe('scored');
-    expect(result.rationale).toContain('scored=10, elide=10');
+    expect(result.rationale).toContain('scored=9.58, elide=9.58');
   });
 
   it('idle with no candidate plan: no plan, with every outcome in the rationale', async () => {
