@@ -1714,6 +1714,10 @@ export interface PolicyCheckCommandResult {
    * The provider control to invoke for provider_compact; null otherwise.
    */
   control: string | null;
+  /**
+   * Present when the decision needs a caveat: adaptive tuning (which reads the transcript) is on, or no installed provider bundle reads this provider's sessions, so gobstopper cannot carry the action out.
+   */
+  notes?: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -296,7 +296,14 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(validatePolicyCheckCommandResult(live.body)).toBe(true);
     expect(live.body).toMatchObject({ action: 'provider_compact', control: 'thread/compact/start', trigger_tokens: 180_000, strategy: 'auto', provider: 'codex' });
     expect(json(['policy-check', '--provider', 'claude_code', '--context-tokens', '300000', '--session-active']).body).toMatchObject({ action: 'provider_compact', control: '/compact or relaunch --autocompact', trigger_tokens: 200_000 });
-    expect(json(['policy-check', '--provider', 'devin', '--context-tokens', '300000']).body).toMatchObject({ action: 'transcript_compact', control: null });
+    // No bundle reads Devin sessions: the decision stands, and its JSON says nothing here can carry it out.
+    const devin = json(['policy-check', '--provider', 'devin', '--context-tokens', '300000']);
+    expect(devin.body).toMatchObject({ action: 'transcript_compact', control: null, notes: ['no installed provider bundle reads devin sessions, so gobstopper apply cannot act on this'] });
+    expect(validatePolicyCheckCommandResult(devin.body)).toBe(true);
+    expect(live.body.notes).toBeUndefined();
+    // Adaptive tuning reads the transcript, which policy-check never does: said, in JSON too.
+    const adaptive = json(['policy-check', '--provider', 'codex', '--context-tokens', '100000', '--config', write(join(home.root, 'adaptive.toml'), '[policy]\nadaptive = true\n')]);
+    expect(adaptive.body.notes).toEqual([expect.stringMatching(/^adaptive is on: plan and apply tune the trigger and floor per session/)]);
     expect(json(['policy-check', '--provider', 'codex', '--context-tokens', '100000', '--session-active']).body).toMatchObject({ action: 'none', control: null });
     const high = json(['policy-check', '--provider', 'codex', '--context-tokens', '130000', '--session-active', '--quota-pressure', 'high']);
     expect(high.body).toMatchObject({ action: 'provider_compact', trigger_tokens: 180_000, effective_trigger_tokens: 126_000 });

@@ -59,10 +59,16 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
     // One key=value per word: a value with spaces (Claude Code's control) is quoted as JSON.
     const control = result.control === null ? '' : ` control=${/\s/.test(result.control) ? JSON.stringify(result.control) : result.control}`;
     this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${scaled}${control}`);
+    const notes: string[] = [];
     // The decision is the policy's either way; say when nothing here could carry it out.
     if (result.action === 'transcript_compact' && !registry.declared('provider').includes(provider)) {
-      this.note(`note: no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);
+      notes.push(`no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);
     }
-    return result;
+    // Adaptive tuning needs the transcript (its window and recent yields), which this never reads.
+    if (resolved.values.adaptive) {
+      notes.push('adaptive is on: plan and apply tune the trigger and floor per session from its transcript, which policy-check does not read (gobstopper tune <session> shows them); this decision uses the configured values');
+    }
+    for (const note of notes) this.note(`note: ${note}`);
+    return notes.length > 0 ? { ...result, notes } : result;
   }
 }
