@@ -3,6 +3,7 @@
  * table and key: "unknown key 'trigger' in [provider.codex]".
  */
 import type { ErrorObject } from 'ajv';
+import { WHOLE_NUMBER_RANGES, type WholeNumberKey } from '../policy/bounds.js';
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
@@ -131,8 +132,12 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
     case 'enum':
       return `'${key}' ${where(parent)} must be one of ${(error.params.allowedValues as unknown[]).join(', ')} (got ${describeValue(value)})`;
     case 'minimum':
-    case 'maximum':
+    case 'maximum': {
+      // A policy key with a range says the whole range, as a value past its other end does.
+      const range = Object.hasOwn(WHOLE_NUMBER_RANGES, key) ? WHOLE_NUMBER_RANGES[key as WholeNumberKey] : null;
+      if (range) return `'${key}' ${where(parent)} must be a whole number from ${range.min} to ${range.max} (got ${describeValue(value)})`;
       return `'${key}' ${where(parent)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)} (got ${describeValue(value)})`;
+    }
     case 'minLength':
       return `'${key}' ${where(parent)} must not be empty`;
     case 'maxLength':

@@ -41,7 +41,9 @@ describe('config file: bad input gets one clear line', () => {
     ['a value for a table', 'policy = 3\n', /: wrong type for 'policy' at the top level: expected a table, got the integer 3$/],
     ['a NaN threshold', '[presets.r]\nkeep_score_threshold = nan\n', /: keep_score_threshold must be a finite value between 0 and 1 in \[presets\.r\] \(got nan\)$/],
     ['an infinite threshold', '[policy]\nkeep_score_threshold = inf\n', /keep_score_threshold must be a finite value between 0 and 1 in \[policy\] \(got inf\)$/],
-    ['a negative count', '[policy]\ntrigger_tokens = -5\n', /: 'trigger_tokens' in \[policy\] must be at least 0 \(got the integer -5\)$/],
+    // The same sentence as for 0 (below the range) and for 20,000,000 (past it).
+    ['a negative count', '[policy]\ntrigger_tokens = -5\n', /: 'trigger_tokens' in \[policy\] must be a whole number from 1 to 10000000 \(got the integer -5\)$/],
+    ['a zero trigger', '[policy]\ntrigger_tokens = 0\n', /: 'trigger_tokens' in \[policy\] must be a whole number from 1 to 10000000 \(got 0\)$/],
     ['an unknown quota pressure', '[policy]\nquota_pressure = "extreme"\n', /: 'quota_pressure' in \[policy\] must be one of low, normal, high \(got a string "extreme"\)$/],
     ['a strategy id with a space', '[policy]\nstrategy = "my strategy"\n', /: 'strategy' in \[policy\] must be an id of 1-128 letters/],
     ['a preset name with a space', '[presets."deep work"]\nstrategy = "elide"\n', /: invalid preset name "deep work" in \[presets\]/],
