@@ -180,6 +180,7 @@ export function plainUsage(text: string): string {
       problem
         .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
         // oclif takes digits only: " 3" is refused although the echo below shows it trimmed.
+        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received:\s*$/, '$1 must be a whole number, digits only (got an empty value)')
         .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number, digits only (got $2)')
         .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
         .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
