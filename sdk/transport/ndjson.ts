@@ -5,8 +5,11 @@ import { Methods } from '../protocol.js';
 
 export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 
-/** Why a line was refused: too long, not JSON at all, or JSON that is not a JSON-RPC 2.0 message. */
-export type FramingReason = 'overflow' | 'not_json' | 'not_jsonrpc';
+/**
+ * Why a line was refused: too long, not JSON at all, JSON that is not a JSON-RPC 2.0 message, or
+ * one notification too many without an answer between (see maxNotificationsWithoutAnswer).
+ */
+export type FramingReason = 'overflow' | 'not_json' | 'not_jsonrpc' | 'flood';
 
 /** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
 export class FramingError extends Error {
@@ -34,6 +37,14 @@ export interface NdjsonReaderOptions {
    * a plugin sets false, and does not hold ~34 MB of text per transcript it keeps.
    */
   keepOfferText?: boolean;
+  /**
+   * Notifications (items offers aside) a peer may send in a row with no answer to a request between
+   * them, as a count and in bytes; more fail the stream as a `flood`. vscode-jsonrpc queues every
+   * message it is handed and works the queue one message a turn, so a peer writing notifications as
+   * fast as the pipe takes them grows that queue without bound: gigabytes within a request's
+   * deadline. Unset: no limit.
+   */
+  maxNotificationsWithoutAnswer?: { count: number; bytes: number };
 }
 
 const NEWLINE = 0x0a;
@@ -58,6 +69,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private readonly offers: OfferReader;
   /** Bytes of an offer's pieces read so far. */
   private offerBytes = 0;
+  /** Notifications, and their bytes, since the last answer (see maxNotificationsWithoutAnswer). */
+  private notifications = 0;
+  private notificationBytes = 0;
   /**
    * Input that arrived while a line waits for its text to be passed on (see deliver); null when
    * nothing waits. The stream is paused meanwhile, and its end is reported after the held input.
@@ -193,7 +207,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       settle?.(undefined);
       return this.fail('not_jsonrpc', 'a line that is not a JSON-RPC 2.0 message');
     }
-    if (!offer || (message as { method?: unknown }).method !== Methods.items) return void this.callback?.(message as Message);
+    if (!offer || (message as { method?: unknown }).method !== Methods.items) {
+      if (this.flooded(message as Message, end)) return;
+      return void this.callback?.(message as Message);
+    }
     this.offerBytes += end;
     if (this.offerBytes > this.maxMessageBytes) {
       settle?.(undefined);
@@ -203,6 +220,24 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if ('held' in outcome) return;
     this.offerBytes = 0;
     if ('deliver' in outcome) this.callback?.(outcome.deliver);
+  }
+
+  /** Counts a notification, resets on an answer; true (the stream failed) past the limit. */
+  private flooded(message: Message, bytes: number): boolean {
+    const limit = this.options.maxNotificationsWithoutAnswer;
+    if (limit === undefined) return false;
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method === undefined) {
+      this.notifications = 0;
+      this.notificationBytes = 0;
+      return false;
+    }
+    if (m.id !== undefined) return false;
+    this.notifications += 1;
+    this.notificationBytes += bytes;
+    if (this.notifications <= limit.count && this.notificationBytes <= limit.bytes) return false;
+    this.fail('flood', `more than ${this.notifications > limit.count ? `${limit.count} notifications` : `${limit.bytes} bytes of notifications`} without an answer`);
+    return true;
   }
 
   private fail(reason: FramingReason, message: string): void {

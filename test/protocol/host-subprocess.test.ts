@@ -123,6 +123,16 @@ describe('plugin processes that misbehave', () => {
     expect(await eventually(() => isGone(r.pid!))).toBe(true);
   });
 
+  it('sends notifications without end: refused at the count limit, long before the deadline, with the host queue bounded', async () => {
+    const r = await start('notify-forever', { limits: { timeout_ms: 60_000 } });
+    const started = Date.now();
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_output_overflow');
+    expect(failure.message).toContain('sent more than 10000 notifications without an answer during strategy/propose');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
   it('answers with a result that violates the schema', async () => {
     const r = await start('badresult');
     const failure = await failureOf(propose(r));

@@ -1,5 +1,12 @@
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 
+/**
+ * Notifications (logs, progress) a plugin may send in a row with no answer between them, and their
+ * bytes. Far more than any honest progress report needs; what they bound is the host's queue of
+ * messages not yet handled.
+ */
+export const MAX_NOTIFICATIONS_WITHOUT_ANSWER = { count: 10_000, bytes: 16 * 1024 * 1024 } as const;
+
 /** Host defaults and ceilings for what a manifest's `limits` may ask for. */
 export const PluginLimitDefaults = {
   timeoutMs: 30_000,

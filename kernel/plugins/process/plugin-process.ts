@@ -8,6 +8,7 @@ import { pluginEnvironment } from './environment.js';
 import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import { launchFor } from './runtime.js';
 import { StderrRing } from './stderr-ring.js';
+import { MAX_NOTIFICATIONS_WITHOUT_ANSWER } from '../host/plugin-limits.js';
 
 export interface SpawnOptions {
   /** The environment declared names are copied from; defaults to this process's. */
@@ -100,7 +101,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
     })());
 
   const transport: ChannelTransport = {
-    reader: new NdjsonMessageReader(child.stdout!, { maxMessageBytes: options.maxOutputBytes }),
+    reader: new NdjsonMessageReader(child.stdout!, { maxMessageBytes: options.maxOutputBytes, maxNotificationsWithoutAnswer: MAX_NOTIFICATIONS_WITHOUT_ANSWER }),
     writer: new NdjsonMessageWriter(child.stdin!),
     terminate,
     exited,

@@ -22,6 +22,7 @@ import { checkAgainst, methodValidators, validatorFor } from './schema-check.js'
 import { ReceivedItems, SentItems } from './sent-items.js';
 import { ITEMS_CACHE_ENTRIES } from '../../../sdk/items-cache.js';
 import { LruMap } from '../../../sdk/lru-map.js';
+import { MAX_NOTIFICATIONS_WITHOUT_ANSWER } from '../host/plugin-limits.js';
 
 /** How the peer ended, as far as the transport knows. */
 export interface PeerExit {
@@ -500,6 +501,8 @@ export class PluginChannel {
       if (framing.reason === 'overflow') {
         const cap = this.options.maxOutputBytes;
         void this.fatal('plugin_output_overflow', `printed a message larger than ${cap ?? 'the'} ${cap ? 'bytes ' : ''}allowed (limits.max_output_bytes)${method ? ` during ${method}` : ''}`, method);
+      } else if (framing.reason === 'flood') {
+        void this.fatal('plugin_output_overflow', `sent ${framing.message}${method ? ` during ${method}` : ''}; a plugin may send at most ${MAX_NOTIFICATIONS_WITHOUT_ANSWER.count.toLocaleString('en-US')} notifications in a row`, method);
       } else if (framing.reason === 'not_json') {
         void this.fatal('plugin_not_json', `printed a line that is not JSON on stdout${method ? ` during ${method}` : ''} (logs belong on stderr)`, method);
       } else {
