@@ -6,6 +6,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
 import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
+import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
 import { PluginFailure } from '../plugins/protocol/plugin-failure.js';
@@ -96,6 +97,20 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
   return async (strategyId, params, options) => {
     let offered = false;
     const candidates = new CandidateTally();
+    /** Strategies whose plans this call got through host/propose: the only ones it may credit. */
+    const planned = new Set<string>();
+    /**
+     * A result names another strategy only as a selector returning that strategy's plan; any other
+     * name would put the plan, its events and its vault label under a strategy that never made it.
+     */
+    const credited = <R extends { strategy?: string | null }>(result: R, pluginId: string): R => {
+      if (result.strategy == null || result.strategy === strategyId || planned.has(result.strategy)) return result;
+      throw new GobstopperError(
+        'invalid_strategy_credit',
+        `strategy ${strategyId} (plugin ${pluginId}) credited its plan to ${JSON.stringify(result.strategy)}, which did not give it a plan through host/propose; only a selector names the strategy whose plan it returns`,
+        { details: { strategy: strategyId, credited: result.strategy, plugin_id: pluginId } },
+      );
+    };
     /**
      * A selector asking for its first plan will ask for more (and, through them, for scores) over
      * these items: the other file-strategy bundles and the scorer get them now, and read them while
@@ -143,6 +158,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
             provider: parsed.provider.info,
           });
           candidates.note(outcome);
+          if (outcome.status === 'plan') planned.add(p.strategy_id);
           if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
           return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
         } catch (error) {
@@ -158,7 +174,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       return running.channel.request(StrategyPropose, { ...params, strategy_id: strategyId }, callbacks).then(
-        (result) => candidates.attach({ ...result, plugin_id: running.bundle.manifest.id }),
+        (result) => candidates.attach(credited({ ...result, plugin_id: running.bundle.manifest.id }, running.bundle.manifest.id)),
         (error: unknown) => {
           throw blamed(error);
         },
@@ -167,7 +183,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
     return strategy.propose(params).then(
-      (result) => candidates.attach({ ...result, plugin_id: strategy.running.bundle.manifest.id }),
+      (result) => candidates.attach(credited({ ...result, plugin_id: strategy.running.bundle.manifest.id }, strategy.running.bundle.manifest.id)),
       (error: unknown) => {
         throw blamed(error);
       },

@@ -406,6 +406,17 @@ describe('plan', () => {
     expect(readFileSync(starts, 'utf8')).toBe('ok\n');
   });
 
+  it("a strategy may not credit its plan to another strategy it got no plan from", async () => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, 'liar'), 'misbehaving-strategy.mjs', { args: ['credit-other', '', 'liar'], id: 'liar', provides: { strategies: ['fixture_strategy'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: 'invalid_strategy_credit', message: expect.stringContaining('strategy fixture_strategy (plugin liar) credited its plan to "elide"') });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+  });
+
   it('explain <session> assesses the session with its own context, window and policy', async () => {
     home = demoHome('[provider.codex]\ntrigger_tokens = 90000\nfloor_tokens = 30000\n');
     const codex = await runJson(['explain', DEMO_CODEX_ID.slice(0, 8)], home.env);
