@@ -42,6 +42,19 @@ function asSessionError(error: unknown): unknown {
   return new GobstopperError(code, `${error.rpcMessage}${advice}`, { details: error.details, cause: error });
 }
 
+/** Why `transcript`'s items do not name each of its records at most once, or null. */
+export function lineIndexProblem(transcript: Pick<T.Transcript, 'items' | 'record_count'>): string | null {
+  const records = transcript.record_count;
+  const seen = new Uint8Array(records);
+  for (const item of transcript.items) {
+    const line = item.line_index;
+    if (line >= records) return `an item has line index ${line}, past the transcript's ${records} records`;
+    if (seen[line] === 1) return `two items have line index ${line}`;
+    seen[line] = 1;
+  }
+  return null;
+}
+
 /** Typed calls to one provider id of a running bundle; the kernel never sees JSON-RPC. */
 export class ProviderClient {
   constructor(
@@ -69,8 +82,17 @@ export class ProviderClient {
   usage(params: WithoutId<T.ProviderUsageParams, 'provider_id'>, callbacks?: HostCallbacks) {
     return this.call(ProviderUsage, params, callbacks);
   }
-  parse(params: WithoutId<T.ProviderParseParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call(ProviderParse, params, callbacks);
+  parse(params: WithoutId<T.ProviderParseParams, 'provider_id'>, callbacks?: HostCallbacks): Promise<T.Transcript> {
+    return this.call(ProviderParse, params, callbacks).then((transcript) => {
+      const problem = lineIndexProblem(transcript);
+      if (problem === null) return transcript;
+      // Every later rule reads items by line: a provider that numbers them wrongly is named here,
+      // before a strategy's plan over them is blamed for it.
+      const pluginId = this.running.bundle.manifest.id;
+      throw new GobstopperError('invalid_provider_transcript', `provider ${this.info.id} (plugin ${pluginId}) returned items that are not one per record: ${problem}`, {
+        details: { provider: this.info.id, plugin_id: pluginId },
+      });
+    });
   }
   render(params: WithoutId<T.ProviderRenderParams, 'provider_id'>, callbacks?: HostCallbacks) {
     return this.call(ProviderRender, params, callbacks);

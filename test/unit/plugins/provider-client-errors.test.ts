@@ -35,3 +35,28 @@ describe('provider answers the kernel reads', () => {
     await expect(client.parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'plugin_error' });
   });
 });
+
+describe("a provider's items name each record at most once", () => {
+  const item = (line_index: number) => ({ line_index, kind: 'user', est_tokens: 1, label: 'u' });
+  /** A provider client whose parse answers with `items` over `records` records. */
+  function parsing(items: ReturnType<typeof item>[], records: number): ProviderClient {
+    const transcript = { items, record_count: records };
+    const running = { channel: { request: () => Promise.resolve(transcript) }, bundle: { manifest: { id: 'provider-x' } } } as unknown as RunningBundle;
+    return new ProviderClient(running, { id: 'claude_code' } as never);
+  }
+
+  it('two items on one line, or one past the last record, name the provider before any strategy is blamed', async () => {
+    await expect(parsing([item(0), item(1), item(1)], 3).parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({
+      code: 'invalid_provider_transcript',
+      message: 'provider claude_code (plugin provider-x) returned items that are not one per record: two items have line index 1',
+      details: { plugin_id: 'provider-x' },
+    });
+    await expect(parsing([item(0), item(1006)], 3).parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({
+      message: expect.stringContaining("an item has line index 1006, past the transcript's 3 records"),
+    });
+  });
+
+  it('items in any order, or fewer than the records, are fine', async () => {
+    await expect(parsing([item(2), item(0)], 3).parse({ path: '/s/a.jsonl' })).resolves.toMatchObject({ record_count: 3 });
+  });
+});
