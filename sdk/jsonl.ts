@@ -83,6 +83,17 @@ export function decodeUtf8(bytes: Buffer, index: number): string {
   return bytes.toString('utf8');
 }
 
+/**
+ * A line holding nothing but spaces, tabs or a carriage return: both clients skip it, so it is a
+ * blank line (a warning), not broken JSON. Longer lines are not looked at: no one pads a blank line.
+ */
+export function isBlankLine(buf: Buffer): boolean {
+  if (buf.length === 0) return true;
+  if (buf.length > 64) return false;
+  for (const c of buf) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  return true;
+}
+
 /** Reads `path` once, calling `onRecord` for every physical line (blank lines included). */
 export async function readJsonl(path: string, options: JsonlReadOptions, onRecord: (record: JsonlRecord) => void): Promise<JsonlSummary> {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);

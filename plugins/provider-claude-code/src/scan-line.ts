@@ -9,6 +9,7 @@ import { readRecord, type LineContext } from './record-reader.js';
 import type { LineState } from './record-table.js';
 import type { ReadLimits } from './limits.js';
 import { ScanFatalError } from './scan-errors.js';
+import { isBlankLine } from '../../../sdk/jsonl.js';
 
 /** A line that is not a readable record, with a content-free reason. */
 export interface LineProblem {
@@ -19,17 +20,10 @@ export interface LineProblem {
 
 const FATAL_STATES: ReadonlySet<LineState> = new Set(['invalid_utf8', 'not_object', 'invalid_record', 'oversized']);
 
-export function isBlank(buf: Buffer): boolean {
-  if (buf.length === 0) return true;
-  if (buf.length > 64) return false;
-  for (const c of buf) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  return true;
-}
-
 /** What is wrong with a line's bytes before anything reads them as JSON (size, blank, UTF-8); null when nothing. */
 export function bytesProblem(buf: Buffer, limits: ReadLimits): { state: 'oversized' | 'blank' | 'invalid_utf8'; reason: string } | null {
   if (buf.length > limits.maxRecordBytes) return { state: 'oversized', reason: `is ${buf.length} bytes, over the ${limits.maxRecordBytes}-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES)` };
-  if (isBlank(buf)) return { state: 'blank', reason: 'is blank' };
+  if (isBlankLine(buf)) return { state: 'blank', reason: 'is blank' };
   if (!isUtf8(buf)) return { state: 'invalid_utf8', reason: 'is not valid UTF-8' };
   return null;
 }

@@ -16,7 +16,7 @@ import type { EnvelopeReport } from './envelope.js';
 import { readLine, type LineProblem } from './scan-line.js';
 
 export { ScanFatalError, SourceMovedError } from './scan-errors.js';
-export { isBlank, readLine, unreadable, type LineProblem, type ParsedRecord } from './scan-line.js';
+export { readLine, unreadable, type LineProblem, type ParsedRecord } from './scan-line.js';
 
 /** What a scan knows of a transcript once its rows are read (and of its envelope). */
 export interface ScanRows extends EnvelopeReport {

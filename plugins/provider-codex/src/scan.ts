@@ -9,7 +9,7 @@
  * it. Which compaction is newest is known only at the end, so items are built as if live and the
  * ones behind the window are zeroed when the pass finishes.
  */
-import { decodeUtf8, estimateTokens, readJsonl, type Finding, type JsonlRecord, type JsonlSummary, type TranscriptItem, type UsageSample } from '../../../sdk/index.js';
+import { decodeUtf8, estimateTokens, isBlankLine, readJsonl, type Finding, type JsonlRecord, type JsonlSummary, type TranscriptItem, type UsageSample } from '../../../sdk/index.js';
 import { Code, FindingList } from './findings.js';
 import { SessionIdentity } from './identity.js';
 import { describeResponseItem, type ItemDescription } from './items.js';
@@ -72,7 +72,7 @@ export class RolloutScanner {
       this.findings.add('error', Code.invalidJson, `line ${this.pendingBadLine + 1} is not valid JSON; the client skips it`, this.pendingBadLine);
       this.pendingBadLine = null;
     }
-    if (record.bytes.length === 0) {
+    if (isBlankLine(record.bytes)) {
       this.meta(line, 'blank', null);
       this.findings.add('warning', Code.blankLine, `line ${line + 1} is blank`, line);
       return;

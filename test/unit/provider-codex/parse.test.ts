@@ -227,6 +227,19 @@ describe('provider-codex parse: odd records never crash', () => {
     expect(t.usage).toMatchObject({ context_state: 'unknown', context_reason: 'malformed_component' });
   });
 
+  it('a line of only spaces or tabs is a blank line (a warning), as in Claude files, not broken JSON', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('hi');
+    const blank = b.lineCount;
+    b.raw('   ').raw('\t').raw(' \r').user('again');
+    const t = await run(write(b));
+    expect(t.findings!.filter((f) => f.code === 'blank_line' || f.code === 'invalid_json').map((f) => [f.severity, f.code, f.line_index])).toEqual([
+      ['warning', 'blank_line', blank],
+      ['warning', 'blank_line', blank + 1],
+      ['warning', 'blank_line', blank + 2],
+    ]);
+  });
+
   it('cuts long first lines into bounded summaries without splitting characters', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().user('é'.repeat(2000));
