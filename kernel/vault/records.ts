@@ -2,8 +2,6 @@
  * A snapshot as physical records (JSONL lines), streamed from verified chunks. A record is one
  * line without its newline; a final line without a newline is still a record.
  */
-import { maxRecords } from '../../sdk/limits.js';
-import { GobstopperError } from '../errors.js';
 import type { VaultLayout } from './layout.js';
 import { loadManifest, type LoadedManifest } from './manifest.js';
 import { streamManifestChunks } from './reconstruct.js';
@@ -25,19 +23,13 @@ export class RecordSplitter {
   private index = 0;
   private lineStart = 0;
 
-  constructor(
-    private readonly sink: RecordSink,
-    private readonly limit: number,
-  ) {}
+  constructor(private readonly sink: RecordSink) {}
 
   get count(): number {
     return this.index;
   }
 
   private emit(bytes: Buffer): void {
-    if (this.index >= this.limit) {
-      throw new GobstopperError('limit_exceeded', `snapshot has more than ${this.limit} records (GOBSTOPPER_MAX_RECORDS)`);
-    }
     this.sink({ index: this.index, offset: this.lineStart, bytes });
     this.index += 1;
   }
@@ -78,11 +70,13 @@ export class RecordSplitter {
 
 /**
  * Calls `sink` for every record of snapshot `sha`, then resolves once the whole snapshot verified.
- * Results a caller derives are trustworthy only after this resolves.
+ * Results a caller derives are trustworthy only after this resolves. No record limit applies: the
+ * vault's queries stream (the snapshot's size is bounded when its manifest loads), and `snapshot`
+ * archives a file of any record count, which must stay searchable.
  */
 export async function forEachRecord(layout: VaultLayout, sha: string, sink: RecordSink, env: NodeJS.ProcessEnv = process.env): Promise<{ loaded: LoadedManifest; recordCount: number }> {
   const loaded = await loadManifest(layout, sha, env);
-  const splitter = new RecordSplitter(sink, maxRecords(env));
+  const splitter = new RecordSplitter(sink);
   await streamManifestChunks(layout, loaded, (chunk, offset) => splitter.push(chunk, offset));
   splitter.finish();
   return { loaded, recordCount: splitter.count };

@@ -75,4 +75,12 @@ describe('search-snapshot', () => {
     await expect(searchSnapshot(home.layout, sha, 'x', 51)).rejects.toMatchObject({ code: 'invalid_limit' });
     expect((await searchSnapshot(home.layout, sha.toUpperCase(), 'Needle', 50)).matched_records).toBe(4);
   });
+
+  it('searches a snapshot with more records than a transcript may have: snapshot took it, so it stays searchable', async () => {
+    const env = { ...process.env, GOBSTOPPER_MAX_RECORDS: '5' };
+    const many = Array.from({ length: 12 }, (_, i) => JSON.stringify({ type: 'x', text: i === 11 ? 'last Needle' : `line ${i}` }));
+    const path = writeSession(home.sessions, 'many.jsonl', many.join('\n') + '\n');
+    const big = (await snapshotFile(home.layout, { path, sessionId: 'many', provider: 'codex', strategy: 'snapshot', env })).entry.sha256;
+    expect(await searchSnapshot(home.layout, big, 'Needle', 10, env)).toMatchObject({ total_matches: 1, matches: [{ record_index: 11 }] });
+  });
 });
