@@ -39,7 +39,13 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
   let st;
   try {
     st = lstatSync(absolute);
-  } catch {
+  } catch (error) {
+    // A directory on the way that cannot be entered hides the file; saying it is missing would send
+    // the user looking for a file that is there.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new GobstopperError('session_unreadable', `cannot reach ${absolute}: permission denied on a directory on the way; check that you can enter every directory up to it (${code})`);
+    }
     throw new GobstopperError('session_not_found', `no such file: ${absolute}`);
   }
   if (st.isSymbolicLink()) throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path`);

@@ -6,20 +6,27 @@ import type { ProviderPort } from '../../../kernel/sessions/provider-port.js';
 import { validateProviderDiscoverResult } from '../../../schemas/generated/validators.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../../helpers/demo-home.js';
 
-// Tests run as root, whom a file's mode does not stop: the refusal is made at the open instead.
+// Tests run as root, whom a file's mode does not stop: the refusal is made at the open instead, and
+// a directory that cannot be entered refuses the lstat of what is under it.
 const locked = new Set<string>();
+const lockedDirs = new Set<string>();
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const openSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
     if (locked.has(String(path))) throw Object.assign(new Error(`EACCES: permission denied, open '${String(path)}'`), { code: 'EACCES', syscall: 'open', path: String(path) });
     return (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
   }) as typeof fs.openSync;
-  return { ...fs, openSync, default: { ...fs, openSync } };
+  const lstatSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
+    if ([...lockedDirs].some((dir) => String(path).startsWith(`${dir}/`))) throw Object.assign(new Error(`EACCES: permission denied, lstat '${String(path)}'`), { code: 'EACCES', syscall: 'lstat', path: String(path) });
+    return (fs.lstatSync as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.lstatSync;
+  return { ...fs, openSync, lstatSync, default: { ...fs, openSync, lstatSync } };
 });
 
 let home: ReturnType<typeof demoHome> | undefined;
 afterEach(() => {
   locked.clear();
+  lockedDirs.clear();
   home?.cleanup();
 });
 
@@ -35,6 +42,17 @@ describe('a transcript the provider cannot read is reported, not only skipped', 
     expect(codex).toEqual({ sessions: [], unreadable: [{ path: home.codexSession, reason: 'permission denied' }] });
     locked.clear();
     expect(discoverSessions({ provider_id: 'claude_code', home: home.claudeHome })).not.toHaveProperty('unreadable');
+  });
+
+  it('a path under a directory that cannot be entered is named as unreachable, not as missing', async () => {
+    home = demoHome();
+    lockedDirs.add(home.claudeDir);
+    await expect(resolveSession(home.claudeSession, [])).rejects.toMatchObject({
+      code: 'session_unreadable',
+      message: `cannot reach ${home.claudeSession}: permission denied on a directory on the way; check that you can enter every directory up to it (EACCES)`,
+    });
+    lockedDirs.clear();
+    await expect(resolveSession(`${home.claudeDir}/gone.jsonl`, [])).rejects.toMatchObject({ code: 'session_not_found' });
   });
 
   it('a lookup that finds nothing says which files it could not read', async () => {
