@@ -14,6 +14,7 @@ import { FileLock } from '../vault/lock.js';
 import { checkPrivateFile, ensurePrivateDir, FileTooLargeError, readPrivateFile } from '../vault/private-fs.js';
 import { MIB } from '../../sdk/limits.js';
 import { unreadableReason } from '../../sdk/unreadable.js';
+import { isBlankLine } from '../../sdk/jsonl.js';
 
 export type { CompactionEvent, TokenObservation };
 
@@ -132,7 +133,7 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
     const line = data.subarray(start, nl);
     start = nl + 1;
     // A blank line (an editor's trailing newline) holds no event and loses none.
-    if (line.length === 0 || (line.length <= 16 && line.toString('latin1').trim() === '')) continue;
+    if (isBlankLine(line)) continue;
     if (line.length > MAX_EVENT_LINE_BYTES) {
       into.skipped += 1;
       continue;

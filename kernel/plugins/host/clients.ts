@@ -45,12 +45,13 @@ function asSessionError(error: unknown): unknown {
 /** Why `transcript`'s items do not name each of its records at most once, or null. */
 export function lineIndexProblem(transcript: Pick<T.Transcript, 'items' | 'record_count'>): string | null {
   const records = transcript.record_count;
-  const seen = new Uint8Array(records);
+  // Sized by the items, not by record_count: a provider's count is not trusted to fit in memory.
+  const seen = new Set<number>();
   for (const item of transcript.items) {
     const line = item.line_index;
     if (line >= records) return `an item has line index ${line}, past the transcript's ${records} records`;
-    if (seen[line] === 1) return `two items have line index ${line}`;
-    seen[line] = 1;
+    if (seen.has(line)) return `two items have line index ${line}`;
+    seen.add(line);
   }
   return null;
 }

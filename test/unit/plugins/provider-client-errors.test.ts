@@ -58,5 +58,7 @@ describe("a provider's items name each record at most once", () => {
 
   it('items in any order, or fewer than the records, are fine', async () => {
     await expect(parsing([item(2), item(0)], 3).parse({ path: '/s/a.jsonl' })).resolves.toMatchObject({ record_count: 3 });
+    // A record count no memory could index by is not allocated for.
+    await expect(parsing([item(5)], 1e12).parse({ path: '/s/a.jsonl' })).resolves.toMatchObject({ record_count: 1e12 });
   });
 });
