@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chooseSnapshot } from '../../../kernel/services/undo.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chooseSnapshot } from '../../../kernel/services/undo.js';
 import { diffSnapshots } from '../../../kernel/vault/diff.js';
 import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
 import { showSnapshot } from '../../../kernel/vault/show.js';
