@@ -14,7 +14,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { GobstopperError } from '../errors.js';
 import { PROJECT_CONFIG_PLACES } from './paths.js';
 
 interface SearchResult {
@@ -67,9 +68,31 @@ function isWithin(path: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** Absolute path of the project file, or null. `home` defaults to the user's home directory. */
+/**
+ * The project directory a found file belongs to: the directory holding it, or for
+ * `.config/gobstopper.toml` the one above `.config`.
+ */
+function projectDirOf(filepath: string): string {
+  const dir = dirname(filepath);
+  return basename(dir) === '.config' && basename(filepath) === 'gobstopper.toml' ? dirname(dir) : dir;
+}
+
+/**
+ * Absolute path of the project file, or null. `home` defaults to the user's home directory.
+ * The home directory's `.config` is where the user file lives (`.config/gobstopper/config.toml`),
+ * so a `.config/gobstopper.toml` there is no project's file: it would set the policy of every
+ * directory under home outside a repository, and of none inside one.
+ */
 export async function findProjectConfig(cwd: string, home: string = homedir()): Promise<string | null> {
   const result = await makeExplorer().search(cwd);
   if (!result) return null;
-  return isWithin(dirname(result.filepath), searchCeiling(cwd, home)) ? result.filepath : null;
+  const project = projectDirOf(result.filepath);
+  if (!isWithin(project, searchCeiling(cwd, home))) return null;
+  const atHome = resolve(project) === resolve(home);
+  const present = PROJECT_CONFIG_PLACES.map((place) => join(project, place)).filter((path) => existsSync(path) && !(atHome && path === join(project, '.config', 'gobstopper.toml')));
+  if (present.length > 1) {
+    // cosmiconfig takes the first in its list; which one that is should not be a guess for the user.
+    throw new GobstopperError('invalid_config', `${project} holds more than one project config file (${present.join(', ')}); keep one`, { details: { paths: present } });
+  }
+  return present[0] ?? null;
 }

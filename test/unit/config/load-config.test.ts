@@ -256,6 +256,43 @@ describe('project config search', () => {
     }
   });
 
+  it('refuses a directory holding two project files instead of taking the first', async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      const rc = repo.write('.gobstopperrc.toml', '[policy]\ntrigger_tokens = 111111\n');
+      const nested = repo.write('.config/gobstopper.toml', '[policy]\ntrigger_tokens = 222222\n');
+      mkdirSync(join(repo.root, 'src'), { recursive: true });
+      const refused = findProjectConfig(join(repo.root, 'src'), '/nonexistent-home');
+      await expect(refused).rejects.toMatchObject({ code: 'invalid_config' });
+      await expect(findProjectConfig(join(repo.root, 'src'), '/nonexistent-home')).rejects.toThrow(`${rc}, ${nested}`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it("does not take the home directory's .config/gobstopper.toml for a project file", async () => {
+    const home = makeConfigDir();
+    try {
+      // The user file lives in that .config directory; a file beside it would otherwise configure
+      // every directory under home outside a repository, and none inside one.
+      home.write('.config/gobstopper.toml', '[policy]\ntrigger_tokens = 333333\n');
+      mkdirSync(join(home.root, 'notes', 'deep'), { recursive: true });
+      expect(await findProjectConfig(join(home.root, 'notes', 'deep'), home.root)).toBeNull();
+      expect(await findProjectConfig(home.root, home.root)).toBeNull();
+      // Beside it, the home directory's own project file still counts, without a conflict.
+      const rc = home.write('.gobstopperrc.toml', '[policy]\n');
+      expect(await findProjectConfig(join(home.root, 'notes', 'deep'), home.root)).toBe(rc);
+      // A repository's .config/gobstopper.toml is that repository's file.
+      home.write('repo/package.json', '{}');
+      const repoFile = home.write('repo/.config/gobstopper.toml', '[policy]\n');
+      mkdirSync(join(home.root, 'repo', 'src'), { recursive: true });
+      expect(await findProjectConfig(join(home.root, 'repo', 'src'), home.root)).toBe(repoFile);
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it('never executes a cosmiconfig meta config in the working directory', async () => {
     const repo = makeConfigDir();
     const marker = join(repo.root, 'executed');
