@@ -58,14 +58,16 @@ export type ApplyResult =
 export async function applySession(runtime: Runtime, selector: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   const started = Date.now();
   options.onStep?.('planning');
-  const planned = await planForSelector(runtime, selector, options);
+  const planned = await planForSelector(runtime, selector, options).catch((error: unknown) => {
+    // A file its client kept writing while it was read is live, whatever else is true of it.
+    if (!options.allowLive && error instanceof GobstopperError && error.code === 'source_changed' && error.details?.live === true) throw sessionLive(selector, error);
+    throw error;
+  });
   const { session, transcript, outcome } = planned;
   if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome };
   // Refused before anything else, even a hand-off to the client's own compaction: a live session's
   // client owns it until told otherwise.
-  if (planned.active && !options.allowLive) {
-    throw new GobstopperError('session_live', `${session.session_id} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (auto then hands it to the client's own compaction; a file strategy prepares a separate fork)`);
-  }
+  if (planned.active && !options.allowLive) throw sessionLive(session.session_id);
   const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
   if (controlEdit) {
     const message =
@@ -95,6 +97,14 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   } finally {
     await lock.release();
   }
+}
+
+function sessionLive(session: string, cause?: unknown): GobstopperError {
+  return new GobstopperError(
+    'session_live',
+    `${session} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (auto then hands it to the client's own compaction; a file strategy prepares a separate fork)`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /** An apply whose plan is known and whose operation's lock is held. */

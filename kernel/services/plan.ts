@@ -2,6 +2,7 @@
  * `plan`: resolve a session, parse it through its provider, layer the policy and run the plan
  * pipeline with the strategy plugins. apply, eval and tune reuse it.
  */
+import { statSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
@@ -55,12 +56,35 @@ export async function parseSession(runtime: Runtime, selector: string, onResolve
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
   onResolved?.(session);
   const provider = await runtime.provider(session.provider);
-  const transcript = await provider.parse({ path: session.path });
+  const transcript = await provider.parse({ path: session.path }).catch((error: unknown) => {
+    throw whileWritten(error, session.path);
+  });
   const mtime = transcript.session.mtime_ms ?? session.mtime_ms ?? 0;
   const view = await viewOfPublication(runtime.env, isActive(mtime), { path: transcript.session.path, bytes: transcript.bytes, sha256: transcript.source_sha256, usage: transcript.usage });
   // The items array stays the parse's own object: it is what the plugin channel names by reference.
   const seen = view.usage === transcript.usage ? transcript : { ...transcript, usage: view.usage };
   return { session: transcript.session, provider, transcript: seen, active: view.active, staleReport: view.staleReport };
+}
+
+/**
+ * A file that changed while it was read and was written to within the live window is a session
+ * its client is writing now: the answer says so (`details.live`), and apply refuses it as live
+ * rather than asking for a retry that would meet the same writes.
+ */
+function whileWritten(error: unknown, path: string): unknown {
+  if (!(error instanceof GobstopperError) || error.code !== 'source_changed') return error;
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return error;
+  }
+  if (!isActive(mtimeMs)) return error;
+  const ago = Math.max(0, Math.round((Date.now() - mtimeMs) / 1000));
+  return new GobstopperError('source_changed', `${path} changed while it was read and was written ${ago} s ago: its client is writing to it; try again once it is idle`, {
+    details: { ...error.details, live: true },
+    cause: error,
+  });
 }
 
 export function policyFlags(options: PlanOptions): PolicyFlags {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+import { writeBigSession } from '../fixtures/claude/big-session.js';
 
 type Home = ReturnType<typeof demoHome>;
 let home: Home | undefined;
@@ -340,6 +341,27 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const forced = await runJson(['apply', DEMO_CLAUDE_ID, '--allow-live'], home.env);
     expect(forced.code).toBe(0);
     expect(forced.json.status).toBe('applied');
+  });
+
+  it('refuses as live a session its client keeps writing while it is read, archiving nothing', async () => {
+    home = demoHome();
+    const path = join(home.claudeDir, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
+    writeBigSession(path, { targetBytes: 4 * 1024 * 1024, records: 2000 });
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    const last = lines[lines.length - 1]!;
+    // Appends every millisecond or so for as long as apply runs: its parse meets a changing file.
+    let running = true;
+    const writing = (async () => {
+      while (running) {
+        appendFileSync(path, `${last}\n`);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    const refused = await runJson(['apply', path], home.env).finally(() => (running = false));
+    await writing;
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, error: { code: 'session_live' } });
+    expect(existsSync(join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl'))).toBe(false);
   });
 
   it('refuses a live session under auto too; --allow-live then names the client compaction and writes nothing', async () => {
