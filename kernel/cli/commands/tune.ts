@@ -16,13 +16,14 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
   static override description = `Adaptive mode derives a session's trigger and floor from its model window (the trigger capped at 25% of it), from how much past compactions of this session reclaimed (low yields then raise the trigger ×1.5, up to twice the configured one, which can lift it past that cap), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it. It writes nothing.`;
   static override examples = ['<%= config.bin %> tune 7d3f', '<%= config.bin %> tune 7d3f --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
-  static override flags = { ...policyFlags, ...homeFlags };
+  // The adaptive numbers do not depend on the strategy: a --strategy here would be taken and ignored.
+  static override flags = { preset: policyFlags.preset, trigger: policyFlags.trigger, floor: policyFlags.floor, config: policyFlags.config, ...homeFlags };
 
   async run(): Promise<TuneCommandResult> {
     const { args, flags } = await this.parse(Tune);
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const parsed = await parseSession(rt, args.session);
-      const config = await resolveSessionConfig(rt, parsed.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
+      const config = await resolveSessionConfig(rt, parsed.session, { preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
       requirePolicyIds(rt.host.registry, config);
       await requireStrategyParams(rt, config);
       return tune({
