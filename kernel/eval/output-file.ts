@@ -18,6 +18,14 @@ function exists(path: string): boolean {
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function outputExists(path: string): GobstopperError {
   return new GobstopperError('output_exists', `refusing to overwrite ${path}: it already exists; choose a new file name`, { details: { path } });
 }
@@ -30,6 +38,7 @@ export function assertNewOutputPath(path: string): string {
   if (path.trim() === '') throw usageError('output_path_empty', 'an output file name is empty; name a new file');
   if (path.endsWith('/') || path.endsWith(sep)) throw usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
   const absolute = resolve(path);
+  if (isDirectory(absolute)) throw usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
   if (exists(absolute)) throw outputExists(path);
   const dir = dirname(absolute);
   let isDir = false;

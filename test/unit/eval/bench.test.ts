@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -144,6 +144,14 @@ describe('output paths that name no file, and the rows format', () => {
     expect(() => assertBenchOutputsAreNew({ output: asDir })).toThrow(/names a directory/);
     expect(() => assertBenchOutputsAreNew({ html: '' })).toThrow(/empty/);
     expect(existsSync(join(dir, 'out-dir'))).toBe(false);
+  });
+
+  it('names an existing directory as a directory, with or without the trailing separator', () => {
+    const existing = join(dir, 'existing-dir');
+    mkdirSync(existing);
+    for (const path of [existing, existing + '/']) {
+      expect(() => assertNewOutputPath(path)).toThrow(expect.objectContaining({ code: 'output_not_a_file', message: `${path} names a directory, not a file; name a new file inside it` }));
+    }
   });
 
   it('takes the format from the extension, --format only for other names, and refuses a contradiction', () => {
