@@ -17,3 +17,20 @@ export const LIVE_SESSION_CONTROLS: Record<BuiltinProvider, string> = {
   ...PROVIDER_CONTROLS,
   claude_code: '/compact or relaunch --autocompact',
 };
+
+/** The control a built-in provider compacts with; null for a provider gobstopper does not know. */
+export function nativeControlOf(provider: string): string | null {
+  return (PROVIDER_CONTROLS as Record<string, string | undefined>)[provider] ?? null;
+}
+
+/**
+ * How a provider_compact edit reads for people. Its `control` is a strategy plugin's own text: the
+ * tool names the provider's control in its own voice and shows other wording only quoted, as what
+ * the strategy wrote, so that a plugin cannot put an instruction in the tool's mouth.
+ */
+export function controlWords(provider: string | null, control: string): string {
+  const native = provider === null ? null : nativeControlOf(provider);
+  if (native !== null && control === native) return native;
+  const quoted = `the strategy's words: ${JSON.stringify(control)}`;
+  return native === null ? quoted : `${native}; ${quoted}`;
+}

@@ -2,6 +2,7 @@
  * `apply`: parse → plan → validate → vault snapshot → render into staging → verify → receipt →
  * no-clobber publication of the fork → event → the resume command. The source is never written.
  */
+import { controlWords } from '../policy/provider-controls.js';
 import type * as T from '../../schemas/generated/types.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { GobstopperError } from '../errors.js';
@@ -72,7 +73,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   if (controlEdit) {
     const message =
       controlEdit.op === 'provider_compact'
-        ? `the plan asks the provider to compact (${controlEdit.control}); run that in the session itself — no file is rewritten`
+        ? `the plan asks the provider to compact with its own control (${controlWords(session.provider, controlEdit.control)}); run it in the session itself — no file is rewritten`
         : `the plan is a Claude cache edit of ${controlEdit.tool_use_ids.length} tool results, applied by Claude Code at the API layer; no file is rewritten`;
     return { status: 'provider_control', session, plan: outcome, message };
   }

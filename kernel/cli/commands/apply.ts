@@ -51,7 +51,7 @@ Running the same apply again returns the same fork. If a run was interrupted, th
   private print(result: ApplyResult): void {
     this.say(`${result.session.provider} ${result.session.session_id}`);
     if (result.status === 'no_plan') return this.say(noPlanLine(result.outcome));
-    for (const line of planLines(result.plan)) this.say(line);
+    for (const line of planLines(result.plan, result.session.provider)) this.say(line);
     if (result.status === 'provider_control') return this.say(result.message);
     const r = result.receipt;
     this.say(

@@ -36,7 +36,7 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
     const { outcome, session } = planned;
     if (!this.jsonEnabled()) {
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
-      if (outcome.status === 'plan') for (const line of planLines(outcome)) this.say(line);
+      if (outcome.status === 'plan') for (const line of planLines(outcome, session.provider)) this.say(line);
       else this.say(noPlanLine(outcome));
       // A trigger past where the client compacts by itself is never reached: say so where it bites.
       const window = planned.transcript.usage.model_context_window ?? null;

@@ -1,9 +1,10 @@
 /** How a plan or a no-plan decision reads for people. */
 import type { Edit, PlanCommandNoPlan, PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { adaptiveReasonsOf, strategyRationaleOf } from '../../policy/no-plan.js';
+import { controlWords } from '../../policy/provider-controls.js';
 import { formatCount, printableText, shorten } from '../../text/human.js';
 
-export function editLine(edit: Edit): string {
+export function editLine(edit: Edit, provider: string | null = null): string {
   switch (edit.op) {
     case 'elide': {
       const n = edit.line_indexes.length;
@@ -23,7 +24,7 @@ export function editLine(edit: Edit): string {
       return `append a state card covering ${d.covers_items} records${parts.length ? ` (${parts.join(', ')})` : ''}`;
     }
     case 'provider_compact':
-      return `ask the provider to compact: ${edit.control}`;
+      return `ask the provider to compact with its own control (${controlWords(provider, edit.control)})`;
     case 'cache_edit':
       return `cache edit: drop ${edit.tool_use_ids.length} tool results at the API layer`;
   }
@@ -38,7 +39,7 @@ function prefixWords(outcome: PlanCommandPlan): string {
   return `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens`;
 }
 
-export function planLines(outcome: PlanCommandPlan): string[] {
+export function planLines(outcome: PlanCommandPlan, provider: string | null = null): string[] {
   const p = outcome.plan;
   const pct = p.context_tokens_before > 0 ? Math.round((100 * (p.context_tokens_before - p.context_tokens_after)) / p.context_tokens_before) : 0;
   return [
@@ -46,7 +47,7 @@ export function planLines(outcome: PlanCommandPlan): string[] {
     `${prefixWords(outcome)}; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
     // A plugin's words: one line, whatever it sent, so it cannot add lines that look like gobstopper's.
     `why: ${printableText(p.rationale)}`,
-    ...p.edits.map((e) => `  - ${editLine(e)}`),
+    ...p.edits.map((e) => `  - ${editLine(e, provider)}`),
   ];
 }
 
