@@ -69,7 +69,8 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       const human = await gob('plugin', 'add', source);
       expect(human.code, human.stderr).toBe(0);
       expect(human.stdout).toContain(`Added ${example.id} 0.1.0: strategy ${example.strategy}`);
-      expect(human.stdout).toContain('no network access and no transcript content requested');
+      expect(human.stdout).toContain('declares no network use and asks for no transcript content');
+      expect(human.stdout).toContain('it runs as you: add only bundles you would run yourself');
       expect(human.stdout).toMatch(/pinned manifest_sha256 [0-9a-f]{64}/);
       // The data directory a first `plugin add` creates is as private as the vault needs it.
       expect(statSync(join(home.dataHome, 'gobstopper')).mode & 0o777).toBe(0o700);
@@ -120,6 +121,9 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const inspect = await gob('plugin', 'inspect', 'keep-last-python');
     expect(inspect.code).toBe(1);
     expect(inspect.stderr).toMatch(/main\.py does not match the sha256/);
+    // An installed copy is not the author's to re-pin: the advice is to install it again.
+    expect(inspect.stderr).toContain('this is the copy plugin add installed, changed since: install it again (gobstopper plugin remove keep-last-python@0.1.0, then gobstopper plugin add <the bundle>)');
+    expect(inspect.stderr).not.toContain('rehash.mjs');
     const list = await gobJson<{ bundles: { id: string; status: string }[] }>('PluginListCommandResult', 'plugin', 'list');
     expect(list.bundles.find((b) => b.id === 'keep-last-python')?.status).toBe('damaged');
     // Restore for the tests that follow.

@@ -4,6 +4,9 @@ import { join, sep } from 'node:path';
 import { filePointer } from './bundle-path.js';
 import { AdmissionError } from './rules.js';
 
+/** What to do about a changed file of a bundle of one's own (an installed copy needs another answer). */
+export const REPIN_ADVICE = `; if you changed it, pin its sha256 again in the manifest's "files" (gobstopper's examples/plugins/rehash.mjs <bundle-dir> writes them)`;
+
 /**
  * Hashes one declared file and compares it with the manifest's pin. The file is opened without
  * following links, its resolved path must stay inside the bundle root, and it is read at most to
@@ -32,7 +35,7 @@ export function checkFileHash(root: string, rel: string, expectedSha256: string,
     closeSync(fd);
   }
   if (total !== expectedSize || hash.digest('hex') !== expectedSha256) {
-    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged); if you changed it, pin its sha256 again in the manifest's "files" (gobstopper's examples/plugins/rehash.mjs <bundle-dir> writes them)`, {
+    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged)${REPIN_ADVICE}`, {
       bundle,
       file: rel,
       pointer: filePointer(rel),

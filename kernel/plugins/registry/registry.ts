@@ -4,6 +4,7 @@ import semver from 'semver';
 import type { PluginRef } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
+import { REPIN_ADVICE } from '../admission/file-hashes.js';
 import { readManifest } from '../admission/manifest.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
 import { gobstopperVersion } from '../package-root.js';
@@ -177,7 +178,7 @@ export class PluginRegistry {
    * on every use, so a changed byte anywhere in the bundle stops it with an error naming the file.
    */
   admit(ref: BundleRef): AdmittedBundle {
-    const admitted = admitBundle(ref.root, { gobstopperVersion: this.version });
+    const admitted = admitInstalled(ref, this.version);
     if (ref.pinnedSha256 !== null && admitted.manifestSha256 !== ref.pinnedSha256) {
       throw new GobstopperError(
         'pin_mismatch',
@@ -191,6 +192,22 @@ export class PluginRegistry {
       });
     }
     return admitted;
+  }
+}
+
+/**
+ * An installed copy is gobstopper's own: a file of it that changed was changed after `plugin add`,
+ * and the fix is to install the bundle again, not to pin the change (a new pin would not match the
+ * recorded manifest sha256 either).
+ */
+function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
+  try {
+    return admitBundle(ref.root, { gobstopperVersion: version });
+  } catch (error) {
+    if (ref.source !== 'installed' || !(error instanceof AdmissionError)) throw error;
+    const label = bundleLabel(ref);
+    const what = error.message.endsWith(REPIN_ADVICE) ? error.message.slice(0, -REPIN_ADVICE.length) : error.message;
+    throw new AdmissionError(error.code, `${what}; this is the copy plugin add installed, changed since: install it again (gobstopper plugin remove ${label}, then gobstopper plugin add <the bundle>)`, error.details);
   }
 }
 

@@ -48,7 +48,10 @@ export default class PluginAdd extends BaseCommand<PluginAddCommandResult> {
     this.say(`  at ${result.path}`);
     if (result.network) this.say('  ! NETWORK: this bundle says it talks to the network.');
     if (result.read_content) this.say('  ! CONTENT: this bundle may read transcript content (host/read_items).');
-    if (!result.network && !result.read_content) this.say('  no network access and no transcript content requested');
+    if (!result.network && !result.read_content) this.say('  declares no network use and asks for no transcript content');
+    // Declarations are what the host can hold a plugin to over the protocol; the process itself
+    // runs with the user's own permissions, so the note says what trusting a bundle means.
+    this.say('  it runs as you: add only bundles you would run yourself');
     for (const s of result.shadows) this.say(`  replaces built-in ${s.builtin} for ${s.kind} ${s.provided_id}`);
     this.say(`  pinned manifest_sha256 ${result.manifest_sha256}`);
     return result;
