@@ -2,13 +2,13 @@
  * `apply`: parse → plan → validate → vault snapshot → render into staging → verify → receipt →
  * no-clobber publication of the fork → event → the resume command. The source is never written.
  */
-import { controlWords } from '../policy/provider-controls.js';
 import type * as T from '../../schemas/generated/types.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { GobstopperError } from '../errors.js';
 import { appendEvent, EVENTS_SCHEMA, hasAppliedEvent } from '../publish/events.js';
 import { itemsCovered } from '../eval/plan-metrics.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
+import { controlWords } from '../policy/provider-controls.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import type { VaultLayout } from '../vault/layout.js';

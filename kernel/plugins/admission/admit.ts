@@ -25,6 +25,8 @@ export interface AdmittedBundle {
 export interface AdmitOptions {
   /** The gobstopper version engines.gobstopper must accept; defaults to the running one. */
   gobstopperVersion?: string;
+  /** What a changed file's message goes on to say; defaults to re-pinning it (the author's case). */
+  changedFileAdvice?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export function admitBundle(target: string, options: AdmitOptions = {}): Admitte
   const files = declaredPaths.map((path) => {
     const sha256 = manifest.files[path]!;
     const bytes = found.get(path)!.size;
-    checkFileHash(root, path, sha256, bytes, bundle);
+    checkFileHash(root, path, sha256, bytes, bundle, options.changedFileAdvice);
     return { path, sha256, bytes };
   });
   if (manifest.runtime === 'exec') checkExecutable(root, manifest.executable, bundle);

@@ -5,14 +5,14 @@ import { filePointer } from './bundle-path.js';
 import { AdmissionError } from './rules.js';
 
 /** What to do about a changed file of a bundle of one's own (an installed copy needs another answer). */
-export const REPIN_ADVICE = `; if you changed it, pin its sha256 again in the manifest's "files" (gobstopper's examples/plugins/rehash.mjs <bundle-dir> writes them)`;
+const REPIN_ADVICE = `; if you changed it, pin its sha256 again in the manifest's "files" (gobstopper's examples/plugins/rehash.mjs <bundle-dir> writes them)`;
 
 /**
  * Hashes one declared file and compares it with the manifest's pin. The file is opened without
  * following links, its resolved path must stay inside the bundle root, and it is read at most to
  * the size the walk saw (plus one byte, to notice growth).
  */
-export function checkFileHash(root: string, rel: string, expectedSha256: string, expectedSize: number, bundle: string): void {
+export function checkFileHash(root: string, rel: string, expectedSha256: string, expectedSize: number, bundle: string, advice: string = REPIN_ADVICE): void {
   const absolute = join(root, rel);
   const resolved = realpathSync(absolute);
   if (!resolved.startsWith(root + sep)) {
@@ -35,7 +35,7 @@ export function checkFileHash(root: string, rel: string, expectedSha256: string,
     closeSync(fd);
   }
   if (total !== expectedSize || hash.digest('hex') !== expectedSha256) {
-    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged)${REPIN_ADVICE}`, {
+    throw new AdmissionError('file_hash_mismatch', `bundle ${bundle}: ${rel} does not match the sha256 pinned in the manifest (changed or damaged)${advice}`, {
       bundle,
       file: rel,
       pointer: filePointer(rel),

@@ -4,7 +4,6 @@ import semver from 'semver';
 import type { PluginRef } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
-import { REPIN_ADVICE } from '../admission/file-hashes.js';
 import { readManifest } from '../admission/manifest.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
 import { gobstopperVersion } from '../package-root.js';
@@ -201,13 +200,13 @@ export class PluginRegistry {
  * recorded manifest sha256 either).
  */
 function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
+  if (ref.source !== 'installed') return admitBundle(ref.root, { gobstopperVersion: version });
   try {
-    return admitBundle(ref.root, { gobstopperVersion: version });
+    return admitBundle(ref.root, { gobstopperVersion: version, changedFileAdvice: '' });
   } catch (error) {
-    if (ref.source !== 'installed' || !(error instanceof AdmissionError)) throw error;
+    if (!(error instanceof AdmissionError)) throw error;
     const label = bundleLabel(ref);
-    const what = error.message.endsWith(REPIN_ADVICE) ? error.message.slice(0, -REPIN_ADVICE.length) : error.message;
-    throw new AdmissionError(error.code, `${what}; this is the copy plugin add installed, changed since: install it again (gobstopper plugin remove ${label}, then gobstopper plugin add <the bundle>)`, error.details);
+    throw new AdmissionError(error.code, `${error.message}; this is the copy plugin add installed, changed since: install it again (gobstopper plugin remove ${label}, then gobstopper plugin add <the bundle>)`, error.details);
   }
 }
 
