@@ -4,27 +4,21 @@
  * that appeared meanwhile is never overwritten either, and an interrupted write leaves none.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, lstatSync, openSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { GobstopperError, usageError } from '../errors.js';
 
-function exists(path: string): boolean {
+/** What lstat says of `path`; null when nothing is there. */
+function entryAt(path: string): Stats | null {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const notAFile = (path: string) => usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
 
 function outputExists(path: string): GobstopperError {
   return new GobstopperError('output_exists', `refusing to overwrite ${path}: it already exists; choose a new file name`, { details: { path } });
@@ -36,10 +30,11 @@ function outputExists(path: string): GobstopperError {
  */
 export function assertNewOutputPath(path: string): string {
   if (path.trim() === '') throw usageError('output_path_empty', 'an output file name is empty; name a new file');
-  if (path.endsWith('/') || path.endsWith(sep)) throw usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
+  if (path.endsWith('/') || path.endsWith(sep)) throw notAFile(path);
   const absolute = resolve(path);
-  if (isDirectory(absolute)) throw usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
-  if (exists(absolute)) throw outputExists(path);
+  const entry = entryAt(absolute);
+  if (entry?.isDirectory()) throw notAFile(path);
+  if (entry !== null) throw outputExists(path);
   const dir = dirname(absolute);
   let isDir = false;
   try {
