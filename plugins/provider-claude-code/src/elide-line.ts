@@ -27,17 +27,34 @@ export function parseLine(text: string): RawRecord | null {
   }
 }
 
+/** A single-line string of the UI copy shorter than this is a label, a path or a title, not output. */
+const UI_COPY_TEXT_BYTES = 1024;
+
 /**
- * The `toolUseResult` UI copy of an elided result: every string in it longer than the stub becomes
- * the stub. The client never sends this copy to the model, but it holds the same output (stdout,
- * file content, the edited file), so leaving it would keep the elided text in the fork and most of
- * the bytes. Keys, numbers, booleans and short strings (types, statuses, most paths) stay as they
- * were, so the client's transcript view still finds the shape it renders.
+ * Whether a string of the `toolUseResult` UI copy is output to stub: longer than the stub, and
+ * either several lines or at least 1 KiB. Paths (`filePath`, `filenames`), titles, urls, statuses
+ * and patch lines are single short lines that a transcript viewer shows beside the stub; stubbing
+ * them would save a few bytes and lose where the output came from.
+ */
+function isUiCopyText(line: Buffer, span: ByteSpan, stubBytes: number): boolean {
+  const bytes = span.end - span.start;
+  if (bytes <= stubBytes) return false;
+  if (bytes >= UI_COPY_TEXT_BYTES) return true;
+  const text: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
+  return typeof text === 'string' && /[\r\n]/.test(text);
+}
+
+/**
+ * The `toolUseResult` UI copy of an elided result: its output text becomes the stub. The client
+ * never sends this copy to the model, but it holds the same output (stdout, file content, the
+ * edited file), so leaving it would keep the elided text in the fork and most of the bytes. Keys,
+ * numbers, booleans and short single-line strings (types, statuses, paths) stay as they were, so
+ * the client's transcript view still finds the shape it renders and the files it names.
  */
 function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubJson: Buffer): ByteReplacement[] {
   const out: ByteReplacement[] = [];
   for (const copy of copies) {
-    for (const span of rawStringValueSpans(line, copy)) if (span.end - span.start > stubJson.length) out.push({ span, bytes: stubJson });
+    for (const span of rawStringValueSpans(line, copy)) if (isUiCopyText(line, span, stubJson.length)) out.push({ span, bytes: stubJson });
   }
   return out;
 }

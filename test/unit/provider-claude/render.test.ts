@@ -50,13 +50,17 @@ describe('render', () => {
     expect((await verify(path)).findings).toEqual([]);
   });
 
-  it('stubs the text of the toolUseResult UI copy too, keeping its shape, so the elided text is nowhere in the fork', async () => {
+  it('stubs the text of the toolUseResult UI copy too, keeping its shape and the paths it names, so the elided text is nowhere in the fork', async () => {
     const marker = (tool: string) => `UNIQUE-${tool}-OUTPUT-7f3a`;
     const body = (tool: string) => `${marker(tool)}\n${longOutput(tool, 12)}`;
+    // Longer than the stub: only their being single short lines keeps them.
+    const deep = '/home/dev/projects/a-rather-long-project-name/packages/the-parser-package/src/internal/parse.ts';
     const uiCopies: Record<string, unknown> = {
-      Read: { type: 'text', file: { filePath: '/home/dev/projects/demo/src/parse.ts', content: body('Read'), numLines: 13, startLine: 1, totalLines: 13 } },
+      Read: { type: 'text', file: { filePath: deep, content: body('Read'), numLines: 13, startLine: 1, totalLines: 13 } },
+      Bash: { stdout: `${marker('Bash')} ${'y'.repeat(2000)}`, stderr: 'warning: the parser package is deprecated, use the new one', interrupted: false },
+      Glob: { filenames: [deep, `${deep}.map`], durationMs: 3, numFiles: 2, truncated: false },
       Edit: {
-        filePath: '/home/dev/projects/demo/src/edit.ts',
+        filePath: deep.replace('parse.ts', 'edit.ts'),
         oldString: 'a',
         newString: 'b',
         originalFile: body('Edit'),
@@ -76,9 +80,9 @@ describe('render', () => {
     }
     b.text('Done.');
     const s = await source(b.toJsonl());
-    expect(s.elidable).toHaveLength(4);
+    expect(s.elidable).toHaveLength(6);
     const { result, path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: s.elidable, stub_template: STUB }, { op: 'inject_digest', digest }], { newSessionId: NEW_ID });
-    expect(result.elided_records).toBe(4);
+    expect(result.elided_records).toBe(6);
     const text = readFileSync(path, 'utf8');
     for (const tool of Object.keys(uiCopies)) {
       expect(text).not.toContain(marker(tool));
@@ -93,8 +97,10 @@ describe('render', () => {
       const copy = JSON.parse(out[line]!).toolUseResult;
       expect(shape(copy)).toEqual(shape(uiCopies[tool]));
       const stub = `[output elided by gobstopper: ${s.t.items[line]!.elidable_bytes} bytes]`;
-      if (tool === 'Read') expect(copy).toEqual({ type: 'text', file: { filePath: '/home/dev/projects/demo/src/parse.ts', content: stub, numLines: 13, startLine: 1, totalLines: 13 } });
-      if (tool === 'Edit') expect(copy).toMatchObject({ filePath: '/home/dev/projects/demo/src/edit.ts', originalFile: stub, oldString: 'a', structuredPatch: [{ lines: ['-a', '+b'] }], userModified: false });
+      if (tool === 'Read') expect(copy).toEqual({ type: 'text', file: { filePath: deep, content: stub, numLines: 13, startLine: 1, totalLines: 13 } });
+      if (tool === 'Bash') expect(copy).toEqual({ ...(uiCopies.Bash as object), stdout: stub });
+      if (tool === 'Glob') expect(copy).toEqual(uiCopies.Glob);
+      if (tool === 'Edit') expect(copy).toMatchObject({ filePath: deep.replace('parse.ts', 'edit.ts'), originalFile: stub, oldString: 'a', structuredPatch: [{ lines: ['-a', '+b'] }], userModified: false });
       if (tool === 'Failing') expect(copy).toBe(stub);
       if (tool === 'Mcp') expect(copy).toEqual([{ type: 'text', text: stub }]);
     }
