@@ -1,6 +1,6 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { GobstopperError } from '../errors.js';
-import { onStopSignal } from '../exit-cleanup.js';
+import { onStopSignal, stopNote } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
@@ -42,8 +42,9 @@ export abstract class BaseCommand<TResult> extends Command {
     await super.init();
     onStopSignal((signal) => {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
-      const message = `interrupted by ${signal}`;
-      if (this.jsonEnabled()) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'interrupted', message, details: { signal } } }) + '\n');
+      const done = stopNote();
+      const message = `interrupted by ${signal}${done ? `; ${done}` : ''}`;
+      if (this.jsonEnabled()) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'interrupted', message, details: { signal, ...(done ? { done } : {}) } } }) + '\n');
       else process.stderr.write(`gobstopper: ${message}\n`);
     });
   }

@@ -4,7 +4,9 @@
  * visible and that a retry completes or names what to repair.
  *
  * `GOBSTOPPER_FAULT=<step>` throws at that step; `GOBSTOPPER_FAULT=<step>:kill` kills the process
- * there. Several steps may be listed, comma-separated. In-process callers pass a hook instead.
+ * there; `<step>:term` sends it SIGTERM and goes on, so the signal lands at the next wait on I/O as
+ * a user's Ctrl-C would. Several steps may be listed, comma-separated. In-process callers pass a
+ * hook instead.
  *
  * Steps raised by the vault and publication services:
  *   vault.after_read, vault.after_chunks, vault.after_manifest, vault.before_index,
@@ -25,13 +27,14 @@ export class InjectedFault extends GobstopperError {
 function envHook(env: NodeJS.ProcessEnv): FaultHook | undefined {
   const spec = env.GOBSTOPPER_FAULT;
   if (!spec) return undefined;
-  const rules = new Map<string, 'throw' | 'kill'>();
+  const rules = new Map<string, 'throw' | 'kill' | 'term'>();
   for (const part of spec.split(',')) {
     const [step, mode] = part.trim().split(':');
-    if (step) rules.set(step, mode === 'kill' ? 'kill' : 'throw');
+    if (step) rules.set(step, mode === 'kill' || mode === 'term' ? mode : 'throw');
   }
   return (step) => {
     const mode = rules.get(step);
+    if (mode === 'term') return void process.kill(process.pid, 'SIGTERM');
     if (mode === 'kill') process.kill(process.pid, 'SIGKILL');
     // SIGKILL to oneself is delivered before kill() returns; the throw only guards odd platforms.
     if (mode) throw new InjectedFault(step);

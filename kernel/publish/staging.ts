@@ -7,6 +7,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
+import { removeOnExit } from '../exit-cleanup.js';
 import { processAlive } from '../vault/lock.js';
 import { stagingDir, type PathEnv } from '../paths.js';
 import { createExclusive, ensurePrivateDir, fsyncDir, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
@@ -48,7 +49,13 @@ export async function createStagingFile(env: PathEnv = process.env, options: Sta
   await ensurePrivateDir(dir);
   await sweepStaleStaging(dir);
   const path = join(dir, `${tempName('stage')}.jsonl`);
-  const handle = await createExclusive(path);
+  // A stop signal before publication leaves no staged fork behind (publication links it, so removing
+  // this name afterwards loses nothing either). Noted before the open, which a signal can follow.
+  const forget = removeOnExit(path);
+  const handle = await createExclusive(path).catch((error: unknown) => {
+    forget();
+    throw error;
+  });
   await handle.close();
   faultPoint('staging.after_create', options.fault);
   return path;

@@ -14,6 +14,8 @@ import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
+import { noteForStop } from '../exit-cleanup.js';
+import { publishedNote } from '../publish/published-note.js';
 import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
@@ -309,6 +311,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       }
     }
     await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
+    noteForStop(publishedNote(receipt.receipt.path));
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
     return { receipt: completed, reused: false, render, candidateFindings: receipt.findings };

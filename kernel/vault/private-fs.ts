@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, unlink, link, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.js';
 import { insecureVault } from './errors.js';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fsConstants;
@@ -162,6 +163,7 @@ async function unlinkQuietly(path: string): Promise<void> {
   } catch {
     // Already gone; nothing to clean.
   }
+  keepOnExit(path);
 }
 
 /** Creates a new private file exclusively (O_EXCL | O_NOFOLLOW), 0600. */
@@ -201,7 +203,13 @@ export async function writePrivateTemp(dir: string, data: Buffer, writeAll: Writ
  * closed and removed, so no half-written temp file is left behind. Returns `temp`.
  */
 export async function fillPrivateTemp(temp: string, readable: boolean, fill: (handle: FileHandle, temp: string) => Promise<void>): Promise<string> {
-  const handle = await createExclusive(temp, readable);
+  // Interrupted before its caller links or removes it, the temp file goes with the process. Taken
+  // down before the open: a signal can land between the file's creation and the code after the await.
+  const forget = removeOnExit(temp);
+  const handle = await createExclusive(temp, readable).catch((error: unknown) => {
+    forget();
+    throw error;
+  });
   try {
     await fill(handle, temp);
   } catch (error) {
@@ -237,6 +245,7 @@ export async function replacePrivateFile(path: string, data: Buffer, writeAll: W
   const temp = await writePrivateTemp(dir, data, writeAll);
   try {
     await rename(temp, path);
+    keepOnExit(temp);
   } catch (error) {
     await unlinkQuietly(temp);
     throw error;

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
-import { binPath } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+import { binPath, runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
 let home: ReturnType<typeof demoHome> | undefined;
 afterEach(() => home?.cleanup());
@@ -149,5 +149,42 @@ describe.skipIf(!existsSync('/proc'))('an interrupted command takes its plugins 
     const next = spawnSync(process.execPath, [binPath, 'eval', DEMO_CLAUDE_ID, '--strategy', 'elide', '--trigger', '1000', '--floor', '0', '--json'], { env });
     expect(next.status).toBe(0);
     expect(readdirSync(tmp)).toEqual([`gobstopper-eval-${process.pid}-AbCdEf`]);
+  });
+});
+
+describe('an interrupted apply leaves nothing half-made behind', () => {
+  const stagingOf = (h: NonNullable<typeof home>) => join(h.dataHome, 'gobstopper', 'staging');
+  const vaultTemps = (h: NonNullable<typeof home>) =>
+    ['chunks', 'manifests', 'operations'].flatMap((d) => {
+      const dir = join(h.dataHome, 'gobstopper', 'vault', d);
+      return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.tmp-')) : [];
+    });
+
+  it.each(['staging.after_create', 'vault.after_read'])('a stop signal at %s removes the staged fork and every temp file, and the next apply completes', async (step) => {
+    home = demoHome();
+    const source = sha256File(home.claudeSession);
+    const stopped = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: `${step}:term` } });
+    expect(stopped.code).toBe(143);
+    expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'interrupted', details: { signal: 'SIGTERM' } });
+    expect(existsSync(stagingOf(home)) ? readdirSync(stagingOf(home)) : []).toEqual([]);
+    expect(vaultTemps(home)).toEqual([]);
+    expect(listFiles(home.claudeDir)).toEqual([home.claudeSession]);
+    expect(sha256File(home.claudeSession)).toBe(source);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.json.receipt.completed).toBe(true);
+  });
+
+  it('a stop signal after the fork is published says it is there, and the same command finishes it', async () => {
+    home = demoHome();
+    const stopped = await runCli(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_publish:term' } });
+    expect(stopped.code).toBe(143);
+    const forks = listFiles(home.claudeDir).filter((f) => f !== home!.claudeSession);
+    expect(forks).toHaveLength(1);
+    expect(stopped.stderr.trim()).toBe(`gobstopper: interrupted by SIGTERM; ${forks[0]} was already published; run the same command again to finish its record and see how to resume it`);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.json.receipt).toMatchObject({ completed: true, path: forks[0] });
+    expect(listFiles(home.claudeDir).filter((f) => f !== home!.claudeSession)).toEqual(forks);
   });
 });
