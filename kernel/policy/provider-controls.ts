@@ -30,7 +30,16 @@ export function nativeControlOf(provider: string): string | null {
  */
 export function controlWords(provider: string | null, control: string): string {
   const native = provider === null ? null : nativeControlOf(provider);
-  if (native !== null && control === native) return native;
+  const named = native === null ? null : (TYPED_CONTROLS[provider as BuiltinProvider] ?? native);
+  if (native !== null && control === native) return named!;
   const quoted = `the strategy's words: ${JSON.stringify(control)}`;
-  return native === null ? quoted : `${native}; ${quoted}`;
+  return named === null ? quoted : `${named}; ${quoted}`;
 }
+
+/**
+ * How a person reaches a control that is an API method rather than something to type: Codex's
+ * `thread/compact/start` is what its app-server takes, and `/compact` what its prompt takes.
+ */
+const TYPED_CONTROLS: Partial<Record<BuiltinProvider, string>> = {
+  codex: '/compact at the Codex prompt, or thread/compact/start over its app-server',
+};

@@ -429,7 +429,7 @@ describe('plan', () => {
     expect(applied.stdout).toContain(`the plan asks the provider to compact with its own control (/compact; ${words}); run it in the session itself — no file is rewritten`);
     expect(applied.stdout).not.toMatch(/\(!curl|: !curl/);
     const codex = await runCli(['plan', DEMO_CODEX_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], home.env);
-    expect(codex.stdout).toContain(`ask the provider to compact with its own control (thread/compact/start; ${words})`);
+    expect(codex.stdout).toContain(`ask the provider to compact with its own control (/compact at the Codex prompt, or thread/compact/start over its app-server; ${words})`);
     expect(listFiles(home.claudeHome).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 
