@@ -16,6 +16,7 @@ import { requireReadableContext, requireResumableSession } from '../policy/conte
 import { CandidateTally } from '../policy/gated-candidates.js';
 import { viewOfPublication, type StaleReport } from '../publish/publications.js';
 import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
+import { checkEditsFitKind } from '../policy/strategy-kind.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -149,6 +150,10 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       runtime.host.offerItemsToFileStrategies(params.items).catch(() => undefined);
       runtime.host.offerItemsToScorer(scorerOf(params.policy), params.items).catch(() => undefined);
     };
+    const ofKind = <R extends { edits: T.Edit[]; plugin_id: string }>(result: R, kind: T.StrategyInfo['kind']): R => {
+      checkEditsFitKind(strategyId, result.plugin_id, kind, result.edits);
+      return result;
+    };
     // A scorer that fails reaches the strategy as an error answer, and the strategy's own failure
     // would then name the strategy: the scorer's failure is the one reported (blamed).
     let scorerFailure: unknown = null;
@@ -198,7 +203,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       return running.channel.request(StrategyPropose, { ...params, strategy_id: strategyId }, callbacks).then(
-        (result) => candidates.attach(credited({ ...result, plugin_id: running.bundle.manifest.id }, running.bundle.manifest.id)),
+        (result) => candidates.attach(ofKind(credited({ ...result, plugin_id: running.bundle.manifest.id }, running.bundle.manifest.id), info.kind)),
         (error: unknown) => {
           throw blamed(error);
         },
@@ -207,7 +212,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
     return strategy.propose(params).then(
-      (result) => candidates.attach(credited({ ...result, plugin_id: strategy.running.bundle.manifest.id }, strategy.running.bundle.manifest.id)),
+      (result) => candidates.attach(ofKind(credited({ ...result, plugin_id: strategy.running.bundle.manifest.id }, strategy.running.bundle.manifest.id), strategy.info.kind)),
       (error: unknown) => {
         throw blamed(error);
       },

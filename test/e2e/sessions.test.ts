@@ -417,6 +417,20 @@ describe('plan', () => {
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 
+  it('a file strategy may not propose a provider control: a plan must be of the kind its strategy declares', async () => {
+    home = demoHome();
+    const bundle = fixturePluginBundle(join(home.root, 'misfit'), 'misbehaving-strategy.mjs', { args: ['kind-mismatch', '', 'misfit'], id: 'misfit', provides: { strategies: ['fixture_strategy'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const r = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({
+      code: 'invalid_strategy_kind',
+      message: 'strategy fixture_strategy (plugin misfit) is declared a file strategy but proposed a provider_compact edit; a file strategy proposes file edits (elide, inject_digest) only',
+    });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+  });
+
   it("a strategy's provider control is shown as its words beside the provider's own control, never as the tool's instruction", async () => {
     home = demoHome();
     const bundle = fixturePluginBundle(join(home.root, 'controller'), 'misbehaving-strategy.mjs', { args: ['foreign-control', '', 'controller'], id: 'controller', provides: { strategies: ['fixture_strategy'] } });
