@@ -6,7 +6,7 @@
  */
 import { Console } from 'node:console';
 import { basename } from 'node:path';
-import { createMessageConnection, ErrorCodes, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
+import { ConnectionError, createMessageConnection, ErrorCodes, ResponseError, type CancellationToken, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import type * as T from '../schemas/generated/types.js';
 import { ItemsAhead, ItemsCache } from './items-cache.js';
 import * as P from './protocol.js';
@@ -113,10 +113,11 @@ type ProviderMethod = Exclude<keyof ProviderDefinition, 'info'>;
 /**
  * A handler's own bug (anything thrown but a PluginError or another JSON-RPC error): its stack goes
  * to stderr, which the host keeps, and the error answer names the file and line it was thrown at,
- * since that answer is what the host shows.
+ * since that answer is what the host shows. A connection the host closed while the handler still
+ * sent (items pieces, progress) is no bug, and nobody is left to answer.
  */
 export function handlerBug(error: unknown): unknown {
-  if (error instanceof ResponseError || !(error instanceof Error)) return error;
+  if (error instanceof ResponseError || error instanceof ConnectionError || !(error instanceof Error)) return error;
   process.stderr.write(`${error.stack ?? `${error.name}: ${error.message}`}\n`);
   const frame = /\n\s+at (?:.*? \()?(.+?):(\d+):\d+\)?(?:\n|$)/.exec(error.stack ?? '');
   const where = frame ? ` (at ${basename(frame[1]!)}:${frame[2]})` : '';
