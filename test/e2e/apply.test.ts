@@ -101,6 +101,11 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(claude.json.receipt.resume_command).toBe(`CLAUDE_CONFIG_DIR=${altClaude} claude --resume ${claude.json.receipt.path}`);
     const codex = await runJson(['apply', DEMO_CODEX_ID, '--codex-home', altCodex], home.env);
     expect(codex.json.receipt.resume_command).toBe(`CODEX_HOME=${altCodex} codex resume ${codex.json.receipt.output_session_id}`);
+    // Undo finds the session in the same home, and its restore resumes from there too.
+    const restored = await runJson(['undo', DEMO_CLAUDE_ID, '--claude-home', altClaude], home.env);
+    expect(restored.code).toBe(0);
+    expect(restored.json.receipt.path.startsWith(altClaude)).toBe(true);
+    expect(restored.json.receipt.resume_command).toBe(`CLAUDE_CONFIG_DIR=${altClaude} claude --resume ${restored.json.receipt.path}`);
   });
 
   it('a fork nobody has resumed yet is shown at its projected context, not its source\'s stale report', async () => {

@@ -3,19 +3,20 @@ import { withRuntime } from '../../services/runtime.js';
 import { undo, type UndoResult } from '../../services/undo.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Undo extends BaseCommand<UndoResult> {
   static override summary = 'Restore an archived snapshot into a new fork (never over an existing file).';
   static override description = `<target> is a session (its newest archived state is restored), a fork made by apply (the source it was made from is restored), a snapshot id from gobstopper history (16 or more hex characters, as show takes one; a receipt's snapshot_sha256 names its snapshot too), or a published fork's own retained snapshot (a receipt's output_manifest_sha256, which recall prints: the fork is restored). With --sha the snapshot must be one of <target>'s. The restored bytes get a new session id and are published beside the original; the current file, if it still exists, is archived first (as pre-undo) unless those bytes are in the vault already, and the id of its snapshot is printed. Undoing the same snapshot again returns the copy already restored while it is unchanged (under --json, reused: true) and writes nothing. On a terminal a status line shows which step is running.`;
   static override examples = ['<%= config.bin %> undo 7d3f', '<%= config.bin %> undo 7d3f --sha 9b1c04', '<%= config.bin %> undo 9b1c04e7…(64 hex)'];
   static override args = { target: Args.string({ description: 'Session id or prefix, fork id, transcript path, or snapshot id.', required: true }) };
-  static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session; a snapshot of another session is refused.' }) };
+  static override flags = { sha: Flags.string({ summary: 'Restore this snapshot (full id or unique prefix) of the session; a snapshot of another session is refused.' }), ...homeFlags };
 
   async run(): Promise<UndoResult> {
     const { args, flags } = await this.parse(Undo);
     const status = this.statusLine();
     status.show('undo: restoring the snapshot…');
-    const result = await withRuntime({}, (rt) => undo(rt, args.target, { sha: flags.sha, onStep: (step) => status.show(`undo: ${step} the restored copy…`) })).finally(() => status.clear());
+    const result = await withRuntime({ homes: providerHomes(flags) }, (rt) => undo(rt, args.target, { sha: flags.sha, onStep: (step) => status.show(`undo: ${step} the restored copy…`) })).finally(() => status.clear());
     const e = result.restored;
     this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, ${e.strategy}) of ${e.provider} ${e.session_id}`);
     // apply publishes forks, so the session named is often unchanged since its snapshot.
