@@ -12,7 +12,7 @@ import { readIndex } from './index-file.js';
 import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
-import { checkSessionSelector } from './selectors.js';
+import { checkSessionSelector, resolveShaPrefix } from './selectors.js';
 
 export const DEFAULT_RECALL_LIMIT = 20;
 export const MAX_RECALL_LIMIT = 100;
@@ -25,6 +25,8 @@ export interface RecallRequest {
   limit?: number;
   /** Only sessions whose id starts with this. */
   session?: string;
+  /** Only the snapshot this names (a unique prefix of at least 4 hex characters, or a full id). */
+  sha?: string;
 }
 
 function cardFields(digest: DigestBlock): string[] {
@@ -65,6 +67,8 @@ export async function recallCards(
   warn: (message: string) => void = () => undefined,
 ): Promise<RecallRow[]> {
   const { query, limit } = checkRequest(request);
+  // A snapshot asked for by id that is not there is an error, not an empty answer.
+  const only = request.sha === undefined ? null : await resolveShaPrefix(layout, request.sha);
   if (!(await vaultExists(layout))) return [];
   // Newest entry per snapshot labels it; newest snapshots are read first so a card repeated in
   // later archived states of the same session is reported from its newest one.
@@ -81,6 +85,7 @@ export async function recallCards(
   const entries = [...(await readIndex(layout)), ...published].sort((a, b) => a.ts - b.ts);
   for (const entry of entries.reverse()) {
     if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;
+    if (only !== null && entry.sha256 !== only) continue;
     if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
   }
   const prefilter = new LiteralPrefilter(STATE_CARD_MARKER);

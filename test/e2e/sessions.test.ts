@@ -503,6 +503,22 @@ describe('fork and undo', () => {
     expect(r.path).toContain(r.output_session_id);
   });
 
+  it('snapshot --label tags the archived state, as history and show report it; a label the index cannot hold writes nothing', async () => {
+    home = demoHome();
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const bad = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'before refactor'], home.env);
+    expect(bad.code).toBe(2);
+    expect(bad.json.error).toMatchObject({ code: 'invalid_label', message: `--label "before refactor" is not a label: use 1-128 letters, digits, '_', '.', ':' or '-'` });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    const archived = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'before-refactor'], home.env);
+    expect(archived.code).toBe(0);
+    expect(archived.json.entry.strategy).toBe('before-refactor');
+    const history = await runJson(['history', DEMO_CLAUDE_ID], home.env);
+    expect(history.json.map((e: { strategy: string }) => e.strategy)).toEqual(['before-refactor']);
+    const shown = await runJson(['show', archived.json.entry.sha256], home.env);
+    expect(shown.json.strategy).toBe('before-refactor');
+  });
+
   it('a session that ends in an unfinished line is not forked or restored: the client would glue its next record onto it', async () => {
     home = demoHome();
     const archived = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);

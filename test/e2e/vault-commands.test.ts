@@ -185,6 +185,13 @@ describe('vault commands (built CLI)', () => {
     expect(warned.stderr).toMatch(/^warning: .*aaaaaaaa.*the state cards of published forks are left out of this answer\n$/s);
     expect((await cli('recall', '--query', 'database', '--json')).stderr).toContain('the state cards of published forks are left out of this answer');
     rmSync(damaged);
+    // --sha keeps to one snapshot: the card is in the second, not the first; an unknown one is an error.
+    expect(await json(V.validateRecallCommandOutput, 'recall', '--sha', second.slice(0, 12))).toEqual([expect.objectContaining({ snapshot_sha: second })]);
+    expect(await json(V.validateRecallCommandOutput, 'recall', '--sha', first)).toEqual([]);
+    expect((await cli('recall', '--sha', first)).stdout).toBe(`no state-card digests found in the vault in snapshot ${first}\n`);
+    const unknown = await cli('recall', '--sha', 'abcdef0123', '--json');
+    expect(unknown.code).not.toBe(0);
+    expect(JSON.parse(unknown.stdout).error.code).toBe('snapshot_not_found');
 
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
     expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });
@@ -217,12 +224,12 @@ describe('vault commands (built CLI)', () => {
     expect(statSync(log).isDirectory()).toBe(true);
   });
 
-  it('prune previews by default and deletes only with --apply', async () => {
+  it('prune previews by default and deletes only with --apply (or the original\'s --yes)', async () => {
     const preview = await json<{ dropped_entries: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1');
     expect(preview).toMatchObject({ dropped_entries: 1, dry_run: true });
     expect((await cli('prune', '--keep', '1')).stdout).toContain('dry run only: rerun with --apply');
     expect(await json<unknown[]>(V.validateVaultCommandOutput, 'vault')).toHaveLength(2);
-    const applied = await json<{ dropped_entries: number; manifests_removed: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1', '--apply');
+    const applied = await json<{ dropped_entries: number; manifests_removed: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1', '--yes');
     expect(applied).toMatchObject({ dropped_entries: 1, manifests_removed: 1, dry_run: false });
     expect((await json<Array<{ sha256: string }>>(V.validateVaultCommandOutput, 'vault')).map((e) => e.sha256)).toEqual([second]);
   });

@@ -23,7 +23,7 @@ export default class Prune extends BaseCommand<PruneResult> {
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
   static override flags = {
     keep: Flags.integer({ description: 'Archived states to keep per stream.', default: DEFAULT_PRUNE_KEEP }),
-    apply: Flags.boolean({ description: 'Actually delete (otherwise only report).', default: false }),
+    apply: Flags.boolean({ description: 'Actually delete (otherwise only report). --yes is taken for it too.', aliases: ['yes'], default: false }),
     'include-unindexed': Flags.boolean({
       description: 'Also delete snapshots that have no index line and that no receipt or pin references: the bytes of a failed apply\'s candidate, a snapshot interrupted before its line. Only when no index line was lost.',
       default: false,

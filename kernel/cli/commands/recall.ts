@@ -34,18 +34,19 @@ export default class Recall extends BaseCommand<RecallResult> {
     'Looks for state cards (the digests a compaction leaves in a session) in every archived snapshot, whatever the provider. ' +
     'With --query, cards are ranked by case-insensitive occurrences of the query across their fields and cards without it are dropped; ties go to the newest. ' +
     'A card archived in several states of a session is listed once, from its newest snapshot.';
-  static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json'];
+  static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json', '<%= config.bin %> recall --sha 3f9c0a5e'];
   static override flags = {
     query: Flags.string({ description: 'Words to rank cards by (case-insensitive).' }),
     limit: Flags.integer({ description: `Cards to show (1-${MAX_RECALL_LIMIT}).`, default: DEFAULT_RECALL_LIMIT }),
     session: Flags.string({ description: 'Only sessions whose id starts with this.' }),
+    sha: Flags.string({ description: 'Only this snapshot: its full id or a unique prefix of at least 4 hex characters (history and vault list them).' }),
   };
 
   async run(): Promise<RecallResult> {
     const { flags } = await this.parse(Recall);
-    const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session }, process.env, (w) => this.warning(w));
+    const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session, sha: flags.sha }, process.env, (w) => this.warning(w));
     if (rows.length === 0) {
-      const scope = flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
+      const scope = flags.sha !== undefined ? ` in snapshot ${flags.sha}` : flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
       this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
       return rows;
     }

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { withRuntime } from '../../services/runtime.js';
 import { snapshotSession } from '../../services/snapshot.js';
 import { BaseCommand } from '../base-command.js';
@@ -9,13 +9,16 @@ type SnapshotResult = Awaited<ReturnType<typeof snapshotSession>>;
 export default class Snapshot extends BaseCommand<SnapshotResult> {
   static override summary = 'Archive a session into the vault without compacting it.';
   static override description = `Stores the exact bytes of the transcript as deduplicated 1 MiB chunks (an appended session reuses every unchanged chunk), reads them back to check, and records the snapshot in the vault index. Nothing else is written. A session its client is writing to is read up to three times in all, until one read finds it unchanged from start to end.`;
-  static override examples = ['<%= config.bin %> snapshot 7d3f'];
+  static override examples = ['<%= config.bin %> snapshot 7d3f', '<%= config.bin %> snapshot 7d3f --label before-refactor'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
-  static override flags = { ...homeFlags };
+  static override flags = {
+    label: Flags.string({ summary: 'Tag for the index line, shown by vault, history, show and undo (default snapshot; letters, digits, _ . : -).' }),
+    ...homeFlags,
+  };
 
   async run(): Promise<SnapshotResult> {
     const { args, flags } = await this.parse(Snapshot);
-    const result = await withRuntime({ homes: providerHomes(flags) }, (rt) => snapshotSession(rt, args.session));
+    const result = await withRuntime({ homes: providerHomes(flags) }, (rt) => snapshotSession(rt, args.session, flags.label));
     this.say(`archived ${result.session.provider} ${result.session.session_id}: ${result.entry.sha256}`);
     this.say(`${result.entry.bytes.toLocaleString('en-US')} bytes, ${result.entry.record_count} records, ${result.new_chunk_bytes.toLocaleString('en-US')} bytes of new chunks`);
     return result;
