@@ -13,6 +13,7 @@ import { vaultDamaged } from '../vault/errors.js';
 import { ensureVault, type VaultLayout } from '../vault/layout.js';
 import { MAX_RECEIPT_BYTES } from '../vault/limits.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
+import { holderText, removalAdvice } from '../vault/process-stamp.js';
 import { checkPrivateDir, FileTooLargeError, fsyncDir, publishNewPrivateFile, readPrivateFile, replacePrivateFile, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
 
@@ -167,6 +168,17 @@ export async function discardPendingReceipt(layout: VaultLayout, receipt: Operat
 }
 
 /**
+ * A second run refused because the lock of the same work is held: who holds it, the lock file, and
+ * that the file may go when no gobstopper runs (a run killed on another boot, or on another machine
+ * sharing the vault, leaves one that only a person can judge).
+ */
+function alreadyRunning(code: string, what: string, error: LockBusyError, details: Record<string, unknown>): GobstopperError {
+  const by = error.holder ? ` as ${holderText(error.holder)}` : '';
+  const advice = removalAdvice([error.holder], { wait: 'wait for it to finish, then run the command again' });
+  return new GobstopperError(code, `${what} is already running${by} (${error.lockPath}); ${advice}`, { details: { ...details, lock: error.lockPath } });
+}
+
+/**
  * Takes the per-operation lock without waiting: a second run of the same operation at the same
  * time gets a clear "already running" error instead of racing the first.
  */
@@ -175,12 +187,27 @@ export async function lockOperation(layout: VaultLayout, operation: string): Pro
   try {
     return await FileLock.acquire(join(layout.operations, `${operation}.lock`), { waitMs: 0, what: `operation ${operation.slice(0, 16)}` });
   } catch (error) {
-    if (error instanceof LockBusyError) {
-      const by = error.holder ? ` (process ${error.holder.pid})` : '';
-      throw new GobstopperError('operation_running', `operation ${operation.slice(0, 16)} is already running${by}; wait for it to finish, then run the command again`, {
-        details: { operation, lock: error.lockPath },
-      });
-    }
+    if (error instanceof LockBusyError) throw alreadyRunning('operation_running', `operation ${operation.slice(0, 16)}`, error, { operation });
+    throw error;
+  }
+}
+
+/** How long an undo waits for another undo of the same file: a restore takes seconds, not minutes. */
+export const RESTORE_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Serialises the restores of one file. Each restore gets a fresh id, so two undos started together
+ * would each find no earlier restore and publish one apiece; the second waits for the first instead
+ * and then finds its copy. One still running after the wait is refused like a second apply.
+ */
+export async function lockRestores(layout: VaultLayout, provider: string, sourcePath: string, waitMs = RESTORE_LOCK_WAIT_MS): Promise<FileLock> {
+  await ensureVault(layout);
+  const key = sha256OfJson({ kind: 'restore', provider, source_path: sourcePath });
+  const what = `an undo of ${sourcePath}`;
+  try {
+    return await FileLock.acquire(join(layout.operations, `restore-${key}.lock`), { waitMs, what });
+  } catch (error) {
+    if (error instanceof LockBusyError) throw alreadyRunning('undo_running', what, error, { path: sourcePath });
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { vaultDamaged } from '../vault/errors.js';
-import { listReceipts, publishedEntry, sha256OfJson } from '../publish/receipt.js';
+import { listReceipts, lockRestores, publishedEntry, sha256OfJson } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
@@ -45,7 +45,9 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
     await manifestOfEntry(layout, line);
     return;
   }
-  throw usageError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
+  // Which session a snapshot belongs to is the vault's answer, not a mistake in how it was asked:
+  // an error (exit 1), as a snapshot that is not there is.
+  throw new GobstopperError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
 }
 
 /** Labels of snapshots that are not a state a user would undo to. */
@@ -144,6 +146,16 @@ async function archivedAsIs(layout: VaultLayout, path: string): Promise<string |
 }
 
 async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
+  // Another undo of the same file publishes its copy first; this one then finds it below.
+  const lock = await lockRestores(layout, entry.provider, entry.path);
+  try {
+    return await restoreLocked(runtime, layout, entry, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
   // Only while the current file is archived too (or gone): a changed one is archived by a new restore.
   const earlier = await unchangedRestore(layout, entry);
   if (earlier) {

@@ -1,19 +1,21 @@
 /**
- * Cross-process exclusive locks as files created with O_EXCL. The file records who holds it (pid and
- * host), so a lock left behind by a crashed process is recognised and broken, and a live holder is
- * named in the "busy" message. Breaking goes through a second `<lock>.break` file so two processes
+ * Cross-process exclusive locks as files created with O_EXCL. The file records who holds it (pid,
+ * host and, where the system tells, boot and start time: see process-stamp.ts), so a lock left
+ * behind by a crashed process is recognised and broken even once its pid is reused, and a live holder
+ * is named in the "busy" message. Breaking goes through a second `<lock>.break` file so two processes
  * that both find the same stale lock cannot delete a fresh one the other has just taken.
  */
-import { hostname } from 'node:os';
 import { lstat, readFile, unlink } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import { GobstopperError } from '../errors.js';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.js';
 import { insecureVault } from './errors.js';
 import { createExclusive } from './private-fs.js';
+import { currentStamp, holderText, removalAdvice, stampFields, stampGone, type ProcessStamp } from './process-stamp.js';
 
-export interface LockHolder {
-  pid: number;
-  host: string;
+export { processAlive } from './process-stamp.js';
+
+export interface LockHolder extends ProcessStamp {
   ts: number;
 }
 
@@ -37,28 +39,18 @@ export class LockBusyError extends GobstopperError {
     readonly holder: LockHolder | null,
     what: string,
   ) {
-    const by = holder ? ` by process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}` : '';
-    super('lock_busy', `${what} is locked${by} (${lockPath}); wait for it to finish, or remove the file if no gobstopper process is running`, {
+    const by = holder ? ` by ${holderText(holder)}` : '';
+    super('lock_busy', `${what} is locked${by} (${lockPath}); ${removalAdvice([holder])}`, {
       details: { lock: lockPath, ...(holder ? { pid: holder.pid } : {}) },
     });
   }
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function parseHolder(text: string): LockHolder | null {
   try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
+    const value = JSON.parse(text) as Record<string, unknown>;
     if (typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid > 0 && typeof value.host === 'string' && typeof value.ts === 'number') {
-      return { pid: value.pid, host: value.host, ts: value.ts };
+      return { pid: value.pid, host: value.host, ts: value.ts, ...stampFields(value) };
     }
   } catch {
     // Torn or foreign content: judged by age below.
@@ -88,18 +80,24 @@ async function observe(path: string): Promise<Observed | null> {
 
 function isStale(seen: Observed): boolean {
   if (seen.holder === null) return Date.now() - seen.mtimeMs > UNREADABLE_STALE_MS;
-  // A holder on another host cannot be probed; only a person can judge it.
-  if (seen.holder.host !== hostname()) return false;
-  if (seen.holder.pid === process.pid) return false;
-  return !processAlive(seen.holder.pid);
+  // A holder on another host cannot be probed; only a person can judge it (the message says so).
+  return stampGone(seen.holder);
 }
 
+/**
+ * Creates the lock file `path` for this process. A stop signal (Ctrl-C) ends the process without
+ * the releases its `finally` blocks would run, so the file is also removed on the way out; it is
+ * noted before the create, since a signal can land between the file's creation and the code after
+ * the await. The note is dropped again when the create fails or the lock is released (unlinkOwn).
+ */
 async function tryCreate(path: string): Promise<LockHolder | null> {
-  const holder: LockHolder = { pid: process.pid, host: hostname(), ts: Date.now() };
+  const holder: LockHolder = { ...currentStamp(), ts: Date.now() };
+  const forget = removeOnExit(path);
   let handle;
   try {
     handle = await createExclusive(path);
   } catch (error) {
+    forget();
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
     throw error;
   }
@@ -133,8 +131,17 @@ async function breakStale(path: string, seen: Observed): Promise<boolean> {
       () => false,
     );
   } finally {
-    await unlink(breaker).catch(() => undefined);
+    await unlinkOwn(breaker);
   }
+}
+
+/**
+ * Removes a lock file this process created. It stops being removed at exit first: once it is gone,
+ * another process may take the same name, and an exit hook must not remove that one's lock.
+ */
+async function unlinkOwn(path: string): Promise<void> {
+  keepOnExit(path);
+  await unlink(path).catch(() => undefined);
 }
 
 /** Removes the lock at `path` when its holder is gone (as acquiring it would); true when removed. */
@@ -172,9 +179,8 @@ export class FileLock {
     if (this.released) return;
     this.released = true;
     const seen = await observe(this.path);
-    if (seen?.holder && seen.holder.pid === this.holder.pid && seen.holder.ts === this.holder.ts && seen.holder.host === this.holder.host) {
-      await unlink(this.path).catch(() => undefined);
-    }
+    if (seen?.holder && seen.holder.pid === this.holder.pid && seen.holder.ts === this.holder.ts && seen.holder.host === this.holder.host) await unlinkOwn(this.path);
+    else keepOnExit(this.path);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * `prune`: keep the newest N archived states of each (provider, path, session_id) stream plus every
- * snapshot a receipt or pin references, then remove the snapshots this prune dropped from the index
+ * snapshot a receipt or pin references (a pending receipt no run will finish is removed instead:
+ * see publish/abandoned.ts), then remove the snapshots this prune dropped from the index
  * and the chunks no remaining snapshot uses. A snapshot with no index line at all is never removed:
  * its line may have been lost (a damaged index repaired by deleting the line, an index emptied by
  * hand), and prune cannot tell that from one it is done with; `--include-unindexed` removes them.
@@ -13,6 +14,7 @@ import { lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PruneCommandOutput } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
+import { judgeReceipts, type Settlement } from '../publish/abandoned.js';
 import { listReceipts } from '../publish/receipt.js';
 import { withExclusiveCustody } from './custody.js';
 import { vaultDamaged } from './errors.js';
@@ -68,10 +70,20 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
   // vault could not be previewed) and clears dead snapshotters' holds. A snapshot in progress may
   // show in it as an unindexed one.
   const guarded = (body: () => Promise<PruneCommandOutput>) => (apply ? withExclusiveCustody(layout, () => withIndexLock(layout, body)) : body());
+  // Holds the operation locks of the receipts it judged until the prune is over.
+  let judged: Settlement | undefined;
   return guarded(async () => {
     const entries = await readIndex(layout);
+    const receipts = await listReceipts(layout);
+    // A pending receipt no run will finish references nothing: its snapshot falls under the
+    // keep-newest rule, and its never-published candidate goes as a snapshot dropped on purpose.
+    // Judged now and settled below, so a damaged vault still stops the prune before any change.
+    judged = await judgeReceipts(layout, receipts, { lock: apply });
+    const abandoned = new Set(judged.abandoned.map((r) => r.operation));
+    const abandonedOutputs = new Set(judged.abandoned.map((r) => r.output_manifest_sha256));
     const referenced = new Set<string>();
-    for (const receipt of await listReceipts(layout)) {
+    for (const receipt of receipts) {
+      if (abandoned.has(receipt.operation)) continue;
       referenced.add(receipt.snapshot_manifest_sha256);
       referenced.add(receipt.output_manifest_sha256);
     }
@@ -106,7 +118,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
     const deadManifests: string[] = [];
     for (const sha of stored) {
       const { manifest } = await loadManifest(layout, sha, env);
-      const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha);
+      const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha) && !abandonedOutputs.has(sha);
       if (keptUnindexed) unindexed.push(sha);
       if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
       else deadManifests.push(sha);
@@ -137,6 +149,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
 
     if (apply) {
       if (deadManifests.length > 0) await writePruneJournal(layout, deadManifests);
+      // Before any line or file goes: a receipt must never name a snapshot that is gone.
+      await judged.settle();
       if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
       for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
       // Temp files are leftovers of interrupted writes: no writer can be running now.
@@ -160,5 +174,5 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       dry_run: !apply,
       keep,
     };
-  });
+  }).finally(() => judged?.release());
 }

@@ -159,6 +159,15 @@ describe('an interrupted apply leaves nothing half-made behind', () => {
       const dir = join(h.dataHome, 'gobstopper', 'vault', d);
       return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.tmp-')) : [];
     });
+  // A lock or a custody hold left behind would make the next run wait for a process that is gone.
+  const locksAndHolds = (h: NonNullable<typeof home>) => {
+    const vault = join(h.dataHome, 'gobstopper', 'vault');
+    const custody = join(vault, 'custody');
+    return [
+      ...(existsSync(custody) ? readdirSync(custody) : []),
+      ...['', 'operations'].flatMap((d) => (existsSync(join(vault, d)) ? readdirSync(join(vault, d)).filter((n) => n.endsWith('.lock')) : [])),
+    ];
+  };
 
   it.each(['staging.after_create', 'vault.after_read'])('a stop signal at %s removes the staged fork and every temp file, and the next apply completes', async (step) => {
     home = demoHome();
@@ -168,6 +177,7 @@ describe('an interrupted apply leaves nothing half-made behind', () => {
     expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'interrupted', details: { signal: 'SIGTERM' } });
     expect(existsSync(stagingOf(home)) ? readdirSync(stagingOf(home)) : []).toEqual([]);
     expect(vaultTemps(home)).toEqual([]);
+    expect(locksAndHolds(home)).toEqual([]);
     expect(listFiles(home.claudeDir)).toEqual([home.claudeSession]);
     expect(sha256File(home.claudeSession)).toBe(source);
     const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,8 +101,12 @@ describe('prune', () => {
   it('keeps what a receipt or a pin references, even past the newest N', async () => {
     const a = await history('a', 4);
     const outputPath = writeSession(home.sessions, 'out.jsonl', '{"type":"user","fork":true}\n');
+    // A pending receipt whose source is unchanged since: a rerun would finish it, so it still counts.
+    const source = join(home.sessions, 'a.jsonl');
+    const sourceSha256 = createHash('sha256').update(readFileSync(source)).digest('hex');
+    const sourceBytes = statSync(source).size;
     const output = await storeRetained(home.layout, outputPath, {}, async (stored) => {
-      const identity = { kind: 'compact' as const, provider: 'codex', source_path: join(home.sessions, 'a.jsonl'), source_sha256: 'a'.repeat(64), inputs_sha256: 'b'.repeat(64) };
+      const identity = { kind: 'compact' as const, provider: 'codex', source_path: source, source_sha256: sourceSha256, inputs_sha256: 'b'.repeat(64) };
       const receipt: OperationReceipt = {
         schema_version: 3,
         operation: operationId(identity),
@@ -110,10 +115,10 @@ describe('prune', () => {
         output_session_id: 'fork-1',
         path: join(home.sessions, 'fork.jsonl'),
         output_sha256: stored.sourceSha256,
-        bytes_before: 100,
+        bytes_before: sourceBytes,
         bytes_after: stored.bytes,
-        reclaimed_bytes: 100 - stored.bytes,
-        snapshot_sha256: 'a'.repeat(64),
+        reclaimed_bytes: Math.max(0, sourceBytes - stored.bytes),
+        snapshot_sha256: sourceSha256,
         snapshot_manifest_sha256: a[0]!,
         output_manifest_sha256: stored.manifestSha256,
         strategy: 'elide',
