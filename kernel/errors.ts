@@ -18,7 +18,11 @@ export class GobstopperError extends Error {
   }
 }
 
-/** A usage error: bad flags, bad arguments, an unknown id. Exit 2. */
+/**
+ * A usage error: bad flags, bad arguments, an unknown id. Exit 2. Only for what the command line
+ * gets wrong on its face; what the data answers (a record past the end, a snapshot of another
+ * session) is an error, exit 1, however it was asked for.
+ */
 export function usageError(code: string, message: string, details?: Record<string, unknown>): GobstopperError {
   return new GobstopperError(code, message, { exit: 2, details });
 }

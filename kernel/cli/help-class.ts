@@ -3,7 +3,8 @@
  * topic but still lists its commands; its own `plugins` installer is hidden so that `gobstopper
  * plugin` (bundles) is the one a reader finds. `gobstopper plugins --help` still answers.
  */
-import { Help, type Command, type Interfaces } from '@oclif/core';
+import { Help, toConfiguredId, type Command, type Interfaces } from '@oclif/core';
+import type { HelpCommandEntry } from '../../schemas/generated/types.js';
 
 /** Whether a command belongs to a hidden group (a hidden topic), unless `asked` names that group. */
 export function inHiddenGroup(config: Interfaces.Config, commandId: string, asked = ''): boolean {
@@ -11,8 +12,38 @@ export function inHiddenGroup(config: Interfaces.Config, commandId: string, aske
   return config.topics.some((t) => t.hidden && t.name === group && !asked.startsWith(t.name));
 }
 
+/** Visible commands whose id is `id` or starts with its words, sorted: the listing `help --json` gives. */
+export function commandsUnder(config: Interfaces.Config, id: string): HelpCommandEntry[] {
+  // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
+  return config.commands
+    .filter((c) => !c.hidden && !inHiddenGroup(config, c.id, id) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
+    .map((c) => ({ command: toConfiguredId(c.id, config), summary: c.summary ?? (c.description ?? '').split('\n')[0] ?? '' }))
+    .sort((a, b) => a.command.localeCompare(b.command));
+}
+
+/**
+ * Whether the command line is a bare topic with --json (`gobstopper plugin --json`). oclif answers a
+ * topic with its help before any command runs, so no command ever sees that --json.
+ */
+function bareTopicWithJson(config: Interfaces.Config, argv: readonly string[]): boolean {
+  if (argv.length !== 1 || config.findCommand(argv[0]!) || !config.findTopic(argv[0]!)) return false;
+  const typed = process.argv.slice(2);
+  const flags = typed.includes('--') ? typed.slice(0, typed.indexOf('--')) : typed;
+  // `plugin --help --json` asked for the help, as `plan --help --json` does.
+  return flags.includes('--json') && !flags.some((f) => f === '--help' || f === '-h');
+}
+
 export default class GobstopperHelp extends Help {
   protected override get sortedCommands(): Command.Loadable[] {
     return super.sortedCommands.filter((c) => !inHiddenGroup(this.config, c.id));
+  }
+
+  /** A bare topic with --json answers as `help <topic> --json` does: the topic's commands, one JSON object. */
+  override async showHelp(argv: string[]): Promise<void> {
+    if (bareTopicWithJson(this.config, argv)) {
+      process.stdout.write(JSON.stringify({ commands: commandsUnder(this.config, argv[0]!) }, null, 2) + '\n');
+      return;
+    }
+    await super.showHelp(argv);
   }
 }

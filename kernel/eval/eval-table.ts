@@ -4,6 +4,7 @@
  */
 import type { EvalCommandResult, EvalRow, MissedProbe } from '../../schemas/generated/types.js';
 import { PROBE_KINDS } from './probe-scan.js';
+import { scoreText } from './plan-metrics.js';
 import { formatInt, formatPct } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
 import { renderTable, type Align, type TableOptions } from '../text/table.js';
@@ -88,6 +89,11 @@ function missedProbes(result: EvalCommandResult, width: number | undefined): str
   return lines.length > 0 ? ['', ...wrapText('first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', width), ...lines] : [];
 }
 
+/** As auto's rationale prints a score (small ones keep three digits), with thousands separators once whole. */
+function bestScore(score: number): string {
+  return score >= 100 ? formatInt(score) : scoreText(score);
+}
+
 export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`, options.width),
@@ -129,7 +135,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   const best = result.rows.find((r) => r.best);
   if (best) {
     lines.push(
-      `pareto best: ${best.strategy} score=${formatInt(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`,
+      `pareto best: ${best.strategy} score=${bestScore(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`,
     );
   } else lines.push('pareto best: none (no strategy produced a clean file rewrite)');
   // before/after count the whole context as the client last reported it (system prompt and tools

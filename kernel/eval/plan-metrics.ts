@@ -48,4 +48,4 @@ export function prefixTokens(plan: CompactionPlan, items: readonly TranscriptIte
   return hostPrefixTokens(items, plan.edits, plan.context_tokens_before);
 }
 
-export { cachePreservationScore } from '../../sdk/strategy/cache-score.js';
+export { cachePreservationScore, scoreText } from '../../sdk/strategy/cache-score.js';

@@ -230,6 +230,18 @@ export interface EvalResultInput {
   keep_recent_tool_outputs: number;
 }
 
+/**
+ * With no probe in the protected tail, every scored row's tail_intact is true with nothing checked:
+ * the table shows no verdict, and this says why beside the JSON's vacuous true.
+ */
+function tailWarnings(baseline: EvalBaseline, rows: readonly EvalRow[]): string[] {
+  if (!rows.some((r) => r.probe_score)) return [];
+  const start = baseline.tail_start_line;
+  if (start !== null && baseline.probes.probes.some((p) => p.line_index >= start)) return [];
+  const where = start === null ? '' : ` (line ${start + 1} on)`;
+  return [`no probe was sampled in the protected tail${where}, so the tail check is vacuous: tail_intact is true with nothing in the tail to lose`];
+}
+
 /** The `eval --json` result: rows in the order given, the best one marked. */
 export function buildEvalResult(input: EvalResultInput, baseline: EvalBaseline, rows: EvalRow[]): EvalCommandResult {
   const best = markBestRow(rows);
@@ -246,5 +258,6 @@ export function buildEvalResult(input: EvalResultInput, baseline: EvalBaseline, 
     probes_total: baseline.probes.probes.length,
     rows,
     best_strategy: best >= 0 ? rows[best]!.strategy : null,
+    warnings: tailWarnings(baseline, rows),
   };
 }

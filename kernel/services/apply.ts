@@ -37,6 +37,7 @@ const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 
 export type ApplyResult =
   | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
+  /** A provider_compact plan: the control to run; nothing is written. (A cache_edit plan is refused.) */
   | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string }
   | {
       status: 'applied';
@@ -69,12 +70,11 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   // Refused before anything else, even a hand-off to the client's own compaction: a live session's
   // client owns it until told otherwise.
   if (planned.active && !options.allowLive) throw sessionLive(session.session_id);
-  const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
+  const cacheEdit = outcome.plan.edits.find((e) => e.op === 'cache_edit');
+  if (cacheEdit) throw cacheEditRefused(outcome.plan.strategy, cacheEdit.tool_use_ids.length);
+  const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact');
   if (controlEdit) {
-    const message =
-      controlEdit.op === 'provider_compact'
-        ? `the plan asks the provider to compact with its own control (${controlWords(session.provider, controlEdit.control)}); run it in the session itself — no file is rewritten`
-        : `the plan is a Claude cache edit of ${controlEdit.tool_use_ids.length} tool results, applied by Claude Code at the API layer; no file is rewritten`;
+    const message = `the plan asks the provider to compact with its own control (${controlWords(session.provider, controlEdit.control)}); run it in the session itself — no file is rewritten`;
     return { status: 'provider_control', session, plan: outcome, message };
   }
 
@@ -98,6 +98,18 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * A cache edit drops tool results at Claude Code's API layer, and nothing hands Claude Code the
+ * edits: reporting it as applied would claim a saving that never happens. plan still shows it.
+ */
+function cacheEditRefused(strategy: string, ids: number): GobstopperError {
+  return new GobstopperError(
+    'cache_edit_unsupported',
+    `apply cannot carry out a cache edit (${strategy}: ${ids} tool result${ids === 1 ? '' : 's'} to drop at Claude Code's API layer): nothing hands the edits to Claude Code, so nothing was written; --strategy elide (or another file strategy) prepares a fork, --strategy sawtooth names the client's own compaction`,
+    { details: { strategy, tool_use_ids: ids } },
+  );
 }
 
 function sessionLive(session: string, cause?: unknown): GobstopperError {

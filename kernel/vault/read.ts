@@ -73,9 +73,11 @@ function capture(acc: RecordAccumulator, piece: Buffer): void {
 
 function finishPage(sha: string, sourceSha256: string, record: number, recordSha256: string, recordBytes: number, w: Window): ReadSnapshotCommandOutput {
   const { offset, maxBytes } = w;
-  if (offset > recordBytes) throw usageError('invalid_offset', `--offset ${offset} is past the end of record ${record} (${recordBytes} bytes)`);
+  // Past the end or inside a character is a fact of this record, not of how the flag was written:
+  // an error (exit 1), as a record that does not exist is.
+  if (offset > recordBytes) throw new GobstopperError('invalid_offset', `--offset ${offset} is past the end of record ${record} (${recordBytes} bytes)`);
   const at = (i: number) => w.bytes[i - offset]!;
-  if (offset < recordBytes && isContinuation(at(offset))) throw usageError('invalid_offset', `--offset ${offset} is inside a UTF-8 character; use an offset a previous page returned`);
+  if (offset < recordBytes && isContinuation(at(offset))) throw new GobstopperError('invalid_offset', `--offset ${offset} is inside a UTF-8 character; use an offset a previous page returned`);
   let end = Math.min(offset + maxBytes, recordBytes);
   if (end < recordBytes) {
     while (end > offset && isContinuation(at(end))) end -= 1;

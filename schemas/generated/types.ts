@@ -631,6 +631,10 @@ export interface DiffCommandOutput {
   removed_by_type: RecordTypeCounts;
   type_summary_a: RecordTypeCounts;
   type_summary_b: RecordTypeCounts;
+  /**
+   * Set (diff always prints it) when one snapshot is what gobstopper published from the other: every record of the published one carries the new session id, so records that differ only by it count as added and removed. Null for any other pair.
+   */
+  publication?: DiffPublication | null;
 }
 /**
  * Record count per top-level JSON type field; unknown when absent, not a string, or not JSON.
@@ -640,6 +644,25 @@ export interface DiffCommandOutput {
  */
 export interface RecordTypeCounts {
   [k: string]: number;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "DiffPublication".
+ */
+export interface DiffPublication {
+  /**
+   * Which snapshot is the published one; the other is its source.
+   */
+  published: "a" | "b";
+  kind: OperationKind;
+  /**
+   * Why a snapshot was taken: a strategy id, or a label such as snapshot, pre-undo, post-compact, fork, restore.
+   */
+  strategy: string;
+  /**
+   * A provider session id.
+   */
+  record_session_id: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -790,6 +813,10 @@ export interface EvalCommandResult {
    * The row marked best, or null when no row is a valid rewrite.
    */
   best_strategy: string | null;
+  /**
+   * What makes a column claim less than it seems to, one line each (eval prints them as warnings): rows were scored but no probe was sampled in the protected tail, so their tail_intact is true only vacuously.
+   */
+  warnings: string[];
   /**
    * Why --rehearse could not run the real client (not installed, unsupported provider); null when it ran or was not asked for.
    */
@@ -1877,7 +1904,7 @@ export interface ApplyNoPlan {
   outcome: PlanCommandNoPlan;
 }
 /**
- * The plan is a provider control (provider_compact or cache_edit): nothing is written; message says what to run.
+ * The plan is the provider's own compaction (provider_compact): nothing is written; message says what to run. A cache_edit plan is refused (cache_edit_unsupported).
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ApplyProviderControl".

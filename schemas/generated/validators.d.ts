@@ -29,6 +29,7 @@ export declare const validateDetectOutput: GeneratedValidator;
 export declare const validateDetectPublication: GeneratedValidator;
 export declare const validateDetectRow: GeneratedValidator;
 export declare const validateDiffCommandOutput: GeneratedValidator;
+export declare const validateDiffPublication: GeneratedValidator;
 export declare const validateDigestBlock: GeneratedValidator;
 export declare const validateDiscoveredSession: GeneratedValidator;
 export declare const validateDiscoveryConfig: GeneratedValidator;

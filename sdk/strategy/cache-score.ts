@@ -10,3 +10,11 @@ export const PREFIX_EXPONENT = 3;
 export function cachePreservationScore(saved: number, prefixTokens: number, before: number): number {
   return saved * (prefixTokens / Math.max(1, before)) ** PREFIX_EXPONENT;
 }
+
+/**
+ * A score with enough digits to rank by: the prefix ratio is cubed, so a plan that keeps little of
+ * the prefix scores well below 1, where whole numbers would print every candidate as 0.
+ */
+export function scoreText(score: number): string {
+  return score >= 100 || score === 0 ? score.toFixed(0) : String(Number(score.toPrecision(3)));
+}

@@ -384,6 +384,26 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(snapshotOfStores(home)).toEqual(before);
   });
 
+  it('refuses a cache-edit plan, which nothing hands to Claude Code: one clear error, nothing written; plan still shows it', async () => {
+    home = demoHome();
+    const before = snapshotOfStores(home);
+    const refused = await runJson(['apply', DEMO_CLAUDE_ID, '--strategy', 'cache_edits'], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toEqual({
+      ok: false,
+      error: { code: 'cache_edit_unsupported', message: expect.stringContaining('apply cannot carry out a cache edit (cache_edits: '), details: { strategy: 'cache_edits', tool_use_ids: expect.any(Number) } },
+    });
+    const human = await runCli(['apply', DEMO_CLAUDE_ID, '--strategy', 'cache_edits'], home.env);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr.trim().split('\n')).toEqual([`gobstopper: ${refused.json.error.message}`]);
+    expect(snapshotOfStores(home)).toEqual(before);
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+    const planned = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'cache_edits'], home.env);
+    expect(planned.code).toBe(0);
+    expect(planned.json.plan.edits.map((e: { op: string }) => e.op)).toEqual(['cache_edit']);
+  });
+
   it('below the trigger is a successful no-plan, and nothing is written', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 5000000\nfloor_tokens = 8000\n');
     const before = snapshotOfStores(home);

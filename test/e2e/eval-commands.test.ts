@@ -197,7 +197,10 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     for (const r of codexEval.rows.filter((x) => x.credited_strategy)) expect(body.join('\n')).toContain(`${r.strategy}→${r.credited_strategy}`);
     expect(body.find((l) => l.startsWith('*'))).toContain(` ${codexEval.best_strategy} `);
     expect(body.find((l) => / sawtooth /.test(l))).toContain('provider control');
-    expect(lines).toContain(`pareto best: ${codexEval.best_strategy} score=${Math.round(row(codexEval, codexEval.best_strategy!).score!).toLocaleString('en-US')} prefix=${row(codexEval, codexEval.best_strategy!).prefix_tokens.toLocaleString('en-US')} reclaimed=${row(codexEval, codexEval.best_strategy!).est_reclaimed.toLocaleString('en-US')}`);
+    // A score under 100 keeps three significant digits, as auto's rationale prints it, so a small one does not read 0.
+    const bestScore = row(codexEval, codexEval.best_strategy!).score!;
+    const scoreShown = bestScore >= 100 ? Math.round(bestScore).toLocaleString('en-US') : String(Number(bestScore.toPrecision(3)));
+    expect(lines).toContain(`pareto best: ${codexEval.best_strategy} score=${scoreShown} prefix=${row(codexEval, codexEval.best_strategy!).prefix_tokens.toLocaleString('en-US')} reclaimed=${row(codexEval, codexEval.best_strategy!).est_reclaimed.toLocaleString('en-US')}`);
     expect(stdout + stderr).not.toContain(SECRET);
     // The progress bar is for terminals: a piped run prints none.
     expect(stderr).not.toMatch(/strategies|\r/);
@@ -222,6 +225,35 @@ describe.skipIf(!built)('eval (built CLI)', () => {
       const planned = json(['plan', claudePath, ...LOW, '--strategy', strategy]).body;
       expect(row(body, strategy).prefix_tokens, strategy).toBe(planned.prefix_tokens);
     }
+  });
+
+  it('warns when no probe was sampled in the protected tail: its check is vacuous there, and --json says so in warnings', () => {
+    // Only the oldest output holds anything a probe samples; the protected recent ones are filler.
+    const id = '6b1d3e5f-7a9c-4b2d-8e0f-1a3c5e7b9d2f';
+    const b: ClaudeSessionBuilder = modernSession({ sessionId: id });
+    b.user('Step 0: run the tests for src/mod_0.ts');
+    b.tools([{ name: 'Bash', input: { command: 'npm test -- mod_0' }, output: 'error: test failed in src/mod_0.ts\n' + longOutput('old', 120) }]);
+    for (let i = 1; i < TURNS; i++) {
+      b.user('next');
+      b.tools([{ name: 'Bash', input: { command: 'ls' }, output: longOutput('quiet', 120) }]);
+      b.text('done');
+    }
+    b.lastPrompt(b.cursor, 'last');
+    const dir = join(work, 'quiet-tail');
+    mkdirSync(dir, { recursive: true });
+    const quiet = hourAgo(b.write(join(dir, `${id}.jsonl`)));
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', quiet, ...LOW, '--strategy', 'elide']);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalCommandResult(body), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(row(body, 'elide').probe_score).toMatchObject({ tail_probes_total: 0, tail_intact: true });
+    expect(body.warnings).toEqual([`no probe was sampled in the protected tail (line ${body.tail_start_line! + 1} on), so the tail check is vacuous: tail_intact is true with nothing in the tail to lose`]);
+    // With --json the warning is in the object only; stdout stays that one object.
+    expect(stderr).not.toContain('warning:');
+    const human = gob(['eval', quiet, ...LOW, '--strategy', 'elide']);
+    expect(human.status).toBe(0);
+    expect(human.stderr).toContain(`warning: ${body.warnings[0]}`);
+    // A session with probes in its tail gets no warning.
+    expect(codexEval.warnings).toEqual([]);
   });
 
   it('--strategy measures only the named strategies, in the order given', () => {

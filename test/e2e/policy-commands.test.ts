@@ -373,6 +373,15 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(all.body.commands.some((c: { command: string }) => c.command.startsWith('plugins'))).toBe(false);
     // A missing argument is one line that keeps its name apart from its description.
     expect(json(['plan']).body.error.message).toBe('Missing 1 required arg: session (Session id, unique id prefix, or transcript path.)');
+    // A bare topic lists its commands; with --json as one object, the same listing help --json gives.
+    const topic = json(['plugin']);
+    expect(topic.status, topic.stderr).toBe(0);
+    expect(validateHelpCommandResult(topic.body)).toBe(true);
+    expect(topic.body).toEqual(json(['help', 'plugin']).body);
+    expect(topic.body.commands.map((c: { command: string }) => c.command)).toEqual(['plugin add', 'plugin check', 'plugin inspect', 'plugin list', 'plugin remove']);
+    expect(gob(['plugin']).stdout).toContain('USAGE\n  $ gobstopper plugin COMMAND');
+    // --help asks for the help, with or without --json, as it does for a command.
+    expect(gob(['plugin', '--help', '--json']).stdout).toContain('USAGE\n  $ gobstopper plugin COMMAND');
     const nosuch = json(['help', 'nosuch']);
     expect(nosuch.status).toBe(2);
     expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });

@@ -8,6 +8,7 @@ import {
   validateSnapshotCommandResult,
   validateUndoCommandResult,
   validateVerifyOutput,
+  validateDiffCommandOutput,
 } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -350,6 +351,30 @@ describe('verify', () => {
     expect(bad.stdout).toMatch(/file_name_id_mismatch/);
   });
 
+  it('warns of a last line without its newline, which apply refuses, even when that line parses', async () => {
+    home = demoHome();
+    const whole = readFileSync(home.claudeSession);
+    writeFileSync(home.claudeSession, whole.subarray(0, whole.length - 1));
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    const torn = await runJson(['verify', DEMO_CLAUDE_ID], home.env);
+    expect(torn.code).toBe(0);
+    expect(validateVerifyOutput(torn.json)).toBe(true);
+    expect(torn.json).toMatchObject({ errors: 0, warnings: 1 });
+    expect(torn.json.findings).toEqual([
+      {
+        severity: 'warning',
+        code: 'torn_final_line',
+        message: 'the session ends with a torn record (no newline after it: a write in progress?); apply refuses it until the client finishes that line',
+        line_index: torn.json.record_count - 1,
+      },
+    ]);
+    const human = await runCli(['verify', DEMO_CLAUDE_ID], home.env);
+    expect(human.stdout).toContain(`warn  line ${torn.json.record_count} [torn_final_line] the session ends with a torn record`);
+    // apply refuses the same file, which verify has just warned of.
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.error.code).toBe('torn_final_line');
+  });
+
   it('GOBSTOPPER_MAX_RECORD_BYTES reaches both providers, and a record over it names the variable', async () => {
     home = demoHome();
     for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) {
@@ -635,9 +660,16 @@ describe('fork and undo', () => {
     const note = `note: b is what apply (compacted) published from a under the session id ${id}, which every record carries: records that differ only by it count as added and removed`;
     expect((await runCli(['diff', source, fork], home.env)).stdout).toContain(note);
     expect((await runCli(['diff', fork, source], home.env)).stdout).toContain(note.replace('b is what', 'a is what').replace('from a under', 'from b under'));
+    // --json says the same in publication: which side was published, how, and the id every record of it carries.
+    const forward = await runJson(['diff', source, fork], home.env);
+    expect(forward.code).toBe(0);
+    expect(validateDiffCommandOutput(forward.json), JSON.stringify(validateDiffCommandOutput.errors)).toBe(true);
+    expect(forward.json.publication).toEqual({ published: 'b', kind: 'compact', strategy: 'compacted', record_session_id: id });
+    expect((await runJson(['diff', fork, source], home.env)).json.publication).toEqual({ published: 'a', kind: 'compact', strategy: 'compacted', record_session_id: id });
     // Two states of one session are just two states.
     const other = (await runJson(['snapshot', DEMO_CODEX_ID], home.env)).json.entry.sha256;
     expect((await runCli(['diff', source, other], home.env)).stdout).not.toContain('note:');
+    expect((await runJson(['diff', source, other], home.env)).json.publication).toBeNull();
   });
 
   it('undo takes a fork as any session is named: a short prefix of its id, or its path', async () => {
@@ -671,7 +703,8 @@ describe('fork and undo', () => {
     const files = () => listFiles(home!.root).map((f) => [f, sha256File(f)]);
     const before = files();
     const other = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 6), '--sha', codexSnap.slice(0, 8)], home.env);
-    expect(other.code).toBe(2);
+    // Whose snapshot it is, is the vault's answer: an error (exit 1), not a usage error.
+    expect(other.code).toBe(1);
     expect(other.json.error).toMatchObject({ code: 'snapshot_not_of_session', message: expect.stringContaining(`is of codex ${DEMO_CODEX_ID}, not of '${DEMO_CLAUDE_ID.slice(0, 6)}'`) });
     // A short hex word that names no session is not taken for a snapshot prefix.
     const short = await runJson(['undo', codexSnap.slice(0, 4)], home.env);

@@ -306,6 +306,13 @@ describe('vault commands (built CLI)', () => {
 
     const badPage = await cli('read-snapshot', second, '--record', '0', '--max-bytes', '2');
     expect(badPage.code).toBe(2);
+    // An offset no record could have is usage; one this record does not have is an error, as a
+    // record the snapshot does not have is.
+    expect((await cli('read-snapshot', second, '--record', '0', '--offset', '-1', '--json')).code).toBe(2);
+    const pastEnd = await cli('read-snapshot', second, '--record', '0', '--offset', '99999999', '--json');
+    expect(pastEnd.code).toBe(1);
+    expect(JSON.parse(pastEnd.stdout).error).toMatchObject({ code: 'invalid_offset', message: expect.stringContaining('is past the end of record 0') });
+    expect((await cli('read-snapshot', second, '--record', '99999', '--json')).code).toBe(1);
 
     appendFileSync(home.layout.index, 'not json\n');
     const damaged = await cli('vault', '--json');

@@ -16,7 +16,7 @@ export default class Eval extends BaseCommand<EvalCommandResult> {
   static override summary = 'Compare every strategy on one session, on private copies: savings, what each keeps, and whether the copy verifies.';
   static override description = `Reads the session once and freezes its bytes: every strategy plans against the same private copy with the same policy (config layers, preset, flags). Each rewrite is rendered by the provider into a private staging file, verified, scored and thrown away; the session, the vault and the events log are never written.
 
-Per strategy: the plan or the no-plan reason, context before and after and the reduction, verbatim retention of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers), whether the protected recent tail is intact, the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time its own steps took (strategies run side by side, so the times do not add up to the wall time), and the retention an applied compaction would record in the events log. The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer; a strategy a plugin pinned by the configuration serves (plugin = {...}) gets a row beside the others. A strategy that fails costs only its own row: --json gives its message in error and its code (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...) in error_code.
+Per strategy: the plan or the no-plan reason, context before and after and the reduction, verbatim retention of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers), whether the protected recent tail is intact (a warning, in warnings with --json, when no probe was sampled in it and the check is vacuous), the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time its own steps took (strategies run side by side, so the times do not add up to the wall time), and the retention an applied compaction would record in the events log. The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer; a strategy a plugin pinned by the configuration serves (plugin = {...}) gets a row beside the others. A strategy that fails costs only its own row: --json gives its message in error and its code (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...) in error_code.
 
 A progress bar counts the strategies done on a terminal; piped runs and --json stay quiet.
 
@@ -58,6 +58,8 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
       if (result.rows.some((r) => r.event_record?.retention_total != null)) {
         for (const line of wrapText('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log', this.tableWidth())) this.say(line);
       }
+      // After the table they qualify; --json carries them in warnings.
+      for (const w of result.warnings) this.note(`warning: ${w}`);
     }
     return result;
   }

@@ -1,8 +1,8 @@
 import { Args, loadHelpClass, toConfiguredId, toStandardizedId, type Command } from '@oclif/core';
-import type { HelpCommandEntry, HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
+import type { HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { BaseCommand } from '../base-command.js';
-import { inHiddenGroup } from '../help-class.js';
+import { commandsUnder } from '../help-class.js';
 
 export default class Help extends BaseCommand<HelpCommandResult> {
   static override summary = 'Show help for gobstopper or for one command; --json describes the commands for scripts.';
@@ -18,7 +18,7 @@ export default class Help extends BaseCommand<HelpCommandResult> {
     const words = (argv as string[]).filter((w) => !w.startsWith('-'));
     const id = toStandardizedId(words.join(' '), this.config);
     const command = id ? this.config.findCommand(id) : undefined;
-    const under = this.commandsUnder(id);
+    const under = commandsUnder(this.config, id);
     if (id && !command && under.length === 0) {
       throw usageError('unknown_command', `no command '${words.join(' ')}'; gobstopper help lists the commands`);
     }
@@ -27,15 +27,6 @@ export default class Help extends BaseCommand<HelpCommandResult> {
       await new HelpClass(this.config).showHelp(words);
     }
     return command ? { commands: under, ...describe(command, this.config) } : { commands: under };
-  }
-
-  /** Visible commands whose id is `id` or starts with its words, sorted. */
-  private commandsUnder(id: string): HelpCommandEntry[] {
-    // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
-    return this.config.commands
-      .filter((c) => !c.hidden && !inHiddenGroup(this.config, c.id, id) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
-      .map((c) => ({ command: toConfiguredId(c.id, this.config), summary: c.summary ?? firstLine(c.description) }))
-      .sort((a, b) => a.command.localeCompare(b.command));
   }
 }
 

@@ -39,11 +39,26 @@ function prefixWords(outcome: PlanCommandPlan): string {
   return `cached prefix kept: ${formatCount(outcome.prefix_tokens)} tokens`;
 }
 
+/**
+ * Before and after. A provider's own compaction keeps what the provider chooses: the floor is the
+ * projection (--json keeps it, and the savings gate judges it), not a saving to print, and a floor
+ * of 0 is no estimate at all, since a compaction keeps at least its summary. eval shows no after
+ * or reduction for it either.
+ */
+function contextWords(outcome: PlanCommandPlan): string {
+  const p = outcome.plan;
+  if (p.edits.some((e) => e.op === 'provider_compact')) {
+    const estimate = p.context_tokens_after > 0 ? `estimated at the floor: ~${formatCount(p.context_tokens_after)} tokens` : 'no estimate: the floor is 0';
+    return `context ${formatCount(p.context_tokens_before)} tokens → what the provider keeps when it compacts (${estimate})`;
+  }
+  const pct = p.context_tokens_before > 0 ? Math.round((100 * (p.context_tokens_before - p.context_tokens_after)) / p.context_tokens_before) : 0;
+  return `context ${formatCount(p.context_tokens_before)} → ${formatCount(p.context_tokens_after)} tokens (−${formatCount(outcome.est_savings_tokens)}, ${pct}%)`;
+}
+
 export function planLines(outcome: PlanCommandPlan, provider: string | null = null): string[] {
   const p = outcome.plan;
-  const pct = p.context_tokens_before > 0 ? Math.round((100 * (p.context_tokens_before - p.context_tokens_after)) / p.context_tokens_before) : 0;
   return [
-    `strategy ${p.strategy}: context ${formatCount(p.context_tokens_before)} → ${formatCount(p.context_tokens_after)} tokens (−${formatCount(outcome.est_savings_tokens)}, ${pct}%)`,
+    `strategy ${p.strategy}: ${contextWords(outcome)}`,
     `${prefixWords(outcome)}; trigger ${formatCount(outcome.effective_trigger_tokens)}, floor ${formatCount(outcome.target_context_tokens)}`,
     // A plugin's words: one line, whatever it sent, so it cannot add lines that look like gobstopper's.
     `why: ${printableText(p.rationale)}`,

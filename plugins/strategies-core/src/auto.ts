@@ -6,7 +6,7 @@
 import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 import { hasValidToolUseIds } from '../../../sdk/strategy/candidates.js';
 import { belowTrigger, belowTriggerResult, noPlan, strategyParams } from '../../../sdk/strategy/plan.js';
-import { cachePreservationScore } from '../../../sdk/strategy/cache-score.js';
+import { cachePreservationScore, scoreText } from '../../../sdk/strategy/cache-score.js';
 import { prefixTokensOf } from '../../../sdk/strategy/prefix.js';
 
 /** File strategies compared for an idle session, in tie-break order. `cliff` is a fixed rule, not a candidate. */
@@ -73,14 +73,6 @@ export type UsesScorer = (strategyId: string) => boolean;
  */
 function askingOrder(ids: readonly string[], usesScorer: UsesScorer): string[] {
   return [...ids.filter((id) => !usesScorer(id)), ...ids.filter(usesScorer)];
-}
-
-/**
- * A score with enough digits to rank by: the prefix ratio is cubed, so a plan that keeps little of
- * the prefix scores well below 1, where whole numbers would print every candidate as 0.
- */
-function scoreText(score: number): string {
-  return score >= 100 || score === 0 ? score.toFixed(0) : String(Number(score.toPrecision(3)));
 }
 
 async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, usesScorer: UsesScorer): Promise<StrategyProposeResult> {

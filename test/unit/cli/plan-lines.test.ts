@@ -46,4 +46,21 @@ describe('the plan people read', () => {
     expect(planLines(plan([{ op: 'provider_compact', control: '/compact' }]))[1]).toBe('cached prefix: whatever the client keeps when it compacts; trigger 100,000, floor 40,000');
     expect(planLines(plan([]))[1]).toBe('cached prefix kept: 106,061 tokens; trigger 100,000, floor 40,000');
   });
+
+  it("claims no saving for a provider's own compaction: the floor is only an estimate, and at 0 none at all", () => {
+    const plan = (floor: number, edits: unknown[] = [{ op: 'provider_compact', control: '/compact' }]) =>
+      ({
+        status: 'plan',
+        plan: { strategy: 'sawtooth', context_tokens_before: 58_865, context_tokens_after: floor, rationale: 'r', edits },
+        est_savings_tokens: 58_865 - floor,
+        prefix_tokens: 58_865,
+        effective_trigger_tokens: 20_000,
+        target_context_tokens: floor,
+      }) as unknown as PlanCommandPlan;
+    expect(planLines(plan(0))[0]).toBe('strategy sawtooth: context 58,865 tokens → what the provider keeps when it compacts (no estimate: the floor is 0)');
+    expect(planLines(plan(8_000))[0]).toBe('strategy sawtooth: context 58,865 tokens → what the provider keeps when it compacts (estimated at the floor: ~8,000 tokens)');
+    for (const floor of [0, 8_000]) expect(planLines(plan(floor))[0]).not.toMatch(/%/);
+    // A file rewrite's numbers are the host's projection of its edits, shown as a saving.
+    expect(planLines(plan(8_000, []))[0]).toBe('strategy sawtooth: context 58,865 → 8,000 tokens (−50,865, 86%)');
+  });
 });

@@ -222,6 +222,9 @@ describe('evaluateSession and the outputs', () => {
     expect(greedy!.est_reclaimed).toBeGreaterThan(elide!.est_reclaimed);
     expect(greedy!.tail_intact).toBe(false);
     expect(elide!.tail_intact).toBe(true);
+    // Probes in the tail make the check a real one: nothing to warn about.
+    expect(elide!.probe_score!.tail_probes_total).toBeGreaterThan(0);
+    expect(result.warnings).toEqual([]);
     // Same first elided line, so the same prefix; greedy saves more, so it scores higher.
     expect(greedy!.prefix_tokens).toBe(elide!.prefix_tokens);
     expect(result.best_strategy).toBe('greedy');
@@ -244,7 +247,14 @@ describe('evaluateSession and the outputs', () => {
     const control = body.find((l) => l.includes(' sawtooth '))!;
     expect(control).toContain('provider control');
     expect(control.slice(header.indexOf('reduction') - 4)).not.toMatch(/%/);
-    expect(lines.at(-1)).toMatch(/^pareto best: greedy score=[\d,]+ prefix=[\d,]+ reclaimed=[\d,]+$/);
+    // A score below 1 keeps three digits, as auto's rationale prints it, instead of reading 0.
+    const best = result.rows.find((r) => r.best)!;
+    expect(best.score!).toBeGreaterThan(0);
+    expect(best.score!).toBeLessThan(1);
+    expect(lines.at(-1)).toBe(`pareto best: greedy score=${Number(best.score!.toPrecision(3))} prefix=${best.prefix_tokens.toLocaleString('en-US')} reclaimed=${best.est_reclaimed.toLocaleString('en-US')}`);
+    // From 100 on it is a whole number with thousands separators.
+    const big = renderEvalTable({ ...result, rows: result.rows.map((r) => (r.best ? { ...r, score: 123_456.7 } : r)) });
+    expect(big.at(-1)).toMatch(/^pareto best: greedy score=123,457 prefix=/);
     // Per kind, then the first misses by kind, line, length and hash (never their text).
     const byKind = lines.indexOf('retention by probe kind (recalled/sampled):');
     expect(byKind).toBeGreaterThan(0);
@@ -273,6 +283,11 @@ describe('evaluateSession and the outputs', () => {
     expect(elide.probe_score).toMatchObject({ tail_probes_total: 0, tail_intact: true });
     expect(elide.tail_intact).toBe(true);
     const result = buildEvalResult({ provider: 'claude_code', session_id: 'quiet', source_sha256: quiet.transcript.source_sha256, effective_trigger_tokens: 1, floor_tokens: 0, keep_recent_tool_outputs: 2 }, base, [elide]);
+    // --json keeps the vacuous true and says why beside it; eval prints it as a warning.
+    expect(validateEvalCommandResult(result), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(result.warnings).toEqual([`no probe was sampled in the protected tail (line ${result.tail_start_line! + 1} on), so the tail check is vacuous: tail_intact is true with nothing in the tail to lose`]);
+    // Nothing scored, nothing claimed: no warning.
+    expect(buildEvalResult({ provider: 'claude_code', session_id: 'quiet', source_sha256: quiet.transcript.source_sha256, effective_trigger_tokens: 1, floor_tokens: 0, keep_recent_tool_outputs: 2 }, base, [buildEvalRow(base, 'dedupe', { status: 'no_plan', reason_code: 'strategy_returned_no_plan' })]).warnings).toEqual([]);
     const lines = renderEvalTable(result);
     const header = lines.find((l) => l.includes('strategy') && l.includes('tail'))!;
     const body = lines[lines.indexOf(header) + 1]!;

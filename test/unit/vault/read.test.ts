@@ -71,10 +71,13 @@ describe('read-snapshot', () => {
 
   it('refuses offsets inside a character or past the record, and records that do not exist', async () => {
     const at = Buffer.from(multibyte).indexOf(Buffer.from('é')) + 1;
-    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: at })).rejects.toMatchObject({ code: 'invalid_offset', message: expect.stringContaining('inside a UTF-8 character') });
-    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: 999 })).rejects.toMatchObject({ code: 'invalid_offset' });
-    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 5 })).rejects.toMatchObject({ code: 'record_not_found', message: expect.stringContaining('has 5 records') });
-    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: -1 })).rejects.toMatchObject({ code: 'invalid_record' });
+    // What the record holds answers these: errors (exit 1), as a record that does not exist is.
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: at })).rejects.toMatchObject({ code: 'invalid_offset', exit: 1, message: expect.stringContaining('inside a UTF-8 character') });
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: 999 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 1 });
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 5 })).rejects.toMatchObject({ code: 'record_not_found', exit: 1, message: expect.stringContaining('has 5 records') });
+    // A value no record could take is the command line's mistake: usage (exit 2).
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: -1 })).rejects.toMatchObject({ code: 'invalid_record', exit: 2 });
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: -1 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 2 });
   });
 
   it('serves several pages of several records from one pass, each equal to a single read', async () => {
