@@ -147,7 +147,8 @@ export function countByKind(manifest: RetentionManifest): Record<string, number>
 export function readManifestFile(path: string): { bytes: Buffer; sha256: string } {
   let fd: number;
   try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    // Without O_NONBLOCK a FIFO's open waits for a writer forever; opened, it is refused below.
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'ELOOP' ? 'is a symbolic link' : `cannot be opened (${code ?? 'error'})`;

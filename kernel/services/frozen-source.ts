@@ -19,7 +19,8 @@ export interface FrozenSource {
 export async function freezeSource(path: string, limit = maxTranscriptBytes()): Promise<FrozenSource> {
   let handle;
   try {
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    // Without O_NONBLOCK a FIFO's open waits for a writer forever; opened, it is refused below.
+    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw Object.assign(new Error(`${path} no longer exists`), { code: 'ENOENT' });

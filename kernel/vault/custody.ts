@@ -102,7 +102,7 @@ async function liveHolds(layout: VaultLayout): Promise<LiveHold[]> {
   const live: LiveHold[] = [];
   for (const name of names.sort()) {
     const path = join(layout.custody, name);
-    const text = await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW }).catch(() => null);
+    const text = await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK }).catch(() => null);
     const holder = text === null ? null : parseHold(text);
     // An unreadable hold is a process that died between creating and filling it (or is doing so now).
     const dead = holder === null ? await olderThan(path, UNREADABLE_HOLD_STALE_MS) : stampGone(holder);

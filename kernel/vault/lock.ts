@@ -70,7 +70,7 @@ async function observe(path: string): Promise<Observed | null> {
     const st = await lstat(path);
     // Only this code creates lock files; anything else there was put by hand and is not ours to remove.
     if (!st.isFile()) throw insecureVault(path, 'is not a regular file, so it cannot be a lock', 'remove it; gobstopper creates its locks as regular files');
-    const text = await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW });
+    const text = await readFile(path, { encoding: 'utf8', flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK });
     return { holder: parseHolder(text), ino: st.ino, mtimeMs: st.mtimeMs, text };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

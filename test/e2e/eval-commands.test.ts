@@ -508,6 +508,23 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(treeDigest(home.root)).toEqual(before);
   });
 
+  it('a FIFO named by --manifest or --against is refused at once, not waited on', () => {
+    const fifo = join(work, 'named-pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const asManifest = json(['eval-study', CODEX_ID, '--manifest', fifo, ...LOW]);
+    expect({ status: asManifest.status, code: asManifest.body.error?.code, message: asManifest.body.error?.message }).toEqual({
+      status: 1,
+      code: 'invalid_manifest',
+      message: `retention manifest ${fifo} is not a regular file`,
+    });
+    const asAgainst = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', fifo]);
+    expect({ status: asAgainst.status, code: asAgainst.body.error?.code, message: asAgainst.body.error?.message }).toEqual({
+      status: 1,
+      code: 'not_a_transcript',
+      message: `${fifo} is not a regular file`,
+    });
+  });
+
   it('a span that is not text is refused, saying why', () => {
     const fact = manifest.checks[0]!;
     const constraint = manifest.checks[1]!;

@@ -18,7 +18,7 @@ export function checkFileHash(root: string, rel: string, expectedSha256: string,
   if (!resolved.startsWith(root + sep)) {
     throw new AdmissionError('path_escape', `bundle ${bundle}: ${rel} resolves outside the bundle`, { bundle, file: rel, pointer: filePointer(rel) });
   }
-  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   const hash = createHash('sha256');
   let total = 0;
   try {

@@ -53,7 +53,7 @@ function readManifestBytes(manifestPath: string, bundle: string): Buffer {
   const tooLarge = () =>
     new AdmissionError('manifest_too_large', `bundle ${bundle}: ${MANIFEST_FILE} is larger than ${BundleLimits.manifestBytes} bytes`, { bundle, file: MANIFEST_FILE });
   if (stat.size > BundleLimits.manifestBytes) throw tooLarge();
-  const fd = openSync(manifestPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(manifestPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     if (!fstatSync(fd).isFile()) throw new AdmissionError('not_a_bundle', `${bundle}: ${MANIFEST_FILE} is not a regular file`, { bundle, file: MANIFEST_FILE });
     // Read one byte past the cap so a file that grew after lstat is still caught.

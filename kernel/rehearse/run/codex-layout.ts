@@ -58,7 +58,7 @@ export function recordedOutputTokenLimit(path: string): number {
   let limit: number | null = null;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return DEFAULT_OUTPUT_TOKEN_LIMIT;
   }
