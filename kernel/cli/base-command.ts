@@ -148,7 +148,8 @@ function whereRefused(message: string, details: Record<string, unknown> | undefi
   const named = (text: string) => new RegExp(`\\b${text}\\b`).test(message);
   const parts: string[] = [];
   if (typeof details.edit_index === 'number' && !named(`edit ${details.edit_index}`)) parts.push(`edit ${details.edit_index}`);
-  if (typeof details.line_index === 'number' && !named(`line ${details.line_index}`)) parts.push(`line index ${details.line_index}`);
+  // Lines are counted from 1 for people; details.line_index is the plan's 0-based index.
+  if (typeof details.line_index === 'number' && !named(`line ${details.line_index + 1}`)) parts.push(`line ${details.line_index + 1}`);
   if (typeof details.proposer === 'string') parts.push(`proposed by the ${details.proposer}`);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

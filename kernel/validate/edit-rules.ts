@@ -195,30 +195,31 @@ function checkElide(
     const lines = new Set(edit.line_indexes.map(String));
     for (const [key, stub] of stubs) {
       // The key is the plan's own text: quoted only when it is a line number, as it should be.
-      if (!lines.has(key)) throw bounds(/^\d{1,15}$/.test(key) ? `per-item stub for line ${key}, which the edit does not elide` : 'a per-item stub is keyed by something that is not one of the edit\'s lines');
-      if (stub.length === 0) throw bounds(`per-item stub for line ${key} is empty`, key);
+      if (!lines.has(key)) throw bounds(/^\d{1,15}$/.test(key) ? `per-item stub for line ${Number(key) + 1}, which the edit does not elide` : 'a per-item stub is keyed by something that is not one of the edit\'s lines');
+      if (stub.length === 0) throw bounds(`per-item stub for line ${Number(key) + 1} is empty`, key);
       const stubBytes = bytes(stub);
-      if (stubBytes > MAX_PER_ITEM_STUB_BYTES) throw bounds(`per-item stub for line ${key} is ${count(stubBytes)} bytes; the limit is ${MAX_PER_ITEM_STUB_BYTES}`, key);
-      if (CONTROL_CHAR.test(stub)) throw bounds(`per-item stub for line ${key} holds a line break or another control character; a stub is one line`, key);
+      if (stubBytes > MAX_PER_ITEM_STUB_BYTES) throw bounds(`per-item stub for line ${Number(key) + 1} is ${count(stubBytes)} bytes; the limit is ${MAX_PER_ITEM_STUB_BYTES}`, key);
+      if (CONTROL_CHAR.test(stub)) throw bounds(`per-item stub for line ${Number(key) + 1} holds a line break or another control character; a stub is one line`, key);
     }
   }
   const { elided } = admitted;
+  // Messages count lines from 1, as the plan summary and verify do; details keep the plan's 0-based index.
   edit.line_indexes.forEach((line, position) => {
     const at = positions.get(line);
     const site = { edit_index: editIndex, line_index: line };
-    if (at === undefined) throw planRejected('unknown_edit_index', `line ${line} is not a record of this transcript, which has ${count(items.length)}`, site);
+    if (at === undefined) throw planRejected('unknown_edit_index', `line ${line + 1} is not a record of this transcript, which has ${count(items.length)}`, site);
     const item = items[at]!;
     if (!isElidable(item)) {
       const what = `${/^[aeiou]/.test(item.kind) ? 'an' : 'a'} ${item.kind} record${item.est_tokens === 0 ? ' that is not live context' : ''}`;
-      throw planRejected('protected_or_non_elidable', `line ${line} holds nothing elidable: it is ${what}`, { ...site, why_code: 'non_elidable' });
+      throw planRejected('protected_or_non_elidable', `line ${line + 1} holds nothing elidable: it is ${what}`, { ...site, why_code: 'non_elidable' });
     }
     if (protectedLines.has(line)) {
       const kept = `keep_recent_tool_outputs = ${count(keep)} keeps the newest ${count(protectedLines.size)} tool outputs`;
-      throw planRejected('protected_or_non_elidable', `line ${line} is in the protected tail: ${kept}`, { ...site, why_code: 'protected_tail' });
+      throw planRejected('protected_or_non_elidable', `line ${line + 1} is in the protected tail: ${kept}`, { ...site, why_code: 'protected_tail' });
     }
     if (elided[at] === 1) {
       const twice = edit.line_indexes.indexOf(line) < position ? 'twice in this edit' : 'by an earlier edit too';
-      throw planRejected('overlapping_elision_edits', `line ${line} is elided ${twice}`, site);
+      throw planRejected('overlapping_elision_edits', `line ${line + 1} is elided ${twice}`, site);
     }
     elided[at] = 1;
     if (line < admitted.firstElidedLine) admitted.firstElidedLine = line;

@@ -418,7 +418,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const human = gob(['plan', '7d3f', '--preset', 'u', '--config', config]);
     expect(human.status).toBe(1);
     // The rule's exact text first, then what broke it; the suffix adds what the reason does not name.
-    expect(human.stderr).toMatch(/^gobstopper: unknown edit index: line 99999 is not a record of this transcript, which has \d+ \(edit 0, proposed by the command of \[presets\.u\]\)\n$/);
+    expect(human.stderr).toMatch(/^gobstopper: unknown edit index: line 100000 is not a record of this transcript, which has \d+ \(edit 0, proposed by the command of \[presets\.u\]\)\n$/);
     const { body } = json(['plan', '7d3f', '--preset', 'u', '--config', config]);
     expect(body.error).toMatchObject({ code: 'unknown_edit_index', details: { rule: 'unknown_edit_index', edit_index: 0, line_index: 99999, proposer: 'command of [presets.u]' } });
     expect(body.error.message).toBe(`unknown edit index: ${body.error.details.why}`);

@@ -205,7 +205,7 @@ describe('plan pipeline: plans', () => {
 describe('plan pipeline: errors are errors, not no-plan', () => {
   it('refuses a plan that touches the protected tail', async () => {
     const newest = resultLines(ITEMS).at(-1) as number;
-    const why = `line ${newest} is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs`;
+    const why = `line ${newest + 1} is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs`;
     await expect(run({ runStrategy: strategyReturning({ edits: [elide([newest])], rationale: 'x', plugin_id: 'strategies-core' }) })).rejects.toMatchObject({
       code: 'protected_or_non_elidable',
       message: `edit targets protected or non-elidable content: ${why}`,

@@ -59,20 +59,20 @@ const cases: Case[] = [
   { name: 'no more per-item stubs than lines', edits: [elide([2], { per_item_stubs: { '2': 'a', '4': 'b' } })], expected: 'invalid_elision_bounds' },
   { name: 'per-item stubs only for lines of the same edit', edits: [elide([2, 4], { per_item_stubs: { '6': 'a' } })], expected: 'invalid_elision_bounds' },
   { name: 'per-item stub not empty', edits: [elide([2], { per_item_stubs: { '2': '' } })], expected: 'invalid_elision_bounds' },
-  { name: 'per-item stub at most 200 bytes', edits: [elide([2], { per_item_stubs: { '2': 'é'.repeat(101) } })], expected: 'invalid_elision_bounds', why: 'per-item stub for line 2 is 202 bytes; the limit is 200' },
+  { name: 'per-item stub at most 200 bytes', edits: [elide([2], { per_item_stubs: { '2': 'é'.repeat(101) } })], expected: 'invalid_elision_bounds', why: 'per-item stub for line 3 is 202 bytes; the limit is 200' },
   { name: 'per-item stub has no control characters', edits: [elide([2], { per_item_stubs: { '2': 'tab\there' } })], expected: 'invalid_elision_bounds' },
   { name: 'at most 100,000 lines per elision', edits: [elide(Array.from({ length: 100_001 }, (_, i) => i))], expected: 'invalid_elision_bounds' },
 
   { name: 'targets exist', edits: [elide([2, 999])], expected: 'unknown_edit_index' },
-  { name: 'protected tail untouched', edits: [elide([2, 24])], expected: 'protected_or_non_elidable', why: 'line 24 is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs' },
+  { name: 'protected tail untouched', edits: [elide([2, 24])], expected: 'protected_or_non_elidable', why: 'line 25 is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs' },
   { name: 'the oldest protected output is protected too', edits: [elide([10])], expected: 'protected_or_non_elidable' },
-  { name: 'only elidable payloads are elided', edits: [elide([1])], expected: 'protected_or_non_elidable', why: 'line 1 holds nothing elidable: it is a tool_call record' },
+  { name: 'only elidable payloads are elided', edits: [elide([1])], expected: 'protected_or_non_elidable', why: 'line 2 holds nothing elidable: it is a tool_call record' },
   {
     name: 'the reason reads as English for every kind',
     edits: [elide([1])],
     items: ITEMS.map((i) => (i.line_index === 1 ? { ...i, kind: 'assistant' as const } : i)),
     expected: 'protected_or_non_elidable',
-    why: 'line 1 holds nothing elidable: it is an assistant record',
+    why: 'line 2 holds nothing elidable: it is an assistant record',
   },
   {
     name: 'records outside the live context are not elided',
@@ -80,8 +80,8 @@ const cases: Case[] = [
     items: ITEMS.map((i) => (i.line_index === 2 ? { ...i, est_tokens: 0 } : i)),
     expected: 'protected_or_non_elidable',
   },
-  { name: 'no overlap between elisions', edits: [elide([2, 4]), elide([4, 6])], expected: 'overlapping_elision_edits', why: 'line 4 is elided by an earlier edit too' },
-  { name: 'no line twice in one elision', edits: [elide([2, 2])], expected: 'overlapping_elision_edits', why: 'line 2 is elided twice in this edit' },
+  { name: 'no overlap between elisions', edits: [elide([2, 4]), elide([4, 6])], expected: 'overlapping_elision_edits', why: 'line 5 is elided by an earlier edit too' },
+  { name: 'no line twice in one elision', edits: [elide([2, 2])], expected: 'overlapping_elision_edits', why: 'line 3 is elided twice in this edit' },
   { name: 'with nothing protected the tail may go', edits: [elide([22, 24])], keep: 0, expected: 'ok' },
 
   { name: 'card text at most 32,768 bytes', edits: [elide(UNPROTECTED), card({ summary: null, goal: 'g'.repeat(32_000), decisions: ['d'.repeat(769)] })], expected: 'invalid_digest_bounds', why: 'state card is 32,769 bytes; the limit is 32,768' },
@@ -164,7 +164,7 @@ describe.each([
       admit({ name: 'x', edits: [elide([2]), elide([4, 999])], expected: 'unknown_edit_index' });
       expect.unreachable();
     } catch (error) {
-      expect((error as { details: unknown }).details).toEqual({ rule: 'unknown_edit_index', why: 'line 999 is not a record of this transcript, which has 26', edit_index: 1, line_index: 999 });
+      expect((error as { details: unknown }).details).toEqual({ rule: 'unknown_edit_index', why: 'line 1000 is not a record of this transcript, which has 26', edit_index: 1, line_index: 999 });
     }
   });
 
