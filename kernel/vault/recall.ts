@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
-import { usageError } from '../errors.js';
+import { GobstopperError, usageError } from '../errors.js';
 import { listReceipts, publishedEntry } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
 import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
@@ -92,29 +92,38 @@ export async function recallCards(
   const seen = new Set<string>();
   const found: Found[] = [];
   for (const entry of newest.values()) {
-    await forEachRecord(
-      layout,
-      entry.sha256,
-      ({ index, bytes }) => {
-        if (!prefilter.mayMatch(bytes)) return;
-        const parsed = parseJsonLine(bytes);
-        if (parsed === undefined) return;
-        forEachStringValue(parsed, (value) => {
-          const digest = parseStateCard(value);
-          if (!digest) return;
-          const key = `${entry.provider}\0${entry.session_id}\0${createHash('sha256').update(value).digest('hex')}`;
-          if (seen.has(key)) return;
-          seen.add(key);
-          const score = query === undefined ? 0 : scoreCard(digest, query);
-          if (query !== undefined && score === 0) return;
-          found.push({
-            row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: index, score, digest },
-            order: found.length,
+    // A snapshot's cards count only once all of it has been read back and verified.
+    const cards: Array<{ key: string; row: RecallRow }> = [];
+    try {
+      await forEachRecord(
+        layout,
+        entry.sha256,
+        ({ index, bytes }) => {
+          if (!prefilter.mayMatch(bytes)) return;
+          const parsed = parseJsonLine(bytes);
+          if (parsed === undefined) return;
+          forEachStringValue(parsed, (value) => {
+            const digest = parseStateCard(value);
+            if (!digest) return;
+            const score = query === undefined ? 0 : scoreCard(digest, query);
+            if (query !== undefined && score === 0) return;
+            const key = `${entry.provider}\0${entry.session_id}\0${createHash('sha256').update(value).digest('hex')}`;
+            cards.push({ key, row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: index, score, digest } });
           });
-        });
-      },
-      env,
-    );
+        },
+        env,
+      );
+    } catch (error) {
+      // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
+      if (only !== null || !(error instanceof GobstopperError) || error.code !== 'vault_damaged') throw error;
+      warn(`snapshot ${entry.sha256.slice(0, 16)} of ${entry.provider} ${entry.session_id} is left out: ${error.message}`);
+      continue;
+    }
+    for (const { key, row } of cards) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push({ row, order: found.length });
+    }
   }
   found.sort((a, b) => b.row.score - a.row.score || b.row.ts - a.row.ts || a.order - b.order);
   return found.slice(0, limit).map((f) => f.row);

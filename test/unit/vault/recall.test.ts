@@ -1,3 +1,5 @@
+import { readdirSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recallCards } from '../../../kernel/vault/recall.js';
 import { snapshotFile } from '../../../kernel/vault/snapshot.js';
@@ -46,6 +48,19 @@ describe('recall', () => {
     const rows = await recallCards(home.layout, { query: 'cache' });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.snapshot_sha).toBe(newer.sha256);
+  });
+
+  it('a damaged snapshot costs only its own cards, with a warning; asked for by id it is an error', async () => {
+    await archive('a.jsonl', 'sess-a', 'claude_code', [claudeUser('sess-a', card({ goal: 'Fix the parser' }), 'card')], 100);
+    const before = new Set(readdirSync(home.layout.chunks));
+    const broken = await archive('b.jsonl', 'sess-b', 'claude_code', [claudeUser('sess-b', card({ goal: 'Tune the parser' }), 'card')], 200);
+    const chunk = readdirSync(home.layout.chunks).find((name) => !before.has(name))!;
+    truncateSync(join(home.layout.chunks, chunk), 10);
+    const warnings: string[] = [];
+    const rows = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
+    expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^snapshot ${broken.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: .*${chunk}`))]);
+    await expect(recallCards(home.layout, { sha: broken.sha256 })).rejects.toMatchObject({ code: 'vault_damaged' });
   });
 
   it('bounds the limit', async () => {
