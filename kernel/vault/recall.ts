@@ -48,7 +48,7 @@ function checkRequest(request: RecallRequest): { query: string | undefined; limi
   const limit = request.limit ?? DEFAULT_RECALL_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_LIMIT) throw usageError('invalid_limit', `--limit must be a whole number from 1 to ${MAX_RECALL_LIMIT}, got ${limit}`);
   // A query that is given must say something: an empty one would quietly mean "every card".
-  if (request.query !== undefined && request.query.trim() === '') throw usageError('invalid_query', '--query is empty; give words to look for, or leave it out to list every card');
+  if (request.query !== undefined && request.query.trim() === '') throw usageError('invalid_query', '--query is empty; give a phrase to look for, or leave it out to list every card');
   const query = request.query;
   if (query !== undefined && Buffer.byteLength(query) > MAX_RECALL_QUERY_BYTES) throw usageError('invalid_query', `--query must be at most ${MAX_RECALL_QUERY_BYTES} bytes`);
   if (request.session !== undefined) checkSessionSelector(request.session);

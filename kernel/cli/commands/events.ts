@@ -21,7 +21,8 @@ export default class Events extends BaseCommand<EventsResult> {
   static override summary = 'Summarise the compaction-events log.';
   static override description =
     'Reads <data>/events.jsonl (and the rotated events.1.jsonl first): counts by outcome, action, strategy and provider, the estimated tokens reclaimed ' +
-    '(an estimate from context sizes, not billing), and the newest events. The log holds numbers, codes and digests only.';
+    '(an estimate from context sizes, not billing), and the newest events. The log holds numbers, codes and digests only. ' +
+    'Like the vault\'s files it must be yours and private (mode 0600); one that others can read is refused with the chmod that fixes it.';
   static override examples = ['<%= config.bin %> events', '<%= config.bin %> events --since 24h', '<%= config.bin %> events --since 2026-01-31T00:00:00Z --json'];
   static override flags = {
     since: Flags.string({ description: `Window start: ${SINCE_HELP}.` }),

@@ -36,7 +36,7 @@ export default class Recall extends BaseCommand<RecallResult> {
     'A card archived in several states of a session is listed once, from its newest snapshot.';
   static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json', '<%= config.bin %> recall --sha 3f9c0a5e'];
   static override flags = {
-    query: Flags.string({ description: 'Words to rank cards by (case-insensitive).' }),
+    query: Flags.string({ description: 'A phrase to rank cards by, matched as one literal string (case-insensitive); cards without it are dropped.' }),
     limit: Flags.integer({ description: `Cards to show (1-${MAX_RECALL_LIMIT}).`, default: DEFAULT_RECALL_LIMIT }),
     session: Flags.string({ description: 'Only sessions whose id starts with this.' }),
     sha: Flags.string({ description: 'Only this snapshot: its full id or a unique prefix of at least 4 hex characters (history and vault list them).' }),
