@@ -115,7 +115,7 @@ function cacheEditRefused(strategy: string, ids: number): GobstopperError {
 function sessionLive(session: string, cause?: unknown): GobstopperError {
   return new GobstopperError(
     'session_live',
-    `${session} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (auto then hands it to the client's own compaction; a file strategy prepares a separate fork)`,
+    `${session} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (a file strategy then prepares a separate fork; a plan of the client's own compaction, such as sawtooth's, is named for you to run)`,
     cause === undefined ? undefined : { cause },
   );
 }
