@@ -10,13 +10,19 @@
  * nobody has reviewed, so it drives cosmiconfig's Explorer (the class the factory wraps) with a
  * complete option set instead, and the only loader it registers returns the path: the file itself is
  * then read under the same rules as the user file (regular, no symlink, 64 KiB).
+ *
+ * cosmiconfig still reads each file it finds before that loader sees it, and a read of a FIFO waits
+ * for a writer forever (a Ctrl-C cannot end a process whose thread is stuck in that open). So the
+ * walk is this module's, one directory at a time up to the ceiling, and anything at a search place
+ * that is not a regular file is refused before cosmiconfig looks in that directory.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { GobstopperError } from '../errors.js';
 import { PROJECT_CONFIG_PLACES } from './paths.js';
+import { readConfigText } from './read-config-file.js';
 
 interface SearchResult {
   filepath: string;
@@ -45,7 +51,8 @@ function makeExplorer(): Explorer {
     metaConfigFilePath: null,
     mergeImportArrays: true,
     mergeSearchPlaces: false,
-    searchStrategy: 'project',
+    // One directory per search: the walk up is findProjectConfig's.
+    searchStrategy: 'none',
     applyPackagePropertyPathToConfiguration: false,
   });
 }
@@ -63,20 +70,6 @@ export function searchCeiling(cwd: string, home: string): string {
   }
 }
 
-function isWithin(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-/**
- * The project directory a found file belongs to: the directory holding it, or for
- * `.config/gobstopper.toml` the one above `.config`.
- */
-function projectDirOf(filepath: string): string {
-  const dir = dirname(filepath);
-  return basename(dir) === '.config' && basename(filepath) === 'gobstopper.toml' ? dirname(dir) : dir;
-}
-
 /**
  * Absolute path of the project file, or null. `home` defaults to the user's home directory.
  * The home directory's `.config` is where the user file lives (`.config/gobstopper/config.toml`),
@@ -84,15 +77,34 @@ function projectDirOf(filepath: string): string {
  * directory under home outside a repository, and of none inside one.
  */
 export async function findProjectConfig(cwd: string, home: string = homedir()): Promise<string | null> {
-  const result = await makeExplorer().search(cwd);
-  if (!result) return null;
-  const project = projectDirOf(result.filepath);
-  if (!isWithin(project, searchCeiling(cwd, home))) return null;
-  const atHome = resolve(project) === resolve(home);
-  const present = PROJECT_CONFIG_PLACES.map((place) => join(project, place)).filter((path) => existsSync(path) && !(atHome && path === join(project, '.config', 'gobstopper.toml')));
-  if (present.length > 1) {
-    // cosmiconfig takes the first in its list; which one that is should not be a guess for the user.
-    throw new GobstopperError('invalid_config', `${project} holds more than one project config file (${present.join(', ')}); keep one`, { details: { paths: present } });
+  const explorer = makeExplorer();
+  const ceiling = searchCeiling(cwd, home);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const atHome = dir === resolve(home);
+    const places = PROJECT_CONFIG_PLACES.map((place) => join(dir, place)).filter((path) => !(atHome && path === join(dir, '.config', 'gobstopper.toml')));
+    refuseIrregular(places);
+    const result = await explorer.search(dir);
+    if (result) {
+      const present = places.filter((path) => existsSync(path));
+      if (present.length > 1) {
+        // cosmiconfig takes the first in its list; which one that is should not be a guess for the user.
+        throw new GobstopperError('invalid_config', `${dir} holds more than one project config file (${present.join(', ')}); keep one`, { details: { paths: present } });
+      }
+      if (present.length === 1) return present[0]!;
+    }
+    if (dir === ceiling || dirname(dir) === dir) return null;
   }
-  return present[0] ?? null;
+}
+
+/** Anything at a search place but a regular file gets the error any config path would (a FIFO is never opened). */
+function refuseIrregular(places: readonly string[]): void {
+  for (const path of places) {
+    let isFile: boolean;
+    try {
+      isFile = lstatSync(path).isFile();
+    } catch {
+      continue; // Missing or unreadable: cosmiconfig passes over it too.
+    }
+    if (!isFile) readConfigText(path);
+  }
 }

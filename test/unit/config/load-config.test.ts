@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -307,6 +308,30 @@ describe('project config search', () => {
       expect(existsSync(marker)).toBe(false);
     } finally {
       process.chdir(previous);
+      repo.cleanup();
+    }
+  });
+
+  it('refuses a FIFO or a directory at a search place without opening it, and never walks past the ceiling', async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      mkdirSync(join(repo.root, 'src'), { recursive: true });
+      const fifo = join(repo.root, 'src', '.gobstopperrc.toml');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      // Opened, a FIFO would block this test until its timeout; refused, it answers at once.
+      await expect(findProjectConfig(join(repo.root, 'src'))).rejects.toMatchObject({ code: 'invalid_config', message: `config ${fifo} is not a regular file` });
+      const dir = join(repo.root, 'gobstopper.config.toml');
+      mkdirSync(dir);
+      await expect(findProjectConfig(repo.root)).rejects.toMatchObject({ code: 'invalid_config', message: `config ${dir} is a directory` });
+      // Above a package root the search never reaches, so what is refused there changes nothing below it.
+      const inner = join(repo.root, 'pkg');
+      mkdirSync(join(inner, 'src'), { recursive: true });
+      repo.write('pkg/package.json', '{}');
+      const rc = repo.write('pkg/.gobstopperrc.toml', '[policy]\n');
+      expect(await findProjectConfig(join(inner, 'src'))).toBe(rc);
+      expect(await findProjectConfig(join(inner, 'src'), inner)).toBe(rc);
+    } finally {
       repo.cleanup();
     }
   });
