@@ -26,6 +26,8 @@ export interface ApplyOptions extends PlanOptions {
   allowLive?: boolean;
   /** Runs on the verified candidate before publication; throwing stops the apply. */
   rehearse?: (stagingPath: string, planned: PlannedSession, outputSessionId: string) => Promise<T.RehearsalReport>;
+  /** With rehearse: throws when the rehearsal could never run (no client), before anything is archived. */
+  rehearsalReady?: (planned: PlannedSession) => void;
   /** Told as each long step begins, for a progress line. */
   onStep?: (step: ApplyStep) => void;
   fault?: FaultHook;
@@ -77,6 +79,8 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     const message = `the plan asks the provider to compact with its own control (${controlWords(session.provider, controlEdit.control)}); run it in the session itself — no file is rewritten`;
     return { status: 'provider_control', session, plan: outcome, message };
   }
+
+  options.rehearsalReady?.(planned);
 
   const layout = vaultLayout(runtime.env);
   const sourcePath = await canonicalSourcePath(session.path);

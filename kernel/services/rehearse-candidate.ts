@@ -5,15 +5,29 @@
 import type { RehearsalReport } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { predictionFromItems } from '../rehearse/context/prediction.js';
+import { resolveClientBin } from '../rehearse/run/client-bin.js';
 import { rehearse } from '../rehearse/run/rehearse.js';
 import type { PlannedSession } from './plan.js';
 import type { Runtime } from './runtime.js';
 
-export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string, clientBin?: string): Promise<RehearsalReport> {
-  const provider = planned.session.provider;
+function rehearsable(provider: string): 'claude_code' | 'codex' {
   if (provider !== 'claude_code' && provider !== 'codex') {
     throw new GobstopperError('rehearsal_unsupported', `resume rehearsal supports claude_code and codex sessions, not ${provider}`);
   }
+  return provider;
+}
+
+/**
+ * Throws what the rehearsal itself would throw before it starts: a provider without a client, or a
+ * client that is not installed. apply asks before it archives or logs anything, so a rehearsal that
+ * could never run leaves every file as it was.
+ */
+export function rehearsalReady(runtime: Runtime, planned: PlannedSession, clientBin?: string): void {
+  resolveClientBin(rehearsable(planned.session.provider), clientBin, runtime.env);
+}
+
+export async function rehearseCandidate(runtime: Runtime, stagingPath: string, planned: PlannedSession, outputSessionId: string, clientBin?: string): Promise<RehearsalReport> {
+  const provider = rehearsable(planned.session.provider);
   const candidate = await planned.provider.parse({ path: stagingPath });
   // The source is rehearsed first: the candidate must rebuild what the source rebuilt, moved by
   // the difference the plan predicts. Item estimates count whole stored records (envelopes and UI

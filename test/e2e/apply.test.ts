@@ -336,6 +336,19 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(narrow.stdout).not.toContain('score');
   });
 
+  it('--rehearse without a usable client is refused before anything is archived or logged', async () => {
+    home = demoHome();
+    const before = snapshotOfStores(home);
+    const data = join(home.dataHome, 'gobstopper');
+    for (const bin of ['/nonexistent/claude', home.claudeDir]) {
+      const refused = await runJson(['apply', DEMO_CLAUDE_ID, '--rehearse', '--claude-bin', bin], home.env);
+      expect(refused.code).toBe(1);
+      expect(refused.json).toMatchObject({ ok: false, error: { code: 'client_missing' } });
+    }
+    expect(existsSync(data) ? listFiles(data) : []).toEqual([]);
+    expect(snapshotOfStores(home)).toEqual(before);
+  });
+
   it('refuses a live session unless --allow-live', async () => {
     home = demoHome();
     const now = new Date();

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { GobstopperError } from '../../errors.js';
 import { applySession, type ApplyResult, type ApplyStep } from '../../services/apply.js';
+import type { PlannedSession } from '../../services/plan.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
@@ -33,6 +34,7 @@ A cache-edit plan (cache_edits, which auto also picks for a live Claude Code ses
     const status = this.statusLine();
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const rehearse = flags.rehearse ? await loadRehearsal() : undefined;
+      const clientBinFor = (planned: PlannedSession) => (planned.session.provider === 'codex' ? flags['codex-bin'] : planned.session.provider === 'claude_code' ? flags['claude-bin'] : undefined);
       return applySession(rt, args.session, {
         strategy: flags.strategy,
         preset: flags.preset,
@@ -40,9 +42,8 @@ A cache-edit plan (cache_edits, which auto also picks for a live Claude Code ses
         floor: flags.floor,
         configPath: flags.config,
         allowLive: flags['allow-live'],
-        rehearse: rehearse
-          ? (staging, planned, id) => rehearse(rt, staging, planned, id, planned.session.provider === 'codex' ? flags['codex-bin'] : planned.session.provider === 'claude_code' ? flags['claude-bin'] : undefined)
-          : undefined,
+        rehearse: rehearse ? (staging, planned, id) => rehearse.rehearseCandidate(rt, staging, planned, id, clientBinFor(planned)) : undefined,
+        rehearsalReady: rehearse ? (planned) => rehearse.rehearsalReady(rt, planned, clientBinFor(planned)) : undefined,
         onStep: (step) => status.show(`apply: ${STEP_TEXT[step]}…`),
       });
     }).finally(() => status.clear());
@@ -82,19 +83,12 @@ const STEP_TEXT: Record<ApplyStep, string> = {
   publishing: 'publishing the fork',
 };
 
-type RehearseHook = (
-  rt: import('../../services/runtime.js').Runtime,
-  staging: string,
-  planned: import('../../services/plan.js').PlannedSession,
-  id: string,
-  clientBin?: string,
-) => Promise<import('../../../schemas/generated/types.js').RehearsalReport>;
+type RehearsalService = Pick<typeof import('../../services/rehearse-candidate.js'), 'rehearseCandidate' | 'rehearsalReady'>;
 
 /** The rehearsal service is loaded only when asked for: it is the one part that runs real clients. */
-async function loadRehearsal(): Promise<RehearseHook> {
+async function loadRehearsal(): Promise<RehearsalService> {
   try {
-    const mod = (await import('../../services/rehearse-candidate.js')) as { rehearseCandidate: RehearseHook };
-    return mod.rehearseCandidate;
+    return await import('../../services/rehearse-candidate.js');
   } catch (error) {
     if (error instanceof GobstopperError) throw error;
     throw new GobstopperError('rehearsal_unavailable', 'resume rehearsal is not available in this build');
