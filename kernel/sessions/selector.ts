@@ -138,7 +138,8 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
   // places (a copied project directory) cannot be told apart by a longer prefix.
   const oneId = matches.every((m) => m.session.session_id === matches[0]!.session.session_id);
   const todo = oneId ? 'name it by its path' : 'use a longer prefix or a path';
-  throw new GobstopperError('ambiguous_session', `'${selector}' matches ${matches.length} sessions; ${todo}: ${listed}${more}`, {
-    details: { candidates: matches.map((m) => ({ provider: m.session.provider, session_id: m.session.session_id, path: m.session.path })) },
+  // How it was asked cannot pick one: a usage error (exit 2), as an ambiguous snapshot prefix is.
+  throw usageError('ambiguous_session', `'${selector}' matches ${matches.length} sessions; ${todo}: ${listed}${more}`, {
+    candidates: matches.map((m) => ({ provider: m.session.provider, session_id: m.session.session_id, path: m.session.path })),
   });
 }

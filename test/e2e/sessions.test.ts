@@ -284,7 +284,7 @@ describe('session selectors', () => {
     const twin = join(home.claudeDir, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000.jsonl`);
     writeFileSync(twin, readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000`));
     const ambiguous = await runJson(['verify', DEMO_CLAUDE_ID.slice(0, 4)], home.env);
-    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.code).toBe(2);
     expect(ambiguous.json.error.code).toBe('ambiguous_session');
     expect(ambiguous.json.error.message).toContain(DEMO_CLAUDE_ID);
     // Each candidate with its path, which tells apart even two files of one id.
