@@ -93,6 +93,12 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect(inspect.strategies).toEqual([expect.objectContaining({ id: example.strategy, kind: 'file', params_schema: expect.objectContaining({ type: 'object' }) })]);
       const inspectHuman = await gob('plugin', 'inspect', example.id);
       expect(inspectHuman.stdout).toContain(`strategy ${example.strategy} (file)`);
+      // A hash given for an installed bundle is checked against its pin, not ignored.
+      const pinned = again.manifest_sha256;
+      expect((await gob('plugin', 'inspect', example.id, '--trusted-sha256', pinned.toUpperCase())).code).toBe(0);
+      const wrong = await gob('plugin', 'inspect', example.id, '--trusted-sha256', '0'.repeat(64), '--json');
+      expect(wrong.code).toBe(1);
+      expect(JSON.parse(wrong.stdout).error).toMatchObject({ code: 'pin_mismatch', message: `--trusted-sha256 ${'0'.repeat(64)} is not the pin of ${example.id}@0.1.0 (${pinned}); nothing was run` });
     });
   }
 
@@ -169,6 +175,11 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       message: 'strategy "keep_last_py" is already provided by the installed bundle keep-last-python@0.1.0; remove it first with `gobstopper plugin remove keep-last-python`',
     });
 
+    // An empty argument is not the current directory, whatever that holds.
+    for (const command of ['check', 'inspect']) {
+      const empty = await gob('plugin', command, '');
+      expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 2, stderr: 'gobstopper: the bundle argument is empty; give a bundle id (id or id@version) or a bundle directory\n' });
+    }
     const dirWithoutPin = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq');
     expect(dirWithoutPin.code).toBe(2);
     expect(dirWithoutPin.stderr).toContain('--trusted-sha256');

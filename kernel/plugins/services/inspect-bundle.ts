@@ -1,8 +1,8 @@
 import type { InitializeResult, PluginInspectCommandResult, PluginManifest } from '../../../schemas/generated/types.js';
-import { usageError } from '../../errors.js';
+import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle } from '../admission/admit.js';
 import { PluginHost } from '../host/plugin-host.js';
-import { providesOf, type BundleRef } from '../registry/bundle-ref.js';
+import { bundleLabel, providesOf, type BundleRef } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
@@ -19,7 +19,7 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
   let ref: BundleRef;
   let source: PluginInspectCommandResult['source'];
   if ('ref' in target) {
-    ref = target.ref;
+    ref = withTrustedPin(target.ref, options.trustedSha256);
     source = ref.source;
   } else {
     // Running code from a directory is only done against the pin the user read from `plugin check`.
@@ -54,6 +54,21 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
   } finally {
     await host.close();
   }
+}
+
+/**
+ * A hash given for a named bundle is held to as well: a script that passes one relies on it being
+ * checked. It must agree with the bundle's own pin, and the bundle's files must still match it.
+ */
+function withTrustedPin(ref: BundleRef, trusted: string | undefined): BundleRef {
+  if (trusted === undefined) return ref;
+  const wanted = trusted.toLowerCase();
+  if (ref.pinnedSha256 !== null && ref.pinnedSha256 !== wanted) {
+    throw new GobstopperError('pin_mismatch', `--trusted-sha256 ${wanted} is not the pin of ${bundleLabel(ref)} (${ref.pinnedSha256}); nothing was run`, {
+      details: { pinned_sha256: ref.pinnedSha256, trusted_sha256: wanted },
+    });
+  }
+  return { ...ref, pinnedSha256: wanted };
 }
 
 /** What the manifest promises and the handshake does not offer: a call for it would fail. */
