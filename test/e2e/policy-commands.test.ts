@@ -398,6 +398,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain('compact when the context reaches 200,000 tokens');
     expect(human.stdout).toContain('What counts as context:');
     expect(human.stdout).toContain('What a cycle costs:');
+    // The window is bounded as a context size is: no ratio from an absurd window, no advice to go below 1.
+    for (const window of ['999', '100000001']) expect(json(['explain', '--window', window]).status, window).toBe(2);
+    expect(json(['explain', '--window', '100000000']).status).toBe(0);
   });
 
   it('never runs code from the working directory while looking for config', () => {

@@ -20,6 +20,9 @@ import { checkStrategyParamsEarly } from '../../services/strategy-params-check.j
 import { withRuntime } from '../../services/runtime.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
+/** Under this, a window leaves no trigger below its native one worth advising. */
+const MIN_WINDOW_TOKENS = 1_000;
+
 export default class Explain extends BaseCommand<ExplainCommandResult> {
   static override summary = 'Explain the occupancy math: trigger, floor, what counts as context, what a cycle costs.';
   static override description =
@@ -36,7 +39,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
   static override flags = {
     provider: providerFlag,
     'context-tokens': Flags.integer({ summary: 'A context size to assess against the policy.', min: 0, max: MAX_CONTEXT_TOKENS, helpValue: '<tokens>' }),
-    window: Flags.integer({ summary: "Model context window for the native comparison (default: the session's, else 1,000,000).", min: 1, helpValue: '<tokens>' }),
+    window: Flags.integer({ summary: "Model context window for the native comparison (default: the session's, else 1,000,000).", min: MIN_WINDOW_TOKENS, max: MAX_CONTEXT_TOKENS, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
     preset: presetFlag,
     config: configFlag,
