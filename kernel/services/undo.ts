@@ -115,7 +115,7 @@ export async function chooseCheckedSnapshot(layout: VaultLayout, target: string,
 
 export async function undo(runtime: Runtime, target: string, options: { sha?: string; onStep?: (step: PublicationStep) => void } = {}): Promise<UndoResult> {
   // An empty --sha is a mistake, not "the newest": restoring the wrong state would publish a fork.
-  if (options.sha !== undefined && options.sha.trim() === '') throw usageError('bad_sha', '--sha is empty; give a snapshot id (gobstopper history lists them), or leave --sha out to restore the newest');
+  if (options.sha !== undefined && options.sha.trim() === '') throw usageError('invalid_sha', '--sha is empty; give a snapshot id (gobstopper history lists them), or leave --sha out to restore the newest');
   const layout = vaultLayout(runtime.env);
   // Chosen once outside custody for its errors (no vault, no such snapshot), then again inside it:
   // prune is held off from the choice until the restore's receipt names the snapshot.

@@ -179,7 +179,7 @@ describe('apply publishes a verified fork and never touches the source', () => {
     // An empty --sha is refused, not read as "the newest" (which would publish a restore).
     const empty = await runJson(['undo', DEMO_CLAUDE_ID, '--sha', ''], home.env);
     expect(empty.code).toBe(2);
-    expect(empty.json.error).toMatchObject({ code: 'bad_sha', message: expect.stringContaining('--sha is empty') });
+    expect(empty.json.error).toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('--sha is empty') });
     const restored = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
     const fork = json.receipt.output_session_id as string;
     const rows = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; published?: Record<string, unknown> }>;
