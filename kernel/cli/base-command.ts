@@ -1,5 +1,5 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
-import { GobstopperError } from '../errors.js';
+import { GobstopperError, usageError } from '../errors.js';
 import { onStopSignal, stopNote } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
@@ -56,6 +56,10 @@ export abstract class BaseCommand<TResult> extends Command {
    */
   protected override parse<F extends Output, B extends Output, A extends Output>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>);
+    // oclif reads `--json=true` as an unexpected argument and names the wrong one.
+    const given = argv ?? this.argv;
+    const flagsEnd = given.indexOf('--');
+    if ((flagsEnd < 0 ? given : given.slice(0, flagsEnd)).some((arg) => arg.startsWith('--json='))) throw usageError('usage', '--json takes no value; pass --json alone');
     if (!input.args) return super.parse(input, argv);
     const args = Object.fromEntries(Object.entries(input.args).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
     // The command class itself, with these args: oclif spreads its own statics and reads the

@@ -353,6 +353,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const early = gob(['--json', 'detect']);
     expect(early.status).toBe(2);
     expect(early.stderr).toContain("'--json' is a flag: flags go after the command");
+    // --json=true is named for what it is, not as an unexpected argument somewhere else.
+    const valued = gob(['plan', '7d3f', '--json=true']);
+    expect({ status: valued.status, stderr: valued.stderr }).toEqual({ status: 2, stderr: 'gobstopper: --json takes no value; pass --json alone\n' });
   });
 
   it('help answers as every command does: -h, help <command>, and --json for scripts', () => {
