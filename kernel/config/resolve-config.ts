@@ -230,6 +230,19 @@ export function describeSource(key: string, source: ValueSource | undefined): st
   return `${key}: ${source.table} in ${source.path}`;
 }
 
+/**
+ * `[sessions."…"]` keys that name this session only loosely (a prefix of its id, or its id in
+ * another case). A session table applies by the full id alone, so these never do; `config` says so.
+ */
+export function looseSessionKeys(config: LoadedConfig, sessionId: string): string[] {
+  const id = sessionId.toLowerCase();
+  const keys = new Set<string>();
+  for (const file of filesOf(config)) {
+    for (const key of Object.keys(file.data.sessions ?? {})) if (key !== sessionId && key !== '' && id.startsWith(key.toLowerCase())) keys.add(key);
+  }
+  return [...keys].sort();
+}
+
 function filesOf(config: LoadedConfig): LoadedConfigFile[] {
   return config.project ? [config.user, config.project] : [config.user];
 }

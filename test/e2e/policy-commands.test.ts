@@ -143,6 +143,12 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const literal = json(['config', 'zzz', '--config', config]);
     expect(literal.body).toMatchObject({ provider: null, session_id: 'zzz', session_match: 'as_given' });
     expect(gob(['config', 'zzz', '--config', config]).stdout).toContain('# session: no session on disk matches zzz; its id is applied as written; no [sessions."zzz"] table sets anything');
+    // A table keyed by a prefix of the id never applies, and config says why.
+    const byPrefix = write(join(home.root, 'prefix-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n`);
+    expect(json(['config', '7d3f', '--config', byPrefix]).body.policy.min_savings_tokens).not.toBe(1_000);
+    expect(gob(['config', '7d3f', '--config', byPrefix]).stdout).toContain(
+      `# session: claude_code session ${id}; no [sessions."${id}"] table sets anything ([sessions."7d3f"] is not applied: a session table is keyed by the full session id)\n`,
+    );
     // A provider flag that contradicts the session is refused.
     const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
     expect(clash.status).toBe(2);
