@@ -153,6 +153,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
     expect(clash.status).toBe(2);
     expect(clash.body.error.code).toBe('provider_mismatch');
+    // explain too, rather than quietly dropping the flag.
+    const explained = json(['explain', '7d3f', '--provider', 'codex', '--config', config]);
+    expect({ status: explained.status, code: explained.body.error?.code }).toEqual({ status: 2, code: 'provider_mismatch' });
+    expect(json(['explain', '7d3f', '--provider', 'claude_code', '--config', config]).status).toBe(0);
   });
 
   it('config: an unknown preset is a usage error listing the presets', () => {

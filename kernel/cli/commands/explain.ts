@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { ExplainCommandResult } from '../../../schemas/generated/types.js';
+import { usageError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
@@ -27,7 +28,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
   static override summary = 'Explain the occupancy math: trigger, floor, what counts as context, what a cycle costs.';
   static override description =
     'Uses your configured policy (with --provider and --preset applied). Give --context-tokens to see what would happen to a session of that size, ' +
-    "or a session to use its own context, model window and policy (its provider's and session's config tables, and adaptive tuning, as plan applies them; --provider is then the session's). " +
+    "or a session to use its own context, model window and policy (its provider's and session's config tables, and adaptive tuning, as plan applies them; --provider, if given, must be the session's). " +
     'The comparison with native auto-compaction assumes it fires at 90% of the window (--window, else the session\'s, else 1,000,000) and lands near 60,000 tokens.';
   static override examples = [
     '<%= config.bin %> explain',
@@ -54,6 +55,10 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
       if (flags['context-tokens'] !== undefined) this.error('give a session or --context-tokens, not both: a session brings its own context', { exit: 2 });
       const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
         const parsed = await parseSession(rt, args.session!);
+        // As config does: a provider flag that contradicts the session is a mistake, not a preference.
+        if (flags.provider !== undefined && flags.provider !== parsed.session.provider) {
+          throw usageError('provider_mismatch', `${parsed.session.session_id} is a ${parsed.session.provider} session; --provider ${flags.provider} contradicts it`);
+        }
         const { resolved } = await resolveForCommand({
           configPath: flags.config,
           provider: parsed.session.provider,
