@@ -35,12 +35,11 @@ async function sourceChanged(receipt: OperationReceipt): Promise<boolean> {
 }
 
 /**
- * What to do with a receipt no run will finish: complete it when its fork is in place with the
- * published bytes, remove it when nothing is at the fork's path, else nothing (a receipt still
- * finishable, or something else at its path, which a person decides about).
+ * What to do with a pending receipt whose source has changed: complete it when its fork is in
+ * place with the published bytes, remove it when nothing is at the fork's path, else nothing
+ * (something else at its path, which a person decides about).
  */
 async function settlement(layout: VaultLayout, receipt: OperationReceipt): Promise<'complete' | 'remove' | null> {
-  if (receipt.completed || receipt.kind === 'restore' || !(await sourceChanged(receipt))) return null;
   const decision = await reconcile(layout, receipt);
   if (decision.state === 'confirm') return 'complete';
   if (decision.state === 'republish') return 'remove';
@@ -72,13 +71,14 @@ export async function judgeReceipts(layout: VaultLayout, receipts: readonly Oper
   try {
     for (const candidate of receipts) {
       if (candidate.completed || candidate.kind === 'restore') continue;
+      // Once changed, a source stays unlike the bytes the receipt names; checked once, before any lock,
+      // as most pending receipts belong to a source that is unchanged (a run still to be finished).
+      if (!(await sourceChanged(candidate))) continue;
       if (!options.lock) {
         const action = await settlement(layout, candidate);
         if (action) actions.push({ receipt: candidate, action });
         continue;
       }
-      // Cheap before the lock: most pending receipts belong to a source that is unchanged.
-      if (!(await settlement(layout, candidate))) continue;
       let lock: FileLock;
       try {
         lock = await lockOperation(layout, candidate.operation);
@@ -88,8 +88,9 @@ export async function judgeReceipts(layout: VaultLayout, receipts: readonly Oper
       }
       let held = false;
       try {
+        // Under the lock the receipt is read again: a run that ended meanwhile may have completed it.
         const receipt = await readReceipt(layout, candidate.operation);
-        const action = receipt ? await settlement(layout, receipt) : null;
+        const action = receipt && !receipt.completed ? await settlement(layout, receipt) : null;
         if (receipt && action) {
           actions.push({ receipt, action });
           locks.push(lock);
