@@ -12,12 +12,17 @@ export function inHiddenGroup(config: Interfaces.Config, commandId: string, aske
   return config.topics.some((t) => t.hidden && t.name === group && !asked.startsWith(t.name));
 }
 
+/** The summary a command or flag without one gets: the first line of its description. */
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0] ?? '';
+}
+
 /** Visible commands whose id is `id` or starts with its words, sorted: the listing `help --json` gives. */
 export function commandsUnder(config: Interfaces.Config, id: string): HelpCommandEntry[] {
   // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
   return config.commands
     .filter((c) => !c.hidden && !inHiddenGroup(config, c.id, id) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
-    .map((c) => ({ command: toConfiguredId(c.id, config), summary: c.summary ?? (c.description ?? '').split('\n')[0] ?? '' }))
+    .map((c) => ({ command: toConfiguredId(c.id, config), summary: c.summary ?? firstLine(c.description) }))
     .sort((a, b) => a.command.localeCompare(b.command));
 }
 

@@ -2,7 +2,7 @@ import { Args, loadHelpClass, toConfiguredId, toStandardizedId, type Command } f
 import type { HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { BaseCommand } from '../base-command.js';
-import { commandsUnder } from '../help-class.js';
+import { commandsUnder, firstLine } from '../help-class.js';
 
 export default class Help extends BaseCommand<HelpCommandResult> {
   static override summary = 'Show help for gobstopper or for one command; --json describes the commands for scripts.';
@@ -50,8 +50,4 @@ function describe(command: Command.Loadable, config: Parameters<typeof toConfigu
     flags,
     examples: (command.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', bin)),
   };
-}
-
-function firstLine(text: string | undefined): string {
-  return (text ?? '').split('\n')[0] ?? '';
 }
