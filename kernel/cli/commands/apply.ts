@@ -15,9 +15,9 @@ export default class Apply extends BaseCommand<ApplyResult> {
 
 On a terminal a status line says which step is running; piped runs and --json stay quiet.
 
-Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given; then auto, the default strategy, hands a live session to the client's own compaction (it prints the control to run, and writes no file), while a file strategy (--strategy elide, compacted, …) prepares a fork of it.
+Running the same apply again returns the same fork. If a run was interrupted, the next run finishes it from the receipt or says exactly what to repair. A session updated within the last 180 s is refused unless --allow-live is given; then a file strategy (--strategy elide, compacted, …) prepares a fork of it, and auto, the default strategy, hands a live Codex session to the client's own compaction (it prints the control to run, and writes no file).
 
-A cache-edit plan (cache_edits, which auto also picks for a live Claude Code session with tool results) is refused with cache_edit_unsupported and nothing is written: those edits act at Claude Code's API layer, and nothing hands them over. plan still shows it.`;
+A cache-edit plan (cache_edits, which auto picks for a live Claude Code session with tool results) is refused with cache_edit_unsupported and nothing is written: those edits act at Claude Code's API layer, and nothing hands them over. plan still shows it.`;
   static override examples = ['<%= config.bin %> apply 7d3f', '<%= config.bin %> apply 7d3f --strategy compacted --trigger 80000 --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
