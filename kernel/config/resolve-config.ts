@@ -49,6 +49,11 @@ export interface ResolvedConfig {
   preset: string | null;
   files: ConfigFileRef[];
   discovery: { max_age_secs: number };
+  /**
+   * `[sessions."…"]` tables that name this session loosely (a prefix of its id, or another case)
+   * while no table names it exactly: they never apply, and commands say so (looseSessionKeys).
+   */
+  unapplied_session_tables: string[];
 }
 
 type PlainKey = Exclude<keyof PolicyValues, 'strategy_params'>;
@@ -122,7 +127,15 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
     preset,
     files: configFileRefs(config),
     discovery: { max_age_secs: discoveryMaxAge(config) },
+    unapplied_session_tables: sessionId !== null && !layers.some((l) => l.source.layer === 'session') ? looseSessionKeys(config, sessionId) : [],
   };
+}
+
+/** The warning a command gives for `resolved.unapplied_session_tables`; null when there are none. */
+export function unappliedSessionWarning(resolved: Pick<ResolvedConfig, 'unapplied_session_tables' | 'session_id'>): string | null {
+  const keys = resolved.unapplied_session_tables.map((key) => `[sessions.${JSON.stringify(key)}]`);
+  if (keys.length === 0 || resolved.session_id === null) return null;
+  return `${keys.join(', ')} ${keys.length === 1 ? 'is' : 'are'} not applied: a session table is keyed by the full session id (${resolved.session_id})`;
 }
 
 class LayerState {

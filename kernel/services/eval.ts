@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
-import type { ResolvedConfig } from '../config/resolve-config.js';
+import { unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { candidateSlots, eventRecord, retentionBaseline, type RetentionBaseline } from '../eval/applied-retention.js';
 import { errorCode, evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
@@ -322,6 +322,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       row.rehearsal = extra?.rehearsal ?? null;
     }
     result.rehearsal_note = rehearsal.rehearsal?.note ?? rehearsal.note;
+    const unapplied = unappliedSessionWarning(config);
+    if (unapplied !== null) result.warnings.unshift(unapplied);
     const timeline: SessionTimeline | null = options.timeline
       ? {
           provider: transcript.session.provider,

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
-import type { ResolvedConfig, PolicyFlags } from '../config/resolve-config.js';
+import { unappliedSessionWarning, type ResolvedConfig, type PolicyFlags } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { HostCallbacks } from '../plugins/protocol/host-callbacks.js';
@@ -228,7 +228,8 @@ export async function planParsed(runtime: Runtime, parsed: ParsedSession, option
   requireResumableSession(parsed.session);
   requireReadableContext(parsed.transcript);
   const recent = await recentYields(runtime, parsed.session);
-  const warnings: string[] = [];
+  const unapplied = unappliedSessionWarning(config);
+  const warnings: string[] = unapplied === null ? [] : [unapplied];
   const outcome = await planSession({
     transcript: parsed.transcript,
     config,

@@ -149,6 +149,16 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(gob(['config', '7d3f', '--config', byPrefix]).stdout).toContain(
       `# session: claude_code session ${id}; no [sessions."${id}"] table sets anything ([sessions."7d3f"] is not applied: a session table is keyed by the full session id)\n`,
     );
+    // plan says it too, on stderr beside the plan; with --json the plan's shape stays as it is.
+    const loosePlan = gob(['plan', '7d3f', '--config', byPrefix]);
+    expect(loosePlan.status, loosePlan.stderr).toBe(0);
+    expect(loosePlan.stderr).toContain(`[sessions."7d3f"] is not applied: a session table is keyed by the full session id (${id})`);
+    const loosePlanJson = json(['plan', '7d3f', '--config', byPrefix]);
+    expect(loosePlanJson.stderr).toContain('[sessions."7d3f"] is not applied');
+    expect(JSON.stringify(loosePlanJson.body)).not.toContain('not applied');
+    // A table under the full id applies, and nothing is said about the loose one beside it.
+    const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);
+    expect(gob(['plan', '7d3f', '--config', both]).stderr).not.toContain('not applied');
     // A provider flag that contradicts the session is refused.
     const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
     expect(clash.status).toBe(2);
