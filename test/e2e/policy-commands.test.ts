@@ -114,7 +114,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain('trigger_tokens = 190000  # command-line flag');
     expect(human.stdout).toContain(`min_savings_tokens = 4096  # built-in default`);
     // What config prints pastes into a [policy] table and loads as the same policy.
-    expect(human.stdout).toContain('# keep_score_threshold is unset  # built-in default');
+    expect(human.stdout).toContain('# keep_score_threshold is unset: no score cutoff, the lowest-scored stale outputs go first  # built-in default');
+    expect(human.stdout).toContain('# scorer is unset: the built-in heuristic scorer scores  # built-in default');
     const pasted = write(join(home.root, 'pasted.toml'), `[policy]\n${human.stdout.split('\n').filter((l) => l && !l.startsWith('#')).join('\n')}\n`);
     const reloaded = json(['config', '--provider', 'codex', '--config', pasted]);
     expect(reloaded.status).toBe(0);

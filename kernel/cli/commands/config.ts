@@ -16,6 +16,12 @@ import { describeSource } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 
+/** What an unset key means, where it is not simply "nothing". */
+const UNSET_MEANS: Record<string, string> = {
+  scorer: ': the built-in heuristic scorer scores',
+  keep_score_threshold: ': no score cutoff, the lowest-scored stale outputs go first',
+};
+
 export default class Config extends BaseCommand<ConfigCommandResult> {
   static override summary = 'Show the resolved policy and where each value came from.';
   static override description =
@@ -92,7 +98,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     for (const [key, value] of rows) {
       const source = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
       // Lines a person may paste into a [policy] table: an unset key is a comment, not `= null`.
-      this.say(value === null || value === undefined ? `# ${key} is unset  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
+      this.say(value === null || value === undefined ? `# ${key} is unset${UNSET_MEANS[key] ?? ''}  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
     this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (trigger_tokens under ${policy.quota_pressure} quota pressure)`);
     if (policy.adaptive) {
