@@ -13,6 +13,8 @@ import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** How long the output pipe is read after the command's group is gone (what it printed is in the pipe already). */
+const PIPE_GRACE_MS = 250;
 
 export interface LegacyCommandInput {
   session_id: string;
@@ -72,9 +74,23 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     }
     chunks.push(chunk);
   });
+  // A process that left the group (`setsid sleep 100 &`) survives the group's kill and may hold
+  // stdout open, so the pipe would not end until it did: once the group is gone, what is in the
+  // pipe is read for a moment and then the pipe is closed from this end.
+  let held = false;
+  let cut: NodeJS.Timeout | undefined;
+  const closePipeSoon = () => {
+    cut ??= setTimeout(() => {
+      if (subprocess.stdout && !subprocess.stdout.readableEnded) {
+        held = true;
+        subprocess.stdout.destroy();
+      }
+    }, PIPE_GRACE_MS);
+  };
   const deadline = setTimeout(() => {
     stopped ??= 'timeout';
     stopGroup();
+    closePipeSoon();
   }, timeoutMs);
   // The answer is complete when the command's own process exits. Something it left in the background
   // (`sleep 60 & echo ...`) may still hold stdout open, and the pipe would not end until it did:
@@ -83,6 +99,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   subprocess.once('exit', () => {
     leftRunning = groupAlive(subprocess.pid);
     stopGroup();
+    closePipeSoon();
   });
 
   let result;
@@ -90,6 +107,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     result = await subprocess;
   } finally {
     clearTimeout(deadline);
+    clearTimeout(cut);
     // Anything the script left running in the background goes with it.
     stopGroup();
     if (pid !== undefined) untrackGroup(pid);
@@ -106,6 +124,9 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     return parseLegacyOutput(Buffer.concat(chunks), request.table);
   } catch (error) {
     // The likely cause is not the JSON: the answer was to come from what the command left running.
+    if (held) {
+      throw failed(request.table, 'exited before printing a complete answer, and a process it started outside its process group (setsid?) still holds its output open; that process was not stopped');
+    }
     if (!leftRunning) throw error;
     throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does');
   }

@@ -95,6 +95,28 @@ describe('legacy command presets', () => {
     });
   });
 
+  it('is not held past the deadline by a process that left its group and keeps stdout open', async () => {
+    const pidFile = join(dir, 'escaped.pid');
+    const started = Date.now();
+    try {
+      await expect(runLegacyCommand(request(`setsid sleep 30 & echo $! > ${JSON.stringify(pidFile)}; sleep 30`, { timeoutMs: 400 }))).rejects.toMatchObject({
+        message: `legacy command from ${TABLE} did not finish within 400 ms and was stopped`,
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // After its own process exits, too; the pause lets the escapee leave the group first, and it is
+      // then named as what holds the output.
+      const exited = Date.now();
+      await expect(runLegacyCommand(request(`setsid sleep 30 & echo $! > ${JSON.stringify(pidFile)}.2; sleep 0.2`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
+        message: expect.stringContaining('a process it started outside its process group (setsid?) still holds its output open'),
+      });
+      expect(Date.now() - exited).toBeLessThan(5_000);
+    } finally {
+      for (const file of [pidFile, `${pidFile}.2`]) {
+        if (existsSync(file)) process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGKILL');
+      }
+    }
+  });
+
   it('stops a command that prints more than the cap', async () => {
     await expect(runLegacyCommand(request('yes', { maxOutputBytes: 1000 }))).rejects.toMatchObject({
       message: `legacy command from ${TABLE} printed more than 1000 bytes and was stopped`,
