@@ -14,6 +14,7 @@ import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, refuseOverlongSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotFile } from '../vault/snapshot.js';
+import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { hashRegularFile } from '../publish/publish.js';
@@ -139,10 +140,22 @@ async function unchangedRestore(layout: VaultLayout, entry: T.VaultEntry): Promi
   return null;
 }
 
-/** The snapshot id of the file at `path` as it is now, when the vault holds those bytes; null otherwise. */
-async function archivedAsIs(layout: VaultLayout, path: string): Promise<string | null> {
+/**
+ * The snapshot id of the file at `path` as it is now, when the vault holds those bytes intact; null
+ * otherwise. Every chunk is read back: undo names this snapshot as the way back to the current file,
+ * and a damaged one is no way back (archiving the file again then meets the damage and says so).
+ */
+async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   const { sha256 } = await hashRegularFile(path);
-  return [...(await readIndex(layout))].reverse().find((e) => e.path === path && e.source_sha256 === sha256)?.sha256 ?? null;
+  const entries = [...(await readIndex(layout))].reverse().filter((e) => e.path === path && e.source_sha256 === sha256);
+  for (const entry of entries) {
+    const intact = await reconstructSnapshot(layout, entry.sha256, () => undefined, env).then(
+      (loaded) => loaded.manifest.source_sha256 === sha256,
+      () => false,
+    );
+    if (intact) return entry.sha256;
+  }
+  return null;
 }
 
 async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
@@ -160,7 +173,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
   const earlier = await unchangedRestore(layout, entry);
   if (earlier) {
     const gone = !existsSync(entry.path);
-    const current = gone ? null : await archivedAsIs(layout, entry.path);
+    const current = gone ? null : await archivedAsIs(layout, entry.path, runtime.env);
     if (gone || current !== null) return { restored: entry, receipt: earlier, pre_undo_snapshot: current, reused: true };
   }
   const provider = await runtime.provider(entry.provider);
@@ -195,7 +208,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
       // archived again: a second index line would only relabel the same snapshot.
-      preUndo = (await archivedAsIs(layout, entry.path)) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
+      preUndo = (await archivedAsIs(layout, entry.path, runtime.env)) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

@@ -173,6 +173,25 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(second.stdout).toMatch(/the current file is archived as [0-9a-f]{64}/);
   });
 
+  it('undo does not name a damaged snapshot as the current file\'s archive: it refuses and publishes nothing', async () => {
+    home = demoHome();
+    const original = readFileSync(home.claudeSession);
+    const older = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    appendFileSync(home.claudeSession, original.toString('utf8').split('\n')[0] + '\n');
+    expect((await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    // Back to the older state, whose only archive then loses a chunk.
+    writeFileSync(home.claudeSession, original);
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    const manifest = JSON.parse(readFileSync(join(vault, 'manifests', older.json.entry.sha256), 'utf8'));
+    const chunk = join(vault, 'chunks', manifest.chunks[0]);
+    writeFileSync(chunk, readFileSync(chunk).subarray(0, 100));
+    const stores = snapshotOfStores(home);
+    const undone = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(undone.code).toBe(1);
+    expect(undone.json.error.message).toMatch(/^vault damaged: /);
+    expect(snapshotOfStores(home)).toEqual(stores);
+  });
+
   it('detect tells the files gobstopper published from the sessions they were made from, resumed or not', async () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
