@@ -83,6 +83,13 @@ export async function recallCards(
   });
   const published = receipts.filter((r) => r.completed).map(publishedEntry);
   const entries = [...(await readIndex(layout)), ...published].sort((a, b) => a.ts - b.ts);
+  // The index line says whose session a snapshot holds; without one there is nothing to label its
+  // cards with, and an empty answer would say the snapshot holds none.
+  if (only !== null && !entries.some((e) => e.sha256 === only)) {
+    throw new GobstopperError('snapshot_not_indexed', `snapshot ${only.slice(0, 16)} has no index line, so recall cannot tell whose session it holds; gobstopper show ${only} reads it`, {
+      details: { sha256: only },
+    });
+  }
   for (const entry of entries.reverse()) {
     if (request.session !== undefined && !entry.session_id.toLowerCase().startsWith(request.session.toLowerCase())) continue;
     if (only !== null && entry.sha256 !== only) continue;

@@ -192,6 +192,16 @@ describe('vault commands (built CLI)', () => {
     const unknown = await cli('recall', '--sha', 'abcdef0123', '--json');
     expect(unknown.code).not.toBe(0);
     expect(JSON.parse(unknown.stdout).error.code).toBe('snapshot_not_found');
+    // A snapshot whose index line was lost is not answered as one without cards.
+    const index = readFileSync(home.layout.index, 'utf8');
+    writeFileSync(home.layout.index, index.split('\n').filter((l) => !l.includes(first)).join('\n'));
+    try {
+      const unindexed = await cli('recall', '--sha', first, '--json');
+      expect(unindexed.code).toBe(1);
+      expect(JSON.parse(unindexed.stdout).error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining(`gobstopper show ${first} reads it`) });
+    } finally {
+      writeFileSync(home.layout.index, index);
+    }
 
     const events = await json<{ total_events: number; est_reclaimed_tokens: number }>(V.validateEventsCommandOutput, 'events', '--since', '24h');
     expect(events).toMatchObject({ total_events: 1, est_reclaimed_tokens: 3000 });

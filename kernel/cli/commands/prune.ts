@@ -25,7 +25,7 @@ export default class Prune extends BaseCommand<PruneResult> {
     keep: Flags.integer({ description: 'Archived states to keep per stream.', default: DEFAULT_PRUNE_KEEP }),
     apply: Flags.boolean({ description: 'Actually delete (otherwise only report). --yes is taken for it too.', aliases: ['yes'], default: false }),
     'include-unindexed': Flags.boolean({
-      description: 'Also delete snapshots that have no index line and that no receipt or pin references: the bytes of a failed apply\'s candidate, a snapshot interrupted before its line. Only when no index line was lost.',
+      description: 'Also delete snapshots that have no index line and that no receipt or pin references: the bytes of a failed apply\'s candidate, a snapshot interrupted before its line. Use it only when you know no index line was lost: prune cannot tell a snapshot whose line was deleted from one that never had a line, and deletes both.',
       default: false,
     }),
   };
