@@ -62,6 +62,21 @@ describe('detect', () => {
     expect(file.code).toBe(2);
     expect(file.json.error.message).toContain('--codex-home');
     expect(file.json.error.message).toContain('not a directory');
+    const named = await runJson(['detect', '--provider-home', `codex=${join(home.root, 'nowhere')}`], home.env);
+    expect(named.json.error.message).toBe(`--provider-home codex=${join(home.root, 'nowhere')}: no such directory`);
+  });
+
+  it('--provider-home takes one value per flag, so the session argument after it stays the argument', async () => {
+    home = demoHome();
+    const claudeHome = `claude_code=${home.claudeHome}`;
+    const after = await runJson(['verify', '--provider-home', claudeHome, DEMO_CLAUDE_ID], home.env);
+    expect(after.code, JSON.stringify(after.json)).toBe(0);
+    const joined = await runJson(['verify', `--provider-home=${claudeHome}`, '--provider-home', `codex=${home.codexHome}`, DEMO_CLAUDE_ID], home.env);
+    expect(joined.code, JSON.stringify(joined.json)).toBe(0);
+    // Two flags naming one home are refused, not resolved by whichever came last.
+    const both = await runJson(['verify', DEMO_CLAUDE_ID, '--provider-home', claudeHome, '--claude-home', home.root], home.env);
+    expect(both.code).toBe(2);
+    expect(both.json.error).toMatchObject({ code: 'bad_flag', message: '--claude-home and --provider-home claude_code= both name the claude_code home; give one' });
   });
 
   it('a session whose last line is one huge tool result keeps its identity and its reported context', async () => {
