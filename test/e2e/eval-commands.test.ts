@@ -257,7 +257,8 @@ describe.skipIf(!built)('eval (built CLI)', () => {
   });
 
   it('--strategy measures only the named strategies, in the order given', () => {
-    const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'scored', '--strategy', 'elide']);
+    // The session may come after the flags: each --strategy takes one value.
+    const { status, body } = json<EvalCommandResult>(['eval', ...LOW, '--strategy', 'scored', '--strategy', 'elide', CODEX_ID]);
     expect(status).toBe(0);
     expect(body.rows.map((r) => r.strategy)).toEqual(['scored', 'elide']);
     // The same frozen source and policy give the same elide rewrite as the full run.

@@ -101,8 +101,8 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
     all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).', exclusive: ['since'] }),
     since: Flags.string({ summary: `Only sessions updated since: ${SINCE_HELP}.` }),
     // People say claude for Claude Code, as config, explain and policy-check take it.
-    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
-    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
+    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
     format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json (default csv).', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),

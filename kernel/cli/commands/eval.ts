@@ -29,7 +29,7 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
-    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, helpGroup: 'POLICY' }),
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     rehearse: Flags.boolean({ summary: 'Also resume each rewritten copy with the real client, offline, and show the context it rebuilt.' }),
     'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
