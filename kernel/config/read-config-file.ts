@@ -62,7 +62,13 @@ export function readConfigText(path: string): string | null {
     const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
     let length = 0;
     for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      let n: number;
+      try {
+        n = readSync(fd, buffer, length, buffer.length - length, null);
+      } catch (error) {
+        // EIO, EAGAIN (a FIFO swapped in after the check) and the like: name the file, not just the code.
+        throw invalid(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      }
       if (n === 0) break;
       length += n;
       if (length > MAX_CONFIG_BYTES) throw invalid(`config ${path} grew past ${MAX_CONFIG_BYTES} bytes while being read`);

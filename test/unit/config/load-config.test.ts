@@ -164,6 +164,13 @@ describe('config file: bad input gets one clear line', () => {
   });
 });
 
+describe('config file that fails while being read', () => {
+  // A file that stats as regular but whose read fails (EIO); Linux has one at hand.
+  it.skipIf(!existsSync('/proc/self/mem'))('names the file and the error, not the bare errno', () => {
+    expect(() => loadFile('user', '/proc/self/mem')).toThrow(/^cannot read config \/proc\/self\/mem: EIO$/);
+  });
+});
+
 describe('config locations', () => {
   it('honours an absolute XDG_CONFIG_HOME and ignores a relative one', () => {
     expect(userConfigPath({ XDG_CONFIG_HOME: '/x/cfg', HOME: '/home/u' })).toBe('/x/cfg/gobstopper/config.toml');
