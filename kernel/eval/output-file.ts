@@ -13,8 +13,10 @@ function entryAt(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a component of the directory is a file; the directory check below says so.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new GobstopperError('output_write_failed', `cannot write ${path}: ${code ?? (error as Error).message}`, { details: { path } });
   }
 }
 
@@ -42,7 +44,10 @@ export function assertNewOutputPath(path: string): string {
   } catch {
     isDir = false;
   }
-  if (!isDir) throw new GobstopperError('output_dir_missing', `cannot write ${path}: directory ${dir} does not exist`, { details: { path } });
+  if (!isDir) {
+    const what = entryAt(dir) === null ? 'does not exist' : 'is not a directory';
+    throw new GobstopperError('output_dir_missing', `cannot write ${path}: ${dir} ${what}`, { details: { path } });
+  }
   return absolute;
 }
 

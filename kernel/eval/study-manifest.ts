@@ -46,7 +46,7 @@ export function assertStudySourceSize(bytes: number, mode: 'replay' | 'audit' | 
 
 export function assertRounds(rounds: number): void {
   if (!Number.isInteger(rounds) || rounds < STUDY_LIMITS.minRounds || rounds > STUDY_LIMITS.maxRounds) {
-    throw new GobstopperError('invalid_rounds', `rounds must be a whole number from ${STUDY_LIMITS.minRounds} to ${STUDY_LIMITS.maxRounds}, got ${rounds}`, { exit: 2 });
+    throw new GobstopperError('invalid_rounds', `--rounds must be a whole number from ${STUDY_LIMITS.minRounds} to ${STUDY_LIMITS.maxRounds}, got ${rounds}`, { exit: 2 });
   }
 }
 

@@ -50,7 +50,7 @@ describe('detect', () => {
     expect(tilde.json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
     const unknown = await runJson(['detect', '--provider-home', `gemini=${home.root}`], home.env);
     expect(unknown.code).toBe(2);
-    expect(unknown.json.error).toMatchObject({ code: 'unknown_provider', message: expect.stringContaining('--provider-home names unknown provider gemini') });
+    expect(unknown.json.error).toMatchObject({ code: 'unknown_provider', message: expect.stringContaining('--provider-home names unknown provider \"gemini\"') });
   });
 
   it('a --claude-home that is not a directory is a usage error, not an empty home', async () => {
@@ -266,6 +266,9 @@ describe('detect', () => {
     const r = await runJson(['detect', '--provider', 'nope'], home.env);
     expect(r.code).toBe(2);
     expect(r.json.error.code).toBe('unknown_provider');
+    // The id is quoted: an empty one is seen as empty.
+    const empty = await runJson(['detect', '--provider', ''], home.env);
+    expect(empty.json.error.message).toMatch(/^unknown provider ""; known: /);
   });
 });
 

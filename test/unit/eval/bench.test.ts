@@ -106,9 +106,11 @@ describe('output files are always new', () => {
   });
 
   it('reports a missing directory, and writes a new file exactly once', () => {
-    expect(() => assertNewOutputPath(join(dir, 'no-such-dir', 'x.csv'))).toThrow(/directory .* does not exist/);
+    expect(() => assertNewOutputPath(join(dir, 'no-such-dir', 'x.csv'))).toThrow(/no-such-dir does not exist$/);
     const fresh = join(dir, 'fresh.csv');
     writeNewFile(fresh, 'a,b\n');
+    // A file where a directory should be is named as such, not reported as a failed lstat.
+    expect(() => assertNewOutputPath(join(fresh, 'x.csv'))).toThrow(/^cannot write .*fresh\.csv\/x\.csv: .*fresh\.csv is not a directory$/);
     expect(readFileSync(fresh, 'utf8')).toBe('a,b\n');
     expect(() => writeNewFile(fresh, 'again')).toThrow(/already exists/);
   });

@@ -239,7 +239,7 @@ describe('manifest validation: each bad input gets its own clear error', () => {
   });
 
   it('rounds outside 1-10 and sources over the limits', () => {
-    for (const bad of [0, 11, 1.5, -1]) expect(() => assertRounds(bad)).toThrow(`rounds must be a whole number from 1 to 10, got ${bad}`);
+    for (const bad of [0, 11, 1.5, -1]) expect(() => assertRounds(bad)).toThrow(`--rounds must be a whole number from 1 to 10, got ${bad}`);
     for (const good of [1, 10]) expect(() => assertRounds(good)).not.toThrow();
     expect(() => assertStudySourceSize(64 * 1024 * 1024 + 1, 'replay')).toThrow(/replay reads at most 64 MiB; score an already-compacted file with --against instead/);
     expect(() => assertStudySourceSize(64 * 1024 * 1024 + 1, 'audit')).not.toThrow();
@@ -336,7 +336,7 @@ describe('replaying the three arms', () => {
     expect(report.rows.every((r) => r.status === 'no_change' && r.card_items === 0)).toBe(true);
     let parsed = 0;
     const counting = { ...deps(), parse: async (b: Buffer) => (parsed++, parseSessionBytes(b)) };
-    await expect(runRetentionStudy(counting, { provider: 'claude_code', source: session.source, manifest, manifest_sha256: 'a'.repeat(64), policy, rounds: 11 })).rejects.toThrow('rounds must be a whole number from 1 to 10, got 11');
+    await expect(runRetentionStudy(counting, { provider: 'claude_code', source: session.source, manifest, manifest_sha256: 'a'.repeat(64), policy, rounds: 11 })).rejects.toThrow('--rounds must be a whole number from 1 to 10, got 11');
     await expect(runRetentionStudy(counting, { provider: 'claude_code', source: Buffer.alloc(64 * 1024 * 1024 + 1), manifest, manifest_sha256: 'a'.repeat(64), policy, rounds: 1 })).rejects.toThrow(/64 MiB/);
     expect(parsed).toBe(0);
   });
