@@ -178,7 +178,7 @@ export function toEnvelope(error: OclifLikeError): ErrorEnvelope {
  * oclif's parse errors in the words the rest of the CLI uses: no "The following error occurred:"
  * preamble, flags named with their dashes, one problem after another.
  */
-export function plainUsage(text: string): string {
+export function plainUsage(text: string, argv: readonly string[] = process.argv.slice(2)): string {
   return text
     .replace(/^The following errors? occurred:\s*/, '')
     .split(PROBLEM_SEPARATOR)
@@ -187,12 +187,26 @@ export function plainUsage(text: string): string {
         .replace(/Missing required flag ([a-z0-9-]+)\s*/g, 'missing required flag --$1; ')
         // oclif takes digits only: " 3" is refused although the echo below shows it trimmed.
         .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received:\s*$/, '$1 must be a whole number, digits only (got an empty value)')
-        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, '$1 must be a whole number, digits only (got $2)')
+        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer but received: (.*)$/, (_, flag: string, shown: string) => {
+          // oclif echoes the value trimmed; the value as typed shows why " 5" was refused.
+          const raw = rawFlagValue(argv, flag);
+          return `${flag} must be a whole number, digits only (got ${raw !== undefined && raw !== shown ? JSON.stringify(raw) : shown})`;
+        })
         .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
         .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
         .replace(/;\s*$/, ''),
     )
     .join(PROBLEM_SEPARATOR);
+}
+
+/** The value `flag` was given on the command line as typed (`--flag value` or `--flag=value`); the last one wins. */
+function rawFlagValue(argv: readonly string[], flag: string): string | undefined {
+  let value: string | undefined;
+  argv.forEach((arg, i) => {
+    if (arg === flag && i + 1 < argv.length) value = argv[i + 1];
+    else if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
+  });
+  return value;
 }
 
 /** Between the problems of one oclif parse error that lists several. */

@@ -14,6 +14,9 @@ describe("oclif's parse errors in the CLI's own words", () => {
 
   it('says what a number flag needs', () => {
     expect(plainUsage('Parsing --limit Expected an integer but received: 1.5')).toBe('--limit must be a whole number, digits only (got 1.5)');
+    // oclif echoes the value trimmed, which would make a refused " 5" look valid.
+    expect(plainUsage('Parsing --limit Expected an integer but received: 5', ['recall', '--limit', ' 5'])).toBe('--limit must be a whole number, digits only (got " 5")');
+    expect(plainUsage('Parsing --limit Expected an integer but received: 5', ['recall', '--limit=5 '])).toBe('--limit must be a whole number, digits only (got "5 ")');
     expect(toEnvelope(Object.assign(new Error('Parsing --record \n\tExpected an integer but received: \nSee more help with --help'), { oclif: { exit: 2 } })).error.message).toBe(
       '--record must be a whole number, digits only (got an empty value)',
     );
