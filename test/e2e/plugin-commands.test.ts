@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,15 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     // Restore for the tests that follow.
     bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0x01;
     writeFileSync(file, bytes);
+    // A file that appeared in the installed copy (a plugin writing a cache beside itself) is named
+    // as such, with where such files belong: reinstalling alone would only repeat it.
+    const cache = join(installedDir(), 'keep-last-python', '0.1.0', 'cache.json');
+    writeFileSync(cache, '{}');
+    const appeared = await gob('plugin', 'inspect', 'keep-last-python');
+    expect(appeared.code).toBe(1);
+    expect(appeared.stderr).toContain('cache.json is not declared in the manifest\'s files; it appeared in the copy plugin add installed, most likely written by the plugin while it ran');
+    expect(appeared.stderr).toContain('keep caches and scratch files in a temporary directory');
+    rmSync(cache);
   });
 
   it('bad input gets one line (or one JSON object), a non-zero exit, and changes nothing', async () => {

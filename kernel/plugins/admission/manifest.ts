@@ -24,17 +24,31 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buffer));
-  } catch {
-    throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not valid UTF-8 JSON`, { bundle, file: MANIFEST_FILE });
+  } catch (error) {
+    // The parser's own words carry the position ("... in JSON at position 212"); the manifest is the
+    // author's text, so quoting around it is fine. Not UTF-8 is said as such.
+    const why = error instanceof SyntaxError ? `: ${jsonProblemAt(buffer, error.message)}` : ' (it is not UTF-8)';
+    throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not valid JSON${why}`, { bundle, file: MANIFEST_FILE });
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not a JSON object`, { bundle, file: MANIFEST_FILE });
   }
-  if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle);
+  if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle, (value as { version?: unknown }).version);
   const manifest = value as PluginManifest;
   checkVersion(manifest, bundle);
   checkEngines(manifest, bundle, runningVersion);
   return { manifest, manifestSha256, bytes: buffer.length };
+}
+
+/** A JSON.parse message with its byte position turned into a line and column, which an editor shows. */
+function jsonProblemAt(buffer: Buffer, message: string): string {
+  const firstLine = message.split('\n')[0]!.slice(0, 200);
+  const at = /at position (\d+)/.exec(firstLine);
+  if (!at) return firstLine;
+  const before = buffer.toString('utf8').slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${firstLine.replace(/\s*in JSON at position \d+.*$/, '')} at line ${line}, column ${column}`;
 }
 
 function readManifestBytes(manifestPath: string, bundle: string): Buffer {
@@ -72,7 +86,7 @@ function readManifestBytes(manifestPath: string, bundle: string): Buffer {
 }
 
 /** Turns the validator's errors into the single most useful refusal, with a JSON pointer. */
-function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
+function schemaError(errors: ErrorObject[], bundle: string, version: unknown): AdmissionError {
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
   if (unknown) {
     const field = String((unknown.params as { additionalProperty?: unknown }).additionalProperty);
@@ -92,7 +106,9 @@ function schemaError(errors: ErrorObject[], bundle: string): AdmissionError {
     return new AdmissionError('too_many_files', `bundle ${bundle}: files lists more than 64 files`, { bundle, pointer: '/files', file: MANIFEST_FILE });
   }
   // A version too short or too long for the schema is still a bad version, named as one.
-  if (errors.some((e) => e.instancePath === '/version')) return badVersion(bundle, 'not a semantic version (like 1.2.3)');
+  if (errors.some((e) => e.instancePath === '/version')) {
+    return badVersion(bundle, `${JSON.stringify(typeof version === 'string' ? version.slice(0, 64) : version)} is not a semantic version (like 1.2.3)`);
+  }
   const { pointer, message } = mostSpecific(errors);
   const where = pointer === '' ? 'the top level' : pointer;
   return new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at ${where}: ${message}`, {

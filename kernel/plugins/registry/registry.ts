@@ -206,7 +206,17 @@ function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
   } catch (error) {
     if (!(error instanceof AdmissionError)) throw error;
     const label = bundleLabel(ref);
-    throw new AdmissionError(error.code, `${error.message}; this is the copy plugin add installed, changed since: install it again (gobstopper plugin remove ${label}, then gobstopper plugin add <the bundle>)`, error.details);
+    const reinstall = `install it again (gobstopper plugin remove ${label}, then gobstopper plugin add <the bundle>)`;
+    // A file that appeared in an installed copy was most likely written there by the plugin itself,
+    // and reinstalling alone would only repeat that: say where such files belong.
+    if (error.code === 'file_undeclared') {
+      throw new AdmissionError(
+        error.code,
+        `${error.message}; it appeared in the copy plugin add installed, most likely written by the plugin while it ran: a plugin must not write into its bundle (keep caches and scratch files in a temporary directory); then ${reinstall}`,
+        error.details,
+      );
+    }
+    throw new AdmissionError(error.code, `${error.message}; this is the copy plugin add installed, changed since: ${reinstall}`, error.details);
   }
 }
 

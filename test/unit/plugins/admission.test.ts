@@ -98,7 +98,17 @@ const generated: { name: string; build(dir: string): string; expected: Expected 
   {
     name: 'manifest_bad_semver (too short for the schema)',
     build: (dir) => writeBundle(dir, { files: { 'main.mjs': 'x' }, manifest: { version: '1.0' } }),
-    expected: { code: 'manifest_bad_semver', pointer: '/version' },
+    expected: { code: 'manifest_bad_semver', pointer: '/version', message_contains: 'version "1.0" is not a semantic version (like 1.2.3)' },
+  },
+  {
+    name: 'manifest_not_json (a trailing comma, placed by line and column)',
+    build: (dir) => {
+      writeBundle(dir, { files: { 'main.mjs': 'x' } });
+      const path = join(dir, 'gobstopper-plugin.json');
+      writeFileSync(path, readFileSync(path, 'utf8').trimEnd().replace(/\n}$/, ',\n}'));
+      return dir;
+    },
+    expected: { code: 'manifest_not_json', message_contains: 'is not valid JSON: Expected double-quoted property name at line ' },
   },
   {
     name: 'manifest_bad_semver (build metadata, which does not order versions)',
