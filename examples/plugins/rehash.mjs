@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Rewrites the `files` map of a bundle's gobstopper-plugin.json from the files on disk (every file
-// but the manifest).
+// but the manifest, and local leftovers such as __pycache__).
 //   node examples/plugins/rehash.mjs                  every example here, the Python SDK copied in first
 //   node examples/plugins/rehash.mjs <bundle-dir>...  your own bundles, exactly as they are
 import { createHash } from 'node:crypto';
@@ -12,11 +12,18 @@ const here = dirname(fileURLToPath(import.meta.url));
 const sdk = join(here, '..', '..', 'sdk', 'python', 'gobstopper_sdk.py');
 const MANIFEST = 'gobstopper-plugin.json';
 
+/** What running a bundle locally leaves behind, which no bundle ships (the host runs python3 -B). */
+const LOCAL_LEFTOVERS = new Set(['__pycache__', '.DS_Store']);
+
 function filesUnder(root, dir = root) {
   return readdirSync(dir)
     .sort()
     .flatMap((name) => {
       const path = join(dir, name);
+      if (LOCAL_LEFTOVERS.has(name)) {
+        console.error(`rehash: leaving out ${relative(root, path)} (a local leftover); delete it before plugin add, which refuses undeclared files`);
+        return [];
+      }
       if (statSync(path).isDirectory()) return filesUnder(root, path);
       const rel = relative(root, path).split(sep).join('/');
       return rel === MANIFEST ? [] : [rel];

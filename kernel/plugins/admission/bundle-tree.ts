@@ -41,7 +41,9 @@ export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: 
       }
       if (rel === MANIFEST_FILE) continue;
       if (!declared.has(rel)) {
-        throw new AdmissionError('file_undeclared', `bundle ${bundle}: ${rel} is not declared in the manifest's files`, { bundle, file: rel, pointer: filePointer(rel) });
+        // Python leaves bytecode beside a module run by hand; the host runs it with -B and never does.
+        const leftover = rel.split('/').includes('__pycache__') ? ' (Python bytecode left by running the bundle by hand: delete the __pycache__ directory)' : '';
+        throw new AdmissionError('file_undeclared', `bundle ${bundle}: ${rel} is not declared in the manifest's files${leftover}`, { bundle, file: rel, pointer: filePointer(rel) });
       }
       found.set(rel, { path: rel, size: stat.size });
     }

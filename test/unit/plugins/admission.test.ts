@@ -101,6 +101,16 @@ const generated: { name: string; build(dir: string): string; expected: Expected 
     expected: { code: 'manifest_bad_semver', pointer: '/version', message_contains: 'version "1.0" is not a semantic version (like 1.2.3)' },
   },
   {
+    name: 'file_undeclared (Python bytecode left by running the bundle by hand)',
+    build: (dir) => {
+      writeBundle(dir, { files: { 'main.py': 'x' }, manifest: { runtime: 'python3', executable: 'main.py' } });
+      mkdirSync(join(dir, '__pycache__'));
+      writeFileSync(join(dir, '__pycache__', 'main.cpython-311.pyc'), 'bytecode');
+      return dir;
+    },
+    expected: { code: 'file_undeclared', file: '__pycache__/main.cpython-311.pyc', message_contains: 'delete the __pycache__ directory' },
+  },
+  {
     name: 'manifest_not_json (a trailing comma, placed by line and column)',
     build: (dir) => {
       writeBundle(dir, { files: { 'main.mjs': 'x' } });
