@@ -8,6 +8,7 @@ import { pluginEnvironment } from './environment.js';
 import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import { launchFor } from './runtime.js';
 import { StderrRing } from './stderr-ring.js';
+import { stderrEcho } from './stderr-echo.js';
 import { MAX_NOTIFICATIONS_WITHOUT_ANSWER } from '../host/plugin-limits.js';
 
 export interface SpawnOptions {
@@ -61,6 +62,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   trackGroup(pid);
   const stderr = new StderrRing(options.stderrBytes);
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  if ((options.hostEnv ?? process.env).GOBSTOPPER_DEBUG) child.stderr!.on('data', stderrEcho(manifest.id));
   // EPIPE after the plugin died surfaces through the writer; never as an unhandled stream error.
   child.stdin!.on('error', () => undefined);
 
