@@ -30,7 +30,7 @@ export function renderStateCard(digest: DigestBlock): string {
   }
   if (digest.current_work) lines.push(`current: ${flat(digest.current_work)}`);
   if (digest.context) lines.push(`context: ${flat(digest.context)}`);
-  lines.push(`(covers ${digest.covers_items} earlier records)`);
+  lines.push(`(covers ${digest.covers_items} earlier record${digest.covers_items === 1 ? '' : 's'})`);
   return lines.join('\n');
 }
 
@@ -43,7 +43,7 @@ export function parseStateCard(text: string): DigestBlock | null {
   if (!isStateCardText(text)) return null;
   const digest: DigestBlock = { covers_items: 0, concepts: [], files_touched: [], decisions: [], errors: [], open_tasks: [] };
   for (const line of text.split('\n').slice(1)) {
-    const covers = /^\(covers (\d+) earlier records\)$/.exec(line);
+    const covers = /^\(covers (\d+) earlier records?\)$/.exec(line);
     if (covers) digest.covers_items = Number(covers[1]);
     else if (line.startsWith('goal: ')) digest.goal = line.slice(6);
     else if (line.startsWith('summary: ')) digest.summary = line.slice(9);

@@ -212,13 +212,13 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(rows.find((r) => r.session_id === restored.json.receipt.output_session_id)!.published).toMatchObject({ kind: 'restore', source_session_id: DEMO_CLAUDE_ID });
     expect(rows.find((r) => r.session_id === DEMO_CLAUDE_ID)).not.toHaveProperty('published');
     const table = (await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ');
-    expect(table).toContain(`${fork.slice(0, 8)} from ${DEMO_CLAUDE_ID.slice(0, 8)} (compacted with ${json.plan.plan.strategy})`);
+    expect(table).toContain(`${fork.slice(0, 8)} from ${DEMO_CLAUDE_ID.slice(0, 8)} (compacted by strategy ${json.plan.plan.strategy})`);
     expect(table).toContain(`${restored.json.receipt.output_session_id.slice(0, 8)} from ${DEMO_CLAUDE_ID.slice(0, 8)} (restore)`);
     // A client that resumes the fork leaves it a fork.
     appendFileSync(json.receipt.path, readFileSync(json.receipt.path, 'utf8').split('\n')[0] + '\n');
     const after = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; published?: { resumed: boolean } }>;
     expect(after.find((r) => r.session_id === fork)!.published!.resumed).toBe(true);
-    expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ')).toContain(`(compacted with ${json.plan.plan.strategy}, resumed)`);
+    expect((await runCli(['detect', '--provider', 'claude_code'], home.env)).stdout.replace(/\s+/g, ' ')).toContain(`(compacted by strategy ${json.plan.plan.strategy}, resumed)`);
   });
 
   it('history and show of a fork say which session holds its archived states; show takes a short snapshot prefix', async () => {

@@ -91,7 +91,7 @@ describe('built strategy bundles under the real plugin host', () => {
     const params = proposeParams(codingSession().items, { policy });
     const result = await (await host.strategy('scored')).propose(params, callbacks(params));
     expect(result.edits.map((e) => e.op)).toEqual(['elide', 'inject_digest']);
-    expect(result.rationale).toContain('| scorer heuristic: heuristic: 8 candidates scored');
+    expect(result.rationale).toContain('| scorer heuristic: 8 candidates scored');
     expect(() => admitEdits(result.edits, { items: params.items, keep_recent_tool_outputs: 2, provider: 'claude_code' })).not.toThrow();
   });
 

@@ -26,9 +26,9 @@ function describePublication(publication: Publication, resumed: boolean): Detect
   return { kind: r.kind, source_session_id: r.source_session_id, strategy: r.strategy, snapshot_manifest_sha256: r.snapshot_manifest_sha256, resumed };
 }
 
-/** "compacted with middle", "restore", "fork", and whether a client has picked it up. */
+/** "compacted by strategy middle", "restore", "fork", and whether a client has picked it up. */
 function madeBy(p: DetectPublication): string {
-  const what = p.kind === 'compact' ? `compacted with ${p.strategy}` : p.kind;
+  const what = p.kind === 'compact' ? `compacted by strategy ${p.strategy}` : p.kind;
   return p.resumed ? `${what}, resumed` : what;
 }
 

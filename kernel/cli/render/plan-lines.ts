@@ -63,6 +63,19 @@ export function planLines(outcome: PlanCommandPlan, provider: string | null = nu
     // A plugin's words: one line, whatever it sent, so it cannot add lines that look like gobstopper's.
     `why: ${printableText(p.rationale)}`,
     ...p.edits.map((e) => `  - ${editLine(e, provider)}`),
+    ...stillOverTrigger(outcome),
+  ];
+}
+
+/**
+ * A file rewrite that leaves the context over the trigger will be followed by another cycle soon
+ * (and another cache break): worth a line, since the plan's own numbers only imply it.
+ */
+function stillOverTrigger(outcome: PlanCommandPlan): string[] {
+  const p = outcome.plan;
+  if (p.edits.some((e) => e.op === 'provider_compact') || p.context_tokens_after <= outcome.effective_trigger_tokens) return [];
+  return [
+    `note: afterwards the context (~${formatCount(p.context_tokens_after)} tokens) is still over the trigger ${formatCount(outcome.effective_trigger_tokens)}, so the next plan fires again; gobstopper eval compares how far each strategy gets`,
   ];
 }
 
@@ -78,10 +91,11 @@ function noPlanReason(outcome: PlanCommandNoPlan): string {
       return `nothing to do: context ~${ctx} tokens is under the trigger ${formatCount(outcome.effective_trigger_tokens)}`;
     case 'strategy_returned_no_plan': {
       const said = strategyRationaleOf(outcome);
-      return `context ~${ctx} tokens exceeds the trigger, but the strategy found no applicable edits${said ? ` (it said: ${shorten(said.replace(/\s+/g, ' '), 200)})` : ''}`;
+      // A selector's reason lists every candidate's outcome: long, but each one is what the user asks about.
+      return `context ~${ctx} tokens exceeds the trigger ${formatCount(outcome.effective_trigger_tokens)}, but the strategy found no applicable edits${said ? ` (it said: ${shorten(said.replace(/\s+/g, ' '), 1000)})` : ''}`;
     }
     case 'empty_external_edits':
-      return `context ~${ctx} tokens exceeds the trigger, but the configured command or plugin proposed no edits`;
+      return `context ~${ctx} tokens exceeds the trigger ${formatCount(outcome.effective_trigger_tokens)}, but the configured command or plugin proposed no edits`;
     case 'minimum_savings_not_met':
       return `no plan: it would save ${formatCount(outcome.projected_savings_tokens)} tokens, under the minimum of ${formatCount(outcome.min_savings_tokens)}`;
     case 'external_nonreducing_plan':

@@ -17,7 +17,7 @@ export const definition: PluginDefinition = {
       },
       score: (params) => ({
         scores: scoreHeuristic(params.items, params.candidates),
-        summary: `heuristic: ${params.candidates.length} candidates scored`,
+        summary: `${params.candidates.length} candidate${params.candidates.length === 1 ? '' : 's'} scored`,
       }),
     },
   },

@@ -13,5 +13,5 @@ export function proposeCompacted(params: StrategyProposeParams): StrategyPropose
   if (candidates.length === 0) return noPlan(noCandidatesReason(params.items, keep));
   const selection = chooseWithDigest(params.context_tokens, floor, candidates, cardContext(params.items, providerOf(params)));
   if (!selection) return noPlan(`context ${params.context_tokens} tokens is already at or below the floor ${floor}`);
-  return digestPlanResult(params, selection, `${exceedsTrigger(params)}; emitting a compacted record for ${selection.chosen.length} elided items`);
+  return digestPlanResult(params, selection, `${exceedsTrigger(params)}; appending a state card for ${selection.chosen.length} elided item${selection.chosen.length === 1 ? '' : 's'}`);
 }

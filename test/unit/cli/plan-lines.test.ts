@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { noPlanLine, planLines } from '../../../kernel/cli/render/plan-lines.js';
 import type { PlanCommandPlan } from '../../../schemas/generated/types.js';
-import { NO_PLAN_REASONS, noPlan } from '../../../kernel/policy/no-plan.js';
+import { NO_PLAN_REASONS, noPlan, withStrategyRationale } from '../../../kernel/policy/no-plan.js';
 
 const policy = { effective_trigger_tokens: 375_000, floor_tokens: 40_000, min_savings_tokens: 4096 };
 
@@ -31,6 +31,31 @@ describe('the plan people read', () => {
     const lines = planLines(outcome);
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('why: kept 3\\u000astrategy fake: context 0 → 0\\u001b[2J');
+  });
+
+  it('notes a file rewrite that leaves the context over the trigger, and not one that gets under it', () => {
+    const plan = (after: number, edits: unknown[] = [{ op: 'elide', line_indexes: [3], stub_template: '[x]' }]) =>
+      ({
+        status: 'plan',
+        plan: { strategy: 'middle', context_tokens_before: 106_061, context_tokens_after: after, rationale: 'r', edits },
+        est_savings_tokens: 106_061 - after,
+        prefix_tokens: 4_000,
+        effective_trigger_tokens: 20_000,
+        target_context_tokens: 8_000,
+      }) as unknown as PlanCommandPlan;
+    expect(planLines(plan(96_120)).at(-1)).toBe(
+      'note: afterwards the context (~96,120 tokens) is still over the trigger 20,000, so the next plan fires again; gobstopper eval compares how far each strategy gets',
+    );
+    expect(planLines(plan(19_000)).join('\n')).not.toContain('still over the trigger');
+    // A provider's own compaction is not a projection to hold against the trigger.
+    expect(planLines(plan(30_000, [{ op: 'provider_compact', control: '/compact' }])).join('\n')).not.toContain('still over the trigger');
+  });
+
+  it('names the trigger a no-plan was measured against, and keeps a selector\'s whole reason', () => {
+    const reason = `auto: no candidate produced a valid plan; ${Array.from({ length: 8 }, (_, i) => `strategy_${i}=no_plan(strategy_returned_no_plan)`).join(', ')}`;
+    const line = noPlanLine(withStrategyRationale(noPlan('strategy_returned_no_plan', { ...policy, adaptive_reasons: [] }, 410_000), reason));
+    expect(line).toContain('exceeds the trigger 375,000');
+    expect(line).toContain('strategy_7=no_plan(strategy_returned_no_plan)');
   });
 
   it("says a provider's own compaction keeps what the client keeps, not a prefix larger than the context after it", () => {

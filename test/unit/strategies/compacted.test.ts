@@ -26,7 +26,7 @@ describe('compacted', () => {
     });
     expect(digestOverheadTokens(digest)).toBe(85);
     expect(result.context_tokens_after).toBe(5730 + 85);
-    expect(result.rationale).toBe('context 10610 tokens exceeds trigger 8000; emitting a compacted record for 5 elided items');
+    expect(result.rationale).toBe('context 10610 tokens exceeds trigger 8000; appending a state card for 5 elided items');
   });
 
   it('takes more outputs when the card itself would push the context over the floor', () => {

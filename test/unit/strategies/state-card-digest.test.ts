@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digestTextBytes, MAX_DIGEST_BYTES, STATE_CARD_MARKER } from '../../../sdk/state-card.js';
+import { digestTextBytes, MAX_DIGEST_BYTES, parseStateCard, renderStateCard, STATE_CARD_MARKER } from '../../../sdk/state-card.js';
 import { hasValidToolUseIds, protectedLines, staleCandidates, toolName } from '../../../sdk/strategy/candidates.js';
 import { chooseWithDigest } from '../../../sdk/strategy/choose-with-digest.js';
 import { cardContext, cardSummary, stateCardDigest } from '../../../sdk/strategy/state-card-digest.js';
@@ -31,6 +31,15 @@ describe('candidate selection helpers', () => {
 });
 
 describe('state card digest', () => {
+  it('says "1 earlier record" for one, and reads back cards written either way', () => {
+    const one = renderStateCard({ covers_items: 1, goal: 'Fix it' });
+    expect(one).toMatch(/^\(covers 1 earlier record\)$/m);
+    expect(parseStateCard(one)).toMatchObject({ covers_items: 1, goal: 'Fix it' });
+    // Cards written before the singular (archived in vaults) still parse.
+    expect(parseStateCard(one.replace('earlier record)', 'earlier records)'))).toMatchObject({ covers_items: 1 });
+    expect(parseStateCard(renderStateCard({ covers_items: 3 }))).toMatchObject({ covers_items: 3 });
+  });
+
   it('sorts chosen records into sections, first match wins', () => {
     const b = new TranscriptBuilder();
     b.user('<command-name>/clear</command-name>'); // 0: a wrapper, not a goal
