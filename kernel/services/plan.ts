@@ -48,7 +48,7 @@ export interface ParsedSession {
 export interface PlannedSession extends ParsedSession {
   config: ResolvedConfig;
   outcome: PlanOutcome;
-  /** Strategies a selector (auto) asked for that failed, so its choice was made without them. */
+  /** What the answer alone does not say: a config table that never applied, candidates a selector chose without, a scorer out of range. */
   warnings: string[];
 }
 
@@ -118,7 +118,7 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle): 
 const scorerOf = (policy: { scorer?: string | null }) => policy.scorer ?? 'heuristic';
 
 /** Runs strategies through the plugin host, answering their host/* requests for this transcript. */
-export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0, failed?: string[]): StrategyRunner {
+export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0, warnings?: string[]): StrategyRunner {
   return async (strategyId, params, options) => {
     let offered = false;
     const candidates = new CandidateTally();
@@ -164,6 +164,14 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
         try {
           const scorer = await runtime.host.scorer(scorerId);
           const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
+          // Out-of-range values are unknown by the protocol and quietly rank last: a scorer answering
+          // in percent would otherwise look like one that has no effect.
+          const outOfRange = result.scores.filter((s) => s.keep_probability !== null && !(s.keep_probability >= 0 && s.keep_probability <= 1));
+          if (outOfRange.length > 0) {
+            warnings?.push(
+              `scorer ${scorerId} gave ${outOfRange.length} keep_probability value(s) outside 0..1 (such as ${outOfRange[0]!.keep_probability} for line_index ${outOfRange[0]!.line_index}); they count as unknown, and those outputs are kept or ranked last`,
+            );
+          }
           return { scorer_id: scorerId, scores: result.scores, summary: result.summary ?? null };
         } catch (error) {
           scorerFailure ??= error;
@@ -183,7 +191,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
             config: nested,
             active: parsed.active,
             recentYields: recent,
-            runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1, failed),
+            runStrategy: strategyRunner(runtime, parsed, nested, recent, depth + 1, warnings),
             provider: parsed.provider.info,
           });
           candidates.note(outcome);
@@ -193,7 +201,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           // The selector goes on without it; the person reading its plan is told what it did without.
-          failed?.push(`strategy ${p.strategy_id} failed, so ${strategyId} chose without it: ${message}`);
+          warnings?.push(`strategy ${p.strategy_id} failed, so ${strategyId} chose without it: ${message}`);
           return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message };
         }
       },

@@ -84,6 +84,15 @@ describe('built-ins are replaceable bundles', () => {
     expect(recency.json.plan.edits).not.toEqual(heuristic.json.plan.edits);
   });
 
+  it('a scorer answering outside 0..1 is warned about, not silently ranked last', async () => {
+    home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "percent"\n');
+    const bundle = fixturePluginBundle(join(home.root, 'percent-scorer'), 'percent-scorer.mjs', { id: 'percent-scorer', provides: { scorers: ['percent'] } });
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const r = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^warning: scorer percent gave \d+ keep_probability value\(s\) outside 0\.\.1 \(such as 10 for line_index \d+\); they count as unknown/m);
+  });
+
   it('a scorer that fails is the one named in the error, not the strategy that asked it', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "dying"\n');
     const bundle = fixturePluginBundle(join(home.root, 'dying-scorer'), 'dying-scorer.mjs', { id: 'dying-scorer', provides: { scorers: ['dying'] } });
