@@ -32,6 +32,8 @@ describe('the Python SDK through the real host', () => {
       'failing_strategy:file',
       'buggy_strategy:file',
     ]);
+    // A strategy that asks for scores says so, so the host can start the scorer early.
+    expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false]);
   });
 
   it('asks the host for scores, content and another plan from inside a handler (re-entrantly)', async () => {

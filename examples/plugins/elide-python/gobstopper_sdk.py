@@ -180,13 +180,16 @@ class Plugin(object):
 
     # Registration -------------------------------------------------------------------------------
 
-    def strategy(self, strategy_id, description="", kind="file", params_schema=None, provider_ids=None):
+    def strategy(self, strategy_id, description="", kind="file", params_schema=None, provider_ids=None, uses_scorer=False):
+        # uses_scorer=True: the strategy calls ctx.score, so the host starts the scorer early.
         def decorate(fn):
             info = {"id": strategy_id, "description": description, "kind": kind}
             if params_schema is not None:
                 info["params_schema"] = params_schema
             if provider_ids is not None:
                 info["provider_ids"] = list(provider_ids)
+            if uses_scorer:
+                info["uses_scorer"] = True
             self._strategies[strategy_id] = (info, fn)
             return fn
 
