@@ -210,7 +210,7 @@ function checkElide(
     if (at === undefined) throw planRejected('unknown_edit_index', `line ${line + 1} is not a record of this transcript, which has ${count(items.length)}`, site);
     const item = items[at]!;
     if (!isElidable(item)) {
-      const what = `${/^[aeiou]/.test(item.kind) ? 'an' : 'a'} ${item.kind} record${item.est_tokens === 0 ? ' that is not live context' : ''}`;
+      const what = `${/^[aeio]/.test(item.kind) ? 'an' : 'a'} ${item.kind} record${item.est_tokens === 0 ? ' that is not live context' : ''}`;
       throw planRejected('protected_or_non_elidable', `line ${line + 1} holds nothing elidable: it is ${what}`, { ...site, why_code: 'non_elidable' });
     }
     if (protectedLines.has(line)) {

@@ -75,6 +75,13 @@ const cases: Case[] = [
     why: 'line 2 holds nothing elidable: it is an assistant record',
   },
   {
+    name: 'and "a user record", not "an user record"',
+    edits: [elide([1])],
+    items: ITEMS.map((i) => (i.line_index === 1 ? { ...i, kind: 'user' as const } : i)),
+    expected: 'protected_or_non_elidable',
+    why: 'line 2 holds nothing elidable: it is a user record',
+  },
+  {
     name: 'records outside the live context are not elided',
     edits: [elide([2])],
     items: ITEMS.map((i) => (i.line_index === 2 ? { ...i, est_tokens: 0 } : i)),
