@@ -33,7 +33,9 @@ export function cardContext(items: readonly TranscriptItem[], provider: string):
   let goal: string | null = null;
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
-    if (item.kind !== 'user' || item.summary == null) continue;
+    // A prompt outside the live context (before a compaction boundary, on an abandoned branch) is
+    // not what the session is about now: the model no longer sees it.
+    if (item.kind !== 'user' || item.summary == null || item.est_tokens === 0) continue;
     // Tool-result wrappers and earlier cards start with `<` or the marker; they are not the user's goal.
     if (item.summary.startsWith('<') || isCard(item.summary)) continue;
     goal = item.summary;
@@ -42,7 +44,7 @@ export function cardContext(items: readonly TranscriptItem[], provider: string):
   let current: string | null = null;
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
-    if (item.kind !== 'assistant') continue;
+    if (item.kind !== 'assistant' || item.est_tokens === 0) continue;
     // Only the newest assistant record counts; an older one would describe finished work.
     if (item.summary != null && !isCard(item.summary)) current = item.summary;
     break;

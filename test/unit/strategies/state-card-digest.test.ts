@@ -93,6 +93,21 @@ describe('state card digest', () => {
     expect(digestTextBytes(digest)).toBeLessThanOrEqual(MAX_DIGEST_BYTES);
   });
 
+  it('takes the goal and current work from the live context only, not from before a compaction boundary', () => {
+    const b = new TranscriptBuilder();
+    b.user('continue', 0);
+    b.assistant('Old work, compacted away', 0);
+    b.system({ label: 'system', summary: 'compact_boundary' });
+    b.user('Fix the flaky upload test');
+    b.toolResult({ label: 'Bash', bytes: 4000, summary: 'npm test -> 4000 bytes' });
+    expect(cardContext(b.items, 'claude_code')).toMatchObject({ goal: 'Fix the flaky upload test', current_work: null });
+    // With no live prompt at all there is no goal rather than a dead one.
+    const dead = new TranscriptBuilder();
+    dead.user('continue', 0);
+    dead.toolResult({ label: 'Bash', bytes: 4000, summary: 'x' });
+    expect(cardContext(dead.items, 'claude_code').goal).toBeNull();
+  });
+
   it('keeps choosing when the card would land over the floor, and gives up gracefully when out of candidates', () => {
     const items = codingSession().items;
     const stale = staleCandidates(items, 2);
