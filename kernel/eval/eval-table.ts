@@ -70,7 +70,7 @@ function retentionByKind(result: EvalCommandResult, options: TableOptions): stri
       return t && t.total > 0 ? `${t.recalled}/${t.total}` : '-';
     }),
   ]);
-  return ['', 'retention by probe kind (recalled/sampled):', ...renderTable([{ header: 'strategy' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
+  return ['', 'probes kept by kind (found verbatim/sampled):', ...renderTable([{ header: 'strategy' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
 }
 
 /** A missed probe without its text: kind, 1-based line, length and short hash. */
@@ -103,7 +103,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   // Optional columns appear only when some row has them (an applied event's retention; --rehearse).
   const showRecorded = result.rows.some((r) => r.event_record && r.event_record.retention_total !== null);
   const showClient = result.rows.some((r) => r.rehearsal);
-  const header = ['', 'strategy', 'result', 'before', 'after', ...(showClient ? ['client'] : []), 'reduction', 'retention', ...(showRecorded ? ['checks kept'] : []), 'tail', 'prefix', 'verify', 'time'];
+  const header = ['', 'strategy', 'result', 'before', 'after', ...(showClient ? ['client'] : []), 'reduction', 'probes kept', ...(showRecorded ? ['checks kept'] : []), 'tail', 'prefix', 'verify', 'time'];
   const align: Align[] = ['left', 'left', 'left', 'right', 'right', ...(showClient ? ['right' as const] : []), 'right', 'right', ...(showRecorded ? ['right' as const] : []), 'left', 'right', 'left', 'right'];
   const rows = result.rows.map((row) => {
     const planned = row.status === 'plan';

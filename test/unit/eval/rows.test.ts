@@ -235,7 +235,7 @@ describe('evaluateSession and the outputs', () => {
     const result = await run();
     const lines = renderEvalTable(result);
     expect(lines[0]).toMatch(/^claude_code eval-fixture-session — context ~[\d,]+ tokens \(estimated\), effective trigger 1, floor 0$/);
-    const header = lines.find((l) => l.includes('strategy') && l.includes('retention'))!;
+    const header = lines.find((l) => l.includes('strategy') && l.includes('probes kept'))!;
     const body = lines.slice(lines.indexOf(header) + 1, lines.indexOf(header) + 6);
     expect(body).toHaveLength(5);
     const col = header.indexOf('result');
@@ -256,7 +256,7 @@ describe('evaluateSession and the outputs', () => {
     const big = renderEvalTable({ ...result, rows: result.rows.map((r) => (r.best ? { ...r, score: 123_456.7 } : r)) });
     expect(big.at(-1)).toMatch(/^pareto best: greedy score=123,457 prefix=/);
     // Per kind, then the first misses by kind, line, length and hash (never their text).
-    const byKind = lines.indexOf('retention by probe kind (recalled/sampled):');
+    const byKind = lines.indexOf('probes kept by kind (found verbatim/sampled):');
     expect(byKind).toBeGreaterThan(0);
     const greedy = result.rows.find((r) => r.strategy === 'greedy')!.probe_score!;
     const greedyKinds = lines.slice(byKind + 2).find((l) => l.startsWith('greedy '))!;
