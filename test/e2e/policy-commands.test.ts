@@ -197,6 +197,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       expect(body.error.message).toMatch(/^unknown strategy '(elidee|nonexistent)'; known: .*\belide\b/);
       if (fromFile) expect(body.error.message).toContain(`(set by strategy: [policy] in ${strategyTypo})`);
     }
+    // A scorer named as a strategy is said to be one.
+    const mixedUp = json(['plan', '7d3f', '--strategy', 'heuristic']);
+    expect(mixedUp.status).toBe(2);
+    expect(mixedUp.body.error.message).toContain(`('heuristic' is a scorer: set scorer = "heuristic" and use the scored strategy)`);
     const scorer = json(['plan', '7d3f', '--config', scorerTypo]);
     expect(scorer.status).toBe(1);
     expect(scorer.body.error).toMatchObject({ code: 'unknown_scorer', message: `unknown scorer 'nope'; known: heuristic (set by scorer: [policy] in ${scorerTypo})` });

@@ -134,7 +134,11 @@ export class PluginRegistry {
       this.resolve(kind, providedId);
     } catch (error) {
       if (!(error instanceof GobstopperError) || error.code !== 'plugin_not_found') throw error;
-      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'; known: ${this.declared(kind).join(', ') || 'none'}`, { kind, id: providedId });
+      // A scorer named where a strategy goes (or the other way round) is a common slip: say which it is.
+      const other = kind === 'strategy' ? 'scorer' : 'strategy';
+      const isOther = this.declared(other).includes(providedId);
+      const hint = !isOther ? '' : kind === 'strategy' ? ` ('${providedId}' is a scorer: set scorer = "${providedId}" and use the scored strategy)` : ` ('${providedId}' is a strategy, not a scorer)`;
+      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'; known: ${this.declared(kind).join(', ') || 'none'}${hint}`, { kind, id: providedId });
     }
   }
 
