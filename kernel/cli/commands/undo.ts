@@ -18,7 +18,9 @@ export default class Undo extends BaseCommand<UndoResult> {
     status.show('undo: restoring the snapshot…');
     const result = await withRuntime({ homes: providerHomes(flags) }, (rt) => undo(rt, args.target, { sha: flags.sha, onStep: (step) => status.show(`undo: ${step} the restored copy…`) })).finally(() => status.clear());
     const e = result.restored;
-    this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, ${e.strategy}) of ${e.provider} ${e.session_id}`);
+    // The label is the archiving's (the strategy an apply was about to run, 'snapshot', 'pre-undo'), not
+    // a description of the bytes, which are the session as it was before any of it.
+    this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, archived with label '${e.strategy}') of ${e.provider} ${e.session_id}`);
     // apply publishes forks, so the session named is often unchanged since its snapshot.
     if (result.pre_undo_snapshot === e.sha256) this.say(`${e.path} is unchanged since that snapshot`);
     else if (result.pre_undo_snapshot) this.say(`the current file is archived as ${result.pre_undo_snapshot}`);
