@@ -75,7 +75,7 @@ function stillOverTrigger(outcome: PlanCommandPlan): string[] {
   const p = outcome.plan;
   if (p.edits.some((e) => e.op === 'provider_compact') || p.context_tokens_after <= outcome.effective_trigger_tokens) return [];
   return [
-    `note: afterwards the context (~${formatCount(p.context_tokens_after)} tokens) is still over the trigger ${formatCount(outcome.effective_trigger_tokens)}, so the next plan fires again; gobstopper eval compares how far each strategy gets`,
+    `note: this leaves ~${formatCount(p.context_tokens_after)} tokens, still over the trigger ${formatCount(outcome.effective_trigger_tokens)}; gobstopper eval shows how far each strategy gets`,
   ];
 }
 

@@ -44,7 +44,7 @@ describe('the plan people read', () => {
         target_context_tokens: 8_000,
       }) as unknown as PlanCommandPlan;
     expect(planLines(plan(96_120)).at(-1)).toBe(
-      'note: afterwards the context (~96,120 tokens) is still over the trigger 20,000, so the next plan fires again; gobstopper eval compares how far each strategy gets',
+      'note: this leaves ~96,120 tokens, still over the trigger 20,000; gobstopper eval shows how far each strategy gets',
     );
     expect(planLines(plan(19_000)).join('\n')).not.toContain('still over the trigger');
     // A provider's own compaction is not a projection to hold against the trigger.
