@@ -1607,6 +1607,10 @@ export interface PluginInspectCommandResult {
    * Ids the manifest's provides lists but the handshake did not offer, as "<kind> <id>": calls for them fail with plugin_not_served.
    */
   not_served?: string[];
+  /**
+   * Whether the plugin answered shutdown in time; one that does not makes every command that started it wait out the shutdown deadline before it ends.
+   */
+  shutdown_answered?: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

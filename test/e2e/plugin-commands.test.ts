@@ -146,6 +146,19 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     rmSync(cache);
   });
 
+  it('inspect says when a plugin does not answer shutdown, which every command then waits out', async () => {
+    const deaf = fixturePluginBundle(join(home.root, 'deaf-bundle'), 'misbehaving-strategy.mjs', { args: ['deaf', '', 'deaf-fixture', 'deaf_strategy'], id: 'deaf-fixture', provides: { strategies: ['deaf_strategy'] } });
+    const pin = (await gobJson<{ manifest_sha256: string }>('PluginCheckCommandResult', 'plugin', 'check', deaf)).manifest_sha256;
+    const json = await gobJson<{ shutdown_answered: boolean }>('PluginInspectCommandResult', 'plugin', 'inspect', deaf, '--trusted-sha256', pin);
+    expect(json.shutdown_answered).toBe(false);
+    const human = await gob('plugin', 'inspect', deaf, '--trusted-sha256', pin);
+    expect(human.code).toBe(0);
+    expect(human.stderr).toContain('warning: the plugin did not answer shutdown');
+    // A well-behaved one is not warned about.
+    const quiet = await gob('plugin', 'inspect', 'keep-last-python');
+    expect(quiet.stderr).not.toContain('shutdown');
+  });
+
   it('bad input gets one line (or one JSON object), a non-zero exit, and changes nothing', async () => {
     const before = snapshot();
     const notBundle = await gob('plugin', 'add', 'docs');

@@ -290,6 +290,9 @@ export class PluginChannel {
     }
   }
 
+  /** Whether the plugin answered `shutdown` (with a result) when it was closed; false until then. */
+  shutdownAnswered = false;
+
   /** Asks the plugin to shut down and exit, then makes sure its whole process group is gone. */
   async close(): Promise<void> {
     if (this.closing) return;
@@ -302,6 +305,7 @@ export class PluginChannel {
       if (!this.dying) {
         try {
           await this.send(Methods.shutdown, null, {}, Math.min(this.options.timeoutMs, SHUTDOWN_WAIT_MS));
+          this.shutdownAnswered = true;
         } catch {
           // A plugin that answers shutdown with an error is still told to exit; one that cannot
           // answer at all is killed below like any other.

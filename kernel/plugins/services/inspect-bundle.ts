@@ -37,6 +37,9 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
   const host = new PluginHost({ registry, hostEnv: options.hostEnv });
   try {
     const running = await host.inspect(ref);
+    // Closed here rather than with the host, to see whether it answers shutdown: one that does not
+    // costs every command that starts it the shutdown deadline.
+    await running.channel.close();
     return {
       id: running.bundle.manifest.id,
       version: running.bundle.manifest.version,
@@ -50,6 +53,7 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
       strategies: running.handshake.strategies ?? [],
       scorers: running.handshake.scorers ?? [],
       not_served: notServed(running.bundle.manifest.provides, running.handshake),
+      shutdown_answered: running.channel.shutdownAnswered,
     };
   } finally {
     await host.close();

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { PluginInspectCommandResult } from '../../../../schemas/generated/types.js';
 import { inspectBundle } from '../../../plugins/services/inspect-bundle.js';
+import { SHUTDOWN_WAIT_MS } from '../../../plugins/protocol/plugin-channel.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { usageError } from '../../../errors.js';
 import { BaseCommand } from '../../base-command.js';
@@ -39,6 +40,9 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     }
     for (const s of result.scorers) this.say(`  scorer ${s.id}: ${s.description}`);
     if (result.providers.length + result.strategies.length + result.scorers.length === 0) this.say('  serves nothing');
+    if (result.shutdown_answered === false) {
+      this.note(`warning: the plugin did not answer shutdown (with a result, within ${SHUTDOWN_WAIT_MS} ms at most); every command that starts it waits that long before it ends (answer shutdown with null, then exit on the exit notification)`);
+    }
     if (result.not_served?.length) this.note(`warning: the manifest provides ${result.not_served.join(', ')}, which the handshake did not offer; calls for them fail`);
     return result;
   }
