@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
+import { validScore } from '../../sdk/strategy/score-table.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
 import { unappliedSessionWarning, type ResolvedConfig, type PolicyFlags } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
@@ -166,7 +167,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
           const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
           // Out-of-range values are unknown by the protocol and quietly rank last: a scorer answering
           // in percent would otherwise look like one that has no effect.
-          const outOfRange = result.scores.filter((s) => s.keep_probability !== null && !(s.keep_probability >= 0 && s.keep_probability <= 1));
+          const outOfRange = result.scores.filter((s) => s.keep_probability !== null && !validScore(s.keep_probability));
           if (outOfRange.length > 0) {
             warnings?.push(
               `scorer ${scorerId} gave ${outOfRange.length} keep_probability value(s) outside 0..1 (such as ${outOfRange[0]!.keep_probability} for line_index ${outOfRange[0]!.line_index}); they count as unknown, and those outputs are kept or ranked last`,

@@ -1,9 +1,11 @@
 /**
  * With GOBSTOPPER_DEBUG set, what a plugin writes to stderr is shown as it comes, a line at a time
  * under the plugin's id, so an author sees their diagnostics on runs that succeed too (otherwise the
- * ring buffer's tail is shown only with a failure). Control characters are replaced: stderr may
- * quote transcript text, which must not drive the terminal.
+ * ring buffer's tail is shown only with a failure). Controls are escaped as host/log lines are:
+ * stderr may quote transcript text, which must not drive the terminal.
  */
+import { printableText } from '../../text/human.js';
+
 const MAX_LINE_CHARS = 2000;
 
 export function stderrEcho(pluginId: string, write: (text: string) => void = (text) => process.stderr.write(text)): (chunk: Buffer) => void {
@@ -23,7 +25,6 @@ export function stderrEcho(pluginId: string, write: (text: string) => void = (te
     }
   };
   function emit(line: string): void {
-    const clean = line.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').slice(0, MAX_LINE_CHARS);
-    write(`[${pluginId}] ${clean}\n`);
+    write(`[${pluginId}] ${printableText(line.slice(0, MAX_LINE_CHARS))}\n`);
   }
 }
