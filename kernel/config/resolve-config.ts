@@ -131,11 +131,17 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
   };
 }
 
-/** The warning a command gives for `resolved.unapplied_session_tables`; null when there are none. */
-export function unappliedSessionWarning(resolved: Pick<ResolvedConfig, 'unapplied_session_tables' | 'session_id'>): string | null {
+/** What `config` says of `resolved.unapplied_session_tables`; null when there are none. */
+export function unappliedSessionNote(resolved: Pick<ResolvedConfig, 'unapplied_session_tables'>): string | null {
   const keys = resolved.unapplied_session_tables.map((key) => `[sessions.${JSON.stringify(key)}]`);
-  if (keys.length === 0 || resolved.session_id === null) return null;
-  return `${keys.join(', ')} ${keys.length === 1 ? 'is' : 'are'} not applied: a session table is keyed by the full session id (${resolved.session_id})`;
+  if (keys.length === 0) return null;
+  return `${keys.join(', ')} ${keys.length === 1 ? 'is' : 'are'} not applied: a session table is keyed by the full session id`;
+}
+
+/** The same as a warning of plan, apply and eval, which name the id the table should have. */
+export function unappliedSessionWarning(resolved: Pick<ResolvedConfig, 'unapplied_session_tables' | 'session_id'>): string | null {
+  const note = unappliedSessionNote(resolved);
+  return note === null || resolved.session_id === null ? null : `${note} (${resolved.session_id})`;
 }
 
 class LayerState {

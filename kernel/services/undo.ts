@@ -145,15 +145,19 @@ async function unchangedRestore(layout: VaultLayout, entry: T.VaultEntry): Promi
  * otherwise. Every chunk is read back: undo names this snapshot as the way back to the current file,
  * and a damaged one is no way back (archiving the file again then meets the damage and says so).
  */
-async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.ProcessEnv, readBack: ReadonlySet<string> = new Set()): Promise<string | null> {
   const { sha256 } = await hashRegularFile(path);
-  const entries = [...(await readIndex(layout))].reverse().filter((e) => e.path === path && e.source_sha256 === sha256);
-  for (const entry of entries) {
-    const intact = await reconstructSnapshot(layout, entry.sha256, () => undefined, env).then(
-      (loaded) => loaded.manifest.source_sha256 === sha256,
-      () => false,
-    );
-    if (intact) return entry.sha256;
+  // Newest first, each snapshot once (the same bytes archived again share one manifest).
+  const ids = new Set([...(await readIndex(layout))].reverse().flatMap((e) => (e.path === path && e.source_sha256 === sha256 ? [e.sha256] : [])));
+  for (const id of ids) {
+    // `readBack`: snapshots this undo has already read back whole (the one it restores).
+    const intact =
+      readBack.has(id) ||
+      (await reconstructSnapshot(layout, id, () => undefined, env).then(
+        (loaded) => loaded.manifest.source_sha256 === sha256,
+        () => false,
+      ));
+    if (intact) return id;
   }
   return null;
 }
@@ -208,7 +212,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
       // archived again: a second index line would only relabel the same snapshot.
-      preUndo = (await archivedAsIs(layout, entry.path, runtime.env)) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
+      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

@@ -12,7 +12,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
 import { inertSettings } from '../../config/inert-keys.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
-import { describeSource } from '../../config/resolve-config.js';
+import { describeSource, unappliedSessionNote } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 
@@ -84,8 +84,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
     if (result.session_id !== null) {
       const read = session ? `${session.provider} session ${session.session_id}` : `no session on disk matches ${args['session-id']}; its id is applied as written`;
-      const loose = resolved.unapplied_session_tables.map((key) => `[sessions.${JSON.stringify(key)}]`);
-      const looseNote = loose.length === 0 ? '' : ` (${loose.join(', ')} ${loose.length === 1 ? 'is' : 'are'} not applied: a session table is keyed by the full session id)`;
+      const loose = unappliedSessionNote(resolved);
+      const looseNote = loose === null ? '' : ` (${loose})`;
       const table = Object.values(resolved.sources).some((s) => s?.layer === 'session') ? '' : `; no [sessions."${result.session_id}"] table sets anything${looseNote}`;
       this.say(`# session: ${read}${table}`);
     }
