@@ -9,7 +9,11 @@ import { rmSync } from 'node:fs';
 import { constants } from 'node:os';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** How long a stop waits for file creations already handed to the thread pool. */
+const CREATION_SETTLE_MS = 2_000;
 const temporary = new Set<string>();
+const creating = new Set<Promise<unknown>>();
+let stopping = false;
 let signalsInstalled = false;
 let removalInstalled = false;
 
@@ -22,13 +26,49 @@ export function exitOnStopSignals(): void {
   signalsInstalled = true;
   for (const signal of STOP_SIGNALS) {
     process.once(signal, () => {
+      stopping = true;
+      const status = 128 + constants.signals[signal];
       try {
         announce?.(signal);
       } finally {
-        process.exit(128 + constants.signals[signal]);
+        if (creating.size === 0) process.exit(status);
+        else void creationsSettled().finally(() => process.exit(status));
       }
     });
   }
+}
+
+/**
+ * An open(O_CREAT) already in the thread pool completes even after the exit hooks have run, so a
+ * stop that exited at once could remove a temp file's name before the file exists and leave it
+ * behind. The stop waits for those creations (bounded), and no new one starts once it has begun.
+ */
+async function creationsSettled(): Promise<void> {
+  const deadline = Date.now() + CREATION_SETTLE_MS;
+  while (creating.size > 0 && Date.now() < deadline) {
+    const timer = new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())));
+    await Promise.race([Promise.allSettled([...creating]), timer]);
+  }
+}
+
+/**
+ * Runs `create`, a call that creates a file or directory the exit hooks are to remove, so that a
+ * stop signal waits for it to land before removing. Refused once a stop has begun.
+ */
+export async function creatingFile<T>(create: () => Promise<T>): Promise<T> {
+  if (stopping) throw Object.assign(new Error('stopping: no new files are created'), { code: 'interrupted' });
+  const pending = create();
+  creating.add(pending);
+  try {
+    return await pending;
+  } finally {
+    creating.delete(pending);
+  }
+}
+
+/** A stop signal has begun ending the process: what still runs meanwhile must not speak. */
+export function isStopping(): boolean {
+  return stopping;
 }
 
 /** What to tell the user when a stop signal ends the process (the CLI says it was interrupted). */

@@ -1,6 +1,6 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { GobstopperError, usageError } from '../errors.js';
-import { onStopSignal, stopNote } from '../exit-cleanup.js';
+import { isStopping, onStopSignal, stopNote } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
@@ -127,6 +127,8 @@ export abstract class BaseCommand<TResult> extends Command {
     const exit = exitStatus(error);
     // oclif ends --help and -h by throwing an exit 0: the help is the answer, not an error.
     if (exit === 0) return;
+    // Work cut short by a stop signal fails on its way out; the interrupt was already reported.
+    if (isStopping()) return;
     const envelope = toEnvelope(error);
     process.exitCode = exit;
     if (this.jsonEnabled()) {

@@ -8,7 +8,7 @@ import { lstat, mkdir, mkdtemp, open, readdir, rm, utimes } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GobstopperError } from '../errors.js';
-import { removeOnExit } from '../exit-cleanup.js';
+import { creatingFile, removeOnExit } from '../exit-cleanup.js';
 import { processAlive } from '../vault/lock.js';
 
 /**
@@ -27,7 +27,7 @@ export class PrivateWorkspace {
     await sweepDeadWorkspaces();
     // mkdtemp creates the directory 0700. The pid in the name lets a later run remove it should this
     // one be killed (SIGKILL runs no exit hook).
-    return new PrivateWorkspace(await mkdtemp(join(tmpdir(), `${prefix}${process.pid}-`)));
+    return new PrivateWorkspace(await creatingFile(() => mkdtemp(join(tmpdir(), `${prefix}${process.pid}-`))));
   }
 
   /** Creates a new 0600 file named `name` in a subdirectory of its own, exclusively. */

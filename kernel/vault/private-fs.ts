@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, unlink, link, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.js';
+import { creatingFile, keepOnExit, removeOnExit } from '../exit-cleanup.js';
 import { insecureVault } from './errors.js';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fsConstants;
@@ -169,7 +169,7 @@ async function unlinkQuietly(path: string): Promise<void> {
 /** Creates a new private file exclusively (O_EXCL | O_NOFOLLOW), 0600. */
 export async function createExclusive(path: string, readable = false): Promise<FileHandle> {
   try {
-    return await open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
+    return await creatingFile(() => open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE));
   } catch (error) {
     if (isSymlinkOpenError(error)) throw insecureVault(path, 'is a symbolic link', 'replace the link with a copy of the file it points to (removing it would lose the data)');
     throw error;

@@ -1,0 +1,16 @@
+/**
+ * Starts many private-file creations at once and stops itself with SIGTERM while they are in the
+ * thread pool. argv: <dir> <count>
+ */
+import { join } from 'node:path';
+import { removeOnExit } from '../../../kernel/exit-cleanup.js';
+import { createExclusive } from '../../../kernel/vault/private-fs.js';
+
+const [dir, count] = process.argv.slice(2);
+for (let i = 0; i < Number(count); i += 1) {
+  const path = join(dir!, `.tmp-${i}`);
+  removeOnExit(path);
+  void createExclusive(path).then((handle) => handle.close(), () => undefined);
+}
+process.kill(process.pid, 'SIGTERM');
+setInterval(() => undefined, 1000);
