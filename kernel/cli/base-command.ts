@@ -67,6 +67,19 @@ export abstract class BaseCommand<TResult> extends Command {
     return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv);
   }
 
+  /**
+   * Nothing more reaches stdout once a stop signal has been reported: a command whose last step was
+   * already under way when the signal came may still finish while the stop waits for it, and its
+   * answer after "interrupted" would make two answers (two JSON objects under --json).
+   */
+  override log(message = '', ...args: unknown[]): void {
+    if (!isStopping()) super.log(message, ...args);
+  }
+
+  override logJson(json: unknown): void {
+    if (!isStopping()) super.logJson(json);
+  }
+
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {
     this.log(terminalSafe(line));
