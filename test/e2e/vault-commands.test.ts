@@ -93,9 +93,9 @@ describe('vault commands (built CLI)', () => {
     expect(human.code).toBe(0);
     const lines = human.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('0199a2f1-aaaa (claude_code): 2 archived state(s)');
-    expect(lines[1]).toMatch(/^SHA256\s+BYTES\s+RECORDS\s+STRATEGY\s+ARCHIVED \(UTC\)\s+PATH$/);
+    expect(lines[1]).toMatch(/^SHA256\s+BYTES\s+RECORDS\s+LABEL\s+ARCHIVED \(UTC\)\s+PATH$/);
     expect(lines[2]!.startsWith(second)).toBe(true);
-    expect(lines[1]!.indexOf('STRATEGY')).toBe(lines[2]!.indexOf('elide'));
+    expect(lines[1]!.indexOf('LABEL')).toBe(lines[2]!.indexOf('elide'));
   });
 
   it('the same bytes archived again count as one state, and a wide listing prints whole ids', async () => {
@@ -135,6 +135,8 @@ describe('vault commands (built CLI)', () => {
     const shown = await json<{ record_count: number; record_types: Record<string, number> }>(V.validateShowCommandOutput, 'show', second.slice(0, 16));
     expect(shown.record_count).toBe(12);
     expect(shown.record_types).toEqual({ user: 8, assistant: 3, unknown: 1 });
+    // Called a label for people: the bytes are the session before the compaction it names.
+    expect((await cli('show', second.slice(0, 16))).stdout).toMatch(/^label:\s+elide$/m);
 
     const diff = await json<{ added_count: number; removed_count: number }>(V.validateDiffCommandOutput, 'diff', first.slice(0, 12), second);
     expect(diff).toMatchObject({ added_count: 2, removed_count: 0 });

@@ -4,6 +4,7 @@ import { vaultLayout } from '../../vault/layout.js';
 import { showSnapshot } from '../../vault/show.js';
 import { formatBytes, formatCount, formatPairs, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
+import { labelMeaning } from '../render/label-help.js';
 
 export type ShowResult = ShowCommandOutput;
 
@@ -11,7 +12,7 @@ export default class Show extends BaseCommand<ShowResult> {
   static override summary = 'Size, record types and label of one snapshot.';
   static override description =
     'A hex string of 16 or more characters is a snapshot id or unique prefix; anything else selects a session (id prefix or path) and shows its newest snapshot, and a shorter hex prefix (4+) that names no session is taken as a snapshot prefix. ' +
-    'The snapshot is verified chunk by chunk before anything is reported.';
+    'The snapshot is verified chunk by chunk before anything is reported. ' + labelMeaning('The label line');
   static override examples = ['<%= config.bin %> show 3f9c0a5e1b7d2c44', '<%= config.bin %> show 0199a2f1-… --json'];
   static override args = {
     target: Args.string({ description: 'Snapshot id (16+ hex characters) or session.', required: true }),
@@ -27,7 +28,7 @@ export default class Show extends BaseCommand<ShowResult> {
       ['records', formatCount(result.record_count)],
       ['provider', result.provider ?? '-'],
       ['session', result.session_id ?? '- (not indexed: a retained output)'],
-      ['strategy', result.strategy ?? '-'],
+      ['label', result.strategy ?? '-'],
       ['archived', result.ts === null ? '-' : `${formatTs(result.ts)} UTC`],
       ['path', result.path ?? '-'],
     ]))

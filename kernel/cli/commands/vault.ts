@@ -7,6 +7,7 @@ import { forkHintFor } from '../../vault/fork-hint.js';
 import { distinctStates, listSnapshots, unlistedSnapshots } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
+import { labelMeaning } from '../render/label-help.js';
 
 export type VaultResult = VaultCommandOutput;
 
@@ -14,7 +15,7 @@ export default class Vault extends BaseCommand<VaultResult> {
   static override summary = 'List archived snapshots, newest first.';
   static override description =
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
-    'Give a session-id prefix or a transcript path to list only that session. The ids shown are prefixes, which show and diff take; search-snapshot and read-snapshot need the full id, which --json prints (and gobstopper history, where the terminal is wide enough).';
+    'Give a session-id prefix or a transcript path to list only that session. The ids shown are prefixes, which show and diff take; search-snapshot and read-snapshot need the full id, which --json prints (and gobstopper history, where the terminal is wide enough). ' + labelMeaning('The LABEL column');
   static override examples = ['<%= config.bin %> vault', '<%= config.bin %> vault 0199a2f1', '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json'];
   static override args = {
     session: Args.string({ description: 'Session-id prefix or transcript path.', required: false }),
@@ -45,7 +46,7 @@ export default class Vault extends BaseCommand<VaultResult> {
         { header: 'PROVIDER', optional: true },
         { header: 'BYTES', align: 'right' },
         { header: 'RECORDS', align: 'right' },
-        { header: 'STRATEGY' },
+        { header: 'LABEL' },
         { header: 'ARCHIVED (UTC)' },
         // Which session a snapshot belongs to outlasts its path: the path goes first when narrow.
         { header: 'SESSION', fit: 'end', minWidth: 13, maxWidth: 38 },
