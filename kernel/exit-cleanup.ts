@@ -7,6 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { constants } from 'node:os';
+import { GobstopperError } from './errors.js';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** How long a stop waits for file creations already handed to the thread pool. */
@@ -44,11 +45,11 @@ export function exitOnStopSignals(): void {
  * behind. The stop waits for those creations (bounded), and no new one starts once it has begun.
  */
 async function creationsSettled(): Promise<void> {
-  const deadline = Date.now() + CREATION_SETTLE_MS;
-  while (creating.size > 0 && Date.now() < deadline) {
-    const timer = new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())));
-    await Promise.race([Promise.allSettled([...creating]), timer]);
-  }
+  // One wait is enough: once stopping, no creation starts, so the set only shrinks.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise((resolve) => (timer = setTimeout(resolve, CREATION_SETTLE_MS)));
+  await Promise.race([Promise.allSettled([...creating]), deadline]);
+  clearTimeout(timer);
 }
 
 /**
@@ -56,7 +57,7 @@ async function creationsSettled(): Promise<void> {
  * stop signal waits for it to land before removing. Refused once a stop has begun.
  */
 export async function creatingFile<T>(create: () => Promise<T>): Promise<T> {
-  if (stopping) throw Object.assign(new Error('stopping: no new files are created'), { code: 'interrupted' });
+  if (stopping) throw new GobstopperError('interrupted', 'stopping: no new files are created');
   const pending = create();
   creating.add(pending);
   try {
@@ -95,7 +96,14 @@ export function removeOnExit(path: string): () => void {
   if (!removalInstalled) {
     removalInstalled = true;
     process.on('exit', () => {
-      for (const path of temporary) rmSync(path, { recursive: true, force: true });
+      for (const path of temporary) {
+        try {
+          rmSync(path, { recursive: true, force: true });
+        } catch {
+          // One that cannot go (EACCES, EIO) must not keep the rest from going, nor turn the exit
+          // status into an uncaught error's; it is left as a killed run's would be.
+        }
+      }
     });
   }
   exitOnStopSignals();

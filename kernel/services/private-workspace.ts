@@ -33,9 +33,11 @@ export class PrivateWorkspace {
   /** Creates a new 0600 file named `name` in a subdirectory of its own, exclusively. */
   private async create(kind: string, name: string) {
     const sub = join(this.dir, `${kind}-${++this.copies}`);
-    await mkdir(sub, { mode: 0o700 });
+    // Through creatingFile: an entry landing while the exit hook removes the workspace would stop
+    // that removal (ENOTEMPTY) and leave the copy of a session behind.
+    await creatingFile(() => mkdir(sub, { mode: 0o700 }));
     const path = join(sub, name);
-    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+    const handle = await creatingFile(() => open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600));
     return { path, handle };
   }
 

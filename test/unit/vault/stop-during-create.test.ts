@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,5 +15,13 @@ describe('a stop signal while private files are being created', () => {
       expect(child.status, child.stderr).toBe(143);
       expect(readdirSync(dir)).toEqual([]);
     }
+  });
+
+  it.skipIf(!existsSync('/proc/self/status'))('a path the exit hook cannot remove keeps neither the others nor the exit status', () => {
+    dir = mkdtempSync(join(tmpdir(), 'gob-stop-create-'));
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'stop-during-create-child.ts'), dir, '20', 'unremovable'], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(143);
+    expect(child.stderr).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
