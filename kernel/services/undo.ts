@@ -17,6 +17,7 @@ import { snapshotFile } from '../vault/snapshot.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
+import { PRE_UNDO_LABEL } from '../vault/labels.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -36,6 +37,8 @@ export interface UndoResult {
 async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.VaultEntry, forks: T.OperationReceipt[]): Promise<void> {
   if (target.toLowerCase() === entry.sha256) return;
   if (forks.some((r) => r.source_session_id === entry.session_id && r.provider === entry.provider)) return;
+  // A published fork's own retained bytes are a state of the fork, though no index line names them.
+  if (forks.some((r) => r.completed && r.output_manifest_sha256 === entry.sha256)) return;
   const history = await sessionHistory(layout, target).catch((error: unknown) => {
     if (error instanceof GobstopperError && error.code === 'session_not_archived') return [];
     throw error;
@@ -52,7 +55,7 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
 }
 
 /** Labels of snapshots that are not a state a user would undo to. */
-const NOT_UNDO_TARGETS = new Set(['pre-undo']);
+const NOT_UNDO_TARGETS = new Set([PRE_UNDO_LABEL]);
 
 /**
  * Which archived state `target` means: a snapshot id (full or unique prefix), a fork made by apply
@@ -88,6 +91,12 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     const history = await sessionHistory(layout, target);
     const chosen = history.find((e) => !NOT_UNDO_TARGETS.has(e.strategy));
     if (chosen) return chosen;
+    if (history.length > 0) {
+      throw new GobstopperError(
+        'nothing_to_undo',
+        `'${target}' has only ${PRE_UNDO_LABEL} snapshots (what undo archived before restoring another state), which undo does not pick by itself; pass one with --sha to restore it (gobstopper history ${target} lists them)`,
+      );
+    }
   } catch (error) {
     if (!(error instanceof GobstopperError && error.code === 'session_not_archived') || !isHexPrefix(target)) throw error;
     // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both. A
@@ -212,7 +221,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
       // archived again: a second index line would only relabel the same snapshot.
-      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: 'pre-undo', env: runtime.env })).entry.sha256;
+      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: PRE_UNDO_LABEL, env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

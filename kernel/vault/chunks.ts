@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { vaultDamaged } from './errors.js';
 import { sha256Hex } from '../digest.js';
 import { checkPrivateFile, openPrivateForRead, publishNewPrivateFile, readFully, writeAllDefault, type WriteAll } from './private-fs.js';
+import { withScratch } from './scratch.js';
 
 export function chunkPath(chunksDir: string, sha: string): string {
   return join(chunksDir, sha);
@@ -75,9 +76,10 @@ async function compareExisting(file: string, data: Buffer): Promise<boolean | nu
   const { handle, stats } = opened;
   try {
     if (stats.size !== data.length) return false;
-    const existing = Buffer.allocUnsafe(data.length);
-    const got = await readFully(handle, existing, 0);
-    return got === data.length && existing.equals(data);
+    return await withScratch(data.length, async (existing) => {
+      const got = await readFully(handle, existing, 0);
+      return got === data.length && existing.equals(data);
+    });
   } finally {
     await handle.close();
   }

@@ -9,6 +9,7 @@ import { lstat, mkdir, open, readdir, rename, unlink, link, type FileHandle } fr
 import { basename, dirname, join } from 'node:path';
 import { creatingFile, keepOnExit, removeOnExit } from '../exit-cleanup.js';
 import { insecureVault } from './errors.js';
+import { withScratch } from './scratch.js';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fsConstants;
 
@@ -192,9 +193,11 @@ export async function writePrivateTemp(dir: string, data: Buffer, writeAll: Writ
   return fillPrivateTemp(join(dir, tempName()), true, async (handle, temp) => {
     await writeAll(handle, data);
     await handle.sync();
-    const back = Buffer.allocUnsafe(data.length + 1);
-    const got = await readFully(handle, back, 0);
-    if (got !== data.length || !back.subarray(0, got).equals(data)) throw new ReadBackMismatchError(temp);
+    const same = await withScratch(data.length + 1, async (back) => {
+      const got = await readFully(handle, back, 0);
+      return got === data.length && back.subarray(0, got).equals(data);
+    });
+    if (!same) throw new ReadBackMismatchError(temp);
   });
 }
 

@@ -89,14 +89,18 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
     }
     for (const sha of await listPinnedManifests(layout)) referenced.add(sha);
 
-    // Newest `keep` per stream, by append order.
-    const seenPerStream = new Map<string, number>();
+    // The newest `keep` archived states per stream, by append order. A state is a snapshot, not
+    // an index line: archiving the same bytes again under another label (snapshot, fork, apply)
+    // adds a line, and counting lines pushed the only copy of an older state out of the window.
+    const statesPerStream = new Map<string, Set<string>>();
     const keepFlags = new Array<boolean>(entries.length).fill(false);
     for (let i = entries.length - 1; i >= 0; i--) {
-      const key = streamOf(entries[i]!);
-      const seen = seenPerStream.get(key) ?? 0;
-      seenPerStream.set(key, seen + 1);
-      keepFlags[i] = seen < keep || referenced.has(entries[i]!.sha256);
+      const entry = entries[i]!;
+      const key = streamOf(entry);
+      let states = statesPerStream.get(key);
+      if (!states) statesPerStream.set(key, (states = new Set()));
+      if (!states.has(entry.sha256) && states.size < keep) states.add(entry.sha256);
+      keepFlags[i] = states.has(entry.sha256) || referenced.has(entry.sha256);
     }
     const kept = entries.filter((_, i) => keepFlags[i]);
     // Streams this prune takes a state from: their kept states must be readable, byte for byte,
@@ -163,7 +167,7 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       await sweepDeadRunLeftovers(layout, env);
     }
     return {
-      streams: seenPerStream.size,
+      streams: statesPerStream.size,
       kept_entries: kept.length,
       dropped_entries: entries.length - kept.length,
       manifests_removed: deadManifests.length,

@@ -122,8 +122,10 @@ export async function recallCards(
       );
     } catch (error) {
       // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
-      if (only !== null || !(error instanceof GobstopperError) || error.code !== 'vault_damaged') throw error;
-      warn(`snapshot ${entry.sha256.slice(0, 16)} of ${entry.provider} ${entry.session_id} is left out: ${error.message}`);
+      if (only !== null || !(error instanceof GobstopperError) || (error.code !== 'vault_damaged' && error.code !== 'snapshot_not_found')) throw error;
+      // A manifest moved aside (as a damaged one's repair says) leaves its line naming nothing.
+      const why = error.code === 'snapshot_not_found' ? `its manifest is not in the vault (restore manifests/${entry.sha256} from a backup)` : error.message;
+      warn(`snapshot ${entry.sha256.slice(0, 16)} of ${entry.provider} ${entry.session_id} is left out: ${why}`);
       continue;
     }
     for (const { key, row } of cards) {

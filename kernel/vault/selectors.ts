@@ -8,6 +8,7 @@ import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { badSha, snapshotNotFound } from './errors.js';
 import { readIndex } from './index-file.js';
+import { manifestOfEntry } from './indexed-manifest.js';
 import type { VaultLayout } from './layout.js';
 import { namesIn } from './private-fs.js';
 import { checkSelector, looksLikePath } from '../sessions/selector.js';
@@ -84,7 +85,16 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
     const id = await snapshotOfSource(layout, prefix);
     if (id !== null) return id;
   }
-  if (matches.length === 0) throw snapshotNotFound(prefix);
+  if (matches.length === 0) {
+    // An index line naming a manifest that is gone is damage to report as such: `vault` lists
+    // that snapshot, and "no such snapshot" would contradict it.
+    const named = (await readIndex(layout)).find((e) => e.sha256.startsWith(prefix));
+    if (named) {
+      await manifestOfEntry(layout, named);
+      return named.sha256;
+    }
+    throw snapshotNotFound(prefix);
+  }
   if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`);
   return matches[0]!;
 }

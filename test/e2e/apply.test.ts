@@ -566,6 +566,10 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const { output_session_id: newId, path } = undone.json.receipt;
     expect(path).not.toBe(fork);
     expect(readFileSync(path, 'utf8')).toBe(bytes.toString('utf8').replaceAll(oldId, newId));
+    // Named together with the fork it belongs to, the same snapshot is the same restore.
+    const viaFork = await runJson(['undo', oldId, '--sha', first.json.receipt.output_manifest_sha256], home.env);
+    expect(viaFork.code).toBe(0);
+    expect(viaFork.json).toMatchObject({ reused: true, receipt: { output_session_id: newId, path } });
     // The restored compaction is counted at its plan's projection, as the fork was.
     const evaluated = await runJson(['eval', newId, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
     expect(evaluated.json).toMatchObject({ token_basis: 'projected', context_tokens: first.json.plan.plan.context_tokens_after });

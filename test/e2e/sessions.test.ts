@@ -553,6 +553,11 @@ describe('fork and undo', () => {
     expect(bad.code).toBe(2);
     expect(bad.json.error).toMatchObject({ code: 'invalid_label', message: `--label "before refactor" is not a label: use 1-128 letters, digits, '_', '.', ':' or '-'` });
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    // undo's own label would be a state undo never picks by itself.
+    const reserved = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'pre-undo'], home.env);
+    expect(reserved.code).toBe(2);
+    expect(reserved.json.error).toMatchObject({ code: 'invalid_label', message: expect.stringContaining('--label pre-undo is the label undo gives') });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
     const archived = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'before-refactor'], home.env);
     expect(archived.code).toBe(0);
     expect(archived.json.entry.strategy).toBe('before-refactor');

@@ -14,7 +14,7 @@ const UNINDEXED_SHOWN = 10;
 export default class Prune extends BaseCommand<PruneResult> {
   static override summary = 'Trim the vault (a dry run unless --apply).';
   static override description =
-    'Keeps the newest --keep archived states of every (provider, path, session) stream and every snapshot an operation receipt or a pin references; ' +
+    'Keeps the newest --keep archived states of every (provider, path, session) stream (distinct snapshots: the same bytes archived again under another label are one state, and all of its index lines stay) and every snapshot an operation receipt or a pin references; ' +
     'everything else is dropped from the index, then the snapshots of the dropped entries and the chunks no remaining snapshot uses are deleted. ' +
     'A snapshot with no index line is kept (a lost line is not a pruned one) unless --include-unindexed, or unless an earlier prune that was stopped had dropped it (it is then finished). ' +
     'With --apply, the temporary files, locks and staging copies of runs that were killed midway are removed too. ' +
@@ -35,7 +35,7 @@ export default class Prune extends BaseCommand<PruneResult> {
     const r = await pruneVault(vaultLayout(process.env), { keep: flags.keep, apply: flags.apply, includeUnindexed: flags['include-unindexed'] });
     const verb = r.dry_run ? 'would drop' : 'dropped';
     this.say(
-      `${r.dry_run ? 'plan' : 'pruned'}: ${r.streams} stream(s), keeping ${r.kept_entries} archived state(s); ${verb} ${r.dropped_entries}, ` +
+      `${r.dry_run ? 'plan' : 'pruned'}: ${r.streams} stream(s), keeping ${r.kept_entries} index line(s); ${verb} ${r.dropped_entries}, ` +
         `${r.dry_run ? 'would remove' : 'removed'} ${r.manifests_removed} manifest(s) and ${r.chunks_removed} chunk(s), ${formatBytes(r.bytes_reclaimed)}`,
     );
     if (r.unindexed_kept > 0) {

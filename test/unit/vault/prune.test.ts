@@ -52,6 +52,24 @@ describe('prune', () => {
     expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ dropped_entries: 0, manifests_removed: 0, chunks_removed: 0 });
   });
 
+  it('counts archived states, not index lines: the same bytes archived again under other labels keep an older state', async () => {
+    const [older, newer] = await history('a', 2);
+    const path = join(home.sessions, 'a.jsonl');
+    // The newest state archived again under alternating labels, as snapshot, fork and apply do.
+    for (let i = 0; i < 4; i++) for (const strategy of ['snapshot', 'fork']) await snapshotFile(home.layout, { path, sessionId: 'a', provider: 'codex', strategy });
+    const lines = (await readIndex(home.layout)).length;
+    expect(lines).toBeGreaterThan(3);
+
+    expect(await pruneVault(home.layout, { keep: 2, apply: true })).toMatchObject({ kept_entries: lines, dropped_entries: 0, manifests_removed: 0 });
+    expect((await readSnapshotRecord(home.layout, { snapshot: older!, record: 0 })).record_bytes).toBeGreaterThan(0);
+
+    // With room for one state, every line of the newest stays and the older state goes.
+    const applied = await pruneVault(home.layout, { keep: 1, apply: true });
+    expect(applied).toMatchObject({ kept_entries: lines - 1, dropped_entries: 1, manifests_removed: 1 });
+    expect(new Set((await readIndex(home.layout)).map((e) => e.sha256))).toEqual(new Set([newer]));
+    expect(existsSync(join(home.layout.manifests, older!))).toBe(false);
+  });
+
   it('finishes what a prune stopped between rewriting the index and deleting the snapshots', async () => {
     const a = await history('a', 5);
     const dropped = a.slice(0, 3);

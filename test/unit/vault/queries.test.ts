@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chooseSnapshot } from '../../../kernel/services/undo.js';
@@ -63,6 +63,12 @@ describe('vault, history, show and diff', () => {
     });
     expect(await showSnapshot(home.layout, 's1')).toEqual(byPrefix);
     await expect(showSnapshot(home.layout, 'f'.repeat(16))).rejects.toMatchObject({ code: 'snapshot_not_found' });
+
+    // Its manifest moved out of the vault, the index still names it: damage to repair, not "no such snapshot".
+    rmSync(join(home.layout.manifests, entry.sha256));
+    for (const target of [entry.sha256.slice(0, 16), 's1']) {
+      await expect(showSnapshot(home.layout, target)).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`a line names snapshot ${entry.sha256.slice(0, 16)} of claude_code s1, which is not in the vault`) });
+    }
   });
 
   it('diffs two snapshots by record hash with per-type counts', async () => {
@@ -112,5 +118,13 @@ describe('vault, history, show and diff', () => {
     writeFileSync(path, jsonl([claudeUser('e', 'v2', 'u1')]));
     await snapshotFile(home.layout, { path, sessionId: 'e', provider: 'claude_code', strategy: 'pre-undo' });
     expect((await sessionHistory(home.layout, 'e')).map((x) => x.strategy)).toEqual(['pre-undo', 'snapshot']);
+  });
+
+  it('undo says how to restore a session that has only pre-undo states, which it does not pick by itself', async () => {
+    const path = writeSession(home.sessions, 'p.jsonl', jsonl([claudeUser('p', 'v1', 'u1')]));
+    const { entry } = await snapshotFile(home.layout, { path, sessionId: 'p', provider: 'claude_code', strategy: 'pre-undo' });
+    await expect(chooseSnapshot(home.layout, 'p')).rejects.toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining("'p' has only pre-undo snapshots") });
+    await expect(chooseSnapshot(home.layout, 'p')).rejects.toMatchObject({ message: expect.stringContaining('pass one with --sha') });
+    expect((await chooseSnapshot(home.layout, 'p', entry.sha256)).sha256).toBe(entry.sha256);
   });
 });

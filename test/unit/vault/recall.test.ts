@@ -1,4 +1,4 @@
-import { readdirSync, truncateSync } from 'node:fs';
+import { readdirSync, renameSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recallCards } from '../../../kernel/vault/recall.js';
@@ -61,6 +61,16 @@ describe('recall', () => {
     expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^snapshot ${broken.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: .*${chunk}`))]);
     await expect(recallCards(home.layout, { sha: broken.sha256 })).rejects.toMatchObject({ code: 'vault_damaged' });
+  });
+
+  it('a snapshot whose manifest was moved out of the vault costs only its own cards', async () => {
+    await archive('a.jsonl', 'sess-a', 'claude_code', [claudeUser('sess-a', card({ goal: 'Fix the parser' }), 'card')], 100);
+    const moved = await archive('b.jsonl', 'sess-b', 'claude_code', [claudeUser('sess-b', card({ goal: 'Tune the parser' }), 'card')], 200);
+    renameSync(join(home.layout.manifests, moved.sha256), join(home.sessions, 'moved-aside'));
+    const warnings: string[] = [];
+    const rows = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
+    expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
+    expect(warnings).toEqual([`snapshot ${moved.sha256.slice(0, 16)} of claude_code sess-b is left out: its manifest is not in the vault (restore manifests/${moved.sha256} from a backup)`]);
   });
 
   it('bounds the limit', async () => {
