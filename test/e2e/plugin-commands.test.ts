@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,10 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
   ]) {
     it(`adds ${example.dir}, lists it, and inspects its handshake`, async () => {
       const source = join('examples', 'plugins', example.dir);
+      // A directory's code runs only against a pin: none is recorded yet.
+      const untrusted = await gob('plugin', 'inspect', source, '--json');
+      expect(untrusted.code).toBe(2);
+      expect(JSON.parse(untrusted.stdout).error.code).toBe('trust_required');
       const human = await gob('plugin', 'add', source);
       expect(human.code, human.stderr).toBe(0);
       expect(human.stdout).toContain(`Added ${example.id} 0.1.0: strategy ${example.strategy}`);
@@ -93,6 +97,10 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect(inspect.strategies).toEqual([expect.objectContaining({ id: example.strategy, kind: 'file', params_schema: expect.objectContaining({ type: 'object' }) })]);
       const inspectHuman = await gob('plugin', 'inspect', example.id);
       expect(inspectHuman.stdout).toContain(`strategy ${example.strategy} (file)`);
+      // Beside the directory it was added from, the id names that directory, whose bytes are the pinned ones.
+      const env = { PATH: process.env.PATH ?? '', ...home.env };
+      const beside = await run(process.execPath, [cli, 'plugin', 'inspect', example.id], { env, cwd: join(repoRoot, 'examples', 'plugins'), timeout: 60_000 });
+      expect(beside.stdout).toContain(`strategy ${example.strategy} (file)`);
       // A hash given for an installed bundle is checked against its pin, not ignored.
       const pinned = again.manifest_sha256;
       expect((await gob('plugin', 'inspect', example.id, '--trusted-sha256', pinned.toUpperCase())).code).toBe(0);
@@ -202,7 +210,13 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       const empty = await gob('plugin', command, '');
       expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 2, stderr: 'gobstopper: the bundle argument is empty; give a bundle id (id or id@version) or a bundle directory\n' });
     }
-    const dirWithoutPin = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq');
+    // keep-last-jq was added from its example directory, so those bytes are pinned; a copy with
+    // one byte changed is not, and its code does not run.
+    const changed = join(home.root, 'keep-last-jq-changed');
+    cpSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq'), changed, { recursive: true });
+    const manifestPath = join(changed, 'gobstopper-plugin.json');
+    writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace('"keep-last-jq"', '"keep-last-jq" '));
+    const dirWithoutPin = await gob('plugin', 'inspect', changed);
     expect(dirWithoutPin.code).toBe(2);
     expect(dirWithoutPin.stderr).toContain('--trusted-sha256');
     const notASha = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq', '--trusted-sha256', 'abc');

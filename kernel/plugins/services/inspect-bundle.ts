@@ -22,16 +22,19 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
     ref = withTrustedPin(target.ref, options.trustedSha256);
     source = ref.source;
   } else {
-    // Running code from a directory is only done against the pin the user read from `plugin check`.
+    // Running code from a directory is only done against the pin the user read from `plugin check`,
+    // or the one `plugin add` recorded for exactly these bytes (the directory it installed from).
     const admitted = admitBundle(target.path, { gobstopperVersion: registry.version });
-    if (!options.trustedSha256) {
+    const recorded = registry.trust.find(admitted.manifest.id, admitted.manifest.version)?.manifest_sha256;
+    const trustedSha256 = options.trustedSha256 ?? (recorded === admitted.manifestSha256 ? recorded : undefined);
+    if (!trustedSha256) {
       throw usageError(
         'trust_required',
         `inspecting ${target.path} runs its code; pass --trusted-sha256 ${admitted.manifestSha256} after checking it with \`gobstopper plugin check\`, or add it with \`gobstopper plugin add\``,
       );
     }
     const { manifest } = admitted;
-    ref = { source: 'config', root: admitted.root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: options.trustedSha256 };
+    ref = { source: 'config', root: admitted.root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: trustedSha256 };
     source = 'directory';
   }
   const host = new PluginHost({ registry, hostEnv: options.hostEnv });

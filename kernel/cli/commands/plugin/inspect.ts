@@ -11,7 +11,8 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
   static override description =
     'The bundle is admitted again (every file hashed, the pin compared), started with its declared environment only, asked to initialize, ' +
     'and shut down. Shows the protocol version it chose and its providers, strategies (with kinds and params schemas) and scorers. ' +
-    'A bundle given as a directory runs only with --trusted-sha256 set to the manifest_sha256 that `plugin check` printed.';
+    'A bundle given as a directory runs only with --trusted-sha256 set to the manifest_sha256 that `plugin check` printed, or when `plugin add` pinned exactly its bytes (the directory it was added from). ' +
+    'An argument that is both an existing path and a bundle id names the path.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> keep-last-python',
     '<%= config.bin %> <%= command.id %> ./my-bundle --trusted-sha256 <manifest_sha256> --json',
