@@ -210,15 +210,16 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
     if (value !== undefined && value.trim() === '') throw usageError('empty_path', `${flag} is empty; name a file`);
   }
   if (given(options.prepareManifest) && (given(options.manifest) || given(options.against))) throw usageError('conflicting_flags', '--prepare-manifest cannot be combined with --manifest or --against');
-  if (given(options.against)) {
-    // An audit scores the file as it is: replay rounds and a policy would change nothing, and
-    // accepting them would let a reader believe they shaped the numbers.
+  // An audit scores the file as it is, and preparing a manifest replays nothing: replay rounds and a
+  // policy would change nothing there, and accepting them would let a reader believe they did.
+  const noReplay = given(options.against) ? { flag: '--against', does: 'scores the file as it is' } : given(options.prepareManifest) ? { flag: '--prepare-manifest', does: 'only writes the manifest' } : null;
+  if (noReplay) {
     const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor], ['--preset', options.preset]] as const)
       .filter(([, v]) => v !== undefined)
       .map(([flag]) => flag);
     if (replayOnly.length > 0) {
       const shape = replayOnly.length === 1 ? 'it shapes' : 'they shape';
-      throw usageError('conflicting_flags', `${replayOnly.join(', ')} cannot be combined with --against: ${shape} the replay, and --against scores the file as it is`);
+      throw usageError('conflicting_flags', `${replayOnly.join(', ')} cannot be combined with ${noReplay.flag}: ${shape} the replay, and ${noReplay.flag} ${noReplay.does}`);
     }
   }
   if (!given(options.prepareManifest) && !given(options.manifest)) throw usageError('manifest_required', '--manifest <file> is required (write one first with --prepare-manifest <new file>)');

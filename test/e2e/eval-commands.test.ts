@@ -628,6 +628,14 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(human.status).toBe(2);
     expect(human.stdout).toBe('');
     expect(human.stderr.trim().split('\n')).toHaveLength(1);
+    // Preparing a manifest replays nothing either; the manifest is not written.
+    const prepared = join(home.root, 'never-written.json');
+    const prepare = json(['eval-study', CODEX_ID, '--prepare-manifest', prepared, '--rounds', '99', '--preset', 'nope']);
+    expect({ status: prepare.status, error: prepare.body.error }).toEqual({
+      status: 2,
+      error: expect.objectContaining({ code: 'conflicting_flags', message: '--rounds, --preset cannot be combined with --prepare-manifest: they shape the replay, and --prepare-manifest only writes the manifest' }),
+    });
+    expect(existsSync(prepared)).toBe(false);
     expect(treeDigest(home.root)).toEqual(before);
   });
 
