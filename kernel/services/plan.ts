@@ -122,6 +122,7 @@ const scorerOf = (policy: { scorer?: string | null }) => policy.scorer ?? 'heuri
 export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: ResolvedConfig, recent: RecentYield[], depth = 0, warnings?: string[]): StrategyRunner {
   return async (strategyId, params, options) => {
     let offered = false;
+    let refusedNested = false;
     const candidates = new CandidateTally();
     /** Strategies whose plans this call got through host/propose: the only ones it may credit. */
     const planned = new Set<string>();
@@ -182,7 +183,14 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       propose: async (p) => {
         offerToCandidates();
         if (depth >= 1 || p.strategy_id === strategyId) {
-          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message: `strategy ${strategyId} may not ask for ${p.strategy_id} from inside host/propose` };
+          const message = `strategy ${strategyId} may not ask for ${p.strategy_id} from inside host/propose`;
+          // A selector asked for by another selector (agentic's editor set to auto) is refused every
+          // plan it asks for; without this the outer one would only say its editor deferred.
+          if (!refusedNested && depth >= 1) {
+            refusedNested = true;
+            warnings?.push(`strategy ${strategyId} was asked for through host/propose and may not ask for other strategies in turn (it asked for ${p.strategy_id}); its answer is what it could do without them`);
+          }
+          return { status: 'error', plan: null, prefix_tokens: null, reason_code: null, message };
         }
         try {
           // The configured parameters are the selector's own; a strategy it asks for runs with none.

@@ -1,7 +1,8 @@
 /**
  * `agentic`: the plan comes from an editor, a strategy the user configured by id in
- * `strategy_params.editor` (a plugin bundle or a trusted command preset the host exposes as a
- * strategy). The host runs and validates the editor's proposal; this strategy only forwards it and
+ * `strategy_params.editor` (served by an installed or built-in bundle; a trusted command proposes
+ * as a preset of its own, with no strategy in between). The host runs and validates the editor's
+ * proposal; this strategy only forwards it and
  * credits it. Without an editor there is no plan: falling back to a rubric would hide the missing
  * configuration behind a plan the user did not ask for.
  */
@@ -13,7 +14,7 @@ export const AGENTIC_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    editor: { description: 'Id of the strategy that proposes the edits (a plugin or a trusted command preset).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+    editor: { description: 'Id of the strategy that proposes the edits, served by an installed or built-in plugin bundle (not a selector such as auto).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
   },
 };
 
@@ -23,7 +24,7 @@ export async function proposeAgentic(params: StrategyProposeParams, propose: Pro
   if (belowTrigger(params)) return belowTriggerResult(params);
   const editor = strategyParams(params).editor;
   if (typeof editor !== 'string' || editor === '') {
-    return noPlan('agentic: no editor configured; set strategy_params.editor to the id of an editor strategy (a plugin or a trusted command preset)');
+    return noPlan('agentic: no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves (a trusted command is used as a preset of its own: --preset <name>)');
   }
   if (editor === params.strategy_id) throw invalidInput(`agentic editor '${editor}' cannot be the agentic strategy itself`);
 

@@ -13,7 +13,7 @@ describe('agentic', () => {
     const host = tableProposer({});
     const result = await proposeAgentic(proposeParams(codingSession().items, { policy, strategyId: 'agentic' }), host.propose);
     expect(result.edits).toEqual([]);
-    expect(result.rationale).toMatch(/no editor configured; set strategy_params.editor/);
+    expect(result.rationale).toMatch(/no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves \(a trusted command is used as a preset of its own: --preset <name>\)/);
     expect(host.asked).toEqual([]);
   });
 
