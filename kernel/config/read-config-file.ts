@@ -7,7 +7,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { GobstopperError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from './paths.js';
 import { toPlainData, type PlainDataMarks } from './plain-data.js';
-import { describeAt } from './schema-messages.js';
+import { describeAt, placeAt } from './schema-messages.js';
 
 /** A file's data, and where it wrote floats: numbers the schema cannot tell from integers. */
 export interface ParsedConfig {
@@ -97,7 +97,7 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
   const marks: PlainDataMarks = { floats: new Set(), unsafeIntegers: new Set() };
   const data = toPlainData(parsed, marks) as Record<string, unknown>;
   const [unsafe] = marks.unsafeIntegers;
-  if (unsafe !== undefined) throw invalid(`config ${path}: ${describeAt(unsafe)} is an integer too large to read exactly`);
+  if (unsafe !== undefined) throw invalid(`config ${path}: ${describeAt(unsafe)} is an integer too large to read exactly`, { path, ...placeAt(unsafe) });
   return { data, floats: marks.floats };
 }
 

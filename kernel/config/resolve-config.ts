@@ -54,6 +54,11 @@ export interface ResolvedConfig {
    * while no table names it exactly: they never apply, and commands say so (looseSessionKeys).
    */
   unapplied_session_tables: string[];
+  /**
+   * The policy keys this session's `[sessions."<id>"]` tables set (user and project file), sorted;
+   * null when no file has a table for it. `config` tells a table flags override from no table.
+   */
+  session_table_keys: string[] | null;
 }
 
 type PlainKey = Exclude<keyof PolicyValues, 'strategy_params'>;
@@ -117,6 +122,7 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
   state.applyFlags(options.flags ?? {});
 
   const external = state.external();
+  const sessionLayers = layers.filter((l) => l.source.layer === 'session');
   assertPolicyBounds(state.values, { origin: (key) => describeSource(key, state.sources[key]), fromFlag: (key) => state.sources[key]?.layer === 'flag' });
   return {
     values: state.values,
@@ -127,7 +133,8 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
     preset,
     files: configFileRefs(config),
     discovery: { max_age_secs: discoveryMaxAge(config) },
-    unapplied_session_tables: sessionId !== null && !layers.some((l) => l.source.layer === 'session') ? looseSessionKeys(config, sessionId) : [],
+    unapplied_session_tables: sessionId !== null && sessionLayers.length === 0 ? looseSessionKeys(config, sessionId) : [],
+    session_table_keys: sessionLayers.length === 0 ? null : [...new Set(sessionLayers.flatMap((l) => Object.keys(l.patch)))].filter((key) => Object.hasOwn(state.sources, key)).sort(),
   };
 }
 

@@ -34,6 +34,12 @@ function valueAt(data: unknown, segments: readonly string[]): unknown {
   return node;
 }
 
+/** The table and key a JSON pointer into a config file names, for an error's details. */
+export function placeAt(pointer: string): ConfigPlace {
+  const segments = pointerSegments(pointer);
+  return placeOf(segments.slice(0, -1), segments[segments.length - 1] ?? null);
+}
+
 /** "'trigger_tokens' in [policy]", for a JSON pointer into a config file. */
 export function describeAt(pointer: string): string {
   const segments = pointerSegments(pointer);

@@ -10,7 +10,7 @@ export const BENCH_CSV_COLUMNS = [
   'score', 'verify_errors', 'verify_warnings', 'probes_total', 'probes_recalled', 'recall', 'tail_intact', 'duration_ms',
   'execution_state', 'token_basis', 'source_sha256', 'result_sha256', 'retention_complete', 'recall_available',
   'retention_basis', 'failure',
-  'status', 'reason_code', 'reduction_pct', 'new_verify_errors', 'best', 'error', 'error_code',
+  'status', 'reason_code', 'reduction_pct', 'new_verify_errors', 'best', 'error', 'error_code', 'credited_strategy',
 ] as const satisfies ReadonlyArray<keyof BenchRow>;
 
 export function csvField(value: string | number | boolean | null | undefined): string {

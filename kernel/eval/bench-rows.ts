@@ -49,6 +49,9 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       failure: failed ? 'strategy_evaluation_failed' : null,
       error: row.error,
       error_code: row.error_code ?? null,
+      // Which plan the row measured when it is not the strategy's own (a selector's pick, a pinned
+      // plugin's preset:<id>), so bench says what eval says.
+      credited_strategy: row.credited_strategy ?? null,
     };
   });
 }
@@ -87,5 +90,6 @@ export function benchFailureRow(provider: string, session: string, failure: Benc
     failure,
     error: rowError(message),
     error_code: code === null ? null : errorCode({ code }),
+    credited_strategy: null,
   };
 }

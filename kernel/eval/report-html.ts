@@ -261,14 +261,39 @@ function summaryTable(aggregates: readonly BenchAggregate[], styles: Map<string,
   return `<table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/**
+ * Failure rows listed in a report, at most: a broken bundle fails its row in every session, and a
+ * bench of thousands would bury the charts. The rows file (--output) keeps every one.
+ */
+const MAX_FAILURE_ROWS = 50;
+
+/** A table of failure rows, cut at MAX_FAILURE_ROWS with a note saying how many are not shown. */
+function failureTable(headers: readonly string[], rows: readonly BenchRow[], cells: (r: BenchRow) => string[]): string {
+  const shown = rows.slice(0, MAX_FAILURE_ROWS);
+  const head = headers.map((h, i) => (i === headers.length - 1 ? `<th class="reasons">${h}</th>` : `<th>${h}</th>`)).join('');
+  const body = shown.map((r) => `<tr>${cells(r).map((c, i, all) => (i === all.length - 1 ? `<td class="reasons">${esc(c)}</td>` : `<td>${esc(c)}</td>`)).join('')}</tr>`);
+  const cut = rows.length > shown.length ? `<p class="note">Showing the first ${shown.length} of ${rows.length}; the rows file (--output) has every one.</p>` : '';
+  return `<table><thead><tr>${head}</tr></thead><tbody>${body.join('')}</tbody></table>${cut}`;
+}
+
 /** Sessions the bench could not measure, with why (messages name files and codes, never content). */
 function failedSessions(rows: readonly BenchRow[]): string {
   const failed = rows.filter((r) => r.failure != null && r.strategy === null);
   if (failed.length === 0) return '';
-  const items = failed.map((r) => `<tr><td>${esc(r.provider)}</td><td>${esc(r.session)}</td><td>${esc(r.failure ?? '')}</td><td class="reasons">${esc(r.error ?? '')}</td></tr>`);
   return `<section>
 <h2>Sessions not measured</h2>
-<table><thead><tr><th>provider</th><th>session</th><th>failure</th><th class="reasons">why</th></tr></thead><tbody>${items.join('')}</tbody></table>
+${failureTable(['provider', 'session', 'failure', 'why'], failed, (r) => [r.provider, r.session, r.failure ?? '', r.error ?? ''])}
+</section>`;
+}
+
+/** Strategies that failed on a session the others measured: the "failed" counts above, with why. */
+function failedStrategies(rows: readonly BenchRow[]): string {
+  const failed = rows.filter((r) => r.failure != null && r.strategy !== null);
+  if (failed.length === 0) return '';
+  return `<section>
+<h2>Strategies that failed</h2>
+<p class="note">A strategy that fails costs only its own row, not the session's other strategies.</p>
+${failureTable(['provider', 'session', 'strategy', 'code', 'why'], failed, (r) => [r.provider, r.session, r.strategy ?? '', r.error_code ?? '–', r.error ?? ''])}
 </section>`;
 }
 
@@ -337,6 +362,7 @@ ${timelineSection}
 ${summaryTable(input.aggregates, styles)}
 <p class="note">Probes are short strings (paths, commands, decisions, error signatures, file names, identifiers) sampled from the source; kept means still present verbatim. Best means the highest reclaimed × (cached prefix / context)³ among clean file rewrites.</p>
 </section>
+${failedStrategies(input.rows)}
 ${failedSessions(input.rows)}
 </main>
 </body>

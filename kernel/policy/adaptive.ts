@@ -3,6 +3,7 @@
  * twice gives the same answer and a stale adjustment never compounds.
  */
 import type { AdaptiveReason, Transcript } from '../../schemas/generated/types.js';
+import { MAX_POLICY_TOKENS } from './bounds.js';
 import { elidableTokens } from './context.js';
 
 export const WINDOW_TRIGGER_FRACTION = 0.25;
@@ -47,6 +48,15 @@ export interface TriggerFloor {
   floor_tokens: number;
 }
 
+/**
+ * Values tuning leaves as they are: a --trigger or --floor given for this run is the user's number
+ * for it. The other of the pair still adapts, kept consistent with the pinned one.
+ */
+export interface PinnedValues {
+  trigger_tokens?: boolean;
+  floor_tokens?: boolean;
+}
+
 export interface AdaptiveResult extends TriggerFloor {
   reasons: AdaptiveReason[];
 }
@@ -61,12 +71,12 @@ export interface AdaptiveStep {
   floor_after: number;
 }
 
-export function adapt(base: TriggerFloor, sample: AdaptiveSample): AdaptiveResult {
-  const { trigger_tokens, floor_tokens, reasons } = adaptWithSteps(base, sample);
+export function adapt(base: TriggerFloor, sample: AdaptiveSample, pinned: PinnedValues = {}): AdaptiveResult {
+  const { trigger_tokens, floor_tokens, reasons } = adaptWithSteps(base, sample, pinned);
   return { trigger_tokens, floor_tokens, reasons };
 }
 
-export function adaptWithSteps(base: TriggerFloor, sample: AdaptiveSample): AdaptiveResult & { steps: AdaptiveStep[] } {
+export function adaptWithSteps(base: TriggerFloor, sample: AdaptiveSample, pinned: PinnedValues = {}): AdaptiveResult & { steps: AdaptiveStep[] } {
   const reasons: AdaptiveReason[] = [];
   const steps: AdaptiveStep[] = [];
   let trigger = base.trigger_tokens;
@@ -80,28 +90,32 @@ export function adaptWithSteps(base: TriggerFloor, sample: AdaptiveSample): Adap
     floor = nextFloor;
   };
 
+  // The trigger steps are skipped for a pinned trigger, the floor cap for a pinned floor, so no
+  // reason is given for a value that did not move.
+  const triggerFree = !pinned.trigger_tokens;
   const window = sample.model_context_window ?? 0;
-  if (window > 0) {
+  if (triggerFree && window > 0) {
     const cap = Math.round(window * WINDOW_TRIGGER_FRACTION);
     if (trigger > cap) step('trigger_capped_to_window_fraction', Math.max(cap, MIN_TRIGGER), floor);
   }
 
-  if (isLowYieldStreak(sample.recent)) {
+  if (triggerFree && isLowYieldStreak(sample.recent)) {
     const raised = Math.round(trigger * LOW_YIELD_BACKOFF);
     const bound = Math.round(base.trigger_tokens * MAX_TRIGGER_BOOST);
     if (raised > trigger) step('trigger_raised_low_yield', Math.min(raised, bound), floor);
   }
 
   const elidable = sample.elidable_tokens;
-  if (elidable !== null && sample.context_tokens > 0 && elidable > sample.context_tokens * HIGH_ELIDABLE_RATIO) {
+  if (triggerFree && elidable !== null && sample.context_tokens > 0 && elidable > sample.context_tokens * HIGH_ELIDABLE_RATIO) {
     const tightened = Math.round(trigger * HIGH_ELIDABLE_TIGHTEN);
     if (tightened < trigger) step('trigger_lowered_high_elidable', tightened, floor);
   }
 
   const floorCap = Math.trunc(trigger * FLOOR_TRIGGER_FRACTION);
-  if (floor > floorCap) step('floor_capped_to_trigger_half', trigger, Math.max(floorCap, MIN_FLOOR));
-  const consistentTrigger = Math.max(trigger, MIN_TRIGGER, 2 * floor);
-  const consistentFloor = Math.min(Math.max(floor, MIN_FLOOR), Math.floor(consistentTrigger / 2));
+  if (!pinned.floor_tokens && floor > floorCap) step('floor_capped_to_trigger_half', trigger, Math.max(floorCap, MIN_FLOOR));
+  // Twice a pinned floor may pass the token bound; the trigger then stops there, still above the floor.
+  const consistentTrigger = pinned.trigger_tokens ? trigger : Math.min(Math.max(trigger, MIN_TRIGGER, 2 * floor), Math.max(trigger, MAX_POLICY_TOKENS));
+  const consistentFloor = pinned.floor_tokens ? floor : Math.min(Math.max(floor, MIN_FLOOR), Math.floor(consistentTrigger / 2));
   step(null, consistentTrigger, consistentFloor);
 
   return { trigger_tokens: trigger, floor_tokens: floor, reasons, steps };

@@ -3,7 +3,7 @@
  * enabled (then bounds again), and the quota-scaled effective trigger.
  */
 import type { ResolvedPolicy } from '../../schemas/generated/types.js';
-import { adapt, type AdaptiveSample } from './adaptive.js';
+import { adapt, type AdaptiveSample, type PinnedValues } from './adaptive.js';
 import { assertPolicyBounds } from './bounds.js';
 import type { PolicyValues } from './defaults.js';
 import { effectiveTrigger } from './quota.js';
@@ -31,13 +31,23 @@ export function toResolvedPolicy(values: PolicyValues, adaptiveReasons: Resolved
 }
 
 /**
- * The policy for one decision. `sample` is null when nothing is known about the session (policy-check,
- * config); adaptive tuning then has nothing to work from and the configured values stand.
+ * The trigger and floor a command line gave (--trigger, --floor): "this run, these numbers", so
+ * adaptive tuning leaves them as they are. `sources` is the resolution's record of where each value
+ * came from; without one nothing is pinned.
  */
-export function effectivePolicy(values: PolicyValues, sample: AdaptiveSample | null): ResolvedPolicy {
+export function pinnedByFlags(sources: Readonly<Record<string, { layer: string } | undefined>> | undefined): PinnedValues {
+  return { trigger_tokens: sources?.trigger_tokens?.layer === 'flag', floor_tokens: sources?.floor_tokens?.layer === 'flag' };
+}
+
+/**
+ * The policy for one decision. `sample` is null when nothing is known about the session (policy-check,
+ * config); adaptive tuning then has nothing to work from and the configured values stand. `pinned`
+ * values (see pinnedByFlags) are not tuned.
+ */
+export function effectivePolicy(values: PolicyValues, sample: AdaptiveSample | null, pinned: PinnedValues = {}): ResolvedPolicy {
   assertPolicyBounds(values);
   if (!values.adaptive || sample === null) return toResolvedPolicy(values);
-  const adapted = adapt(values, sample);
+  const adapted = adapt(values, sample, pinned);
   const tuned: PolicyValues = { ...values, trigger_tokens: adapted.trigger_tokens, floor_tokens: adapted.floor_tokens };
   assertPolicyBounds(tuned, { stage: 'after adaptive tuning' });
   return toResolvedPolicy(tuned, adapted.reasons);

@@ -3,7 +3,7 @@
  * decision. It owns no I/O of its own; the strategy runner (the plugin host) and, for legacy presets,
  * the command runner are passed in, so every caller (plan and apply, eval and eval-study) reaches the same decision.
  *
- *   bounds → adaptive (when enabled) → context before → below trigger? → propose → admit
+ *   bounds → adaptive (when enabled; flag values stay) → context before → below trigger? → propose → admit
  */
 import type {
   Edit,
@@ -16,14 +16,14 @@ import type {
   StrategyProposeResult,
   Transcript,
 } from '../../schemas/generated/types.js';
-import type { ExternalProposer } from '../config/resolve-config.js';
+import type { ExternalProposer, ValueSource } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { prepareAdmission } from '../validate/edit-rules.js';
 import { transcriptSample, type RecentYield } from './adaptive.js';
 import { admitProposal, type Proposal } from './admit-proposal.js';
 import { contextTokens } from './context.js';
 import type { PolicyValues } from './defaults.js';
-import { effectivePolicy } from './effective-policy.js';
+import { effectivePolicy, pinnedByFlags } from './effective-policy.js';
 import { runLegacyCommand as defaultLegacyRunner, type LegacyCommandRunner } from './legacy-command.js';
 import { gatedProjectionOf } from './gated-candidates.js';
 import { noPlan } from './no-plan.js';
@@ -40,8 +40,11 @@ export type StrategyRunner = (strategyId: string, params: StrategyProposeParams,
 
 export interface PlanPipelineInput {
   transcript: Transcript;
-  /** The layered configuration: policy values and any configured userspace proposer. */
-  config: { values: PolicyValues; external: ExternalProposer | null };
+  /**
+   * The layered configuration: policy values, any configured userspace proposer, and where each
+   * value came from (a trigger or floor given as a flag is not tuned by adaptive mode).
+   */
+  config: { values: PolicyValues; external: ExternalProposer | null; sources?: Record<string, ValueSource> };
   /** Updated within the last 180 s; strategies route live sessions to the provider's own compaction. */
   active: boolean;
   /** Past applied compactions of this session, newest first (read from the events log by the caller). */
@@ -56,7 +59,7 @@ export type PlanOutcome = PlanCommandPlan | PlanCommandNoPlan;
 export async function planSession(input: PlanPipelineInput): Promise<PlanOutcome> {
   const { transcript, config } = input;
   const before = contextTokens(transcript);
-  const policy = effectivePolicy(config.values, transcriptSample(transcript, before, input.recentYields ?? []));
+  const policy = effectivePolicy(config.values, transcriptSample(transcript, before, input.recentYields ?? []), pinnedByFlags(config.sources));
   if (before < policy.effective_trigger_tokens) return noPlan('below_trigger', policy, before);
 
   const proposing = propose(input, policy, before);

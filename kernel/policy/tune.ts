@@ -3,7 +3,7 @@
  * caller (the session's usage, its elidable share, past yields); this module reads nothing.
  */
 import type { TuneCommandResult } from '../../schemas/generated/types.js';
-import { adaptWithSteps, RECENT_YIELD_LOOKBACK, type AdaptiveStep, type RecentYield } from './adaptive.js';
+import { adaptWithSteps, RECENT_YIELD_LOOKBACK, type AdaptiveStep, type PinnedValues, type RecentYield, type TriggerFloor } from './adaptive.js';
 import { assertPolicyBounds } from './bounds.js';
 import type { PolicyValues } from './defaults.js';
 import { effectiveTrigger } from './quota.js';
@@ -17,6 +17,10 @@ export interface TuneInput {
   /** Newest first. */
   recent: readonly RecentYield[];
   policy: PolicyValues;
+  /** A trigger or floor given as a flag, which adaptive leaves as it is, as plan does (pinnedByFlags). */
+  pinned?: PinnedValues;
+  /** adaptive = false comes from the session's own table (a pasted snippet): turning it on is done there. */
+  adaptive_off_by_session?: boolean;
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -30,10 +34,12 @@ export function tune(input: TuneInput): TuneCommandResult {
     elidable_tokens: input.elidable_tokens,
     recent: [...input.recent],
   };
-  const result = adaptWithSteps(configured, sample);
+  const pinned = input.pinned ?? {};
+  const result = adaptWithSteps(configured, sample, pinned);
   const adjusted = { trigger_tokens: result.trigger_tokens, floor_tokens: result.floor_tokens };
-  const explanation = result.steps.map((s) => explainStep(s, input));
-  if (explanation.length === 0) explanation.push(nothingToAdjust(input));
+  const explanation = [...pinnedNote(configured, pinned), ...result.steps.map((s) => explainStep(s, input))];
+  const nothing = result.steps.length === 0 ? nothingToAdjust(input, pinned) : null;
+  if (nothing !== null) explanation.push(nothing);
   if (!input.policy.adaptive) explanation.push('adaptive is off for this session, so plans use the configured trigger and floor');
   const changed = adjusted.trigger_tokens !== configured.trigger_tokens || adjusted.floor_tokens !== configured.floor_tokens;
   return {
@@ -70,13 +76,33 @@ function explainStep(step: AdaptiveStep, input: TuneInput): string {
   }
 }
 
-function nothingToAdjust(input: TuneInput): string {
+function pinnedNote(configured: TriggerFloor, pinned: PinnedValues): string[] {
+  const given = [
+    ...(pinned.trigger_tokens ? [{ what: `trigger ${n(configured.trigger_tokens)}`, flag: '--trigger' }] : []),
+    ...(pinned.floor_tokens ? [{ what: `floor ${n(configured.floor_tokens)}`, flag: '--floor' }] : []),
+  ];
+  if (given.length === 0) return [];
+  const what = given.map((g) => g.what).join(' and ');
+  const flags = given.map((g) => g.flag).join(' and ');
+  return [`${what} ${given.length === 1 ? 'is' : 'are'} given with ${flags} for this run, so adaptive leaves ${given.length === 1 ? 'it' : 'them'} as ${given.length === 1 ? 'it is' : 'they are'}`];
+}
+
+/** Why no step moved a number; null when both are pinned, which the pinned note already says. */
+function nothingToAdjust(input: TuneInput, pinned: PinnedValues): string | null {
+  if (pinned.trigger_tokens && pinned.floor_tokens) return null;
+  if (pinned.trigger_tokens) return 'nothing else to adjust: the floor is within half the trigger';
   const window = input.model_context_window ? `the trigger is within a quarter of the ${n(input.model_context_window)}-token window` : 'the provider reports no context window';
   return `nothing to adjust: ${window}, recent compactions were not all low-yield, and elidable output is not over half the context`;
 }
 
+/**
+ * A session table that makes plans use these numbers. With adaptive on it also turns adaptive off
+ * there: tuning recomputes from the configured base, so pasted numbers alone would move again.
+ */
 function suggestedToml(input: TuneInput, trigger: number, floor: number): string {
   const lines = [`[sessions.${JSON.stringify(input.session_id)}]`, `trigger_tokens = ${trigger}`, `floor_tokens = ${floor}`];
-  if (!input.policy.adaptive) lines.push('# or let gobstopper derive these per session: adaptive = true under [policy]');
+  if (input.policy.adaptive) lines.push('adaptive = false');
+  else if (input.adaptive_off_by_session) lines.push('# or let gobstopper derive these per session again: adaptive = true here');
+  else lines.push('# or let gobstopper derive these per session: adaptive = true under [policy]');
   return lines.join('\n');
 }

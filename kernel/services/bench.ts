@@ -20,6 +20,7 @@ import { discoverAll } from '../sessions/selector.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import type { BenchSessionJob } from './bench-job.js';
 import { pinnedStrategy, resolveEvalStrategies } from './eval.js';
+import { requireStrategyParams } from './policy-params.js';
 import { withRuntime } from './runtime.js';
 
 export interface BenchOptions {
@@ -76,8 +77,13 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
     cwd,
     env,
   });
-  effectivePolicy(resolved.values, null);
   return withRuntime({ env, homes: options.homes, providers: options.providers }, async (rt) => {
+    // The checks eval runs while it resolves a session's policy, in its order: strategy_params
+    // against the strategy's schema, then the bounds. Missed here, a broken [policy] becomes one
+    // failure row per session and an exit 0; a [provider.*] or [sessions.*] layer can still fail
+    // its own sessions' rows.
+    await requireStrategyParams(rt, resolved);
+    effectivePolicy(resolved.values, null);
     // Requested ids are checked once, up front (the one a plugin pinned by the configuration serves
     // included); none requested, each session's eval lists every strategy, its pinned one too.
     const strategies = await resolveEvalStrategies(rt, options.strategies);

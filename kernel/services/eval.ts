@@ -22,7 +22,7 @@ import type { SessionTimeline } from '../eval/report-html.js';
 import { scoreRetention } from '../eval/study-score.js';
 import { transcriptSample } from '../policy/adaptive.js';
 import { contextTokens, reportedContext, requireReadableContext, requireResumableSession } from '../policy/context.js';
-import { effectivePolicy } from '../policy/effective-policy.js';
+import { effectivePolicy, pinnedByFlags } from '../policy/effective-policy.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
 import { viewOfPublication } from '../publish/publications.js';
@@ -182,7 +182,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     try {
       config = await resolveSessionConfig(runtime, transcript.session, { ...options, strategy: undefined });
       await requireStrategyParams(runtime, config);
-      policy = effectivePolicy(config.values, transcriptSample(transcript, before, recent));
+      policy = effectivePolicy(config.values, transcriptSample(transcript, before, recent), pinnedByFlags(config.sources));
     } catch (error) {
       throw new PolicyResolutionError(error);
     }
@@ -223,7 +223,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       // Only file edits reach the file; provider and API-layer controls cannot be rendered.
       const edits = plan.edits.filter((e) => e.op === 'elide' || e.op === 'inject_digest');
       const render = async (): Promise<CandidateMeasure> => {
-        const staging = await ws.stagingFile(basename(target.path));
+        const staging = await ws.stagingFile(basename(target.path), `the rewritten copy of ${target.path}`);
         try {
           await providerCalls.run(() => timed(clock, () => provider.render({ path: copy, source_sha256: frozen.sha256, edits, staging_path: staging, new_session_id: null, now })));
           // The provider verifies the candidate in its process while this one scores it.
@@ -283,7 +283,9 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         const measured = await measure(plan, clock);
         extras.set(strategy, { event: eventRecord(plan, measured.retention), rehearsal: measured.rehearsal });
         return { status: 'plan', plan, candidate: measured.candidate, duration_ms: clock.ms };
-      } catch (error) {
+      } catch (caught) {
+        // The candidate's private copy is gone once the command ends: the message names what it was.
+        const error = ws.aboutOriginals(caught);
         return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), plan, duration_ms: clock.ms };
       }
     };

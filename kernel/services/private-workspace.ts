@@ -61,11 +61,13 @@ export class PrivateWorkspace {
   /**
    * A new empty private staging file for a provider to render into. Unlike apply's staging (which
    * is published under a name the provider picks), it carries the source's own file name, so the
-   * provider verifies the candidate under the identity the source has (a Codex rollout's id).
+   * provider verifies the candidate under the identity the source has (a Codex rollout's id). An
+   * error naming it is told about `standsFor` instead (see aboutOriginals).
    */
-  async stagingFile(name: string): Promise<string> {
+  async stagingFile(name: string, standsFor?: string): Promise<string> {
     const { path, handle } = await this.create('stage', name);
     await handle.close();
+    if (standsFor !== undefined) this.standsFor.set(path, standsFor);
     return path;
   }
 

@@ -418,6 +418,10 @@ export interface BenchRow {
    * The error's stable code of a failure row (a strategy's or a session's) when it had one (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...); null otherwise.
    */
   error_code: string | null;
+  /**
+   * The name of the row's plan when it is not the row's strategy, as eval's row has it: the strategy a selector's plan came from, or preset:<id> for a strategy a plugin pinned by the configuration serves; the table shows <strategy>→<credited_strategy>. Null otherwise.
+   */
+  credited_strategy: string | null;
 }
 /**
  * One strategy across every benched session.
@@ -523,6 +527,14 @@ export interface ConfigCommandResult {
    * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger), each naming its table; plan refuses them when they are used.
    */
   problems: string[];
+  /**
+   * Keys of [sessions."<key>"] tables that name this session loosely (a prefix of its id, or its id in another case) while no table names it exactly: they never apply, since a session table is keyed by the full id. Empty without a session, or when its own table exists.
+   */
+  unapplied_session_tables: string[];
+  /**
+   * Settings of the original tool's configuration that load but have no effect here (its watch keys such as auto_apply_store, and [rollout]), each as `<key> in <table> of <path>` or `[rollout] of <path>`.
+   */
+  inert_settings: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -170,6 +170,41 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['explain', '7d3f', '--provider', 'claude_code', '--config', config]).status).toBe(0);
   });
 
+  it("config: a session table flags override is named as overridden, not as missing", () => {
+    const id = '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11';
+    const config = write(
+      join(home.root, 'overridden-session.toml'),
+      `[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n[sessions."${id}"]\ntrigger_tokens = 50000\nfloor_tokens = 9000\n`,
+    );
+    const sessionLine = (...flags: string[]) => gob(['config', '7d3f', '--config', config, ...flags]).stdout.split('\n').find((l) => l.startsWith('# session:'));
+    expect(sessionLine('--trigger', '60000', '--floor', '100')).toBe(
+      `# session: claude_code session ${id}; flags override every key its [sessions."${id}"] table sets (floor_tokens, trigger_tokens)`,
+    );
+    expect(sessionLine('--trigger', '60000')).toBe(`# session: claude_code session ${id}; flags override trigger_tokens of its [sessions."${id}"] table`);
+    expect(sessionLine()).toBe(`# session: claude_code session ${id}`);
+    const inertOnly = write(join(home.root, 'inert-session.toml'), `[sessions."${id}"]\nauto_apply_store = true\n`);
+    expect(gob(['config', '7d3f', '--config', inertOnly]).stdout).toContain(`# session: claude_code session ${id}; its [sessions."${id}"] table sets no policy key\n`);
+  });
+
+  it('config --json carries the notes the text gives: loose session tables and settings with no effect', () => {
+    const config = write(
+      join(home.root, 'notes.toml'),
+      '[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\nauto_apply_store = true\n[sessions."7d3f"]\nstrategy = "elide"\n[rollout]\ncodex = 50\n',
+    );
+    const { status, body, stderr } = json(['config', '7d3f', '--config', config]);
+    expect(status).toBe(0);
+    expect(validateConfigCommandResult(body), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
+    expect(body.unapplied_session_tables).toEqual(['7d3f']);
+    expect(body.inert_settings).toEqual([`auto_apply_store in [policy] of ${config}`, `[rollout] of ${config}`]);
+    expect(stderr).toBe('');
+    // The text says the same things.
+    const human = gob(['config', '7d3f', '--config', config]).stdout;
+    expect(human).toContain('[sessions."7d3f"] is not applied: a session table is keyed by the full session id');
+    for (const setting of body.inert_settings) expect(human).toContain(`# accepted from the original tool's configuration, no effect here: ${setting}\n`);
+    // Nothing to say is an empty list, not a missing field.
+    expect(json(['config', '--config', write(join(home.root, 'quiet.toml'), '[policy]\n')]).body).toMatchObject({ unapplied_session_tables: [], inert_settings: [] });
+  });
+
   it('config: an unknown preset is a usage error listing the presets', () => {
     const { status, body } = json(['config', '--preset', 'deepwork']);
     expect(status).toBe(2);
@@ -256,6 +291,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain(`# accepted from the original tool's configuration, no effect here: auto_apply_store in [policy] of ${legacy}`);
     expect(human.stdout).toContain(`no effect here: acp_timeout_secs in [policy] of ${legacy}`);
     expect(human.stdout).toContain(`no effect here: [rollout] of ${legacy}`);
+    // An integer past what a number holds is named by table and key in the details, as every config error is.
+    const huge = write(join(home.root, 'huge.toml'), '[presets.x]\nfloor_tokens = 99999999999999999999\n');
+    expect(json(['config', '--config', huge]).body.error).toMatchObject({ code: 'invalid_config', details: { path: huge, table: '[presets.x]', key: 'floor_tokens' } });
     const over = write(join(home.root, 'rollout-over.toml'), '[rollout]\ncodex = 101\n');
     const { status, body } = json(['config', '--config', over]);
     expect(status).toBe(1);

@@ -46,7 +46,8 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     r.best ? '*' : '',
     r.provider,
     shortId(r.session),
-    r.strategy ?? '-',
+    // As eval's table labels it: the strategy, and the plan it measured when that is another's.
+    r.strategy === null ? '-' : r.credited_strategy ? `${r.strategy}→${r.credited_strategy}` : r.strategy,
     resultCell(r),
     r.context_before === null ? '-' : formatInt(r.context_before),
     r.status === 'plan' && r.context_after !== null ? formatInt(r.context_after) : '-',
@@ -89,9 +90,11 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[], optio
 
 export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
-  static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on.
+  static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on. A configuration \`eval\` would refuse (strategy_params that do not match the strategy's schema, a floor at or above the trigger) fails the bench once, before any session is read, with eval's error and nothing written.
 
-Prints per-session rows and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.`;
+Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.
+
+Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured, after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [
     '<%= config.bin %> bench',
     '<%= config.bin %> bench --all --trigger 50000 --floor 10000 --output bench.csv --html bench.html',
@@ -140,6 +143,9 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
       const window = flags.all || flags.since !== undefined ? null : discoveryWindow((await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs);
       this.print(result, window);
     }
+    // The rows and files are the report either way; the status tells a script that sessions were
+    // found and not one could be measured. A session that fails beside measured ones costs only its rows.
+    if (result.sessions > 0 && result.sessions_failed === result.sessions) process.exitCode = 1;
     return result;
   }
 
@@ -153,9 +159,11 @@ Prints per-session rows and per-strategy aggregates: sessions with a plan, media
       this.say('');
       const failed = result.sessions_failed > 0 ? `, ${result.sessions_failed} could not be measured` : '';
       this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
-      // A bench where nothing fired measured nothing: say why, and how to measure anyway.
-      const measured = result.rows.filter((r) => r.strategy !== null && r.failure === null);
-      if (measured.length > 0 && measured.every((r) => r.reason_code === 'below_trigger')) {
+      // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when
+      // nothing failed either: a failed row says nothing about the trigger, and a lower one would
+      // not measure it.
+      const failedAny = result.rows.some((r) => r.failure !== null);
+      if (!failedAny && result.rows.length > 0 && result.rows.every((r) => r.reason_code === 'below_trigger')) {
         this.say('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
       }
     }

@@ -12,7 +12,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
 import { inertSettings } from '../../config/inert-keys.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
-import { describeSource, unappliedSessionNote } from '../../config/resolve-config.js';
+import { describeSource, unappliedSessionNote, type ResolvedConfig } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { isQuotaPressure } from '../../policy/quota.js';
 
@@ -80,14 +80,13 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       discovery: resolved.discovery,
       sources: resolved.sources,
       problems: configProblems(loaded, registry),
+      unapplied_session_tables: resolved.unapplied_session_tables,
+      inert_settings: inertSettings(loaded),
     };
     for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
     if (result.session_id !== null) {
       const read = session ? `${session.provider} session ${session.session_id}` : `no session on disk matches ${args['session-id']}; its id is applied as written`;
-      const loose = unappliedSessionNote(resolved);
-      const looseNote = loose === null ? '' : ` (${loose})`;
-      const table = Object.values(resolved.sources).some((s) => s?.layer === 'session') ? '' : `; no [sessions."${result.session_id}"] table sets anything${looseNote}`;
-      this.say(`# session: ${read}${table}`);
+      this.say(`# session: ${read}${sessionTableNote(resolved, result.session_id)}`);
     }
     const rows: Array<[string, unknown]> = [
       ...Object.entries(resolved.values).filter(([k]) => k !== 'strategy_params'),
@@ -105,7 +104,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       this.say(`# adaptive = true: plan tunes trigger_tokens and floor_tokens per session from its window and recent yields; gobstopper tune ${result.session_id ?? '<session>'} shows the values it uses`);
     }
     if (resolved.external) this.say(`# plans come from ${resolved.external.table} and are named preset:${policy.strategy}`);
-    for (const setting of inertSettings(loaded)) this.say(`# accepted from the original tool's configuration, no effect here: ${setting}`);
+    for (const setting of result.inert_settings) this.say(`# accepted from the original tool's configuration, no effect here: ${setting}`);
     for (const problem of result.problems) this.note(`warning: ${problem} (refused when that table is used)`);
     return result;
   }
@@ -125,6 +124,23 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     }
     return found;
   }
+}
+
+/**
+ * What the session's own table does in this run. Whether a table was layered is asked of the
+ * resolution, not read off the final sources: flags may override every key the table sets.
+ */
+function sessionTableNote(resolved: ResolvedConfig, sessionId: string): string {
+  const table = `[sessions.${JSON.stringify(sessionId)}]`;
+  const keys = resolved.session_table_keys;
+  if (keys === null) {
+    const loose = unappliedSessionNote(resolved);
+    return `; no ${table} table sets anything${loose === null ? '' : ` (${loose})`}`;
+  }
+  if (keys.length === 0) return `; its ${table} table sets no policy key`;
+  const overridden = keys.filter((key) => resolved.sources[key]?.layer === 'flag');
+  if (overridden.length === keys.length) return `; flags override every key its ${table} table sets (${overridden.join(', ')})`;
+  return overridden.length === 0 ? '' : `; flags override ${overridden.join(', ')} of its ${table} table`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import type { TuneCommandResult } from '../../../schemas/generated/types.js';
 import { contextTokens, elidableTokens } from '../../policy/context.js';
+import { pinnedByFlags } from '../../policy/effective-policy.js';
 import { tune } from '../../policy/tune.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
@@ -13,7 +14,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Tune extends BaseCommand<TuneCommandResult> {
   static override summary = "Preview the adaptive trigger and floor for a session, and why.";
-  static override description = `Adaptive mode derives a session's trigger and floor from its model window (the trigger capped at 25% of it), from how much past compactions of this session reclaimed (low yields then raise the trigger ×1.5, up to twice the configured one, which can lift it past that cap), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it. It writes nothing.`;
+  static override description = `Adaptive mode derives a session's trigger and floor from its model window (the trigger capped at 25% of it), from how much past compactions of this session reclaimed (low yields then raise the trigger ×1.5, up to twice the configured one, which can lift it past that cap), and from how much of the context is elidable (over half: compact sooner). tune shows the result for one session with the reasons, and a TOML snippet to pin it; with adaptive on, the snippet also sets adaptive = false in that session's table, since tuning would otherwise move the pasted numbers again. A --trigger or --floor is kept as given, as plan keeps it. It writes nothing.`;
   static override examples = ['<%= config.bin %> tune 7d3f', '<%= config.bin %> tune 7d3f --json'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   // The adaptive numbers do not depend on the strategy: a --strategy here would be taken and ignored.
@@ -34,11 +35,15 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
         model_context_window: parsed.transcript.usage.model_context_window ?? null,
         recent: await recentYields(rt, parsed.session),
         policy: config.values,
+        pinned: pinnedByFlags(config.sources),
+        adaptive_off_by_session: !config.values.adaptive && config.sources.adaptive?.layer === 'session',
       });
     });
     this.say(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
     this.say(`configured trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
-    this.say(`adaptive    trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')})`);
+    // Off, the adjusted numbers are a preview: said on the line itself, so they never read as what plans use.
+    const off = result.adaptive_enabled ? '' : '; adaptive is off, so plans use the configured values';
+    this.say(`adaptive    trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')}${off})`);
     for (const line of result.explanation) for (const wrapped of wrapText(`  - ${line}`, this.tableWidth(), '  ')) this.say(wrapped);
     if (result.suggested_toml) {
       this.say('to pin it:');

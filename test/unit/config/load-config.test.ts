@@ -92,6 +92,8 @@ describe('config file: bad input gets one clear line', () => {
     ['a missing pin', '[policy]\nplugin = { manifest = "/p.json" }\n', { table: '[policy.plugin]', key: 'trusted_sha256' }],
     ['a bad session id', '[sessions.""]\nstrategy = "elide"\n', { table: '[sessions]', key: '' }],
     ['a value out of range', '[presets.x]\nkeep_score_threshold = 3.0\n', { table: '[presets.x]', key: 'keep_score_threshold' }],
+    ['an integer too large to read exactly', '[presets.x]\nfloor_tokens = 99999999999999999999\n', { table: '[presets.x]', key: 'floor_tokens' }],
+    ['an integer too large in a session table', '[sessions."s/1"]\ntrigger_tokens = 99999999999999999999\n', { table: '[sessions."s/1"]', key: 'trigger_tokens' }],
     ['both command and plugin', `[presets.both]\ncommand = "x"\ntrusted_legacy_command = true\nplugin = { manifest = "/p.json", trusted_sha256 = "${'a'.repeat(64)}" }\n`, { table: '[presets.both]', key: 'plugin' }],
   ])('names the table and key of %s in the details', (_name, text, place) => {
     const error = errorOf(text);

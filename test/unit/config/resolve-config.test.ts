@@ -112,8 +112,19 @@ describe('config layering', () => {
       discovery: resolved.discovery,
       sources: resolved.sources,
       problems: [],
+      unapplied_session_tables: resolved.unapplied_session_tables,
+      inert_settings: [],
     };
     expect(validateConfigCommandResult(output), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
+  });
+
+  it("names the keys the session's own table sets, even those a flag overrides", () => {
+    const text = '[sessions."s-1"]\ntrigger_tokens = 90_000\nfloor_tokens = 9_000\nauto_apply_store = true\n';
+    const flagged = resolveConfig(loaded(text), { session_id: 's-1', flags: { trigger_tokens: 100_000, floor_tokens: 5_000 } });
+    expect(flagged.session_table_keys).toEqual(['floor_tokens', 'trigger_tokens']);
+    expect(flagged.sources.trigger_tokens?.layer).toBe('flag');
+    expect(resolveConfig(loaded(text), { session_id: 's-2' }).session_table_keys).toBeNull();
+    expect(resolveConfig(loaded(text)).session_table_keys).toBeNull();
   });
 
   it('quotes session ids that are not bare TOML keys', () => {

@@ -90,6 +90,25 @@ describe('bench HTML report', () => {
     expect(failures).toContain('<td>session-013</td><td>session_evaluation_failed</td><td class="reasons">session file is gone</td>');
   });
 
+  it('names each failed strategy row with its session, code and message, escaped, and lists at most 50 of them', () => {
+    const base = input.rows.find((r) => r.strategy !== null && r.status === 'plan')!;
+    const failedRow = (session: string, strategy: string, message: string) => ({ ...base, session, strategy, status: 'error' as const, execution_state: null, failure: 'strategy_evaluation_failed' as const, error: message, error_code: 'file_hash_mismatch', best: false });
+    const rows = [...input.rows, failedRow('s-<1>', 'keep_last_jq', 'main.sh does not match the sha256 pinned in the manifest <changed> & "damaged"')];
+    const report = renderBenchReportHtml({ ...input, rows, aggregates: aggregateBench(rows) });
+    const section = report.slice(report.indexOf('<h2>Strategies that failed</h2>'));
+    expect(report).toContain('<h2>Strategies that failed</h2>');
+    expect(section).toContain('<td>s-&lt;1&gt;</td><td>keep_last_jq</td><td>file_hash_mismatch</td><td class="reasons">main.sh does not match the sha256 pinned in the manifest &lt;changed&gt; &amp; &quot;damaged&quot;</td>');
+    expect(report).not.toContain('<changed>');
+
+    const many = [...input.rows, ...Array.from({ length: 120 }, (_, i) => failedRow(`s-${i}`, 'keep_last_jq', 'broken'))];
+    const big = renderBenchReportHtml({ ...input, rows: many, aggregates: aggregateBench(many) });
+    const table = big.slice(big.indexOf('<h2>Strategies that failed</h2>'), big.indexOf('<h2>Sessions not measured</h2>'));
+    expect((table.match(/<td>keep_last_jq<\/td>/g) ?? []).length).toBe(50);
+    expect(table).toContain('Showing the first 50 of 120; the rows file (--output) has every one.');
+    // Without failed strategies there is no such section.
+    expect(html).not.toContain('Strategies that failed');
+  });
+
   it('labels a strategy whose plans are all provider controls as such in the reduction chart, not "no plan"', () => {
     const base = input.rows.find((r) => r.strategy !== null && r.status === 'plan')!;
     const control = (session: string, status: 'plan' | 'no_plan') => ({ ...base, session, strategy: 'sawtooth', status, reason_code: status === 'plan' ? null : 'below_trigger', execution_state: status === 'plan' ? ('provider_only' as const) : ('not_run' as const), context_after: null, est_reclaimed: null, reduction_pct: null, score: null, recall: null, recall_available: false, best: false });

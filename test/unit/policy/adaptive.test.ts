@@ -91,3 +91,36 @@ describe('adaptive tuning: rules', () => {
     );
   });
 });
+
+describe('adaptive tuning: values given as flags', () => {
+  const window200k = { ...quiet, model_context_window: 200_000 };
+
+  it('leaves a pinned trigger alone, with no reason for it, and caps the floor at half of it', () => {
+    expect(adapt({ trigger_tokens: 100_000, floor_tokens: 60_000 }, { ...window200k, recent: lowYield }, { trigger_tokens: true })).toEqual({
+      trigger_tokens: 100_000,
+      floor_tokens: 50_000,
+      reasons: ['floor_capped_to_trigger_half'],
+    });
+  });
+
+  it('leaves a pinned floor alone and keeps the adapted trigger at least twice it', () => {
+    expect(adapt({ trigger_tokens: 250_000, floor_tokens: 30_000 }, window200k, { floor_tokens: true })).toEqual({
+      trigger_tokens: 60_000,
+      floor_tokens: 30_000,
+      reasons: ['trigger_capped_to_window_fraction'],
+    });
+  });
+
+  it('changes nothing when both are pinned, even a floor over half the trigger', () => {
+    expect(adapt({ trigger_tokens: 100_000, floor_tokens: 80_000 }, { ...window200k, context_tokens: 300_000, elidable_tokens: 200_000 }, { trigger_tokens: true, floor_tokens: true })).toEqual({
+      trigger_tokens: 100_000,
+      floor_tokens: 80_000,
+      reasons: [],
+    });
+  });
+
+  it('never lifts the trigger past the token bound to make room for a pinned floor', () => {
+    const result = adapt({ trigger_tokens: 10_000_000, floor_tokens: 9_000_000 }, quiet, { floor_tokens: true });
+    expect(result).toEqual({ trigger_tokens: 10_000_000, floor_tokens: 9_000_000, reasons: [] });
+  });
+});

@@ -28,10 +28,14 @@ async function run(options: {
   usage?: Partial<UsageSample>;
   active?: boolean;
   recent?: Array<{ context_before: number; est_reclaimed: number }>;
+  /** Keys given as command-line flags, as the resolution records them. */
+  flags?: string[];
 }): Promise<PlanOutcome> {
+  const flag = { layer: 'flag', scope: 'flag', table: null, path: null } as const;
+  const sources = Object.fromEntries((options.flags ?? []).map((key) => [key, flag]));
   const outcome = await planSession({
     transcript: transcriptOf(ITEMS, { usage: options.usage }),
-    config: { values: values(options.policy), external: options.external ?? null },
+    config: { values: values(options.policy), external: options.external ?? null, sources },
     active: options.active ?? false,
     recentYields: options.recent,
     runStrategy: options.runStrategy ?? strategyReturning({ edits: [], rationale: 'nothing' }),
@@ -172,6 +176,21 @@ describe('plan pipeline: plans', () => {
     });
     if (quoted.status !== 'plan') throw new Error('expected a plan');
     expect(quoted.plan.rationale).toBe(`auto: selected elide; ${outcome.plan.rationale}`);
+  });
+
+  it('leaves a trigger and floor given as flags to adaptive tuning as they are', async () => {
+    const runStrategy = strategyReturning({ edits: [elide(STALE)], rationale: 'eliding' });
+    // Configured, a 50k trigger tightens to 40k (the session is mostly tool output) and the ~41k context plans;
+    // given as --trigger it stays 50k, above the context: this run, that number.
+    const tuned = await run({ policy: { adaptive: true, trigger_tokens: 50_000 }, runStrategy });
+    expect(tuned).toMatchObject({ status: 'plan', effective_trigger_tokens: 40_000 });
+    const given = await run({ policy: { adaptive: true, trigger_tokens: 50_000 }, flags: ['trigger_tokens'], runStrategy });
+    expect(given).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger', effective_trigger_tokens: 50_000 });
+    // A floor given alone stays too; the trigger still adapts, and rises to twice that floor.
+    const floor = await run({ policy: { adaptive: true, trigger_tokens: 30_000, floor_tokens: 14_000 }, flags: ['floor_tokens'], runStrategy });
+    expect(floor).toMatchObject({ status: 'plan', target_context_tokens: 14_000, effective_trigger_tokens: 28_000, policy: { adaptive_reasons: ['trigger_lowered_high_elidable'] } });
+    const both = await run({ policy: { adaptive: true, trigger_tokens: 30_000, floor_tokens: 20_000 }, flags: ['trigger_tokens', 'floor_tokens'], runStrategy });
+    expect(both).toMatchObject({ status: 'plan', effective_trigger_tokens: 30_000, target_context_tokens: 20_000, policy: { adaptive_reasons: [] } });
   });
 
   it('keeps an overlong rationale within the plan schema', async () => {

@@ -45,6 +45,27 @@ describe('tune', () => {
     expect(tune({ ...base, recent, policy: defaultPolicy() }).recent_applied).toBe(3);
   });
 
+  it('with adaptive on, the snippet also turns adaptive off in the session table, so pasted numbers stay', () => {
+    const result = tune({ ...base, model_context_window: 200_000, elidable_tokens: 100_000, policy: { ...defaultPolicy(), adaptive: true } });
+    expect(result.adjusted).toEqual({ trigger_tokens: 40_000, floor_tokens: 20_000 });
+    expect(result.suggested_toml).toBe('[sessions."01a08d7c"]\ntrigger_tokens = 40000\nfloor_tokens = 20000\nadaptive = false');
+    // What the pasted table resolves to is what plans then use: adaptive off, the shown numbers.
+    const pasted = tune({ ...base, model_context_window: 200_000, elidable_tokens: 100_000, policy: { ...defaultPolicy(), ...result.adjusted, adaptive: false }, adaptive_off_by_session: true });
+    expect(pasted).toMatchObject({ adaptive_enabled: false, configured: result.adjusted });
+    expect(pasted.suggested_toml).toContain('# or let gobstopper derive these per session again: adaptive = true here');
+  });
+
+  it('leaves a trigger or floor given as a flag as it is, and says so', () => {
+    const pinned = tune({ ...base, model_context_window: 200_000, policy: { ...defaultPolicy(), trigger_tokens: 100_000, adaptive: true }, pinned: { trigger_tokens: true } });
+    expect(pinned).toMatchObject({ configured: { trigger_tokens: 100_000, floor_tokens: 40_000 }, adjusted: { trigger_tokens: 100_000, floor_tokens: 40_000 }, reasons: [], suggested_toml: null });
+    expect(pinned.explanation).toEqual([
+      'trigger 100,000 is given with --trigger for this run, so adaptive leaves it as it is',
+      'nothing else to adjust: the floor is within half the trigger',
+    ]);
+    const both = tune({ ...base, model_context_window: 200_000, policy: { ...defaultPolicy(), trigger_tokens: 100_000, floor_tokens: 5_000, adaptive: true }, pinned: { trigger_tokens: true, floor_tokens: true } });
+    expect(both.explanation).toEqual(['trigger 100,000 and floor 5,000 are given with --trigger and --floor for this run, so adaptive leaves them as they are']);
+  });
+
   it('says so when nothing needs adjusting', () => {
     const result = tune({ ...base, model_context_window: 1_000_000, policy: { ...defaultPolicy(), adaptive: true } });
     expect(result.reasons).toEqual([]);

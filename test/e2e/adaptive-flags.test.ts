@@ -1,0 +1,72 @@
+/**
+ * Adaptive tuning as a user meets it, through the built CLI on the demo Claude session (a 200,000-token
+ * window, mostly tool output: a 250,000 trigger tunes to 40,000 and the 40,000 floor to 20,000).
+ * A number the user gives (a flag, or a pasted `tune` snippet) is the number plans use.
+ */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateTuneCommandResult } from '../../schemas/generated/validators.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+const ADAPTIVE = '[policy]\nstrategy = "compacted"\ntrigger_tokens = 250000\nfloor_tokens = 40000\nadaptive = true\n';
+
+let home: ReturnType<typeof demoHome>;
+let config: string;
+beforeAll(() => {
+  home = demoHome(ADAPTIVE);
+  config = join(home.configHome, 'gobstopper', 'config.toml');
+});
+afterAll(() => home.cleanup());
+
+describe('adaptive tuning and the numbers a user gives', () => {
+  it("pasting tune's snippet pins the values it showed: plan uses them and tune no longer moves them", async () => {
+    writeFileSync(config, ADAPTIVE);
+    const tuned = await runJson(['tune', '7d3f'], home.env);
+    expect(tuned.json).toMatchObject({ adaptive_enabled: true, adjusted: { trigger_tokens: 40_000, floor_tokens: 20_000 } });
+    expect(tuned.json.suggested_toml).toBe(`[sessions."${DEMO_CLAUDE_ID}"]\ntrigger_tokens = 40000\nfloor_tokens = 20000\nadaptive = false`);
+    // Pasted under the config as the human output offers it.
+    const human = await runCli(['tune', '7d3f'], home.env);
+    expect(human.stdout.trimEnd().endsWith(`to pin it:\n${tuned.json.suggested_toml}`)).toBe(true);
+    appendFileSync(config, `${tuned.json.suggested_toml}\n`);
+
+    const plan = await runJson(['plan', '7d3f'], home.env);
+    expect(plan.json).toMatchObject({ status: 'plan', policy: { trigger_tokens: 40_000, floor_tokens: 20_000, adaptive: false, adaptive_reasons: [] } });
+    const again = await runJson(['tune', '7d3f'], home.env);
+    expect(validateTuneCommandResult(again.json)).toBe(true);
+    expect(again.json).toMatchObject({ adaptive_enabled: false, configured: { trigger_tokens: 40_000, floor_tokens: 20_000 } });
+    // What adaptive would do now is a preview, and the line says plans do not use it.
+    const line = (await runCli(['tune', '7d3f'], home.env)).stdout.split('\n')[2];
+    expect(line).toMatch(/^adaptive {4}trigger 32,000, floor 16,000 \(effective trigger 32,000; adaptive is off, so plans use the configured values\)$/);
+  });
+
+  it('a --trigger or --floor is used as given by plan, apply, eval and tune, and adaptive tunes only the rest', async () => {
+    writeFileSync(config, ADAPTIVE);
+    // Tuned, the trigger would be 40,000 and the 58,865-token session would plan.
+    const plan = await runJson(['plan', '7d3f', '--trigger', '100000', '--floor', '5000'], home.env);
+    expect(plan.json).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger', effective_trigger_tokens: 100_000, target_context_tokens: 5_000 });
+    const human = await runCli(['plan', '7d3f', '--trigger', '100000', '--floor', '5000'], home.env);
+    expect(human.stdout).toContain('nothing to do: context ~58,865 tokens is under the trigger 100,000');
+    const apply = await runJson(['apply', '7d3f', '--trigger', '100000'], home.env);
+    expect(apply.json).toMatchObject({ status: 'no_plan', outcome: { reason_code: 'below_trigger', effective_trigger_tokens: 100_000 } });
+
+    // Tuned, 30,000 would tighten to 24,000.
+    const evaluated = await runJson(['eval', '7d3f', '--strategy', 'compacted', '--trigger', '30000', '--floor', '5000'], home.env);
+    expect(evaluated.json).toMatchObject({ effective_trigger_tokens: 30_000, floor_tokens: 5_000 });
+    const planned = await runJson(['plan', '7d3f', '--trigger', '30000', '--floor', '5000'], home.env);
+    expect(planned.json).toMatchObject({ status: 'plan', effective_trigger_tokens: 30_000, target_context_tokens: 5_000 });
+
+    // A floor alone stays; the trigger still adapts (250,000 → 40,000) and rises to twice that floor.
+    const floor = await runJson(['tune', '7d3f', '--floor', '30000'], home.env);
+    expect(floor.json).toMatchObject({ adjusted: { trigger_tokens: 60_000, floor_tokens: 30_000 } });
+    expect(floor.json.explanation[0]).toBe('floor 30,000 is given with --floor for this run, so adaptive leaves it as it is');
+    const floorPlan = await runJson(['plan', '7d3f', '--floor', '30000'], home.env);
+    expect(floorPlan.json).toMatchObject({ effective_trigger_tokens: 60_000, target_context_tokens: 30_000 });
+
+    const tuned = await runJson(['tune', '7d3f', '--trigger', '100000'], home.env);
+    expect(tuned.json).toMatchObject({ adjusted: { trigger_tokens: 100_000, floor_tokens: 40_000 }, reasons: [], suggested_toml: null });
+    const help = (await runCli(['plan', '--help'], home.env)).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('Compact when the context reaches this many tokens (this run only; adaptive tuning keeps it).');
+  });
+});
