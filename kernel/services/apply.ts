@@ -38,9 +38,9 @@ export type ApplyStep = 'planning' | PublicationStep;
 const RETENTION_MEASURE_MAX_BYTES = 64 * 1024 * 1024;
 
 export type ApplyResult =
-  | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan }
+  | { status: 'no_plan'; session: T.SessionHandle; outcome: T.PlanCommandNoPlan; warnings: string[] }
   /** A provider_compact plan: the control to run; nothing is written. (A cache_edit plan is refused.) */
-  | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string }
+  | { status: 'provider_control'; session: T.SessionHandle; plan: T.PlanCommandPlan; message: string; warnings: string[] }
   | {
       status: 'applied';
       session: T.SessionHandle;
@@ -68,7 +68,8 @@ export async function applySession(runtime: Runtime, selector: string, options: 
     throw error;
   });
   const { session, transcript, outcome } = planned;
-  if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome };
+  // The plan's warnings (a session table that never applies) matter most when nothing happened.
+  if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome, warnings: planned.warnings };
   // Refused before anything else, even a hand-off to the client's own compaction: a live session's
   // client owns it until told otherwise.
   if (planned.active && !options.allowLive) throw sessionLive(session.session_id);
@@ -77,7 +78,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact');
   if (controlEdit) {
     const message = `the plan asks the provider to compact with its own control (${controlWords(session.provider, controlEdit.control)}); run it in the session itself — no file is rewritten`;
-    return { status: 'provider_control', session, plan: outcome, message };
+    return { status: 'provider_control', session, plan: outcome, message, warnings: planned.warnings };
   }
 
   options.rehearsalReady?.(planned);

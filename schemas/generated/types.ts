@@ -1918,6 +1918,10 @@ export interface ApplyNoPlan {
   status: "no_plan";
   session: SessionHandle;
   outcome: PlanCommandNoPlan;
+  /**
+   * What the answer leaves out and the reader should know (a [sessions."<id>"] table that never applies, and the like); also on stderr.
+   */
+  warnings: string[];
 }
 /**
  * The plan is the provider's own compaction (provider_compact): nothing is written; message says what to run. A cache_edit plan is refused (cache_edit_unsupported).
@@ -1930,6 +1934,10 @@ export interface ApplyProviderControl {
   session: SessionHandle;
   plan: PlanCommandPlan;
   message: string;
+  /**
+   * What the answer leaves out and the reader should know (a [sessions."<id>"] table that never applies, and the like); also on stderr.
+   */
+  warnings: string[];
 }
 /**
  * A published (or returned) fork. With --rehearse, when this run rehearsed the candidate, rehearsal says what the real client did with it.

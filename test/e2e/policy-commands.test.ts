@@ -157,6 +157,14 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const loosePlanJson = json(['plan', '7d3f', '--config', byPrefix]);
     expect(loosePlanJson.stderr).toContain('[sessions."7d3f"] is not applied');
     expect(JSON.stringify(loosePlanJson.body)).not.toContain('not applied');
+    // apply says it as well when it ends with nothing to do, which is when the table mattered.
+    const looseApply = gob(['apply', '7d3f', '--config', byPrefix]);
+    expect(looseApply.status, looseApply.stderr).toBe(0);
+    expect(looseApply.stdout).toContain('nothing to do');
+    expect(looseApply.stderr).toContain(`[sessions."7d3f"] is not applied: a session table is keyed by the full session id (${id})`);
+    const looseApplyJson = json(['apply', '7d3f', '--config', byPrefix]);
+    expect(looseApplyJson.body).toMatchObject({ status: 'no_plan', warnings: [expect.stringContaining('[sessions."7d3f"] is not applied')] });
+    expect(looseApplyJson.stderr).toContain('[sessions."7d3f"] is not applied');
     // A table under the full id applies, and nothing is said about the loose one beside it.
     const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);
     expect(gob(['plan', '7d3f', '--config', both]).stderr).not.toContain('not applied');
