@@ -1,8 +1,8 @@
 /**
  * Reusable read-back buffers. Archiving compares every chunk it writes with what it reads back, and
- * a fresh 1 MiB buffer per chunk had a 128 MiB snapshot touch 128 MiB of new memory: on a virtual
- * machine that hands freed pages back to its host, faulting those pages in cost about as much
- * system time as the hashing. A few buffers, handed out and taken back, cover the chunks in flight.
+ * a fresh 1 MiB buffer per chunk had a 128 MiB snapshot touch 128 MiB of new memory, which a
+ * virtual machine that hands freed pages back to its host must fault in again each time. A few
+ * buffers (8 MiB at most, kept for the process), handed out and taken back, cover the chunks in flight.
  */
 import { CHUNK_BYTES } from './limits.js';
 

@@ -49,13 +49,12 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
     }).finally(() => status.clear());
     if (!this.jsonEnabled()) this.print(result);
     // As plan says them, with --json too: when nothing was written they are the likeliest why.
-    else if (result.status !== 'applied') for (const w of result.warnings) this.warning(w);
+    if (result.status !== 'applied') for (const w of result.warnings) this.warning(w);
     return result;
   }
 
   private print(result: ApplyResult): void {
     this.say(`${result.session.provider} ${result.session.session_id}`);
-    if (result.status !== 'applied') for (const w of result.warnings) this.warning(w);
     if (result.status === 'no_plan') return this.say(noPlanLine(result.outcome));
     for (const line of planLines(result.plan, result.session.provider)) this.say(line);
     if (result.status === 'provider_control') return this.say(result.message);
