@@ -94,6 +94,9 @@ function bestScore(score: number): string {
   return score >= 100 ? formatInt(score) : scoreText(score);
 }
 
+/** Widest the result cell gets, on a terminal or not. */
+const RESULT_CELL_MAX = 60;
+
 export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`, options.width),
@@ -127,9 +130,15 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
     ];
   });
   // On a narrow terminal the supporting columns go first, the rightmost first: time, verify,
-  // prefix, the recorded checks, the client's count.
-  const optional = new Set(['time', 'verify', 'prefix', 'checks kept', 'client']);
-  lines.push(...renderTable(header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, optional: optional.has(h) })), rows, options));
+  // prefix, the recorded checks, the client's count. Verify stays whenever a rewrite has findings:
+  // a narrow table must not make a damaged candidate look like a clean one.
+  const findings = result.rows.some((r) => r.execution_state === 'rendered' && (r.verify_errors > 0 || r.verify_warnings > 0));
+  const optional = new Set(['time', ...(findings ? [] : ['verify']), 'prefix', 'checks kept', 'client']);
+  // An error's whole message would widen every row; it is printed in full under the table.
+  const columns = header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, maxWidth: h === 'result' ? RESULT_CELL_MAX : undefined, optional: optional.has(h) }));
+  lines.push(...renderTable(columns, rows, options));
+  const failed = result.rows.filter((r) => r.status === 'error');
+  if (failed.length > 0) lines.push('', 'errors:', ...failed.flatMap((r) => wrapText(`  ${r.strategy}: ${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`, options.width, '    ')));
   lines.push(...retentionByKind(result, options), ...missedProbes(result, options.width));
   lines.push('');
   const best = result.rows.find((r) => r.best);

@@ -21,7 +21,10 @@ export interface Column {
   minWidth?: number;
   /** Cells longer than this are always cut, whatever the width. */
   maxWidth?: number;
-  /** Left out on a terminal too narrow for the table even with every cuttable column cut. */
+  /**
+   * Left out on a terminal too narrow for the table even with every cuttable column cut; a line
+   * under the table names what was left out.
+   */
   optional?: boolean;
 }
 
@@ -76,7 +79,11 @@ export function renderTable(columns: readonly Column[], rows: readonly (readonly
       })
       .join(GAP)
       .trimEnd();
-  return [line(columns.map((c) => c.header)), ...capped.map(line)];
+  const lines = [line(columns.map((c) => c.header)), ...capped.map(line)];
+  // A column that silently vanished would read as a table without that measure.
+  const left = columns.filter((_, i) => !shown.includes(i)).map((c) => c.header.trim() || '(unnamed)');
+  if (left.length > 0) lines.push(`${indent}(not shown at ${options.width} columns: ${left.join(', ')}; widen the terminal or use --json)`);
+  return lines;
 }
 
 /** The indexes of the columns printed: optional ones are dropped, rightmost first, until the narrowest table fits. */

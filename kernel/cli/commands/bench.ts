@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
+import { wrapText } from '../../text/wrap.js';
 import { renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
@@ -27,19 +28,23 @@ function resultCell(row: BenchRow): string {
 }
 
 export function benchRowLines(rows: readonly BenchRow[], options: TableOptions = {}): string[] {
+  // A lost tail or a new verify error is what a reader must not miss: those columns stay then.
+  const lostTail = rows.some((r) => r.tail_intact === false);
+  const newErrors = rows.some((r) => r.execution_state === 'rendered' && (r.new_verify_errors ?? 0) > 0);
   const columns: Column[] = [
     { header: '' },
     { header: 'provider', optional: true },
     // Cut at the end: the prefix is what people select a session by.
     { header: 'session', fit: 'end', minWidth: 9 },
     { header: 'strategy' },
-    { header: 'result', fit: 'end' },
+    // A failure's whole message would widen every row; it is printed in full under the table.
+    { header: 'result', fit: 'end', maxWidth: RESULT_CELL_MAX },
     { header: 'before', align: 'right' },
     { header: 'after', align: 'right' },
     { header: 'reduction', align: 'right' },
     { header: 'recall', align: 'right' },
-    { header: 'tail', optional: true },
-    { header: 'new errors', align: 'right', optional: true },
+    { header: 'tail', optional: !lostTail },
+    { header: 'new errors', align: 'right', optional: !newErrors },
     { header: 'time', align: 'right', optional: true },
   ];
   const body = rows.map((r) => [
@@ -57,7 +62,19 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     r.new_verify_errors === null || r.execution_state !== 'rendered' ? '-' : String(r.new_verify_errors),
     r.duration_ms === null ? '-' : `${formatInt(r.duration_ms)} ms`,
   ]);
-  return renderTable(columns, body, options);
+  return [...renderTable(columns, body, options), ...failureLines(rows, options)];
+}
+
+/** Widest the result cell gets, on a terminal or not. */
+const RESULT_CELL_MAX = 60;
+
+/** Every failed session or strategy with its whole message, which the table cuts. */
+function failureLines(rows: readonly BenchRow[], options: TableOptions): string[] {
+  const failed = rows.filter((r) => r.failure !== null || r.status === 'error');
+  if (failed.length === 0) return [];
+  const lines = ['', 'failures:'];
+  for (const r of failed) lines.push(...wrapText(`  ${r.provider} ${r.session}${r.strategy === null ? '' : ` ${r.strategy}`}: ${resultCell(r)}`, options.width, '    '));
+  return lines;
 }
 
 export function benchAggregateLines(aggregates: readonly BenchAggregate[], options: TableOptions = {}): string[] {

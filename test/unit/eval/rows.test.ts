@@ -267,6 +267,29 @@ describe('evaluateSession and the outputs', () => {
     for (const planted of ['/opt/importer', 'batch_0042', 'checkpoint every batch', 'test_resume']) expect(text).not.toContain(planted);
   });
 
+  it('on a narrow terminal names the columns it left out, and keeps verify when a rewrite has findings', async () => {
+    const result = await run();
+    const header = (lines: string[]) => lines.find((l) => l.includes('strategy') && l.includes('probes kept'))!;
+    const narrow = renderEvalTable(result, { width: 60 });
+    expect(header(narrow)).not.toMatch(/verify|time/);
+    expect(narrow.find((l) => l.startsWith('(not shown at 60 columns: '))).toMatch(/verify, time; widen the terminal or use --json\)$/);
+    const rendered = result.rows.findIndex((r) => r.execution_state === 'rendered');
+    const damaged = { ...result, rows: result.rows.map((r, i) => (i === rendered ? { ...r, verify_errors: 1, new_verify_errors: 1 } : r)) };
+    const kept = renderEvalTable(damaged, { width: 60 });
+    expect(header(kept)).toContain('verify');
+    expect(kept.find((l) => l.includes('1 new errors'))).toBeDefined();
+    expect(renderEvalTable(result).some((l) => l.startsWith('(not shown'))).toBe(false);
+  });
+
+  it('cuts a long error in the result cell and prints it whole under the table', async () => {
+    const result = await run();
+    const long = 'strategy-broken exited with code 3 after writing a very long explanation '.repeat(4).trim();
+    const lines = renderEvalTable({ ...result, rows: result.rows.map((r) => (r.status === 'error' ? { ...r, error: long } : r)) });
+    const header = lines.find((l) => l.includes('strategy') && l.includes('probes kept'))!;
+    expect(lines.find((l) => l.includes(' broken '))!.length).toBeLessThanOrEqual(header.length);
+    expect(lines.slice(lines.indexOf('errors:') + 1)).toContain(`  broken: ${long}`);
+  });
+
   it('the table and bench do not call a tail intact when no probe was sampled in it; eval --json keeps the vacuous true', async () => {
     const quiet = buildSession({
       goal: 'make the importer resumable',

@@ -69,4 +69,10 @@ describe('optional columns', () => {
     expect(narrow[0]).toMatch(/^ID\s+PATH$/);
     expect(narrow[1]!.endsWith('.jsonl')).toBe(true);
   });
+
+  it('are named under the table when left out, and only then', () => {
+    expect(renderTable(cols, row, { width: 200 })).toHaveLength(2);
+    expect(renderTable(cols, row, { width: 35 }).at(-1)).toBe('(not shown at 35 columns: WINDOW; widen the terminal or use --json)');
+    expect(renderTable(cols, row, { width: 25, indent: '  ' }).at(-1)).toBe('  (not shown at 25 columns: PROVIDER, WINDOW; widen the terminal or use --json)');
+  });
 });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchRow } from '../../../schemas/generated/types.js';
+import { benchRowLines } from '../../../kernel/cli/commands/bench.js';
+import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
+
+/** A rendered plan row of a long-named session, so a narrow terminal has to drop columns. */
+function rendered(strategy: string, overrides: Partial<BenchRow> = {}): BenchRow {
+  return {
+    ...benchFailureRow('claude_code', '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', 'strategy_evaluation_failed', 'x', strategy),
+    status: 'plan',
+    failure: null,
+    error: null,
+    execution_state: 'rendered',
+    context_before: 58_865,
+    context_after: 31_152,
+    reduction_pct: 47.1,
+    recall: 0.96,
+    tail_intact: true,
+    new_verify_errors: 0,
+    duration_ms: 97,
+    ...overrides,
+  };
+}
+
+const header = (lines: string[]) => lines[0]!;
+
+describe('bench rows on a narrow terminal', () => {
+  it('leave out tail, new errors and time when nothing in them needs reading, and say so', () => {
+    const lines = benchRowLines([rendered('elide'), rendered('compacted')], { width: 70 });
+    expect(header(lines)).not.toMatch(/new errors|time/);
+    expect(lines.at(-1)).toMatch(/^\(not shown at 70 columns: .*new errors, time; widen the terminal or use --json\)$/);
+  });
+
+  it('keep the new errors column when a rewrite added verify errors, and the tail when one was lost', () => {
+    const errors = benchRowLines([rendered('elide'), rendered('compacted', { new_verify_errors: 2 })], { width: 70 });
+    expect(header(errors)).toContain('new errors');
+    expect(errors.at(-1)).not.toContain('new errors');
+    const lost = benchRowLines([rendered('elide', { tail_intact: false })], { width: 70 });
+    expect(header(lost)).toContain('tail');
+    expect(lost.some((l) => l.includes('LOST'))).toBe(true);
+  });
+});
