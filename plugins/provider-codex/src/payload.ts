@@ -59,7 +59,29 @@ export function elideOutput(output: Json | undefined, stub: (oldBytes: number) =
   if (measure === null) return null;
   const text = stub(measure.bytes);
   if (utf8Bytes(text) >= measure.bytes) return null;
-  if (typeof output === 'string') return text;
+  if (typeof output === 'string') return withExitStatus(output, text, measure.bytes) ?? text;
   const blocks = output as Json[];
   return blocks.map((block, i) => (isObject(block) ? { ...block, text: i === 0 ? text : '' } : block));
+}
+
+/** How older builds wrote a shell call's output: its text and how the command ended, as one JSON string. */
+const ENCODED_OUTPUT_START = '{"output":';
+
+/**
+ * An older build's `{"output": …, "metadata": {exit_code, duration_seconds}}` string with only its
+ * text replaced: whether the command failed is what the next turn most often needs of an output it
+ * can no longer see, and it costs a few bytes. Null for any other string, and when keeping the
+ * metadata would not leave the output smaller.
+ */
+function withExitStatus(output: string, text: string, oldBytes: number): string | null {
+  if (!output.startsWith(ENCODED_OUTPUT_START)) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(output);
+  } catch {
+    return null;
+  }
+  if (!isObject(decoded) || typeof decoded.output !== 'string' || !isObject(decoded.metadata) || Object.keys(decoded).length !== 2) return null;
+  const kept = JSON.stringify({ output: text, metadata: decoded.metadata });
+  return utf8Bytes(kept) < oldBytes ? kept : null;
 }

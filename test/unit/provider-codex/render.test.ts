@@ -102,6 +102,44 @@ describe('provider-codex render: elide', () => {
     expect(readFileSync(second, 'utf8')).toBe(once);
   });
 
+  it('keeps how the command ended when an older build wrote the output as {"output", "metadata"} JSON', async () => {
+    const b = new RolloutBuilder({ paginated: false });
+    b.sessionMeta().preamble().turnContext().tokenCount(null);
+    b.user('Run the tests');
+    b.shell('call_test', 'npm test', null);
+    const line = b.nextLine;
+    const metadata = { exit_code: 1, duration_seconds: 2.5 };
+    const encoded = JSON.stringify({ output: 'FAILED tests/parser.test.ts\n' + filler(1500), metadata });
+    b.response(item.functionOutput('call_test', encoded));
+    b.assistant('One test fails.');
+    const first = setup(b);
+    const result = await render(params(first.source, first.staging, first.sourceText, [elide([line])]));
+    expect(result.elided_records).toBe(1);
+    const once = readFileSync(first.staging, 'utf8');
+    const output = JSON.parse(once.split('\n')[line]!).payload.output;
+    expect(JSON.parse(output)).toEqual({ output: `[output elided by gobstopper: ${Buffer.byteLength(encoded)} bytes]`, metadata });
+    expect(once).not.toContain('FAILED tests/parser.test.ts');
+    expect((await verify({ provider_id: 'codex', path: first.staging })).findings.filter((f) => f.severity === 'error')).toEqual([]);
+    // Eliding the rendered copy again changes nothing.
+    const second = join(dir, `again-${n++}.jsonl`);
+    writeFileSync(second, '');
+    expect((await render(params(first.staging, second, once, [elide([line])]))).elided_records).toBe(0);
+    expect(readFileSync(second, 'utf8')).toBe(once);
+  });
+
+  it('replaces a string that only looks like {"output", "metadata"} JSON whole', async () => {
+    const b = new RolloutBuilder({ paginated: false });
+    b.sessionMeta().preamble().turnContext().tokenCount(null);
+    b.user('Show the config');
+    b.shell('call_cat', 'cat config.json', null);
+    const line = b.nextLine;
+    const text = JSON.stringify({ output: filler(800), metadata: { exit_code: 0 }, extra: true });
+    b.response(item.functionOutput('call_cat', text));
+    const s = setup(b);
+    await render(params(s.source, s.staging, s.sourceText, [elide([line])]));
+    expect(JSON.parse(readFileSync(s.staging, 'utf8').split('\n')[line]!).payload.output).toBe(`[output elided by gobstopper: ${Buffer.byteLength(text)} bytes]`);
+  });
+
   it('refuses a line that holds no replaceable output, and lines past the end', async () => {
     const { builder } = legacySession();
     const a = setup(builder);
