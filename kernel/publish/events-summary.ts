@@ -14,12 +14,14 @@ function sorted(counts: Record<string, number>): Record<string, number> {
 export interface SummaryOptions {
   since: number | null;
   tail: number;
-  /** Only sessions whose id starts with this. */
+  /** Only sessions whose id starts with this (any case). */
   session?: string;
 }
 
 export function summarizeEvents(all: CompactionEvent[], skipped: number, options: SummaryOptions): EventsCommandOutput {
-  const events = all.filter((e) => (options.since === null || e.ts >= options.since) && (options.session === undefined || e.session_id.startsWith(options.session)));
+  // Session ids are matched without regard to case, as recall, vault and history match them.
+  const prefix = options.session?.toLowerCase();
+  const events = all.filter((e) => (options.since === null || e.ts >= options.since) && (prefix === undefined || e.session_id.toLowerCase().startsWith(prefix)));
   const byOutcome: Record<string, number> = {};
   const byAction: Record<string, number> = {};
   const byStrategy: Record<string, number> = {};

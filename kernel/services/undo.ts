@@ -154,10 +154,13 @@ async function unchangedRestore(layout: VaultLayout, entry: T.VaultEntry): Promi
  * otherwise. Every chunk is read back: undo names this snapshot as the way back to the current file,
  * and a damaged one is no way back (archiving the file again then meets the damage and says so).
  */
-async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.ProcessEnv, readBack: ReadonlySet<string> = new Set()): Promise<string | null> {
+async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.ProcessEnv, restoring: T.VaultEntry, readBack: ReadonlySet<string> = new Set()): Promise<string | null> {
   const { sha256 } = await hashRegularFile(path);
   // Newest first, each snapshot once (the same bytes archived again share one manifest).
   const ids = new Set([...(await readIndex(layout))].reverse().flatMap((e) => (e.path === path && e.source_sha256 === sha256 ? [e.sha256] : [])));
+  // The snapshot being restored may be the file as it is (a published fork's own retained bytes,
+  // which no index line names): those bytes are in the vault already, not a state to archive again.
+  if (restoring.path === path && restoring.source_sha256 === sha256) ids.add(restoring.sha256);
   for (const id of ids) {
     // `readBack`: snapshots this undo has already read back whole (the one it restores).
     const intact =
@@ -186,7 +189,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
   const earlier = await unchangedRestore(layout, entry);
   if (earlier) {
     const gone = !existsSync(entry.path);
-    const current = gone ? null : await archivedAsIs(layout, entry.path, runtime.env);
+    const current = gone ? null : await archivedAsIs(layout, entry.path, runtime.env, entry);
     if (gone || current !== null) return { restored: entry, receipt: earlier, pre_undo_snapshot: current, reused: true };
   }
   const provider = await runtime.provider(entry.provider);
@@ -221,7 +224,7 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
       // archived again: a second index line would only relabel the same snapshot.
-      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: PRE_UNDO_LABEL, env: runtime.env })).entry.sha256;
+      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, entry, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: PRE_UNDO_LABEL, env: runtime.env })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

@@ -7,6 +7,8 @@
  * characters).
  */
 
+import { wrapText } from './wrap.js';
+
 export type Align = 'left' | 'right';
 
 export interface Column {
@@ -82,7 +84,10 @@ export function renderTable(columns: readonly Column[], rows: readonly (readonly
   const lines = [line(columns.map((c) => c.header)), ...capped.map(line)];
   // A column that silently vanished would read as a table without that measure.
   const left = columns.filter((_, i) => !shown.includes(i)).map((c) => c.header.trim() || '(unnamed)');
-  if (left.length > 0) lines.push(`${indent}(not shown at ${options.width} columns: ${left.join(', ')}; widen the terminal or use --json)`);
+  if (left.length > 0) {
+    const note = `(not shown at ${options.width} columns: ${left.join(', ')}; widen the terminal or use --json)`;
+    lines.push(...wrapText(note, options.width === undefined ? undefined : options.width - displayWidth(indent), ' ').map((l) => indent + l));
+  }
   return lines;
 }
 

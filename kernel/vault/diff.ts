@@ -5,7 +5,7 @@ import { snapshotNotFound } from './errors.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
-import { resolveShaPrefix } from './selectors.js';
+import { checkShaPrefix, resolveShaPrefix } from './selectors.js';
 import { sortedCounts } from './show.js';
 
 export type { DiffCommandOutput };
@@ -47,7 +47,11 @@ function only(from: Side, other: Side): { hashes: string[]; byType: Record<strin
 }
 
 export async function diffSnapshots(layout: VaultLayout, a: string, b: string, env: NodeJS.ProcessEnv = process.env): Promise<DiffCommandOutput> {
-  if (!(await vaultExists(layout))) throw snapshotNotFound(a);
+  // Both ids are checked for form before the vault is asked about either: a malformed one is a
+  // usage error whether or not a vault exists yet.
+  checkShaPrefix(a, 'snapshot a');
+  checkShaPrefix(b, 'snapshot b');
+  if (!(await vaultExists(layout))) throw snapshotNotFound(a.toLowerCase());
   const shaA = await resolveShaPrefix(layout, a, 'snapshot a');
   const shaB = await resolveShaPrefix(layout, b, 'snapshot b');
   const sideA = await readSide(layout, shaA, env);

@@ -55,6 +55,10 @@ function checkPage(request: PageRequest): Required<PageRequest> {
   const maxBytes = request.maxBytes ?? DEFAULT_PAGE_BYTES;
   if (!Number.isInteger(record) || record < 0) throw usageError('invalid_record', `--record must be a record index from 0, got ${record}`);
   if (!Number.isInteger(offset) || offset < 0) throw usageError('invalid_offset', `--offset must be a byte offset from 0, got ${offset}`);
+  // Past 2^53 the number parsed is not the one typed (99999999999999999999 reads as 1e20), and the
+  // error would name a record or offset nobody asked for: no record is that long or that far in.
+  if (!Number.isSafeInteger(record)) throw usageError('invalid_record', `--record is larger than any record index (at most ${Number.MAX_SAFE_INTEGER})`);
+  if (!Number.isSafeInteger(offset)) throw usageError('invalid_offset', `--offset is larger than any byte offset (at most ${Number.MAX_SAFE_INTEGER})`);
   if (!Number.isInteger(maxBytes) || maxBytes < MIN_PAGE_BYTES || maxBytes > MAX_PAGE_BYTES) {
     throw usageError('invalid_max_bytes', `--max-bytes must be from ${MIN_PAGE_BYTES} to ${MAX_PAGE_BYTES}, got ${maxBytes}`);
   }

@@ -73,12 +73,17 @@ async function snapshotOfSource(layout: VaultLayout, sha: string): Promise<strin
  */
 export const MIN_SHA_PREFIX = 4;
 
-/** A unique snapshot for a 4–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
-export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
+/** Refuses what cannot be a snapshot id or prefix (4–64 hex characters) before any vault is read. */
+export function checkShaPrefix(input: string, what = 'snapshot'): void {
   if (!isHexPrefix(input)) {
     throw badSha(what, input, /^[0-9a-fA-F]+$/.test(input) ? `a snapshot id or prefix: it has ${input.length} hex characters, a full id has 64` : 'a hex snapshot id or prefix');
   }
   if (input.length < MIN_SHA_PREFIX) throw badSha(what, input, `a snapshot id or prefix of at least ${MIN_SHA_PREFIX} hex characters`);
+}
+
+/** A unique snapshot for a 4–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
+export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
+  checkShaPrefix(input, what);
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
   if (matches.length === 0 && prefix.length === 64) {

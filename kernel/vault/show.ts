@@ -1,7 +1,6 @@
 /** `show <sha|session>`: one verified snapshot's size, record types and label. */
 import type { ShowCommandOutput, VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
-import { snapshotNotFound } from './errors.js';
 import { readIndex } from './index-file.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
@@ -53,9 +52,10 @@ async function sessionOrSnapshot(layout: VaultLayout, entries: VaultEntry[], tar
 
 /** A hex string of 16+ characters is a snapshot prefix; anything else selects a session's newest snapshot (or, failing that, a snapshot). */
 export async function showSnapshot(layout: VaultLayout, target: string, env: NodeJS.ProcessEnv = process.env): Promise<ShowCommandOutput> {
-  if (!(await vaultExists(layout))) throw snapshotNotFound(target);
   refuseOverlongSnapshotId(target);
-  const entries = await readIndex(layout);
+  // Without a vault the target is still read as it would be with one (an empty selector is a usage
+  // error, a session is a session not archived), so only the data's answer depends on the vault.
+  const entries = (await vaultExists(layout)) ? await readIndex(layout) : [];
   let sha: string;
   let label: VaultEntry | undefined;
   if (looksLikeSnapshotId(target)) {

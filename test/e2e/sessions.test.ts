@@ -677,6 +677,23 @@ describe('fork and undo', () => {
     expect(history.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
   });
 
+  it("undo of a published fork's own retained snapshot archives nothing new, and a second undo returns the same copy", async () => {
+    home = demoHome();
+    const { output_manifest_sha256: fork, output_session_id: id, path } = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
+    const undone = await runJson(['undo', fork], home.env);
+    expect(undone.code).toBe(0);
+    // The fork's bytes are the snapshot being restored: they are in the vault already, so no
+    // pre-undo line relabels them (and gives the fork a history of its own).
+    expect(undone.json).toMatchObject({ restored: { sha256: fork, session_id: id, strategy: 'compacted' }, pre_undo_snapshot: fork });
+    expect((await runJson(['vault', '--json'], home.env)).json.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
+    expect((await runJson(['history', id], home.env)).json.error.code).toBe('session_not_archived');
+    const files = listFiles(home.claudeDir);
+    const again = await runJson(['undo', fork], home.env);
+    expect(again.json).toMatchObject({ reused: true, restored: { strategy: 'compacted' }, receipt: { path: undone.json.receipt.path } });
+    expect(listFiles(home.claudeDir)).toEqual(files);
+    expect(readFileSync(path, 'utf8')).toContain(id);
+  });
+
   it('diff of a source and the fork apply made of it says why every record differs', async () => {
     home = demoHome();
     const { snapshot_manifest_sha256: source, output_manifest_sha256: fork, output_session_id: id } = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as V from '../../schemas/generated/validators.js';
 import { appendEvent } from '../../kernel/publish/events.js';
 import { snapshotFile } from '../../kernel/vault/snapshot.js';
+import { runJson } from '../helpers/cli.js';
 import { card, claudeSession, claudeToolResult, claudeUser, jsonl, makeVaultHome, writeSession, type VaultHome } from '../unit/vault/helpers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -111,6 +112,10 @@ describe('vault commands (built CLI)', () => {
       const listed = await run('vault');
       expect(listed).toContain('1 snapshot(s) in 2 archivings');
       expect(listed).toContain(sha);
+      // The help says what the table does: whole ids where there is room, not prefixes only.
+      const help = await run('vault', '--help');
+      expect(help).not.toContain('The ids shown are prefixes');
+      expect(help.replace(/\s+/g, ' ')).toContain('The ids are shown whole where the terminal is wide enough');
     } finally {
       other.cleanup();
     }
@@ -330,5 +335,26 @@ describe('vault commands (built CLI)', () => {
     const damaged = await cli('vault', '--json');
     expect(damaged.code).toBe(1);
     expect(JSON.parse(damaged.stdout).error).toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`${home.layout.index}: line 2 is not JSON`) });
+  });
+});
+
+describe('vault commands before anything is archived (built CLI)', () => {
+  let home: VaultHome | undefined;
+  afterAll(() => home?.cleanup());
+
+  it('read what they are given as they would with a vault: a malformed id or selector is usage, a session is not archived', async () => {
+    home = makeVaultHome();
+    const run = async (...args: string[]) => {
+      const r = await runJson([...args, '--json'], home!.env, { cwd: home!.root });
+      return { code: r.code, error: r.json.error };
+    };
+    expect(await run('diff', 'zz', '1234')).toEqual({ code: 2, error: { code: 'invalid_sha', message: 'snapshot a "zz" is not a hex snapshot id or prefix' } });
+    expect(await run('diff', '1234', 'zz')).toEqual({ code: 2, error: { code: 'invalid_sha', message: 'snapshot b "zz" is not a hex snapshot id or prefix' } });
+    expect((await run('diff', '1234', '5678')).code).toBe(1);
+    expect(await run('show', '')).toEqual({ code: 2, error: { code: 'bad_selector', message: 'session selector is empty' } });
+    expect(await run('show', '7d3f')).toMatchObject({ code: 1, error: { code: 'session_not_archived' } });
+    expect(await run('show', 'a'.repeat(16))).toMatchObject({ code: 1, error: { code: 'snapshot_not_found' } });
+    // Nothing was created by asking.
+    expect(existsSync(home.layout.root)).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ export default class Vault extends BaseCommand<VaultResult> {
   static override summary = 'List archived snapshots, newest first.';
   static override description =
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
-    'Give a session-id prefix or a transcript path to list only that session. The ids shown are prefixes, which show and diff take; search-snapshot and read-snapshot need the full id, which --json prints (and gobstopper history, where the terminal is wide enough). ' + labelMeaning('The LABEL column');
+    'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column');
   static override examples = ['<%= config.bin %> vault', '<%= config.bin %> vault 0199a2f1', '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json'];
   static override args = {
     session: Args.string({ description: 'Session-id prefix or transcript path.', required: false }),

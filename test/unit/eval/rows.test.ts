@@ -272,7 +272,10 @@ describe('evaluateSession and the outputs', () => {
     const header = (lines: string[]) => lines.find((l) => l.includes('strategy') && l.includes('probes kept'))!;
     const narrow = renderEvalTable(result, { width: 60 });
     expect(header(narrow)).not.toMatch(/verify|time/);
-    expect(narrow.find((l) => l.startsWith('(not shown at 60 columns: '))).toMatch(/verify, time; widen the terminal or use --json\)$/);
+    const from = narrow.findIndex((l) => l.startsWith('(not shown at 60 columns: '));
+    const note = narrow.slice(from, narrow.indexOf('', from));
+    for (const l of note) expect(l.length).toBeLessThanOrEqual(60);
+    expect(note.map((l) => l.trim()).join(' ')).toMatch(/verify, time; widen the terminal or use --json\)$/);
     const rendered = result.rows.findIndex((r) => r.execution_state === 'rendered');
     const damaged = { ...result, rows: result.rows.map((r, i) => (i === rendered ? { ...r, verify_errors: 1, new_verify_errors: 1 } : r)) };
     const kept = renderEvalTable(damaged, { width: 60 });

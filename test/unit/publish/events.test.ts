@@ -174,6 +174,8 @@ describe('events summary', () => {
       events: [events[2], events[3]],
     });
     expect(summarizeEvents(events, 0, { since: null, tail: 0, session: 'other' })).toMatchObject({ total_events: 1, events: [] });
+    // A prefix typed in capitals selects the same sessions, as recall, vault and history take it.
+    expect(summarizeEvents(events, 0, { since: null, tail: 0, session: 'OTH' })).toMatchObject({ total_events: 1 });
   });
 
   it('sums measured retention over applied events only, in all and per provider', () => {

@@ -78,6 +78,9 @@ describe('read-snapshot', () => {
     // A value no record could take is the command line's mistake: usage (exit 2).
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: -1 })).rejects.toMatchObject({ code: 'invalid_record', exit: 2 });
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: -1 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 2 });
+    // A number past 2^53 is not the one typed: refused as such, not reported as some other record.
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: Number('99999999999999999999') })).rejects.toMatchObject({ code: 'invalid_record', exit: 2, message: expect.stringContaining('larger than any record index') });
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: 2 ** 53 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 2, message: expect.stringContaining('larger than any byte offset') });
   });
 
   it('serves several pages of several records from one pass, each equal to a single read', async () => {
