@@ -77,7 +77,9 @@ export function receiptProblem(value: unknown): string | null {
 }
 
 function repairReceipt(file: string): string {
-  return `move ${file} aside to start this operation over (its snapshots stay in the vault)`;
+  // A damaged receipt cannot say where its fork went: when one was published, the run that starts
+  // over meets it at the same target and names it then.
+  return `move ${file} aside to start this operation over (its snapshots stay in the vault; a fork it already published is then named as the next file to move aside)`;
 }
 
 /** The receipt of `operation`, or null when there is none. A damaged receipt fails closed. */
