@@ -281,7 +281,8 @@ function ownEntry<T>(table: Record<string, T> | undefined, key: string): T | und
   return table && Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-function discoveryMaxAge(config: LoadedConfig): number {
+/** [discovery] max_age_secs, the project file's over the user's; no policy is resolved for it. */
+export function discoveryMaxAge(config: LoadedConfig): number {
   let value = DEFAULT_DISCOVERY_MAX_AGE_SECS;
   for (const file of filesOf(config)) if (file.data.discovery?.max_age_secs !== undefined) value = file.data.discovery.max_age_secs;
   return value;

@@ -4,7 +4,9 @@
  * above a session table's trigger would otherwise only surface when that table is used: `config`
  * and `presets` say so up front. Each table is checked as it is used on its own, over [policy]
  * (a provider table also under every preset and session table would report combinations nobody
- * runs).
+ * runs). A session table is the exception: it is always layered over its session's provider table,
+ * so a floor that only a [provider.<id>] trigger keeps below the trigger is fine for that provider's
+ * sessions, and calling it refused would be wrong (plan runs it).
  */
 import type { LoadedConfig } from '../config/load-config.js';
 import { presetNames, resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
@@ -18,24 +20,32 @@ function tableKeys(loaded: LoadedConfig, table: 'provider' | 'sessions'): string
 
 /** One message per broken table use, each naming the table it comes from; empty when all resolve. */
 export function configProblems(loaded: LoadedConfig, registry: PluginRegistry): string[] {
+  const providers = tableKeys(loaded, 'provider');
   const uses: Array<{ label: string; options: ResolveOptions }> = [
     { label: '[policy]', options: {} },
-    ...tableKeys(loaded, 'provider').map((provider) => ({ label: `[provider.${provider}]`, options: { provider } })),
+    ...providers.map((provider) => ({ label: `[provider.${provider}]`, options: { provider } })),
     ...presetNames(loaded).map((preset) => ({ label: `[presets.${preset}]`, options: { preset } })),
     ...tableKeys(loaded, 'sessions').map((session_id) => ({ label: `[sessions."${session_id}"]`, options: { session_id } })),
   ];
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const use of uses) {
-    try {
-      requirePolicyIds(registry, resolveConfig(loaded, use.options));
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // A broken [policy] breaks every table over it: said once.
-      if (seen.has(message)) continue;
-      seen.add(message);
-      problems.push(`${use.label}: ${message}`);
-    }
+    const message = problemOf(loaded, registry, use.options);
+    // A broken [policy] breaks every table over it: said once.
+    if (message === null || seen.has(message)) continue;
+    // Only the sessions of providers whose table does not rescue it are refused.
+    const rescuedBy = use.options.session_id === undefined ? [] : providers.filter((provider) => problemOf(loaded, registry, { ...use.options, provider }) === null);
+    seen.add(message);
+    problems.push(`${use.label}${rescuedBy.length === 0 ? '' : ` (for a session of any provider but ${rescuedBy.join(', ')})`}: ${message}`);
   }
   return problems;
+}
+
+function problemOf(loaded: LoadedConfig, registry: PluginRegistry, options: ResolveOptions): string | null {
+  try {
+    requirePolicyIds(registry, resolveConfig(loaded, options));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

@@ -37,6 +37,20 @@ describe('detect', () => {
     } else expect(table.stdout).not.toContain('≥');
   });
 
+  it('a policy plan would refuse does not stop detect, which reads only [discovery] of the config', async () => {
+    home = demoHome();
+    const config = join(home.root, 'refused-policy.toml');
+    writeFileSync(config, '[policy]\ntrigger_tokens = 10000\nfloor_tokens = 20000\ncommand = "echo hi"\n[discovery]\nmax_age_secs = 0\n');
+    const { code, json } = await runJson(['detect', '--config', config], home.env);
+    expect(code).toBe(0);
+    expect(json.map((r: any) => r.session_id).sort()).toEqual([DEMO_CLAUDE_ID, DEMO_CODEX_ID].sort());
+    // plan still refuses that policy, where it is used.
+    expect((await runJson(['plan', DEMO_CLAUDE_ID, '--config', config], home.env)).code).toBe(1);
+    // A file that does not load is still an error, as for every command.
+    writeFileSync(config, '[discovery]\nmax_age_secs = -1\n');
+    expect((await runJson(['detect', '--config', config], home.env)).json.error.code).toBe('invalid_config');
+  });
+
   it('--claude-home points discovery at another home, relative to the working directory', async () => {
     home = demoHome();
     mkdirSync(join(home.root, 'elsewhere'));

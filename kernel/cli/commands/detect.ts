@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
 import { countedProjection, publications, publishedAt, stillAsPublished, type Publication } from '../../publish/publications.js';
 import { configFlag } from '../../config/cli-flags.js';
-import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { loadConfig } from '../../config/load-config.js';
+import { discoveryMaxAge } from '../../config/resolve-config.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { unreadableSummary } from '../../sessions/selector.js';
@@ -49,8 +50,10 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
 
   async run(): Promise<DetectRow[]> {
     const { flags } = await this.parse(Detect);
-    const { resolved } = await resolveForCommand({ configPath: flags.config });
-    const maxAgeSecs = flags.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
+    // Only [discovery] is read: listing sessions layers no policy, so a policy plan would refuse
+    // (a floor above the trigger, an untrusted command) is plan's to report, not a reason to list nothing.
+    const loaded = await loadConfig({ configPath: flags.config });
+    const maxAgeSecs = flags.all ? null : discoveryWindow(discoveryMaxAge(loaded));
     const { rows, unlisted, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
