@@ -79,6 +79,9 @@ function notSupported(what: string): PluginError {
   return new PluginError(P.PluginErrorCodes.NotSupported, `${what} is not provided by this plugin`);
 }
 
+/** LogParams.message's maxLength: the host drops a longer host/log line unseen, so it is cut here. */
+export const MAX_LOG_MESSAGE_CHARS = 4096;
+
 function hostContext(connection: MessageConnection, token: CancellationToken): HostContext {
   return {
     token,
@@ -89,7 +92,7 @@ function hostContext(connection: MessageConnection, token: CancellationToken): H
       if (maxBytesPerItem !== undefined) params.max_bytes_per_item = maxBytesPerItem;
       return connection.sendRequest(P.HostReadItems, params);
     },
-    log: (level, message) => void connection.sendNotification(P.HostLog, { level, message }),
+    log: (level, message) => void connection.sendNotification(P.HostLog, { level, message: message.length <= MAX_LOG_MESSAGE_CHARS ? message : Array.from(message).slice(0, MAX_LOG_MESSAGE_CHARS).join('') }),
     progress: (done, total = null, message = null) => void connection.sendNotification(P.Progress, { done, total, message }),
   };
 }

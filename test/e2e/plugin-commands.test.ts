@@ -194,6 +194,15 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const removeUnknown = await gob('plugin', 'remove', 'no-such-plugin');
     expect(removeUnknown.code).toBe(2);
     expect(removeUnknown.stderr.trim().split('\n')).toHaveLength(1);
+    // `..` and `.` match the id pattern but name the data directory (vault, pins) and the plugins
+    // directory: refused as specs, with nothing deleted.
+    const beforeDots = snapshot();
+    for (const spec of ['..', '.']) {
+      const removeDots = await gob('plugin', 'remove', spec, '--json');
+      expect(removeDots.code).toBe(2);
+      expect(JSON.parse(removeDots.stdout).error.code).toBe('bad_plugin_spec');
+    }
+    expect(snapshot()).toEqual(beforeDots);
 
     // A second bundle claiming an id an installed bundle serves: refused, not left to break plans.
     const claimer = join(home.root, 'claimer');

@@ -166,6 +166,14 @@ describe('PluginChannel over in-memory streams', () => {
     expect(lines).toEqual(['gobstopper: mem info: halfway there\n']);
   });
 
+  it('cuts an SDK log message to the 4096 characters LogParams allows, so a long warning is not dropped unseen', async () => {
+    const long = 'é'.repeat(5000);
+    const r = await connect({ ...definition, strategies: { ...definition.strategies, chatty: { info, propose: (_p, ctx) => (ctx.log('warn', long), noPlan('logged')) } } });
+    const seen: string[] = [];
+    await r.channel.request(StrategyPropose, params('chatty'), { log: (p) => seen.push(p.message) });
+    expect(seen).toEqual([long.slice(0, 4096)]);
+  });
+
   it('answers a plugin error as plugin_error and keeps the plugin; its own words, not its stderr, make the message', async () => {
     const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
     const error = (await r.channel.request(StrategyPropose, params('inner')).catch((e: unknown) => e)) as PluginFailure;

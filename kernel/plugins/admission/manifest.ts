@@ -35,6 +35,7 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   }
   if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle, (value as { version?: unknown }).version);
   const manifest = value as PluginManifest;
+  checkId(manifest, bundle);
   checkVersion(manifest, bundle);
   checkEngines(manifest, bundle, runningVersion);
   return { manifest, manifestSha256, bytes: buffer.length };
@@ -114,6 +115,19 @@ function schemaError(errors: ErrorObject[], bundle: string, version: unknown): A
   return new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at ${where}: ${message}`, {
     bundle,
     pointer,
+    file: MANIFEST_FILE,
+  });
+}
+
+/**
+ * The id names the install directory (`plugins/<id>/<version>/`): `.` and `..` would put the bundle
+ * outside it, and any id starting with `.` reads as a path on the command line, so none is an id.
+ */
+function checkId(manifest: PluginManifest, bundle: string): void {
+  if (!manifest.id.startsWith('.')) return;
+  throw new AdmissionError('manifest_invalid', `bundle ${bundle}: ${MANIFEST_FILE} is invalid at /id: ${JSON.stringify(manifest.id)} starts with "."; an id may not`, {
+    bundle,
+    pointer: '/id',
     file: MANIFEST_FILE,
   });
 }

@@ -138,7 +138,9 @@ export function removeBundle(registry: PluginRegistry, spec: string): RemoveOutc
   const at = spec.lastIndexOf('@');
   const id = at > 0 ? spec.slice(0, at) : spec;
   const version = at > 0 ? spec.slice(at + 1) : undefined;
-  if (!IDENTIFIER.test(id) || (version !== undefined && !IDENTIFIER.test(version))) {
+  // `.` and `..` pass the pattern but name the plugins directory or the data directory above it.
+  const valid = (part: string) => IDENTIFIER.test(part) && !part.startsWith('.');
+  if (!valid(id) || (version !== undefined && !valid(version))) {
     throw usageError('bad_plugin_spec', `"${spec.slice(0, 200)}" is not a plugin id or id@version`);
   }
   const idDir = join(registry.installedDir, id);

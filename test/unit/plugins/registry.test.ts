@@ -146,6 +146,21 @@ describe('plugin registry and installation', () => {
     expect(() => removeBundle(registry, '../etc')).toThrow(expect.objectContaining({ code: 'bad_plugin_spec' }));
   });
 
+  it('refuses `.` and `..` as ids and versions instead of deleting the plugins or data directory', async () => {
+    await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
+    writeFileSync(join(dataDir, 'keep.txt'), 'the vault lives here');
+    const before = snapshot(dataDir);
+    for (const spec of ['.', '..', 'mine@..', 'mine@.', '.mine']) {
+      expect(() => removeBundle(registry, spec)).toThrow(expect.objectContaining({ code: 'bad_plugin_spec', exit: 2 }));
+    }
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('refuses a manifest id of `..`, which would install the bundle outside the plugins directory', async () => {
+    await expect(installBundle(registry, bundle('dots', { id: '..' }))).rejects.toMatchObject({ code: 'manifest_invalid', details: { pointer: '/id' } });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('a config-pinned manifest is loadable and shadows everything; a wrong pin is refused', () => {
     const source = bundle('pinned', { id: 'pinned' });
     const manifest = join(source, 'gobstopper-plugin.json');
