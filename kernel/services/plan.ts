@@ -16,7 +16,7 @@ import type { RecentYield } from '../policy/adaptive.js';
 import { requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { CandidateTally } from '../policy/gated-candidates.js';
 import { viewOfPublication, type StaleReport } from '../publish/publications.js';
-import { planSession, type PlanOutcome, type StrategyRunner } from '../policy/plan-pipeline.js';
+import { planSession, type PlanOutcome, type StrategyRunner, type StrategyRunResult } from '../policy/plan-pipeline.js';
 import { checkEditsFitKind } from '../policy/strategy-kind.js';
 import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
@@ -219,6 +219,8 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     if (options?.plugin) {
       const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
       checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
+      const elsewhere = notForProvider(strategyId, info, parsed.session.provider, running.bundle.manifest.id);
+      if (elsewhere) return elsewhere;
       return running.channel.request(StrategyPropose, { ...params, strategy_id: strategyId }, callbacks).then(
         (result) => candidates.attach(ofKind(credited({ ...result, plugin_id: running.bundle.manifest.id }, running.bundle.manifest.id), info.kind)),
         (error: unknown) => {
@@ -228,6 +230,8 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     }
     const strategy = await runtime.host.strategy(strategyId, callbacks);
     checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
+    const elsewhere = notForProvider(strategyId, strategy.info, parsed.session.provider, strategy.running.bundle.manifest.id);
+    if (elsewhere) return elsewhere;
     return strategy.propose(params).then(
       (result) => candidates.attach(ofKind(credited({ ...result, plugin_id: strategy.running.bundle.manifest.id }, strategy.running.bundle.manifest.id), strategy.info.kind)),
       (error: unknown) => {
@@ -235,6 +239,15 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       },
     );
   };
+}
+
+/**
+ * A strategy that names the providers it applies to is not asked about another's session: its
+ * answer there would be a guess at a format it never meant to read. That is no plan, with why.
+ */
+function notForProvider(strategyId: string, info: T.StrategyInfo, provider: string, pluginId: string): StrategyRunResult | null {
+  if (info.provider_ids === undefined || info.provider_ids.includes(provider)) return null;
+  return { edits: [], rationale: `strategy ${strategyId} applies to ${info.provider_ids.join(', ') || 'no provider'} sessions, not ${provider}`, plugin_id: pluginId };
 }
 
 export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions, early?: EarlyConfig): Promise<PlannedSession> {

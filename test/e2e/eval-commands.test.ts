@@ -371,6 +371,24 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(human.stdout.replace(/\s+/g, ' ')).toContain('client: tokens of the transcript part the real client rebuilt from the candidate');
   });
 
+  it('a strategy that names the providers it applies to is never asked about another provider\'s session', () => {
+    const bundle = fixturePluginBundle(join(work, 'codex-only-bundle'), 'misbehaving-strategy.mjs', { args: ['codex-only', '', 'codex-only-fixture', 'codex_only'], id: 'codex-only-fixture', provides: { strategies: ['codex_only'] } });
+    expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    try {
+      // On Claude it is not run: no plan, and plan says why.
+      const claude = json<EvalCommandResult>(['eval', CLAUDE_ID, ...LOW, '--strategy', 'codex_only']);
+      expect(claude.body.rows[0]).toMatchObject({ strategy: 'codex_only', status: 'no_plan', reason_code: 'strategy_returned_no_plan', error: null });
+      const planned = gob(['plan', CLAUDE_ID, '--strategy', 'codex_only', ...LOW]);
+      expect(planned.status).toBe(0);
+      expect(planned.stdout).toContain('strategy codex_only applies to codex sessions, not claude_code');
+      // On Codex it is asked, and this fixture dies when asked.
+      const codex = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'codex_only']);
+      expect(codex.body.rows[0]).toMatchObject({ strategy: 'codex_only', status: 'error' });
+    } finally {
+      expect(gob(['plugin', 'remove', 'codex-only-fixture']).status).toBe(0);
+    }
+  });
+
   it('one failing strategy becomes an error row; the others are still measured', () => {
     const bundle = fixturePluginBundle(join(work, 'broken-bundle'), 'misbehaving-strategy.mjs', { args: ['exit'], id: 'broken-fixture' });
     expect(gob(['plugin', 'add', bundle]).status).toBe(0);
