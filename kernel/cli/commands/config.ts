@@ -42,8 +42,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     preset: presetFlag,
     config: configFlag,
     strategy: Flags.string({ summary: 'Override the strategy (drops any configured command or plugin).', helpValue: '<id>' }),
-    trigger: Flags.integer({ summary: 'Override trigger_tokens.', min: 0, helpValue: '<tokens>' }),
-    floor: Flags.integer({ summary: 'Override floor_tokens.', min: 0, helpValue: '<tokens>' }),
+    trigger: Flags.integer({ summary: 'Override trigger_tokens.', min: 1, max: 10_000_000, helpValue: '<tokens>' }),
+    floor: Flags.integer({ summary: 'Override floor_tokens.', min: 0, max: 10_000_000, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
     ...homeFlags,
   };
