@@ -126,7 +126,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   if (assessment) {
     const ctx = n(assessment.context_tokens);
     if (!assessment.over_trigger) {
-      lines.push(`At ${ctx} tokens the session is ${n(assessment.tokens_until_trigger)} tokens below the trigger: nothing to do yet.`);
+      lines.push(`At ${ctx} tokens the session is ${n(assessment.tokens_until_trigger)} token${assessment.tokens_until_trigger === 1 ? '' : 's'} below the trigger: nothing to do yet.`);
     } else {
       const live = input.provider ? `the provider's own compaction (${PROVIDER_CONTROLS[input.provider]})` : "the provider's own compaction";
       lines.push(

@@ -146,6 +146,7 @@ describe('explain', () => {
     const below = explain({ provider: 'codex', policy, context_tokens: 100_000 });
     expect(below.assessment).toMatchObject({ over_trigger: false, tokens_until_trigger: 150_000 });
     expect(below.lines.at(-1)).toBe('At 100,000 tokens the session is 150,000 tokens below the trigger: nothing to do yet.');
+    expect(explain({ provider: 'codex', policy, context_tokens: 249_999 }).lines.at(-1)).toBe('At 249,999 tokens the session is 1 token below the trigger: nothing to do yet.');
     const over = explain({ provider: 'codex', policy, context_tokens: 300_000 });
     expect(over.lines.at(-1)).toContain("a live session calls for the provider's own compaction (thread/compact/start)");
   });
