@@ -30,6 +30,8 @@ export interface BenchSessionResult {
 export interface CollectedBench {
   result: BenchCommandResult;
   timelines: SessionTimeline[];
+  /** Why the events log the timelines' compactions come from could not be read, if it could not. */
+  events_unreadable?: string | null;
 }
 
 export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchSessionResult>>): CollectedBench {
@@ -112,6 +114,7 @@ export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutpu
       rows: result.rows,
       aggregates: result.aggregates,
       timelines: collected.timelines,
+      events_unreadable: collected.events_unreadable ?? null,
     });
     try {
       writeNewFile(outputs.html, html);

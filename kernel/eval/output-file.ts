@@ -4,7 +4,7 @@
  * that appeared meanwhile is never overwritten either, and an interrupted write leaves none.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, fsyncSync, linkSync, lstatSync, openSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { GobstopperError, usageError } from '../errors.js';
 
@@ -47,6 +47,13 @@ export function assertNewOutputPath(path: string): string {
   if (!isDir) {
     const what = entryAt(dir) === null ? 'does not exist' : 'is not a directory';
     throw new GobstopperError('output_dir_missing', `cannot write ${path}: ${dir} ${what}`, { details: { path } });
+  }
+  // A directory the file cannot be created in fails now, not after the work the file was to hold.
+  try {
+    accessSync(dir, fsConstants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new GobstopperError('output_write_failed', `cannot write ${path}: ${dir} is not writable (${code})`, { details: { path } });
   }
   return absolute;
 }

@@ -44,6 +44,8 @@ export interface BenchReportInput {
   title?: string;
   /** Timelines drawn at most (the longest-running first); default 12. */
   max_timelines?: number;
+  /** Why the events log could not be read, when it could not: no compaction is marked then. */
+  events_unreadable?: string | null;
 }
 
 const CSS = `
@@ -326,7 +328,8 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
     timelines.length === 0
       ? '<p class="empty">No context history was available for these sessions.</p>'
       : `<div class="multiples">${timelines
-          .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${tl.compactions.length} gobstopper compaction${tl.compactions.length === 1 ? '' : 's'}</figcaption></figure>`)
+          // An unreadable log says nothing of a session's compactions: "0" would claim it had none.
+          .map((tl) => `<figure>${timelineChart(tl)}<figcaption>${esc(tl.provider)} · ${esc(tl.session)} · ${input.events_unreadable ? 'gobstopper compactions unknown' : `${tl.compactions.length} gobstopper compaction${tl.compactions.length === 1 ? '' : 's'}`}</figcaption></figure>`)
           .join('')}</div>${timelineLegend()}${charted.length > timelines.length ? `<p class="note">Showing the ${timelines.length} longest-running of ${charted.length} sessions.</p>` : ''}`;
   return `<!doctype html>
 <html lang="en">
@@ -355,7 +358,7 @@ ${boxChart(input.aggregates, styles)}
 <section>
 <h2>Context over time</h2>
 <p class="note">Estimated context of each session as it grew, from its transcript's items, with the compactions gobstopper applied to it (from the events log). A client's own compactions are not marked: the line counts only the records still in context after the newest of them. Where the client reported the context, a diamond marks that figure: the trigger is compared with it.</p>
-${timelineSection}
+${input.events_unreadable ? `<p class="note">The events log could not be read (${esc(input.events_unreadable)}), so no compaction is marked.</p>\n` : ''}${timelineSection}
 </section>
 <section>
 <h2>Per strategy</h2>

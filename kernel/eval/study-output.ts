@@ -47,7 +47,8 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
     r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no',
   ]);
   const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors']);
-  const optional = new Set(['round', 'status', 'applied', 'new errors', 'floor']);
+  // An arm has a row per round: without the round column a narrow table shows rows no one can tell apart.
+  const optional = new Set(['status', 'applied', 'new errors', 'floor']);
   lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left', optional: optional.has(h) })), rows, options));
   lines.push(...byKind(report, options));
   return lines;

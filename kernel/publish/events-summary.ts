@@ -37,10 +37,13 @@ export function summarizeEvents(all: CompactionEvent[], skipped: number, options
     bump(byAction, e.action);
     bump(byStrategy, e.strategy);
     bump(byProvider, e.provider);
-    if (e.outcome === 'applied' && e.error_code === null) applied += 1;
+    // An applied event with an error code (the original tool's provider_noop) changed nothing.
+    const clean = e.outcome === 'applied' && e.error_code === null;
+    if (clean) applied += 1;
     // A planned event (the original tool's, or a provider control) reclaimed nothing yet.
-    if (e.outcome === 'applied' && e.error_code === null) reclaimed += e.est_reclaimed_tokens;
-    if (e.outcome === 'applied' && e.retention_total !== undefined) {
+    if (clean) reclaimed += e.est_reclaimed_tokens;
+    // Measured over the same compactions `applied` counts, so the two agree.
+    if (clean && e.retention_total !== undefined) {
       const tally = (retentionBy[e.provider] ??= { measured_events: 0, checks: 0, retained: 0, lexical: 0 });
       for (const t of [retentionAll, tally]) {
         t.measured_events += 1;

@@ -132,7 +132,8 @@ export async function measureBench(plan: BenchPlan, options: BenchOptions = {}):
 /** The report's compaction points: this session's applied compactions from the events log. */
 async function markCompactions(collected: CollectedBench, env: NodeJS.ProcessEnv): Promise<void> {
   if (collected.timelines.length === 0) return;
-  const { events } = await readEvents({ env });
+  const { events, unreadable } = await readEvents({ env });
+  if (unreadable[0]) collected.events_unreadable = `${unreadable[0].file}: ${unreadable[0].reason}`;
   const bySession = new Map<string, CompactionPoint[]>();
   for (const e of events) {
     if (e.outcome !== 'applied' || e.action !== 'transcript_compact' || e.error_code) continue;

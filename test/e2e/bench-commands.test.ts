@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -298,5 +298,23 @@ describe.skipIf(!built)('bench (built CLI)', () => {
       age(gone, 2 * 3600_000);
     }
     expect(statSync(gone).size).toBe(saved.length);
+  });
+
+  it('a report over an events log it cannot read says so instead of counting no compactions', () => {
+    const dir = join(home.dataHome, 'gobstopper');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const log = join(dir, 'events.jsonl');
+    writeFileSync(log, '', { mode: 0o644 });
+    chmodSync(log, 0o644);
+    try {
+      const html = join(work, 'unreadable-events.html');
+      const { status } = gob(['bench', ...LOW, '--strategy', 'elide', '--html', html]);
+      expect(status).toBe(0);
+      const report = readFileSync(html, 'utf8');
+      expect(report).toContain(`The events log could not be read (${log}: has mode 0644`);
+      expect(report).not.toMatch(/\d+ gobstopper compaction/);
+    } finally {
+      rmSync(log, { force: true });
+    }
   });
 });

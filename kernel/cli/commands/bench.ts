@@ -57,7 +57,8 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     r.context_before === null ? '-' : formatInt(r.context_before),
     r.status === 'plan' && r.context_after !== null ? formatInt(r.context_after) : '-',
     r.status === 'plan' ? pct(r.reduction_pct) : '-',
-    r.recall === null ? '-' : `${(r.recall * 100).toFixed(0)}%`,
+    // With no probe sampled the recall is 1 by definition, which measures nothing (the aggregates skip it too).
+    r.recall === null || !r.recall_available ? '-' : `${(r.recall * 100).toFixed(0)}%`,
     r.tail_intact === null ? '-' : r.tail_intact ? 'intact' : 'LOST',
     r.new_verify_errors === null || r.execution_state !== 'rendered' ? '-' : String(r.new_verify_errors),
     r.duration_ms === null ? '-' : `${formatInt(r.duration_ms)} ms`,

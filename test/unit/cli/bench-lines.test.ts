@@ -15,6 +15,7 @@ function rendered(strategy: string, overrides: Partial<BenchRow> = {}): BenchRow
     context_after: 31_152,
     reduction_pct: 47.1,
     recall: 0.96,
+    recall_available: true,
     tail_intact: true,
     new_verify_errors: 0,
     duration_ms: 97,
@@ -39,5 +40,13 @@ describe('bench rows on a narrow terminal', () => {
     const lost = benchRowLines([rendered('elide', { tail_intact: false })], { width: 70 });
     expect(header(lost)).toContain('tail');
     expect(lost.some((l) => l.includes('LOST'))).toBe(true);
+  });
+
+  it('show no recall for a session where no probe was sampled, as the aggregates count none', () => {
+    const lines = benchRowLines([rendered('elide', { recall: 1, probes_total: 0, probes_recalled: 0, recall_available: false }), rendered('compacted')], { width: 200 });
+    const col = header(lines).indexOf('recall');
+    const cell = (l: string) => l.slice(col - 2, col + 'recall'.length).trim();
+    expect(cell(lines[1]!)).toBe('-');
+    expect(cell(lines[2]!)).toBe('96%');
   });
 });

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -113,6 +113,30 @@ describe('output files are always new', () => {
     expect(() => assertNewOutputPath(join(fresh, 'x.csv'))).toThrow(/^cannot write .*fresh\.csv\/x\.csv: .*fresh\.csv is not a directory$/);
     expect(readFileSync(fresh, 'utf8')).toBe('a,b\n');
     expect(() => writeNewFile(fresh, 'again')).toThrow(/already exists/);
+  });
+
+  it('refuses a directory it cannot write in before any work, not when the results are ready', (ctx) => {
+    const ro = join(dir, 'read-only');
+    mkdirSync(ro);
+    chmodSync(ro, 0o555);
+    // root writes through modes; an immutable directory stops it too.
+    let locked = process.getuid?.() !== 0;
+    if (!locked) {
+      try {
+        execFileSync('chattr', ['+i', ro], { stdio: 'ignore' });
+        locked = true;
+      } catch {
+        locked = false;
+      }
+    }
+    try {
+      if (!locked) return ctx.skip();
+      expect(() => assertNewOutputPath(join(ro, 'x.csv'))).toThrow(/^cannot write .*read-only\/x\.csv: .*read-only is not writable \(E[A-Z]+\)$/);
+      expect(() => assertBenchOutputsAreNew({ html: join(ro, 'x.html') })).toThrow(/is not writable/);
+    } finally {
+      if (process.getuid?.() === 0) spawnSync('chattr', ['-i', ro], { stdio: 'ignore' });
+      chmodSync(ro, 0o755);
+    }
   });
 
   it('a write killed halfway leaves nothing under the output name, so the same command can run again', async () => {

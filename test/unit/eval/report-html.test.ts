@@ -82,6 +82,14 @@ describe('bench HTML report', () => {
     expect(report).not.toContain('SECRET');
   });
 
+  it('says the events log could not be read instead of counting no compactions', () => {
+    expect(html).toMatch(/\d+ gobstopper compaction/);
+    const report = renderBenchReportHtml({ ...input, events_unreadable: '/d/events.jsonl: has mode 0644, readable by others' });
+    expect(report).toContain('The events log could not be read (/d/events.jsonl: has mode 0644, readable by others), so no compaction is marked.');
+    expect(report).not.toMatch(/\d+ gobstopper compaction/);
+    expect(report).toContain('gobstopper compactions unknown');
+  });
+
   it('counts what it says: measured sessions exclude failures, rewrites are rendered rows, and failures are named', () => {
     const stat = (label: string) => html.match(new RegExp(`<b>(\\d+)</b><span>${label}</span>`))?.[1];
     expect(stat('sessions measured')).toBe(String(input.sessions - input.sessions_failed));

@@ -316,6 +316,10 @@ describe('replaying the three arms', () => {
     expect(masking!.estimated_context_after).toBeLessThan(masking!.estimated_context_before);
     // The table's context is an estimate; the reader is told what the trigger was compared with.
     expect(renderStudyLines(report, { width: 400 }).join('\n')).toContain(`reaches the trigger of ${report.trigger_tokens.toLocaleString('en-US')} tokens`);
+    // On a narrow terminal each arm's rounds stay apart: the round column is never dropped.
+    const narrow = renderStudyLines(report, { width: 60 });
+    expect(narrow.find((l) => l.startsWith('arm '))).toMatch(/^arm\s+round\s/);
+    expect(narrow.join('\n')).toMatch(/observation_masking\s+1\s/);
   });
 
   it('counts pre-existing and new verify errors apart', async () => {

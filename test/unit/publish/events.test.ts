@@ -185,8 +185,11 @@ describe('events summary', () => {
       measured({ ts: 2, provider: 'claude_code', session_id: 'c' }),
       measured({ ts: 3, outcome: 'failed', error_code: 'apply_failed', context_tokens_after: 120_000, est_reclaimed_tokens: 0 }),
       event({ ts: 4 }),
+      // Not counted as applied, so not as a measured compaction either.
+      measured({ ts: 5, error_code: 'provider_noop' }),
     ];
-    const { retention } = summarizeEvents(events, 0, { since: null, tail: 0 });
+    const { retention, applied } = summarizeEvents(events, 0, { since: null, tail: 0 });
+    expect(applied).toBe(3);
     expect(retention).toEqual({
       all: { measured_events: 2, checks: 20, retained: 14, lexical: 16 },
       by_provider: { codex: { measured_events: 1, checks: 10, retained: 7, lexical: 8 }, claude_code: { measured_events: 1, checks: 10, retained: 7, lexical: 8 } },
