@@ -133,7 +133,8 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
     preset,
     files: configFileRefs(config),
     discovery: { max_age_secs: discoveryMaxAge(config) },
-    unapplied_session_tables: sessionId !== null && sessionLayers.length === 0 ? looseSessionKeys(config, sessionId) : [],
+    // Reported beside an exact-id table too: what a loose table sets is lost either way.
+    unapplied_session_tables: sessionId !== null ? looseSessionKeys(config, sessionId) : [],
     session_table_keys: sessionLayers.length === 0 ? null : [...new Set(sessionLayers.flatMap((l) => Object.keys(l.patch)))].filter((key) => Object.hasOwn(state.sources, key)).sort(),
   };
 }

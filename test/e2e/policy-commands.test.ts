@@ -165,9 +165,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const looseApplyJson = json(['apply', '7d3f', '--config', byPrefix]);
     expect(looseApplyJson.body).toMatchObject({ status: 'no_plan', warnings: [expect.stringContaining('[sessions."7d3f"] is not applied')] });
     expect(looseApplyJson.stderr).toContain('[sessions."7d3f"] is not applied');
-    // A table under the full id applies, and nothing is said about the loose one beside it.
+    // A table under the full id applies; the loose one beside it is still named, since what it sets is lost.
     const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);
-    expect(gob(['plan', '7d3f', '--config', both]).stderr).not.toContain('not applied');
+    expect(gob(['plan', '7d3f', '--config', both]).stderr).toContain(`[sessions."7d3f"] is not applied`);
+    expect(json(['config', '7d3f', '--config', both]).body).toMatchObject({ policy: { min_savings_tokens: 2000 }, unapplied_session_tables: ['7d3f'] });
     // A provider flag that contradicts the session is refused.
     const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
     expect(clash.status).toBe(2);
