@@ -169,6 +169,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);
     expect(gob(['plan', '7d3f', '--config', both]).stderr).toContain(`[sessions."7d3f"] is not applied`);
     expect(json(['config', '7d3f', '--config', both]).body).toMatchObject({ policy: { min_savings_tokens: 2000 }, unapplied_session_tables: ['7d3f'] });
+    expect(gob(['config', '7d3f', '--config', both]).stdout).toMatch(/^# session: .*\[sessions\."7d3f"\] is not applied/m);
     // A provider flag that contradicts the session is refused.
     const clash = json(['config', '7d3f', '--provider', 'codex', '--config', config]);
     expect(clash.status).toBe(2);

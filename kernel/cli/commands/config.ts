@@ -137,10 +137,13 @@ function sessionTableNote(resolved: ResolvedConfig, sessionId: string): string {
     const loose = unappliedSessionNote(resolved);
     return `; no ${table} table sets anything${loose === null ? '' : ` (${loose})`}`;
   }
-  if (keys.length === 0) return `; its ${table} table sets no policy key`;
+  // A loose table beside the exact one is still named: what it sets is lost.
+  const loose = unappliedSessionNote(resolved);
+  const also = loose === null ? '' : `; ${loose}`;
+  if (keys.length === 0) return `; its ${table} table sets no policy key${also}`;
   const overridden = keys.filter((key) => resolved.sources[key]?.layer === 'flag');
-  if (overridden.length === keys.length) return `; flags override every key its ${table} table sets (${overridden.join(', ')})`;
-  return overridden.length === 0 ? '' : `; flags override ${overridden.join(', ')} of its ${table} table`;
+  if (overridden.length === keys.length) return `; flags override every key its ${table} table sets (${overridden.join(', ')})${also}`;
+  return (overridden.length === 0 ? '' : `; flags override ${overridden.join(', ')} of its ${table} table`) + also;
 }
 
 /**
