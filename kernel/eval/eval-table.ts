@@ -7,7 +7,7 @@ import { PROBE_KINDS } from './probe-scan.js';
 import { scoreText } from './plan-metrics.js';
 import { formatInt, formatPct } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
-import { renderTable, type Align, type TableOptions } from '../text/table.js';
+import { MESSAGE_CELL_MAX, renderTable, type Align, type TableOptions } from '../text/table.js';
 
 /** Missed probes listed per row in the table; --json has all of them (up to 8). */
 const MISSED_SHOWN = 4;
@@ -94,9 +94,6 @@ function bestScore(score: number): string {
   return score >= 100 ? formatInt(score) : scoreText(score);
 }
 
-/** Widest the result cell gets, on a terminal or not. */
-const RESULT_CELL_MAX = 60;
-
 export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`, options.width),
@@ -134,8 +131,8 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   // a narrow table must not make a damaged candidate look like a clean one.
   const findings = result.rows.some((r) => r.execution_state === 'rendered' && (r.verify_errors > 0 || r.verify_warnings > 0));
   const optional = new Set(['time', ...(findings ? [] : ['verify']), 'prefix', 'checks kept', 'client']);
-  // An error's whole message would widen every row; it is printed in full under the table.
-  const columns = header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, maxWidth: h === 'result' ? RESULT_CELL_MAX : undefined, optional: optional.has(h) }));
+  // An error's whole message is printed under the table.
+  const columns = header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, maxWidth: h === 'result' ? MESSAGE_CELL_MAX : undefined, optional: optional.has(h) }));
   lines.push(...renderTable(columns, rows, options));
   const failed = result.rows.filter((r) => r.status === 'error');
   if (failed.length > 0) lines.push('', 'errors:', ...failed.flatMap((r) => wrapText(`  ${r.strategy}: ${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`, options.width, '    ')));

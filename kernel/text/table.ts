@@ -37,6 +37,12 @@ export interface TableOptions {
   indent?: string;
 }
 
+/**
+ * Widest a cell holding a message (a failure, an error) gets, on a terminal or not: a whole message
+ * would widen every row, so tables that cut one print it in full under themselves.
+ */
+export const MESSAGE_CELL_MAX = 60;
+
 const GAP = '  ';
 const DEFAULT_MIN_WIDTH = 12;
 const ELLIPSIS = '…';

@@ -4,7 +4,7 @@ import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../sche
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
 import { wrapText } from '../../text/wrap.js';
-import { renderTable, type Column, type TableOptions } from '../../text/table.js';
+import { MESSAGE_CELL_MAX, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -37,8 +37,8 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     // Cut at the end: the prefix is what people select a session by.
     { header: 'session', fit: 'end', minWidth: 9 },
     { header: 'strategy' },
-    // A failure's whole message would widen every row; it is printed in full under the table.
-    { header: 'result', fit: 'end', maxWidth: RESULT_CELL_MAX },
+    // A failure's whole message is printed under the table (failureLines).
+    { header: 'result', fit: 'end', maxWidth: MESSAGE_CELL_MAX },
     { header: 'before', align: 'right' },
     { header: 'after', align: 'right' },
     { header: 'reduction', align: 'right' },
@@ -65,9 +65,6 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
   ]);
   return [...renderTable(columns, body, options), ...failureLines(rows, options)];
 }
-
-/** Widest the result cell gets, on a terminal or not. */
-const RESULT_CELL_MAX = 60;
 
 /** Every failed session or strategy with its whole message, which the table cuts. */
 function failureLines(rows: readonly BenchRow[], options: TableOptions): string[] {

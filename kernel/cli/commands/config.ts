@@ -133,12 +133,9 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
 function sessionTableNote(resolved: ResolvedConfig, sessionId: string): string {
   const table = `[sessions.${JSON.stringify(sessionId)}]`;
   const keys = resolved.session_table_keys;
-  if (keys === null) {
-    const loose = unappliedSessionNote(resolved);
-    return `; no ${table} table sets anything${loose === null ? '' : ` (${loose})`}`;
-  }
-  // A loose table beside the exact one is still named: what it sets is lost.
+  // A loose table is named beside the exact one too: what it sets is lost either way.
   const loose = unappliedSessionNote(resolved);
+  if (keys === null) return `; no ${table} table sets anything${loose === null ? '' : ` (${loose})`}`;
   const also = loose === null ? '' : `; ${loose}`;
   if (keys.length === 0) return `; its ${table} table sets no policy key${also}`;
   const overridden = keys.filter((key) => resolved.sources[key]?.layer === 'flag');
