@@ -6,6 +6,7 @@ import type { Finding, Severity } from '../../../sdk/index.js';
 
 export const Code = {
   invalidJson: 'invalid_json',
+  invalidUtf8: 'invalid_utf8',
   tornFinalLine: 'torn_final_line',
   blankLine: 'blank_line',
   invalidRecord: 'invalid_record',

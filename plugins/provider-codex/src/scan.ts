@@ -82,7 +82,13 @@ export class RolloutScanner {
       text = decodeUtf8(record.bytes, line);
     } catch (error) {
       // An unterminated final line cut inside a character is a torn write, not a bad file.
-      if (record.terminated) throw error;
+      if (record.terminated) {
+        // A parse has no reading of such a file and refuses it; a verify says what is wrong with
+        // it and goes on judging the other lines, as it does for every other broken line.
+        if (this.detail) throw error;
+        this.findings.add('error', Code.invalidUtf8, `line ${line + 1} is not valid UTF-8; the client cannot read the file`, line);
+        return;
+      }
       this.meta(line, 'invalid_json', null);
       this.pendingBadLine = line;
       return;

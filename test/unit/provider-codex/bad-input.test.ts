@@ -49,11 +49,17 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
 
   it('empty file', () => expectRefusal(file(''), INVALID_INPUT, /empty/));
   it('binary file', () => expectRefusal(file(Buffer.from([0x7b, 0x00, 0x01, 0x02, 0x0a])), INVALID_INPUT, /binary/));
-  it('invalid UTF-8 in the middle', () => {
+  it('invalid UTF-8 in the middle: parse refuses it, verify lists it as an error and judges the rest', async () => {
     const b = legacySession().builder;
     const text = Buffer.from(b.text());
     const bad = Buffer.concat([text.subarray(0, 40), Buffer.from([0xc3, 0x28]), text.subarray(42)]);
-    return expectRefusal(file(bad), INVALID_INPUT, /UTF-8/);
+    const path = file(bad);
+    await expect(parse({ provider_id: 'codex', path })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/line 1 is not valid UTF-8$/) });
+    const result = await verify({ provider_id: 'codex', path });
+    expect(result.findings.filter((f) => f.severity === 'error').map((f) => [f.code, f.line_index])).toContainEqual(['invalid_utf8', 0]);
+    // The other lines are still read: the session's record count is the whole file's.
+    expect(result.record_count).toBe(text.toString('utf8').split('\n').filter(Boolean).length);
+    expect(readFileSync(path).equals(bad)).toBe(true);
   });
   it('a path that does not exist', async () => {
     await expect(parse({ provider_id: 'codex', path: join(dir, 'missing.jsonl') })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/does not exist/) });
