@@ -1083,7 +1083,7 @@ export interface EventsCommandOutput {
   since: number | null;
   total_events: number;
   /**
-   * Lines that were blank, too long (over 16 KiB) or not valid events.
+   * Lines of the whole log that were blank, too long (over 16 KiB) or not valid events. Not narrowed by since or session: such a line has no time or session to filter by.
    */
   skipped_lines: number;
   by_outcome: EventCounts;

@@ -241,6 +241,22 @@ describe('vault commands (built CLI)', () => {
     expect(statSync(log).isDirectory()).toBe(true);
   });
 
+  it('events names the unreadable lines it skipped, over the whole log when it was asked for a window or a session', async () => {
+    const dataHome = join(home.root, 'skipped-data');
+    const log = join(dataHome, 'gobstopper', 'events.jsonl');
+    mkdirSync(join(dataHome, 'gobstopper'), { recursive: true, mode: 0o700 });
+    const old = { schema: 'gobstopper/compaction-events-v1', ts: 1_000_000_000, provider: 'claude_code', session_id: '0199a2f1-aaaa', strategy: 'elide', action: 'transcript_compact', outcome: 'applied', trigger_tokens: 1000, context_tokens_before: 5000, context_tokens_after: 2000, est_reclaimed_tokens: 3000, items_covered: 4, duration_ms: 12, error_code: null };
+    writeFileSync(log, `not json\n${JSON.stringify(old)}\n{"ts":"soon"}\n`, { mode: 0o600 });
+    const before = readFileSync(log);
+    const env = { XDG_DATA_HOME: dataHome };
+    expect((await cliWith(env, 'events')).stdout).toContain('  2 unreadable line(s) skipped\n');
+    // The window holds no event, and the skipped lines are still told, as counted over the whole log.
+    const windowed = await cliWith(env, 'events', '--since', '24h');
+    expect(windowed.stdout).toMatch(/^no events since .*\n  2 unreadable line\(s\) skipped in the whole log\n$/);
+    expect(JSON.parse((await cliWith(env, 'events', '--since', '24h', '--json')).stdout)).toMatchObject({ total_events: 0, skipped_lines: 2 });
+    expect(readFileSync(log).equals(before)).toBe(true);
+  });
+
   it('prune previews by default and deletes only with --apply (or the original\'s --yes)', async () => {
     const preview = await json<{ dropped_entries: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1');
     expect(preview).toMatchObject({ dropped_entries: 1, dry_run: true });

@@ -41,9 +41,13 @@ export default class Events extends BaseCommand<EventsResult> {
     const bad = log.unreadable[0];
     if (bad) throw new GobstopperError('events_log_unreadable', `cannot read the events log ${bad.file}: ${bad.reason}`, { details: { file: bad.file } });
     const s = summarizeEvents(log.events, log.skipped, { since, tail: flags.limit, session: flags.session });
+    // An unreadable line has no time or session: it is counted over the whole log, and said so.
+    const narrowed = since !== null || flags.session !== undefined;
+    const skipped = s.skipped_lines > 0 ? `${formatCount(s.skipped_lines)} unreadable line(s) skipped${narrowed ? ' in the whole log' : ''}` : null;
     if (s.total_events === 0) {
       const of = flags.session === undefined ? '' : ` of sessions matching '${flags.session}'`;
       this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
+      if (skipped !== null) this.say(`  ${skipped}`);
       return s;
     }
     this.say(`${formatCount(s.total_events)} event(s)${since === null ? '' : ` since ${formatTs(since)} UTC`}, ${formatTs(s.first_ts!)} to ${formatTs(s.last_ts!)} UTC`);
@@ -58,7 +62,7 @@ export default class Events extends BaseCommand<EventsResult> {
       const text = `  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${r.measured_events} measured compaction(s)`;
       for (const line of wrapText(text, this.tableWidth(), '             ')) this.say(line);
     }
-    if (s.skipped_lines > 0) this.say(`  ${formatCount(s.skipped_lines)} unreadable line(s) skipped`);
+    if (skipped !== null) this.say(`  ${skipped}`);
     if (s.events.length > 0) {
       this.say('');
       const rows = s.events.map((e) => [formatTs(e.ts), e.provider, e.strategy, e.action, e.outcome + (e.error_code ? ` (${e.error_code})` : ''), `${formatCount(e.context_tokens_before)} → ${formatCount(e.context_tokens_after)}`, e.session_id]);
