@@ -17,6 +17,9 @@ export function prepareManifestFile(path: string, source: Buffer, items: readonl
 
 const ratio = (n: number, d: number) => `${n}/${d}`;
 
+const TIERS_LEGEND =
+  'checks kept, of all: exact = the text is in the result; origin = in a slot of the same origin; source = still at its source pointer; lexical = at least 75% of its content words in one live slot';
+
 export function renderStudyLines(report: RetentionStudyReport, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`, options.width),
@@ -31,7 +34,10 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
   lines.push('');
   // Context is the study's own estimate (4 bytes a token over the records in context), which is
   // not the provider-reported figure plan and detect show.
-  const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors', 'floor'];
+  // One-word tier headers, told once above the table, keep a row within 80 columns (the arm names
+  // alone take 19, and a tier's count up to 7).
+  lines.push(...wrapText(TIERS_LEGEND, options.width), '');
+  const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'exact', 'origin', 'source', 'lexical', 'new errors', 'floor'];
   const rows = report.rows.map((r) => [
     r.arm,
     String(r.round),
@@ -46,7 +52,7 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
     String(r.new_verify_errors),
     r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no',
   ]);
-  const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'same origin', 'at source', 'lexical', 'new errors']);
+  const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'origin', 'source', 'lexical', 'new errors']);
   // An arm has a row per round: without the round column a narrow table shows rows no one can tell apart.
   const optional = new Set(['status', 'applied', 'new errors', 'floor']);
   lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left', optional: optional.has(h) })), rows, options));
@@ -54,18 +60,22 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
   return lines;
 }
 
-/** Per kind of check, each arm's last row: exact / same origin / at source / lexical, over the kind's total. */
+/**
+ * Per kind of check, each arm's last row: exact / origin / source / lexical, over the kind's total.
+ * A row per kind and a column per arm: there are three arms and any number of kinds.
+ */
 function byKind(report: RetentionStudyReport, options: TableOptions): string[] {
   const last = new Map<string, RetentionStudyReport['rows'][number]>();
   for (const r of report.rows) last.set(r.arm, r);
-  const kinds = [...new Set([...last.values()].flatMap((r) => r.retention.by_kind.filter((k) => k.total > 0).map((k) => k.kind)))];
+  const arms = [...last.values()];
+  const kinds = [...new Set(arms.flatMap((r) => r.retention.by_kind.filter((k) => k.total > 0).map((k) => k.kind)))];
   if (kinds.length === 0) return [];
-  const rows = [...last.values()].map((r) => [
-    r.arm,
-    ...kinds.map((kind) => {
+  const rows = kinds.map((kind) => [
+    kind,
+    ...arms.map((r) => {
       const k = r.retention.by_kind.find((b) => b.kind === kind);
       return k ? `${k.retained}/${k.same_origin_retained}/${k.source_bound_retained}/${k.lexical_retained} of ${k.total}` : '-';
     }),
   ]);
-  return ['', 'by kind (exact/same origin/at source/lexical of total, last round):', ...renderTable([{ header: 'arm' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
+  return ['', 'by kind (exact/origin/source/lexical of total, last round):', ...renderTable([{ header: 'kind' }, ...arms.map((r) => ({ header: r.arm, align: 'right' as const }))], rows, options)];
 }

@@ -504,8 +504,16 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     const human = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '1', ...LOW]);
     expect(human.stdout.split('\n')[0]).toBe('gobstopper-retention-study-v1: static_stress (no provider calls; 26 checks, labels heuristic)');
     expect(human.stdout).toMatch(/^typed_masking\s+1\s+applied\s+1\s+[\d,]+\s+[\d,]+\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+\d+\/26\s+0\s+/m);
-    expect(human.stdout).toContain('by kind (exact/same origin/at source/lexical of total, last round):');
+    expect(human.stdout).toContain('by kind (exact/origin/source/lexical of total, last round):');
     expect(human.stdout + human.stderr).not.toContain(SECRET);
+    // On an 80-column terminal every line fits, the context and all four tiers of each row included.
+    const narrow = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '1', ...LOW], { COLUMNS: '80' });
+    expect(narrow.stdout.split('\n').filter((l) => l.length > 80)).toEqual([]);
+    expect(narrow.stdout).toMatch(/^arm\s+round\s+before\s+after\s+exact\s+origin\s+source\s+lexical$/m);
+    expect(narrow.stdout).toMatch(/^typed_digest\s+1\s+[\d,]+\s+[\d,]+(\s+\d+\/26){4}$/m);
+    // By kind: a row per kind, a column per arm, each cell the four tiers of that kind's checks.
+    expect(narrow.stdout).toMatch(/^kind\s+observation_masking\s+typed_masking\s+typed_digest$/m);
+    expect(narrow.stdout).toMatch(/^constraint\s+\d+\/\d+\/\d+\/\d+ of 10\s+10\/10\/10\/10 of 10\s+10\/\d+\/4\/\d+ of 10$/m);
   });
 
   it('bad input gets one clear error and changes nothing', () => {
