@@ -7,7 +7,7 @@ import { PROBE_KINDS } from './probe-scan.js';
 import { scoreText } from './plan-metrics.js';
 import { formatInt, formatPct } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
-import { MESSAGE_CELL_MAX, renderTable, type Align, type TableOptions } from '../text/table.js';
+import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Align, type TableOptions } from '../text/table.js';
 
 /** Missed probes listed per row in the table; --json has all of them (up to 8). */
 const MISSED_SHOWN = 4;
@@ -135,7 +135,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   const columns = header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, maxWidth: h === 'result' ? MESSAGE_CELL_MAX : undefined, optional: optional.has(h) }));
   lines.push(...renderTable(columns, rows, options));
   const failed = result.rows.filter((r) => r.status === 'error');
-  if (failed.length > 0) lines.push('', 'errors:', ...failed.flatMap((r) => wrapText(`  ${r.strategy}: ${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`, options.width, '    ')));
+  lines.push(...messagesUnderTable('errors', failed.map((r) => [r.strategy, `${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`] as const), options.width));
   lines.push(...retentionByKind(result, options), ...missedProbes(result, options.width));
   lines.push('');
   const best = result.rows.find((r) => r.best);

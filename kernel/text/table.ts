@@ -43,6 +43,12 @@ export interface TableOptions {
  */
 export const MESSAGE_CELL_MAX = 60;
 
+/** The whole messages a table cut to MESSAGE_CELL_MAX, under a title, each wrapped to the width. */
+export function messagesUnderTable(title: string, entries: ReadonlyArray<readonly [label: string, message: string]>, width?: number): string[] {
+  if (entries.length === 0) return [];
+  return ['', `${title}:`, ...entries.flatMap(([label, message]) => wrapText(`  ${label}: ${message}`, width, '    '))];
+}
+
 const GAP = '  ';
 const DEFAULT_MIN_WIDTH = 12;
 const ELLIPSIS = '…';

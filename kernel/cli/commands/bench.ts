@@ -3,8 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
-import { wrapText } from '../../text/wrap.js';
-import { MESSAGE_CELL_MAX, renderTable, type Column, type TableOptions } from '../../text/table.js';
+import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -69,10 +68,7 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
 /** Every failed session or strategy with its whole message, which the table cuts. */
 function failureLines(rows: readonly BenchRow[], options: TableOptions): string[] {
   const failed = rows.filter((r) => r.failure !== null || r.status === 'error');
-  if (failed.length === 0) return [];
-  const lines = ['', 'failures:'];
-  for (const r of failed) lines.push(...wrapText(`  ${r.provider} ${r.session}${r.strategy === null ? '' : ` ${r.strategy}`}: ${resultCell(r)}`, options.width, '    '));
-  return lines;
+  return messagesUnderTable('failures', failed.map((r) => [`${r.provider} ${r.session}${r.strategy === null ? '' : ` ${r.strategy}`}`, resultCell(r)] as const), options.width);
 }
 
 export function benchAggregateLines(aggregates: readonly BenchAggregate[], options: TableOptions = {}): string[] {

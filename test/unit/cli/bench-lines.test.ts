@@ -49,4 +49,15 @@ describe('bench rows on a narrow terminal', () => {
     expect(cell(lines[1]!)).toBe('-');
     expect(cell(lines[2]!)).toBe('96%');
   });
+
+  it('cut a long failure in its row and print it whole under the table, wrapped to the width', () => {
+    const long = `the provider stopped answering while it parsed the session, ${'and then again on its retry, '.repeat(4)}so it was given up`;
+    const failed = benchFailureRow('codex', '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', 'session_evaluation_failed', long);
+    const lines = benchRowLines([rendered('elide'), failed], { width: 70 });
+    expect(lines.every((l) => l.length <= 70)).toBe(true);
+    const under = lines.slice(lines.indexOf('failures:') + 1);
+    expect(under[0]).toMatch(/^  codex 019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77: /);
+    expect(under.slice(1).every((l) => l.startsWith('    '))).toBe(true);
+    expect(under.map((l) => l.trim()).join(' ')).toContain(`session failed (session_evaluation_failed): ${long}`);
+  });
 });
