@@ -38,6 +38,13 @@ function bareTopicWithJson(config: Interfaces.Config, argv: readonly string[]): 
   return flags.includes('--json') && !flags.some((f) => f === '--help' || f === '-h');
 }
 
+/** Whether the words before any `--` are `help` and nothing else (`help --help`, `help help`). */
+function asksAboutHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = (end === -1 ? argv : argv.slice(0, end)).filter((w) => !w.startsWith('-'));
+  return words.length > 0 && words.every((w) => w === 'help');
+}
+
 export default class GobstopperHelp extends Help {
   protected override get sortedCommands(): Command.Loadable[] {
     return super.sortedCommands.filter((c) => !inHiddenGroup(this.config, c.id));
@@ -47,6 +54,13 @@ export default class GobstopperHelp extends Help {
   override async showHelp(argv: string[]): Promise<void> {
     if (bareTopicWithJson(this.config, argv)) {
       process.stdout.write(JSON.stringify({ commands: commandsUnder(this.config, argv[0]!) }, null, 2) + '\n');
+      return;
+    }
+    // oclif skips the word `help` when it looks for the subject, so `help --help` and `help help`
+    // would print the root listing; they ask about the help command, so they get its own help.
+    const help = asksAboutHelp(argv) ? this.config.findCommand('help') : undefined;
+    if (help) {
+      await this.showCommandHelp(help);
       return;
     }
     await super.showHelp(argv);

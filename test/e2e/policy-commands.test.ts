@@ -438,6 +438,15 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(short.stderr).toBe('');
     expect(gob(['-h']).stdout).toContain('COMMANDS');
     expect(gob(['help', 'plugin', 'add']).stdout).toContain('$ gobstopper plugin add SOURCE');
+    // The help command has help of its own, as every command does, not the root listing.
+    for (const asked of [['help', '--help'], ['help', '-h'], ['help', 'help']]) {
+      const own = gob(asked);
+      expect(own.status, asked.join(' ')).toBe(0);
+      expect(own.stdout, asked.join(' ')).toContain('USAGE\n  $ gobstopper help [COMMAND...]');
+      expect(own.stdout, asked.join(' ')).toContain('With no words, lists every command.');
+      expect(own.stdout, asked.join(' ')).not.toContain('\nCOMMANDS\n');
+    }
+    expect(gob(['help']).stdout).toContain('\nCOMMANDS\n');
     const plan = json(['help', 'plan']);
     expect(plan.status).toBe(0);
     expect(validateHelpCommandResult(plan.body)).toBe(true);
