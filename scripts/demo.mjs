@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The main job on the bundled demo sessions, in a throwaway home: detect, plan, apply, verify the
-// fork, history, search and read back a detail the fork elided, undo. Never touches the real homes.
+// The main job on the bundled demo sessions, in a throwaway home: detect, plan, apply, a watch pass,
+// verify the fork, history, search and read back a detail the fork elided, undo. Never touches the real homes.
 // `--keep` leaves the temporary home in place for a look around.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -78,9 +78,11 @@ try {
   console.log(`prepared ${r.path}`);
   console.log(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
   console.log(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes; resume with: ${r.resume_command}`);
-  run(['apply', CODEX_ID.slice(0, 8)]);
 
-  step('4. Verify the fork', 'The client must be able to resume it: tool calls paired, links intact.');
+  step('4. Or let a watch do it', 'One pass of gobstopper watch applies every idle session that crossed its trigger: the Codex one now; the Claude one it finds already compacted.');
+  run(['watch', '--once']);
+
+  step('5. Verify the fork', 'The client must be able to resume it: tool calls paired, links intact.');
   run(['verify', r.output_session_id]);
   const forkText = readFileSync(r.path, 'utf8');
   console.log(
@@ -89,17 +91,17 @@ try {
       : `"${PLANTED}" is gone from the fork: that tool output was elided. The vault still has it.`,
   );
 
-  step('5. History of the session', 'Every archived state, newest first.');
+  step('6. History of the session', 'Every archived state, newest first.');
   run(['history', CLAUDE_ID.slice(0, 8)]);
 
-  step('6. Find the elided detail in the vault', 'search-snapshot returns record numbers and hashes, never content.');
+  step('7. Find the elided detail in the vault', 'search-snapshot returns record numbers and hashes, never content.');
   const found = run(['search-snapshot', r.snapshot_manifest_sha256, '--query', PLANTED], { json: true, show: false });
   console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256} --query '${PLANTED}' --json`);
   console.log('(its JSON, summed up:)');
   for (const m of found.matches) console.log(`record ${m.record_index}: ${m.match_count} match(es), sha256 ${m.record_sha256.slice(0, 16)}…`);
   const record = found.matches[0].record_index;
 
-  step('7. Read that record back', 'One bounded UTF-8 page of the archived record, bound to the snapshot and record hashes.');
+  step('8. Read that record back', 'One bounded UTF-8 page of the archived record, bound to the snapshot and record hashes.');
   const page = run(['read-snapshot', r.snapshot_manifest_sha256, '--record', String(record), '--max-bytes', '16384'], { json: true, show: false });
   console.log(`$ gobstopper read-snapshot ${r.snapshot_manifest_sha256} --record ${record} --max-bytes 16384 --json`);
   console.log('(the part of its content around the planted error:)');
@@ -107,13 +109,13 @@ try {
   console.log(`…${page.content.slice(Math.max(0, at - 40), at + 90)}…`);
   console.log(`(${page.record_bytes} bytes in the record; content_trust: ${page.content_trust})`);
 
-  step('8. Recall state cards', "Search every state card in the vault, the fork's included.");
+  step('9. Recall state cards', "Search every state card in the vault, the fork's included.");
   run(['recall', '--query', 'export']);
 
-  step('9. Undo', 'Name the fork to get back the state it was made from, as yet another new session; nothing existing is overwritten.');
+  step('10. Undo', 'Name the fork to get back the state it was made from, as yet another new session; nothing existing is overwritten.');
   run(['undo', r.output_session_id.slice(0, 8)]);
 
-  step('10. The sources are untouched');
+  step('11. The sources are untouched');
   const changed = sources.filter(([f, h]) => sha(f) !== h);
   console.log(changed.length === 0 ? `All ${sources.length} original transcripts are byte-identical.` : `CHANGED: ${changed.map(([f]) => f).join(', ')}`);
   if (changed.length) process.exitCode = 1;

@@ -304,6 +304,14 @@ export type RecallCommandOutput = RecallRow[];
  */
 export type VaultCommandOutput = VaultEntry[];
 /**
+ * compacted: a verified fork was published (or an earlier watch's fork of the same state was found); would_compact: --dry-run found a plan; no_plan: the plan pipeline found nothing worth doing (reason_code says why); below_trigger: the context the provider reported is under the effective trigger, so the transcript was not read; provider_control: the plan names the client's own compaction, which only the client can run; live_over_trigger: a live session is over the trigger and will be looked at once it is idle (said once per live spell); failed: the session could not be compacted (error says why).
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "WatchOutcome".
+ */
+export type WatchOutcome =
+  "compacted" | "would_compact" | "no_plan" | "below_trigger" | "provider_control" | "live_over_trigger" | "failed";
+/**
  * Application error codes a plugin may answer with. -32006 is an items_ref the plugin does not hold; -32800 is a cancelled request.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -2425,6 +2433,111 @@ export interface Finding {
    */
   message: string;
   line_index?: LineIndex | null;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "WatchDecision".
+ */
+export interface WatchDecision {
+  provider: ProviderId;
+  session_id: SessionId;
+  path: string;
+  outcome: WatchOutcome;
+  /**
+   * The context the decision started from: the plan's when there was one, else the provider's report; null when unknown.
+   */
+  context_tokens: number | null;
+  effective_trigger_tokens?: number;
+  /**
+   * The strategy whose plan was used (compacted, would_compact, provider_control).
+   */
+  strategy?: string;
+  /**
+   * The plan's projected context after compaction.
+   */
+  context_tokens_after?: number;
+  /**
+   * For no_plan: the plan's reason code.
+   */
+  reason_code?: string;
+  /**
+   * For provider_control and live_over_trigger: what to run in the client.
+   */
+  control?: string | null;
+  /**
+   * For compacted: the fork was already published by an earlier run.
+   */
+  reused?: boolean;
+  /**
+   * For compacted: the published fork.
+   */
+  fork?: {
+    session_id: SessionId;
+    path: string;
+    resume_command: string;
+    snapshot_manifest_sha256: Sha256;
+  };
+  /**
+   * For failed: the error, as --json reports it for the command that failed.
+   */
+  error?: {
+    code: string;
+    message: string;
+  };
+}
+/**
+ * Sessions seen but not decided on in this pass, by why.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "WatchSkipCounts".
+ */
+export interface WatchSkipCounts {
+  /**
+   * Updated by their client within the last 180 s: a live session's client owns it.
+   */
+  live: number;
+  /**
+   * Unchanged since a decision made within the last day.
+   */
+  settled: number;
+  /**
+   * Forks and restores gobstopper published that no client has resumed.
+   */
+  published: number;
+  /**
+   * Compacted less than min_interval_secs ago.
+   */
+  rate_limited: number;
+  /**
+   * Listed by discovery but no longer a regular file when looked at.
+   */
+  gone: number;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "WatchPass".
+ */
+export interface WatchPass {
+  /**
+   * Number of this pass, from 1.
+   */
+  pass: number;
+  /**
+   * Unix milliseconds.
+   */
+  started_at: number;
+  duration_ms: number;
+  dry_run: boolean;
+  /**
+   * Sessions discovery listed in the window.
+   */
+  sessions: number;
+  decisions: WatchDecision[];
+  skipped: WatchSkipCounts;
+  /**
+   * Why the stored watch state was not used (it is rewritten after the pass).
+   */
+  state_discarded?: string;
 }
 /**
  * Accepted from the original tool's configuration so existing files load (treatment cohort percentages per provider); no effect here.

@@ -194,3 +194,7 @@ export declare const validateVaultLabel: GeneratedValidator;
 export declare const validateVaultManifest: GeneratedValidator;
 export declare const validateVaultPin: GeneratedValidator;
 export declare const validateVerifyOutput: GeneratedValidator;
+export declare const validateWatchDecision: GeneratedValidator;
+export declare const validateWatchOutcome: GeneratedValidator;
+export declare const validateWatchPass: GeneratedValidator;
+export declare const validateWatchSkipCounts: GeneratedValidator;

@@ -1,0 +1,140 @@
+import { Flags } from '@oclif/core';
+import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
+import { lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { formatCount } from '../../text/human.js';
+import { GobstopperError } from '../../errors.js';
+import { BaseCommand, toEnvelope } from '../base-command.js';
+import { policyFlags } from '../plan-flags.js';
+import { homeFlags, providerHomes } from '../session-flags.js';
+
+/** Longest pause between passes a person could mean: one day. */
+const MAX_INTERVAL_SECS = 86_400;
+
+export default class Watch extends BaseCommand<WatchPass | undefined> {
+  static override summary = 'Follow your sessions and compact each one that crosses its trigger, once it is idle.';
+  static override description = `Every --interval seconds, lists the sessions (as detect does) and runs apply on each idle one whose context has reached the trigger its session, provider or preset tables set: a vault snapshot, then a verified fork under a new id; the source is never changed. The config is read again on every pass.
+
+Passed over without reading the transcript: live sessions (updated within 180 s; a live one over its trigger is named once, with the control its client compacts with), sessions unchanged since the watch last decided on them under the same policy (within a day), sessions compacted less than min_interval_secs ago, forks and restores gobstopper published that no client has resumed, and sessions whose reported context is under the trigger (unless adaptive is on, which needs the transcript). Sessions are taken smallest first. What was decided is kept in gobstopper's data directory, in watch-state-all.json (watch-state-codex.json for --provider codex, and so on), and one watch per set of providers runs at a time.
+
+--dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C.`;
+  static override examples = [
+    '<%= config.bin %> watch --dry-run --once',
+    '<%= config.bin %> watch --interval 60 --provider codex',
+    '<%= config.bin %> watch --once --json',
+  ];
+  static override flags = {
+    interval: Flags.integer({ summary: 'Seconds between the start of one pass and the next.', default: 30, min: 1, max: MAX_INTERVAL_SECS, helpValue: '<secs>' }),
+    once: Flags.boolean({ summary: 'Run one pass, then exit.' }),
+    'dry-run': Flags.boolean({ summary: 'Plan and report what would be compacted; write nothing (no fork, vault, event or watch state).' }),
+    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
+    'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, exclusive: ['all'], helpValue: '<secs>' }),
+    all: Flags.boolean({ summary: 'Sessions of any age.', exclusive: ['max-age'] }),
+    // As plan takes them; a trigger is the config's to set, per session, provider or preset.
+    strategy: policyFlags.strategy,
+    preset: policyFlags.preset,
+    config: policyFlags.config,
+    ...homeFlags,
+  };
+
+  async run(): Promise<WatchPass | undefined> {
+    const { flags } = await this.parse(Watch);
+    const providers = flags.provider ? [...new Set(flags.provider)] : undefined;
+    const status = this.statusLine();
+    const options: WatchOptions = {
+      env: process.env,
+      homes: providerHomes(flags),
+      providers,
+      strategy: flags.strategy,
+      preset: flags.preset,
+      configPath: flags.config,
+      maxAgeSecs: flags.all ? null : flags['max-age'],
+      dryRun: flags['dry-run'] === true,
+      onSession: (row, index, of) => status.show(`watch: session ${index + 1} of ${of} (${row.provider} ${row.session_id.slice(0, 8)})…`),
+    };
+    // A dry run writes nothing, so it neither needs nor takes the watch's lock.
+    const lock = options.dryRun ? null : await lockWatch(process.env, providers);
+    try {
+      const state = await openWatchState(process.env, providers);
+      for (let pass = 1; ; pass++) {
+        const started = Date.now();
+        let result: WatchPass;
+        try {
+          result = await watchPass(options, state, pass).finally(() => status.clear());
+        } catch (error) {
+          // The first pass shows whether the setup works at all; later, a broken pass (a config
+          // edit half saved, a vault being repaired) is reported and the watch goes on.
+          if (pass === 1 || flags.once || !(error instanceof GobstopperError) || error.exit === 2) throw error;
+          this.passFailed(pass, error, flags.interval);
+          await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
+          continue;
+        }
+        if (flags.once) {
+          if (!this.jsonEnabled()) this.print(result, true);
+          return result;
+        }
+        if (this.jsonEnabled()) process.stdout.write(JSON.stringify(result) + '\n');
+        else this.print(result, pass === 1);
+        await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
+      }
+    } finally {
+      await lock?.release();
+    }
+  }
+
+  private passFailed(pass: number, error: GobstopperError, interval: number): void {
+    if (this.jsonEnabled()) {
+      const envelope = toEnvelope(error);
+      process.stdout.write(JSON.stringify({ ...envelope, error: { ...envelope.error, details: { ...envelope.error.details, pass } } }) + '\n');
+    } else this.warning(`pass ${pass} failed: ${error.message}; trying again in ${interval} s`);
+  }
+
+  /** Each decision on a line, then what the pass passed over; a quiet pass prints nothing after the first. */
+  private print(pass: WatchPass, always: boolean): void {
+    if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; it is rewritten after this pass`);
+    const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger');
+    for (const d of shown) for (const line of decisionLines(d)) this.say(line);
+    if (!always && shown.length === 0) return;
+    const counts = new Map<string, number>();
+    for (const d of pass.decisions) counts.set(d.outcome, (counts.get(d.outcome) ?? 0) + 1);
+    const parts = [...counts].map(([outcome, n]) => `${n} ${OUTCOME_WORDS[outcome as WatchDecision['outcome']]}`);
+    const s = pass.skipped;
+    for (const [n, words] of [[s.live, 'live'], [s.settled, 'unchanged'], [s.rate_limited, 'compacted too recently'], [s.published, s.published === 1 ? 'unresumed fork' : 'unresumed forks'], [s.gone, 'gone']] as const) {
+      if (n > 0) parts.push(`${n} ${words}`);
+    }
+    const time = new Date(pass.started_at).toISOString().slice(11, 19);
+    this.say(`${time} pass ${pass.pass}${pass.dry_run ? ' (dry run)' : ''}: ${pass.sessions} session${pass.sessions === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`);
+  }
+}
+
+const OUTCOME_WORDS: Record<WatchDecision['outcome'], string> = {
+  compacted: 'compacted',
+  would_compact: 'would be compacted',
+  no_plan: 'without a plan',
+  below_trigger: 'under the trigger',
+  provider_control: 'for the client to compact',
+  live_over_trigger: 'live over the trigger',
+  failed: 'failed',
+};
+
+function decisionLines(d: WatchDecision): string[] {
+  const who = `${d.provider} ${d.session_id}`;
+  const tokens = d.context_tokens_after !== undefined ? `: ${formatCount(d.context_tokens)} → ${formatCount(d.context_tokens_after)} tokens (${d.strategy})` : '';
+  switch (d.outcome) {
+    case 'compacted':
+      return [`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`, `  fork: ${d.fork!.path}`, `  resume: ${d.fork!.resume_command}`];
+    case 'would_compact':
+      return [`would compact ${who}${tokens}`];
+    case 'no_plan':
+      return [`no plan for ${who}: ${d.reason_code} (context ${formatCount(d.context_tokens)}, trigger ${formatCount(d.effective_trigger_tokens)})`];
+    case 'provider_control':
+      return [`${who}${tokens}: ${d.control ?? 'the plan names the client\'s own compaction'}`];
+    case 'live_over_trigger':
+      return [`${who} is live at ${formatCount(d.context_tokens)} tokens, over its trigger of ${formatCount(d.effective_trigger_tokens)}: it will be compacted once idle${d.control ? ` (its client can compact now: ${d.control})` : ''}`];
+    case 'below_trigger':
+      return [];
+    case 'failed':
+      return [`failed ${who}: ${d.error!.message} [${d.error!.code}]`];
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

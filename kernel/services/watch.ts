@@ -1,0 +1,210 @@
+/**
+ * `watch`: every pass lists the sessions (tail reads only), sets aside those that are live, settled,
+ * rate limited, gobstopper's own unresumed forks or plainly under their trigger, and runs `apply`
+ * on the rest, smallest first, each with the policy its own session, provider and preset tables
+ * give. A live session is never touched: it is compacted once its client has left it idle.
+ * The config is read again every pass, so an edit takes effect without a restart.
+ */
+import { dirname } from 'node:path';
+import type * as T from '../../schemas/generated/types.js';
+import { loadConfig } from '../config/load-config.js';
+import { discoveryMaxAge, resolveConfig } from '../config/resolve-config.js';
+import { GobstopperError } from '../errors.js';
+import { discoveryWindow } from '../policy/defaults.js';
+import { toResolvedPolicy } from '../policy/effective-policy.js';
+import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
+import { publications, untouchedPublication } from '../publish/publications.js';
+import { sha256OfJson } from '../publish/receipt.js';
+import { detectSessions } from '../sessions/detect.js';
+import type { ProviderHomes } from '../sessions/provider-port.js';
+import { FileLock, LockBusyError } from '../vault/lock.js';
+import { ensurePrivateDir } from '../vault/private-fs.js';
+import { triage } from '../watch/triage.js';
+import { fingerprintOf, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
+import { applySession } from './apply.js';
+import { planForSelector } from './plan.js';
+import { requirePolicyIds } from './policy-ids.js';
+import { withRuntime, type Runtime } from './runtime.js';
+
+export interface WatchOptions {
+  env: NodeJS.ProcessEnv;
+  homes?: ProviderHomes;
+  providers?: string[];
+  strategy?: string;
+  preset?: string;
+  configPath?: string;
+  cwd?: string;
+  /** Sessions updated this recently; null: every one; undefined: [discovery] max_age_secs. */
+  maxAgeSecs?: number | null;
+  /** Decide and report, but write nothing: no fork, no vault, no event, no watch state. */
+  dryRun: boolean;
+  /** Told as each session is taken up, for a status line. */
+  onSession?: (row: T.DetectRow, index: number, of: number) => void;
+}
+
+/**
+ * Errors that say "not now" rather than "not this file": the session is tried again next pass even
+ * if it did not change.
+ */
+const TRANSIENT_CODES = new Set(['session_live', 'source_changed', 'operation_running', 'undo_running', 'lock_busy', 'interrupted']);
+
+/** The watch's own lock: two watches of one scope would apply the same sessions side by side. */
+export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<FileLock> {
+  const scope = watchScope(providers);
+  const path = watchStatePath(env, scope).replace(/\.json$/, '.lock');
+  await ensurePrivateDir(dirname(path));
+  try {
+    return await FileLock.acquire(path, { waitMs: 0, what: `the watch of ${scope === 'all' ? 'every provider' : scope}` });
+  } catch (error) {
+    if (error instanceof LockBusyError) {
+      throw new GobstopperError('watch_running', `another watch of ${scope === 'all' ? 'every provider' : scope} is running (${error.message.replace(/^.* is locked /, 'locked ')})`, { details: error.details });
+    }
+    throw error;
+  }
+}
+
+export async function openWatchState(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<WatchState> {
+  return loadWatchState(watchStatePath(env, watchScope(providers)), Math.floor(Date.now() / 1000));
+}
+
+/** One pass over every discovered session; the state is updated in memory and, unless dry, on disk. */
+export async function watchPass(options: WatchOptions, state: WatchState, pass: number): Promise<T.WatchPass> {
+  const startedAt = Date.now();
+  const skipped: T.WatchSkipCounts = { live: 0, settled: 0, published: 0, rate_limited: 0, gone: 0 };
+  const decisions: T.WatchDecision[] = [];
+  const discarded = state.discarded;
+  state.discarded = null;
+  const sessions = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
+    const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
+    const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
+    const { rows } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
+    const published = await publications(options.env);
+    // Small sessions first: one large session does not hold up every other decision.
+    const queue = [...rows].sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
+    for (const [index, row] of queue.entries()) {
+      options.onSession?.(row, index, queue.length);
+      const fingerprint = await fingerprintOf(row.path);
+      const resolved = resolveConfig(loaded, { provider: row.provider, session_id: row.session_id, preset: options.preset, flags: { strategy: options.strategy } });
+      const policy = toResolvedPolicy(resolved.values);
+      const policyDigest = policyDigestOf(resolved.values, options.env);
+      const nowSecs = Math.floor(Date.now() / 1000);
+      const key = `${row.provider}\u0000${row.path}`;
+      const entry = state.entries.get(key);
+      const verdict = triage({
+        row,
+        fingerprint,
+        entry,
+        policy: policyDigest,
+        unresumedPublication: untouchedPublication(published, row.path, fingerprint?.bytes) !== null,
+        effectiveTrigger: policy.effective_trigger_tokens,
+        adaptive: policy.adaptive,
+        minIntervalSecs: policy.min_interval_secs,
+        nowSecs,
+      });
+      if (verdict.kind === 'skip') {
+        skipped[verdict.reason] += 1;
+        continue;
+      }
+      const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens, effective_trigger_tokens: policy.effective_trigger_tokens };
+      const unserved = unservedPolicy(rt, resolved);
+      const decision: T.WatchDecision =
+        unserved !== null
+          ? { ...base, outcome: 'failed', error: unserved }
+          : verdict.kind === 'decided'
+            ? { ...base, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
+            : await evaluate(rt, row, base, options);
+      decisions.push(decision);
+      if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
+      // The file as it is after the decision: a compaction never writes the source, but a client may have.
+      const after = (await fingerprintOf(row.path)) ?? fingerprint!;
+      const next: WatchEntry = { provider: row.provider, session_id: row.session_id, fingerprint: after, policy: policyDigest, outcome: decision.outcome, decided_at: Math.floor(Date.now() / 1000) };
+      const appliedAt = decision.outcome === 'compacted' && !decision.reused ? next.decided_at : entry?.applied_at;
+      state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
+    }
+    return rows.length;
+  });
+  if (!options.dryRun) await saveWatchState(state);
+  return {
+    pass,
+    started_at: startedAt,
+    duration_ms: Date.now() - startedAt,
+    dry_run: options.dryRun,
+    sessions,
+    decisions,
+    skipped,
+    ...(discarded ? { state_discarded: discarded } : {}),
+  };
+}
+
+/**
+ * The policy values and every GOBSTOPPER_* variable (limits a parse obeys): a decision made under
+ * other ones is made again.
+ */
+function policyDigestOf(values: unknown, env: NodeJS.ProcessEnv): string {
+  const knobs = Object.entries(env)
+    .filter(([k]) => k.startsWith('GOBSTOPPER_'))
+    .sort(([a], [b]) => a.localeCompare(b));
+  return sha256OfJson({ values, knobs }).slice(0, 16);
+}
+
+type DecisionBase = Pick<T.WatchDecision, 'provider' | 'session_id' | 'path' | 'context_tokens' | 'effective_trigger_tokens'>;
+
+/** Plans (dry run) or applies one session; a failure is this session's decision, not the pass's. */
+async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, options: WatchOptions): Promise<T.WatchDecision> {
+  const planOptions = { strategy: options.strategy, preset: options.preset, configPath: options.configPath, cwd: options.cwd };
+  try {
+    if (options.dryRun) {
+      const planned = await planForSelector(rt, row.path, planOptions);
+      const outcome = planned.outcome;
+      if (outcome.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: outcome.context_tokens_before, reason_code: outcome.reason_code };
+      const control = outcome.plan.edits.find((e) => e.op === 'provider_compact');
+      return {
+        ...base,
+        outcome: control ? 'provider_control' : 'would_compact',
+        context_tokens: outcome.plan.context_tokens_before,
+        strategy: outcome.plan.strategy,
+        context_tokens_after: outcome.plan.context_tokens_after,
+      };
+    }
+    const result = await applySession(rt, row.path, planOptions);
+    if (result.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: result.outcome.context_tokens_before, reason_code: result.outcome.reason_code };
+    const plan = result.plan.plan;
+    const planned = { context_tokens: plan.context_tokens_before, strategy: plan.strategy, context_tokens_after: plan.context_tokens_after };
+    if (result.status === 'provider_control') return { ...base, ...planned, outcome: 'provider_control', control: result.message };
+    const r = result.receipt;
+    return {
+      ...base,
+      ...planned,
+      outcome: 'compacted',
+      reused: result.reused,
+      fork: { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 },
+    };
+  } catch (error) {
+    return { ...base, outcome: 'failed', error: errorOf(error) };
+  }
+}
+
+/**
+ * A strategy or scorer nothing serves: named on the command line it stops the watch (a usage error,
+ * as plan's); named by a config table it is a failure of the sessions that table governs.
+ */
+function unservedPolicy(rt: Runtime, resolved: ReturnType<typeof resolveConfig>): { code: string; message: string } | null {
+  try {
+    requirePolicyIds(rt.host.registry, resolved);
+    return null;
+  } catch (error) {
+    if (error instanceof GobstopperError && error.exit === 2) throw error;
+    return errorOf(error);
+  }
+}
+
+/** As --json reports an error, on one line: a decision is one entry of a pass, not a stack. */
+function errorOf(error: unknown): { code: string; message: string } {
+  const flat = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+  if (error instanceof GobstopperError) return { code: error.code, message: flat(error.message) };
+  return { code: 'internal', message: flat(error instanceof Error ? error.message : String(error)) };
+}
+
+function liveControl(provider: string): string | null {
+  return (LIVE_SESSION_CONTROLS as Record<string, string | undefined>)[provider as BuiltinProvider] ?? null;
+}

@@ -1,0 +1,197 @@
+/**
+ * `watch` end to end on the demo sessions: what a pass compacts, what it passes over without
+ * reading, what it remembers, and that a dry run writes nothing.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateWatchPass } from '../../schemas/generated/validators.js';
+import { binPath, runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+const statePath = (h: Home) => join(h.dataHome, 'gobstopper', 'watch-state-all.json');
+const config = (extra = '') => `[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n${extra}`;
+const byId = (pass: any) => Object.fromEntries(pass.decisions.map((d: any) => [d.session_id, d]));
+const hashes = (dirs: string[]) => Object.fromEntries(dirs.flatMap(listFiles).map((f) => [f, sha256File(f)]));
+
+describe('watch', () => {
+  it('one pass compacts every idle session over its trigger into a fork, and the next pass leaves them be', async () => {
+    home = demoHome();
+    const before = { claude: sha256File(home.claudeSession), codex: sha256File(home.codexSession) };
+    const first = await runJson(['watch', '--once'], home.env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(validateWatchPass(first.json)).toBe(true);
+    const decided = byId(first.json);
+    for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) {
+      expect(decided[id]).toMatchObject({ outcome: 'compacted', strategy: 'compacted', reused: false });
+      expect(decided[id].context_tokens_after).toBeLessThan(decided[id].context_tokens);
+      expect(existsSync(decided[id].fork.path)).toBe(true);
+      expect(decided[id].fork.resume_command).toContain(decided[id].fork.session_id);
+    }
+    expect(sha256File(home.claudeSession)).toBe(before.claude);
+    expect(sha256File(home.codexSession)).toBe(before.codex);
+    // The forks verify, as apply's do.
+    const verified = await runJson(['verify', decided[DEMO_CLAUDE_ID].fork.path], home.env);
+    expect(verified.code).toBe(0);
+
+    const second = await runJson(['watch', '--once'], home.env);
+    expect(second.code).toBe(0);
+    expect(second.json.decisions).toEqual([]);
+    expect(second.json.skipped).toMatchObject({ settled: 2, published: 2 });
+    const text = await runCli(['watch', '--once'], home.env);
+    expect(text.stdout).toMatch(/pass 1: 4 sessions: 2 unchanged, 2 unresumed forks\n$/);
+  });
+
+  it('--dry-run says what it would compact and writes nothing at all', async () => {
+    home = demoHome();
+    const files = hashes([home.claudeHome, home.codexHome]);
+    const dry = await runCli(['watch', '--once', '--dry-run'], home.env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would compact claude_code ${DEMO_CLAUDE_ID}: 58,865 → `);
+    expect(dry.stdout).toContain(`would compact codex ${DEMO_CODEX_ID}`);
+    expect(dry.stdout).toMatch(/pass 1 \(dry run\): 2 sessions: 2 would be compacted/);
+    expect(hashes([home.claudeHome, home.codexHome])).toEqual(files);
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+  });
+
+  it('a session under its reported trigger is not read; with adaptive on it must be, and its damage is that session\'s failure alone', async () => {
+    home = demoHome(config().replace('20000', '70000'));
+    // A NUL byte near the start: any parse refuses the file, the tail read discovery does never sees it.
+    const bytes = readFileSync(home.claudeSession);
+    bytes[100] = 0;
+    writeFileSync(home.claudeSession, bytes);
+    utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const under = await runJson(['watch', '--once'], home.env);
+    expect(under.code).toBe(0);
+    expect(byId(under.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'below_trigger', context_tokens: 58865, effective_trigger_tokens: 70000 });
+    // The Codex session is over 70,000 and is compacted beside it.
+    expect(byId(under.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
+
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('adaptive = true\n').replace('20000', '70000'));
+    const adaptive = await runJson(['watch', '--once'], home.env);
+    expect(adaptive.code).toBe(0);
+    const failed = byId(adaptive.json)[DEMO_CLAUDE_ID];
+    expect(failed.outcome).toBe('failed');
+    expect(failed.error.message).toContain('NUL');
+    // A failure stands until the file changes: the next pass does not read it again.
+    const again = await runJson(['watch', '--once'], home.env);
+    expect(byId(again.json)[DEMO_CLAUDE_ID]).toBeUndefined();
+    expect(again.json.skipped.settled).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a live session over its trigger is named once and left to its client', async () => {
+    home = demoHome();
+    const now = new Date();
+    utimesSync(home.claudeSession, now, now);
+    const first = await runJson(['watch', '--once'], home.env);
+    expect(byId(first.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'live_over_trigger', control: '/compact or relaunch --autocompact' });
+    expect(byId(first.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
+    const text = await runCli(['watch', '--once'], home.env);
+    expect(text.stdout).not.toContain('is live at');
+    expect(text.stdout).toContain('1 live');
+    expect(listFiles(home.claudeHome)).toHaveLength(1);
+  });
+
+  it('a session compacted less than min_interval_secs ago waits; at 0 it is looked at again', async () => {
+    home = demoHome();
+    expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
+    // The file is touched (same bytes): no longer the state the watch decided on.
+    const later = new Date(Date.now() - 1800_000);
+    utimesSync(home.claudeSession, later, later);
+    const waiting = await runJson(['watch', '--once'], home.env);
+    expect(waiting.json.skipped.rate_limited).toBe(1);
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('min_interval_secs = 0\n'));
+    const again = await runJson(['watch', '--once'], home.env);
+    // Same bytes, same plan: the fork already published is found, not written twice.
+    expect(byId(again.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true });
+  });
+
+  it('a damaged state file is reported and replaced, not a reason to stop', async () => {
+    home = demoHome();
+    expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
+    writeFileSync(statePath(home), '{"schema":');
+    const r = await runCli(['watch', '--once'], home.env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('is not valid JSON');
+    // Without its memory the watch finds the forks it already published.
+    expect(r.stdout).toContain('already compacted');
+    expect(JSON.parse(readFileSync(statePath(home), 'utf8')).schema).toBe('gobstopper/watch-state-v1');
+  });
+
+  it('keeps watching pass after pass, one JSON line each; a second watch is refused; Ctrl-C ends it with 130', async () => {
+    home = demoHome();
+    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    while (out.split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const second = await runJson(['watch', '--once'], home.env);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.slice(0, 2).map((p) => p.pass)).toEqual([1, 2]);
+    for (const pass of lines.slice(0, -1)) expect(validateWatchPass(pass)).toBe(true);
+    expect(lines[0].decisions.filter((d: any) => d.outcome === 'compacted')).toHaveLength(2);
+    expect(lines.at(-1)).toMatchObject({ ok: false, error: { code: 'interrupted' } });
+    expect(second.code).toBe(1);
+    expect(second.json.error.code).toBe('watch_running');
+    // The lock goes with the watch.
+    expect((await runJson(['watch', '--once', '--dry-run'], home.env)).code).toBe(0);
+    expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
+  });
+
+  it('refuses bad flags as usage errors', async () => {
+    home = demoHome();
+    for (const args of [['--interval', '0'], ['--interval', 'soon'], ['--max-age', '60', '--all'], ['--provider', 'nope'], ['--strategy', 'nope'], ['--preset', 'nope']]) {
+      const r = await runJson(['watch', '--once', ...args], home.env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.json.ok).toBe(false);
+    }
+    expect(existsSync(statePath(home))).toBe(false);
+  });
+
+  it('a config table naming a strategy nothing serves fails its own sessions, not the pass', async () => {
+    home = demoHome(config('[provider.codex]\nstrategy = "nope"\n'));
+    const r = await runJson(['watch', '--once'], home.env);
+    expect(r.code).toBe(0);
+    expect(byId(r.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'failed', error: { code: 'unknown_strategy' } });
+    expect(byId(r.json)[DEMO_CODEX_ID].error.message).toContain('[provider.codex]');
+    expect(byId(r.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted' });
+    // Fixed, the failed session is decided again at once: its decision was made under the old policy.
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config());
+    const fixed = await runJson(['watch', '--once'], home.env);
+    expect(byId(fixed.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
+  });
+
+  it('a pass that breaks after the first is reported and the watch goes on', async () => {
+    home = demoHome(config().replace('20000', '200000'));
+    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const lines = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const waitFor = async (check: () => boolean) => {
+      const deadline = Date.now() + 60_000;
+      while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    };
+    await waitFor(() => lines().length >= 1);
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[policy]\ntrigger_tokens = "lots"\n');
+    await waitFor(() => lines().some((l) => l.ok === false));
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config());
+    await waitFor(() => lines().some((l) => l.decisions?.some((d: any) => d.outcome === 'compacted')));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const all = lines();
+    const broken = all.find((l) => l.ok === false && l.error.code !== 'interrupted');
+    expect(broken.error.details.pass).toBeGreaterThan(1);
+    expect(broken.error.message).toContain('trigger_tokens');
+    expect(all.filter((l) => l.decisions?.some((d: any) => d.outcome === 'compacted'))).toHaveLength(1);
+  });
+});
