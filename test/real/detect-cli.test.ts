@@ -1,12 +1,15 @@
 /**
  * Real-data tier, through the built CLI: a temporary home laid out with the real transcripts the
  * way the clients store them; `detect` must list every main session with the right provider, id
- * and the context size the file reports (the same number a full parse reports). Skipped with a
- * message when ../shared/fixtures is absent.
+ * and the context size the file reports (the same number a full parse reports); one `watch` pass
+ * must compact each or give the plan's reason, publish forks that verify, and change no source.
+ * Skipped with a message when ../shared/fixtures is absent.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateWatchPass } from '../../schemas/generated/validators.js';
 import { runJson } from '../helpers/cli.js';
 import { makeTempHome } from '../helpers/temp-home.js';
 
@@ -45,9 +48,10 @@ function layOut(): void {
   }
 }
 
-describe.skipIf(!present)('detect over a home of real sessions', () => {
+describe.skipIf(!present)('detect and watch over a home of real sessions', () => {
+  beforeAll(() => layOut());
+
   it('lists every main session with its provider, id and reported context', async () => {
-    layOut();
     expect(expected.size).toBeGreaterThanOrEqual(15);
     const { code, json } = await runJson(['detect', '--all'], home.env);
     expect(code).toBe(0);
@@ -62,5 +66,35 @@ describe.skipIf(!present)('detect over a home of real sessions', () => {
       const tuned = await runJson(['tune', id], home.env);
       expect(tuned.json.context_tokens, id).toBe(row.context_tokens);
     }
+  });
+
+  it('one watch pass compacts or accounts for every session, each fork verifies, and no source changes', async () => {
+    mkdirSync(join(home.configHome, 'gobstopper'), { recursive: true });
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[policy]\nstrategy = "compacted"\ntrigger_tokens = 10000\nfloor_tokens = 2000\n');
+    const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+    const files = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const sources = new Map([...files(home.claudeHome), ...files(home.codexHome)].map((path) => [path, digest(path)]));
+    const pass = await runJson(['watch', '--once', '--all'], home.env);
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(validateWatchPass(pass.json)).toBe(true);
+    const decided = new Map<string, any>(pass.json.decisions.map((d: any) => [d.session_id, d]));
+    for (const [id] of expected) {
+      const d = decided.get(id);
+      expect(d, id).toBeDefined();
+      // Every real session is readable: each is compacted or has the plan's reason not to be.
+      expect(['compacted', 'no_plan'], `${id}: ${JSON.stringify(d.error ?? null)}`).toContain(d.outcome);
+      if (d.outcome === 'no_plan') expect(d.reason_code, id).toMatch(/^[a-z_]+$/);
+    }
+    const compacted = [...decided.values()].filter((d) => d.outcome === 'compacted');
+    expect(compacted.length).toBeGreaterThanOrEqual(3);
+    for (const d of compacted) {
+      const verified = await runJson(['verify', d.fork.path], home.env);
+      expect(verified.code, d.session_id).toBe(0);
+    }
+    // The next pass reads nothing again: sources settled, forks unresumed.
+    const again = await runJson(['watch', '--once', '--all'], home.env);
+    expect(again.json.decisions.filter((d: any) => expected.has(d.session_id))).toEqual([]);
+    expect(again.json.skipped.published).toBe(compacted.length);
+    for (const [path, sha] of sources) expect(digest(path), path).toBe(sha);
   });
 });
