@@ -31,7 +31,16 @@ export function checkStrategyParams(strategyId: string, schema: unknown, params:
   if (validate instanceof Error) {
     throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${validate.message})`);
   }
-  if (validate(params)) return;
+  let valid: boolean;
+  try {
+    valid = validate(params);
+  } catch (error) {
+    // A schema can compile and still not evaluate: {"$ref": "#"} refers to itself without end, and
+    // the stack overflow it ends in is the plugin's fault, not an internal one.
+    const why = error instanceof RangeError ? 'it refers to itself without end' : error instanceof Error ? error.message : String(error);
+    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${why})`);
+  }
+  if (valid) return;
   const first = validate.errors?.[0];
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
