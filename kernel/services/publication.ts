@@ -243,7 +243,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     const snapshotManifest = await c.snapshotManifestSha256;
     // What render claims it wrote is checked as the candidate is retained (the vault refuses bytes
     // that do not hash to output_sha256), so no separate hashing pass is spent here.
-    const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, env: c.env, fault: c.fault }, async (stored) => {
+    const receipt = await storeRetained(layout, staging, { expectedSourceSha256: render.output_sha256, mismatch: (sha256) => renderMisreported(c, render.output_sha256, sha256), env: c.env, fault: c.fault }, async (stored) => {
       const [verified, target] = await checked;
       const added = newFindings(await c.baselineFindings, verified.findings);
       if (added.length) {
@@ -318,6 +318,17 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
   } finally {
     await discardStaging(staging);
   }
+}
+
+/**
+ * Only the provider writes the staging file, so bytes that do not hash to what its render answered
+ * are its answer's fault: not a change of the source, and not one that running again would mend.
+ */
+function renderMisreported(c: Candidate, reported: string, actual: string): GobstopperError {
+  const pluginId = c.provider.running.bundle.manifest.id;
+  return new GobstopperError('invalid_provider_render', `provider ${c.provider.id} (plugin ${pluginId}) answered its render with sha256 ${reported.slice(0, 16)}…, but the file it wrote hashes to ${actual.slice(0, 16)}…; nothing was published`, {
+    details: { provider: c.provider.id, plugin_id: pluginId },
+  });
 }
 
 interface SourceIdentity {

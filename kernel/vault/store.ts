@@ -21,6 +21,8 @@ import { faultPoint, type FaultHook } from '../publish/faults.js';
 export interface StoreOptions {
   /** Refuse unless the bytes read hash to this (the source the caller planned against). */
   expectedSourceSha256?: string;
+  /** The error for bytes that do not hash to expectedSourceSha256 (default: the file changed after it was read). */
+  mismatch?: (sha256: string) => GobstopperError;
   env?: NodeJS.ProcessEnv;
   /** Test seam: how chunk and manifest bytes reach the disk. */
   writeAll?: WriteAll;
@@ -152,7 +154,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
     }
   });
   if (options.expectedSourceSha256 !== undefined && options.expectedSourceSha256 !== sourceSha256) {
-    throw new GobstopperError('source_changed', `${path} changed after it was read (sha256 ${sourceSha256.slice(0, 16)}, expected ${options.expectedSourceSha256.slice(0, 16)}); nothing was recorded, run the command again`);
+    throw options.mismatch?.(sourceSha256) ?? new GobstopperError('source_changed', `${path} changed after it was read (sha256 ${sourceSha256.slice(0, 16)}, expected ${options.expectedSourceSha256.slice(0, 16)}); nothing was recorded, run the command again`);
   }
   await fsyncDir(layout.chunks);
   faultPoint('vault.after_chunks', options.fault, env);

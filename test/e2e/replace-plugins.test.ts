@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, demoHome, listFiles } from '../helpers/demo-home.js';
 
 const root = join(import.meta.dirname, '..', '..');
 type Home = ReturnType<typeof demoHome>;
@@ -128,5 +128,34 @@ describe('built-ins are replaceable bundles', () => {
     const r = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
     expect(r.code).not.toBe(0);
     expect(r.json.ok).toBe(false);
+  });
+
+  it('a replacement provider whose render misreports what it wrote is named, and nothing is published', async () => {
+    home = demoHome();
+    const provider = readFileSync(join(root, 'dist', 'plugins', 'provider-claude-code', 'main.cjs'));
+    const bundle = fixturePluginBundle(join(home.root, 'misreporting'), 'misreporting-provider.mjs', {
+      id: 'misreporting-provider',
+      provides: { providers: ['claude_code'] },
+      environment: ['HOME', 'CLAUDE_CONFIG_DIR'],
+      limits: { timeout_ms: 60000, max_output_bytes: 268435456 },
+    });
+    writeFileSync(join(bundle, 'main.cjs'), provider);
+    const manifestPath = join(bundle, 'gobstopper-plugin.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    manifest.files['main.cjs'] = createHash('sha256').update(provider).digest('hex');
+    writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const before = listFiles(home.claudeDir);
+    for (const args of [['apply', DEMO_CLAUDE_ID], ['fork', DEMO_CLAUDE_ID]]) {
+      const r = await runJson(args, home.env);
+      expect(r.code, args[0]).toBe(1);
+      // Not "changed after it was read; run the command again": the provider's answer is at fault.
+      expect(r.json.error, args[0]).toMatchObject({
+        code: 'invalid_provider_render',
+        message: expect.stringMatching(/^provider claude_code \(plugin misreporting-provider\) answered its render with sha256 0{16}…, but the file it wrote hashes to [0-9a-f]{16}…; nothing was published$/),
+        details: { plugin_id: 'misreporting-provider' },
+      });
+    }
+    expect(listFiles(home.claudeDir)).toEqual(before);
   });
 });
