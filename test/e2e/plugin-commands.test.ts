@@ -123,6 +123,25 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(fromTgz).toMatchObject({ manifest_sha256: result.manifest_sha256, path: packed });
   });
 
+  it('a packed bundle that admission refuses is named by its archive, not by the temporary copy it was unpacked into', async () => {
+    const work = join(home.root, 'packed-damaged');
+    cpSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq'), join(work, 'keep-last-jq'), { recursive: true });
+    writeFileSync(join(work, 'keep-last-jq', 'main.sh'), '#!/bin/sh\nexit 0\n');
+    const packed = join(home.root, 'keep-last-jq-damaged.tgz');
+    await run('tar', ['-czf', packed, '-C', work, 'keep-last-jq']);
+    const before = snapshot();
+    for (const command of ['add', 'check']) {
+      const r = await gob('plugin', command, packed, '--json');
+      expect(r.code, command).toBe(1);
+      expect(JSON.parse(r.stdout).error, command).toMatchObject({
+        code: 'file_hash_mismatch',
+        message: expect.stringContaining(`bundle ${packed}: main.sh does not match the sha256`),
+        details: { bundle: packed, file: 'main.sh' },
+      });
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
   it('one changed byte in an installed bundle makes check and inspect fail, naming the file', async () => {
     await gob('plugin', 'add', 'examples/plugins/keep-last-python');
     const file = join(installedDir(), 'keep-last-python', '0.1.0', 'main.py');

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { GobstopperError } from '../../errors.js';
 import { createGunzip } from 'node:zlib';
-import { BundleLimits, MANIFEST_FILE } from '../admission/rules.js';
+import { AdmissionError, BundleLimits, MANIFEST_FILE } from '../admission/rules.js';
 
 export type BundleSourceKind = 'directory' | 'tarball' | 'npm';
 
@@ -12,10 +12,21 @@ export type BundleSourceKind = 'directory' | 'tarball' | 'npm';
 export interface OpenedBundleSource {
   kind: BundleSourceKind;
   dir: string;
+  /** What the user gave: the directory, the .tgz or the npm spec. */
+  origin: string;
   cleanup(): void;
 }
 
 const TARBALL = /\.(tgz|tar\.gz)$/i;
+
+/**
+ * An admission refusal of an unpacked archive, told about the archive (the .tgz, or the npm spec)
+ * instead of the temporary directory it was unpacked into, which is gone once the error is read.
+ */
+export function aboutArchive(source: OpenedBundleSource, error: unknown): unknown {
+  if (source.kind === 'directory' || !(error instanceof AdmissionError)) return error;
+  return new AdmissionError(error.code, error.message.split(source.dir).join(source.origin), { ...error.details, bundle: source.origin });
+}
 
 /** An existing .tgz / .tar.gz file: a packed bundle. */
 export function isTarballFile(path: string): boolean {
@@ -32,8 +43,8 @@ export async function openBundleSource(spec: string, cwd = process.cwd()): Promi
   if (existsSync(local)) {
     const stat = lstatSync(local);
     if (stat.isFile() && TARBALL.test(local)) return unpack(local, 'tarball');
-    if (stat.isFile() && basename(local) === MANIFEST_FILE) return { kind: 'directory', dir: resolve(local, '..'), cleanup: () => {} };
-    return { kind: 'directory', dir: local, cleanup: () => {} };
+    if (stat.isFile() && basename(local) === MANIFEST_FILE) return { kind: 'directory', dir: resolve(local, '..'), origin: local, cleanup: () => {} };
+    return { kind: 'directory', dir: local, origin: local, cleanup: () => {} };
   }
   if (looksLikePath(spec)) {
     throw new GobstopperError('not_a_bundle', `${local} is not a plugin bundle: no such file or directory`, { details: { bundle: local } });
@@ -61,7 +72,7 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
     const packed = readdirSync(temp).find((f) => TARBALL.test(f));
     if (!packed) throw new GobstopperError('npm_pack_failed', `npm pack ${spec} produced no tarball`, { details: { spec } });
     const opened = await unpack(join(temp, packed), 'npm');
-    return { ...opened, cleanup: () => { opened.cleanup(); rmSync(temp, { recursive: true, force: true }); } };
+    return { ...opened, origin: spec, cleanup: () => { opened.cleanup(); rmSync(temp, { recursive: true, force: true }); } };
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
     throw error;
@@ -105,7 +116,7 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     if (result.exitCode !== 0) {
       throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it`, { details: { bundle: tarball } });
     }
-    return { kind, dir: bundleDirIn(dir, tarball), cleanup };
+    return { kind, dir: bundleDirIn(dir, tarball), origin: tarball, cleanup };
   } catch (error) {
     cleanup();
     throw error;

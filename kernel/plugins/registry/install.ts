@@ -6,7 +6,7 @@ import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { MANIFEST_FILE } from '../admission/rules.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
-import { openBundleSource, type BundleSourceKind } from './bundle-source.js';
+import { aboutArchive, openBundleSource, type BundleSourceKind, type OpenedBundleSource } from './bundle-source.js';
 import type { PluginRegistry } from './registry.js';
 
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -28,7 +28,7 @@ export interface InstallOutcome {
 export async function installBundle(registry: PluginRegistry, spec: string, cwd = process.cwd()): Promise<InstallOutcome> {
   const source = await openBundleSource(spec, cwd);
   try {
-    const admitted = admitBundle(source.dir, { gobstopperVersion: registry.version });
+    const admitted = admitSource(source, registry);
     const { id, version } = admitted.manifest;
     refuseClaimedIds(registry, admitted);
     const target = join(registry.installedDir, id, version);
@@ -48,6 +48,14 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
     return { bundle: installed, sourceKind: source.kind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
   } finally {
     source.cleanup();
+  }
+}
+
+function admitSource(source: OpenedBundleSource, registry: PluginRegistry): AdmittedBundle {
+  try {
+    return admitBundle(source.dir, { gobstopperVersion: registry.version });
+  } catch (error) {
+    throw aboutArchive(source, error);
   }
 }
 

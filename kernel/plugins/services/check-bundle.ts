@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { PluginCheckCommandResult } from '../../../schemas/generated/types.js';
 import { admitBundle } from '../admission/admit.js';
 import { providesOf } from '../registry/bundle-ref.js';
-import { isTarballFile, openBundleSource } from '../registry/bundle-source.js';
+import { aboutArchive, isTarballFile, openBundleSource } from '../registry/bundle-source.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
@@ -41,6 +41,8 @@ export async function checkBundleSource(arg: string, registry: PluginRegistry, c
   const opened = await openBundleSource(local);
   try {
     return { ...checkBundle(opened.dir, registry, cwd), path: local };
+  } catch (error) {
+    throw aboutArchive(opened, error);
   } finally {
     opened.cleanup();
   }
