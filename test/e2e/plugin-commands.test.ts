@@ -173,6 +173,18 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     rmSync(cache);
   });
 
+  it("inspect shows a plugin's description on one line, so none of its lines passes for gobstopper's", async () => {
+    const bundle = fixturePluginBundle(join(home.root, 'multiline-bundle'), 'misbehaving-strategy.mjs', { args: ['multiline-description', '', 'multiline-fixture', 'multiline_strategy'], id: 'multiline-fixture', provides: { strategies: ['multiline_strategy'] } });
+    const pin = (await gobJson<{ manifest_sha256: string }>('PluginCheckCommandResult', 'plugin', 'check', bundle)).manifest_sha256;
+    const human = await gob('plugin', 'inspect', bundle, '--trusted-sha256', pin);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('  strategy multiline_strategy (file): test fixture\\u000awarning: nothing to worry about\n');
+    expect(human.stdout).not.toMatch(/^warning:/m);
+    // --json keeps the plugin's words as they are.
+    const json = await gobJson<{ strategies: { description: string }[] }>('PluginInspectCommandResult', 'plugin', 'inspect', bundle, '--trusted-sha256', pin);
+    expect(json.strategies[0]!.description).toBe('test fixture\nwarning: nothing to worry about');
+  });
+
   it('inspect says when a plugin does not answer shutdown, which every command then waits out', async () => {
     const deaf = fixturePluginBundle(join(home.root, 'deaf-bundle'), 'misbehaving-strategy.mjs', { args: ['deaf', '', 'deaf-fixture', 'deaf_strategy'], id: 'deaf-fixture', provides: { strategies: ['deaf_strategy'] } });
     const pin = (await gobJson<{ manifest_sha256: string }>('PluginCheckCommandResult', 'plugin', 'check', deaf)).manifest_sha256;

@@ -4,6 +4,7 @@ import { inspectBundle } from '../../../plugins/services/inspect-bundle.js';
 import { SHUTDOWN_WAIT_MS } from '../../../plugins/protocol/plugin-channel.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { usageError } from '../../../errors.js';
+import { printableText } from '../../../text/human.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginInspect extends BaseCommand<PluginInspectCommandResult> {
@@ -34,12 +35,14 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
     this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
     this.say(`  limits: ${result.limits.timeout_ms} ms per call, ${result.limits.max_output_bytes} bytes per message, ${result.limits.max_stderr_bytes} bytes of stderr kept`);
-    for (const p of result.providers) this.say(`  provider ${p.id}: ${p.display_name}`);
+    // Names and descriptions are the plugin's own words: one line each, so none passes for a line
+    // of gobstopper's (a warning, another strategy).
+    for (const p of result.providers) this.say(`  provider ${p.id}: ${printableText(p.display_name)}`);
     for (const s of result.strategies) {
-      this.say(`  strategy ${s.id} (${s.kind}): ${s.description}`);
+      this.say(`  strategy ${s.id} (${s.kind}): ${printableText(s.description)}`);
       if (s.params_schema) this.say(`    params ${JSON.stringify(s.params_schema)}`);
     }
-    for (const s of result.scorers) this.say(`  scorer ${s.id}: ${s.description}`);
+    for (const s of result.scorers) this.say(`  scorer ${s.id}: ${printableText(s.description)}`);
     if (result.providers.length + result.strategies.length + result.scorers.length === 0) this.say('  serves nothing');
     if (result.shutdown_answered === false) {
       this.note(`warning: the plugin did not answer shutdown (with a result, within ${SHUTDOWN_WAIT_MS} ms at most); every command that starts it waits that long before it ends (answer shutdown with null, then exit on the exit notification)`);
