@@ -382,8 +382,9 @@ describe.skipIf(!built)('eval (built CLI)', () => {
       expect(planned.status).toBe(0);
       expect(planned.stdout).toContain('strategy codex_only applies to codex sessions, not claude_code');
       // On Codex it is asked, and this fixture dies when asked.
-      const codex = json<EvalCommandResult>(['eval', CODEX_ID, ...LOW, '--strategy', 'codex_only']);
-      expect(codex.body.rows[0]).toMatchObject({ strategy: 'codex_only', status: 'error' });
+      const codex = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'codex_only', '--json']);
+      expect(codex.status).toBe(1);
+      expect((JSON.parse(codex.stdout) as EvalCommandResult).rows[0]).toMatchObject({ strategy: 'codex_only', status: 'error' });
     } finally {
       expect(gob(['plugin', 'remove', 'codex-only-fixture']).status).toBe(0);
     }
@@ -400,6 +401,12 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     // Scripts tell failures apart by code, not by parsing the message.
     expect(broken.error_code).toBe('plugin_handshake_failed');
     expect(elide).toMatchObject({ strategy: 'elide', status: 'plan', execution_state: 'rendered', best: true });
+    // When every strategy failed the rows are still the report, and the status tells a script.
+    const alone = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'fixture_strategy', '--json']);
+    expect(alone.status).toBe(1);
+    const only = JSON.parse(alone.stdout) as EvalCommandResult;
+    expect(only.rows).toHaveLength(1);
+    expect(only.rows[0]).toMatchObject({ execution_state: 'failed', error_code: 'plugin_handshake_failed' });
   });
 
   it("a failing row's time is its own, not the turn it waited for while a slow strategy proposed", () => {

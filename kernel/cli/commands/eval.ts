@@ -16,7 +16,7 @@ export default class Eval extends BaseCommand<EvalCommandResult> {
   static override summary = 'Compare every strategy on one session, on private copies: savings, what each keeps, and whether the copy verifies.';
   static override description = `Reads the session once and freezes its bytes: every strategy plans against the same private copy with the same policy (config layers, preset, flags). Each rewrite is rendered by the provider into a private staging file, verified, scored and thrown away; the session, the vault and the events log are never written.
 
-Per strategy: the plan or the no-plan reason, context before and after and the reduction, how many of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers) the rewrite still holds verbatim (probes kept), whether the protected recent tail is intact (a warning, in warnings with --json, when no probe was sampled in it and the check is vacuous), the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time its own steps took (strategies run side by side, so the times do not add up to the wall time), and the retention an applied compaction would record in the events log (checks kept, the number events reports as retention). The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer; a strategy a plugin pinned by the configuration serves (plugin = {...}) gets a row beside the others. A strategy that fails costs only its own row: --json gives its message in error and its code (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...) in error_code.
+Per strategy: the plan or the no-plan reason, context before and after and the reduction, how many of up to 64 sampled probes (paths, commands, decisions, error signatures, file names, identifiers) the rewrite still holds verbatim (probes kept), whether the protected recent tail is intact (a warning, in warnings with --json, when no probe was sampled in it and the check is vacuous), the cached prefix kept, verify findings on the rendered copy (new ones apart from those the source already had), the time its own steps took (strategies run side by side, so the times do not add up to the wall time), and the retention an applied compaction would record in the events log (checks kept, the number events reports as retention). The best row (*) maximises tokens reclaimed x (prefix kept / context)^3 among clean file rewrites. The scored strategy uses the configured scorer; a strategy a plugin pinned by the configuration serves (plugin = {...}) gets a row beside the others. A strategy that fails costs only its own row: --json gives its message in error and its code (plugin_timeout, plugin_schema_violation, file_hash_mismatch, ...) in error_code. When every strategy failed, the rows are still printed and the exit status is 1.
 
 A progress bar counts the strategies done on a terminal; piped runs and --json stay quiet.
 
@@ -61,6 +61,9 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
       // After the table they qualify; --json carries them in warnings.
       for (const w of result.warnings) this.note(`warning: ${w}`);
     }
+    // As bench does: the rows are the report either way, and the status tells a script that not one
+    // strategy could be run. One that fails beside others costs only its row.
+    if (result.rows.length > 0 && result.rows.every((r) => r.execution_state === 'failed')) process.exitCode = 1;
     return result;
   }
 }
