@@ -218,7 +218,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
     };
     if (options?.plugin) {
       const { running, info } = await startPinnedStrategy(runtime, options.plugin, strategyId);
-      checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
+      await checkStrategyParams(strategyId, info.params_schema, params.policy.strategy_params);
       const elsewhere = notForProvider(strategyId, info, parsed.session.provider, running.bundle.manifest.id);
       if (elsewhere) return elsewhere;
       return running.channel.request(StrategyPropose, { ...params, strategy_id: strategyId }, callbacks).then(
@@ -229,7 +229,7 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       );
     }
     const strategy = await runtime.host.strategy(strategyId, callbacks);
-    checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
+    await checkStrategyParams(strategyId, strategy.info.params_schema, params.policy.strategy_params);
     const elsewhere = notForProvider(strategyId, strategy.info, parsed.session.provider, strategy.running.bundle.manifest.id);
     if (elsewhere) return elsewhere;
     return strategy.propose(params).then(

@@ -22,7 +22,7 @@ export async function requireStrategyParams(runtime: Runtime, config: PolicyConf
       ? (await startPinnedStrategy(runtime, { manifest: external.manifest, trusted_sha256: external.trusted_sha256 }, strategy)).info
       : (await runtime.host.strategy(strategy)).info;
   try {
-    checkStrategyParams(strategy, info.params_schema, params);
+    await checkStrategyParams(strategy, info.params_schema, params);
   } catch (error) {
     const source = describeSource('strategy_params', config.sources.strategy_params);
     if (!(error instanceof GobstopperError) || error.code !== 'invalid_strategy_params' || source === null) throw error;

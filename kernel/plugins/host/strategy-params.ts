@@ -2,10 +2,24 @@
  * A strategy's `strategy_params` (from the config) against the `params_schema` it declares in its
  * handshake: a typo in a config table is refused before the strategy runs, as the schemas promise,
  * instead of being handed to a strategy that may silently ignore it.
+ *
+ * The schema is the plugin's, but it is evaluated here, in the CLI's process, so it must not be able
+ * to hold the CLI: a `pattern` can backtrack for hours (`^(a+)+$` against a long value), and no
+ * deadline interrupts a regular expression on the thread that runs it. A schema with a pattern is
+ * therefore checked on a worker thread that is ended at a deadline; one without (nearly all) is
+ * checked here, with no thread to start.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GobstopperError } from '../../errors.js';
 import { allowedValues } from '../protocol/schema-check.js';
+
+/** How long a check with patterns may take; a real one takes milliseconds, a worker's start most of them. */
+export const PARAMS_CHECK_DEADLINE_MS = 5_000;
+
+/** What a check found: the errors ajv reported, or why the schema cannot be used at all. */
+type Verdict = { valid: true } | { valid: false; errors: ErrorObject[] } | { unusable: string };
 
 const ajv = new Ajv({ strict: false, allErrors: false });
 /** Compiled per schema text: a process asks about the same few schemas over and over. */
@@ -25,26 +39,86 @@ function validatorFor(schema: object): ValidateFunction | Error {
   return found;
 }
 
-export function checkStrategyParams(strategyId: string, schema: unknown, params: unknown): void {
-  if (!schema || typeof schema !== 'object') return;
+/**
+ * A schema can compile and still not evaluate: {"$ref": "#"} refers to itself without end, and the
+ * stack overflow it ends in is the plugin's fault, not an internal one.
+ */
+const whyUnusable = (error: unknown) => (error instanceof RangeError ? 'it refers to itself without end' : error instanceof Error ? error.message : String(error));
+
+function judgeHere(schema: object, params: unknown): Verdict {
   const validate = validatorFor(schema);
-  if (validate instanceof Error) {
-    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${validate.message})`);
-  }
-  let valid: boolean;
+  if (validate instanceof Error) return { unusable: validate.message };
   try {
-    valid = validate(params);
+    return validate(params) ? { valid: true } : { valid: false, errors: validate.errors ?? [] };
   } catch (error) {
-    // A schema can compile and still not evaluate: {"$ref": "#"} refers to itself without end, and
-    // the stack overflow it ends in is the plugin's fault, not an internal one.
-    const why = error instanceof RangeError ? 'it refers to itself without end' : error instanceof Error ? error.message : String(error);
-    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${why})`);
+    return { unusable: whyUnusable(error) };
   }
-  if (valid) return;
-  const first = validate.errors?.[0];
+}
+
+/** Whether any keyword of the schema runs a regular expression (`pattern`, `patternProperties`). */
+function holdsPatterns(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsPatterns);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, v]) => key === 'pattern' || key === 'patternProperties' || holdsPatterns(v));
+}
+
+// Plain CommonJS for an eval'd worker, so it runs the same from the sources (tests) and from dist/;
+// ajv is loaded by the absolute path this module resolves it to.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Ajv } = require(workerData.ajvPath);
+let verdict;
+try {
+  const validate = new Ajv({ strict: false, allErrors: false }).compile(workerData.schema);
+  try {
+    verdict = validate(workerData.params) ? { valid: true } : { valid: false, errors: validate.errors || [] };
+  } catch (error) {
+    verdict = { unusable: error instanceof RangeError ? 'it refers to itself without end' : String((error && error.message) || error) };
+  }
+} catch (error) {
+  verdict = { unusable: String((error && error.message) || error) };
+}
+parentPort.postMessage(JSON.parse(JSON.stringify(verdict)));
+`;
+
+const ajvPath = createRequire(import.meta.url).resolve('ajv');
+
+function judgeOffThread(strategyId: string, schema: object, params: unknown): Promise<Verdict> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath, schema, params } });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(
+        new GobstopperError(
+          'plugin_schema_violation',
+          `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (checking the strategy_params against it took over ${PARAMS_CHECK_DEADLINE_MS / 1000} s; a pattern that backtracks without end?)`,
+        ),
+      );
+    }, PARAMS_CHECK_DEADLINE_MS);
+    const settle = (verdict: Verdict | Error) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      if (verdict instanceof Error) reject(verdict);
+      else resolve(verdict);
+    };
+    worker.once('message', (verdict: Verdict) => settle(verdict));
+    worker.once('error', (error) => settle({ unusable: whyUnusable(error) }));
+    worker.once('exit', (code) => settle(new GobstopperError('internal', `the check of strategy ${strategyId}'s strategy_params ended without an answer (exit ${code})`)));
+  });
+}
+
+export async function checkStrategyParams(strategyId: string, schema: unknown, params: unknown): Promise<void> {
+  if (!schema || typeof schema !== 'object') return;
+  const verdict = holdsPatterns(schema) ? await judgeOffThread(strategyId, schema, params) : judgeHere(schema, params);
+  if ('unusable' in verdict) {
+    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${verdict.unusable})`);
+  }
+  if (verdict.valid) return;
+  const errors = verdict.errors;
+  const first = errors[0];
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
-  const said = (first && allowedValues(validate.errors ?? [], first)) ?? first?.message ?? 'invalid';
+  const said = (first && allowedValues(errors, first)) ?? first?.message ?? 'invalid';
   throw new GobstopperError('invalid_strategy_params', `strategy_params for ${strategyId} do not match the params_schema it declares${where}: ${said}${extra}`, {
     details: { strategy: strategyId, pointer: first?.instancePath ?? '' },
   });

@@ -1,19 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyParams } from '../../../kernel/plugins/host/strategy-params.js';
+import { checkStrategyParams, PARAMS_CHECK_DEADLINE_MS } from '../../../kernel/plugins/host/strategy-params.js';
 
 describe("a strategy's params_schema", () => {
-  it('one that refers to itself without end is named as the plugin\'s unusable schema, not a stack overflow', () => {
-    let thrown: unknown;
-    try {
-      checkStrategyParams('loop_s', { $ref: '#' }, { keep: 1 });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toMatchObject({ code: 'plugin_schema_violation', message: 'strategy loop_s declares a params_schema that is not a usable JSON Schema (it refers to itself without end)' });
+  it("one that refers to itself without end is named as the plugin's unusable schema, not a stack overflow", async () => {
+    await expect(checkStrategyParams('loop_s', { $ref: '#' }, { keep: 1 })).rejects.toMatchObject({
+      code: 'plugin_schema_violation',
+      message: 'strategy loop_s declares a params_schema that is not a usable JSON Schema (it refers to itself without end)',
+    });
   });
 
-  it('a usable one still refuses params that do not match it', () => {
-    expect(() => checkStrategyParams('s', { type: 'object', additionalProperties: false }, { bogus: 1 })).toThrow(/do not match the params_schema it declares: must NOT have additional properties 'bogus'/);
-    expect(() => checkStrategyParams('s', { type: 'object' }, { bogus: 1 })).not.toThrow();
+  it('a usable one still refuses params that do not match it', async () => {
+    await expect(checkStrategyParams('s', { type: 'object', additionalProperties: false }, { bogus: 1 })).rejects.toThrow(/do not match the params_schema it declares: must NOT have additional properties 'bogus'/);
+    await expect(checkStrategyParams('s', { type: 'object' }, { bogus: 1 })).resolves.toBeUndefined();
   });
+
+  it('patterns are checked as any other keyword, off the CLI thread', async () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } }, patternProperties: { '^x_': { type: 'integer' } } };
+    await expect(checkStrategyParams('p', schema, { name: 'abc', x_keep: 3 })).resolves.toBeUndefined();
+    await expect(checkStrategyParams('p', schema, { name: 'ABC' })).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining('at /name: must match pattern "^[a-z]+$"') });
+    await expect(checkStrategyParams('p', schema, { x_keep: 'three' })).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining('at /x_keep: must be integer') });
+    await expect(checkStrategyParams('p', { pattern: '(' }, 'x')).rejects.toMatchObject({ code: 'plugin_schema_violation' });
+  });
+
+  it('a pattern that backtracks without end is refused at the deadline instead of holding the CLI', async () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
+    const started = Date.now();
+    await expect(checkStrategyParams('slow_s', schema, { name: `${'a'.repeat(40)}!` })).rejects.toMatchObject({
+      code: 'plugin_schema_violation',
+      message: expect.stringContaining(`took over ${PARAMS_CHECK_DEADLINE_MS / 1000} s`),
+    });
+    expect(Date.now() - started).toBeLessThan(PARAMS_CHECK_DEADLINE_MS + 3000);
+  }, 20_000);
 });
