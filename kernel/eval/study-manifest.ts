@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } fr
 import type { RetentionCheck, RetentionKind, RetentionManifest, TranscriptItem } from '../../schemas/generated/types.js';
 import { validateRetentionManifest } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
+import { allowedValues } from '../plugins/protocol/schema-check.js';
 import { literalAlternatives } from '../../sdk/literal-pattern.js';
 import { isElidable } from '../../sdk/tokens.js';
 import { contentTokens } from './study-text.js';
@@ -189,9 +190,12 @@ export function parseManifest(bytes: Buffer): RetentionManifest {
     if (obj.checks.length > STUDY_LIMITS.maxChecks) throw studyError('invalid_manifest', `retention manifest has ${obj.checks.length} checks; at most ${STUDY_LIMITS.maxChecks} are allowed`);
   }
   if (!validateRetentionManifest(value)) {
-    const first = validateRetentionManifest.errors?.[0];
+    const errors = validateRetentionManifest.errors ?? [];
+    const first = errors[0];
     const where = first?.instancePath || '/';
-    throw studyError('invalid_manifest', `retention manifest does not match ${RETENTION_SCHEMA} at ${where}: ${first?.message ?? 'invalid'}`);
+    // A closed vocabulary (a check's kind) is answered with its values, not "the allowed values".
+    const said = (first && allowedValues(errors, first)) ?? first?.message ?? 'invalid';
+    throw studyError('invalid_manifest', `retention manifest does not match ${RETENTION_SCHEMA} at ${where}: ${said}`);
   }
   return value as RetentionManifest;
 }
