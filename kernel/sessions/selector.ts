@@ -91,8 +91,19 @@ export async function discoverAll(providers: ProviderPort[], homes: ProviderHome
       }),
     ),
   );
+  // A provider that lists one file twice (a plugin's slip) still has one session there: listed
+  // twice, detect would show it twice and an id would be "ambiguous" between a file and itself.
+  const seen = new Set<string>();
+  const sessions = results
+    .flatMap((r) => r.sessions)
+    .filter((s) => {
+      const key = `${s.session.provider}\u0000${s.session.path}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   return {
-    sessions: results.flatMap((r) => r.sessions),
+    sessions,
     unreadable: results.flatMap((r) => r.unreadable ?? []),
     unreadableCapped: results.some((r) => (r.unreadable?.length ?? 0) >= MAX_UNREADABLE),
   };
