@@ -16,6 +16,8 @@ export default class Watch extends BaseCommand<WatchPass | undefined> {
 
 Passed over without reading the transcript: live sessions (updated within 180 s; a live one over its trigger is named once, with the control its client compacts with), sessions unchanged since the watch last decided on them under the same policy (within a day), sessions compacted less than min_interval_secs ago, forks and restores gobstopper published that no client has resumed, and sessions whose reported context is under the trigger (unless adaptive is on, which needs the transcript). Sessions are taken smallest first. What was decided is kept in gobstopper's data directory, in watch-state-all.json (watch-state-codex.json for --provider codex, and so on), and one watch per set of providers runs at a time.
 
+A session that cannot be compacted is reported as failed and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
+
 --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C.`;
   static override examples = [
     '<%= config.bin %> watch --dry-run --once',

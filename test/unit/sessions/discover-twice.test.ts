@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { discoverAll, resolveSession } from '../../../kernel/sessions/selector.js';
 import type { ProviderPort } from '../../../kernel/sessions/provider-port.js';
 
-const session = (path: string) => ({ session: { provider: 'claude_code', session_id: '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', path, kind: 'session' as const } });
+const session = (path: string) => ({ session: { provider: 'claude_code', session_id: '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', path, kind: 'session' as const }, usage: null, bytes_read: 0 });
 
 describe('a provider that lists one file twice', () => {
   it('has one session there: listed once, and found by its id', async () => {
