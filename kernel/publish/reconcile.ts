@@ -102,7 +102,9 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
       }
       if (decision.gone) options.onRestored?.(receipt);
       else options.onFinishedInterrupted?.(receipt);
-      return markReceiptCompleted(layout, receipt, { fault: options.fault });
+      const completed = await markReceiptCompleted(layout, receipt, { fault: options.fault });
+      noteForStop(null);
+      return completed;
     }
     case 'repair':
       throw new GobstopperError('repair_required', decision.message, { details: { operation: receipt.operation, path: receipt.path } });

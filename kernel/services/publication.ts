@@ -314,6 +314,8 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     noteForStop(publishedNote(receipt.receipt.path));
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
+    // Its record is finished: an interrupt from here on (a watch's next pass) has nothing to finish.
+    noteForStop(null);
     return { receipt: completed, reused: false, render, candidateFindings: receipt.findings };
   } finally {
     await discardStaging(staging);

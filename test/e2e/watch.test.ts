@@ -140,6 +140,8 @@ describe('watch', () => {
     for (const pass of lines.slice(0, -1)) expect(validateWatchPass(pass)).toBe(true);
     expect(lines[0].decisions.filter((d: any) => d.outcome === 'compacted')).toHaveLength(2);
     expect(lines.at(-1)).toMatchObject({ ok: false, error: { code: 'interrupted' } });
+    // The forks of earlier passes were finished: the interrupt has nothing of theirs to report.
+    expect(lines.at(-1).error.message).toBe('interrupted by SIGINT');
     expect(second.code).toBe(1);
     expect(second.json.error.code).toBe('watch_running');
     // The lock goes with the watch.

@@ -57,6 +57,8 @@ A session that cannot be compacted is reported as failed and tried again once it
     const lock = options.dryRun ? null : await lockWatch(process.env, providers);
     try {
       const state = await openWatchState(process.env, providers);
+      // A quiet pass prints nothing, so a person is told once that the watch runs and how to stop it.
+      if (!flags.once) this.note(`watching ${providers ? providers.join(', ') : 'every provider'}'s sessions every ${flags.interval} s${options.dryRun ? ' (dry run)' : ''}; passes that decide nothing print nothing; Ctrl-C stops`);
       for (let pass = 1; ; pass++) {
         const started = Date.now();
         let result: WatchPass;
