@@ -115,6 +115,10 @@ describe('watch', () => {
     home = demoHome();
     expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
     writeFileSync(statePath(home), '{"schema":');
+    // A dry run says so and leaves the file as it is.
+    const dry = await runCli(['watch', '--once', '--dry-run'], home.env);
+    expect(dry.stderr).toContain('is not valid JSON; a watch that is not a dry run rewrites it');
+    expect(readFileSync(statePath(home), 'utf8')).toBe('{"schema":');
     const r = await runCli(['watch', '--once'], home.env);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('is not valid JSON');

@@ -94,7 +94,7 @@ A session that cannot be compacted is reported as failed and tried again once it
 
   /** Each decision on a line, then what the pass passed over; a quiet pass prints nothing after the first. */
   private print(pass: WatchPass, always: boolean): void {
-    if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; it is rewritten after this pass`);
+    if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; ${pass.dry_run ? 'a watch that is not a dry run rewrites it' : 'it is rewritten after this pass'}`);
     const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger');
     for (const d of shown) for (const line of decisionLines(d)) this.say(line);
     if (!always && shown.length === 0) return;
