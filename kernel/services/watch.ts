@@ -115,9 +115,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
             : await evaluate(rt, row, base, options);
       decisions.push(decision);
       if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
-      // The file as it is after the decision: a compaction never writes the source, but a client may have.
-      const after = (await fingerprintOf(row.path)) ?? fingerprint!;
-      const next: WatchEntry = { provider: row.provider, session_id: row.session_id, fingerprint: after, policy: policyDigest, outcome: decision.outcome, decided_at: Math.floor(Date.now() / 1000) };
+      // The file as it was before the decision: had a client written to it meanwhile, what it wrote
+      // was not decided on, and the next pass sees a file that changed.
+      const next: WatchEntry = { provider: row.provider, session_id: row.session_id, fingerprint: fingerprint!, policy: policyDigest, outcome: decision.outcome, decided_at: Math.floor(Date.now() / 1000) };
       const appliedAt = decision.outcome === 'compacted' && !decision.reused ? next.decided_at : entry?.applied_at;
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }

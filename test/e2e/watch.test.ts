@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { binPath, runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
@@ -200,4 +201,21 @@ describe('watch', () => {
     expect(broken.error.message).toContain('trigger_tokens');
     expect(all.filter((l) => l.decisions?.some((d: any) => d.outcome === 'compacted'))).toHaveLength(1);
   });
+
+  it('a file a client writes to while the watch decides on it is decided on again, not settled', async () => {
+    home = demoHome(config().replace('"compacted"', '"slow_strategy"'));
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', '', 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    // While the strategy takes its time, the client touches the file (idle again, but not the file decided on).
+    await new Promise((r) => setTimeout(r, 1500));
+    const later = new Date(Date.now() - 1200_000);
+    utimesSync(home.claudeSession, later, later);
+    const first = await running;
+    expect(byId(first.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'no_plan' });
+    const second = await runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    expect(byId(second.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'no_plan' });
+    const third = await runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    expect(third.json.skipped.settled).toBe(1);
+  }, 60_000);
 });
