@@ -96,6 +96,11 @@ describe('watch', () => {
     expect(text.stdout).not.toContain('is live at');
     expect(text.stdout).toContain('1 live');
     expect(listFiles(home.claudeHome)).toHaveLength(1);
+    // A live Codex session is told what its prompt takes, not only its app-server's method.
+    const now2 = new Date();
+    utimesSync(home.codexSession, now2, now2);
+    const codex = await runCli(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 96,300 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
   });
 
   it('a session compacted less than min_interval_secs ago waits; at 0 it is looked at again', async () => {

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
 import { lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
 import { formatCount } from '../../text/human.js';
 import { GobstopperError } from '../../errors.js';
 import { BaseCommand, toEnvelope } from '../base-command.js';
@@ -133,12 +134,17 @@ function decisionLines(d: WatchDecision): string[] {
     case 'provider_control':
       return [`${who}${tokens}: ${d.control ?? 'the plan names the client\'s own compaction'}`];
     case 'live_over_trigger':
-      return [`${who} is live at ${formatCount(d.context_tokens)} tokens, over its trigger of ${formatCount(d.effective_trigger_tokens)}: it will be compacted once idle${d.control ? ` (its client can compact now: ${d.control})` : ''}`];
+      return [`${who} is live at ${formatCount(d.context_tokens)} tokens, over its trigger of ${formatCount(d.effective_trigger_tokens)}: it will be compacted once idle${d.control ? ` (its client can compact now: ${typedControl(d.provider, d.control)})` : ''}`];
     case 'below_trigger':
       return [];
     case 'failed':
       return [`failed ${who}: ${d.error!.message} [${d.error!.code}]`];
   }
+}
+
+/** A control as a person reaches it: Codex's API method is named with what its prompt takes. */
+function typedControl(provider: string, control: string): string {
+  return control === nativeControlOf(provider) ? controlWords(provider, control) : control;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
