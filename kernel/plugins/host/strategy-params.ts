@@ -107,9 +107,36 @@ function judgeOffThread(strategyId: string, schema: object, params: unknown): Pr
   });
 }
 
+/**
+ * Whether validating `params` could run a regular expression at all: `pattern` tests strings and
+ * `patternProperties` (and `propertyNames`) test member names, so parameters with neither (the
+ * usual `{}`) are safe to check here whatever the schema holds, with no thread to start.
+ */
+function offersText(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (Array.isArray(value)) return value.some(offersText);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.keys(value).length > 0;
+}
+
+/** Verdicts on a worker, by schema and parameters: a watch or a bench checks the same pair over and over. */
+const offThreadVerdicts = new Map<string, Verdict>();
+const OFF_THREAD_VERDICTS_KEPT = 64;
+
+async function judgeSafely(strategyId: string, schema: object, params: unknown): Promise<Verdict> {
+  if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params);
+  const key = JSON.stringify([schema, params]);
+  const known = offThreadVerdicts.get(key);
+  if (known) return known;
+  const verdict = await judgeOffThread(strategyId, schema, params);
+  if (offThreadVerdicts.size >= OFF_THREAD_VERDICTS_KEPT) offThreadVerdicts.delete(offThreadVerdicts.keys().next().value!);
+  offThreadVerdicts.set(key, verdict);
+  return verdict;
+}
+
 export async function checkStrategyParams(strategyId: string, schema: unknown, params: unknown): Promise<void> {
   if (!schema || typeof schema !== 'object') return;
-  const verdict = holdsPatterns(schema) ? await judgeOffThread(strategyId, schema, params) : judgeHere(schema, params);
+  const verdict = await judgeSafely(strategyId, schema, params);
   if ('unusable' in verdict) {
     throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${verdict.unusable})`);
   }

@@ -31,4 +31,14 @@ describe("a strategy's params_schema", () => {
     });
     expect(Date.now() - started).toBeLessThan(PARAMS_CHECK_DEADLINE_MS + 3000);
   }, 20_000);
+
+  it('parameters with no text for a pattern to test are checked at once, the schema still enforced', async () => {
+    const schema = { type: 'object', required: ['keep'], properties: { name: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(b+)+$': { type: 'integer' } } };
+    const started = Date.now();
+    await expect(checkStrategyParams('quick_s', schema, {})).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining("must have required property 'keep'") });
+    await expect(checkStrategyParams('quick_s', { ...schema, required: [] }, {})).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+    // A member name is text: it still goes to the thread with a deadline.
+    await expect(checkStrategyParams('quick_s', { ...schema, required: [] }, { [`${'b'.repeat(40)}!`]: 1 })).rejects.toMatchObject({ code: 'plugin_schema_violation' });
+  }, 20_000);
 });
