@@ -21,7 +21,8 @@ export const PARAMS_CHECK_DEADLINE_MS = 5_000;
 /** What a check found: the errors ajv reported, or why the schema cannot be used at all. */
 type Verdict = { valid: true } | { valid: false; errors: ErrorObject[] } | { unusable: string };
 
-const ajv = new Ajv({ strict: false, allErrors: false });
+// A plugin's schema may name formats ajv does not know; they are ignored without a word on the CLI's stderr.
+const ajv = new Ajv({ strict: false, allErrors: false, logger: false });
 /** Compiled per schema text: a process asks about the same few schemas over and over. */
 const compiled = new Map<string, ValidateFunction | Error>();
 
@@ -69,7 +70,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { Ajv } = require(workerData.ajvPath);
 let verdict;
 try {
-  const validate = new Ajv({ strict: false, allErrors: false }).compile(workerData.schema);
+  const validate = new Ajv({ strict: false, allErrors: false, logger: false }).compile(workerData.schema);
   try {
     verdict = validate(workerData.params) ? { valid: true } : { valid: false, errors: validate.errors || [] };
   } catch (error) {

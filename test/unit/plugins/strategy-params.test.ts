@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { checkStrategyParams, PARAMS_CHECK_DEADLINE_MS } from '../../../kernel/plugins/host/strategy-params.js';
 
 describe("a strategy's params_schema", () => {
@@ -41,4 +41,21 @@ describe("a strategy's params_schema", () => {
     // A member name is text: it still goes to the thread with a deadline.
     await expect(checkStrategyParams('quick_s', { ...schema, required: [] }, { [`${'b'.repeat(40)}!`]: 1 })).rejects.toMatchObject({ code: 'plugin_schema_violation' });
   }, 20_000);
+
+  it("a format ajv does not know is ignored without a word on the CLI's stderr, on either thread", async () => {
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void written.push(args.join(' ')));
+    try {
+      const schema = { type: 'object', properties: { a: { type: 'string', format: 'made-up' }, b: { type: 'string', pattern: '^x', format: 'made-up-too' } } };
+      await expect(checkStrategyParams('fmt_s', schema, {})).resolves.toBeUndefined();
+      await expect(checkStrategyParams('fmt_s', schema, { a: 'one', b: 'xy' })).resolves.toBeUndefined();
+      // The worker's stderr reaches this process's asynchronously.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      stderr.mockRestore();
+      warn.mockRestore();
+    }
+    expect(written.join('')).not.toMatch(/unknown format/);
+  });
 });
