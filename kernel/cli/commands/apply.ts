@@ -22,7 +22,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
     ...policyFlags,
-    'allow-live': Flags.boolean({ summary: 'Go on even if the session was updated within the last 180 s (auto then names the client\'s own compaction; a file strategy prepares a fork).' }),
+    'allow-live': Flags.boolean({ summary: 'Go on even if the session was updated within the last 180 s (a file strategy then prepares a fork; auto names a live Codex session\'s own compaction, and its cache-edit plan for a live Claude Code session is refused).' }),
     rehearse: Flags.boolean({ summary: 'Publish only if the real client resumes the candidate and rebuilds the expected context (needs claude or codex installed).' }),
     'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
     'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),

@@ -10,7 +10,7 @@ export default class Presets extends BaseCommand<PresetsCommandResult> {
   static override summary = 'List the named presets in your configuration.';
   static override description =
     'A preset is a [presets.<name>] table of policy keys (strategy, trigger_tokens, floor_tokens, ...). ' +
-    'Select one with --preset (plan, apply, config, policy-check, explain, tune, eval, bench, eval-study); it applies after [policy] and [provider.<id>] and before [sessions."<id>"]. ' +
+    'Select one with --preset (plan, apply, watch, config, policy-check, explain, tune, eval, bench, eval-study); it applies after [policy] and [provider.<id>] and before [sessions."<id>"]. ' +
     'Presets come from the user config ($XDG_CONFIG_HOME/gobstopper/config.toml or --config) and the nearest project file ' +
     '(.gobstopperrc.toml, gobstopper.config.toml or .config/gobstopper.toml); a project preset of the same name overrides the user one key by key.';
   static override examples = ['<%= config.bin %> presets', '<%= config.bin %> presets --json', '<%= config.bin %> presets --config ./team.toml'];
