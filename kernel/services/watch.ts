@@ -63,6 +63,27 @@ export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly stri
   }
 }
 
+/**
+ * What would stop the first pass before it reads a session, found before the watch takes its lock:
+ * a provider nothing provides (the lock's and the state's file names are made from the providers
+ * named), a config that does not load, a strategy or preset on the command line nothing serves. A
+ * mistyped command then leaves no file or directory behind. A config table's own mistakes are
+ * left to the pass, which fails only the sessions that table governs.
+ */
+export async function checkWatchSetup(options: WatchOptions): Promise<void> {
+  await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
+    const ids = rt.providerIds();
+    const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
+    for (const provider of ids) {
+      try {
+        unservedPolicy(rt, resolveConfig(loaded, { provider, preset: options.preset, flags: { strategy: options.strategy } }));
+      } catch (error) {
+        if (error instanceof GobstopperError && error.exit === 2) throw error;
+      }
+    }
+  });
+}
+
 export async function openWatchState(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<WatchState> {
   return loadWatchState(watchStatePath(env, watchScope(providers)), Math.floor(Date.now() / 1000));
 }

@@ -169,6 +169,19 @@ describe('watch', () => {
     expect(existsSync(statePath(home))).toBe(false);
   });
 
+  it('a bad flag leaves no file behind, and a provider is never a path', async () => {
+    home = demoHome();
+    // The lock's file name is made from the providers named: "x/../../../../escaped/p" led out of
+    // the data directory, and the directories on the way were made before the name was refused.
+    for (const args of [['--provider', 'x/../../../../escaped/p'], ['--provider', 'nope'], ['--strategy', 'nope'], ['--preset', 'nope'], ['--config', join(home.root, 'missing.toml')]]) {
+      const r = await runJson(['watch', '--once', ...args], home.env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.json.ok).toBe(false);
+    }
+    expect(existsSync(join(home.root, 'escaped'))).toBe(false);
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+  });
+
   it('a config table naming a strategy nothing serves fails its own sessions, not the pass', async () => {
     home = demoHome(config('[provider.codex]\nstrategy = "nope"\n'));
     const r = await runJson(['watch', '--once'], home.env);

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
-import { lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { checkWatchSetup, lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
 import { formatCount } from '../../text/human.js';
 import { GobstopperError } from '../../errors.js';
@@ -54,6 +54,7 @@ A session that cannot be compacted is reported as failed and tried again once it
       dryRun: flags['dry-run'] === true,
       onSession: (row, index, of) => status.show(`watch: session ${index + 1} of ${of} (${row.provider} ${row.session_id.slice(0, 8)})…`),
     };
+    await checkWatchSetup(options);
     // A dry run writes nothing, so it neither needs nor takes the watch's lock.
     const lock = options.dryRun ? null : await lockWatch(process.env, providers);
     try {
