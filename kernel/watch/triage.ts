@@ -43,12 +43,16 @@ export function triage(input: TriageInput): Triage {
     if (over && entry?.outcome !== 'live_over_trigger') return { kind: 'decided', outcome: 'live_over_trigger' };
     return { kind: 'skip', reason: 'live' };
   }
-  const fresh = entry !== undefined && nowSecs - entry.decided_at <= DECISION_TTL_SECS;
+  // A stamp from the future (the clock was set back since, or the state was edited) tells nothing of
+  // a decision's age: trusted, it would settle or hold the session for as long as the clock is behind.
+  const age = entry === undefined ? -1 : nowSecs - entry.decided_at;
+  const fresh = age >= 0 && age <= DECISION_TTL_SECS;
   // A new policy decides again what the old one left alone, but a file already compacted and
   // unchanged since has its fork: another would only be a second copy for someone to choose from.
   const standing = entry !== undefined && (entry.outcome === 'compacted' || entry.policy === input.policy);
   if (fresh && standing && FINAL_OUTCOMES.has(entry.outcome) && sameFingerprint(entry.fingerprint, fingerprint)) return { kind: 'skip', reason: 'settled' };
-  if (entry?.applied_at !== undefined && nowSecs - entry.applied_at < input.minIntervalSecs) return { kind: 'skip', reason: 'rate_limited' };
+  const sinceApplied = entry?.applied_at === undefined ? -1 : nowSecs - entry.applied_at;
+  if (sinceApplied >= 0 && sinceApplied < input.minIntervalSecs) return { kind: 'skip', reason: 'rate_limited' };
   // Only a context the provider reported is the plan's own number; an estimate may be under it.
   if (!input.adaptive && row.context_basis === 'reported' && row.context_tokens !== null && !over) return { kind: 'decided', outcome: 'below_trigger' };
   return { kind: 'evaluate' };

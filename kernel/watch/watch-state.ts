@@ -93,7 +93,9 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
   const entries = new Map<string, WatchEntry>();
   for (const [key, value] of Object.entries(body.entries as Record<string, unknown>)) {
     const entry = asEntry(value);
-    if (entry && nowSecs - entry.decided_at <= DECISION_TTL_SECS) entries.set(key, entry);
+    // Stamped in the future, an entry's age cannot be told (triage would not trust it either).
+    const future = entry !== null && (entry.decided_at > nowSecs || (entry.applied_at ?? 0) > nowSecs);
+    if (entry && !future && nowSecs - entry.decided_at <= DECISION_TTL_SECS) entries.set(key, entry);
   }
   return { path, entries, discarded: null };
 }

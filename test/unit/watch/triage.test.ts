@@ -78,6 +78,12 @@ describe('watch triage', () => {
     expect(triage(input({ entry: { ...recent, applied_at: NOW - 300 }, fingerprint: changed }))).toEqual({ kind: 'evaluate' });
   });
 
+  it('trusts no decision or compaction stamped in the future (a clock set back)', () => {
+    const changed = { ...file, bytes: 2000 };
+    expect(triage(input({ entry: entry({ decided_at: NOW + 3600 }) }))).toEqual({ kind: 'evaluate' });
+    expect(triage(input({ entry: entry({ outcome: 'compacted', decided_at: NOW - 60, applied_at: NOW + 3600 }), fingerprint: changed }))).toEqual({ kind: 'evaluate' });
+  });
+
   it('rules out a reported context under the trigger without the transcript, and nothing else', () => {
     expect(triage(input({ row: row({ context_tokens: 99_999 }) }))).toEqual({ kind: 'decided', outcome: 'below_trigger' });
     // Adaptive tuning may lower the trigger from what the transcript holds; an estimate may be low.

@@ -43,5 +43,8 @@ describe('watch state', () => {
     const mixed = await loadWatchState(path, NOW);
     expect(mixed.discarded).toBeNull();
     expect([...mixed.entries.keys()]).toEqual(['good']);
+    // Stamped in the future (a clock set back), a decision's age cannot be told.
+    writeFileSync(path, JSON.stringify({ schema: 'gobstopper/watch-state-v1', entries: { good: entry(NOW), decided: entry(NOW + 3600), applied: { ...entry(NOW), applied_at: NOW + 3600 } } }));
+    expect([...(await loadWatchState(path, NOW)).entries.keys()]).toEqual(['good']);
   });
 });
