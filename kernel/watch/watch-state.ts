@@ -3,10 +3,12 @@
  * made (size, mtime, inode) and the policy it was made under, the decision, and when a compaction of it was last published. A file
  * unchanged since a final decision is not read again; `min_interval_secs` counts from the last
  * compaction. The state is a cache of decisions, not a record anyone needs: a state file that
- * cannot be read is reported and replaced, never a reason to stop watching.
+ * cannot be read is reported and replaced, never a reason to stop watching (a directory in its
+ * place, which cannot be replaced, is refused before a pass runs).
  */
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { GobstopperError } from '../errors.js';
 import { dataDir, type PathEnv } from '../paths.js';
 import { ensurePrivateDir, replacePrivateFile } from '../vault/private-fs.js';
 
@@ -73,10 +75,14 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
   let text: string;
   try {
     const st = await lstat(path);
+    // Anything else is replaced when the state is saved, but a directory cannot be: found only
+    // then, the forks the pass had published went unreported.
+    if (st.isDirectory()) throw new GobstopperError('watch_state_blocked', `${path} is a directory where the watch keeps its state; move it aside`, { details: { file: path } });
     if (!st.isFile()) return fresh(`${path} is not a regular file`);
     if (st.size > MAX_STATE_BYTES) return fresh(`${path} is over ${MAX_STATE_BYTES} bytes`);
     text = await readFile(path, 'utf8');
   } catch (error) {
+    if (error instanceof GobstopperError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh(null);
     return fresh(`${path} could not be read (${(error as Error).message})`);
   }

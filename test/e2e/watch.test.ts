@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
@@ -131,6 +131,21 @@ describe('watch', () => {
     // Without its memory the watch finds the forks it already published.
     expect(r.stdout).toContain('already compacted');
     expect(JSON.parse(readFileSync(statePath(home), 'utf8')).schema).toBe('gobstopper/watch-state-v1');
+  });
+
+  it('a directory where the state is kept is refused before a pass publishes anything', async () => {
+    home = demoHome();
+    mkdirSync(statePath(home), { recursive: true, mode: 0o700 });
+    const files = hashes([home.claudeHome, home.codexHome]);
+    for (const args of [['--once'], ['--once', '--dry-run']]) {
+      const r = await runJson(['watch', ...args], home.env);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.json.error).toMatchObject({ code: 'watch_state_blocked' });
+      expect(r.json.error.message).toContain('is a directory where the watch keeps its state; move it aside');
+    }
+    // Saved only after the pass, the state could not replace the directory: the forks were
+    // published and the pass that published them went unreported.
+    expect(hashes([home.claudeHome, home.codexHome])).toEqual(files);
   });
 
   it('keeps watching pass after pass, one JSON line each; a second watch is refused; Ctrl-C ends it with 130', async () => {
