@@ -177,7 +177,8 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
     if (options.dryRun) {
       const planned = await planForSelector(rt, row.path, planOptions);
       const outcome = planned.outcome;
-      if (outcome.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: outcome.context_tokens_before, reason_code: outcome.reason_code };
+      const warned = warningsOf(planned.warnings);
+      if (outcome.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: outcome.context_tokens_before, reason_code: outcome.reason_code, ...warned };
       const control = outcome.plan.edits.find((e) => e.op === 'provider_compact');
       return {
         ...base,
@@ -185,13 +186,15 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
         context_tokens: outcome.plan.context_tokens_before,
         strategy: outcome.plan.strategy,
         context_tokens_after: outcome.plan.context_tokens_after,
+        ...warned,
       };
     }
     const result = await applySession(rt, row.path, planOptions);
-    if (result.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: result.outcome.context_tokens_before, reason_code: result.outcome.reason_code };
+    const warned = warningsOf(result.warnings);
+    if (result.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: result.outcome.context_tokens_before, reason_code: result.outcome.reason_code, ...warned };
     const plan = result.plan.plan;
     const planned = { context_tokens: plan.context_tokens_before, strategy: plan.strategy, context_tokens_after: plan.context_tokens_after };
-    if (result.status === 'provider_control') return { ...base, ...planned, outcome: 'provider_control', control: result.message };
+    if (result.status === 'provider_control') return { ...base, ...planned, outcome: 'provider_control', control: result.message, ...warned };
     const r = result.receipt;
     return {
       ...base,
@@ -199,10 +202,20 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       outcome: 'compacted',
       reused: result.reused,
       fork: { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 },
+      ...warned,
     };
   } catch (error) {
     return { ...base, outcome: 'failed', error: errorOf(error) };
   }
+}
+
+/**
+ * What plan or apply warned about, kept with the decision: a fork that keeps the source's own verify
+ * errors may not resume either, and a watch that dropped the warning would report it as any other.
+ */
+function warningsOf(warnings: readonly string[]): { warnings?: string[] } {
+  const flat = warnings.map((w) => w.replace(/\s*\n\s*/g, ' ').trim()).filter((w) => w.length > 0);
+  return flat.length > 0 ? { warnings: flat } : {};
 }
 
 /**

@@ -2478,6 +2478,12 @@ export interface WatchDecision {
     snapshot_manifest_sha256: Sha256;
   };
   /**
+   * What plan or apply warned about this session, as they print it (the source's own verify errors, which the fork keeps; a [sessions."<id>"] table that never applies; and the like); present only when there is one.
+   *
+   * @minItems 1
+   */
+  warnings?: string[];
+  /**
    * For failed: the error, as --json reports it for the command that failed.
    */
   error?: {

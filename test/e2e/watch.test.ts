@@ -133,6 +133,28 @@ describe('watch', () => {
     expect(JSON.parse(readFileSync(statePath(home), 'utf8')).schema).toBe('gobstopper/watch-state-v1');
   });
 
+  it('keeps what apply warned about with the decision: a fork that keeps its source\'s verify errors says so', async () => {
+    home = demoHome();
+    // A line no client can read, in the middle: the fork keeps it, and may not resume either.
+    const lines = readFileSync(home.claudeSession, 'utf8').split('\n');
+    lines.splice(60, 0, 'this is {not json');
+    writeFileSync(home.claudeSession, lines.join('\n'));
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    const r = await runJson(['watch', '--once', '--provider', 'claude'], home.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(validateWatchPass(r.json)).toBe(true);
+    const decided = byId(r.json)[DEMO_CLAUDE_ID];
+    expect(decided).toMatchObject({ outcome: 'compacted' });
+    expect(decided.warnings).toEqual([expect.stringContaining('the source already had 1 verify error(s) (invalid_json) and the fork keeps them')]);
+    // A dry run passes on the plan's warnings: a session table keyed by a prefix never applies.
+    home.cleanup();
+    home = demoHome(config(`[sessions."${DEMO_CLAUDE_ID.slice(0, 8)}"]\ntrigger_tokens = 30000\n`));
+    const dry = await runCli(['watch', '--once', '--dry-run', '--provider', 'claude'], home.env);
+    expect(dry.stdout).toContain(`would compact claude_code ${DEMO_CLAUDE_ID}`);
+    expect(dry.stdout).toContain(`\n  warning: [sessions."${DEMO_CLAUDE_ID.slice(0, 8)}"] is not applied`);
+  });
+
   it('a directory where the state is kept is refused before a pass publishes anything', async () => {
     home = demoHome();
     mkdirSync(statePath(home), { recursive: true, mode: 0o700 });

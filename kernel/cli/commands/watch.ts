@@ -122,7 +122,13 @@ const OUTCOME_WORDS: Record<WatchDecision['outcome'], string> = {
   failed: 'failed',
 };
 
+/** A decision's lines, then what plan or apply warned about it, under it. */
 function decisionLines(d: WatchDecision): string[] {
+  const lines = outcomeLines(d);
+  return lines.length > 0 ? [...lines, ...(d.warnings ?? []).map((w) => `  warning: ${w}`)] : lines;
+}
+
+function outcomeLines(d: WatchDecision): string[] {
   const who = `${d.provider} ${d.session_id}`;
   const tokens = d.context_tokens_after !== undefined ? `: ${formatCount(d.context_tokens)} → ${formatCount(d.context_tokens_after)} tokens (${d.strategy})` : '';
   switch (d.outcome) {
