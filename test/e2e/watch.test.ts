@@ -196,6 +196,22 @@ describe('watch', () => {
     expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
   });
 
+  it('stops once whatever reads its output has gone, and lets go of its lock', async () => {
+    home = demoHome();
+    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // As `watch --json | head -1` does once it has its line.
+    child.stdout.destroy();
+    const stopped = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000))]);
+    if (stopped === 'running') child.kill('SIGKILL');
+    expect(stopped).toBe(1);
+    expect(existsSync(join(home.dataHome, 'gobstopper', 'watch-state-all.lock'))).toBe(false);
+  }, 90_000);
+
   it('refuses bad flags as usage errors', async () => {
     home = demoHome();
     for (const args of [['--interval', '0'], ['--interval', 'soon'], ['--max-age', '60', '--all'], ['--provider', 'nope'], ['--strategy', 'nope'], ['--preset', 'nope']]) {

@@ -19,7 +19,7 @@ Passed over without reading the transcript: live sessions (updated within 180 s;
 
 A session that cannot be compacted is reported as failed and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
 
---dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C.`;
+--dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C; it also stops (exit 1) once whatever reads its output has gone.`;
   static override examples = [
     '<%= config.bin %> watch --dry-run --once',
     '<%= config.bin %> watch --interval 60 --provider codex',
@@ -57,11 +57,19 @@ A session that cannot be compacted is reported as failed and tried again once it
     await checkWatchSetup(options);
     // A dry run writes nothing, so it neither needs nor takes the watch's lock.
     const lock = options.dryRun ? null : await lockWatch(process.env, providers);
+    // oclif swallows EPIPE on stdout, which suits a command that answers once; a watch whose reader
+    // has gone (`watch --json | head -1`) would go on compacting, its lock held, and tell no one.
+    let outputClosed = false;
+    const onOutputError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') outputClosed = true;
+    };
+    process.stdout.on('error', onOutputError);
     try {
       const state = await openWatchState(process.env, providers);
       // A quiet pass prints nothing, so a person is told once that the watch runs and how to stop it.
       if (!flags.once) this.note(`watching ${providers ? providers.join(', ') : 'every provider'}'s sessions every ${flags.interval} s${options.dryRun ? ' (dry run)' : ''}; passes that decide nothing print nothing; Ctrl-C stops`);
       for (let pass = 1; ; pass++) {
+        if (outputClosed) throw new GobstopperError('output_closed', `the watch's output was closed (whatever read it has gone); it stops before pass ${pass}`);
         const started = Date.now();
         let result: WatchPass;
         try {
@@ -83,6 +91,7 @@ A session that cannot be compacted is reported as failed and tried again once it
         await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
       }
     } finally {
+      process.stdout.off('error', onOutputError);
       await lock?.release();
     }
   }
