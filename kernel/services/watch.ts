@@ -20,7 +20,7 @@ import type { ProviderHomes } from '../sessions/provider-port.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
 import { triage } from '../watch/triage.js';
-import { fingerprintOf, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
+import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession } from './apply.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
@@ -109,7 +109,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       const policy = toResolvedPolicy(resolved.values);
       const policyDigest = policyDigestOf(resolved.values, options.env);
       const nowSecs = Math.floor(Date.now() / 1000);
-      const key = `${row.provider}\u0000${row.path}`;
+      const key = watchKey(row);
       const entry = state.entries.get(key);
       const verdict = triage({
         row,
@@ -142,6 +142,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       const appliedAt = decision.outcome === 'compacted' && !decision.reused ? next.decided_at : entry?.applied_at;
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }
+    forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
     return rows.length;
   });
   if (!options.dryRun) await saveWatchState(state);
@@ -156,6 +157,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     ...(discarded ? { state_discarded: discarded } : {}),
   };
 }
+
+/** A state entry's key: one transcript as one provider lists it. */
+const watchKey = (row: Pick<T.DetectRow, 'provider' | 'path'>) => `${row.provider}\u0000${row.path}`;
 
 /**
  * The policy values and every GOBSTOPPER_* variable (limits a parse obeys): a decision made under

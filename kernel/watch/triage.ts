@@ -49,8 +49,11 @@ export function triage(input: TriageInput): Triage {
   const fresh = age >= 0 && age <= DECISION_TTL_SECS;
   // A new policy decides again what the old one left alone, but a file already compacted and
   // unchanged since has its fork: another would only be a second copy for someone to choose from.
+  // That decision does not lapse after a day either: looked at again, the unchanged file could only
+  // give the same fork (published again, had the person deleted it) or, under a newer policy, that copy.
+  const lasting = entry?.outcome === 'compacted' && age >= 0;
   const standing = entry !== undefined && (entry.outcome === 'compacted' || entry.policy === input.policy);
-  if (fresh && standing && FINAL_OUTCOMES.has(entry.outcome) && sameFingerprint(entry.fingerprint, fingerprint)) return { kind: 'skip', reason: 'settled' };
+  if ((fresh || lasting) && standing && FINAL_OUTCOMES.has(entry.outcome) && sameFingerprint(entry.fingerprint, fingerprint)) return { kind: 'skip', reason: 'settled' };
   const sinceApplied = entry?.applied_at === undefined ? -1 : nowSecs - entry.applied_at;
   if (sinceApplied >= 0 && sinceApplied < input.minIntervalSecs) return { kind: 'skip', reason: 'rate_limited' };
   // Only a context the provider reported is the plan's own number; an estimate may be under it.

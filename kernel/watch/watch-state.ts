@@ -13,7 +13,7 @@ import { dataDir, type PathEnv } from '../paths.js';
 import { ensurePrivateDir, replacePrivateFile } from '../vault/private-fs.js';
 
 export const WATCH_STATE_SCHEMA = 'gobstopper/watch-state-v1';
-/** Decisions older than this are made again even for an unchanged file (config may have changed). */
+/** Decisions older than this are made again even for an unchanged file (config may have changed), except a compaction. */
 export const DECISION_TTL_SECS = 86_400;
 /** At most this many transcripts are remembered; the oldest decisions go first. */
 const MAX_ENTRIES = 10_000;
@@ -101,9 +101,19 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     const entry = asEntry(value);
     // Stamped in the future, an entry's age cannot be told (triage would not trust it either).
     const future = entry !== null && (entry.decided_at > nowSecs || (entry.applied_at ?? 0) > nowSecs);
-    if (entry && !future && nowSecs - entry.decided_at <= DECISION_TTL_SECS) entries.set(key, entry);
+    // A compaction stands as long as its file is unchanged (triage.ts says why); forgetLapsed drops it
+    // once discovery no longer lists the file.
+    if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
   return { path, entries, discarded: null };
+}
+
+/**
+ * Forgets decisions older than a day about files the pass did not list (gone, or out of the discovery
+ * window): only a compaction is kept past a day, and only while its file is still there to settle.
+ */
+export function forgetLapsed(state: WatchState, listed: ReadonlySet<string>, nowSecs: number): void {
+  for (const [key, entry] of state.entries) if (nowSecs - entry.decided_at > DECISION_TTL_SECS && !listed.has(key)) state.entries.delete(key);
 }
 
 export async function saveWatchState(state: WatchState): Promise<void> {

@@ -2503,7 +2503,7 @@ export interface WatchSkipCounts {
    */
   live: number;
   /**
-   * Unchanged since a decision made within the last day.
+   * Unchanged since a decision made within the last day under the same policy, or since the watch compacted them.
    */
   settled: number;
   /**

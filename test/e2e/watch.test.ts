@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
@@ -101,6 +101,27 @@ describe('watch', () => {
     utimesSync(home.codexSession, now2, now2);
     const codex = await runCli(['watch', '--once', '--provider', 'codex'], home.env);
     expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 96,300 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
+  });
+
+  it('a compaction of an unchanged file stands past the day: no second fork under a new policy, no deleted fork published again', async () => {
+    home = demoHome();
+    const first = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    const fork = byId(first.json)[DEMO_CODEX_ID].fork.path;
+    rmSync(fork);
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config().replace('"compacted"', '"elide"'));
+    // Two days on: the decision and the compaction are older than a day.
+    const path = join(home.dataHome, 'gobstopper', 'watch-state-codex.json');
+    const state = JSON.parse(readFileSync(path, 'utf8'));
+    for (const e of Object.values<any>(state.entries)) {
+      e.decided_at -= 2 * 86_400;
+      e.applied_at -= 2 * 86_400;
+    }
+    writeFileSync(path, JSON.stringify(state));
+    const later = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.json.decisions).toEqual([]);
+    expect(later.json.skipped.settled).toBe(1);
+    expect(listFiles(home.codexDir)).toEqual([home.codexSession]);
   });
 
   it('a session compacted less than min_interval_secs ago waits; at 0 it is looked at again', async () => {

@@ -70,6 +70,13 @@ describe('watch triage', () => {
     expect(triage(input({ entry: entry({ outcome: 'compacted', applied_at: NOW - 4000 }), policy: 'p2' }))).toEqual({ kind: 'skip', reason: 'settled' });
   });
 
+  it('keeps a compaction of an unchanged file settled past the day, whatever the policy', () => {
+    const old = entry({ outcome: 'compacted', decided_at: NOW - 200_000, applied_at: NOW - 200_000 });
+    expect(triage(input({ entry: old }))).toEqual({ kind: 'skip', reason: 'settled' });
+    expect(triage(input({ entry: old, policy: 'p2' }))).toEqual({ kind: 'skip', reason: 'settled' });
+    expect(triage(input({ entry: old, fingerprint: { ...file, bytes: 2000 } }))).toEqual({ kind: 'evaluate' });
+  });
+
   it('holds a changed file compacted less than min_interval_secs ago', () => {
     const changed = { ...file, bytes: 2000 };
     const recent = entry({ outcome: 'compacted', applied_at: NOW - 299 });

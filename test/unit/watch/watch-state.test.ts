@@ -1,7 +1,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry } from '../../../kernel/watch/watch-state.js';
+import { forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry } from '../../../kernel/watch/watch-state.js';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 
 let home: TempHome | undefined;
@@ -17,19 +17,26 @@ describe('watch state', () => {
     expect(watchStatePath({ XDG_DATA_HOME: '/d', HOME: '/h' }, 'codex')).toBe('/d/gobstopper/watch-state-codex.json');
   });
 
-  it('round-trips as a private file and forgets decisions older than a day', async () => {
+  it('round-trips as a private file and forgets decisions older than a day, except a compaction', async () => {
     home = makeTempHome();
     const path = watchStatePath(home.env, 'all');
     const state = await loadWatchState(path, NOW);
     expect(state.entries.size).toBe(0);
     expect(state.discarded).toBeNull();
     state.entries.set('a', entry(NOW - 10));
-    state.entries.set('b', entry(NOW - 90_000));
+    state.entries.set('b', { ...entry(NOW - 90_000), outcome: 'no_plan' });
+    state.entries.set('c', entry(NOW - 90_000));
     await saveWatchState(state);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const back = await loadWatchState(path, NOW);
-    expect([...back.entries.keys()]).toEqual(['a']);
+    expect([...back.entries.keys()]).toEqual(['a', 'c']);
     expect(back.entries.get('a')).toEqual(entry(NOW - 10));
+  });
+
+  it('keeps a compaction past the day only while its file is listed', () => {
+    const state = { path: '/x', discarded: null, entries: new Map([['listed', entry(NOW - 90_000)], ['unlisted', entry(NOW - 90_000)], ['recent', entry(NOW - 10)]]) };
+    forgetLapsed(state, new Set(['listed']), NOW);
+    expect([...state.entries.keys()]).toEqual(['listed', 'recent']);
   });
 
   it('says why it could not use a stored state, and drops entries it cannot read', async () => {
