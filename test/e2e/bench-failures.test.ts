@@ -114,6 +114,19 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
       // Nothing failed and nothing fired: then the hint is the answer.
       expect(gob(['bench', '--strategy', 'elide', '--trigger', '9000000', '--floor', '0']).stdout).toContain(UNDER_TRIGGER);
     });
+
+    it('exits 1 when the only strategy failed on every session: each was read, none was measured', () => {
+      // Both demo sessions are over the configured 20,000-token trigger, so both ask the damaged copy.
+      const all = json<BenchCommandResult>(['bench', '--strategy', 'keep_last_jq']);
+      expect(all.body.rows.map((r) => [r.strategy, r.failure])).toEqual([
+        ['keep_last_jq', 'strategy_evaluation_failed'],
+        ['keep_last_jq', 'strategy_evaluation_failed'],
+      ]);
+      expect(all.status).toBe(1);
+      expect(gob(['bench', '--strategy', 'keep_last_jq']).status).toBe(1);
+      // One strategy measured beside it is a measured session: the failed rows cost only themselves.
+      expect(json(['bench', '--strategy', 'keep_last_jq', '--strategy', 'elide']).status).toBe(0);
+    });
   });
 
   it("a pinned plugin's row shows the bundle it measured, as eval does: table, --json and CSV", () => {

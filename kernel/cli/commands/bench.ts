@@ -105,7 +105,7 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
 
 Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the reference 24 columns first, then ours) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.
 
-Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured, after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
+Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [
     '<%= config.bin %> bench',
     '<%= config.bin %> bench --all --trigger 50000 --floor 10000 --output bench.csv --html bench.html',
@@ -155,8 +155,10 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.print(result, window);
     }
     // The rows and files are the report either way; the status tells a script that sessions were
-    // found and not one could be measured. A session that fails beside measured ones costs only its rows.
-    if (result.sessions > 0 && result.sessions_failed === result.sessions) process.exitCode = 1;
+    // found and not one could be measured. A session that fails beside measured ones costs only its
+    // rows. A session whose every strategy failed was read but measured nothing either, as eval's
+    // exit 1 for it says: counting only whole-session failures let such a bench pass.
+    if (result.sessions > 0 && result.rows.length > 0 && result.rows.every((r) => r.failure !== null)) process.exitCode = 1;
     return result;
   }
 
