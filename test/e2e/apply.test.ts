@@ -91,6 +91,28 @@ describe('apply publishes a verified fork and never touches the source', () => {
     }
   });
 
+  it("the note about a session's missing directory stays on one line, whatever that directory's name holds", async () => {
+    home = demoHome();
+    // The recorded directory comes from the transcript: a line break in it is anybody's text.
+    const cwd = '/gone/first\nsecond: looks like gobstopper';
+    const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    for (const r of lines) if (typeof r.cwd === 'string') r.cwd = cwd;
+    writeFileSync(home.claudeSession, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    for (const command of ['apply', 'fork']) {
+      const human = await runCli([command, DEMO_CLAUDE_ID], home.env);
+      expect(human.code, human.stderr).toBe(0);
+      const out = human.stdout.split('\n');
+      expect(out.filter((l) => l.startsWith('second'))).toEqual([]);
+      expect(out.filter((l) => l.startsWith('  note: '))).toEqual([
+        "  note: the session's directory /gone/first\\u000asecond: looks like gobstopper no longer exists; the resumed session runs in the directory you start it from",
+      ]);
+      // --json keeps the note as the provider wrote it.
+      expect((await runJson([command, DEMO_CLAUDE_ID], home.env)).json.receipt.resume_note).toContain(cwd);
+    }
+  });
+
   it('a fork in a home other than the client\'s default gets a resume command that names that home', async () => {
     home = demoHome();
     const altClaude = join(home.root, 'alt-claude');
