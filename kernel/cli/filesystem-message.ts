@@ -51,6 +51,9 @@ function fileInTheWay(path: string): string | null {
 
 export function filesystemMessage(error: ErrnoLike): string | null {
   const code = typeof error.code === 'string' ? error.code : '';
+  // Node asks for the working directory (project config search, relative paths) with no path to
+  // name: its "uv_cwd" text says nothing of a directory deleted or moved from under the shell.
+  if (error.syscall === 'uv_cwd' && code === 'ENOENT') return 'the current directory no longer exists (deleted or moved); cd to an existing directory and run the command again (ENOENT)';
   const path = typeof error.path === 'string' ? error.path : null;
   const dest = typeof error.dest === 'string' ? error.dest : null;
   // A link or rename is refused for the directory it writes into, which is dest's, not path's.

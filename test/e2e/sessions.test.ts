@@ -1,4 +1,5 @@
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -10,7 +11,7 @@ import {
   validateVerifyOutput,
   validateDiffCommandOutput,
 } from '../../schemas/generated/validators.js';
-import { runCli, runJson } from '../helpers/cli.js';
+import { binPath, runCli, runJson } from '../helpers/cli.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
@@ -283,6 +284,33 @@ describe('detect', () => {
     // The id is quoted: an empty one is seen as empty.
     const empty = await runJson(['detect', '--provider', ''], home.env);
     expect(empty.json.error.message).toMatch(/^unknown provider ""; known: /);
+  });
+  it('run from a directory deleted under the shell, it says so in one line instead of a bare uv_cwd error', async () => {
+    home = demoHome();
+    const gone = join(home.root, 'gone');
+    mkdirSync(gone);
+    const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+    // The shell enters the directory and removes it: the CLI starts with a working directory that no longer exists.
+    const inGone = (args: string[]) =>
+      spawnSync('/bin/sh', ['-c', `cd ${q(gone)} && rmdir ${q(gone)} && exec ${[process.execPath, binPath, ...args].map(q).join(' ')}`], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...home!.env },
+        encoding: 'utf8',
+      });
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    for (const args of [['detect'], ['plan', DEMO_CLAUDE_ID.slice(0, 8)], ['config']]) {
+      const human = inGone(args);
+      expect(human.status, human.stderr).toBe(1);
+      expect(human.stdout).toBe('');
+      const lines = human.stderr.split('\n').filter((l) => l.startsWith('gobstopper:'));
+      expect(lines).toEqual(['gobstopper: the current directory no longer exists (deleted or moved); cd to an existing directory and run the command again (ENOENT)']);
+      mkdirSync(gone);
+      const json = inGone([...args, '--json']);
+      expect(json.status).toBe(1);
+      expect(JSON.parse(json.stdout).error.message).toContain('the current directory no longer exists');
+      mkdirSync(gone);
+    }
+    rmSync(gone, { recursive: true });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 });
 
