@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,33 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
         message: expect.stringContaining(`bundle ${packed}: main.sh does not match the sha256`),
         details: { bundle: packed, file: 'main.sh' },
       });
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('without npm or tar on PATH, add says which program is missing, not that npm exited with undefined or that the archive is bad', async () => {
+    const packed = join(home.root, 'keep-last-jq-nopath.tgz');
+    await run('tar', ['-czf', packed, '-C', join(repoRoot, 'examples', 'plugins'), 'keep-last-jq']);
+    const emptyPath = join(home.root, 'empty-path');
+    mkdirSync(emptyPath, { recursive: true });
+    // The CLI is started by its absolute path: nothing it looks up on PATH is found.
+    const bare = async (...args: string[]): Promise<CliResult> => {
+      try {
+        const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env: { ...home.env, PATH: emptyPath }, cwd: repoRoot, timeout: 60_000 });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code?: number; stdout?: string; stderr?: string };
+        return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+      }
+    };
+    const before = snapshot();
+    const npm = await bare('plugin', 'add', 'some-gobstopper-strategy', '--json');
+    expect(npm.code).toBe(1);
+    expect(JSON.parse(npm.stdout).error).toEqual({ code: 'npm_pack_failed', message: 'cannot fetch some-gobstopper-strategy from npm: npm is not on PATH', details: { spec: 'some-gobstopper-strategy' } });
+    for (const command of ['add', 'check']) {
+      const tar = await bare('plugin', command, packed);
+      expect(tar.code, command).toBe(1);
+      expect(tar.stderr, command).toBe(`gobstopper: cannot unpack ${packed}: tar is not on PATH\n`);
     }
     expect(snapshot()).toEqual(before);
   });

@@ -66,7 +66,7 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
       stdin: 'ignore',
     });
     if (result.exitCode !== 0) {
-      const why = String(result.stderr).split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))[0] ?? `npm pack exited with ${result.exitCode}`;
+      const why = String(result.stderr).split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))[0] ?? notRunWhy('npm pack', result);
       throw new GobstopperError('npm_pack_failed', `cannot fetch ${spec} from npm: ${why.replace(/^npm (error|ERR!)\s*/, '')}`, { details: { spec } });
     }
     const packed = readdirSync(temp).find((f) => TARBALL.test(f));
@@ -77,6 +77,20 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Why a tool run ended without an exit status of its own, for the error message: execa leaves
+ * exitCode undefined when the program could not be started or was stopped, which printed as
+ * "exited with undefined".
+ */
+function notRunWhy(what: string, result: { exitCode?: number; timedOut?: boolean; signal?: string; code?: string }): string {
+  const program = what.split(' ')[0]!;
+  if (result.code === 'ENOENT') return `${program} is not on PATH`;
+  if (result.timedOut) return `${what} did not finish within 120 s and was stopped`;
+  if (result.signal) return `${what} was stopped by ${result.signal}`;
+  if (result.exitCode === undefined) return `${program} could not be started${result.code ? ` (${result.code})` : ''}`;
+  return `${what} exited with ${result.exitCode}`;
 }
 
 /**
@@ -113,6 +127,11 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
   try {
     // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.
     const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore' });
+    // A tar that never ran says nothing about the archive: naming the archive would send people
+    // looking for a fault in it.
+    if (result.exitCode === undefined && !result.timedOut && !result.signal) {
+      throw new GobstopperError('runtime_missing', `cannot unpack ${tarball}: ${notRunWhy('tar', result)}`, { details: { bundle: tarball, runtime: 'tar' } });
+    }
     if (result.exitCode !== 0) {
       throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it`, { details: { bundle: tarball } });
     }
