@@ -29,7 +29,7 @@ import { vaultExists, vaultLayout } from '../vault/layout.js';
 import { loadManifest } from '../vault/manifest.js';
 import { streamManifestChunks } from '../vault/reconstruct.js';
 import { estimatedContext } from '../policy/context.js';
-import { resolveShaPrefix } from '../vault/selectors.js';
+import { checkShaPrefix, resolveShaPrefix } from '../vault/selectors.js';
 import { freezeSource, type FrozenSource } from './frozen-source.js';
 import { PrivateWorkspace, withWorkspace } from './private-workspace.js';
 import { resolveSessionConfig, strategyRunner, type PlanOptions } from './plan.js';
@@ -66,6 +66,8 @@ interface LoadedCopy {
 /** Rebuilds a vault snapshot into memory (verified chunk by chunk and whole) for a private copy. */
 async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ frozen: FrozenSource; name: string; provider: string | null; session_id: string | null; vault_id: string }> {
   const layout = vaultLayout(runtime.env);
+  // A malformed id is the command line's fault with a vault or without one, as diff and show say.
+  checkShaPrefix(selector.slice(VAULT_PREFIX.length));
   if (!(await vaultExists(layout))) throw new GobstopperError('snapshot_not_found', `there is no vault yet, so ${selector} cannot be found`);
   const id = await resolveShaPrefix(layout, selector.slice(VAULT_PREFIX.length), 'snapshot');
   const loaded = await loadManifest(layout, id, runtime.env);

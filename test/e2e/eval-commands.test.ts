@@ -539,6 +539,12 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
       const { status, body } = json(['eval-study', CODEX_ID, ...LOW, ...args]);
       expect({ args, status, code: body.error?.code }).toEqual({ args, status: exit, code });
     }
+    // A malformed vault: id is the command line's fault before any vault exists too (none does yet).
+    expect(existsSync(join(home.dataHome, 'gobstopper', 'vault'))).toBe(false);
+    for (const args of [['vault:zzz', '--manifest', manifestPath], [CODEX_ID, '--manifest', manifestPath, '--against', 'vault:12']]) {
+      const { status, body } = json(['eval-study', ...args]);
+      expect({ args, status, code: body.error?.code }).toEqual({ args, status: 2, code: 'invalid_sha' });
+    }
     expect(treeDigest(home.root)).toEqual(before);
   });
 
