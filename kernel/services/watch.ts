@@ -21,10 +21,12 @@ import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
 import { triage } from '../watch/triage.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
-import { applySession } from './apply.js';
+import { applySession, type ApplyOptions } from './apply.js';
+import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
 import { withRuntime, type Runtime } from './runtime.js';
+import { resolveClientBin } from '../rehearse/run/client-bin.js';
 
 export interface WatchOptions {
   env: NodeJS.ProcessEnv;
@@ -40,13 +42,18 @@ export interface WatchOptions {
   dryRun: boolean;
   /** Told as each session is taken up, for a status line. */
   onSession?: (row: T.DetectRow, index: number, of: number) => void;
+  /**
+   * Publish a fork only once the real client has resumed it offline (apply --rehearse), with these
+   * executables (default: their environment variables, then PATH).
+   */
+  rehearse?: ClientBins;
 }
 
 /**
  * Errors that say "not now" rather than "not this file": the session is tried again next pass even
  * if it did not change.
  */
-const TRANSIENT_CODES = new Set(['session_live', 'source_changed', 'operation_running', 'undo_running', 'lock_busy', 'interrupted']);
+const TRANSIENT_CODES = new Set(['session_live', 'client_missing', 'source_changed', 'operation_running', 'undo_running', 'lock_busy', 'interrupted']);
 
 /** The watch's own lock: two watches of one scope would apply the same sessions side by side. */
 export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<FileLock> {
@@ -81,7 +88,27 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
         if (error instanceof GobstopperError && error.exit === 2) throw error;
       }
     }
+    if (options.rehearse) requireRehearsalClients(ids, options.rehearse, options.env);
   });
+}
+
+/**
+ * With --rehearse, the client of every watched provider that has one must be there from the start:
+ * a missing one would otherwise fail each of its sessions, and settle them as failed until they
+ * change, for want of an install the person can make now.
+ */
+function requireRehearsalClients(providers: readonly string[], bins: ClientBins, env: NodeJS.ProcessEnv): void {
+  for (const provider of providers) {
+    if (provider !== 'claude_code' && provider !== 'codex') continue;
+    try {
+      resolveClientBin(provider, bins[provider], env);
+    } catch (error) {
+      if (!(error instanceof GobstopperError)) throw error;
+      const others = providers.filter((p) => p !== provider);
+      const instead = others.length > 0 ? `, or watch only ${others.join(', ')} (--provider)` : '';
+      throw new GobstopperError(error.code, `watch --rehearse resumes ${provider} forks with their client: ${error.message}${instead}`, { details: { provider } });
+    }
+  }
 }
 
 export async function openWatchState(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<WatchState> {
@@ -107,7 +134,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       const fingerprint = await fingerprintOf(row.path);
       const resolved = resolveConfig(loaded, { provider: row.provider, session_id: row.session_id, preset: options.preset, flags: { strategy: options.strategy } });
       const policy = toResolvedPolicy(resolved.values);
-      const policyDigest = policyDigestOf(resolved.values, options.env);
+      const policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
       const nowSecs = Math.floor(Date.now() / 1000);
       const key = watchKey(row);
       const entry = state.entries.get(key);
@@ -193,7 +220,7 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
         ...warned,
       };
     }
-    const result = await applySession(rt, row.path, planOptions);
+    const result = await applySession(rt, row.path, { ...planOptions, ...(await rehearsalOptions(rt, options.rehearse)) });
     const warned = warningsOf(result.warnings);
     if (result.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: result.outcome.context_tokens_before, reason_code: result.outcome.reason_code, ...warned };
     const plan = result.plan.plan;
@@ -205,12 +232,25 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       ...planned,
       outcome: 'compacted',
       reused: result.reused,
+      ...(result.rehearsal ? { rehearsal: result.rehearsal.reason } : {}),
       fork: { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 },
       ...warned,
     };
   } catch (error) {
     return { ...base, outcome: 'failed', error: errorOf(error) };
   }
+}
+
+/** apply's rehearsal hooks, each session's client picked by its provider. */
+async function rehearsalOptions(rt: Runtime, bins: ClientBins | undefined): Promise<Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>> {
+  if (!bins) return {};
+  // Loaded only when asked for: it is the one part that runs real clients.
+  const { rehearseCandidate, rehearsalReady } = await import('./rehearse-candidate.js');
+  const binFor = (provider: string) => (provider === 'claude_code' || provider === 'codex' ? bins[provider] : undefined);
+  return {
+    rehearse: (staging, planned, id) => rehearseCandidate(rt, staging, planned, id, binFor(planned.session.provider)),
+    rehearsalReady: (planned) => rehearsalReady(rt, planned, binFor(planned.session.provider)),
+  };
 }
 
 /**

@@ -2469,6 +2469,10 @@ export interface WatchDecision {
    */
   reused?: boolean;
   /**
+   * For compacted, with --rehearse: what the real client's offline resume of the fork showed before it was published (absent for a fork an earlier run had published).
+   */
+  rehearsal?: string;
+  /**
    * For compacted: the published fork.
    */
   fork?: {

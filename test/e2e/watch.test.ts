@@ -256,6 +256,25 @@ describe('watch', () => {
     expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
   });
 
+  it('--rehearse needs the client of every watched provider before it starts, and writes nothing without one', async () => {
+    home = demoHome();
+    // No client anywhere: PATH without them, no GOBSTOPPER_*_BIN.
+    const env = { ...home.env, PATH: '/usr/bin:/bin', GOBSTOPPER_CLAUDE_BIN: '', GOBSTOPPER_CODEX_BIN: '' };
+    const missing = await runJson(['watch', '--once', '--rehearse', '--claude-bin', join(home.root, 'no-claude')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.json.error).toMatchObject({ code: 'client_missing', details: { provider: 'claude_code' } });
+    expect(missing.json.error.message).toMatch(/^watch --rehearse resumes claude_code forks with their client: claude client not found at .*no-claude.*, or watch only codex \(--provider\)$/);
+    // A claude that is there leaves codex's missing client to name.
+    const codexMissing = await runJson(['watch', '--once', '--rehearse', '--claude-bin', process.execPath], env);
+    expect(codexMissing.code).toBe(1);
+    expect(codexMissing.json.error.message).toMatch(/codex client not found on PATH.*, or watch only claude_code \(--provider\)$/);
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+    for (const args of [['--rehearse', '--dry-run'], ['--claude-bin', process.execPath]]) {
+      const r = await runJson(['watch', '--once', ...args], env);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+  });
+
   it('a config table naming a strategy nothing serves fails its own sessions, not the pass', async () => {
     home = demoHome(config('[provider.codex]\nstrategy = "nope"\n'));
     const r = await runJson(['watch', '--once'], home.env);

@@ -19,16 +19,20 @@ Passed over without reading the transcript: live sessions (updated within 180 s;
 
 A session that cannot be compacted is reported as failed and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
 
---dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C; it also stops (exit 1) once whatever reads its output has gone.`;
+--rehearse publishes each fork only once the real client (claude or codex, offline against a local stub) has resumed it and rebuilt the context the plan predicts; a fork it refuses is that session's failure. --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C; it also stops (exit 1) once whatever reads its output has gone.`;
   static override examples = [
     '<%= config.bin %> watch --dry-run --once',
     '<%= config.bin %> watch --interval 60 --provider codex',
     '<%= config.bin %> watch --once --json',
+    '<%= config.bin %> watch --rehearse --provider claude',
   ];
   static override flags = {
     interval: Flags.integer({ summary: 'Seconds between the start of one pass and the next.', default: 30, min: 1, max: MAX_INTERVAL_SECS, helpValue: '<secs>' }),
     once: Flags.boolean({ summary: 'Run one pass, then exit.' }),
     'dry-run': Flags.boolean({ summary: 'Plan and report what would be compacted; write nothing (no fork, vault, event or watch state).' }),
+    rehearse: Flags.boolean({ summary: 'Publish a fork only once the real client resumes it offline and rebuilds the expected context, as apply --rehearse (needs the client of each watched provider).', exclusive: ['dry-run'] }),
+    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
     provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
     'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, exclusive: ['all'], helpValue: '<secs>' }),
     all: Flags.boolean({ summary: 'Sessions of any age.', exclusive: ['max-age'] }),
@@ -52,6 +56,7 @@ A session that cannot be compacted is reported as failed and tried again once it
       configPath: flags.config,
       maxAgeSecs: flags.all ? null : flags['max-age'],
       dryRun: flags['dry-run'] === true,
+      rehearse: flags.rehearse ? { claude_code: flags['claude-bin'], codex: flags['codex-bin'] } : undefined,
       onSession: (row, index, of) => status.show(`watch: session ${index + 1} of ${of} (${row.provider} ${row.session_id.slice(0, 8)})…`),
     };
     await checkWatchSetup(options);
@@ -142,7 +147,12 @@ function outcomeLines(d: WatchDecision): string[] {
   const tokens = d.context_tokens_after !== undefined ? `: ${formatCount(d.context_tokens)} → ${formatCount(d.context_tokens_after)} tokens (${d.strategy})` : '';
   switch (d.outcome) {
     case 'compacted':
-      return [`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`, `  fork: ${d.fork!.path}`, `  resume: ${d.fork!.resume_command}`];
+      return [
+        `${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`,
+        `  fork: ${d.fork!.path}`,
+        ...(d.rehearsal ? [`  rehearsed before publishing: ${d.rehearsal}`] : []),
+        `  resume: ${d.fork!.resume_command}`,
+      ];
     case 'would_compact':
       return [`would compact ${who}${tokens}`];
     case 'no_plan':
