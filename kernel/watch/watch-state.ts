@@ -93,7 +93,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     return fresh(`${path} is not valid JSON`);
   }
   const body = parsed as { schema?: unknown; entries?: unknown };
-  if (body === null || typeof body !== 'object' || body.schema !== WATCH_STATE_SCHEMA || typeof body.entries !== 'object' || body.entries === null) {
+  if (body === null || typeof body !== 'object' || body.schema !== WATCH_STATE_SCHEMA || typeof body.entries !== 'object' || body.entries === null || Array.isArray(body.entries)) {
     return fresh(`${path} is not a ${WATCH_STATE_SCHEMA} file`);
   }
   const entries = new Map<string, WatchEntry>();

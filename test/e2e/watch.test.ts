@@ -235,7 +235,7 @@ describe('watch', () => {
 
   it('refuses bad flags as usage errors', async () => {
     home = demoHome();
-    for (const args of [['--interval', '0'], ['--interval', 'soon'], ['--max-age', '60', '--all'], ['--provider', 'nope'], ['--strategy', 'nope'], ['--preset', 'nope']]) {
+    for (const args of [['--interval', '0'], ['--interval', 'soon'], ['--max-age', '60', '--all'], ['--max-age', '99999999999999999999999'], ['--provider', 'nope'], ['--strategy', 'nope'], ['--preset', 'nope']]) {
       const r = await runJson(['watch', '--once', ...args], home.env);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.json.ok).toBe(false);

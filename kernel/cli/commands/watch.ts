@@ -34,7 +34,7 @@ A session that cannot be compacted is reported as failed and tried again once it
     'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
     'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
     provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
-    'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, exclusive: ['all'], helpValue: '<secs>' }),
+    'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, max: Number.MAX_SAFE_INTEGER, exclusive: ['all'], helpValue: '<secs>' }),
     all: Flags.boolean({ summary: 'Sessions of any age.', exclusive: ['max-age'] }),
     // As plan takes them; a trigger is the config's to set, per session, provider or preset.
     strategy: policyFlags.strategy,

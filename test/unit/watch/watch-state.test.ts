@@ -46,6 +46,9 @@ describe('watch state', () => {
     expect((await loadWatchState(path, NOW)).discarded).toContain('is not valid JSON');
     writeFileSync(path, JSON.stringify({ schema: 'other', entries: {} }));
     expect((await loadWatchState(path, NOW)).discarded).toContain('is not a gobstopper/watch-state-v1 file');
+    // A list where the entries belong is not a state with none: it is said, as any other damage.
+    writeFileSync(path, JSON.stringify({ schema: 'gobstopper/watch-state-v1', entries: [1, 2, 3] }));
+    expect((await loadWatchState(path, NOW)).discarded).toContain('is not a gobstopper/watch-state-v1 file');
     writeFileSync(path, JSON.stringify({ schema: 'gobstopper/watch-state-v1', entries: { good: entry(NOW), bad: { ...entry(NOW), fingerprint: { bytes: -1 } } } }));
     const mixed = await loadWatchState(path, NOW);
     expect(mixed.discarded).toBeNull();
