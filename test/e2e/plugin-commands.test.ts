@@ -21,7 +21,11 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
   let home: TempHome;
 
   async function gob(...args: string[]): Promise<CliResult> {
-    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    return gobWith({}, ...args);
+  }
+
+  async function gobWith(extraEnv: Record<string, string>, ...args: string[]): Promise<CliResult> {
+    const env = { PATH: process.env.PATH ?? '', ...home.env, ...extraEnv };
     try {
       const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env, cwd: repoRoot, timeout: 60_000 });
       return { code: 0, stdout, stderr };
@@ -166,6 +170,28 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect(tar.code, command).toBe(1);
       expect(tar.stderr, command).toBe(`gobstopper: cannot unpack ${packed}: tar is not on PATH\n`);
     }
+    expect(snapshot()).toEqual(before);
+  });
+
+  it("a failed npm fetch says what npm said, and leaves npm's log and update check out of the home", async () => {
+    // An npm that fails as the registry does for a name it has not got, and notes how it was asked.
+    const fakeBin = join(home.root, 'fake-npm-bin');
+    mkdirSync(fakeBin, { recursive: true });
+    const argsFile = join(home.root, 'npm-args');
+    writeFileSync(
+      join(fakeBin, 'npm'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > ${JSON.stringify(argsFile)}\necho 'npm error code E404' >&2\necho 'npm error 404 Not Found - GET https://registry.npmjs.org/nope-strategy' >&2\necho 'npm error 404' >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const before = snapshot();
+    const { code, stdout } = await gobWith({ PATH: `${fakeBin}:${process.env.PATH}` }, 'plugin', 'add', 'nope-strategy', '--json');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).error).toEqual({ code: 'npm_pack_failed', message: 'cannot fetch nope-strategy from npm: 404 Not Found - GET https://registry.npmjs.org/nope-strategy', details: { spec: 'nope-strategy' } });
+    const args = readFileSync(argsFile, 'utf8').split('\n');
+    expect(args).toContain('--no-update-notifier');
+    const logs = args[args.indexOf('--logs-dir') + 1]!;
+    expect(logs.startsWith(args[args.indexOf('--pack-destination') + 1]!)).toBe(true);
+    expect(existsSync(logs)).toBe(false);
     expect(snapshot()).toEqual(before);
   });
 

@@ -59,15 +59,17 @@ function looksLikePath(spec: string): boolean {
 async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSource> {
   const temp = mkdtempSync(join(tmpdir(), 'gobstopper-npm-'));
   try {
-    const result = await execa('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', temp], {
+    // npm's debug log and its update check would otherwise land in the person's home, for a fetch
+    // that failed too; they go to the temporary directory, removed with it.
+    const result = await execa('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', temp, '--logs-dir', join(temp, 'npm-logs'), '--no-update-notifier'], {
       cwd,
       reject: false,
       timeout: 120_000,
       stdin: 'ignore',
     });
     if (result.exitCode !== 0) {
-      const why = String(result.stderr).split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))[0] ?? notRunWhy('npm pack', result);
-      throw new GobstopperError('npm_pack_failed', `cannot fetch ${spec} from npm: ${why.replace(/^npm (error|ERR!)\s*/, '')}`, { details: { spec } });
+      const why = npmErrorLine(String(result.stderr)) ?? notRunWhy('npm pack', result);
+      throw new GobstopperError('npm_pack_failed', `cannot fetch ${spec} from npm: ${why}`, { details: { spec } });
     }
     const packed = readdirSync(temp).find((f) => TARBALL.test(f));
     if (!packed) throw new GobstopperError('npm_pack_failed', `npm pack ${spec} produced no tarball`, { details: { spec } });
@@ -77,6 +79,20 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The line of npm's error report that says what went wrong: its first line is only the code
+ * ("code E404"), the next says what ("404 Not Found - GET https://…").
+ */
+function npmErrorLine(stderr: string): string | null {
+  const said = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))
+    .map((l) => l.replace(/^npm (error|ERR!)\s*/, ''))
+    .filter((l) => l !== '');
+  return said.find((l) => !/^code \S+$/.test(l) && !/^\d+$/.test(l)) ?? said[0] ?? null;
 }
 
 /**
