@@ -34,14 +34,13 @@ const UI_COPY_TEXT_BYTES = 1024;
  * Whether a string of the `toolUseResult` UI copy is output to stub: longer than the stub, and
  * either several lines or at least 1 KiB. Paths (`filePath`, `filenames`), titles, urls, statuses
  * and patch lines are single short lines that a transcript viewer shows beside the stub; stubbing
- * them would save a few bytes and lose where the output came from.
+ * them would save a few bytes and lose where the output came from. `text` is the decoded string.
  */
-function isUiCopyText(line: Buffer, span: ByteSpan, stubBytes: number): boolean {
+function isUiCopyText(span: ByteSpan, text: string, stubBytes: number): boolean {
   const bytes = span.end - span.start;
   if (bytes <= stubBytes) return false;
   if (bytes >= UI_COPY_TEXT_BYTES) return true;
-  const text: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
-  return typeof text === 'string' && /[\r\n]/.test(text);
+  return /[\r\n]/.test(text);
 }
 
 /**
@@ -50,11 +49,21 @@ function isUiCopyText(line: Buffer, span: ByteSpan, stubBytes: number): boolean 
  * edited file), so leaving it would keep the elided text in the fork and most of the bytes. Keys,
  * numbers, booleans and short single-line strings (types, statuses, paths) stay as they were, so
  * the client's transcript view still finds the shape it renders and the files it names.
+ *
+ * `stubFor` gets the UTF-8 size of the string it replaces: a `{bytes}` stub counts the text it
+ * stands for. The copy is not always the size of the model's payload: for an output too large to
+ * send, Claude Code gives the model a short `<persisted-output>` note and keeps the whole output
+ * (over 100 KiB on real sessions) only here, where the payload's count would be wrong by that much.
  */
-function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubJson: Buffer): ByteReplacement[] {
+function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubFor: (bytes: number) => string): ByteReplacement[] {
   const out: ByteReplacement[] = [];
   for (const copy of copies) {
-    for (const span of rawStringValueSpans(line, copy)) if (isUiCopyText(line, span, stubJson.length)) out.push({ span, bytes: stubJson });
+    for (const span of rawStringValueSpans(line, copy)) {
+      const text: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
+      if (typeof text !== 'string') continue;
+      const stub = jsonBytes(stubFor(Buffer.byteLength(text, 'utf8')));
+      if (isUiCopyText(span, text, stub.length)) out.push({ span, bytes: stub });
+    }
   }
   return out;
 }
@@ -96,7 +105,7 @@ const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value),
 function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], target: ElideTarget): ByteReplacement[] {
   if (top.message === null) return [];
   const out: ByteReplacement[] = [];
-  let firstStub: string | null = null;
+  let rewritten = false;
   for (const part of parts) {
     const stub = target.stub ?? stubText(target.template, part.bytes);
     for (const rewrite of partRewrites(part, stub)) {
@@ -105,11 +114,11 @@ function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], targe
       // The line parsed, so a missing span means a shape this locator does not follow: leave the line whole.
       if (!span) return [];
       out.push({ span, bytes: jsonBytes(rewrite.value) });
-      firstStub ??= stub;
+      rewritten = true;
     }
   }
-  if (firstStub === null) return [];
-  out.push(...uiCopyReplacements(line, top.toolUseResults, jsonBytes(firstStub)));
+  if (!rewritten) return [];
+  out.push(...uiCopyReplacements(line, top.toolUseResults, (bytes) => target.stub ?? stubText(target.template, bytes)));
   let saved = 0;
   for (const r of out) saved += r.span.end - r.span.start - r.bytes.length;
   return saved > 0 ? out : [];

@@ -96,19 +96,52 @@ describe('render', () => {
       const line = s.elidable[n]!;
       const copy = JSON.parse(out[line]!).toolUseResult;
       expect(shape(copy)).toEqual(shape(uiCopies[tool]));
-      const stub = `[output elided by gobstopper: ${s.t.items[line]!.elidable_bytes} bytes]`;
-      if (tool === 'Read') expect(copy).toEqual({ type: 'text', file: { filePath: deep, content: stub, numLines: 13, startLine: 1, totalLines: 13 } });
-      if (tool === 'Bash') expect(copy).toEqual({ ...(uiCopies.Bash as object), stdout: stub });
+      // Each stubbed string says how many bytes it held itself.
+      const stub = (text: string) => `[output elided by gobstopper: ${Buffer.byteLength(text, 'utf8')} bytes]`;
+      if (tool === 'Read') expect(copy).toEqual({ type: 'text', file: { filePath: deep, content: stub(body('Read')), numLines: 13, startLine: 1, totalLines: 13 } });
+      if (tool === 'Bash') expect(copy).toEqual({ ...(uiCopies.Bash as object), stdout: stub((uiCopies.Bash as { stdout: string }).stdout) });
       if (tool === 'Glob') expect(copy).toEqual(uiCopies.Glob);
-      if (tool === 'Edit') expect(copy).toMatchObject({ filePath: deep.replace('parse.ts', 'edit.ts'), originalFile: stub, oldString: 'a', structuredPatch: [{ lines: ['-a', '+b'] }], userModified: false });
-      if (tool === 'Failing') expect(copy).toBe(stub);
-      if (tool === 'Mcp') expect(copy).toEqual([{ type: 'text', text: stub }]);
+      if (tool === 'Edit') expect(copy).toMatchObject({ filePath: deep.replace('parse.ts', 'edit.ts'), originalFile: stub(body('Edit')), oldString: 'a', structuredPatch: [{ lines: ['-a', '+b'] }], userModified: false });
+      if (tool === 'Failing') expect(copy).toBe(stub(uiCopies.Failing as string));
+      if (tool === 'Mcp') expect(copy).toEqual([{ type: 'text', text: stub(body('Mcp')) }]);
     }
     // Lines that were not elided keep their UI copies byte for byte.
     for (let i = 0; i < s.t.record_count; i += 1) if (!s.elidable.includes(i)) expect(out[i]!.replaceAll(NEW_ID, b.sessionId)).toBe(s.lines[i]);
     expect((await verify(path)).findings).toEqual([]);
     const after = await parse(path);
     for (const line of s.elidable) expect(after.items[line]!.est_tokens).toBeLessThan(s.t.items[line]!.est_tokens);
+  });
+
+  it("counts the UI copy's own bytes in its stub: a persisted output the model saw as a short note is far larger in the copy", async () => {
+    // Claude Code 2.x gives the model a <persisted-output> note for an output too large to send and
+    // keeps the whole output only in the toolUseResult copy (141 KB against a 2 KB note on a real session).
+    const note = `<persisted-output>\nOutput too large (60KB). Full output saved to: /home/dev/.claude/projects/x/tool-results/t1.txt\n\nPreview (first 2KB):\n${longOutput('Bash', 20)}\n</persisted-output>`;
+    const full = `${longOutput('Bash', 20)}\n${'z'.repeat(60_000)}`;
+    const b = new ClaudeSessionBuilder();
+    b.user('Run the whole suite');
+    b.tools([{ name: 'Bash', input: { command: 'mix test' }, output: note }]);
+    b.records.at(-1)!.toolUseResult = { stdout: full, stderr: '', interrupted: false, isImage: false, noOutputExpected: false };
+    b.text('Done.');
+    const s = await source(b.toJsonl());
+    expect(s.elidable).toHaveLength(1);
+    const line = s.elidable[0]!;
+    const { path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: [line], stub_template: STUB }]);
+    const after = JSON.parse(readFileSync(path, 'utf8').split('\n')[line]!);
+    expect(after.message.content[0].content).toBe(`[output elided by gobstopper: ${Buffer.byteLength(note, 'utf8')} bytes]`);
+    expect(after.toolUseResult.stdout).toBe(`[output elided by gobstopper: ${Buffer.byteLength(full, 'utf8')} bytes]`);
+    expect((await verify(path)).findings).toEqual([]);
+  });
+
+  it('gives the UI copy a per-item stub as it is: a fixed text has no size to count', async () => {
+    const b = new ClaudeSessionBuilder();
+    b.user('go');
+    b.tools([{ name: 'Bash', input: { command: 'ls' }, output: longOutput('Bash', 12) }]);
+    b.text('ok');
+    const s = await source(b.toJsonl());
+    const line = s.elidable[0]!;
+    const { path } = await render(tmp.dir, s.path, s.t.source_sha256, [{ op: 'elide', line_indexes: [line], stub_template: STUB, per_item_stubs: { [String(line)]: '[listing elided]' } }]);
+    const after = JSON.parse(readFileSync(path, 'utf8').split('\n')[line]!);
+    expect([after.message.content[0].content, after.toolUseResult.stdout]).toEqual(['[listing elided]', '[listing elided]']);
   });
 
   it('elides an array payload into its first text block and empties the others', async () => {
