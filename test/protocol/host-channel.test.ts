@@ -246,6 +246,23 @@ describe('PluginChannel over in-memory streams', () => {
     expect(mem!.terminations()).toBe(1);
   });
 
+  it('kills the plugin when its error answer has no integer code or no string message, rather than reading it as -32001 (source changed)', async () => {
+    for (const error of ['{"message":"parser crashed"}', '{"code":"-32001","message":"parser crashed"}', '{"code":-32603,"message":5}', '"crashed"']) {
+      const r = await connect();
+      const pending = r.channel.request(StrategyPropose, params('hang'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The handshake was request 0; this call is request 1.
+      mem!.toHost.write(`{"jsonrpc":"2.0","id":1,"error":${error}}\n`);
+      const failure = (await pending.catch((e: unknown) => e)) as PluginFailure;
+      expect(failure, error).toBeInstanceOf(PluginFailure);
+      expect(failure.code, error).toBe('plugin_not_jsonrpc');
+      expect(failure.rpcCode, error).toBeUndefined();
+      expect(failure.message).toContain('answered strategy/propose with an error that is not a JSON-RPC error object');
+      expect(mem!.terminations()).toBe(1);
+      mem!.dispose();
+    }
+  });
+
   it('kills the plugin on a message over the size cap', async () => {
     const r = await connect(definition, {}, 64 * 1024);
     const pending = r.channel.request(StrategyPropose, params('hang'));

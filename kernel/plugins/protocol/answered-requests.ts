@@ -19,11 +19,32 @@ function isResponse(message: Message): message is Message & { id: Id | null } {
 }
 
 /**
- * The reader and writer to hand the connection: the same streams, with every response checked
- * against the requests written and not yet answered. `onStray` gets the id of any other answer,
- * which is then not passed on.
+ * Whether a response's `error` member is a JSON-RPC 2.0 error object: an integer `code` and a string
+ * `message`. The connection library reads any other code as its UnknownErrorCode, -32001, which is
+ * this protocol's "source changed": a provider answering `{"error":{"message":"crash"}}` would
+ * otherwise be taken at its word that the session changed while it was read.
  */
-export function watchAnswers(reader: MessageReader, writer: MessageWriter, onStray: (id: Id) => void): { reader: MessageReader; writer: MessageWriter } {
+function hasMalformedError(message: Message): boolean {
+  if (!('error' in message)) return false;
+  const error = (message as { error?: unknown }).error;
+  if (error === null || error === undefined) return false; // neither a result nor an error: the channel names that
+  if (typeof error !== 'object' || Array.isArray(error)) return true;
+  const { code, message: text } = error as { code?: unknown; message?: unknown };
+  return !Number.isInteger(code) || typeof text !== 'string';
+}
+
+/**
+ * The reader and writer to hand the connection: the same streams, with every response checked
+ * against the requests written and not yet answered. `onStray` gets the id of any other answer, and
+ * `onMalformedError` the id of an answer whose error is not a JSON-RPC error object; neither is
+ * passed on.
+ */
+export function watchAnswers(
+  reader: MessageReader,
+  writer: MessageWriter,
+  onStray: (id: Id) => void,
+  onMalformedError: (id: Id) => void,
+): { reader: MessageReader; writer: MessageWriter } {
   const open = new Set<Id>();
   const watchedWriter: MessageWriter = {
     get onError() {
@@ -53,6 +74,10 @@ export function watchAnswers(reader: MessageReader, writer: MessageWriter, onStr
       reader.listen((message) => {
         if (isResponse(message) && message.id !== null && !open.delete(message.id)) {
           onStray(message.id);
+          return;
+        }
+        if (isResponse(message) && message.id !== null && hasMalformedError(message)) {
+          onMalformedError(message.id);
           return;
         }
         callback(message);

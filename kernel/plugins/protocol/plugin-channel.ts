@@ -145,10 +145,18 @@ export class PluginChannel {
   ) {
     this.pluginId = options.pluginId;
     this.pluginVersion = options.pluginVersion;
-    const wire = watchAnswers(transport.reader, transport.writer, (id) => {
-      const method = this.stack[this.stack.length - 1]?.method;
-      void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
-    });
+    const wire = watchAnswers(
+      transport.reader,
+      transport.writer,
+      (id) => {
+        const method = this.stack[this.stack.length - 1]?.method;
+        void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
+      },
+      (id) => {
+        const method = this.stack[this.stack.length - 1]?.method;
+        void this.fatal('plugin_not_jsonrpc', `answered ${method ?? `request ${JSON.stringify(id).slice(0, 40)}`} with an error that is not a JSON-RPC error object (it needs an integer code and a string message)`, method);
+      },
+    );
     this.connection = createMessageConnection(wire.reader, wire.writer);
     this.connection.onError(([error]) => this.onTransportError(error));
     this.connection.onClose(() => this.onClosed());
