@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admitBundle } from '../../kernel/plugins/admission/admit.js';
+import { MAX_PARAMS_SCHEMA_DEPTH } from '../../kernel/plugins/host/handshake.js';
 import { startBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
 import { fixturePluginBundle, tempDir, type ManifestFields, type TempDir } from '../fixtures/bundles/build-bundle.js';
@@ -199,6 +200,14 @@ describe('plugin processes that misbehave', () => {
     const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
     expect(failure.code).toBe('plugin_handshake_failed');
     expect(failure.message).toContain('not_in_manifest');
+  });
+
+  it('declares a params_schema nested thousands deep: the handshake fails naming it, instead of a bare stack overflow when the schema is used', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['deep-params-schema'] });
+    const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+    expect(failure.code).toBe('plugin_handshake_failed');
+    expect(failure.message).toContain(`the params_schema of strategy fixture_strategy nests more than ${MAX_PARAMS_SCHEMA_DEPTH} levels deep`);
   });
 
   it('keeps only a bounded tail of stderr and shows its last lines in the error', async () => {

@@ -20,6 +20,27 @@ export async function handshake(channel: PluginChannel, manifest: PluginManifest
   return result;
 }
 
+/**
+ * How deeply a strategy's params_schema may nest (objects and arrays). It is the one member of a
+ * handshake the schemas leave free, and the host serializes and compiles it recursively (to cache
+ * its validator, to look for patterns, for plugin inspect): a schema nested thousands deep ended
+ * every command that used the strategy in a bare "Maximum call stack size exceeded". Real schemas
+ * nest a handful of levels.
+ */
+export const MAX_PARAMS_SCHEMA_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays more than `limit` deep; iterative, so it cannot overflow itself. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function handshakeProblem(result: InitializeResult, manifest: PluginManifest): string | null {
   if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly number[]).includes(result.protocol_version)) {
     return `it chose protocol version ${result.protocol_version}, the host speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`;
@@ -34,6 +55,8 @@ export function handshakeProblem(result: InitializeResult, manifest: PluginManif
     const extra = (served ?? []).map((s) => s.id).filter((id) => !allowed.has(id));
     return extra.length > 0 ? `it serves ${kind} ${extra.join(', ')} that its manifest does not declare` : null;
   };
+  const tooDeep = (result.strategies ?? []).find((s) => nestedDeeperThan(s.params_schema, MAX_PARAMS_SCHEMA_DEPTH));
+  if (tooDeep) return `the params_schema of strategy ${tooDeep.id} nests more than ${MAX_PARAMS_SCHEMA_DEPTH} levels deep`;
   return (
     undeclared('providers', result.providers, manifest.provides.providers) ??
     undeclared('strategies', result.strategies, manifest.provides.strategies) ??
