@@ -74,17 +74,33 @@ export class ProviderClient {
     });
   }
 
+  /**
+   * A provider speaks for its own sessions only. The host routes a session by the provider its
+   * handle names, shows it and records it under that name: a handle naming another provider would
+   * send this provider's file to that one (which refuses it, or worse) and label it as that one's
+   * in detect, watch and the vault.
+   */
+  private ownSessions<R>(method: string, sessions: readonly (T.SessionHandle | null | undefined)[], result: R): R {
+    const foreign = sessions.find((s) => s && s.provider !== this.info.id);
+    if (!foreign) return result;
+    const pluginId = this.running.bundle.manifest.id;
+    throw new GobstopperError('invalid_provider_session', `provider ${this.info.id} (plugin ${pluginId}) answered ${method} with a session of provider ${foreign.provider} (${foreign.path}); a provider may only report its own sessions`, {
+      details: { provider: this.info.id, plugin_id: pluginId, claimed_provider: foreign.provider, path: foreign.path },
+    });
+  }
+
   discover(params: WithoutId<T.ProviderDiscoverParams, 'provider_id'> = {}, callbacks?: HostCallbacks) {
-    return this.call(ProviderDiscover, params, callbacks);
+    return this.call(ProviderDiscover, params, callbacks).then((r) => this.ownSessions(ProviderDiscover.method, r.sessions.map((s) => s.session), r));
   }
   identify(params: WithoutId<T.ProviderIdentifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call(ProviderIdentify, params, callbacks);
+    return this.call(ProviderIdentify, params, callbacks).then((r) => this.ownSessions(ProviderIdentify.method, [r.session], r));
   }
   usage(params: WithoutId<T.ProviderUsageParams, 'provider_id'>, callbacks?: HostCallbacks) {
     return this.call(ProviderUsage, params, callbacks);
   }
   parse(params: WithoutId<T.ProviderParseParams, 'provider_id'>, callbacks?: HostCallbacks): Promise<T.Transcript> {
     return this.call(ProviderParse, params, callbacks).then((transcript) => {
+      this.ownSessions(ProviderParse.method, [transcript.session], transcript);
       const problem = lineIndexProblem(transcript);
       if (problem === null) return transcript;
       // Every later rule reads items by line: a provider that numbers them wrongly is named here,

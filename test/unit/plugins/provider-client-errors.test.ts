@@ -62,3 +62,28 @@ describe("a provider's items name each record at most once", () => {
     await expect(parsing([item(5)], 1e12).parse({ path: '/s/a.jsonl' })).resolves.toMatchObject({ record_count: 1e12 });
   });
 });
+
+describe('a provider reports its own sessions only', () => {
+  /** A claude_code provider client whose every call is answered with `result`. */
+  function answeringWith(result: unknown): ProviderClient {
+    const running = { channel: { request: () => Promise.resolve(result) }, bundle: { manifest: { id: 'provider-x' } } } as unknown as RunningBundle;
+    return new ProviderClient(running, { id: 'claude_code' } as never);
+  }
+  const handle = (provider: string) => ({ provider, session_id: '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', path: '/s/a.jsonl' });
+
+  it("a session handle naming another provider is refused, naming the plugin, instead of routing the file to that provider", async () => {
+    const expected = {
+      code: 'invalid_provider_session',
+      message: 'provider claude_code (plugin provider-x) answered provider/discover with a session of provider codex (/s/a.jsonl); a provider may only report its own sessions',
+      details: { plugin_id: 'provider-x', claimed_provider: 'codex' },
+    };
+    await expect(answeringWith({ sessions: [{ session: handle('claude_code'), usage: null, bytes_read: 1 }, { session: handle('codex'), usage: null, bytes_read: 1 }] }).discover()).rejects.toMatchObject(expected);
+    await expect(answeringWith({ matches: true, session: handle('codex') }).identify({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'invalid_provider_session', message: expect.stringContaining('answered provider/identify') });
+    await expect(answeringWith({ session: handle('codex'), items: [], record_count: 0 }).parse({ path: '/s/a.jsonl' })).rejects.toMatchObject({ code: 'invalid_provider_session', message: expect.stringContaining('answered provider/parse') });
+  });
+
+  it('its own sessions, and no match at all, pass', async () => {
+    await expect(answeringWith({ sessions: [{ session: handle('claude_code'), usage: null, bytes_read: 1 }] }).discover()).resolves.toMatchObject({ sessions: [{ session: { provider: 'claude_code' } }] });
+    await expect(answeringWith({ matches: false, session: null }).identify({ path: '/s/a.jsonl' })).resolves.toMatchObject({ matches: false });
+  });
+});
