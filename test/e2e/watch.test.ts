@@ -20,6 +20,26 @@ const config = (extra = '') => `[policy]\nstrategy = "compacted"\ntrigger_tokens
 const byId = (pass: any) => Object.fromEntries(pass.decisions.map((d: any) => [d.session_id, d]));
 const hashes = (dirs: string[]) => Object.fromEntries(dirs.flatMap(listFiles).map((f) => [f, sha256File(f)]));
 
+/** `watch --interval 1 --json` running in the background, its output gathered as it comes. */
+function watchLoop(h: Home) {
+  const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...h.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    output: () => out,
+    /** The complete lines so far, each a JSON object (a line still being written is left for later). */
+    lines: () => out.slice(0, out.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+    /** Waits up to a minute for `check` to hold. */
+    waitFor: async (check: () => boolean) => {
+      const deadline = Date.now() + 60_000;
+      while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    },
+  };
+}
+
 describe('watch', () => {
   it('one pass compacts every idle session over its trigger into a fork, and the next pass leaves them be', async () => {
     home = demoHome();
@@ -193,16 +213,12 @@ describe('watch', () => {
 
   it('keeps watching pass after pass, one JSON line each; a second watch is refused; Ctrl-C ends it with 130', async () => {
     home = demoHome();
-    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const deadline = Date.now() + 60_000;
-    while (out.split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const loop = watchLoop(home);
+    await loop.waitFor(() => loop.lines().length >= 2);
     const second = await runJson(['watch', '--once'], home.env);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    loop.child.kill('SIGINT');
+    expect(await loop.exited).toBe(130);
+    const lines = loop.lines();
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.slice(0, 2).map((p) => p.pass)).toEqual([1, 2]);
     for (const pass of lines.slice(0, -1)) expect(validateWatchPass(pass)).toBe(true);
@@ -219,16 +235,12 @@ describe('watch', () => {
 
   it('stops once whatever reads its output has gone, and lets go of its lock', async () => {
     home = demoHome();
-    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const loop = watchLoop(home);
+    await loop.waitFor(() => loop.output().includes('\n'));
     // As `watch --json | head -1` does once it has its line.
-    child.stdout.destroy();
-    const stopped = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000))]);
-    if (stopped === 'running') child.kill('SIGKILL');
+    loop.child.stdout.destroy();
+    const stopped = await Promise.race([loop.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000))]);
+    if (stopped === 'running') loop.child.kill('SIGKILL');
     expect(stopped).toBe(1);
     expect(existsSync(join(home.dataHome, 'gobstopper', 'watch-state-all.lock'))).toBe(false);
   }, 90_000);
@@ -290,15 +302,7 @@ describe('watch', () => {
 
   it('a pass that breaks after the first is reported and the watch goes on', async () => {
     home = demoHome(config().replace('20000', '200000'));
-    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const lines = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const waitFor = async (check: () => boolean) => {
-      const deadline = Date.now() + 60_000;
-      while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    };
+    const { child, exited, lines, waitFor } = watchLoop(home);
     await waitFor(() => lines().length >= 1);
     writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[policy]\ntrigger_tokens = "lots"\n');
     await waitFor(() => lines().some((l) => l.ok === false));
