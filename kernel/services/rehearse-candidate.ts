@@ -7,6 +7,8 @@ import { GobstopperError } from '../errors.js';
 import { predictionFromItems } from '../rehearse/context/prediction.js';
 import { resolveClientBin } from '../rehearse/run/client-bin.js';
 import { rehearse } from '../rehearse/run/rehearse.js';
+import type { ApplyOptions } from './apply.js';
+import type { ClientBins } from './candidate-rehearsal.js';
 import type { PlannedSession } from './plan.js';
 import type { Runtime } from './runtime.js';
 
@@ -49,4 +51,19 @@ export async function rehearseCandidate(runtime: Runtime, stagingPath: string, p
   }
   const { workDir: _kept, ...rehearsal } = report;
   return rehearsal;
+}
+
+/**
+ * apply's rehearsal hooks: each session is resumed with its provider's client, the one in `bins`
+ * when given (else its environment variable, then PATH).
+ */
+export function rehearsalHooks(runtime: Runtime, bins: ClientBins): Required<Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>> {
+  const binFor = (planned: PlannedSession) => {
+    const provider = planned.session.provider;
+    return provider === 'claude_code' || provider === 'codex' ? bins[provider] : undefined;
+  };
+  return {
+    rehearse: (staging, planned, outputSessionId) => rehearseCandidate(runtime, staging, planned, outputSessionId, binFor(planned)),
+    rehearsalReady: (planned) => rehearsalReady(runtime, planned, binFor(planned)),
+  };
 }

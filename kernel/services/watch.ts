@@ -26,7 +26,7 @@ import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
 import { withRuntime, type Runtime } from './runtime.js';
-import { resolveClientBin } from '../rehearse/run/client-bin.js';
+import { CLIENTS, resolveClientBin } from '../rehearse/run/client-bin.js';
 
 export interface WatchOptions {
   env: NodeJS.ProcessEnv;
@@ -92,6 +92,8 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
   });
 }
 
+const isRehearsable = (provider: string): provider is keyof typeof CLIENTS => Object.hasOwn(CLIENTS, provider);
+
 /**
  * With --rehearse, the client of every watched provider that has one must be there from the start:
  * a missing one would otherwise fail each of its sessions, and settle them as failed until they
@@ -99,7 +101,7 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
  */
 function requireRehearsalClients(providers: readonly string[], bins: ClientBins, env: NodeJS.ProcessEnv): void {
   for (const provider of providers) {
-    if (provider !== 'claude_code' && provider !== 'codex') continue;
+    if (!isRehearsable(provider)) continue;
     try {
       resolveClientBin(provider, bins[provider], env);
     } catch (error) {
@@ -127,6 +129,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
     const { rows } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
     const published = await publications(options.env);
+    // Loaded only when asked for: it is the one part that runs real clients.
+    const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
     // Small sessions first: one large session does not hold up every other decision.
     const queue = [...rows].sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
     for (const [index, row] of queue.entries()) {
@@ -160,7 +164,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
           ? { ...base, outcome: 'failed', error: unserved }
           : verdict.kind === 'decided'
             ? { ...base, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
-            : await evaluate(rt, row, base, options);
+            : await evaluate(rt, row, base, options, rehearsal);
       decisions.push(decision);
       if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
       // The file as it was before the decision: had a client written to it meanwhile, what it wrote
@@ -199,10 +203,13 @@ function policyDigestOf(values: unknown, env: NodeJS.ProcessEnv): string {
   return sha256OfJson({ values, knobs }).slice(0, 16);
 }
 
+/** apply's rehearsal hooks with --rehearse, else none. */
+type RehearsalHooks = Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>;
+
 type DecisionBase = Pick<T.WatchDecision, 'provider' | 'session_id' | 'path' | 'context_tokens' | 'effective_trigger_tokens'>;
 
 /** Plans (dry run) or applies one session; a failure is this session's decision, not the pass's. */
-async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, options: WatchOptions): Promise<T.WatchDecision> {
+async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, options: WatchOptions, rehearsal: RehearsalHooks): Promise<T.WatchDecision> {
   const planOptions = { strategy: options.strategy, preset: options.preset, configPath: options.configPath, cwd: options.cwd };
   try {
     if (options.dryRun) {
@@ -220,7 +227,7 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
         ...warned,
       };
     }
-    const result = await applySession(rt, row.path, { ...planOptions, ...(await rehearsalOptions(rt, options.rehearse)) });
+    const result = await applySession(rt, row.path, { ...planOptions, ...rehearsal });
     const warned = warningsOf(result.warnings);
     if (result.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: result.outcome.context_tokens_before, reason_code: result.outcome.reason_code, ...warned };
     const plan = result.plan.plan;
@@ -239,18 +246,6 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
   } catch (error) {
     return { ...base, outcome: 'failed', error: errorOf(error) };
   }
-}
-
-/** apply's rehearsal hooks, each session's client picked by its provider. */
-async function rehearsalOptions(rt: Runtime, bins: ClientBins | undefined): Promise<Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>> {
-  if (!bins) return {};
-  // Loaded only when asked for: it is the one part that runs real clients.
-  const { rehearseCandidate, rehearsalReady } = await import('./rehearse-candidate.js');
-  const binFor = (provider: string) => (provider === 'claude_code' || provider === 'codex' ? bins[provider] : undefined);
-  return {
-    rehearse: (staging, planned, id) => rehearseCandidate(rt, staging, planned, id, binFor(planned.session.provider)),
-    rehearsalReady: (planned) => rehearsalReady(rt, planned, binFor(planned.session.provider)),
-  };
 }
 
 /**

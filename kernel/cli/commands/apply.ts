@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { GobstopperError } from '../../errors.js';
 import { applySession, type ApplyResult, type ApplyStep } from '../../services/apply.js';
-import type { PlannedSession } from '../../services/plan.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
@@ -33,8 +32,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
     const { args, flags } = await this.parse(Apply);
     const status = this.statusLine();
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
-      const rehearse = flags.rehearse ? await loadRehearsal() : undefined;
-      const clientBinFor = (planned: PlannedSession) => (planned.session.provider === 'codex' ? flags['codex-bin'] : planned.session.provider === 'claude_code' ? flags['claude-bin'] : undefined);
+      const rehearsal = flags.rehearse ? (await loadRehearsal()).rehearsalHooks(rt, { claude_code: flags['claude-bin'], codex: flags['codex-bin'] }) : {};
       return applySession(rt, args.session, {
         strategy: flags.strategy,
         preset: flags.preset,
@@ -42,8 +40,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
         floor: flags.floor,
         configPath: flags.config,
         allowLive: flags['allow-live'],
-        rehearse: rehearse ? (staging, planned, id) => rehearse.rehearseCandidate(rt, staging, planned, id, clientBinFor(planned)) : undefined,
-        rehearsalReady: rehearse ? (planned) => rehearse.rehearsalReady(rt, planned, clientBinFor(planned)) : undefined,
+        ...rehearsal,
         onStep: (step) => status.show(`apply: ${STEP_TEXT[step]}…`),
       });
     }).finally(() => status.clear());
@@ -85,7 +82,7 @@ const STEP_TEXT: Record<ApplyStep, string> = {
   publishing: 'publishing the fork',
 };
 
-type RehearsalService = Pick<typeof import('../../services/rehearse-candidate.js'), 'rehearseCandidate' | 'rehearsalReady'>;
+type RehearsalService = Pick<typeof import('../../services/rehearse-candidate.js'), 'rehearsalHooks'>;
 
 /** The rehearsal service is loaded only when asked for: it is the one part that runs real clients. */
 async function loadRehearsal(): Promise<RehearsalService> {
