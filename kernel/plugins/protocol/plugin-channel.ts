@@ -124,6 +124,10 @@ export class PluginChannel {
   private readonly pluginVersion: string | undefined;
   private readonly connection: MessageConnection;
   private readonly stack: CallFrame[] = [];
+  /** The call the plugin is answering now (the last one made, as calls nest through host requests). */
+  private get innermost(): CallFrame | undefined {
+    return this.stack[this.stack.length - 1];
+  }
   private turn: Promise<void> = Promise.resolve();
   private failure: PluginFailure | undefined;
   private dying: Promise<PluginFailure> | undefined;
@@ -149,11 +153,11 @@ export class PluginChannel {
       transport.reader,
       transport.writer,
       (id) => {
-        const method = this.stack[this.stack.length - 1]?.method;
+        const method = this.innermost?.method;
         void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
       },
       (id) => {
-        const method = this.stack[this.stack.length - 1]?.method;
+        const method = this.innermost?.method;
         void this.fatal('plugin_not_jsonrpc', `answered ${method ?? `request ${JSON.stringify(id).slice(0, 40)}`} with an error that is not a JSON-RPC error object (it needs an integer code and a string message)`, method);
       },
     );
@@ -237,7 +241,7 @@ export class PluginChannel {
     if (violation) {
       // Named by its place in the whole array, not in its piece.
       const pointer = violation.pointer.replace(/^\/items\/(\d+)/, (_, k: string) => `/items/${offer.first + Number(k)}`);
-      void this.fatal('plugin_schema_violation', `sent items ahead ($/items) that violate the schema at ${pointer || '/'} (${violation.message})`, this.stack[this.stack.length - 1]?.method, pointer);
+      void this.fatal('plugin_schema_violation', `sent items ahead ($/items) that violate the schema at ${pointer || '/'} (${violation.message})`, this.innermost?.method, pointer);
       return;
     }
     // Every earlier piece passed too: the reader only places pieces in order, and a failed one
@@ -463,7 +467,7 @@ export class PluginChannel {
   private async onHostRequest(method: string, params: unknown, token: CancellationToken): Promise<unknown> {
     const slot = HOST_REQUESTS[method];
     if (!slot) return new ResponseError(ErrorCodes.MethodNotFound, `the host has no method ${method}`);
-    const frame = this.stack[this.stack.length - 1];
+    const frame = this.innermost;
     if (method === Methods.hostReadItems && !this.options.capabilities.includes('read_content')) {
       void this.fatal('capability_denied', `asked for record content (${method}) without the read_content capability in its manifest`, frame?.method);
       return new ResponseError(PluginErrorCodes.CapabilityDenied, 'read_content is not in this plugin\'s manifest');
@@ -495,7 +499,7 @@ export class PluginChannel {
 
   private onHostNotification(slot: 'log' | 'progress', defName: string, params: unknown): void {
     if (checkAgainst(validatorFor(defName), params)) return; // a malformed log line is dropped, not fatal
-    const frame = this.stack[this.stack.length - 1];
+    const frame = this.innermost;
     const handler = frame?.callbacks[slot] as ((p: unknown) => void) | undefined;
     try {
       if (handler) handler.call(frame!.callbacks, params);
@@ -507,7 +511,7 @@ export class PluginChannel {
 
   private onTransportError(error: unknown): void {
     if (this.dying || this.closing) return;
-    const method = this.stack[this.stack.length - 1]?.method;
+    const method = this.innermost?.method;
     if (error instanceof FramingError || (error instanceof Error && error.name === 'FramingError')) {
       const framing = error as FramingError;
       if (framing.reason === 'overflow') {
@@ -528,7 +532,7 @@ export class PluginChannel {
 
   private async onClosed(): Promise<void> {
     if (this.dying || this.closing) return;
-    const method = this.stack[this.stack.length - 1]?.method;
+    const method = this.innermost?.method;
     const exit = this.transport.exited ? await Promise.race([this.transport.exited, delay(2000).then(() => undefined)]) : undefined;
     if (this.dying || this.closing) return;
     const how = !exit
