@@ -57,8 +57,12 @@ function isUiCopyText(span: ByteSpan, text: string, stubBytes: number): boolean 
  */
 function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubFor: (bytes: number) => string): ByteReplacement[] {
   const out: ByteReplacement[] = [];
+  // No stub is shorter than the one for 0 bytes, and a string's JSON is never shorter than its
+  // UTF-8: a span no longer than that stub cannot be replaced, and is not decoded to find out.
+  const shortestStub = jsonBytes(stubFor(0)).length;
   for (const copy of copies) {
     for (const span of rawStringValueSpans(line, copy)) {
+      if (span.end - span.start <= shortestStub) continue;
       const text: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
       if (typeof text !== 'string') continue;
       const stub = jsonBytes(stubFor(Buffer.byteLength(text, 'utf8')));
