@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { LruMap } from '../../../sdk/lru-map.js';
 import { GobstopperError } from '../../errors.js';
 import { allowedValues } from '../protocol/schema-check.js';
 
@@ -121,8 +122,7 @@ function offersText(value: unknown): boolean {
 }
 
 /** Verdicts on a worker, by schema and parameters: a watch or a bench checks the same pair over and over. */
-const offThreadVerdicts = new Map<string, Verdict>();
-const OFF_THREAD_VERDICTS_KEPT = 64;
+const offThreadVerdicts = new LruMap<string, Verdict>(64);
 
 async function judgeSafely(strategyId: string, schema: object, params: unknown): Promise<Verdict> {
   if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params);
@@ -130,7 +130,6 @@ async function judgeSafely(strategyId: string, schema: object, params: unknown):
   const known = offThreadVerdicts.get(key);
   if (known) return known;
   const verdict = await judgeOffThread(strategyId, schema, params);
-  if (offThreadVerdicts.size >= OFF_THREAD_VERDICTS_KEPT) offThreadVerdicts.delete(offThreadVerdicts.keys().next().value!);
   offThreadVerdicts.set(key, verdict);
   return verdict;
 }
