@@ -263,6 +263,40 @@ describe('PluginChannel over in-memory streams', () => {
     }
   });
 
+  it('kills the plugin at once when its answer carries both a result and an error', async () => {
+    const r = await connect();
+    const started = Date.now();
+    const pending = r.channel.request(StrategyPropose, params('hang'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    mem!.toHost.write('{"jsonrpc":"2.0","id":1,"result":{"edits":[],"rationale":"both"},"error":{"code":-32001,"message":"source changed"}}\n');
+    const failure = (await pending.catch((e: unknown) => e)) as PluginFailure;
+    expect(failure.code).toBe('plugin_not_jsonrpc');
+    expect(failure.rpcCode).toBeUndefined();
+    expect(failure.message).toContain('answered strategy/propose with a response that has both a result and an error');
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(mem!.terminations()).toBe(1);
+  });
+
+  it('fails the call at once, with what the plugin said, when it answers with id null (it could not read the request)', async () => {
+    for (const [line, said] of [
+      ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end"}}', 'answered with error -32700: Parse error: unexpected end'],
+      ['{"jsonrpc":"2.0","id":null,"result":{"edits":[],"rationale":"who"}}', 'answered with a response that names no request (id null)'],
+    ] as const) {
+      const r = await connect();
+      const started = Date.now();
+      const pending = r.channel.request(StrategyPropose, params('hang'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      mem!.toHost.write(`${line}\n`);
+      const failure = (await pending.catch((e: unknown) => e)) as PluginFailure;
+      expect(failure.code, line).toBe('plugin_not_jsonrpc');
+      expect(failure.message, line).toContain(`could not read a request during strategy/propose and ${said}`);
+      // Well inside the 300 ms deadline the call used to wait out.
+      expect(Date.now() - started, line).toBeLessThan(300);
+      expect(mem!.terminations()).toBe(1);
+      mem!.dispose();
+    }
+  });
+
   it('kills the plugin on a message over the size cap', async () => {
     const r = await connect(definition, {}, 64 * 1024);
     const pending = r.channel.request(StrategyPropose, params('hang'));

@@ -19,32 +19,56 @@ function isResponse(message: Message): message is Message & { id: Id | null } {
 }
 
 /**
- * Whether a response's `error` member is a JSON-RPC 2.0 error object: an integer `code` and a string
- * `message`. The connection library reads any other code as its UnknownErrorCode, -32001, which is
- * this protocol's "source changed": a provider answering `{"error":{"message":"crash"}}` would
- * otherwise be taken at its word that the session changed while it was read.
+ * What is wrong with a response addressed to a request, or null. The `error` member must be a
+ * JSON-RPC 2.0 error object, an integer `code` and a string `message`: the connection library reads
+ * any other code as its UnknownErrorCode, -32001, which is this protocol's "source changed", so a
+ * provider answering `{"error":{"message":"crash"}}` would otherwise be taken at its word that the
+ * session changed while it was read. And a response is a result or an error, never both: the
+ * library would quietly pick the error.
  */
-function hasMalformedError(message: Message): boolean {
-  if (!('error' in message)) return false;
+function responseProblem(message: Message): string | null {
+  if (!('error' in message)) return null;
   const error = (message as { error?: unknown }).error;
-  if (error === null || error === undefined) return false; // neither a result nor an error: the channel names that
-  if (typeof error !== 'object' || Array.isArray(error)) return true;
+  if (error === null || error === undefined) return null; // neither a result nor an error: the channel names that
+  if (typeof error !== 'object' || Array.isArray(error)) return NOT_AN_ERROR_OBJECT;
   const { code, message: text } = error as { code?: unknown; message?: unknown };
-  return !Number.isInteger(code) || typeof text !== 'string';
+  if (!Number.isInteger(code) || typeof text !== 'string') return NOT_AN_ERROR_OBJECT;
+  if ('result' in message) return 'a response that has both a result and an error';
+  return null;
+}
+
+const NOT_AN_ERROR_OBJECT = 'an error that is not a JSON-RPC error object (it needs an integer code and a string message)';
+
+/**
+ * What a response with `"id": null` said, in one line. JSON-RPC sends one when the request could
+ * not be read at all; the connection library only logs it, and the call it was about would wait
+ * out its whole deadline.
+ */
+function unaddressedAnswer(message: Message): string {
+  const error = (message as { error?: unknown }).error;
+  if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
+    const { code, message: text } = error as { code?: unknown; message?: unknown };
+    if (Number.isInteger(code) && typeof text === 'string') return `error ${code as number}: ${text}`;
+  }
+  return 'a response that names no request (id null) and is not a JSON-RPC error';
+}
+
+/** What the channel is told about answers it must not pass on to the connection. */
+export interface AnswerWatch {
+  /** An answer to a request never sent, or one already answered. */
+  onStray(id: Id): void;
+  /** An answer to an open request that is not a well-formed response; `problem` says how. */
+  onMalformed(id: Id, problem: string): void;
+  /** An answer with `"id": null`: the plugin could not read a request. `said` is its error in one line. */
+  onUnaddressed(said: string): void;
 }
 
 /**
  * The reader and writer to hand the connection: the same streams, with every response checked
- * against the requests written and not yet answered. `onStray` gets the id of any other answer, and
- * `onMalformedError` the id of an answer whose error is not a JSON-RPC error object; neither is
- * passed on.
+ * against the requests written and not yet answered. Answers that are stray, malformed or
+ * addressed to no request go to `watch` and are not passed on.
  */
-export function watchAnswers(
-  reader: MessageReader,
-  writer: MessageWriter,
-  onStray: (id: Id) => void,
-  onMalformedError: (id: Id) => void,
-): { reader: MessageReader; writer: MessageWriter } {
+export function watchAnswers(reader: MessageReader, writer: MessageWriter, watch: AnswerWatch): { reader: MessageReader; writer: MessageWriter } {
   const open = new Set<Id>();
   const watchedWriter: MessageWriter = {
     get onError() {
@@ -72,14 +96,11 @@ export function watchAnswers(
     },
     listen: (callback: (message: Message) => void): Disposable =>
       reader.listen((message) => {
-        if (isResponse(message) && message.id !== null && !open.delete(message.id)) {
-          onStray(message.id);
-          return;
-        }
-        if (isResponse(message) && message.id !== null && hasMalformedError(message)) {
-          onMalformedError(message.id);
-          return;
-        }
+        if (!isResponse(message)) return callback(message);
+        if (message.id === null) return watch.onUnaddressed(unaddressedAnswer(message));
+        if (!open.delete(message.id)) return watch.onStray(message.id);
+        const problem = responseProblem(message);
+        if (problem !== null) return watch.onMalformed(message.id, problem);
         callback(message);
       }),
     dispose: () => reader.dispose(),

@@ -149,18 +149,22 @@ export class PluginChannel {
   ) {
     this.pluginId = options.pluginId;
     this.pluginVersion = options.pluginVersion;
-    const wire = watchAnswers(
-      transport.reader,
-      transport.writer,
-      (id) => {
+    const wire = watchAnswers(transport.reader, transport.writer, {
+      onStray: (id) => {
         const method = this.innermost?.method;
         void this.fatal('plugin_not_jsonrpc', `answered a request it was never sent, or answered one twice (id ${JSON.stringify(id).slice(0, 40)})${method ? ` during ${method}` : ''}`, method);
       },
-      (id) => {
+      onMalformed: (id, problem) => {
         const method = this.innermost?.method;
-        void this.fatal('plugin_not_jsonrpc', `answered ${method ?? `request ${JSON.stringify(id).slice(0, 40)}`} with an error that is not a JSON-RPC error object (it needs an integer code and a string message)`, method);
+        void this.fatal('plugin_not_jsonrpc', `answered ${method ?? `request ${JSON.stringify(id).slice(0, 40)}`} with ${problem}`, method);
       },
-    );
+      // The host only sends requests its schemas accept, so a plugin that could not read one is
+      // broken, and no later answer can be matched to the call it dropped.
+      onUnaddressed: (said) => {
+        const method = this.innermost?.method;
+        void this.fatal('plugin_not_jsonrpc', `could not read a request${method ? ` during ${method}` : ''} and answered with ${oneLine(said, 300)}`, method);
+      },
+    });
     this.connection = createMessageConnection(wire.reader, wire.writer);
     this.connection.onError(([error]) => this.onTransportError(error));
     this.connection.onClose(() => this.onClosed());
