@@ -16,13 +16,13 @@
  * walk is this module's, one directory at a time up to the ceiling, and anything at a search place
  * that is not a regular file is refused before cosmiconfig looks in that directory.
  */
-import { existsSync, lstatSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { GobstopperError } from '../errors.js';
 import { PROJECT_CONFIG_PLACES } from './paths.js';
-import { readConfigText } from './read-config-file.js';
+import { readConfigText, UnusableConfigPath } from './read-config-file.js';
 
 interface SearchResult {
   filepath: string;
@@ -96,15 +96,31 @@ export async function findProjectConfig(cwd: string, home: string = homedir()): 
   }
 }
 
-/** Anything at a search place but a regular file gets the error any config path would (a FIFO is never opened). */
+/**
+ * Anything at a search place but a regular file gets the error any config path would (a FIFO is never
+ * opened). So does a path that cannot be looked at (a `.config` symlink loop) and a file this user may
+ * not read: cosmiconfig passes over an unreadable file, and the walk would then take a parent
+ * directory's file in its place, or none, without a word.
+ */
 function refuseIrregular(places: readonly string[]): void {
   for (const path of places) {
-    let isFile: boolean;
+    let isFile = false;
     try {
       isFile = lstatSync(path).isFile();
-    } catch {
-      continue; // Missing or unreadable: cosmiconfig passes over it too.
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Nothing there, a file where the path wants a directory (`.config` as a file), or a directory
+      // this user may not search (someone else's `.config` in /tmp), which hides whether a file is there.
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') continue;
     }
-    if (!isFile) readConfigText(path);
+    if (!isFile) {
+      readConfigText(path);
+      continue;
+    }
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw new UnusableConfigPath(`cannot open config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, loadFile } from '../../../kernel/config/load-config.js';
@@ -317,6 +317,39 @@ describe('project config search', () => {
       expect(existsSync(marker)).toBe(false);
     } finally {
       process.chdir(previous);
+      repo.cleanup();
+    }
+  });
+
+  it("refuses a search place it cannot look at or read, instead of taking a parent's file in its place", async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      repo.write('.gobstopperrc.toml', '[policy]\ntrigger_tokens = 123456\n');
+      mkdirSync(join(repo.root, 'src'));
+      // A `.config` that points at itself: its gobstopper.toml can be neither found nor ruled out.
+      symlinkSync('.config', join(repo.root, 'src', '.config'));
+      const looped = join(repo.root, 'src', '.config', 'gobstopper.toml');
+      await expect(findProjectConfig(join(repo.root, 'src'))).rejects.toMatchObject({ code: 'invalid_config', message: `cannot read config ${looped}: ELOOP` });
+      // A `.config` that is a file holds no gobstopper.toml: the walk goes on up.
+      const plain = join(repo.root, 'plain');
+      repo.write('plain/.config', '');
+      expect(await findProjectConfig(plain)).toBe(join(repo.root, '.gobstopperrc.toml'));
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  // root reads any file whatever its mode, so the refusal can only be seen as another user.
+  it.skipIf(process.getuid?.() === 0)('refuses a project file it may not read', async () => {
+    const repo = makeConfigDir();
+    try {
+      repo.write('package.json', '{}');
+      repo.write('.gobstopperrc.toml', '[policy]\ntrigger_tokens = 123456\n');
+      const locked = repo.write('src/.gobstopperrc.toml', '[policy]\ntrigger_tokens = 111111\n');
+      chmodSync(locked, 0o000);
+      await expect(findProjectConfig(join(repo.root, 'src'))).rejects.toMatchObject({ code: 'invalid_config', message: `cannot open config ${locked}: EACCES` });
+    } finally {
       repo.cleanup();
     }
   });
