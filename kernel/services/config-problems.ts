@@ -10,6 +10,7 @@
  */
 import type { LoadedConfig } from '../config/load-config.js';
 import { presetNames, resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
+import { tableName } from '../config/schema-messages.js';
 import type { PluginRegistry } from '../plugins/registry/registry.js';
 import { requirePolicyIds } from './policy-ids.js';
 
@@ -23,9 +24,10 @@ export function configProblems(loaded: LoadedConfig, registry: PluginRegistry): 
   const providers = tableKeys(loaded, 'provider');
   const uses: Array<{ label: string; options: ResolveOptions }> = [
     { label: '[policy]', options: {} },
-    ...providers.map((provider) => ({ label: `[provider.${provider}]`, options: { provider } })),
-    ...presetNames(loaded).map((preset) => ({ label: `[presets.${preset}]`, options: { preset } })),
-    ...tableKeys(loaded, 'sessions').map((session_id) => ({ label: `[sessions."${session_id}"]`, options: { session_id } })),
+    // Named as the file writes them: a preset "deep.work" is [presets."deep.work"], not a nested table.
+    ...providers.map((provider) => ({ label: tableName(['provider', provider]), options: { provider } })),
+    ...presetNames(loaded).map((preset) => ({ label: tableName(['presets', preset]), options: { preset } })),
+    ...tableKeys(loaded, 'sessions').map((session_id) => ({ label: tableName(['sessions', session_id]), options: { session_id } })),
   ];
   const problems: string[] = [];
   const seen = new Set<string>();

@@ -34,4 +34,13 @@ describe('configProblems', () => {
     const text = '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n[provider.codex]\ntrigger_tokens = 21000\n[sessions."s-1"]\nfloor_tokens = 25000\n';
     expect(problems(text)).toEqual([expect.stringMatching(/^\[sessions\."s-1"\]: invalid policy bounds: floor_tokens \(25000\)/)]);
   });
+
+  it('names each table as the file writes it, quoting a preset name with a dot and a session id with a quote', () => {
+    const text = '[presets."deep.work"]\nstrategy = "nosuch"\n[sessions."a\\"b"]\nstrategy = "nosuch2"\n';
+    // [presets.deep.work] would be a table "work" inside a preset "deep".
+    expect(problems(text)).toEqual([
+      expect.stringMatching(/^\[presets\."deep\.work"\]: unknown strategy 'nosuch'/),
+      expect.stringMatching(/^\[sessions\."a\\"b"\]: unknown strategy 'nosuch2'/),
+    ]);
+  });
 });
