@@ -82,12 +82,13 @@ export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {
 
 /** Schema, then the rules a schema cannot say. */
 export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: string): ConfigFile {
-  const { data, floats } = parsed;
+  const { data, floats, dates } = parsed;
   if (!validateConfigFile(data)) {
     const errors = validateConfigFile.errors ?? [];
-    throw invalid(`config ${path}: ${describeSchemaError(errors, data, floats)}`, path, schemaErrorPlace(errors));
+    throw invalid(`config ${path}: ${describeSchemaError(errors, data, floats, dates)}`, path, schemaErrorPlace(errors));
   }
   requireWholeNumbers(parsed, path);
+  requireNoDates(parsed, path);
   const config = data as ConfigFile;
   for (const { segments, patch } of policyTables(config)) {
     const table = tableName(segments);
@@ -144,6 +145,21 @@ function requireWholeNumbers({ data, floats }: ParsedConfig, path: string): void
   const wanted = new Set(suspects);
   const refused = (validateConfigFile.errors ?? []).find((e) => e.keyword === 'type' && e.params.type === 'integer' && wanted.has(e.instancePath));
   if (refused) throw invalid(`config ${path}: ${describeSchemaError([refused], data, floats)}`, path, schemaErrorPlace([refused]));
+}
+
+/**
+ * A TOML date or time reaches the schema as its ISO text, which a string key would take: `strategy =
+ * 1979-05-27` would name a strategy "1979-05-27". Each date is checked once more as a table, a value
+ * no string key takes; where the schema then refuses it, the date was in a key's place. Free-form
+ * tables (strategy_params) keep a date as its text.
+ */
+function requireNoDates({ data, floats, dates }: ParsedConfig, path: string): void {
+  if (dates.size === 0) return;
+  const probe = structuredClone(data);
+  for (const pointer of dates) setAt(probe, pointer, {});
+  if (validateConfigFile(probe)) return;
+  const refused = (validateConfigFile.errors ?? []).find((e) => dates.has(e.instancePath));
+  if (refused) throw invalid(`config ${path}: ${describeSchemaError([refused], data, floats, dates)}`, path, schemaErrorPlace([refused]));
 }
 
 function pointerKeys(pointer: string): string[] {

@@ -5,15 +5,21 @@
  *
  * The file is parsed with integers as BigInt, so a float written where a whole number belongs
  * (`8.0`, `2.5e5`) can still be told from an integer once both are numbers: its JSON pointer is
- * listed in `floats`. An integer too large for a number without loss is listed in `unsafeIntegers`.
+ * listed in `floats`. An integer too large for a number without loss is listed in `unsafeIntegers`,
+ * and a date or time (`1979-05-27`, `07:32:00`), which is handed on as its ISO text, in `dates`.
  */
 export interface PlainDataMarks {
   floats: Set<string>;
   unsafeIntegers: Set<string>;
+  /** Dates and times, which become their ISO text: a schema would take them for strings. */
+  dates: Set<string>;
 }
 
 export function toPlainData(value: unknown, marks?: PlainDataMarks, pointer = ''): unknown {
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) {
+    marks?.dates.add(pointer);
+    return value.toISOString();
+  }
   if (Array.isArray(value)) return value.map((v, i) => toPlainData(v, marks, `${pointer}/${i}`));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

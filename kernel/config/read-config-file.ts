@@ -14,6 +14,8 @@ export interface ParsedConfig {
   data: Record<string, unknown>;
   /** JSON pointers of the values written as floats (`8.0`, `2.5e5`). */
   floats: ReadonlySet<string>;
+  /** JSON pointers of the dates and times, now their ISO text (`1979-05-27`). */
+  dates: ReadonlySet<string>;
 }
 
 export type ConfigReadResult = { status: 'missing' } | ({ status: 'loaded' } & ParsedConfig);
@@ -94,11 +96,11 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
     }
     throw invalid(`config ${path} is not valid TOML: ${firstLine(String((error as Error)?.message ?? error))}`);
   }
-  const marks: PlainDataMarks = { floats: new Set(), unsafeIntegers: new Set() };
+  const marks: PlainDataMarks = { floats: new Set(), unsafeIntegers: new Set(), dates: new Set() };
   const data = toPlainData(parsed, marks) as Record<string, unknown>;
   const [unsafe] = marks.unsafeIntegers;
   if (unsafe !== undefined) throw invalid(`config ${path}: ${describeAt(unsafe)} is an integer too large to read exactly`, { path, ...placeAt(unsafe) });
-  return { data, floats: marks.floats };
+  return { data, floats: marks.floats, dates: marks.dates };
 }
 
 const firstLine = (s: string) => s.split('\n')[0]?.trim() ?? s;

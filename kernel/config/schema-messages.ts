@@ -46,9 +46,14 @@ export function describeAt(pointer: string): string {
   return `'${segments[segments.length - 1] ?? ''}' ${where(segments.slice(0, -1))}`;
 }
 
-/** A number the file wrote as a float reads as one even when it is whole: 8.0, not 8. */
-function describeValue(value: unknown, writtenAsFloat = false): string {
+/** How the file wrote a value the parsed data no longer shows: a whole float (8.0) or a date (1979-05-27). */
+type Written = 'float' | 'date' | null;
+
+/** A number the file wrote as a float reads as one even when it is whole: 8.0, not 8; a date reads as a date, not a string. */
+function describeValue(value: unknown, written: Written = null): string {
+  const writtenAsFloat = written === 'float';
   if (value === null) return 'null';
+  if (written === 'date' && typeof value === 'string') return `the date/time ${value}`;
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'a table';
   if (typeof value === 'string') return `a string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
@@ -103,9 +108,9 @@ export function schemaErrorPlace(errors: readonly ErrorObject[]): ConfigPlace {
 
 /**
  * The first problem, as one line. Key-level problems win over the wrappers ajv adds around them.
- * `floats` holds the pointers of numbers the file wrote as floats.
+ * `floats` holds the pointers of numbers the file wrote as floats, `dates` those of its dates and times.
  */
-export function describeSchemaError(errors: readonly ErrorObject[], data: unknown, floats: ReadonlySet<string> = new Set()): string {
+export function describeSchemaError(errors: readonly ErrorObject[], data: unknown, floats: ReadonlySet<string> = new Set(), dates: ReadonlySet<string> = new Set()): string {
   const error = firstError(errors);
   if (!error) return 'is not a valid configuration';
   const segments = pointerSegments(error.instancePath);
@@ -119,6 +124,7 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
   const parent = segments.slice(0, -1);
   const key = segments[segments.length - 1];
   const value = valueAt(data, segments);
+  const written: Written = floats.has(error.instancePath) ? 'float' : dates.has(error.instancePath) ? 'date' : null;
   switch (error.keyword) {
     case 'additionalProperties': {
       const unknown = String(error.params.additionalProperty);
@@ -131,18 +137,18 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
     case 'type': {
       const expected = EXPECTED[String(error.params.type)] ?? String(error.params.type);
       if (key === 'keep_score_threshold' && typeof value === 'number') {
-        return `keep_score_threshold must be a finite value between 0 and 1 ${where(parent)} (got ${describeValue(value)})`;
+        return `keep_score_threshold must be a finite value between 0 and 1 ${where(parent)} (got ${describeValue(value, written)})`;
       }
-      return `wrong type for '${key}' ${where(parent)}: expected ${expected}, got ${describeValue(value, floats.has(error.instancePath))}`;
+      return `wrong type for '${key}' ${where(parent)}: expected ${expected}, got ${describeValue(value, written)}`;
     }
     case 'enum':
-      return `'${key}' ${where(parent)} must be one of ${(error.params.allowedValues as unknown[]).join(', ')} (got ${describeValue(value)})`;
+      return `'${key}' ${where(parent)} must be one of ${(error.params.allowedValues as unknown[]).join(', ')} (got ${describeValue(value, written)})`;
     case 'minimum':
     case 'maximum': {
       // A policy key with a range says the whole range, as a value past its other end does.
       const range = Object.hasOwn(WHOLE_NUMBER_RANGES, key) ? WHOLE_NUMBER_RANGES[key as WholeNumberKey] : null;
-      if (range) return `'${key}' ${where(parent)} must be a whole number from ${range.min} to ${range.max} (got ${describeValue(value)})`;
-      return `'${key}' ${where(parent)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)} (got ${describeValue(value)})`;
+      if (range) return `'${key}' ${where(parent)} must be a whole number from ${range.min} to ${range.max} (got ${describeValue(value, written)})`;
+      return `'${key}' ${where(parent)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)} (got ${describeValue(value, written)})`;
     }
     case 'minLength':
       return `'${key}' ${where(parent)} must not be empty`;
@@ -150,7 +156,7 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
       return `'${key}' ${where(parent)} is longer than ${String(error.params.limit)} characters`;
     case 'pattern':
       if (key === 'trusted_sha256') return `'trusted_sha256' ${where(parent)} must be 64 lowercase hex digits`;
-      if (key === 'strategy' || key === 'scorer') return `'${key}' ${where(parent)} must be an id of 1-128 letters, digits, '_', '.' or '-' (got ${describeValue(value)})`;
+      if (key === 'strategy' || key === 'scorer') return `'${key}' ${where(parent)} must be an id of 1-128 letters, digits, '_', '.' or '-' (got ${describeValue(value, written)})`;
       return `'${key}' ${where(parent)} does not match ${String(error.params.pattern)}`;
     default:
       return `'${key ?? ''}' ${where(parent)} ${error.message ?? 'is invalid'}`;

@@ -67,6 +67,11 @@ describe('config file: bad input gets one clear line', () => {
     ['an exponent for seconds', '[presets.p]\nmin_interval_secs = 3e2\n', /: wrong type for 'min_interval_secs' in \[presets\.p\]: expected a whole number, got the float 300\.0$/],
     ['a whole float in a session table', '[sessions."s/1"]\nfloor_tokens = 100000.0\n', /: wrong type for 'floor_tokens' in \[sessions\."s\/1"\]: expected a whole number, got the float 100000\.0$/],
     ['a whole float for the discovery age', '[discovery]\nmax_age_secs = 60.0\n', /: wrong type for 'max_age_secs' in \[discovery\]: expected a whole number, got the float 60\.0$/],
+    // A TOML date reaches the schema as its text, which a string key would otherwise take.
+    ['a date for a strategy id', '[policy]\nstrategy = 1979-05-27\n', /: wrong type for 'strategy' in \[policy\]: expected a string, got the date\/time 1979-05-27$/],
+    ['a date-time for a command', '[presets.c]\ncommand = 1979-05-27T07:32:00Z\ntrusted_legacy_command = true\n', /: wrong type for 'command' in \[presets\.c\]: expected a string, got the date\/time 1979-05-27T07:32:00\.000Z$/],
+    ['a date for a quota pressure', '[policy]\nquota_pressure = 1979-05-27\n', /: 'quota_pressure' in \[policy\] must be one of low, normal, high \(got the date\/time 1979-05-27\)$/],
+    ['a time for a count', '[policy]\ntrigger_tokens = 07:32:00\n', /: wrong type for 'trigger_tokens' in \[policy\]: expected a whole number, got the date\/time 07:32:00\.000$/],
     ['an integer past what a number holds exactly', '[policy]\nblock_tokens = 99999999999999999999\n', /: 'block_tokens' in \[policy\] is an integer too large to read exactly$/],
     // A value out of its own range is refused in any table, whether or not this run uses it.
     ['a threshold above 1 in an unused preset', '[presets.x]\nkeep_score_threshold = 3.0\n', /: keep_score_threshold must be a finite value between 0 and 1 in \[presets\.x\] \(got 3\)$/],
@@ -118,6 +123,10 @@ describe('config file: bad input gets one clear line', () => {
     expect(() => loadFile('user', folder)).toThrow(/folder\.toml is a directory$/);
     expect(errorOf(`# ${'x'.repeat(64 * 1024)}\n`).message).toMatch(/is 65539 bytes; the limit is 65536$/);
     expect(errorOf(Buffer.from([0x5b, 0x70, 0xff, 0x5d])).message).toMatch(/is not valid UTF-8$/);
+  });
+
+  it('keeps a date inside strategy_params, which has no types of its own, as its text', () => {
+    expect(loadText('[policy]\nstrategy_params = { since = 1979-05-27, at = [07:32:00] }\n').data.policy?.strategy_params).toEqual({ since: '1979-05-27', at: ['07:32:00.000'] });
   });
 
   it('takes integers, floats where any number goes, and floats inside strategy_params as written', () => {
