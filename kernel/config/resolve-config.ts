@@ -59,6 +59,8 @@ export interface ResolvedConfig {
    * null when no file has a table for it. `config` tells a table flags override from no table.
    */
   session_table_keys: string[] | null;
+  /** The files that hold this session's `[sessions."<id>"]` table, user file first. */
+  session_table_paths: string[];
 }
 
 type PlainKey = Exclude<keyof PolicyValues, 'strategy_params'>;
@@ -136,6 +138,7 @@ export function resolveConfig(config: LoadedConfig, options: ResolveOptions = {}
     // Reported beside an exact-id table too: what a loose table sets is lost either way.
     unapplied_session_tables: sessionId !== null ? looseSessionKeys(config, sessionId) : [],
     session_table_keys: sessionLayers.length === 0 ? null : [...new Set(sessionLayers.flatMap((l) => Object.keys(l.patch)))].filter((key) => Object.hasOwn(state.sources, key)).sort(),
+    session_table_paths: sessionLayers.map((l) => l.source.path).filter((path): path is string => path !== null),
   };
 }
 

@@ -21,6 +21,8 @@ export interface TuneInput {
   pinned?: PinnedValues;
   /** adaptive = false comes from the session's own table (a pasted snippet): turning it on is done there. */
   adaptive_off_by_session?: boolean;
+  /** The config files that already hold a `[sessions."<id>"]` table for this session. */
+  session_table_paths?: readonly string[];
 }
 
 const n = (value: number) => value.toLocaleString('en-US');
@@ -100,7 +102,11 @@ function nothingToAdjust(input: TuneInput, pinned: PinnedValues): string | null 
  * there: tuning recomputes from the configured base, so pasted numbers alone would move again.
  */
 function suggestedToml(input: TuneInput, trigger: number, floor: number): string {
-  const lines = [`[sessions.${JSON.stringify(input.session_id)}]`, `trigger_tokens = ${trigger}`, `floor_tokens = ${floor}`];
+  const table = `[sessions.${JSON.stringify(input.session_id)}]`;
+  // Appended as it is, a second table of the same name makes the whole file invalid TOML.
+  const existing = input.session_table_paths ?? [];
+  const merge = existing.length === 0 ? [] : [`# ${existing.join(' and ')} already ${existing.length === 1 ? 'has' : 'have'} a ${table} table: set these keys in it rather than adding a second one`];
+  const lines = [...merge, table, `trigger_tokens = ${trigger}`, `floor_tokens = ${floor}`];
   if (input.policy.adaptive) lines.push('adaptive = false');
   else if (input.adaptive_off_by_session) lines.push('# or let gobstopper derive these per session again: adaptive = true here');
   else lines.push('# or let gobstopper derive these per session: adaptive = true under [policy]');

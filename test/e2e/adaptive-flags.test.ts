@@ -39,6 +39,8 @@ describe('adaptive tuning and the numbers a user gives', () => {
     // What adaptive would do now is a preview, and the line says plans do not use it.
     const line = (await runCli(['tune', '7d3f'], home.env)).stdout.split('\n')[2];
     expect(line).toMatch(/^adaptive {4}trigger 32,000, floor 16,000 \(effective trigger 32,000; adaptive is off, so plans use the configured values\)$/);
+    // The table is there now: the next snippet says to edit it, since a second one breaks the file.
+    expect(again.json.suggested_toml.split('\n')[0]).toBe(`# ${config} already has a [sessions."${DEMO_CLAUDE_ID}"] table: set these keys in it rather than adding a second one`);
   });
 
   it('a --trigger or --floor is used as given by plan, apply, eval and tune, and adaptive tunes only the rest', async () => {

@@ -37,6 +37,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
         policy: config.values,
         pinned: pinnedByFlags(config.sources),
         adaptive_off_by_session: !config.values.adaptive && config.sources.adaptive?.layer === 'session',
+        session_table_paths: config.session_table_paths,
       });
     });
     this.say(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);

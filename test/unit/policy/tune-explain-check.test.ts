@@ -55,6 +55,14 @@ describe('tune', () => {
     expect(pasted.suggested_toml).toContain('# or let gobstopper derive these per session again: adaptive = true here');
   });
 
+  it('says to set the keys in the session table a config file already has, since a second one is invalid TOML', () => {
+    const result = tune({ ...base, model_context_window: 200_000, policy: defaultPolicy(), session_table_paths: ['/home/u/.config/gobstopper/config.toml'] });
+    expect(result.suggested_toml).toBe(
+      '# /home/u/.config/gobstopper/config.toml already has a [sessions."01a08d7c"] table: set these keys in it rather than adding a second one\n' +
+        '[sessions."01a08d7c"]\ntrigger_tokens = 50000\nfloor_tokens = 25000\n# or let gobstopper derive these per session: adaptive = true under [policy]',
+    );
+  });
+
   it('leaves a trigger or floor given as a flag as it is, and says so', () => {
     const pinned = tune({ ...base, model_context_window: 200_000, policy: { ...defaultPolicy(), trigger_tokens: 100_000, adaptive: true }, pinned: { trigger_tokens: true } });
     expect(pinned).toMatchObject({ configured: { trigger_tokens: 100_000, floor_tokens: 40_000 }, adjusted: { trigger_tokens: 100_000, floor_tokens: 40_000 }, reasons: [], suggested_toml: null });
