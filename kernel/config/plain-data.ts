@@ -13,18 +13,31 @@ export interface PlainDataMarks {
   unsafeIntegers: Set<string>;
   /** Dates and times, which become their ISO text: a schema would take them for strings. */
   dates: Set<string>;
+  /** The first value nested deeper than MAX_NESTING, which is not descended into. */
+  tooDeep?: string;
 }
 
-export function toPlainData(value: unknown, marks?: PlainDataMarks, pointer = ''): unknown {
+/**
+ * As deep as smol-toml lets an inline array or table go. Dotted keys and table headers
+ * (`[policy.strategy_params.a.a.a…]`) are not held to that bound, and every step after the parse
+ * (this copy, the schema check, a strategy's params check) recurses once per level.
+ */
+export const MAX_NESTING = 1000;
+
+export function toPlainData(value: unknown, marks?: PlainDataMarks, pointer = '', depth = 0): unknown {
+  if (depth > MAX_NESTING && value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    if (marks) marks.tooDeep ??= pointer;
+    return null;
+  }
   if (value instanceof Date) {
     marks?.dates.add(pointer);
     return value.toISOString();
   }
-  if (Array.isArray(value)) return value.map((v, i) => toPlainData(v, marks, `${pointer}/${i}`));
+  if (Array.isArray(value)) return value.map((v, i) => toPlainData(v, marks, `${pointer}/${i}`, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      const plain = toPlainData((value as Record<string, unknown>)[key], marks, `${pointer}/${escapePointer(key)}`);
+      const plain = toPlainData((value as Record<string, unknown>)[key], marks, `${pointer}/${escapePointer(key)}`, depth + 1);
       Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
     }
     return out;

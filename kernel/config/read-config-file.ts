@@ -6,7 +6,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from '
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { GobstopperError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from './paths.js';
-import { toPlainData, type PlainDataMarks } from './plain-data.js';
+import { MAX_NESTING, toPlainData, type PlainDataMarks } from './plain-data.js';
 import { describeAt, placeAt } from './schema-messages.js';
 
 /** A file's data, and where it wrote floats: numbers the schema cannot tell from integers. */
@@ -98,6 +98,11 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
   }
   const marks: PlainDataMarks = { floats: new Set(), unsafeIntegers: new Set(), dates: new Set() };
   const data = toPlainData(parsed, marks) as Record<string, unknown>;
+  if (marks.tooDeep !== undefined) {
+    // Named by its first two keys: the full path is as long as the nesting.
+    const top = marks.tooDeep.split('/').slice(0, 3).join('/');
+    throw invalid(`config ${path}: ${describeAt(top)} nests tables or values more than ${MAX_NESTING} levels deep`, { path, ...placeAt(top) });
+  }
   const [unsafe] = marks.unsafeIntegers;
   if (unsafe !== undefined) throw invalid(`config ${path}: ${describeAt(unsafe)} is an integer too large to read exactly`, { path, ...placeAt(unsafe) });
   return { data, floats: marks.floats, dates: marks.dates };

@@ -125,6 +125,17 @@ describe('config file: bad input gets one clear line', () => {
     expect(errorOf(Buffer.from([0x5b, 0x70, 0xff, 0x5d])).message).toMatch(/is not valid UTF-8$/);
   });
 
+  it('refuses nesting deeper than the parser allows inline, which dotted keys and table headers reach unbounded', () => {
+    // Each step after the parse recursed once per level: 5,000 levels overflowed the stack.
+    const error = errorOf(`[policy.strategy_params]\n${'a.'.repeat(5000)}b = 1\n`);
+    expect(error).toMatchObject({ code: 'invalid_config', details: { table: '[policy]', key: 'strategy_params' } });
+    expect(error.message).toMatch(/: 'strategy_params' in \[policy\] nests tables or values more than 1000 levels deep$/);
+    expect(errorOf(`[${'a.'.repeat(2000)}b]\nx = 1\n`).message).toMatch(/: 'a' in \[a\] nests tables or values more than 1000 levels deep$/);
+    // Up to the bound it loads, as an inline value as deep does.
+    const deep = loadText(`[policy.strategy_params]\n${'a.'.repeat(997)}b = 1\n`).data.policy?.strategy_params;
+    expect(JSON.stringify(deep)).toContain('{"b":1}');
+  });
+
   it('keeps a date inside strategy_params, which has no types of its own, as its text', () => {
     expect(loadText('[policy]\nstrategy_params = { since = 1979-05-27, at = [07:32:00] }\n').data.policy?.strategy_params).toEqual({ since: '1979-05-27', at: ['07:32:00.000'] });
   });
