@@ -104,6 +104,10 @@ export function checkConfigData(parsed: ParsedConfig, scope: ConfigScope, path: 
     if (patch.command !== undefined && Buffer.byteLength(patch.command, 'utf8') > MAX_LEGACY_COMMAND_BYTES) {
       throw invalid(`config ${path}: 'command' in ${table} is longer than ${MAX_LEGACY_COMMAND_BYTES} bytes`, path, placeOf(segments, 'command'));
     }
+    // A process argument cannot hold a NUL; the spawn would fail as an internal error naming no table.
+    if (patch.command?.includes('\0')) {
+      throw invalid(`config ${path}: 'command' in ${table} holds a NUL character (\\u0000), which no command line can`, path, placeOf(segments, 'command'));
+    }
     if (patch.plugin !== undefined && !isAbsolute(patch.plugin.manifest)) {
       throw invalid(`config ${path}: 'manifest' in ${tableName([...segments, 'plugin'])} must be an absolute path`, path, placeOf([...segments, 'plugin'], 'manifest'));
     }

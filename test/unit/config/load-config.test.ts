@@ -59,6 +59,7 @@ describe('config file: bad input gets one clear line', () => {
       /: \[presets\.both\] sets both 'command' and 'plugin'; a table may name one proposer$/,
     ],
     ['an empty command', '[policy]\ncommand = ""\n', /: 'command' in \[policy\] must not be empty$/],
+    ['a command holding a NUL', '[presets.s]\ncommand = "echo\\u0000x"\ntrusted_legacy_command = true\n', /: 'command' in \[presets\.s\] holds a NUL character \(\\u0000\), which no command line can$/],
     ['a command over 4096 bytes', `[policy]\ncommand = "${'x'.repeat(4097)}"\ntrusted_legacy_command = true\n`, /: 'command' in \[policy\] is longer than 4096 bytes$/],
     ['a negative discovery age', '[discovery]\nmax_age_secs = -1\n', /'max_age_secs' in \[discovery\] must be at least 0/],
     // TOML tells 8 from 8.0; a key that counts something takes only the former.
