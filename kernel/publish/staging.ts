@@ -10,7 +10,7 @@ import { GobstopperError } from '../errors.js';
 import { removeOnExit } from '../exit-cleanup.js';
 import { processAlive } from '../vault/lock.js';
 import { stagingDir, type PathEnv } from '../paths.js';
-import { createExclusive, ensurePrivateDir, fsyncDir, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
+import { createExclusive, ensurePrivateDir, fsyncDir, nameFullDisk, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { streamManifestChunks } from '../vault/reconstruct.js';
 import { loadManifest } from '../vault/manifest.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -102,7 +102,7 @@ export async function restoreSnapshotToStaging(
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlinkQuietly(stagingPath);
-    throw error;
+    throw nameFullDisk(error, stagingPath);
   }
   await handle.close();
   await fsyncDir(dirname(stagingPath));

@@ -19,6 +19,17 @@ export const PRIVATE_FILE_MODE = 0o600;
 /** Writes the whole buffer. Injected in tests to simulate a full disk (ENOSPC) or a torn write. */
 export type WriteAll = (handle: FileHandle, data: Buffer) => Promise<void>;
 
+/**
+ * A full disk or quota arises only from a write or its fsync, and a FileHandle's error names no
+ * file: without one, "the disk is full" does not say which disk (the vault's, or the sessions'
+ * where a fork is copied across file systems). The file being written is named on the error.
+ */
+export function nameFullDisk(error: unknown, path: string): unknown {
+  const e = error as NodeJS.ErrnoException | null;
+  if (e && (e.code === 'ENOSPC' || e.code === 'EDQUOT') && typeof e.path !== 'string') e.path = path;
+  return error;
+}
+
 export const writeAllDefault: WriteAll = async (handle, data) => {
   let offset = 0;
   while (offset < data.length) {
@@ -218,7 +229,7 @@ export async function fillPrivateTemp(temp: string, readable: boolean, fill: (ha
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlinkQuietly(temp);
-    throw error;
+    throw nameFullDisk(error, temp);
   }
   await handle.close();
   return temp;

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toEnvelope } from '../../../kernel/cli/base-command.js';
 import { faultPoint, InjectedFault } from '../../../kernel/publish/faults.js';
 import { createStagingFile, restoreSnapshotToStaging } from '../../../kernel/publish/staging.js';
 import { stagingDir } from '../../../kernel/paths.js';
@@ -26,7 +27,7 @@ function diskWithRoom(budget: number): WriteAll {
       const room = Math.max(0, budget - used);
       if (room > 0) await writeAllDefault(handle, data.subarray(0, room));
       used = budget;
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28 });
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
     }
     used += data.length;
     await writeAllDefault(handle, data);
@@ -48,9 +49,10 @@ describe('fault injection and a full disk', () => {
   afterEach(() => home.cleanup());
 
   it('a full disk while archiving leaves no partial chunk, manifest or index entry, and a retry succeeds', async () => {
-    await expect(
-      snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot', writeAll: diskWithRoom(2 * CHUNK_BYTES + 100) }),
-    ).rejects.toMatchObject({ code: 'ENOSPC' });
+    const full = await snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot', writeAll: diskWithRoom(2 * CHUNK_BYTES + 100) }).catch((e: unknown) => e);
+    expect(full).toMatchObject({ code: 'ENOSPC' });
+    // The message says which disk filled: the vault's, not the one the sessions are on.
+    expect(toEnvelope(full as Error).error.message).toMatch(new RegExp(`^write failed on ${home.layout.chunks}/\\S+: the disk is full`));
     const files = vaultFiles(home);
     expect(files.some((f) => f.includes('/.tmp-'))).toBe(false);
     // Only whole chunks that were written before the disk filled may remain (content-addressed, harmless).
@@ -85,7 +87,7 @@ describe('fault injection and a full disk', () => {
   it('a full disk while staging a restored snapshot removes the staging file', async () => {
     const { entry } = await snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot' });
     const staging = await createStagingFile(home.env);
-    await expect(restoreSnapshotToStaging(home.layout, entry.sha256, staging, { writeAll: diskWithRoom(CHUNK_BYTES + 7) })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(restoreSnapshotToStaging(home.layout, entry.sha256, staging, { writeAll: diskWithRoom(CHUNK_BYTES + 7) })).rejects.toMatchObject({ code: 'ENOSPC', path: staging });
     expect(existsSync(staging)).toBe(false);
     expect(readdirSync(stagingDir(home.env))).toEqual([]);
 

@@ -153,7 +153,8 @@ describe('publishNoClobber', () => {
         calls += 1;
         if (calls === 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       };
-      await expect(publishNoClobber(staging, join(otherStore, 'fork.jsonl'), { writeAll: full })).rejects.toMatchObject({ code: 'ENOSPC' });
+      // Named on the copy beside the target: the sessions' disk filled, not the vault's.
+      await expect(publishNoClobber(staging, join(otherStore, 'fork.jsonl'), { writeAll: full })).rejects.toMatchObject({ code: 'ENOSPC', path: expect.stringMatching(new RegExp(`^${otherStore}/\\.fork\\.jsonl\\.gobstopper-`)) });
       expect(readdirSync(otherStore)).toEqual([]);
     });
   });
