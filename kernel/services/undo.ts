@@ -209,7 +209,14 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     const verified = await provider.verify({ path: restoredPath });
     const errors = verified.findings.filter((f) => f.severity === 'error');
     if (errors.length) {
-      throw new GobstopperError('snapshot_invalid', `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s); restoring it would not resume`);
+      // Which errors, and where else to go: a state archived mid-write (a cut tool call) stays so,
+      // and the other states of the session, or this one's records, are what is left to the user.
+      const codes = [...new Set(errors.map((f) => f.code))].join(', ');
+      throw new GobstopperError(
+        'snapshot_invalid',
+        `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s) (${codes}); restoring it would not resume, so nothing was published. gobstopper history ${entry.session_id} lists the other archived states (undo --sha restores one), and gobstopper read-snapshot ${entry.sha256} --record N reads this one's records`,
+        { details: { findings: errors } },
+      );
     }
     // A restore of this snapshot that was interrupted (its receipt still pending) is finished under
     // its own id rather than left half done beside a second one; its fork may already be in place.

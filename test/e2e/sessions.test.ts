@@ -637,6 +637,25 @@ describe('fork and undo', () => {
     expect((await runJson(['undo', archived.json.entry.sha256], home.env)).code).toBe(0);
   });
 
+  it('undo of an archived state cut after a tool call names its errors and where else to go, and publishes nothing', async () => {
+    home = demoHome();
+    const lines = readFileSync(home.claudeSession, 'utf8').split('\n');
+    // The file as a copy stopped right after a tool call, before its result, would leave it.
+    const call = lines.findIndex((l) => l.includes('"type":"tool_use"'));
+    writeFileSync(home.claudeSession, lines.slice(0, call + 1).join('\n') + '\n');
+    const cut = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    const sha = cut.json.entry.sha256 as string;
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const restore = await runJson(['undo', sha], home.env);
+    expect(restore.code).toBe(1);
+    expect(restore.json.error.code).toBe('snapshot_invalid');
+    expect(restore.json.error.message).toContain('(orphan_tool_use)');
+    expect(restore.json.error.message).toContain(`gobstopper history ${DEMO_CLAUDE_ID} lists the other archived states`);
+    expect(restore.json.error.message).toContain(`gobstopper read-snapshot ${sha} --record N`);
+    expect(restore.json.error.details.findings).toEqual([expect.objectContaining({ severity: 'error', code: 'orphan_tool_use' })]);
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+  });
+
   it('undo of an archived state no provider will read names the snapshot, not the private copy it was restored into', async () => {
     home = demoHome();
     appendFileSync(home.codexSession, Buffer.alloc(64));
