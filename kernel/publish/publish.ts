@@ -127,13 +127,37 @@ const copyTempPattern = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^
  * gone): they sit beside the user's sessions, hidden, and nothing else would ever remove them.
  */
 async function sweepDeadCopies(dir: string, name: string): Promise<void> {
-  const pattern = copyTempPattern(name);
+  await sweepDeadCopiesIn(dir, [copyTempPattern(name)]);
+}
+
+async function sweepDeadCopiesIn(dir: string, patterns: readonly RegExp[]): Promise<number> {
+  let removed = 0;
   for (const entry of await readdir(dir).catch(() => [] as string[])) {
-    const pid = pattern.exec(entry)?.[1];
+    const pid = patterns.map((pattern) => pattern.exec(entry)?.[1]).find((found) => found !== undefined);
     if (pid === undefined || processAlive(Number(pid))) continue;
     const path = join(dir, entry);
-    if ((await lstat(path).catch(() => null))?.isFile()) await unlinkQuietly(path);
+    if ((await lstat(path).catch(() => null))?.isFile()) {
+      await unlinkQuietly(path);
+      removed += 1;
+    }
   }
+  return removed;
+}
+
+/**
+ * Dead runs' temp copies of each of `targets` (fork paths receipts name), each directory read
+ * once. A run killed mid-copy is swept by the next publication of the same name, but none comes
+ * once its receipt is settled or its source changed; `prune --apply` sweeps them instead.
+ */
+export async function sweepDeadCopiesOf(targets: readonly string[]): Promise<number> {
+  const byDir = new Map<string, RegExp[]>();
+  for (const target of new Set(targets)) {
+    const dir = dirname(target);
+    byDir.set(dir, [...(byDir.get(dir) ?? []), copyTempPattern(basename(target))]);
+  }
+  let removed = 0;
+  for (const [dir, patterns] of byDir) removed += await sweepDeadCopiesIn(dir, patterns);
+  return removed;
 }
 
 /** Copies `source` into a new private temp file in `dir` (fsynced); returns its path. */

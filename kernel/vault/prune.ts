@@ -164,7 +164,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       for (const name of chunkNames) if (isTempName(name)) await unlink(join(layout.chunks, name)).catch(() => undefined);
       await fsyncDir(layout.chunks);
       await clearPruneJournal(layout);
-      await sweepDeadRunLeftovers(layout, env);
+      // Read before the settlement: a receipt it removed no longer names its fork's path.
+      await sweepDeadRunLeftovers(layout, env, receipts.map((r) => r.path));
     }
     return {
       streams: statesPerStream.size,

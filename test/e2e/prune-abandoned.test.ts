@@ -1,5 +1,6 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome, sha256File } from '../helpers/demo-home.js';
@@ -33,6 +34,28 @@ async function applyKilledAt(h: Home, step: string): Promise<void> {
 }
 
 describe('a pending receipt no run will finish', () => {
+  it('leaves no partial copy of its fork beside the sessions once prune --apply settled it', async () => {
+    home = demoHome();
+    await applyKilledAt(home, 'receipt.after_pending');
+    const { receipt } = onlyReceipt(home);
+    // What a run killed while copying the fork across file systems leaves beside the sessions.
+    const dead = spawnSync('true').pid!;
+    const copyOf = (pid: number) => join(dirname(receipt.path), `.${basename(receipt.path)}.gobstopper-${pid}-0123456789abcdef`);
+    writeFileSync(copyOf(dead), 'the first megabytes of the fork');
+    // A copy still being written by a live run, and a file that is not such a copy, stay.
+    writeFileSync(copyOf(process.pid), 'still copying');
+    const other = join(dirname(receipt.path), '.notes');
+    writeFileSync(other, 'mine');
+    await changeSource(home);
+    await runJson(['prune'], home.env);
+    expect(existsSync(copyOf(dead))).toBe(true);
+    expect((await runJson(['prune', '--apply'], home.env)).code).toBe(0);
+    expect(existsSync(join(vaultOf(home), 'operations', `${receipt.operation}.json`))).toBe(false);
+    expect(existsSync(copyOf(dead))).toBe(false);
+    expect(existsSync(copyOf(process.pid))).toBe(true);
+    expect(readFileSync(other, 'utf8')).toBe('mine');
+  });
+
   it('is removed by prune --apply once its source changed and its fork was never published, so its snapshot is pruned', async () => {
     home = demoHome();
     await applyKilledAt(home, 'receipt.after_pending');

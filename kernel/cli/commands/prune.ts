@@ -17,7 +17,7 @@ export default class Prune extends BaseCommand<PruneResult> {
     'Keeps the newest --keep archived states of every (provider, path, session) stream (distinct snapshots: the same bytes archived again under another label are one state, and all of its index lines stay) and every snapshot an operation receipt or a pin references; ' +
     'everything else is dropped from the index, then the snapshots of the dropped entries and the chunks no remaining snapshot uses are deleted. ' +
     'A snapshot with no index line is kept (a lost line is not a pruned one) unless --include-unindexed, or unless an earlier prune that was stopped had dropped it (it is then finished). ' +
-    'With --apply, the temporary files, locks and staging copies of runs that were killed midway are removed too. ' +
+    'With --apply, the temporary files, locks and staging copies of runs that were killed midway are removed too, and so is a fork\'s partial copy such a run left beside the sessions. ' +
     'Every manifest is validated and every kept chunk checked first (its size; and read whole and hashed when its stream is losing a state, so no older copy goes while the kept one is damaged), ' +
     'so a damaged vault is reported and left untouched. Without --apply nothing changes and no lock is taken, so a read-only vault can be previewed.';
   static override examples = ['<%= config.bin %> prune', '<%= config.bin %> prune --keep 3 --apply', '<%= config.bin %> prune --json'];
