@@ -19,7 +19,7 @@ let signalsInstalled = false;
 let removalInstalled = false;
 
 let announce: ((signal: NodeJS.Signals) => void) | null = null;
-let note: string | null = null;
+let note: string | null | (() => string | null) = null;
 
 /** Makes SIGINT, SIGTERM and SIGHUP end the process through exit(128 + n), once. */
 export function exitOnStopSignals(): void {
@@ -82,12 +82,13 @@ export function onStopSignal(say: (signal: NodeJS.Signals) => void): void {
  * What a stop signal should add to "interrupted": work that is already done although the command
  * did not finish (a published fork), so the user does not take the interrupt for "nothing happened".
  */
-export function noteForStop(text: string | null): void {
+export function noteForStop(text: string | null | (() => string | null)): void {
   note = text;
 }
 
+/** The note, a function asked only when a stop comes (what is done may depend on that moment). */
 export function stopNote(): string | null {
-  return note;
+  return typeof note === 'function' ? note() : note;
 }
 
 /** Removes the file or directory `path` when the process exits, unless the returned function is called first. */

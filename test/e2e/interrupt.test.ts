@@ -185,6 +185,29 @@ describe('an interrupted apply leaves nothing half-made behind', () => {
     expect(again.json.receipt.completed).toBe(true);
   });
 
+  it.each([
+    ['apply', 'publish.after_link'],
+    ['undo', 'publish.after_link'],
+    ['apply', 'publish.before_link'],
+    ['undo', 'publish.before_link'],
+  ])('%s stopped at %s says a fork is there exactly when one is', async (command, step) => {
+    home = demoHome();
+    if (command === 'undo') expect((await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    // Between the link and the command's own word on it, the fork is re-read whole: a stop there
+    // must not read as "nothing happened".
+    const stopped = await runCli([command, DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: `${step}:term` } });
+    expect(stopped.code).toBe(143);
+    const forks = listFiles(home.claudeDir).filter((f) => f !== home!.claudeSession);
+    expect(forks.length).toBeLessThanOrEqual(1);
+    if (step === 'publish.after_link') expect(forks).toHaveLength(1);
+    const said = forks.length ? `; ${forks[0]} was already published; run the same command again to finish its record and see how to resume it` : '';
+    expect(stopped.stderr.trim()).toBe(`gobstopper: interrupted by SIGTERM${said}`);
+    const again = await runJson([command, DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(again.json.receipt.completed).toBe(true);
+    if (forks.length) expect(again.json.receipt.path).toBe(forks[0]);
+  });
+
   it('a stop signal after the fork is published says it is there, and the same command finishes it', async () => {
     home = demoHome();
     const stopped = await runCli(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_publish:term' } });
