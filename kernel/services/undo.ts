@@ -13,11 +13,12 @@ import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, refuseOverlongSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
-import { snapshotFile } from '../vault/snapshot.js';
+import { snapshotSettled } from '../vault/snapshot.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { PRE_UNDO_LABEL } from '../vault/labels.js';
+import type { FaultHook } from '../publish/faults.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -123,7 +124,14 @@ export async function chooseCheckedSnapshot(layout: VaultLayout, target: string,
   return entry;
 }
 
-export async function undo(runtime: Runtime, target: string, options: { sha?: string; onStep?: (step: PublicationStep) => void } = {}): Promise<UndoResult> {
+export interface UndoOptions {
+  sha?: string;
+  onStep?: (step: PublicationStep) => void;
+  /** Fault points of the vault and publication steps (tests). */
+  fault?: FaultHook;
+}
+
+export async function undo(runtime: Runtime, target: string, options: UndoOptions = {}): Promise<UndoResult> {
   // An empty --sha is a mistake, not "the newest": restoring the wrong state would publish a fork.
   if (options.sha !== undefined && options.sha.trim() === '') throw usageError('invalid_sha', '--sha is empty; give a snapshot id (gobstopper history lists them), or leave --sha out to restore the newest');
   const layout = vaultLayout(runtime.env);
@@ -174,7 +182,7 @@ async function archivedAsIs(layout: VaultLayout, path: string, env: NodeJS.Proce
   return null;
 }
 
-async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
+async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: UndoOptions): Promise<UndoResult> {
   // Another undo of the same file publishes its copy first; this one then finds it below.
   const lock = await lockRestores(layout, entry.provider, entry.path);
   try {
@@ -184,7 +192,7 @@ async function restore(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntr
   }
 }
 
-async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: { onStep?: (step: PublicationStep) => void }): Promise<UndoResult> {
+async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.VaultEntry, options: UndoOptions): Promise<UndoResult> {
   // Only while the current file is archived too (or gone): a changed one is archived by a new restore.
   const earlier = await unchangedRestore(layout, entry);
   if (earlier) {
@@ -230,8 +238,12 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     let preUndo: string | null = null;
     if (existsSync(entry.path)) {
       // The current bytes, archived already (an earlier apply or undo of the same file), are not
-      // archived again: a second index line would only relabel the same snapshot.
-      preUndo = (await archivedAsIs(layout, entry.path, runtime.env, entry, new Set([entry.sha256]))) ?? (await snapshotFile(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: PRE_UNDO_LABEL, env: runtime.env })).entry.sha256;
+      // archived again: a second index line would only relabel the same snapshot. A session its
+      // client is still appending to is read again until one read finds it whole, as `snapshot`
+      // does: what is archived is only the way back, and the restore does not depend on it.
+      preUndo =
+        (await archivedAsIs(layout, entry.path, runtime.env, entry, new Set([entry.sha256]))) ??
+        (await snapshotSettled(layout, { path: entry.path, sessionId: entry.session_id, provider: entry.provider, strategy: PRE_UNDO_LABEL, env: runtime.env, fault: options.fault })).entry.sha256;
     }
     const published = await publishCandidate(layout, {
       provider,

@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySession } from '../../kernel/services/apply.js';
 import { forkSession } from '../../kernel/services/fork.js';
 import { withRuntime } from '../../kernel/services/runtime.js';
+import { snapshotSession } from '../../kernel/services/snapshot.js';
+import { undo } from '../../kernel/services/undo.js';
+import { readIndex } from '../../kernel/vault/index-file.js';
+import { vaultLayout } from '../../kernel/vault/layout.js';
 import { DEMO_CLAUDE_ID, demoHome, listFiles } from '../helpers/demo-home.js';
 
 let home: ReturnType<typeof demoHome> | undefined;
@@ -50,5 +55,28 @@ describe('fork reads one version of the source', () => {
     const vault = join(h.dataHome, 'gobstopper', 'vault');
     expect(existsSync(join(vault, 'index.jsonl')) ? readFileSync(join(vault, 'index.jsonl'), 'utf8') : '').toBe('');
     expect(existsSync(join(vault, 'manifests')) ? listFiles(join(vault, 'manifests')) : []).toEqual([]);
+  });
+});
+
+describe('undo archives the current file whole', () => {
+  it('a session the client appends to while undo archives it is read again, and the restore goes ahead', async () => {
+    home = demoHome();
+    const h = home;
+    const env = { ...process.env, ...h.env };
+    const archived = await withRuntime({ env }, (rt) => snapshotSession(rt, DEMO_CLAUDE_ID));
+    appendFileSync(h.claudeSession, '{"type":"summary","summary":"written after the snapshot"}\n');
+    // The client appends again while undo's first read of the current file is going on.
+    let reads = 0;
+    const fault = (step: string) => {
+      if (step === 'vault.after_read' && ++reads === 1) appendFileSync(h.claudeSession, '{"type":"summary","summary":"written while undo read"}\n');
+    };
+    const result = await withRuntime({ env }, (rt) => undo(rt, DEMO_CLAUDE_ID, { sha: archived.entry.sha256, fault }));
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(result.restored.sha256).toBe(archived.entry.sha256);
+    // The way back is the file as it is now, both appended records included.
+    const now = readFileSync(h.claudeSession);
+    const preUndo = (await readIndex(vaultLayout(env))).find((e) => e.sha256 === result.pre_undo_snapshot);
+    expect(preUndo).toMatchObject({ strategy: 'pre-undo', bytes: now.length, source_sha256: createHash('sha256').update(now).digest('hex') });
+    expect(readFileSync(result.receipt.path).length).toBe(archived.entry.bytes);
   });
 });
