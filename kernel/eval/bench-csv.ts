@@ -2,6 +2,11 @@
  * The bench CSV: the original tool's 24 columns in their order (so existing readers keep working),
  * then our additions. RFC 4180 quoting: a field holding a comma, quote, CR or LF is quoted and its
  * quotes doubled; empty means null.
+ *
+ * Session ids and error messages come from transcripts and file names, and a spreadsheet opening
+ * the file runs a cell starting with = + - or @ as a formula (some do after a leading tab or CR
+ * too). Such a text field is written behind a single quote, which spreadsheets show as plain text;
+ * numbers are never text.
  */
 import type { BenchRow } from '../../schemas/generated/types.js';
 
@@ -13,9 +18,11 @@ export const BENCH_CSV_COLUMNS = [
   'status', 'reason_code', 'reduction_pct', 'new_verify_errors', 'best', 'error', 'error_code', 'credited_strategy',
 ] as const satisfies ReadonlyArray<keyof BenchRow>;
 
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 export function csvField(value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

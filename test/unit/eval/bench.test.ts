@@ -48,6 +48,21 @@ describe('CSV', () => {
     expect(csvField(false)).toBe('false');
   });
 
+  it('writes text a spreadsheet would run as a formula behind a quote; numbers stay numbers', () => {
+    expect(csvField('=1+2')).toBe("'=1+2");
+    expect(csvField("=cmd|' /C calc'!A0")).toBe("'=cmd|' /C calc'!A0");
+    expect(csvField('+SUM(A1)')).toBe("'+SUM(A1)");
+    expect(csvField('-2+3')).toBe("'-2+3");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('\t=1')).toBe("'\t=1");
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
+    expect(csvField(-12.5)).toBe('-12.5');
+    expect(csvField('a=b')).toBe('a=b');
+    const line = benchCsv([row('elide', { session: '=1+2', error: '@boom' })]).split('\n')[1]!;
+    expect(line.startsWith("codex,'=1+2,elide,")).toBe(true);
+    expect(line).toContain(",'@boom,");
+  });
+
   it('starts with the 24 reference columns in order, then ours, one line per row', () => {
     const csv = benchCsv([row('elide', { session: 'odd,id "1"', context_before: 1000, recall: 0.75, tail_intact: true })]);
     const [header, line, end] = csv.split('\n');
