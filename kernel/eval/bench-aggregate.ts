@@ -42,7 +42,9 @@ export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
     const recalls = list.filter((r) => r.recall !== null && r.recall_available).map((r) => r.recall!);
     return {
       strategy,
-      sessions: new Set(list.map((r) => `${r.provider}\u0000${r.session}`)).size,
+      // A session gives each strategy one row. Rows are counted, not ids: the same session file
+      // copied into another project folder keeps its id and is measured as a session of its own.
+      sessions: list.length,
       sessions_with_plan: planned.length,
       sessions_with_control: planned.filter((r) => r.execution_state === 'provider_only').length,
       sessions_failed: list.filter((r) => r.failure !== null).length,
@@ -55,7 +57,7 @@ export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
   });
 }
 
-/** Sessions with a whole-session failure row. */
+/** Sessions with a whole-session failure row (one each, counted as rows for the reason above). */
 export function failedSessionCount(rows: readonly BenchRow[]): number {
-  return new Set(rows.filter((r) => r.strategy === null && r.failure !== null).map((r) => `${r.provider}\u0000${r.session}`)).size;
+  return rows.filter((r) => r.strategy === null && r.failure !== null).length;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { BenchRow } from '../../../schemas/generated/types.js';
 import { validateBenchCommandResult } from '../../../schemas/generated/validators.js';
-import { aggregateBench, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
+import { aggregateBench, failedSessionCount, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
 import { BENCH_CSV_COLUMNS, benchCsv, csvField } from '../../../kernel/eval/bench-csv.js';
 import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 import { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
@@ -105,6 +105,17 @@ describe('aggregates', () => {
       no_plan_by_reason: { below_trigger: 2, minimum_savings_not_met: 1 },
     });
     expect(dedupe).toMatchObject({ sessions: 1, sessions_with_plan: 0, reduction_pct: null, median_recall: null, no_plan_by_reason: { strategy_returned_no_plan: 1 } });
+  });
+
+  it('two sessions sharing an id (one file in two project folders) count as two, as their rows do', () => {
+    const rows: BenchRow[] = [
+      row('elide', { session: 'same', reduction_pct: 10, best: true }),
+      row('elide', { session: 'same', reduction_pct: 20, best: true }),
+      benchFailureRow('codex', 'gone', 'session_evaluation_failed', 'vanished'),
+      benchFailureRow('codex', 'gone', 'session_evaluation_failed', 'vanished'),
+    ];
+    expect(aggregateBench(rows)[0]).toMatchObject({ sessions: 2, sessions_with_plan: 2, sessions_best: 2 });
+    expect(failedSessionCount(rows)).toBe(2);
   });
 });
 
