@@ -19,8 +19,9 @@ let home: Home | undefined;
 afterEach(() => home?.cleanup());
 
 /** Runs the built CLI on a pseudo-terminal; what it wrote to stdout and stderr, as the terminal got it. */
-function onTerminal(args: string[], env: Record<string, string>): { status: number | null; screen: string } {
-  const command = [process.execPath, binPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+function onTerminal(args: string[], env: Record<string, string>, columns?: number): { status: number | null; screen: string } {
+  const quoted = [process.execPath, binPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = columns === undefined ? quoted : `stty cols ${columns} && ${quoted}`;
   const r = spawnSync(SCRIPT, ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, screen: r.stdout };
 }
@@ -91,6 +92,13 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(status, screen).not.toBe(0);
     expect(screen).toContain('rehearse: resuming a copy with the real client (up to 60 s a run)…');
     expect(screen).toMatch(/\r\x1b\[2K.*no-such-claude/);
+  });
+
+  it("a status longer than the terminal is cut to one row: a wrapped one's first rows would stay on the screen", async () => {
+    home = demoHome();
+    const { screen } = onTerminal(['rehearse', DEMO_CLAUDE_ID, '--baseline', DEMO_CLAUDE_ID, '--timeout', '3600', '--claude-bin', join(home.root, 'no-such-claude')], home.env, 60);
+    const drawn = screen.split('\r\x1b[2K').slice(1, -1);
+    expect(drawn).toEqual(['rehearse: resuming a copy with the real client, the baseli…']);
   });
 
   it('piped, none of them prints anything but its answer', async () => {

@@ -234,6 +234,19 @@ describe('progress bar', () => {
     quiet.finish();
     expect(piped).toEqual([]);
   });
+
+  it('fits one row of a narrow terminal, so clearing it leaves nothing behind', () => {
+    const p: JobProgress = { done: 12, failed: 1, running: 1, total: 13 };
+    const drawn: string[] = [];
+    const bar = new ProgressBar({ isTTY: true, columns: 30, write: (c: string) => drawn.push(c) }, 'strategies', 0);
+    bar.update(p);
+    const row = drawn[0]!.replace('\r\x1b[2K', '');
+    expect([...row]).toHaveLength(29);
+    expect(row.endsWith('…')).toBe(true);
+    const wide: string[] = [];
+    new ProgressBar({ isTTY: true, columns: 200, write: (c: string) => wide.push(c) }, 'strategies', 0).update(p);
+    expect(wide[0]).toBe(`\r\x1b[2K${progressLine(p, 28, 'strategies')}`);
+  });
 });
 
 describe('parallel runner and bench collection', () => {
