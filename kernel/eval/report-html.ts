@@ -4,6 +4,7 @@
  * fell at their compactions. Only ids, counts and ratios appear; never transcript text.
  */
 import type { BenchAggregate, BenchRow } from '../../schemas/generated/types.js';
+import { measuredSessionCount } from './bench-aggregate.js';
 import { esc, formatDuration, formatTokens, linearScale, marker, niceMax, niceTicks, px, seriesStyle, timeTicks } from './svg-kit.js';
 
 export interface ContextPoint {
@@ -314,10 +315,11 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
   const charted = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a));
   const timelines = charted.slice(0, maxTimelines);
   const rendered = input.rows.filter((r) => r.execution_state === 'rendered').length;
+  const measured = measuredSessionCount(input.rows);
   const best = [...input.aggregates].sort((a, b) => b.sessions_best - a.sessions_best)[0];
   const stats = [
-    [String(input.sessions - input.sessions_failed), 'sessions measured'],
-    [String(input.sessions_failed), 'sessions failed'],
+    [String(measured), 'sessions measured'],
+    [String(input.sessions - measured), 'sessions failed'],
     [String(input.aggregates.length), 'strategies'],
     [String(rendered), 'rewrites rendered'],
     [best && best.sessions_best > 0 ? esc(best.strategy) : '–', 'most often best'],

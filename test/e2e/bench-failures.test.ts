@@ -123,7 +123,13 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
         ['keep_last_jq', 'strategy_evaluation_failed'],
       ]);
       expect(all.status).toBe(1);
-      expect(gob(['bench', '--strategy', 'keep_last_jq']).status).toBe(1);
+      const human = gob(['bench', '--strategy', 'keep_last_jq', '--html', join(work, 'all-failed.html')]);
+      expect(human.status).toBe(1);
+      // The summary and the report say what the exit status says: not one session was measured.
+      expect(human.stdout).toContain('2 session(s), 2 could not be measured');
+      const stats = readFileSync(join(work, 'all-failed.html'), 'utf8');
+      expect(stats).toContain('<b>0</b><span>sessions measured</span>');
+      expect(stats).toContain('<b>2</b><span>sessions failed</span>');
       // One strategy measured beside it is a measured session: the failed rows cost only themselves.
       expect(json(['bench', '--strategy', 'keep_last_jq', '--strategy', 'elide']).status).toBe(0);
     });

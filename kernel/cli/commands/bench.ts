@@ -5,6 +5,7 @@ import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
 import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
+import { measuredSessionCount } from '../../eval/bench-aggregate.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { describeWindow } from '../../text/human.js';
@@ -170,7 +171,9 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.say('');
       for (const line of benchAggregateLines(result.aggregates, { width: this.tableWidth() })) this.say(line);
       this.say('');
-      const failed = result.sessions_failed > 0 ? `, ${result.sessions_failed} could not be measured` : '';
+      // Every strategy failing on a session leaves it as unmeasured as a session that failed whole.
+      const unmeasured = result.sessions - measuredSessionCount(result.rows);
+      const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
       this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when
       // nothing failed either: a failed row says nothing about the trigger, and a lower one would

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { BenchRow } from '../../../schemas/generated/types.js';
 import { validateBenchCommandResult } from '../../../schemas/generated/validators.js';
-import { aggregateBench, failedSessionCount, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
+import { aggregateBench, failedSessionCount, measuredSessionCount, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
 import { BENCH_CSV_COLUMNS, benchCsv, csvField } from '../../../kernel/eval/bench-csv.js';
 import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 import { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
@@ -116,6 +116,23 @@ describe('aggregates', () => {
     ];
     expect(aggregateBench(rows)[0]).toMatchObject({ sessions: 2, sessions_with_plan: 2, sessions_best: 2 });
     expect(failedSessionCount(rows)).toBe(2);
+  });
+
+  it('a session is measured when one strategy was; one whose every strategy failed was not', () => {
+    const failed = { status: 'error' as const, failure: 'strategy_evaluation_failed' as const, error: 'boom' };
+    const rows: BenchRow[] = [
+      row('elide', { session: 'a', ...failed }),
+      row('dedupe', { session: 'a', status: 'no_plan', reason_code: 'below_trigger' }),
+      row('elide', { session: 'b', ...failed }),
+      row('dedupe', { session: 'b', ...failed }),
+      // The same id again: another file, measured.
+      row('elide', { session: 'b' }),
+      row('dedupe', { session: 'b', ...failed }),
+      benchFailureRow('codex', 'c', 'session_evaluation_failed', 'gone'),
+    ];
+    expect(measuredSessionCount(rows)).toBe(2);
+    expect(measuredSessionCount(rows.slice(2, 4))).toBe(0);
+    expect(measuredSessionCount([])).toBe(0);
   });
 });
 
