@@ -58,6 +58,18 @@ export function assertNewOutputPath(path: string): string {
   return absolute;
 }
 
+/**
+ * Bytes of the output's name its temporary name keeps. A name may take up to 255 bytes, and the
+ * temporary one adds about twenty: whole, a long name that is fine for the output made the write
+ * fail with ENAMETOOLONG after all the work was done.
+ */
+const TEMP_NAME_BYTES = 160;
+
+function namePart(name: string): string {
+  const bytes = Buffer.from(name, 'utf8');
+  return bytes.length <= TEMP_NAME_BYTES ? name : bytes.subarray(0, TEMP_NAME_BYTES).toString('utf8');
+}
+
 /** Link errors of file systems without hard links: the file is then created in place instead. */
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS']);
 
@@ -69,7 +81,7 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS']);
  */
 export function writeNewFile(path: string, data: string | Buffer, mode = 0o644): void {
   const absolute = assertNewOutputPath(path);
-  const temp = join(dirname(absolute), `.${basename(absolute)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const temp = join(dirname(absolute), `.${namePart(basename(absolute))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   writeWhole(temp, path, data, mode);
   try {
     linkSync(temp, absolute);

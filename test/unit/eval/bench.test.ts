@@ -197,6 +197,16 @@ describe('output files are always new', () => {
     expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
+  it('writes a file whose name is as long as the file system allows', () => {
+    const long = join(dir, `${'r'.repeat(246)}.csv`);
+    const wide = join(dir, `${'é'.repeat(120)}.json`);
+    writeNewFile(long, 'a,b\n');
+    writeNewFile(wide, '{}\n');
+    expect(readFileSync(long, 'utf8')).toBe('a,b\n');
+    expect(readFileSync(wide, 'utf8')).toBe('{}\n');
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
   it('checks --output and --html before the bench runs, and rejects one path for both', () => {
     const taken = join(dir, 'taken-html.html');
     writeFileSync(taken, 'x');
