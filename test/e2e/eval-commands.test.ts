@@ -487,6 +487,19 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(readFileSync(manifestPath, 'utf8')).toBe(text);
   });
 
+  it('the next command it prints runs as printed: quoted, with the home the session was found under', () => {
+    const spaced = join(work, "my study's manifest.json");
+    const prepared = gob(['eval-study', CODEX_ID, '--codex-home', home.codexHome, '--prepare-manifest', spaced]);
+    expect(prepared.status, prepared.stderr).toBe(0);
+    const next = prepared.stdout.split('\n').find((l) => l.startsWith('next: '))!.slice('next: '.length);
+    // Run by a shell with no CODEX_HOME: only the printed --codex-home finds the session.
+    const { CODEX_HOME: _codexHome, ...env } = home.env;
+    const ran = spawnSync('/bin/sh', ['-c', next.replace(/^gobstopper /, `'${process.execPath}' '${bin}' `) + ' --rounds 1 --json'], { cwd: work, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 180_000 });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ schema: 'gobstopper-retention-study-v1', checks_total: 26, rounds: 1 });
+    rmSync(spaced);
+  });
+
   it('replays the three arms on private copies: typed masking keeps every pinned check in place', () => {
     const before = treeDigest(home.root);
     const { status, body, stderr } = json<RetentionStudyReport>(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '2', ...LOW]);

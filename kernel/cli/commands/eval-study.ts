@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { EvalStudyCommandResult, EvalStudyPrepareResult, RetentionStudyReport } from '../../../schemas/generated/types.js';
 import { renderStudyLines } from '../../eval/study-output.js';
 import { evalStudy } from '../../services/eval-study.js';
+import { shellWord } from '../../services/publication.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
@@ -9,6 +10,18 @@ import { ProgressBar } from '../render/progress-bar.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 const isPrepared = (r: EvalStudyCommandResult): r is EvalStudyPrepareResult => 'study_run' in r;
+
+/**
+ * The replay to run next, as a command to paste: every word shell-quoted, with the homes the session
+ * was found under (without them an id names no session, or another one).
+ */
+function nextCommand(session: string, manifest: string, flags: { 'claude-home'?: string; 'codex-home'?: string; 'provider-home'?: string[] }): string {
+  const words = ['gobstopper', 'eval-study', session, '--manifest', manifest];
+  if (flags['claude-home'] !== undefined) words.push('--claude-home', flags['claude-home']);
+  if (flags['codex-home'] !== undefined) words.push('--codex-home', flags['codex-home']);
+  for (const home of flags['provider-home'] ?? []) words.push('--provider-home', home);
+  return words.map(shellWord).join(' ');
+}
 
 export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
   static override summary = 'Measure how well typed masking keeps constraints, procedures and open tasks, on private copies.';
@@ -66,7 +79,7 @@ Everything runs on private copies; no model or provider service is called and no
       if (isPrepared(result)) {
         const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');
         this.say(`wrote ${result.checks} heuristic checks (${kinds}) to ${result.manifest_path}`);
-        this.say(`next: gobstopper eval-study ${args.session} --manifest ${result.manifest_path}`);
+        this.say(`next: ${nextCommand(args.session, result.manifest_path, flags)}`);
       } else for (const line of renderStudyLines(result as RetentionStudyReport, { width: this.tableWidth() })) this.say(line);
     }
     return result;
