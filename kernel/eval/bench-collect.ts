@@ -43,7 +43,7 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
       if (outcome.result.timeline) timelines.push(outcome.result.timeline);
     } else {
       const message = outcome.code === 'ENOENT' ? `session file is gone: ${outcome.error}` : outcome.error;
-      const failure = outcome.code === 'policy_resolution_failed' ? 'policy_resolution_failed' : 'session_evaluation_failed';
+      const failure = outcome.kind === 'policy_resolution_failed' ? 'policy_resolution_failed' : 'session_evaluation_failed';
       rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, failure, message, null, outcome.code));
     }
   }

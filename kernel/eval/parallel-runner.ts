@@ -21,7 +21,16 @@ export type JobFailureKind = 'failed' | 'crashed' | 'timeout';
 
 export type JobOutcome<J, R> =
   | { job: J; ok: true; result: R; duration_ms: number }
-  | { job: J; ok: false; failure: JobFailureKind; error: string; code: string | null; duration_ms: number };
+  | {
+      job: J;
+      ok: false;
+      failure: JobFailureKind;
+      error: string;
+      code: string | null;
+      /** What the job module said went wrong, beside the error's own code (`kind` on what it threw). */
+      kind?: string | null;
+      duration_ms: number;
+    };
 
 export interface ParallelRunOptions<J> {
   jobs: readonly J[];
@@ -41,6 +50,7 @@ interface WorkerMessage {
   result?: unknown;
   error?: string;
   code?: string | null;
+  kind?: string | null;
 }
 
 function workerEntry(): { path: string; execArgv: string[] } {
@@ -126,7 +136,7 @@ export async function runJobsInParallel<J, R>(options: ParallelRunOptions<J>): P
         const job = options.jobs[current.seq]!;
         const duration_ms = Date.now() - current.started;
         if (msg.type === 'result') settle({ job, ok: true, result: msg.result as R, duration_ms });
-        else settle({ job, ok: false, failure: 'failed', error: msg.error ?? 'job failed', code: msg.code ?? null, duration_ms });
+        else settle({ job, ok: false, failure: 'failed', error: msg.error ?? 'job failed', code: msg.code ?? null, kind: msg.kind ?? null, duration_ms });
         if (!retired) dispatch();
       });
 

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
       } catch (error) {
         const err = error as NodeJS.ErrnoException;
         const text = (err?.message ?? String(error)).split('\n')[0]!.slice(0, 512);
-        await send({ type: 'failure', seq: msg.seq, error: text, code: typeof err?.code === 'string' ? err.code : null });
+        const kind = (error as { kind?: unknown } | null)?.kind;
+        await send({ type: 'failure', seq: msg.seq, error: text, code: typeof err?.code === 'string' ? err.code : null, kind: typeof kind === 'string' ? kind : null });
       }
     })();
   });

@@ -32,7 +32,8 @@ export async function runJob(job: BenchSessionJob): Promise<BenchSessionResult> 
     );
     return { eval: report.result, timeline: report.timeline };
   } catch (error) {
-    if (error instanceof PolicyResolutionError) throw Object.assign(new Error(error.message), { code: 'policy_resolution_failed' });
+    // The row names the failure kind and keeps the code eval gives (invalid_policy, unknown_preset, ...).
+    if (error instanceof PolicyResolutionError) throw Object.assign(new Error(error.message), { code: error.code, kind: 'policy_resolution_failed' });
     throw error;
   }
 }

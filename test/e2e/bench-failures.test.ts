@@ -69,6 +69,22 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
     expect(human.stderr).toBe(`gobstopper: ${evaluated.body.error.message}\n`);
   });
 
+  it("a session's own table that breaks the policy fails its row with the code eval gives for that session", () => {
+    const tables = join(work, 'session-table.toml');
+    writeFileSync(tables, `[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n[sessions."${DEMO_CLAUDE_ID}"]\nfloor_tokens = 30000\n`);
+    const evaluated = json(['eval', DEMO_CLAUDE_ID, '--config', tables, '--strategy', 'elide']);
+    expect(evaluated.status).toBe(1);
+    const benched = json<BenchCommandResult>(['bench', '--config', tables, '--strategy', 'elide']);
+    expect(benched.status).toBe(0);
+    expect(benched.body.rows.find((r) => r.session === DEMO_CLAUDE_ID)).toMatchObject({
+      strategy: null,
+      failure: 'policy_resolution_failed',
+      error_code: evaluated.body.error.code,
+      error: evaluated.body.error.message,
+    });
+    expect(evaluated.body.error.code).toBe('invalid_policy');
+  });
+
   it('exits 1 when no session could be measured, still printing one JSON object and writing the report; 0 when one was', () => {
     const csv = join(work, 'none.csv');
     const none = json<BenchCommandResult>(['bench', '--strategy', 'elide', '--output', csv], { GOBSTOPPER_MAX_RECORDS: '1' });
