@@ -272,8 +272,10 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
             }),
           ),
         );
-      } catch (error) {
-        // Its own time, not the turns it waited for while another strategy proposed.
+      } catch (caught) {
+        // A strategy is given the private copy as the session: what it says of it is said of the file
+        // the copy stands for. Its own time, not the turns it waited for while another proposed.
+        const error = ws.aboutOriginals(caught);
         return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), duration_ms: clock.ms };
       }
       if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, duration_ms: clock.ms };

@@ -409,6 +409,21 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(only.rows[0]).toMatchObject({ execution_state: 'failed', error_code: 'plugin_handshake_failed' });
   });
 
+  it('a strategy that refuses the session it was given is told about by the session, not by the private copy', () => {
+    const bundle = fixturePluginBundle(join(work, 'naming-bundle'), 'misbehaving-strategy.mjs', { args: ['name-session', '', 'naming-fixture', 'naming_strategy'], id: 'naming-fixture', provides: { strategies: ['naming_strategy'] } });
+    expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    try {
+      // Its only strategy failed: exit 1, with the rows.
+      const run = gob(['eval', CODEX_ID, ...LOW, '--strategy', 'naming_strategy', '--json']);
+      expect(run.status).toBe(1);
+      const body = JSON.parse(run.stdout) as EvalCommandResult;
+      expect(body.rows[0]).toMatchObject({ strategy: 'naming_strategy', status: 'error' });
+      expect(body.rows[0]!.error).toContain(`cannot use ${codexPath}`);
+    } finally {
+      gob(['plugin', 'remove', 'naming-fixture']);
+    }
+  });
+
   it("a failing row's time is its own, not the turn it waited for while a slow strategy proposed", () => {
     const slow = fixturePluginBundle(join(work, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', '', 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
     const failing = fixturePluginBundle(join(work, 'failing-bundle'), 'misbehaving-strategy.mjs', { args: ['exit', '', 'failing-fixture', 'failing_strategy'], id: 'failing-fixture', provides: { strategies: ['failing_strategy'] } });
