@@ -216,7 +216,7 @@ export async function evalStudy(runtime: Runtime, selector: string, options: Eva
   // policy would change nothing there, and accepting them would let a reader believe they did.
   const noReplay = given(options.against) ? { flag: '--against', does: 'scores the file as it is' } : given(options.prepareManifest) ? { flag: '--prepare-manifest', does: 'only writes the manifest' } : null;
   if (noReplay) {
-    const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor], ['--preset', options.preset]] as const)
+    const replayOnly = ([['--rounds', options.rounds], ['--trigger', options.trigger], ['--floor', options.floor], ['--preset', options.preset], ['--config', options.configPath]] as const)
       .filter(([, v]) => v !== undefined)
       .map(([flag]) => flag);
     if (replayOnly.length > 0) {

@@ -674,13 +674,14 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     }
   });
 
-  it('--rounds, --trigger, --floor and --preset with --against are a usage error, not silently ignored', () => {
+  it('--rounds, --trigger, --floor, --preset and --config with --against are a usage error, not silently ignored', () => {
     const before = treeDigest(home.root);
     const cases: Array<[string[], string, string]> = [
       [['--rounds', '3'], '--rounds', 'it shapes'],
       [['--trigger', '50000'], '--trigger', 'it shapes'],
       [['--floor', '0'], '--floor', 'it shapes'],
       [['--preset', 'nobody-has-this-preset'], '--preset', 'it shapes'],
+      [['--config', join(work, 'no-such-config.toml')], '--config', 'it shapes'],
       [[...LOW, '--rounds', '2'], '--rounds, --trigger, --floor', 'they shape'],
     ];
     for (const [extra, named, shape] of cases) {
@@ -701,6 +702,13 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect({ status: prepare.status, error: prepare.body.error }).toEqual({
       status: 2,
       error: expect.objectContaining({ code: 'conflicting_flags', message: '--rounds, --preset cannot be combined with --prepare-manifest: they shape the replay, and --prepare-manifest only writes the manifest' }),
+    });
+    expect(existsSync(prepared)).toBe(false);
+    // A config, whose policy only a replay reads, was taken and ignored, even one that does not exist.
+    const configured = json(['eval-study', CODEX_ID, '--prepare-manifest', prepared, '--config', join(work, 'no-such-config.toml')]);
+    expect({ status: configured.status, error: configured.body.error }).toEqual({
+      status: 2,
+      error: expect.objectContaining({ code: 'conflicting_flags', message: '--config cannot be combined with --prepare-manifest: it shapes the replay, and --prepare-manifest only writes the manifest' }),
     });
     expect(existsSync(prepared)).toBe(false);
     expect(treeDigest(home.root)).toEqual(before);
