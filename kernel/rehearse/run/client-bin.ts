@@ -37,8 +37,7 @@ export function resolveClientBin(provider: RehearsalProvider, explicit: string |
     const path = isAbsolute(chosen) || chosen.includes('/') ? resolve(chosen) : findOnPath(chosen, env);
     if (path && isExecutableFile(path)) return path;
     const source = explicit !== undefined ? spec.flag : spec.envVar;
-    const what = path && isDirectory(path) ? `${chosen} is a directory, not the ${spec.command} client` : `${spec.command} client not found at ${chosen}`;
-    throw new GobstopperError('client_missing', `${what} (from ${source}); point ${spec.flag} or ${spec.envVar} at an installed ${spec.packageName}`);
+    throw new GobstopperError('client_missing', `${whyNotClient(chosen, path, spec.command)} (from ${source}); point ${spec.flag} or ${spec.envVar} at an installed ${spec.packageName}`);
   }
   const found = findOnPath(spec.command, env);
   if (found) return found;
@@ -48,12 +47,13 @@ export function resolveClientBin(provider: RehearsalProvider, explicit: string |
   );
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+/** Why the file a flag or variable named cannot be run as the client, in the words of the file itself. */
+function whyNotClient(chosen: string, path: string | null, command: string): string {
+  const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
+  if (!st) return `${command} client not found at ${chosen}`;
+  if (st.isDirectory()) return `${chosen} is a directory, not the ${command} client`;
+  if (!st.isFile()) return `${chosen} is not a regular file, so not the ${command} client`;
+  return `${chosen} is not executable (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}), so it cannot be run as the ${command} client`;
 }
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {

@@ -280,7 +280,16 @@ describe('rehearse refuses what it cannot run', () => {
       code: 'client_missing',
       message: `codex client not found at ${join(dir, 'nope')} (from GOBSTOPPER_CODEX_BIN); point --codex-bin or GOBSTOPPER_CODEX_BIN at an installed @openai/codex`,
     });
-    await expect(rehearse({ provider: 'codex', path: session.path, sessionId: session.sessionId, clientBin: dir, env: { PATH: '' } })).rejects.toMatchObject({ code: 'client_missing' });
+    await expect(rehearse({ provider: 'codex', path: session.path, sessionId: session.sessionId, clientBin: dir, env: { PATH: '' } })).rejects.toMatchObject({
+      code: 'client_missing',
+      message: expect.stringMatching(/ is a directory, not the codex client \(from --codex-bin\)/),
+    });
+    // A file that is there but cannot be run is named as such, not as missing.
+    const notExecutable = join(dir, 'claude-not-executable');
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    expect(() => resolveClientBin('claude_code', notExecutable, { PATH: '' })).toThrow(
+      `${notExecutable} is not executable (mode 0644), so it cannot be run as the claude client (from --claude-bin); point --claude-bin or GOBSTOPPER_CLAUDE_BIN at an installed @anthropic-ai/claude-code`,
+    );
   });
 
   it('finds the client on PATH when nothing names it', async () => {
