@@ -21,12 +21,12 @@ export function editLine(edit: Edit, provider: string | null = null): string {
         count(d.errors, 'error', 'errors'),
         count(d.open_tasks, 'open task', 'open tasks'),
       ].filter(Boolean);
-      return `append a state card covering ${d.covers_items} records${parts.length ? ` (${parts.join(', ')})` : ''}`;
+      return `append a state card covering ${d.covers_items} record${d.covers_items === 1 ? '' : 's'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
     }
     case 'provider_compact':
       return `ask the provider to compact with its own control (${controlWords(provider, edit.control)})`;
     case 'cache_edit':
-      return `cache edit: drop ${edit.tool_use_ids.length} tool results at the API layer`;
+      return `cache edit: drop ${edit.tool_use_ids.length} tool result${edit.tool_use_ids.length === 1 ? '' : 's'} at the API layer`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { noPlanLine, planLines } from '../../../kernel/cli/render/plan-lines.js';
-import type { PlanCommandPlan } from '../../../schemas/generated/types.js';
+import { editLine, noPlanLine, planLines } from '../../../kernel/cli/render/plan-lines.js';
+import type { Edit, PlanCommandPlan } from '../../../schemas/generated/types.js';
 import { NO_PLAN_REASONS, noPlan, withStrategyRationale } from '../../../kernel/policy/no-plan.js';
 
 const policy = { effective_trigger_tokens: 375_000, floor_tokens: 40_000, min_savings_tokens: 4096 };
@@ -87,5 +87,16 @@ describe('the plan people read', () => {
     for (const floor of [0, 8_000]) expect(planLines(plan(floor))[0]).not.toMatch(/%/);
     // A file rewrite's numbers are the host's projection of its edits, shown as a saving.
     expect(planLines(plan(8_000, []))[0]).toBe('strategy sawtooth: context 58,865 → 8,000 tokens (−50,865, 86%)');
+  });
+});
+
+describe('edit lines', () => {
+  it('count one record, card item or tool result in the singular', () => {
+    const card = (covers_items: number) => editLine({ op: 'inject_digest', digest: { covers_items, goal: null, files_touched: [], decisions: [], errors: [], open_tasks: [] } } as unknown as Edit);
+    expect(card(1)).toBe('append a state card covering 1 record');
+    expect(card(7)).toBe('append a state card covering 7 records');
+    expect(editLine({ op: 'elide', line_indexes: [4], stub_template: '[x]' } as Edit)).toBe('elide 1 record (lines 5)');
+    expect(editLine({ op: 'cache_edit', tool_use_ids: ['toolu_1'] } as unknown as Edit)).toBe('cache edit: drop 1 tool result at the API layer');
+    expect(editLine({ op: 'cache_edit', tool_use_ids: ['toolu_1', 'toolu_2'] } as unknown as Edit)).toBe('cache edit: drop 2 tool results at the API layer');
   });
 });
