@@ -328,6 +328,10 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     result.rehearsal_note = rehearsal.rehearsal?.note ?? rehearsal.note;
     const unapplied = unappliedSessionWarning(config);
     if (unapplied !== null) result.warnings.unshift(unapplied);
+    // Without this the rows read as if the configured proposer had been among them.
+    if (config.external?.kind === 'legacy_command') {
+      result.warnings.unshift(`the legacy command that ${config.external.table} configures is not measured: eval compares strategies, and only plan, apply and watch run a command`);
+    }
     const timeline: SessionTimeline | null = options.timeline
       ? {
           provider: transcript.session.provider,

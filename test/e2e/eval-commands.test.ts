@@ -320,6 +320,15 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(planned.body).toMatchObject({ status: 'no_plan' });
   });
 
+  it('a legacy command the policy configures is said not to be measured, and every strategy still is', () => {
+    const config = join(work, 'legacy.toml');
+    writeFileSync(config, `[presets.cmd]\ncommand = "/bin/false"\ntrusted_legacy_command = true\n`);
+    const { status, body } = json<EvalCommandResult>(['eval', CODEX_ID, '--config', config, '--preset', 'cmd', '--strategy', 'elide', ...LOW]);
+    expect(status).toBe(0);
+    expect(body.rows.map((r) => r.strategy)).toEqual(['elide']);
+    expect(body.warnings).toContain('the legacy command that [presets.cmd] configures is not measured: eval compares strategies, and only plan, apply and watch run a command');
+  });
+
   it('a floor at or above the trigger is one clear error', () => {
     const { status, body } = json(['eval', CODEX_ID, '--trigger', '1000']);
     expect(status).not.toBe(0);
