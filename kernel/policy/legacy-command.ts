@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { validateEdit } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
+import { checkAgainst } from '../plugins/protocol/schema-check.js';
 import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
@@ -163,10 +164,14 @@ export function parseLegacyOutput(output: Buffer, table: string): Edit[] {
   }
   const edits = (parsed as { edits: unknown[] }).edits;
   edits.forEach((edit, index) => {
-    if (!validateEdit(edit)) {
+    const violation = checkAgainst(validateEdit, edit);
+    if (violation) {
       const op = edit && typeof edit === 'object' ? (edit as { op?: unknown }).op : undefined;
       const opText = typeof op === 'string' && /^[a-z_]{1,32}$/.test(op) ? ` (op '${op}')` : '';
-      throw failed(table, `printed edit ${index}${opText}, which is not a valid elide, inject_digest, provider_compact or cache_edit edit`, { edit_index: index });
+      // The schema's words and place say what to fix; they quote no value of the output (at most the
+      // name of a member the edit should not have).
+      const where = `${violation.pointer || '/'}: ${violation.message}`;
+      throw failed(table, `printed edit ${index}${opText}, which is not a valid elide, inject_digest, provider_compact or cache_edit edit (at ${where})`, { edit_index: index, pointer: violation.pointer });
     }
   });
   return edits as Edit[];

@@ -137,7 +137,9 @@ describe('legacy command presets', () => {
     ['an array', `echo '[]'`, 'must print one JSON object of the form {"edits": [...]}'],
     ['an object without edits', `echo '{"plan":[]}'`, 'must print one JSON object of the form {"edits": [...]}'],
     ['an unknown edit', `echo '{"edits":[{"op":"rewrite","line_indexes":[1]}]}'`, "printed edit 0 (op 'rewrite'), which is not a valid"],
-    ['an edit with an extra field', `echo '{"edits":[{"op":"elide","line_indexes":[1],"stub_template":"x","why":"y"}]}'`, 'printed edit 0'],
+    ['an edit with an extra field', `echo '{"edits":[{"op":"elide","line_indexes":[1],"stub_template":"x","why":"y"}]}'`, "printed edit 0 (op 'elide'), which is not a valid elide, inject_digest, provider_compact or cache_edit edit (at /: must NOT have additional properties (why))"],
+    ['an edit with a negative line index', `echo '{"edits":[{"op":"elide","line_indexes":[3,-1],"stub_template":"x"}]}'`, "printed edit 0 (op 'elide'), which is not a valid elide, inject_digest, provider_compact or cache_edit edit (at /line_indexes/1: must be >= 0)"],
+    ['an elide without its stub', `echo '{"edits":[{"op":"elide","line_indexes":[1]}]}'`, "(at /: must have required property 'stub_template')"],
   ])('rejects %s', async (_name, command, fragment) => {
     const error = await failure(runLegacyCommand(request(command)));
     expect(error.message).toContain(`legacy command from ${TABLE} `);
