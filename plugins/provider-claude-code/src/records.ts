@@ -79,9 +79,11 @@ export function structuralProblem(r: RawRecord): string | null {
   if ('isSidechain' in r && typeof r.isSidechain !== 'boolean') return '"isSidechain" is not a boolean';
   const t = r.type;
   if (t === 'user' || t === 'assistant') {
-    if (!isObject(r.message)) return `a ${t} record's "message" is not an object`;
+    // Follows "line N" in the message: "line 9 is an assistant record whose ...".
+    const what = t === 'user' ? 'is a user record' : 'is an assistant record';
+    if (!isObject(r.message)) return `${what} whose "message" is not an object`;
     const c = r.message.content;
-    if (typeof c !== 'string' && !Array.isArray(c)) return `a ${t} record's "message.content" is neither a string nor an array`;
+    if (typeof c !== 'string' && !Array.isArray(c)) return `${what} whose "message.content" is neither a string nor an array`;
     if (t === 'assistant' && 'id' in r.message && r.message.id !== null && typeof r.message.id !== 'string') return '"message.id" is not a string';
   }
   if (t === LAST_PROMPT && 'leafUuid' in r && r.leafUuid !== null && typeof r.leafUuid !== 'string') return '"leafUuid" is not a string';

@@ -63,12 +63,19 @@ describe('bad input gets a clear error and changes nothing', () => {
     ['parentUuid', (r: Record<string, unknown>) => (r.parentUuid = 12), /"parentUuid" is neither null nor a valid id/],
     ['sessionId', (r: Record<string, unknown>) => (r.sessionId = ['x']), /"sessionId" is not a string/],
     ['isSidechain', (r: Record<string, unknown>) => (r.isSidechain = 'no'), /"isSidechain" is not a boolean/],
-    ['message', (r: Record<string, unknown>) => (r.message = 'hello'), /"message" is not an object/],
-    ['content', (r: Record<string, unknown>) => ((r.message as Record<string, unknown>).content = 5), /"message.content" is neither/],
+    ['message', (r: Record<string, unknown>) => (r.message = 'hello'), /line 3 is a user record whose "message" is not an object$/],
+    ['content', (r: Record<string, unknown>) => ((r.message as Record<string, unknown>).content = 5), /line 3 is a user record whose "message.content" is neither a string nor an array$/],
   ])('a wrong %s type', async (_field, mutate, message) => {
     const b = modernSession();
     mutate(b.records[2]!);
     await refused(tmp.file('types.jsonl', b.toJsonl()), PluginErrorCodes.InvalidInput, message);
+  });
+
+  it('an assistant record with a wrong content type is named as one', async () => {
+    const b = modernSession();
+    const index = b.records.findIndex((r) => r.type === 'assistant');
+    (b.records[index]!.message as Record<string, unknown>).content = 5;
+    await refused(tmp.file('assistant.jsonl', b.toJsonl()), PluginErrorCodes.InvalidInput, new RegExp(`line ${index + 1} is an assistant record whose "message.content" is neither a string nor an array$`));
   });
 
   it('a parent cycle', async () => {
