@@ -331,6 +331,20 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     }
   });
 
+  it('adds and removes run at the same time each keep their pin, and a bundle added twice at once is installed once', async () => {
+    const ids = ['para-a', 'para-b', 'para-c', 'para-d'];
+    const dirs = ids.map((id) => writeBundle(join(home.root, id), { files: { 'main.mjs': id }, manifest: { id, provides: { strategies: [`${id.replace('-', '_')}_s`] } } }));
+    // The first bundle twice: both copies race for the same version directory.
+    const adds = await Promise.all([...dirs, dirs[0]!].map((dir) => gob('plugin', 'add', dir, '--json')));
+    for (const added of adds) expect(added.code, added.stdout + added.stderr).toBe(0);
+    const listed = await gobJson<{ bundles: { id: string; status: string }[] }>('PluginListCommandResult', 'plugin', 'list');
+    expect(listed.bundles.filter((b) => ids.includes(b.id))).toEqual(ids.map((id) => expect.objectContaining({ id, status: 'ok' })));
+    const removes = await Promise.all(ids.map((id) => gob('plugin', 'remove', id)));
+    for (const removed of removes) expect(removed.code, removed.stderr).toBe(0);
+    const after = await gobJson<{ bundles: { id: string }[] }>('PluginListCommandResult', 'plugin', 'list');
+    expect(after.bundles.map((b) => b.id).filter((id) => ids.includes(id))).toEqual([]);
+  });
+
   it('removes an installed bundle', async () => {
     await gob('plugin', 'add', 'examples/plugins/keep-last-jq');
     const removed = await gobJson<{ removed: { id: string; version: string }[] }>('PluginRemoveCommandResult', 'plugin', 'remove', 'keep-last-jq@0.1.0');

@@ -7,6 +7,7 @@ import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { MANIFEST_FILE } from '../admission/rules.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { aboutArchive, openBundleSource, type BundleSourceKind, type OpenedBundleSource } from './bundle-source.js';
+import { withPluginsLock } from './plugins-lock.js';
 import type { PluginRegistry } from './registry.js';
 
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -29,26 +30,30 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
   const source = await openBundleSource(spec, cwd);
   try {
     const admitted = admitSource(source, registry);
-    const { id, version } = admitted.manifest;
-    refuseClaimedIds(registry, admitted);
-    const target = join(registry.installedDir, id, version);
-    const pin = registry.trust.find(id, version);
-    if (pin && pin.manifest_sha256 !== admitted.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
-    let alreadyInstalled = false;
-    if (existsSync(target)) {
-      const existing = admitBundle(target, { gobstopperVersion: registry.version });
-      if (existing.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, existing.manifestSha256);
-      alreadyInstalled = pin !== undefined;
-    } else {
-      copyIntoPlace(admitted, target, registry.version);
-    }
-    const installed = admitBundle(target, { gobstopperVersion: registry.version });
-    if (installed.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, installed.manifestSha256);
-    if (!alreadyInstalled) registry.trust.put(pinOf(installed));
-    return { bundle: installed, sourceKind: source.kind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
+    return await withPluginsLock(registry.dataDir, () => placeAndPin(registry, admitted, source.kind));
   } finally {
     source.cleanup();
   }
+}
+
+function placeAndPin(registry: PluginRegistry, admitted: AdmittedBundle, sourceKind: BundleSourceKind): InstallOutcome {
+  const { id, version } = admitted.manifest;
+  refuseClaimedIds(registry, admitted);
+  const target = join(registry.installedDir, id, version);
+  const pin = registry.trust.find(id, version);
+  if (pin && pin.manifest_sha256 !== admitted.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
+  let alreadyInstalled = false;
+  if (existsSync(target)) {
+    const existing = admitBundle(target, { gobstopperVersion: registry.version });
+    if (existing.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, existing.manifestSha256);
+    alreadyInstalled = pin !== undefined;
+  } else {
+    copyIntoPlace(admitted, target, registry.version);
+  }
+  const installed = admitBundle(target, { gobstopperVersion: registry.version });
+  if (installed.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, installed.manifestSha256);
+  if (!alreadyInstalled) registry.trust.put(pinOf(installed));
+  return { bundle: installed, sourceKind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
 }
 
 function admitSource(source: OpenedBundleSource, registry: PluginRegistry): AdmittedBundle {
@@ -142,7 +147,7 @@ export interface RemoveOutcome {
 }
 
 /** `plugin remove <id>[@version]`: drops the pin first (so the bundle is unusable), then its files. */
-export function removeBundle(registry: PluginRegistry, spec: string): RemoveOutcome {
+export async function removeBundle(registry: PluginRegistry, spec: string): Promise<RemoveOutcome> {
   const at = spec.lastIndexOf('@');
   const id = at > 0 ? spec.slice(0, at) : spec;
   const version = at > 0 ? spec.slice(at + 1) : undefined;
@@ -151,30 +156,39 @@ export function removeBundle(registry: PluginRegistry, spec: string): RemoveOutc
   if (!valid(id) || (version !== undefined && !valid(version))) {
     throw usageError('bad_plugin_spec', `"${spec.slice(0, 200)}" is not a plugin id or id@version`);
   }
-  const idDir = join(registry.installedDir, id);
-  const versionsOnDisk = existsSync(idDir) ? readdirSync(idDir).filter((v) => !v.startsWith('.')) : [];
-  const targets = new Set(versionsOnDisk.filter((v) => version === undefined || v === version));
-  const pins = registry.trust.read().filter((p) => p.id === id && (version === undefined || p.version === version));
-  for (const p of pins) targets.add(p.version);
-  if (targets.size === 0) {
+  if (versionsToRemove(registry, id, version).size === 0) {
     const builtin = registry.builtins().refs.find((r) => r.id === id);
     if (builtin) {
       throw usageError('plugin_builtin', `${id} is built in and cannot be removed; install a bundle that provides the same ids to replace it`);
     }
     throw usageError('plugin_not_installed', `no installed plugin ${spec}; see \`gobstopper plugin list\``);
   }
-  registry.trust.remove(id, version);
-  const removed = [...targets].sort().map((v) => {
-    const path = join(idDir, v);
-    rmSync(path, { recursive: true, force: true });
-    return { id, version: v, path };
+  return withPluginsLock(registry.dataDir, () => {
+    // Again under the lock: what another add or remove changed meanwhile counts.
+    const targets = versionsToRemove(registry, id, version);
+    registry.trust.remove(id, version);
+    const idDir = join(registry.installedDir, id);
+    const removed = [...targets].sort().map((v) => {
+      const path = join(idDir, v);
+      rmSync(path, { recursive: true, force: true });
+      return { id, version: v, path };
+    });
+    try {
+      if (readdirSync(idDir).length === 0) rmdirSync(idDir);
+    } catch {
+      // Another version keeps the directory, or it is gone already; nothing to tidy.
+    }
+    return { removed };
   });
-  try {
-    if (readdirSync(idDir).length === 0) rmdirSync(idDir);
-  } catch {
-    // Another version or a concurrent add keeps the directory; nothing to tidy.
-  }
-  return { removed };
+}
+
+/** The versions of `id` (or just `version`) pinned or present on disk. */
+function versionsToRemove(registry: PluginRegistry, id: string, version: string | undefined): Set<string> {
+  const idDir = join(registry.installedDir, id);
+  const versionsOnDisk = existsSync(idDir) ? readdirSync(idDir).filter((v) => !v.startsWith('.')) : [];
+  const targets = new Set(versionsOnDisk.filter((v) => version === undefined || v === version));
+  for (const p of registry.trust.read()) if (p.id === id && (version === undefined || p.version === version)) targets.add(p.version);
+  return targets;
 }
 
 export type { BundleRef };

@@ -21,3 +21,8 @@ export function installedPluginsDir(data: string): string {
 export function trustFilePath(data: string): string {
   return join(data, 'plugin-trust.json');
 }
+
+/** Held while `plugin add` or `plugin remove` changes the plugins directory and the pins. */
+export function pluginsLockPath(data: string): string {
+  return join(data, 'plugins.lock');
+}

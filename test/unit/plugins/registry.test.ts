@@ -110,7 +110,7 @@ describe('plugin registry and installation', () => {
     const fromTgz = await installBundle(registry, tgz);
     expect(fromTgz.sourceKind).toBe('tarball');
     expect(fromTgz.bundle.manifest.id).toBe('packed');
-    removeBundle(registry, 'packed');
+    await removeBundle(registry, 'packed');
     const fromNpm = await installBundle(registry, `file:${source}`);
     expect(fromNpm.sourceKind).toBe('npm');
     expect(existsSync(join(dataDir, 'plugins', 'packed', '3.0.0', 'package.json'))).toBe(true);
@@ -137,13 +137,13 @@ describe('plugin registry and installation', () => {
   it('removes one version or all of them, and refuses unknown ids and built-ins', async () => {
     await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
     await installBundle(registry, bundle('v2', { id: 'mine', version: '2.0.0' }));
-    expect(removeBundle(registry, 'mine@1.0.0').removed.map((r) => r.version)).toEqual(['1.0.0']);
+    expect((await removeBundle(registry, 'mine@1.0.0')).removed.map((r) => r.version)).toEqual(['1.0.0']);
     expect(registry.installed().map((r) => r.version)).toEqual(['2.0.0']);
-    expect(removeBundle(registry, 'mine').removed.map((r) => r.version)).toEqual(['2.0.0']);
+    expect((await removeBundle(registry, 'mine')).removed.map((r) => r.version)).toEqual(['2.0.0']);
     expect(existsSync(join(dataDir, 'plugins', 'mine'))).toBe(false);
-    expect(() => removeBundle(registry, 'mine')).toThrow(expect.objectContaining({ code: 'plugin_not_installed', exit: 2 }));
-    expect(() => removeBundle(registry, 'fixture')).toThrow(expect.objectContaining({ code: 'plugin_builtin' }));
-    expect(() => removeBundle(registry, '../etc')).toThrow(expect.objectContaining({ code: 'bad_plugin_spec' }));
+    await expect(removeBundle(registry, 'mine')).rejects.toMatchObject({ code: 'plugin_not_installed', exit: 2 });
+    await expect(removeBundle(registry, 'fixture')).rejects.toMatchObject({ code: 'plugin_builtin' });
+    await expect(removeBundle(registry, '../etc')).rejects.toMatchObject({ code: 'bad_plugin_spec' });
   });
 
   it('refuses `.` and `..` as ids and versions instead of deleting the plugins or data directory', async () => {
@@ -151,7 +151,7 @@ describe('plugin registry and installation', () => {
     writeFileSync(join(dataDir, 'keep.txt'), 'the vault lives here');
     const before = snapshot(dataDir);
     for (const spec of ['.', '..', 'mine@..', 'mine@.', '.mine']) {
-      expect(() => removeBundle(registry, spec)).toThrow(expect.objectContaining({ code: 'bad_plugin_spec', exit: 2 }));
+      await expect(removeBundle(registry, spec)).rejects.toMatchObject({ code: 'bad_plugin_spec', exit: 2 });
     }
     expect(snapshot(dataDir)).toEqual(before);
   });

@@ -14,7 +14,7 @@ export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult>
 
   async run(): Promise<PluginRemoveCommandResult> {
     const { args } = await this.parse(PluginRemove);
-    const result = removeBundle(new PluginRegistry(), args.plugin);
+    const result = await removeBundle(new PluginRegistry(), args.plugin);
     for (const r of result.removed) this.say(`Removed ${r.id} ${r.version} (${r.path})`);
     return result;
   }
