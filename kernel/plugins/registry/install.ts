@@ -43,16 +43,26 @@ function placeAndPin(registry: PluginRegistry, admitted: AdmittedBundle, sourceK
   const pin = registry.trust.find(id, version);
   if (pin && pin.manifest_sha256 !== admitted.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
   let alreadyInstalled = false;
+  let copied = false;
   if (existsSync(target)) {
     const existing = admitBundle(target, { gobstopperVersion: registry.version });
     if (existing.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, existing.manifestSha256);
     alreadyInstalled = pin !== undefined;
   } else {
     copyIntoPlace(admitted, target, registry.version);
+    copied = true;
   }
-  const installed = admitBundle(target, { gobstopperVersion: registry.version });
-  if (installed.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, installed.manifestSha256);
-  if (!alreadyInstalled) registry.trust.put(pinOf(installed));
+  let installed: AdmittedBundle;
+  try {
+    installed = admitBundle(target, { gobstopperVersion: registry.version });
+    if (installed.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, installed.manifestSha256);
+    if (!alreadyInstalled) registry.trust.put(pinOf(installed));
+  } catch (error) {
+    // A copy without its pin is never used and only confuses `plugin list`: an add that failed
+    // leaves nothing of itself behind.
+    if (copied) rmSync(target, { recursive: true, force: true });
+    throw error;
+  }
   return { bundle: installed, sourceKind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
 }
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PluginHost } from '../../../kernel/plugins/host/plugin-host.js';
 import { installBundle, removeBundle } from '../../../kernel/plugins/registry/install.js';
 import { PluginRegistry } from '../../../kernel/plugins/registry/registry.js';
@@ -75,6 +75,19 @@ describe('plugin registry and installation', () => {
     const other = writeBundle(join(temp.path, 'src', 'other'), { files: { 'main.mjs': 'different' }, manifest: { id: 'mine' } });
     await expect(installBundle(registry, other)).rejects.toMatchObject({ code: 'plugin_version_exists' });
     expect(snapshot(dataDir)).toEqual(before);
+  });
+
+  it('a pin that cannot be written (a full disk) leaves no copy of the bundle behind', async () => {
+    const source = bundle('mine', { id: 'mine' });
+    vi.spyOn(registry.trust, 'put').mockImplementation(() => {
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    });
+    await expect(installBundle(registry, source)).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(existsSync(join(dataDir, 'plugins', 'mine', '1.0.0'))).toBe(false);
+    vi.restoreAllMocks();
+    // Nothing half-installed: the next add installs it, not "already installed".
+    expect((await installBundle(registry, source)).alreadyInstalled).toBe(false);
+    expect(registry.trust.find('mine', '1.0.0')).toBeDefined();
   });
 
   it('keeps two versions of one plugin side by side and uses the newest', async () => {
