@@ -108,6 +108,9 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       // A hash given for an installed bundle is checked against its pin, not ignored.
       const pinned = again.manifest_sha256;
       expect((await gob('plugin', 'inspect', example.id, '--trusted-sha256', pinned.toUpperCase())).code).toBe(0);
+      // So is one given for the directory, in capitals too.
+      const dirUpper = await gob('plugin', 'inspect', source, '--trusted-sha256', pinned.toUpperCase());
+      expect(dirUpper.code, dirUpper.stderr).toBe(0);
       const wrong = await gob('plugin', 'inspect', example.id, '--trusted-sha256', '0'.repeat(64), '--json');
       expect(wrong.code).toBe(1);
       expect(JSON.parse(wrong.stdout).error).toMatchObject({ code: 'pin_mismatch', message: `--trusted-sha256 ${'0'.repeat(64)} is not the pin of ${example.id}@0.1.0 (${pinned}); nothing was run` });

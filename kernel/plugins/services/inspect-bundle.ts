@@ -26,7 +26,8 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
     // or the one `plugin add` recorded for exactly these bytes (the directory it installed from).
     const admitted = admitBundle(target.path, { gobstopperVersion: registry.version });
     const recorded = registry.trust.find(admitted.manifest.id, admitted.manifest.version)?.manifest_sha256;
-    const trustedSha256 = options.trustedSha256 ?? (recorded === admitted.manifestSha256 ? recorded : undefined);
+    // Hex in either case, as for an installed bundle: sha256 tools differ in which they print.
+    const trustedSha256 = options.trustedSha256?.toLowerCase() ?? (recorded === admitted.manifestSha256 ? recorded : undefined);
     if (!trustedSha256) {
       throw usageError(
         'trust_required',
