@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { PluginPin } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
-import { MANIFEST_FILE } from '../admission/rules.js';
+import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { aboutArchive, openBundleSource, type BundleSourceKind, type OpenedBundleSource } from './bundle-source.js';
 import { withPluginsLock } from './plugins-lock.js';
@@ -45,7 +45,7 @@ function placeAndPin(registry: PluginRegistry, admitted: AdmittedBundle, sourceK
   let alreadyInstalled = false;
   let copied = false;
   if (existsSync(target)) {
-    const existing = admitBundle(target, { gobstopperVersion: registry.version });
+    const existing = admitExisting(target, id, version, registry.version);
     if (existing.manifestSha256 !== admitted.manifestSha256) throw conflict(id, version, existing.manifestSha256);
     alreadyInstalled = pin !== undefined;
   } else {
@@ -64,6 +64,19 @@ function placeAndPin(registry: PluginRegistry, admitted: AdmittedBundle, sourceK
     throw error;
   }
   return { bundle: installed, sourceKind, alreadyInstalled, shadows: shadowsOf(registry, installed) };
+}
+
+/**
+ * The copy already in the version directory. When it fails admission it is that copy, not the bundle
+ * being added, that changed: the way out is to remove it, never to re-pin its files.
+ */
+function admitExisting(target: string, id: string, version: string, gobstopperVersion: string): AdmittedBundle {
+  try {
+    return admitBundle(target, { gobstopperVersion, changedFileAdvice: '' });
+  } catch (error) {
+    if (!(error instanceof AdmissionError)) throw error;
+    throw new AdmissionError(error.code, `${error.message}; the copy of ${id}@${version} installed there is damaged: remove it with \`gobstopper plugin remove ${id}@${version}\`, then add the bundle again`, error.details);
+  }
 }
 
 function admitSource(source: OpenedBundleSource, registry: PluginRegistry): AdmittedBundle {

@@ -90,6 +90,15 @@ describe('plugin registry and installation', () => {
     expect(registry.trust.find('mine', '1.0.0')).toBeDefined();
   });
 
+  it('adding a bundle again over a damaged installed copy says to remove that copy, not to re-pin its files', async () => {
+    const source = bundle('mine', { id: 'mine' });
+    await installBundle(registry, source);
+    writeFileSync(join(dataDir, 'plugins', 'mine', '1.0.0', 'misbehaving-strategy.mjs'), 'changed');
+    const refused = installBundle(registry, source);
+    await expect(refused).rejects.toMatchObject({ code: 'file_hash_mismatch', message: expect.stringContaining('remove it with `gobstopper plugin remove mine@1.0.0`, then add the bundle again') });
+    await expect(refused).rejects.not.toMatchObject({ message: expect.stringContaining('pin its sha256 again') });
+  });
+
   it('keeps two versions of one plugin side by side and uses the newest', async () => {
     await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
     await installBundle(registry, bundle('v2', { id: 'mine', version: '1.10.0' }));
