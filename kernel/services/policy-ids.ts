@@ -3,8 +3,11 @@
  * typo would only surface when that strategy ran, and a session below its trigger would report
  * "no plan" for a policy that can never plan.
  */
+import { resolve } from 'node:path';
 import { describeSource, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { readManifest } from '../plugins/admission/manifest.js';
+import { MANIFEST_FILE } from '../plugins/admission/rules.js';
 import { PluginRegistry } from '../plugins/registry/registry.js';
 
 export function requirePolicyIds(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'external' | 'sources'>): void {
@@ -28,8 +31,18 @@ function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedCo
   } catch (error) {
     throw error instanceof GobstopperError ? fromConfig(error) : error;
   }
-  if (ref && !ref.provides.strategies.includes(config.values.strategy)) {
+  if (!ref) return;
+  if (!ref.provides.strategies.includes(config.values.strategy)) {
     throw fromConfig(new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${config.values.strategy}`));
+  }
+  // A pin that is not the manifest's hash can never run: said now, not once a session reaches the trigger.
+  const { manifestSha256 } = readManifest(resolve(plugin.manifest), ref.root, registry.version);
+  if (manifestSha256 !== plugin.trusted_sha256) {
+    throw fromConfig(
+      new GobstopperError('pin_mismatch', `plugin ${ref.id}@${ref.version}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${plugin.trusted_sha256}, now ${manifestSha256})`, {
+        details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: plugin.trusted_sha256, manifest_sha256: manifestSha256 },
+      }),
+    );
   }
 }
 

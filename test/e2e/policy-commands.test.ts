@@ -3,7 +3,8 @@
  * throwaway home, with config files written the way a user would write them.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -292,6 +293,27 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       expect(status, args.join(' ')).toBe(1);
       expect(body.error).toMatchObject({ code: 'not_a_bundle', message: `the configured plugin manifest ${manifest} does not exist (set by plugin: [policy] in ${config})` });
     }
+  });
+
+  it('a pinned plugin whose manifest is not the pinned one is refused by plan below its trigger and by config', () => {
+    const id = 'e1e1e1e1-0000-4000-8000-000000000001';
+    const b = modernSession({ sessionId: id });
+    b.user('hello');
+    b.text('hi');
+    mkdirSync(join(home.claudeHome, 'projects', '-home-dev-pins'), { recursive: true });
+    b.write(join(home.claudeHome, 'projects', '-home-dev-pins', `${id}.jsonl`));
+    const manifest = join(repoRoot, 'examples', 'plugins', 'keep-last-jq', 'gobstopper-plugin.json');
+    const actual = createHash('sha256').update(readFileSync(manifest)).digest('hex');
+    const config = write(join(home.root, 'wrong-pin.toml'), `[policy]\nstrategy = "keep_last_jq"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${'a'.repeat(64)}" }\n`);
+    for (const args of [['plan', id], ['config']]) {
+      const { status, body } = json([...args, '--config', config]);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error).toMatchObject({ code: 'pin_mismatch', message: expect.stringContaining(`(pinned ${'a'.repeat(64)}, now ${actual}) (set by plugin: [policy] in ${config})`) });
+    }
+    const right = write(join(home.root, 'right-pin.toml'), `[policy]\nstrategy = "keep_last_jq"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${actual}" }\n`);
+    const planned = json(['plan', id, '--config', right]);
+    expect(planned.status, JSON.stringify(planned.body)).toBe(0);
+    expect(planned.body.reason_code).toBe('below_trigger');
   });
 
   it("config: the original tool's watch and rollout settings load, and are named as having no effect", () => {
