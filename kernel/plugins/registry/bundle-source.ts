@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -139,7 +139,10 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     throw new GobstopperError('bundle_too_large', `${tarball} unpacks to more than a plugin bundle may hold (${BundleLimits.totalBytes} bytes of files); nothing was unpacked`, { details: { bundle: tarball } });
   }
   const dir = mkdtempSync(join(tmpdir(), 'gobstopper-bundle-'));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const cleanup = () => {
+    ownerAccessible(dir);
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.
     const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore' });
@@ -151,6 +154,7 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     if (result.exitCode !== 0) {
       throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it`, { details: { bundle: tarball } });
     }
+    ownerAccessible(dir);
     return { kind, dir: bundleDirIn(dir, tarball), origin: tarball, cleanup };
   } catch (error) {
     cleanup();
@@ -166,4 +170,28 @@ function bundleDirIn(dir: string, tarball: string): string {
     return join(dir, entries[0]!);
   }
   throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: it has no ${MANIFEST_FILE} at its top level`, { details: { bundle: tarball } });
+}
+
+/**
+ * The modes an archive gives its members are not the bundle's to decide (the installed copy gets
+ * 0644 or 0755 either way), but a member directory or file of mode 000 made the unpacked copy
+ * unreadable to admission and impossible to remove, leaving it in the temporary directory: the
+ * owner gets read and write on everything unpacked, and search on its directories. Links are left
+ * as they are (admission refuses them).
+ */
+function ownerAccessible(root: string): void {
+  const pending = [root];
+  while (pending.length > 0) {
+    const path = pending.pop()!;
+    let stat;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) continue;
+    const wanted = stat.mode | (stat.isDirectory() ? 0o700 : 0o600);
+    if ((stat.mode & 0o7777) !== (wanted & 0o7777)) chmodSync(path, wanted & 0o7777);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) pending.push(join(path, name));
+  }
 }

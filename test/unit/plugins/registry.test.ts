@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PluginHost } from '../../../kernel/plugins/host/plugin-host.js';
+import { openBundleSource } from '../../../kernel/plugins/registry/bundle-source.js';
 import { installBundle, removeBundle } from '../../../kernel/plugins/registry/install.js';
 import { PluginRegistry } from '../../../kernel/plugins/registry/registry.js';
 import { fixturePluginBundle, sha256, tempDir, writeBundle, type TempDir } from '../../fixtures/bundles/build-bundle.js';
@@ -136,6 +137,23 @@ describe('plugin registry and installation', () => {
     const fromNpm = await installBundle(registry, `file:${source}`);
     expect(fromNpm.sourceKind).toBe('npm');
     expect(existsSync(join(dataDir, 'plugins', 'packed', '3.0.0', 'package.json'))).toBe(true);
+  });
+
+  it('a .tgz whose members have mode 000 is read and installed, and its unpacked copy is removed', async () => {
+    const source = writeBundle(join(temp.path, 'src', 'locked'), { files: { 'sub/main.mjs': 'x' }, manifest: { id: 'locked', executable: 'sub/main.mjs' } });
+    const tgz = join(temp.path, 'locked.tgz');
+    execFileSync('tar', ['-czf', tgz, '--mode=a-rwx', '-C', source, '.']);
+    const opened = await openBundleSource(tgz);
+    try {
+      // Unreadable to anyone but root, so admission failed with EACCES and the copy stayed in /tmp.
+      expect(statSync(opened.dir).mode & 0o700).toBe(0o700);
+      expect(statSync(join(opened.dir, 'sub')).mode & 0o700).toBe(0o700);
+      expect(statSync(join(opened.dir, 'sub', 'main.mjs')).mode & 0o600).toBe(0o600);
+    } finally {
+      opened.cleanup();
+    }
+    expect(existsSync(opened.dir)).toBe(false);
+    expect((await installBundle(registry, tgz)).bundle.manifest.id).toBe('locked');
   });
 
   it('refuses a .tgz that unpacks to more than a bundle may hold, before unpacking it', async () => {
