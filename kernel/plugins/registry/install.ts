@@ -128,12 +128,24 @@ function pinOf(bundle: AdmittedBundle): PluginPin {
   };
 }
 
+const STAGING_PREFIX = '.incoming-';
+
+/**
+ * Staging directories an add killed midway left beside the version directories: never used, hidden
+ * from `plugin list`, and keeping `plugins/<id>/` after its last version is removed. Under the
+ * plugins lock no other add is copying, so every one found is dead.
+ */
+function removeDeadStaging(idDir: string): void {
+  for (const name of readdirSync(idDir)) if (name.startsWith(STAGING_PREFIX)) rmSync(join(idDir, name), { recursive: true, force: true });
+}
+
 /** Copies into a staging directory beside the target, admits it there, then renames it into place. */
 function copyIntoPlace(bundle: AdmittedBundle, target: string, version: string): void {
   const parent = dirname(target);
   // Private like the rest of gobstopper's data directory, which this may be the first to create.
   mkdirSync(parent, { recursive: true, mode: 0o700 });
-  const staging = join(parent, `.incoming-${randomBytes(6).toString('hex')}`);
+  removeDeadStaging(parent);
+  const staging = join(parent, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
   mkdirSync(staging, { mode: 0o755 });
   try {
     for (const file of [...bundle.files.map((f) => f.path), MANIFEST_FILE]) {
@@ -197,6 +209,7 @@ export async function removeBundle(registry: PluginRegistry, spec: string): Prom
       return { id, version: v, path };
     });
     try {
+      removeDeadStaging(idDir);
       if (readdirSync(idDir).length === 0) rmdirSync(idDir);
     } catch {
       // Another version keeps the directory, or it is gone already; nothing to tidy.

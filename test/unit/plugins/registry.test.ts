@@ -100,6 +100,17 @@ describe('plugin registry and installation', () => {
     await expect(refused).rejects.not.toMatchObject({ message: expect.stringContaining('pin its sha256 again') });
   });
 
+  it('the copy an add killed midway left behind is removed by the next add or remove of that id', async () => {
+    const dead = join(dataDir, 'plugins', 'mine', '.incoming-0123456789ab');
+    const leave = () => writeBundle(dead, { files: { 'misbehaving-strategy.mjs': 'half' }, manifest: { id: 'mine' } });
+    leave();
+    await installBundle(registry, bundle('mine', { id: 'mine' }));
+    expect(readdirSync(join(dataDir, 'plugins', 'mine'))).toEqual(['1.0.0']);
+    leave();
+    await removeBundle(registry, 'mine');
+    expect(existsSync(join(dataDir, 'plugins', 'mine'))).toBe(false);
+  });
+
   it('keeps two versions of one plugin side by side and uses the newest', async () => {
     await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
     await installBundle(registry, bundle('v2', { id: 'mine', version: '1.10.0' }));
