@@ -145,14 +145,17 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
   };
   try {
     // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.
-    const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore' });
+    // In the C locale tar's reasons are the English the rest of the message is in, and the notes
+    // tarErrorLine leaves out are recognised.
+    const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore', env: { LC_ALL: 'C' } });
     // A tar that never ran says nothing about the archive: naming the archive would send people
     // looking for a fault in it.
     if (result.exitCode === undefined && !result.timedOut && !result.signal) {
       throw new GobstopperError('runtime_missing', `cannot unpack ${tarball}: ${notRunWhy('tar', result)}`, { details: { bundle: tarball, runtime: 'tar' } });
     }
     if (result.exitCode !== 0) {
-      throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it`, { details: { bundle: tarball } });
+      const why = tarErrorLine(String(result.stderr));
+      throw new GobstopperError('not_a_bundle', `${tarball} is not a plugin bundle: tar could not unpack it${why ? ` (${why})` : ''}`, { details: { bundle: tarball } });
     }
     ownerAccessible(dir);
     return { kind, dir: bundleDirIn(dir, tarball), origin: tarball, cleanup };
@@ -160,6 +163,19 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     cleanup();
     throw error;
   }
+}
+
+/**
+ * What tar said was wrong with the archive ("../x: Member name contains '..'", "gzip: stdin: not in
+ * gzip format"), without its notes about names it rewrote and its closing summary.
+ */
+function tarErrorLine(stderr: string): string | null {
+  const noise = /^tar: (Removing leading|Exiting with failure status|Child returned status|Error is not recoverable)/;
+  const line = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !noise.test(l));
+  return line === undefined ? null : line.replace(/^tar: /, '').slice(0, 200);
 }
 
 /** The bundle is the archive's top level, or its single top-level directory (npm packs into package/). */

@@ -167,6 +167,23 @@ describe('plugin registry and installation', () => {
     expect((await installBundle(registry, tgz)).bundle.manifest.id).toBe('locked');
   });
 
+  it("a .tgz tar refuses to unpack is refused with tar's reason", async () => {
+    const work = join(temp.path, 'pack', 'inner');
+    writeBundle(join(work, 'package'), { files: { 'main.mjs': 'x' }, manifest: { id: 'climber' } });
+    writeFileSync(join(temp.path, 'pack', 'escaped.txt'), 'outside');
+    const tgz = join(temp.path, 'climber.tgz');
+    // -P keeps the ../ in the member name, as a hostile archive would carry it.
+    execFileSync('tar', ['-czPf', tgz, 'package', '../escaped.txt'], { cwd: work });
+    await expect(installBundle(registry, tgz)).rejects.toMatchObject({
+      code: 'not_a_bundle',
+      message: `${tgz} is not a plugin bundle: tar could not unpack it (../escaped.txt: Member name contains '..')`,
+    });
+    const notGzip = join(temp.path, 'plain.tgz');
+    writeFileSync(notGzip, 'not an archive');
+    await expect(installBundle(registry, notGzip)).rejects.toMatchObject({ message: expect.stringContaining('tar could not unpack it (gzip: stdin: not in gzip format)') });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('refuses a .tgz that unpacks to more than a bundle may hold, before unpacking it', async () => {
     const source = writeBundle(join(temp.path, 'src', 'bomb'), { files: { 'main.mjs': 'x', 'zero.bin': Buffer.alloc(20 * 1024 * 1024) }, manifest: { id: 'bomb' } });
     const tgz = join(temp.path, 'bomb.tgz');
