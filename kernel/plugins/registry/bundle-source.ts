@@ -1,4 +1,4 @@
-import { chmodSync, createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -28,9 +28,12 @@ export function aboutArchive(source: OpenedBundleSource, error: unknown): unknow
   return new AdmissionError(error.code, error.message.split(source.dir).join(source.origin), { ...error.details, bundle: source.origin });
 }
 
-/** An existing .tgz / .tar.gz file: a packed bundle. */
+/**
+ * An existing .tgz / .tar.gz file: a packed bundle. A link to one counts (`latest.tgz` naming a
+ * release): the archive is only read, and what is in it is admitted like any other.
+ */
 export function isTarballFile(path: string): boolean {
-  return TARBALL.test(path) && existsSync(path) && lstatSync(path).isFile();
+  return TARBALL.test(path) && existsSync(path) && statSync(path).isFile();
 }
 
 /**
@@ -41,8 +44,8 @@ export function isTarballFile(path: string): boolean {
 export async function openBundleSource(spec: string, cwd = process.cwd()): Promise<OpenedBundleSource> {
   const local = resolve(cwd, spec);
   if (existsSync(local)) {
+    if (isTarballFile(local)) return unpack(local, 'tarball');
     const stat = lstatSync(local);
-    if (stat.isFile() && TARBALL.test(local)) return unpack(local, 'tarball');
     if (stat.isFile() && basename(local) === MANIFEST_FILE) return { kind: 'directory', dir: resolve(local, '..'), origin: local, cleanup: () => {} };
     return { kind: 'directory', dir: local, origin: local, cleanup: () => {} };
   }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PluginHost } from '../../../kernel/plugins/host/plugin-host.js';
@@ -182,6 +182,16 @@ describe('plugin registry and installation', () => {
     writeFileSync(notGzip, 'not an archive');
     await expect(installBundle(registry, notGzip)).rejects.toMatchObject({ message: expect.stringContaining('tar could not unpack it (gzip: stdin: not in gzip format)') });
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('installs a .tgz through a link to it, as a release link names one', async () => {
+    const source = writeBundle(join(temp.path, 'src', 'linked'), { files: { 'main.mjs': 'x' }, manifest: { id: 'linked' } });
+    const tgz = join(temp.path, 'linked-1.0.0.tgz');
+    execFileSync('tar', ['-czf', tgz, '-C', source, '.']);
+    const latest = join(temp.path, 'latest.tgz');
+    symlinkSync(tgz, latest);
+    const installed = await installBundle(registry, latest);
+    expect(installed).toMatchObject({ sourceKind: 'tarball', bundle: { manifest: { id: 'linked' } } });
   });
 
   it('refuses a .tgz that unpacks to more than a bundle may hold, before unpacking it', async () => {
