@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -174,6 +174,27 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect(tar.stderr, command).toBe(`gobstopper: cannot unpack ${packed}: tar is not on PATH\n`);
     }
     expect(snapshot()).toEqual(before);
+  });
+
+  it('Ctrl-C during a slow npm fetch leaves no temporary directory behind', async () => {
+    const fakeBin = join(home.root, 'slow-npm-bin');
+    mkdirSync(fakeBin, { recursive: true });
+    const started = join(home.root, 'slow-npm-started');
+    writeFileSync(join(fakeBin, 'npm'), `#!/bin/sh\n: > ${JSON.stringify(started)}\nexec sleep 30\n`, { mode: 0o755 });
+    const tmp = join(home.root, 'tmp-for-fetch');
+    mkdirSync(tmp, { recursive: true });
+    const child = spawn(process.execPath, [cli, 'plugin', 'add', 'slow-strategy'], {
+      env: { ...home.env, PATH: `${fakeBin}:${process.env.PATH}`, TMPDIR: tmp },
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(started) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(started)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("a failed npm fetch says what npm said, and leaves npm's log and update check out of the home", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { GobstopperError } from '../../errors.js';
+import { removeOnExit } from '../../exit-cleanup.js';
 import { createGunzip } from 'node:zlib';
 import { AdmissionError, BundleLimits, MANIFEST_FILE } from '../admission/rules.js';
 
@@ -61,6 +62,12 @@ function looksLikePath(spec: string): boolean {
 
 async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSource> {
   const temp = mkdtempSync(join(tmpdir(), 'gobstopper-npm-'));
+  // A fetch can take a while, and Ctrl-C is the way out of one: the temporary directory goes too.
+  const forget = removeOnExit(temp);
+  const removeTemp = () => {
+    rmSync(temp, { recursive: true, force: true });
+    forget();
+  };
   try {
     // npm's debug log and its update check would otherwise land in the person's home, for a fetch
     // that failed too; they go to the temporary directory, removed with it.
@@ -77,9 +84,9 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
     const packed = readdirSync(temp).find((f) => TARBALL.test(f));
     if (!packed) throw new GobstopperError('npm_pack_failed', `npm pack ${spec} produced no tarball`, { details: { spec } });
     const opened = await unpack(join(temp, packed), 'npm');
-    return { ...opened, origin: spec, cleanup: () => { opened.cleanup(); rmSync(temp, { recursive: true, force: true }); } };
+    return { ...opened, origin: spec, cleanup: () => { opened.cleanup(); removeTemp(); } };
   } catch (error) {
-    rmSync(temp, { recursive: true, force: true });
+    removeTemp();
     throw error;
   }
 }
@@ -142,9 +149,11 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     throw new GobstopperError('bundle_too_large', `${tarball} unpacks to more than a plugin bundle may hold (${BundleLimits.totalBytes} bytes of files); nothing was unpacked`, { details: { bundle: tarball } });
   }
   const dir = mkdtempSync(join(tmpdir(), 'gobstopper-bundle-'));
+  const forget = removeOnExit(dir);
   const cleanup = () => {
     ownerAccessible(dir);
     rmSync(dir, { recursive: true, force: true });
+    forget();
   };
   try {
     // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.

@@ -3,6 +3,7 @@ import { chmodSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, r
 import { dirname, join } from 'node:path';
 import type { PluginPin } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
+import { removeOnExit } from '../../exit-cleanup.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
@@ -146,6 +147,7 @@ function copyIntoPlace(bundle: AdmittedBundle, target: string, version: string):
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   removeDeadStaging(parent);
   const staging = join(parent, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
+  const forget = removeOnExit(staging);
   mkdirSync(staging, { mode: 0o755 });
   try {
     for (const file of [...bundle.files.map((f) => f.path), MANIFEST_FILE]) {
@@ -158,8 +160,10 @@ function copyIntoPlace(bundle: AdmittedBundle, target: string, version: string):
     const copied = admitBundle(staging, { gobstopperVersion: version });
     if (copied.manifestSha256 !== bundle.manifestSha256) throw new GobstopperError('install_failed', `the copy of ${bundleLabel(bundle.manifest)} differs from its source`);
     renameSync(staging, target);
+    forget();
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
+    forget();
     throw error;
   }
 }
