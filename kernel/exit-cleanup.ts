@@ -29,12 +29,17 @@ export function exitOnStopSignals(): void {
     process.once(signal, () => {
       stopping = true;
       const status = 128 + constants.signals[signal];
-      try {
-        announce?.(signal);
-      } finally {
-        if (creating.size === 0) process.exit(status);
-        else void creationsSettled().finally(() => process.exit(status));
-      }
+      // Told only once the creations in flight have landed: what the stop reports as done (a
+      // published fork) must be what is on disk when the process ends.
+      const end = () => {
+        try {
+          announce?.(signal);
+        } finally {
+          process.exit(status);
+        }
+      };
+      if (creating.size === 0) end();
+      else void creationsSettled().finally(end);
     });
   }
 }
@@ -53,8 +58,9 @@ async function creationsSettled(): Promise<void> {
 }
 
 /**
- * Runs `create`, a call that creates a file or directory the exit hooks are to remove, so that a
- * stop signal waits for it to land before removing. Refused once a stop has begun.
+ * Runs `create`, a call that creates a file or directory the exit hooks are to remove (or one a
+ * stop reports, such as a fork's link), so that a stop signal waits for it to land before removing
+ * or reporting. Refused once a stop has begun.
  */
 export async function creatingFile<T>(create: () => Promise<T>): Promise<T> {
   if (stopping) throw new GobstopperError('interrupted', 'stopping: no new files are created');

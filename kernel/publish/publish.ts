@@ -9,6 +9,7 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { link, lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
+import { creatingFile } from '../exit-cleanup.js';
 import { fillPrivateTemp, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
 import { processAlive } from '../vault/lock.js';
@@ -197,7 +198,8 @@ export async function publishNoClobber(staging: string, target: string, options:
     await source.sync();
     faultPoint('publish.before_link', options.fault);
     try {
-      await link(staging, target);
+      // A stop waits for a link in flight, so it can say whether the fork is there.
+      await creatingFile(() => link(staging, target));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') throw targetExists(target);
@@ -205,7 +207,7 @@ export async function publishNoClobber(staging: string, target: string, options:
       if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
       const temp = await copyToTemp(source, dirname(target), basename(target), options.writeAll ?? writeAllDefault);
       try {
-        await link(temp, target);
+        await creatingFile(() => link(temp, target));
       } catch (linkError) {
         if ((linkError as NodeJS.ErrnoException).code === 'EEXIST') throw targetExists(target);
         throw linkError;
