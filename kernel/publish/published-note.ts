@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { noteForStop } from '../exit-cleanup.js';
+import { publishNoClobber, type Published, type PublishOptions } from './publish.js';
 
 /**
  * What an interrupt reports once a fork or restore is already in the provider's store: the file is
@@ -11,10 +12,19 @@ export function publishedNote(path: string): string {
 }
 
 /**
- * Notes, for a stop, a publication about to be linked at `path` (a name that was free): the link
- * lands before the command gets to say so, and the fork is then re-read whole (seconds for a large
- * one), so a stop in between asks whether the file is there rather than assuming it is not.
+ * publishNoClobber with the stop note kept true throughout: from just before the link, a stop asks
+ * whether the file is there (the link lands before the command gets to say so, and the fork is then
+ * re-read whole, seconds for a large one); once published, it is; a publication that failed clears
+ * the note.
  */
-export function notePublishing(path: string): void {
-  noteForStop(() => (lstatSync(path, { throwIfNoEntry: false })?.isFile() ? publishedNote(path) : null));
+export async function publishNoted(staging: string, target: string, options: PublishOptions): Promise<Published> {
+  noteForStop(() => (lstatSync(target, { throwIfNoEntry: false })?.isFile() ? publishedNote(target) : null));
+  try {
+    const published = await publishNoClobber(staging, target, options);
+    noteForStop(publishedNote(target));
+    return published;
+  } catch (error) {
+    noteForStop(null);
+    throw error;
+  }
 }

@@ -10,8 +10,8 @@ import type { PathEnv } from '../paths.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { FaultHook } from './faults.js';
 import { noteForStop } from '../exit-cleanup.js';
-import { notePublishing, publishedNote } from './published-note.js';
-import { hashRegularFile, hashRegularFilePrefix, publishNoClobber } from './publish.js';
+import { publishNoted } from './published-note.js';
+import { hashRegularFile, hashRegularFilePrefix } from './publish.js';
 import { markReceiptCompleted, receiptPath } from './receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from './staging.js';
 
@@ -95,12 +95,7 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
         if (restored.sourceSha256 !== receipt.output_sha256 || restored.bytes !== receipt.bytes_after) {
           throw new GobstopperError('repair_required', `repair required: the retained output ${receipt.output_manifest_sha256.slice(0, 16)} does not hold the bytes receipt ${receipt.operation.slice(0, 16)} records`);
         }
-        notePublishing(receipt.path);
-        await publishNoClobber(staging, receipt.path, { expectedSha256: receipt.output_sha256, expectedBytes: receipt.bytes_after, fault: options.fault }).catch((error: unknown) => {
-          noteForStop(null);
-          throw error;
-        });
-        noteForStop(publishedNote(receipt.path));
+        await publishNoted(staging, receipt.path, { expectedSha256: receipt.output_sha256, expectedBytes: receipt.bytes_after, fault: options.fault });
       } finally {
         await discardStaging(staging);
       }

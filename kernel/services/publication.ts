@@ -15,8 +15,8 @@ import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { noteForStop } from '../exit-cleanup.js';
-import { notePublishing, publishedNote } from '../publish/published-note.js';
-import { checkPublishTarget, hashRegularFile, publishNoClobber } from '../publish/publish.js';
+import { publishNoted } from '../publish/published-note.js';
+import { checkPublishTarget, hashRegularFile } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import { createStagingFile, discardStaging, flushStaging } from '../publish/staging.js';
@@ -310,12 +310,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
         throw error;
       }
     }
-    notePublishing(receipt.receipt.path);
-    await publishNoClobber(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault }).catch((error: unknown) => {
-      noteForStop(null);
-      throw error;
-    });
-    noteForStop(publishedNote(receipt.receipt.path));
+    await publishNoted(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
     // Its record is finished: an interrupt from here on (a watch's next pass) has nothing to finish.
