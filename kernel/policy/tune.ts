@@ -4,6 +4,7 @@
  */
 import type { TuneCommandResult } from '../../schemas/generated/types.js';
 import { adaptWithSteps, RECENT_YIELD_LOOKBACK, type AdaptiveStep, type PinnedValues, type RecentYield, type TriggerFloor } from './adaptive.js';
+import { tableName } from '../config/schema-messages.js';
 import { assertPolicyBounds } from './bounds.js';
 import type { PolicyValues } from './defaults.js';
 import { effectiveTrigger } from './quota.js';
@@ -102,7 +103,7 @@ function nothingToAdjust(input: TuneInput, pinned: PinnedValues): string | null 
  * there: tuning recomputes from the configured base, so pasted numbers alone would move again.
  */
 function suggestedToml(input: TuneInput, trigger: number, floor: number): string {
-  const table = `[sessions.${JSON.stringify(input.session_id)}]`;
+  const table = tableName(['sessions', input.session_id]);
   // Appended as it is, a second table of the same name makes the whole file invalid TOML.
   const existing = input.session_table_paths ?? [];
   const merge = existing.length === 0 ? [] : [`# ${existing.join(' and ')} already ${existing.length === 1 ? 'has' : 'have'} a ${table} table: set these keys in it rather than adding a second one`];

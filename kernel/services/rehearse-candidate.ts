@@ -5,7 +5,7 @@
 import type { RehearsalReport } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { predictionFromItems } from '../rehearse/context/prediction.js';
-import { resolveClientBin } from '../rehearse/run/client-bin.js';
+import { isRehearsable, resolveClientBin } from '../rehearse/run/client-bin.js';
 import { rehearse } from '../rehearse/run/rehearse.js';
 import type { ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
@@ -60,7 +60,7 @@ export async function rehearseCandidate(runtime: Runtime, stagingPath: string, p
 export function rehearsalHooks(runtime: Runtime, bins: ClientBins): Required<Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>> {
   const binFor = (planned: PlannedSession) => {
     const provider = planned.session.provider;
-    return provider === 'claude_code' || provider === 'codex' ? bins[provider] : undefined;
+    return isRehearsable(provider) ? bins[provider] : undefined;
   };
   return {
     rehearse: (staging, planned, outputSessionId) => rehearseCandidate(runtime, staging, planned, outputSessionId, binFor(planned)),

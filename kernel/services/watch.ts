@@ -26,7 +26,7 @@ import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
 import { withRuntime, type Runtime } from './runtime.js';
-import { CLIENTS, resolveClientBin } from '../rehearse/run/client-bin.js';
+import { isRehearsable, resolveClientBin } from '../rehearse/run/client-bin.js';
 
 export interface WatchOptions {
   env: NodeJS.ProcessEnv;
@@ -91,8 +91,6 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
     if (options.rehearse) requireRehearsalClients(ids, options.rehearse, options.env);
   });
 }
-
-const isRehearsable = (provider: string): provider is keyof typeof CLIENTS => Object.hasOwn(CLIENTS, provider);
 
 /**
  * With --rehearse, the client of every watched provider that has one must be there from the start:

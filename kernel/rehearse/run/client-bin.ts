@@ -15,6 +15,9 @@ export const CLIENTS: Record<RehearsalProvider, ClientSpec> = {
   codex: { command: 'codex', envVar: 'GOBSTOPPER_CODEX_BIN', flag: '--codex-bin', packageName: '@openai/codex' },
 };
 
+/** Whether `provider` has a client a rehearsal can run. */
+export const isRehearsable = (provider: string): provider is RehearsalProvider => Object.hasOwn(CLIENTS, provider);
+
 function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
