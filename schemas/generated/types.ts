@@ -1827,11 +1827,11 @@ export interface PolicyPatch {
    */
   min_interval_secs?: number;
   /**
-   * watch: cooldown after an applied change.
+   * Cooldown after an in-place edit; validated and shown by config, no effect in this version (nothing is edited in place).
    */
   apply_hold_secs?: number;
   /**
-   * Hard ceiling for the prompt hook; 0 is off.
+   * Hard ceiling for a prompt hook, 0 is off; validated and reported by config and policy-check, no effect in this version (no prompt hook ships).
    */
   block_tokens?: number;
   /**
@@ -2575,7 +2575,7 @@ export interface ProviderPolicyTables {
  */
 export interface DiscoveryConfig {
   /**
-   * Discovery window for detect and bench (--all overrides it); 0 means every session.
+   * Discovery window for detect, watch and bench (--all overrides it); 0 means every session.
    */
   max_age_secs?: number;
 }
