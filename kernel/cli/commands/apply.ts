@@ -18,6 +18,10 @@ Running the same apply again returns the same fork. If a run was interrupted, th
 
 A cache-edit plan (cache_edits, which auto picks for a live Claude Code session with tool results) is refused with cache_edit_unsupported and nothing is written: those edits act at Claude Code's API layer, and nothing hands them over. plan still shows it.`;
   static override examples = ['<%= config.bin %> apply 7d3f', '<%= config.bin %> apply 7d3f --strategy compacted --trigger 80000 --json'];
+  // oclif's generated line groups --claude-bin and --codex-bin oddly; both need --rehearse.
+  static override usage = [
+    '<%= command.id %> SESSION [--strategy <id>] [--preset <name>] [--trigger <tokens>] [--floor <tokens>] [--config <path>] [--allow-live] [--rehearse [--claude-bin <path>] [--codex-bin <path>]] [--claude-home <path>] [--codex-home <path>] [--provider-home <id>=<path>...] [--json]',
+  ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
     ...policyFlags,

@@ -27,6 +27,10 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
     '<%= config.bin %> eval 7d3f --strategy elide --strategy scored --json',
     '<%= config.bin %> eval 7d3f --rehearse',
   ];
+  // oclif's generated line groups --claude-bin and --codex-bin oddly; both need --rehearse.
+  static override usage = [
+    '<%= command.id %> SESSION [--strategy <id>...] [--preset <name>] [--trigger <tokens>] [--floor <tokens>] [--config <path>] [--rehearse [--claude-bin <path>] [--codex-bin <path>]] [--claude-home <path>] [--codex-home <path>] [--provider-home <id>=<path>...] [--json]',
+  ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),

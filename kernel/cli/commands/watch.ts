@@ -26,6 +26,10 @@ A session that cannot be compacted is reported as failed and tried again once it
     '<%= config.bin %> watch --once --json',
     '<%= config.bin %> watch --rehearse --provider claude',
   ];
+  // oclif's generated line reads as if --claude-bin went with --dry-run; it needs --rehearse, which --dry-run excludes.
+  static override usage = [
+    '<%= command.id %> [--interval <secs>] [--once] [--dry-run | --rehearse [--claude-bin <path>] [--codex-bin <path>]] [--provider <id>...] [--max-age <secs> | --all] [--strategy <id>] [--preset <name>] [--config <path>] [--claude-home <path>] [--codex-home <path>] [--provider-home <id>=<path>...] [--json]',
+  ];
   static override flags = {
     interval: Flags.integer({ summary: 'Seconds between the start of one pass and the next.', default: 30, min: 1, max: MAX_INTERVAL_SECS, helpValue: '<secs>' }),
     once: Flags.boolean({ summary: 'Run one pass, then exit.' }),
