@@ -112,7 +112,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   }
   if (size > options.maxBytes) {
     closeSync(fd);
-    throw new JsonlLimitError('bytes', `${path} is ${size} bytes, over the ${options.maxBytes}-byte transcript limit`);
+    throw new JsonlLimitError('bytes', `${path} is ${size} bytes, over the ${options.maxBytes}-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
   }
   const hash = options.hash === false ? null : createHash('sha256');
   const stream = createReadStream(path, { fd, highWaterMark: 1024 * 1024 });
@@ -134,7 +134,7 @@ export async function readJsonl(path: string, options: JsonlReadOptions, onRecor
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     hash?.update(chunk);
     total += chunk.length;
-    if (total > options.maxBytes) throw new JsonlLimitError('bytes', `${path} grew past the ${options.maxBytes}-byte transcript limit while it was read`);
+    if (total > options.maxBytes) throw new JsonlLimitError('bytes', `${path} grew past the ${options.maxBytes}-byte transcript limit while it was read (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
     if (!sawNul && chunk.includes(0)) sawNul = true;
     if (sawNul) throw new JsonlInputError('binary', `${path} is binary (contains NUL bytes), not JSONL`);
     let start = 0;

@@ -95,7 +95,8 @@ describe('bad input gets a clear error and changes nothing', () => {
     const path = tmp.file('big.jsonl', modernSession().toJsonl());
     await refused(path, PluginErrorCodes.LimitExceeded, /over the 4096-byte transcript limit/, { max_bytes: 4096 });
     vi.stubEnv('GOBSTOPPER_MAX_TRANSCRIPT_BYTES', '2048');
-    await refused(path, PluginErrorCodes.LimitExceeded, /over the 2048-byte transcript limit/);
+    // The message names the variable that raises the limit, as the record limit's does.
+    await refused(path, PluginErrorCodes.LimitExceeded, /over the 2048-byte transcript limit \(GOBSTOPPER_MAX_TRANSCRIPT_BYTES\)/);
   });
 
   it('a file over the record limit, from the params or the environment', async () => {
