@@ -166,6 +166,15 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const looseApplyJson = json(['apply', '7d3f', '--config', byPrefix]);
     expect(looseApplyJson.body).toMatchObject({ status: 'no_plan', warnings: [expect.stringContaining('[sessions."7d3f"] is not applied')] });
     expect(looseApplyJson.stderr).toContain('[sessions."7d3f"] is not applied');
+    // explain and tune of the session apply its tables as plan does, so they say it too.
+    for (const command of ['explain', 'tune']) {
+      const loose = gob([command, '7d3f', '--config', byPrefix]);
+      expect(loose.status, loose.stderr).toBe(0);
+      expect(loose.stderr, command).toContain(`[sessions."7d3f"] is not applied: a session table is keyed by the full session id (${id})`);
+      const looseJson = json([command, '7d3f', '--config', byPrefix]);
+      expect(looseJson.stderr, command).toContain('[sessions."7d3f"] is not applied');
+      expect(JSON.stringify(looseJson.body), command).not.toContain('not applied');
+    }
     // A table under the full id applies; the loose one beside it is still named, since what it sets is lost.
     const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);
     expect(gob(['plan', '7d3f', '--config', both]).stderr).toContain(`[sessions."7d3f"] is not applied`);

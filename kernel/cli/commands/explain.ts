@@ -5,6 +5,7 @@ import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { configFlag, presetFlag, providerFlag, quotaPressureFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
+import { unappliedSessionWarning } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { DEFAULT_EXPLAIN_WINDOW_TOKENS, explain } from '../../policy/explain.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
@@ -69,6 +70,9 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
         });
         requirePolicyIds(rt.host.registry, resolved);
         await requireStrategyParams(rt, resolved);
+        // As plan says it: the policy explained below ignores that table.
+        const unapplied = unappliedSessionWarning(resolved);
+        if (unapplied !== null) this.warning(unapplied);
         const context = contextTokens(parsed.transcript);
         const window = parsed.transcript.usage.model_context_window ?? null;
         const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session)));

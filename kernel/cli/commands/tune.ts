@@ -3,6 +3,7 @@ import type { TuneCommandResult } from '../../../schemas/generated/types.js';
 import { contextTokens, elidableTokens } from '../../policy/context.js';
 import { pinnedByFlags } from '../../policy/effective-policy.js';
 import { tune } from '../../policy/tune.js';
+import { unappliedSessionWarning } from '../../config/resolve-config.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
 import { requireStrategyParams } from '../../services/policy-params.js';
@@ -27,6 +28,9 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
       const config = await resolveSessionConfig(rt, parsed.session, { preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
       requirePolicyIds(rt.host.registry, config);
       await requireStrategyParams(rt, config);
+      // As plan says it: the numbers below ignore that table, and the snippet is keyed by the full id.
+      const unapplied = unappliedSessionWarning(config);
+      if (unapplied !== null) this.warning(unapplied);
       return tune({
         provider: parsed.session.provider,
         session_id: parsed.session.session_id,
