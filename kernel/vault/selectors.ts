@@ -145,7 +145,9 @@ export async function selectOneSession(entries: VaultEntry[], selector: string):
   const ids = [...new Set(matches.map((e) => `${e.provider}:${e.session_id}`))];
   if (ids.length > 1) {
     const shown = ids.slice(0, 5).join(', ');
-    throw usageError('ambiguous_session', `'${selector}' matches ${ids.length} archived sessions (${shown}${ids.length > 5 ? ', …' : ''}); use a longer prefix or the path`);
+    // Every candidate, as a live session's selector gives them, so a script can pick one; the message shows five.
+    const candidates = [...new Map(matches.map((e) => [`${e.provider}:${e.session_id}`, { provider: e.provider, session_id: e.session_id }])).values()];
+    throw usageError('ambiguous_session', `'${selector}' matches ${ids.length} archived sessions (${shown}${ids.length > 5 ? ', …' : ''}); use a longer prefix or the path`, { candidates });
   }
   return matches;
 }

@@ -40,7 +40,12 @@ describe('vault, history, show and diff', () => {
     // Ids match without regard to case, as plan and verify match them.
     expect(await sessionHistory(home.layout, 'AAAA-1')).toEqual([a2, a1]);
     expect(await sessionHistory(home.layout, a1.path)).toEqual([a2, a1]);
-    await expect(sessionHistory(home.layout, 'aaaa')).rejects.toMatchObject({ code: 'ambiguous_session', exit: 2, message: expect.stringContaining('matches 2 archived sessions') });
+    await expect(sessionHistory(home.layout, 'aaaa')).rejects.toMatchObject({
+      code: 'ambiguous_session',
+      exit: 2,
+      message: expect.stringContaining('matches 2 archived sessions'),
+      details: { candidates: [{ provider: 'claude_code', session_id: 'aaaa-1111' }, { provider: 'claude_code', session_id: 'aaaa-2222' }] },
+    });
     await expect(sessionHistory(home.layout, 'zzz')).rejects.toMatchObject({ code: 'session_not_archived' });
     await expect(sessionHistory(home.layout, 'bad\u0001id')).rejects.toMatchObject({ code: 'bad_selector' });
   });
