@@ -100,7 +100,8 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
     }
     throw snapshotNotFound(prefix);
   }
-  if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`);
+  // The full ids, as an ambiguous session prefix lists its sessions: a script can pick one.
+  if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`, { candidates: [...matches].sort() });
   return matches[0]!;
 }
 

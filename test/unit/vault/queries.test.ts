@@ -114,7 +114,11 @@ describe('vault, history, show and diff', () => {
     await expect(diffSnapshots(home.layout, shared, entries[0]!.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('at least 4 hex characters') });
     // Two ids sharing four digits are as likely as a vault of hundreds of snapshots makes them.
     for (const tail of ['0', '1']) writeFileSync(join(home.layout.manifests, `abcd${tail.repeat(60)}`), '');
-    await expect(diffSnapshots(home.layout, 'abcd', entries[0]!.sha256)).rejects.toMatchObject({ code: 'ambiguous_sha', message: expect.stringContaining('use the full SHA-256') });
+    await expect(diffSnapshots(home.layout, 'abcd', entries[0]!.sha256)).rejects.toMatchObject({
+      code: 'ambiguous_sha',
+      message: expect.stringContaining('use the full SHA-256'),
+      details: { candidates: [`abcd${'0'.repeat(60)}`, `abcd${'1'.repeat(60)}`] },
+    });
   });
 
   it('treats an edited file archived again as a new state of the same stream', async () => {
