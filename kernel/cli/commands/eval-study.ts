@@ -43,9 +43,9 @@ Everything runs on private copies; no model or provider service is called and no
   };
   // oclif's generated line would offer --against as an alternative to --manifest; it needs it.
   static override usage = [
-    '<%= command.id %> SESSION --prepare-manifest <new file>',
-    '<%= command.id %> SESSION --manifest <file> [--rounds <1-10>] [--trigger <tokens>] [--floor <tokens>]',
-    '<%= command.id %> SESSION --manifest <file> --against <file | vault:<sha256>>',
+    '<%= command.id %> SESSION --prepare-manifest <new file> [--json]',
+    '<%= command.id %> SESSION --manifest <file> [--rounds <1-10>] [--trigger <tokens>] [--floor <tokens>] [--preset <name>] [--config <path>] [--json]',
+    '<%= command.id %> SESSION --manifest <file> --against <file | vault:<sha256>> [--json]',
   ];
   static override flags = {
     'prepare-manifest': Flags.string({ summary: 'Write a heuristic retention manifest for the session to this new file, then stop.', exclusive: ['manifest', 'against'] }),
