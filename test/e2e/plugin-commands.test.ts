@@ -349,7 +349,7 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       const inspected = await gobJson<{ not_served: string[] }>('PluginInspectCommandResult', 'plugin', 'inspect', 'fixture');
       expect(inspected.not_served).toEqual(['strategy ghost_strategy']);
       const human = await gob('plugin', 'inspect', 'fixture');
-      expect(human.stderr).toContain('warning: the manifest provides strategy ghost_strategy, which the handshake did not offer');
+      expect(human.stderr).toContain('warning: the manifest provides strategy ghost_strategy, which the handshake did not offer; calls for it fail\n');
     } finally {
       await gob('plugin', 'remove', 'fixture');
     }

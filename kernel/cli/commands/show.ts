@@ -15,7 +15,7 @@ export default class Show extends BaseCommand<ShowResult> {
     'The snapshot is verified chunk by chunk before anything is reported. ' + labelMeaning('The label line');
   static override examples = ['<%= config.bin %> show 3f9c0a5e1b7d2c44', '<%= config.bin %> show 0199a2f1-… --json'];
   static override args = {
-    target: Args.string({ description: 'Snapshot id (16+ hex characters) or session.', required: true }),
+    target: Args.string({ description: 'Snapshot id or prefix (16+ hex characters; 4+ when no session starts with it), or a session id, prefix or transcript path.', required: true }),
   };
 
   async run(): Promise<ShowResult> {

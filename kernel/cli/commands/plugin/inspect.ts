@@ -47,7 +47,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     if (result.shutdown_answered === false) {
       this.note(`warning: the plugin did not answer shutdown (with a result, within ${SHUTDOWN_WAIT_MS} ms at most); every command that starts it waits that long before it ends (answer shutdown with null, then exit on the exit notification)`);
     }
-    if (result.not_served?.length) this.note(`warning: the manifest provides ${result.not_served.join(', ')}, which the handshake did not offer; calls for them fail`);
+    if (result.not_served?.length) this.note(`warning: the manifest provides ${result.not_served.join(', ')}, which the handshake did not offer; calls for ${result.not_served.length === 1 ? 'it fail' : 'them fail'}`);
     return result;
   }
 }
