@@ -61,28 +61,3 @@ export function aggregateBench(rows: readonly BenchRow[]): BenchAggregate[] {
 export function failedSessionCount(rows: readonly BenchRow[]): number {
   return rows.filter((r) => r.strategy === null && r.failure !== null).length;
 }
-
-/**
- * Sessions at least one strategy measured: a session that failed whole, or on which every strategy
- * failed, was not (bench exits 1 when no session was). A session's rows are consecutive and name
- * each strategy once, so the next session starts where the id changes or a strategy comes round
- * again (two files can share an id).
- */
-export function measuredSessionCount(rows: readonly BenchRow[]): number {
-  let count = 0;
-  let key: string | null = null;
-  let strategies = new Set<string>();
-  let measured = false;
-  for (const row of rows) {
-    const rowKey = `${row.provider}\u0000${row.session}`;
-    if (row.strategy === null || rowKey !== key || strategies.has(row.strategy)) {
-      if (measured) count += 1;
-      key = rowKey;
-      strategies = new Set();
-      measured = false;
-    }
-    if (row.strategy !== null) strategies.add(row.strategy);
-    if (row.failure === null) measured = true;
-  }
-  return measured ? count + 1 : count;
-}

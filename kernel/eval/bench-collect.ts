@@ -37,9 +37,13 @@ export interface CollectedBench {
 export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchSessionResult>>): CollectedBench {
   const rows: BenchRow[] = [];
   const timelines: SessionTimeline[] = [];
+  let measured = 0;
   for (const outcome of outcomes) {
     if (outcome.ok) {
-      rows.push(...benchRowsFromEval(outcome.result.eval));
+      const sessionRows = benchRowsFromEval(outcome.result.eval);
+      // Read but every strategy failed on it: as unmeasured as a session that failed whole.
+      if (sessionRows.some((r) => r.failure === null)) measured += 1;
+      rows.push(...sessionRows);
       if (outcome.result.timeline) timelines.push(outcome.result.timeline);
     } else {
       const message = outcome.code === 'ENOENT' ? `session file is gone: ${outcome.error}` : outcome.error;
@@ -50,6 +54,7 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
   return {
     result: {
       sessions: outcomes.length,
+      sessions_measured: measured,
       sessions_failed: failedSessionCount(rows),
       rows,
       aggregates: aggregateBench(rows),
@@ -110,7 +115,7 @@ export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutpu
     const html = renderBenchReportHtml({
       generated_at: generatedAt,
       sessions: result.sessions,
-      sessions_failed: result.sessions_failed,
+      sessions_measured: result.sessions_measured,
       rows: result.rows,
       aggregates: result.aggregates,
       timelines: collected.timelines,

@@ -10,7 +10,7 @@ export { evaluateSession, type EvalSessionInput, type EvalSessionOptions, type R
 export { renderEvalTable } from './eval-table.js';
 export { benchRowsFromEval, benchFailureRow } from './bench-rows.js';
 export { BENCH_CSV_COLUMNS, benchCsv, csvField } from './bench-csv.js';
-export { aggregateBench, failedSessionCount, measuredSessionCount, median, quantile, quartiles } from './bench-aggregate.js';
+export { aggregateBench, failedSessionCount, median, quantile, quartiles } from './bench-aggregate.js';
 export { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchOutputs, type BenchSessionResult, type CollectedBench } from './bench-collect.js';
 export { runJobsInParallel, type JobOutcome, type JobProgress, type ParallelRunOptions } from './parallel-runner.js';
 export { assertNewOutputPath, writeNewFile } from './output-file.js';

@@ -4,7 +4,6 @@
  * fell at their compactions. Only ids, counts and ratios appear; never transcript text.
  */
 import type { BenchAggregate, BenchRow } from '../../schemas/generated/types.js';
-import { measuredSessionCount } from './bench-aggregate.js';
 import { esc, formatDuration, formatTokens, linearScale, marker, niceMax, niceTicks, px, seriesStyle, timeTicks } from './svg-kit.js';
 
 export interface ContextPoint {
@@ -38,7 +37,8 @@ export interface SessionTimeline {
 export interface BenchReportInput {
   generated_at: string;
   sessions: number;
-  sessions_failed: number;
+  /** Sessions at least one strategy measured (the bench counts them as it collects). */
+  sessions_measured: number;
   rows: readonly BenchRow[];
   aggregates: readonly BenchAggregate[];
   timelines: readonly SessionTimeline[];
@@ -315,11 +315,10 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
   const charted = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a));
   const timelines = charted.slice(0, maxTimelines);
   const rendered = input.rows.filter((r) => r.execution_state === 'rendered').length;
-  const measured = measuredSessionCount(input.rows);
   const best = [...input.aggregates].sort((a, b) => b.sessions_best - a.sessions_best)[0];
   const stats = [
-    [String(measured), 'sessions measured'],
-    [String(input.sessions - measured), 'sessions failed'],
+    [String(input.sessions_measured), 'sessions measured'],
+    [String(input.sessions - input.sessions_measured), 'sessions failed'],
     [String(input.aggregates.length), 'strategies'],
     [String(rendered), 'rewrites rendered'],
     [best && best.sessions_best > 0 ? esc(best.strategy) : '–', 'most often best'],

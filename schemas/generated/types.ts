@@ -354,7 +354,14 @@ export interface GobstopperSchemas {}
  * via the `definition` "BenchCommandResult".
  */
 export interface BenchCommandResult {
+  /**
+   * Sessions found and handed to the bench.
+   */
   sessions: number;
+  /**
+   * Sessions at least one strategy measured: not those that failed whole, nor those on which every strategy failed. 0 with sessions above 0 is the bench's exit status 1.
+   */
+  sessions_measured: number;
   /**
    * Sessions that could not be evaluated at all (vanished, unreadable, crashed).
    */

@@ -90,7 +90,7 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
     const none = json<BenchCommandResult>(['bench', '--strategy', 'elide', '--output', csv], { GOBSTOPPER_MAX_RECORDS: '1' });
     expect(none.status).toBe(1);
     expect(validateBenchCommandResult(none.body), JSON.stringify(validateBenchCommandResult.errors)).toBe(true);
-    expect(none.body).toMatchObject({ sessions: 2, sessions_failed: 2, output_path: csv });
+    expect(none.body).toMatchObject({ sessions: 2, sessions_measured: 0, sessions_failed: 2, output_path: csv });
     expect(none.body.rows.map((r) => r.failure)).toEqual(['session_evaluation_failed', 'session_evaluation_failed']);
     expect(readFileSync(csv, 'utf8').trim().split('\n')).toHaveLength(3);
 
@@ -101,7 +101,7 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
     // The Claude session (142 records) fails, the Codex one (60) is measured: the bench succeeds.
     const some = json<BenchCommandResult>(['bench', '--strategy', 'elide'], { GOBSTOPPER_MAX_RECORDS: '100' });
     expect(some.status).toBe(0);
-    expect(some.body).toMatchObject({ sessions: 2, sessions_failed: 1 });
+    expect(some.body).toMatchObject({ sessions: 2, sessions_measured: 1, sessions_failed: 1 });
 
     expect(gob(['bench', '--help']).stdout.replace(/\s+/g, ' ')).toContain('1 when sessions were found but not one could be measured');
   });
@@ -139,6 +139,8 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
         ['keep_last_jq', 'strategy_evaluation_failed'],
       ]);
       expect(all.status).toBe(1);
+      // Each session was read, so none failed whole, and not one was measured.
+      expect(all.body).toMatchObject({ sessions: 2, sessions_measured: 0, sessions_failed: 0 });
       const human = gob(['bench', '--strategy', 'keep_last_jq', '--html', join(work, 'all-failed.html')]);
       expect(human.status).toBe(1);
       // The summary and the report say what the exit status says: not one session was measured.
@@ -147,7 +149,9 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
       expect(stats).toContain('<b>0</b><span>sessions measured</span>');
       expect(stats).toContain('<b>2</b><span>sessions failed</span>');
       // One strategy measured beside it is a measured session: the failed rows cost only themselves.
-      expect(json(['bench', '--strategy', 'keep_last_jq', '--strategy', 'elide']).status).toBe(0);
+      const beside = json<BenchCommandResult>(['bench', '--strategy', 'keep_last_jq', '--strategy', 'elide']);
+      expect(beside.status).toBe(0);
+      expect(beside.body.sessions_measured).toBe(2);
     });
   });
 

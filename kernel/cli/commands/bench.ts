@@ -5,7 +5,6 @@ import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
 import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
-import { measuredSessionCount } from '../../eval/bench-aggregate.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { describeWindow } from '../../text/human.js';
@@ -104,9 +103,9 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
   static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on. A configuration \`eval\` would refuse (strategy_params that do not match the strategy's schema, a floor at or above the trigger) fails the bench once, before any session is read, with eval's error and nothing written.
 
-Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why. Output files are never overwritten. A progress bar is drawn on a terminal; piped runs stay quiet.
+Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why. Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
 
-Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
+Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it: sessions_measured is 0), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [
     '<%= config.bin %> bench',
     '<%= config.bin %> bench --all --trigger 50000 --floor 10000 --output bench.csv --html bench.html',
@@ -159,7 +158,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     // found and not one could be measured. A session that fails beside measured ones costs only its
     // rows. A session whose every strategy failed was read but measured nothing either, as eval's
     // exit 1 for it says: counting only whole-session failures let such a bench pass.
-    if (result.sessions > 0 && result.rows.length > 0 && result.rows.every((r) => r.failure !== null)) process.exitCode = 1;
+    if (result.sessions > 0 && result.sessions_measured === 0) process.exitCode = 1;
     return result;
   }
 
@@ -171,8 +170,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.say('');
       for (const line of benchAggregateLines(result.aggregates, { width: this.tableWidth() })) this.say(line);
       this.say('');
-      // Every strategy failing on a session leaves it as unmeasured as a session that failed whole.
-      const unmeasured = result.sessions - measuredSessionCount(result.rows);
+      const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
       this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when

@@ -3,14 +3,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { BenchRow } from '../../../schemas/generated/types.js';
+import type { BenchRow, EvalCommandResult, EvalRow } from '../../../schemas/generated/types.js';
 import { validateBenchCommandResult } from '../../../schemas/generated/validators.js';
-import { aggregateBench, failedSessionCount, measuredSessionCount, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
+import { aggregateBench, failedSessionCount, quantile, quartiles } from '../../../kernel/eval/bench-aggregate.js';
 import { BENCH_CSV_COLUMNS, benchCsv, csvField } from '../../../kernel/eval/bench-csv.js';
 import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 import { assertBenchOutputsAreNew, benchOutputFormat, collectBench, writeBenchOutputs, type BenchJob, type BenchSessionResult } from '../../../kernel/eval/bench-collect.js';
 import { assertNewOutputPath, writeNewFile } from '../../../kernel/eval/output-file.js';
-import { runJobsInParallel, type JobProgress } from '../../../kernel/eval/parallel-runner.js';
+import { runJobsInParallel, type JobOutcome, type JobProgress } from '../../../kernel/eval/parallel-runner.js';
 import { ProgressBar, progressLine } from '../../../kernel/cli/render/progress-bar.js';
 import { buildSessionBytes, filler } from '../../fixtures/eval/session-builder.js';
 import type { FixtureBenchJob, FixtureBenchResult } from '../../fixtures/eval/bench-job.js';
@@ -119,20 +119,20 @@ describe('aggregates', () => {
   });
 
   it('a session is measured when one strategy was; one whose every strategy failed was not', () => {
-    const failed = { status: 'error' as const, failure: 'strategy_evaluation_failed' as const, error: 'boom' };
-    const rows: BenchRow[] = [
-      row('elide', { session: 'a', ...failed }),
-      row('dedupe', { session: 'a', status: 'no_plan', reason_code: 'below_trigger' }),
-      row('elide', { session: 'b', ...failed }),
-      row('dedupe', { session: 'b', ...failed }),
-      // The same id again: another file, measured.
-      row('elide', { session: 'b' }),
-      row('dedupe', { session: 'b', ...failed }),
-      benchFailureRow('codex', 'c', 'session_evaluation_failed', 'gone'),
-    ];
-    expect(measuredSessionCount(rows)).toBe(2);
-    expect(measuredSessionCount(rows.slice(2, 4))).toBe(0);
-    expect(measuredSessionCount([])).toBe(0);
+    // Only what the bench reads of an eval row; the rest of the shape does not matter here.
+    const evalRow = (strategy: string, failed: boolean) => ({ strategy, status: failed ? 'error' : 'no_plan', reason_code: failed ? null : 'below_trigger', error: failed ? 'boom' : null, probe_score: null, execution_state: null, best: false }) as unknown as EvalRow;
+    const evaluated = (session: string, ...failed: boolean[]): JobOutcome<BenchJob, BenchSessionResult> => ({
+      job: { provider: 'codex', session, path: `/s/${session}` },
+      ok: true,
+      result: { eval: { provider: 'codex', session_id: session, rows: failed.map((f, i) => evalRow(['elide', 'dedupe'][i]!, f)) } as unknown as EvalCommandResult },
+      duration_ms: 1,
+    });
+    const gone: JobOutcome<BenchJob, BenchSessionResult> = { job: { provider: 'codex', session: 'c', path: '/s/c' }, ok: false, failure: 'failed', error: 'gone', code: 'ENOENT', duration_ms: 1 };
+    // b twice: the same id in two project folders, one file measured and the other not.
+    const { result } = collectBench([evaluated('a', true, false), evaluated('b', true, true), evaluated('b', false, true), gone]);
+    expect(result).toMatchObject({ sessions: 4, sessions_measured: 2, sessions_failed: 1 });
+    expect(collectBench([evaluated('b', true, true)]).result.sessions_measured).toBe(0);
+    expect(collectBench([]).result.sessions_measured).toBe(0);
   });
 });
 
@@ -319,6 +319,7 @@ describe('parallel runner and bench collection', () => {
     const collected = collectBench(outcomes as Parameters<typeof collectBench>[0]);
     const { result } = collected;
     expect(result.sessions).toBe(6);
+    expect(result.sessions_measured).toBe(2);
     expect(result.sessions_failed).toBe(4);
     const failures = result.rows.filter((r) => r.strategy === null);
     expect(failures.map((r) => [r.session, r.failure])).toEqual([
