@@ -8,3 +8,4 @@ export * from './state-card.js';
 export * from './staging.js';
 export * from './resume-dir.js';
 export * from './utf8.js';
+export { STRATEGY_ID_FORMAT } from './strategy/plan.js';

@@ -48,5 +48,11 @@ export function strategyParams(params: StrategyProposeParams): Record<string, un
   return raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 }
 
+/**
+ * The `format` that marks a string in a params_schema as another strategy's id: the host refuses a
+ * configured one that no installed or built-in bundle serves when it resolves the policy.
+ */
+export const STRATEGY_ID_FORMAT = 'strategy-id';
+
 /** A params schema for strategies that take no parameters: any key is a configuration mistake. */
 export const NO_PARAMS_SCHEMA = { type: 'object', additionalProperties: false, properties: {} } as const;

@@ -372,6 +372,30 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['plan', '7d3f', '--config', wrongType, '--trigger', '2', '--floor', '1']).body.error).toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining('at /candidates: must be array') });
   });
 
+  it("a strategy id inside strategy_params that nothing serves is refused at resolution, naming the file, table and key", () => {
+    const typo = write(join(home.root, 'param-ids.toml'), '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide", "elidee"] }\n[presets.edited]\nstrategy = "agentic"\nstrategy_params = { editor = "scorred" }\n');
+    // Far below the trigger: refused before any strategy runs, exit 1 as every config error.
+    for (const args of [
+      ['plan', '7d3f', '--config', typo],
+      ['config', '--config', typo],
+      ['policy-check', '--provider', 'codex', '--context-tokens', '1', '--config', typo],
+    ]) {
+      const { status, body } = json(args);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error, args.join(' ')).toMatchObject({
+        code: 'unknown_strategy',
+        message: expect.stringMatching(new RegExp(`^unknown strategy 'elidee' in strategy_params\\.candidates\\[1\\] of auto; known: .*\\belide\\b.* \\(set by strategy_params: \\[policy\\] in ${typo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`)),
+        details: { id: 'elidee', key: 'strategy_params.candidates[1]' },
+      });
+    }
+    const fixed = write(join(home.root, 'param-ids-editor.toml'), readFileSync(typo, 'utf8').replace('"elidee"', '"dedupe"'));
+    const human = gob(['plan', '7d3f', '--config', fixed, '--preset', 'edited']);
+    expect(human.status).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(new RegExp(`^gobstopper: unknown strategy 'scorred' in strategy_params\\.editor of agentic; known: .* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-ids-editor\\.toml\\)\\n$`));
+    expect(json(['plan', '7d3f', '--config', fixed]).status).toBe(0);
+  });
+
   it('config: a bad config file is one clear error and changes nothing', () => {
     const bad = write(join(home.root, 'bad.toml'), '[provider.codex]\ntrigger = 100000\n');
     const { status, body } = json(['config', '--config', bad]);

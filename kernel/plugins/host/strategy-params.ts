@@ -8,11 +8,17 @@
  * deadline interrupts a regular expression on the thread that runs it. A schema with a pattern is
  * therefore checked on a worker thread that is ended at a deadline; one without (nearly all) is
  * checked here, with no thread to start.
+ *
+ * A string the schema marks `"format": "strategy-id"` names another strategy (a selector's
+ * candidates, an editor). Given the ids the installed and built-in bundles serve, the check refuses
+ * one nothing serves, so the kernel learns which params are ids from the schema, never by a
+ * strategy's name.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LruMap } from '../../../sdk/lru-map.js';
+import { STRATEGY_ID_FORMAT } from '../../../sdk/strategy/plan.js';
 import { GobstopperError } from '../../errors.js';
 import { allowedValues } from '../protocol/schema-check.js';
 
@@ -22,8 +28,15 @@ export const PARAMS_CHECK_DEADLINE_MS = 5_000;
 /** What a check found: the errors ajv reported, or why the schema cannot be used at all. */
 type Verdict = { valid: true } | { valid: false; errors: ErrorObject[] } | { unusable: string };
 
+/**
+ * The strategy ids the check in progress accepts; null accepts any (the shape is the schema's to
+ * check). Set only around one synchronous validation, so checks never see each other's.
+ */
+let servedStrategies: ReadonlySet<string> | null = null;
+
 // A plugin's schema may name formats ajv does not know; they are ignored without a word on the CLI's stderr.
 const ajv = new Ajv({ strict: false, allErrors: false, logger: false });
+ajv.addFormat(STRATEGY_ID_FORMAT, { type: 'string', validate: (id: string) => servedStrategies === null || servedStrategies.has(id) });
 /** Compiled per schema text: a process asks about the same few schemas over and over. */
 const compiled = new Map<string, ValidateFunction | Error>();
 
@@ -47,13 +60,16 @@ function validatorFor(schema: object): ValidateFunction | Error {
  */
 const whyUnusable = (error: unknown) => (error instanceof RangeError ? 'it refers to itself without end' : error instanceof Error ? error.message : String(error));
 
-function judgeHere(schema: object, params: unknown): Verdict {
+function judgeHere(schema: object, params: unknown, strategyIds: readonly string[] | null): Verdict {
   const validate = validatorFor(schema);
   if (validate instanceof Error) return { unusable: validate.message };
+  servedStrategies = strategyIds === null ? null : new Set(strategyIds);
   try {
     return validate(params) ? { valid: true } : { valid: false, errors: validate.errors ?? [] };
   } catch (error) {
     return { unusable: whyUnusable(error) };
+  } finally {
+    servedStrategies = null;
   }
 }
 
@@ -69,9 +85,12 @@ function holdsPatterns(value: unknown): boolean {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Ajv } = require(workerData.ajvPath);
+const served = workerData.strategyIds === null ? null : new Set(workerData.strategyIds);
 let verdict;
 try {
-  const validate = new Ajv({ strict: false, allErrors: false, logger: false }).compile(workerData.schema);
+  const ajv = new Ajv({ strict: false, allErrors: false, logger: false });
+  ajv.addFormat(workerData.strategyIdFormat, { type: 'string', validate: (id) => served === null || served.has(id) });
+  const validate = ajv.compile(workerData.schema);
   try {
     verdict = validate(workerData.params) ? { valid: true } : { valid: false, errors: validate.errors || [] };
   } catch (error) {
@@ -85,9 +104,9 @@ parentPort.postMessage(JSON.parse(JSON.stringify(verdict)));
 
 const ajvPath = createRequire(import.meta.url).resolve('ajv');
 
-function judgeOffThread(strategyId: string, schema: object, params: unknown): Promise<Verdict> {
+function judgeOffThread(strategyId: string, schema: object, params: unknown, strategyIds: readonly string[] | null): Promise<Verdict> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath, schema, params } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath, schema, params, strategyIds, strategyIdFormat: STRATEGY_ID_FORMAT } });
     const timer = setTimeout(() => {
       void worker.terminate();
       reject(
@@ -124,25 +143,48 @@ function offersText(value: unknown): boolean {
 /** Verdicts on a worker, by schema and parameters: a watch or a bench checks the same pair over and over. */
 const offThreadVerdicts = new LruMap<string, Verdict>(64);
 
-async function judgeSafely(strategyId: string, schema: object, params: unknown): Promise<Verdict> {
-  if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params);
-  const key = JSON.stringify([schema, params]);
+async function judgeSafely(strategyId: string, schema: object, params: unknown, strategyIds: readonly string[] | null): Promise<Verdict> {
+  if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params, strategyIds);
+  const key = JSON.stringify([schema, params, strategyIds]);
   const known = offThreadVerdicts.get(key);
   if (known) return known;
-  const verdict = await judgeOffThread(strategyId, schema, params);
+  const verdict = await judgeOffThread(strategyId, schema, params, strategyIds);
   offThreadVerdicts.set(key, verdict);
   return verdict;
 }
 
-export async function checkStrategyParams(strategyId: string, schema: unknown, params: unknown): Promise<void> {
+/** The member names and indexes a JSON pointer steps through. */
+const pointerSteps = (pointer: string): string[] => (pointer === '' ? [] : pointer.slice(1).split('/').map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~')));
+
+/** A JSON pointer into strategy_params as a config key: `/candidates/1` is `strategy_params.candidates[1]`. */
+function paramsKey(pointer: string): string {
+  return pointerSteps(pointer).reduce((key, step) => (/^\d+$/.test(step) ? `${key}[${step}]` : /^[A-Za-z0-9_-]+$/.test(step) ? `${key}.${step}` : `${key}.${JSON.stringify(step)}`), 'strategy_params');
+}
+
+function valueAt(params: unknown, pointer: string): unknown {
+  return pointerSteps(pointer).reduce<unknown>((node, step) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[step] : undefined), params);
+}
+
+/**
+ * Refuses `params` that do not match `schema`. With `strategyIds` (the ids some bundle serves), a
+ * string marked as a strategy id must be one of them; without, any string passes that mark.
+ */
+export async function checkStrategyParams(strategyId: string, schema: unknown, params: unknown, strategyIds: readonly string[] | null = null): Promise<void> {
   if (!schema || typeof schema !== 'object') return;
-  const verdict = await judgeSafely(strategyId, schema, params);
+  const verdict = await judgeSafely(strategyId, schema, params, strategyIds);
   if ('unusable' in verdict) {
     throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${verdict.unusable})`);
   }
   if (verdict.valid) return;
   const errors = verdict.errors;
   const first = errors[0];
+  if (strategyIds !== null && first?.keyword === 'format' && (first.params as { format?: unknown }).format === STRATEGY_ID_FORMAT) {
+    const id = String(valueAt(params, first.instancePath));
+    const key = paramsKey(first.instancePath);
+    throw new GobstopperError('unknown_strategy', `unknown strategy '${id}' in ${key} of ${strategyId}; known: ${strategyIds.join(', ') || 'none'}`, {
+      details: { kind: 'strategy', id, strategy: strategyId, key },
+    });
+  }
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
   const said = (first && allowedValues(errors, first)) ?? first?.message ?? 'invalid';

@@ -8,13 +8,13 @@
  */
 import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 import { invalidInput } from '../../../sdk/serve.js';
-import { belowTrigger, belowTriggerResult, noPlan, strategyParams } from '../../../sdk/strategy/plan.js';
+import { belowTrigger, belowTriggerResult, noPlan, STRATEGY_ID_FORMAT, strategyParams } from '../../../sdk/strategy/plan.js';
 
 export const AGENTIC_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    editor: { description: 'Id of the strategy that proposes the edits, served by an installed or built-in plugin bundle (not a selector such as auto).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+    editor: { description: 'Id of the strategy that proposes the edits, served by an installed or built-in plugin bundle (not a selector such as auto).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$', format: STRATEGY_ID_FORMAT },
   },
 };
 

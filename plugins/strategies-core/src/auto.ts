@@ -5,7 +5,7 @@
  */
 import type { HostProposeResult, StrategyProposeParams, StrategyProposeResult } from '../../../schemas/generated/types.js';
 import { hasValidToolUseIds } from '../../../sdk/strategy/candidates.js';
-import { belowTrigger, belowTriggerResult, noPlan, strategyParams } from '../../../sdk/strategy/plan.js';
+import { belowTrigger, belowTriggerResult, noPlan, STRATEGY_ID_FORMAT, strategyParams } from '../../../sdk/strategy/plan.js';
 import { cachePreservationScore, scoreText } from '../../../sdk/strategy/cache-score.js';
 import { prefixTokensOf } from '../../../sdk/strategy/prefix.js';
 
@@ -23,7 +23,7 @@ export const AUTO_PARAMS_SCHEMA = {
       minItems: 1,
       maxItems: 32,
       uniqueItems: true,
-      items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+      items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$', format: STRATEGY_ID_FORMAT },
       default: [...AUTO_CANDIDATES],
     },
   },

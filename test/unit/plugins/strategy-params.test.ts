@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { checkStrategyParams, PARAMS_CHECK_DEADLINE_MS } from '../../../kernel/plugins/host/strategy-params.js';
+import { STRATEGY_ID_FORMAT } from '../../../sdk/index.js';
 
 describe("a strategy's params_schema", () => {
   it("one that refers to itself without end is named as the plugin's unusable schema, not a stack overflow", async () => {
@@ -57,5 +58,26 @@ describe("a strategy's params_schema", () => {
       warn.mockRestore();
     }
     expect(written.join('')).not.toMatch(/unknown format/);
+  });
+
+  it('a string marked as a strategy id must name one some bundle serves, found by the schema on either thread', async () => {
+    const served = ['elide', 'dedupe'];
+    // The mark as the protocol documents it, and as the SDK hands it to plugin authors.
+    expect(STRATEGY_ID_FORMAT).toBe('strategy-id');
+    const plain = { type: 'object', properties: { editor: { type: 'string', format: 'strategy-id' }, note: { type: 'string' } } };
+    await expect(checkStrategyParams('sel', plain, { editor: 'elide', note: 'elidee' }, served)).resolves.toBeUndefined();
+    await expect(checkStrategyParams('sel', plain, { editor: 'elidee' }, served)).rejects.toMatchObject({
+      code: 'unknown_strategy',
+      exit: 1,
+      message: "unknown strategy 'elidee' in strategy_params.editor of sel; known: elide, dedupe",
+      details: { kind: 'strategy', id: 'elidee', strategy: 'sel', key: 'strategy_params.editor' },
+    });
+    // With a pattern the check runs on a worker, which is given the served ids too.
+    const patterned = { type: 'object', properties: { candidates: { type: 'array', items: { type: 'string', pattern: '^[a-z_]+$', format: 'strategy-id' } } } };
+    await expect(checkStrategyParams('sel', patterned, { candidates: ['dedupe', 'elide'] }, served)).resolves.toBeUndefined();
+    await expect(checkStrategyParams('sel', patterned, { candidates: ['dedupe', 'elidee'] }, served)).rejects.toMatchObject({ code: 'unknown_strategy', details: { id: 'elidee', key: 'strategy_params.candidates[1]' } });
+    // Without the served ids (a strategy's own run), the mark checks nothing.
+    await expect(checkStrategyParams('sel', patterned, { candidates: ['elidee'] })).resolves.toBeUndefined();
+    await expect(checkStrategyParams('sel', plain, { editor: 'elidee' })).resolves.toBeUndefined();
   });
 });
