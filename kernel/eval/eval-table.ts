@@ -7,7 +7,13 @@ import { PROBE_KINDS } from './probe-scan.js';
 import { scoreText } from './plan-metrics.js';
 import { formatInt, formatPct } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
-import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Align, type TableOptions } from '../text/table.js';
+import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../text/table.js';
+
+/**
+ * The columns a narrow terminal leaves out, first to last: what supports the comparison goes before
+ * what makes it. Each strategy, its result, its reduction and the probes it kept always stay.
+ */
+const EVAL_DROP_ORDER = ['time', 'verify', 'prefix', 'checks kept', 'client', 'before', 'tail', 'after'];
 
 /** Missed probes listed per row in the table; --json has all of them (up to 8). */
 const MISSED_SHOWN = 4;
@@ -58,6 +64,8 @@ function clientCell(row: EvalRow): string {
   return r.ok ? `${tokens}ok` : `${tokens}${r.status}`;
 }
 
+const KIND_SHORT: Readonly<Record<string, string>> = { command: 'cmd', error_signature: 'error', file_name: 'file', identifier: 'ident' };
+
 /** Recalled/sampled per probe kind, one row per strategy that was scored. */
 function retentionByKind(result: EvalCommandResult, options: TableOptions): string[] {
   const scored = result.rows.filter((r) => r.probe_score);
@@ -70,7 +78,9 @@ function retentionByKind(result: EvalCommandResult, options: TableOptions): stri
       return t && t.total > 0 ? `${t.recalled}/${t.total}` : '-';
     }),
   ]);
-  return ['', 'probes kept by kind (found verbatim/sampled):', ...renderTable([{ header: 'strategy' }, ...kinds.map((kind) => ({ header: kind, align: 'right' as const }))], rows, options)];
+  // On a narrow terminal the kinds go by their short names, then the rightmost kinds go.
+  const kindColumns = kinds.map((kind): Column => ({ header: kind, short: KIND_SHORT[kind], align: 'right', optional: true }));
+  return ['', 'probes kept by kind (found verbatim/sampled):', ...renderTable([{ header: 'strategy' }, ...kindColumns], rows, options)];
 }
 
 /** A missed probe without its text: kind, 1-based line, length and short hash. */
@@ -97,14 +107,37 @@ function bestScore(score: number): string {
 export function renderEvalTable(result: EvalCommandResult, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${result.provider} ${result.session_id} — context ~${formatInt(result.context_tokens)} tokens (${result.token_basis}), effective trigger ${formatInt(result.effective_trigger_tokens)}, floor ${formatInt(result.floor_tokens)}`, options.width),
-    `probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line === null ? '-' : result.tail_start_line + 1}`,
+    ...wrapText(`probes sampled: ${result.probes_total}; protected tail from line ${result.tail_start_line === null ? '-' : result.tail_start_line + 1}`, options.width),
     '',
   ];
-  // Optional columns appear only when some row has them (an applied event's retention; --rehearse).
+  // The recorded checks and the client's count appear only when some row has them (an applied
+  // event's retention; --rehearse).
   const showRecorded = result.rows.some((r) => r.event_record && r.event_record.retention_total !== null);
   const showClient = result.rows.some((r) => r.rehearsal);
-  const header = ['', 'strategy', 'result', 'before', 'after', ...(showClient ? ['client'] : []), 'reduction', 'probes kept', ...(showRecorded ? ['checks kept'] : []), 'tail', 'prefix', 'verify', 'time'];
-  const align: Align[] = ['left', 'left', 'left', 'right', 'right', ...(showClient ? ['right' as const] : []), 'right', 'right', ...(showRecorded ? ['right' as const] : []), 'left', 'right', 'left', 'right'];
+  // On a narrow terminal the supporting columns go first, in EVAL_DROP_ORDER. Verify stays whenever
+  // a rewrite has findings and tail whenever one was lost: a narrow table must not make a damaged
+  // candidate look like a clean one.
+  const findings = result.rows.some((r) => r.execution_state === 'rendered' && (r.verify_errors > 0 || r.verify_warnings > 0));
+  const lostTail = result.rows.some((r) => r.tail_intact === false);
+  const kept = new Set([...(findings ? ['verify'] : []), ...(lostTail ? ['tail'] : [])]);
+  const all: Column[] = [
+    { header: '' },
+    // Wide enough for every built-in id; a selector's label (auto→cache_edits) is cut at its end.
+    { header: 'strategy', fit: 'end', minWidth: 11 },
+    // An error's whole message is printed under the table.
+    { header: 'result', fit: 'end', minWidth: 10, maxWidth: MESSAGE_CELL_MAX },
+    { header: 'before', align: 'right' },
+    { header: 'after', align: 'right' },
+    ...(showClient ? [{ header: 'client', align: 'right' } satisfies Column] : []),
+    { header: 'reduction', short: 'reduced', align: 'right' },
+    { header: 'probes kept', short: 'kept', align: 'right' },
+    ...(showRecorded ? [{ header: 'checks kept', align: 'right' } satisfies Column] : []),
+    { header: 'tail' },
+    { header: 'prefix', align: 'right' },
+    { header: 'verify' },
+    { header: 'time', align: 'right' },
+  ];
+  const columns = dropInOrder(all, EVAL_DROP_ORDER, kept);
   const rows = result.rows.map((row) => {
     const planned = row.status === 'plan';
     // A provider control's outcome is the provider's to decide: no file shows what it would keep.
@@ -126,13 +159,6 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
       `${formatInt(row.duration_ms)} ms`,
     ];
   });
-  // On a narrow terminal the supporting columns go first, the rightmost first: time, verify,
-  // prefix, the recorded checks, the client's count. Verify stays whenever a rewrite has findings:
-  // a narrow table must not make a damaged candidate look like a clean one.
-  const findings = result.rows.some((r) => r.execution_state === 'rendered' && (r.verify_errors > 0 || r.verify_warnings > 0));
-  const optional = new Set(['time', ...(findings ? [] : ['verify']), 'prefix', 'checks kept', 'client']);
-  // An error's whole message is printed under the table.
-  const columns = header.map((h, i) => ({ header: h, align: align[i], fit: h === 'result' ? ('end' as const) : undefined, maxWidth: h === 'result' ? MESSAGE_CELL_MAX : undefined, optional: optional.has(h) }));
   lines.push(...renderTable(columns, rows, options));
   const failed = result.rows.filter((r) => r.status === 'error');
   lines.push(...messagesUnderTable('errors', failed.map((r) => [r.strategy, `${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`] as const), options.width));
@@ -141,9 +167,9 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   const best = result.rows.find((r) => r.best);
   if (best) {
     lines.push(
-      `pareto best: ${best.strategy} score=${bestScore(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`,
+      ...wrapText(`pareto best: ${best.strategy} score=${bestScore(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`, options.width),
     );
-  } else lines.push('pareto best: none (no strategy produced a clean file rewrite)');
+  } else lines.push(...wrapText('pareto best: none (no strategy produced a clean file rewrite)', options.width));
   // before/after count the whole context as the client last reported it (system prompt and tools
   // included); the client column is only what the client rebuilt from the transcript.
   if (showClient) {

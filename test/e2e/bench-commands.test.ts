@@ -194,7 +194,7 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     for (const strategy of ['elide', 'auto', 'sawtooth', 'scored']) expect(report).toContain(strategy);
     expect(report + readFileSync(csv, 'utf8') + stdout + stderr).not.toContain(SECRET);
 
-    expect(stdout).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median \(q1-q3\)/m);
+    expect(stdout).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median\s+q1-q3\s+median recall/m);
     expect(stdout).toMatch(/^elide\s+3\s+3\s+/m);
     expect(stdout).toContain(`3 session(s); * marks each session's best clean rewrite`);
     expect(stdout).toContain(`wrote ${RECENT.length * STRATEGIES} rows to ${csv}`);

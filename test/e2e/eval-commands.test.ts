@@ -204,6 +204,12 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(stdout + stderr).not.toContain(SECRET);
     // The progress bar is for terminals: a piped run prints none.
     expect(stderr).not.toMatch(/strategies|\r/);
+    // A piped run has every column; a 60-column terminal gets every line within 60, the comparison kept.
+    expect(lines[header]).toMatch(/^\s+strategy\s+result\s+before\s+after\s+reduction\s+probes kept\s+(checks kept\s+)?tail\s+prefix\s+verify\s+time$/);
+    const narrow = gob(['eval', CODEX_ID, ...LOW], { COLUMNS: '60' });
+    expect(narrow.stdout.split('\n').filter((l) => [...l].length > 60)).toEqual([]);
+    expect(narrow.stdout).toMatch(/^\s+strategy\s+result\s.*reduced\s+kept/m);
+    expect(narrow.stdout.replace(/\s+/g, ' ')).toMatch(/\(not shown at 60 columns: [a-z, ]*prefix, verify, time; widen the terminal or use --json\)/);
   });
 
   it('measures a Claude session too, each strategy once, with numbers on every rendered row', () => {

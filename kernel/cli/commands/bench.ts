@@ -3,11 +3,12 @@ import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
-import { MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
+import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { describeWindow } from '../../text/human.js';
+import { wrapText } from '../../text/wrap.js';
 import { SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
@@ -26,26 +27,36 @@ function resultCell(row: BenchRow): string {
   return row.execution_state === 'provider_only' ? 'provider control' : 'plan';
 }
 
+/**
+ * The columns a narrow terminal leaves out of the session rows, first to last. The session, the
+ * strategy, its reduction and its recall always stay; a failure's result is also listed under the
+ * table, so it goes last.
+ */
+const ROW_DROP_ORDER = ['time', 'provider', 'new errors', 'tail', 'before', 'after', 'result'];
+
 export function benchRowLines(rows: readonly BenchRow[], options: TableOptions = {}): string[] {
   // A lost tail or a new verify error is what a reader must not miss: those columns stay then.
   const lostTail = rows.some((r) => r.tail_intact === false);
   const newErrors = rows.some((r) => r.execution_state === 'rendered' && (r.new_verify_errors ?? 0) > 0);
-  const columns: Column[] = [
+  const kept = new Set([...(lostTail ? ['tail'] : []), ...(newErrors ? ['new errors'] : [])]);
+  const all: Column[] = [
     { header: '' },
-    { header: 'provider', optional: true },
+    { header: 'provider' },
     // Cut at the end: the prefix is what people select a session by.
     { header: 'session', fit: 'end', minWidth: 9 },
-    { header: 'strategy' },
+    // Wide enough for every built-in id; a selector's label (auto→cache_edits) is cut at its end.
+    { header: 'strategy', fit: 'end', minWidth: 11 },
     // A failure's whole message is printed under the table (failureLines).
-    { header: 'result', fit: 'end', maxWidth: MESSAGE_CELL_MAX },
+    { header: 'result', fit: 'end', minWidth: 10, maxWidth: MESSAGE_CELL_MAX },
     { header: 'before', align: 'right' },
     { header: 'after', align: 'right' },
-    { header: 'reduction', align: 'right' },
+    { header: 'reduction', short: 'reduced', align: 'right' },
     { header: 'recall', align: 'right' },
-    { header: 'tail', optional: !lostTail },
-    { header: 'new errors', align: 'right', optional: !newErrors },
-    { header: 'time', align: 'right', optional: true },
+    { header: 'tail' },
+    { header: 'new errors', align: 'right' },
+    { header: 'time', align: 'right' },
   ];
+  const columns = dropInOrder(all, ROW_DROP_ORDER, kept);
   const body = rows.map((r) => [
     r.best ? '*' : '',
     r.provider,
@@ -71,19 +82,24 @@ function failureLines(rows: readonly BenchRow[], options: TableOptions): string[
   return messagesUnderTable('failures', failed.map((r) => [`${r.provider} ${r.session}${r.strategy === null ? '' : ` ${r.strategy}`}`, resultCell(r)] as const), options.width);
 }
 
+/** The columns a narrow terminal leaves out of the aggregates, first to last. */
+const AGGREGATE_DROP_ORDER = ['no plan', 'tail intact', 'failed', 'controls', 'q1-q3'];
+
 export function benchAggregateLines(aggregates: readonly BenchAggregate[], options: TableOptions = {}): string[] {
-  const columns: Column[] = [
-    { header: 'strategy' },
-    { header: 'sessions', align: 'right' },
-    { header: 'with plan', align: 'right' },
-    { header: 'controls', align: 'right', optional: true },
+  const all: Column[] = [
+    { header: 'strategy', fit: 'end', minWidth: 11 },
+    { header: 'sessions', short: 'sess', align: 'right' },
+    { header: 'with plan', short: 'plans', align: 'right' },
+    { header: 'controls', align: 'right' },
     { header: 'best', align: 'right' },
-    { header: 'failed', align: 'right', optional: true },
-    { header: 'reduction median (q1-q3)', align: 'right' },
-    { header: 'median recall', align: 'right' },
-    { header: 'tail intact', align: 'right', optional: true },
-    { header: 'no plan', fit: 'end', optional: true },
+    { header: 'failed', align: 'right' },
+    { header: 'reduction median', short: 'reduced', align: 'right' },
+    { header: 'q1-q3', align: 'right' },
+    { header: 'median recall', short: 'recall', align: 'right' },
+    { header: 'tail intact', align: 'right' },
+    { header: 'no plan', fit: 'end' },
   ];
+  const columns = dropInOrder(all, AGGREGATE_DROP_ORDER);
   const body = aggregates.map((a) => [
     a.strategy,
     String(a.sessions),
@@ -91,7 +107,8 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[], optio
     String(a.sessions_with_control),
     String(a.sessions_best),
     String(a.sessions_failed),
-    a.reduction_pct ? `${pct(a.reduction_pct.median)} (${pct(a.reduction_pct.q1)}-${pct(a.reduction_pct.q3)})` : '-',
+    a.reduction_pct ? pct(a.reduction_pct.median) : '-',
+    a.reduction_pct ? `${pct(a.reduction_pct.q1)}-${pct(a.reduction_pct.q3)}` : '-',
     a.median_recall === null ? '-' : `${(a.median_recall * 100).toFixed(0)}%`,
     String(a.tail_intact_sessions),
     Object.entries(a.no_plan_by_reason).map(([reason, n]) => `${reason} ${n}`).join(', ') || '-',
@@ -172,13 +189,13 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.say('');
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
-      this.say(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`);
+      for (const line of wrapText(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`, this.tableWidth())) this.say(line);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when
       // nothing failed either: a failed row says nothing about the trigger, and a lower one would
       // not measure it.
       const failedAny = result.rows.some((r) => r.failure !== null);
       if (!failedAny && result.rows.length > 0 && result.rows.every((r) => r.reason_code === 'below_trigger')) {
-        this.say('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
+        for (const line of wrapText('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one', this.tableWidth())) this.say(line);
       }
     }
     if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchRow } from '../../../schemas/generated/types.js';
-import { benchRowLines } from '../../../kernel/cli/commands/bench.js';
+import { benchAggregateLines, benchRowLines } from '../../../kernel/cli/commands/bench.js';
+import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
+import { displayWidth } from '../../../kernel/text/table.js';
 import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 
 /** A rendered plan row of a long-named session, so a narrow terminal has to drop columns. */
@@ -59,5 +61,37 @@ describe('bench rows on a narrow terminal', () => {
     expect(under[0]).toMatch(/^  codex 019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77: /);
     expect(under.slice(1).every((l) => l.startsWith('    '))).toBe(true);
     expect(under.map((l) => l.trim()).join(' ')).toContain(`session failed (session_evaluation_failed): ${long}`);
+  });
+
+  it('fit every line under 70 columns, leaving out columns in their stated order: the comparison stays', () => {
+    const rows = [rendered('elide'), rendered('auto', { credited_strategy: 'cache_edits', execution_state: 'provider_only', status: 'plan', context_after: null, reduction_pct: null }), { ...rendered('dedupe'), status: 'no_plan' as const, reason_code: 'below_trigger' }];
+    const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
+    expect(header(benchRowLines(rows))).toMatch(/^\s+provider\s+session\s+strategy\s+result\s+before\s+after\s+reduction\s+recall\s+tail\s+new errors\s+time$/);
+    for (const width of [69, 60, 50]) {
+      const lines = benchRowLines(rows, { width });
+      for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      expect(header(lines), String(width)).toMatch(/^\s+session\s+strategy\s.*reduced\s+recall$/);
+      expect(lines.find((l) => l.includes(' elide '))).toMatch(/^\s+7d3f1c2a\S*\s+elide\s.*47\.1%\s+96%$/);
+    }
+    expect(leftOut(benchRowLines(rows, { width: 69 }))).toBe('provider, tail, new errors, time');
+    expect(leftOut(benchRowLines(rows, { width: 60 }))).toBe('provider, before, after, tail, new errors, time');
+    // The result goes last: a failure is also listed under the table.
+    expect(leftOut(benchRowLines(rows, { width: 50 }))).toBe('provider, result, before, after, tail, new errors, time');
+  });
+
+  it('fit the per-strategy aggregates under 70 columns with short headers, then by leaving out the supporting counts', () => {
+    const aggregates = aggregateBench([rendered('elide'), rendered('cache_aware', { reduction_pct: 12.5 }), { ...rendered('dedupe'), status: 'no_plan', reason_code: 'below_trigger' }]);
+    const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
+    const wide = benchAggregateLines(aggregates);
+    expect(header(wide)).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median\s+q1-q3\s+median recall\s+tail intact\s+no plan$/);
+    expect(wide.find((l) => l.startsWith('cache_aware'))).toMatch(/12\.5%\s+12\.5%-12\.5%\s+96%/);
+    for (const width of [69, 60, 50]) {
+      const lines = benchAggregateLines(aggregates, { width });
+      for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      expect(header(lines), String(width)).toMatch(/^strategy\s+sess\s+plans\s.*best\s.*reduced\s.*recall\b/);
+      expect(lines.find((l) => l.startsWith('cache_aware')), String(width)).toMatch(/^cache_aware\s+1\s+1\s.*12\.5%\s.*96%/);
+    }
+    expect(leftOut(benchAggregateLines(aggregates, { width: 69 }))).toBe('controls, failed, tail intact, no plan');
+    expect(leftOut(benchAggregateLines(aggregates, { width: 50 }))).toBe('controls, failed, q1-q3, tail intact, no plan');
   });
 });

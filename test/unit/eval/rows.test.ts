@@ -5,6 +5,7 @@ import { buildEvalRow, evalBaseline, markBestRow, buildEvalResult, type EvalBase
 import { cachePreservationScore, prefixTokens } from '../../../kernel/eval/plan-metrics.js';
 import { evaluateSession } from '../../../kernel/eval/eval-session.js';
 import { renderEvalTable } from '../../../kernel/eval/eval-table.js';
+import { displayWidth } from '../../../kernel/text/table.js';
 import { benchFailureRow, benchRowsFromEval } from '../../../kernel/eval/bench-rows.js';
 import { GobstopperError } from '../../../kernel/errors.js';
 import { PluginFailure } from '../../../kernel/plugins/protocol/plugin-failure.js';
@@ -269,7 +270,7 @@ describe('evaluateSession and the outputs', () => {
 
   it('on a narrow terminal names the columns it left out, and keeps verify when a rewrite has findings', async () => {
     const result = await run();
-    const header = (lines: string[]) => lines.find((l) => l.includes('strategy') && l.includes('probes kept'))!;
+    const header = (lines: string[]) => lines.find((l) => /^\s+strategy\s+result\s/.test(l))!;
     const narrow = renderEvalTable(result, { width: 60 });
     expect(header(narrow)).not.toMatch(/verify|time/);
     const from = narrow.findIndex((l) => l.startsWith('(not shown at 60 columns: '));
@@ -282,6 +283,29 @@ describe('evaluateSession and the outputs', () => {
     expect(header(kept)).toContain('verify');
     expect(kept.find((l) => l.includes('1 new errors'))).toBeDefined();
     expect(renderEvalTable(result).some((l) => l.startsWith('(not shown'))).toBe(false);
+  });
+
+  it('fits every line in a narrow terminal, leaving out the supporting columns first and the comparison last', async () => {
+    const result = await run();
+    const tableOf = (lines: string[]) => lines.slice(lines.findIndex((l) => /^\s+strategy\s+result\s/.test(l)), lines.indexOf('errors:') - 1);
+    const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
+    expect(tableOf(renderEvalTable(result))[0]).toMatch(/^\s+strategy\s+result\s+before\s+after\s+reduction\s+probes kept\s+tail\s+prefix\s+verify\s+time$/);
+    for (const width of [69, 60, 50]) {
+      const lines = renderEvalTable(result, { width });
+      for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      // What the table is for stays: each strategy, its result, its reduction and the probes it kept;
+      // and greedy's lost tail, whatever else has to go.
+      const table = tableOf(lines);
+      expect(table[0], String(width)).toMatch(/^\s+strategy\s+result\s.*\breduced\s+kept\s+tail$/);
+      expect(table.find((l) => l.startsWith('*')), String(width)).toMatch(/greedy\s+plan: .*52\.9%\s+5\/15 33%\s+LOST$/);
+    }
+    // The supporting columns go first (prefix, verify, time), then before, then after.
+    expect(leftOut(renderEvalTable(result, { width: 69 }))).toBe('prefix, verify, time');
+    expect(leftOut(renderEvalTable(result, { width: 60 }))).toBe('before, prefix, verify, time');
+    expect(leftOut(renderEvalTable(result, { width: 50 }))).toBe('before, after, prefix, verify, time');
+    // With every tail intact, the tail goes before after does.
+    const intact = { ...result, rows: result.rows.map((r) => (r.tail_intact === false ? { ...r, tail_intact: true } : r)) };
+    expect(leftOut(renderEvalTable(intact, { width: 50 }))).toBe('before, tail, prefix, verify, time');
   });
 
   it('cuts a long error in the result cell and prints it whole under the table', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutText, displayWidth, renderTable, type Column } from '../../../kernel/text/table.js';
+import { cutText, displayWidth, dropInOrder, renderTable, type Column } from '../../../kernel/text/table.js';
 
 const columns: Column[] = [
   { header: 'SHA256' },
@@ -79,5 +79,25 @@ describe('optional columns', () => {
     // Wrapped to the width it was asked to fit, like the table above it.
     for (const l of note) expect(l.length).toBeLessThanOrEqual(25);
     expect(note.map((l) => l.trim()).join(' ')).toBe('(not shown at 25 columns: PROVIDER, WINDOW; widen the terminal or use --json)');
+  });
+});
+
+describe('on a narrow terminal', () => {
+  const cols: Column[] = [{ header: 'name' }, { header: 'reduction', short: 'red' }, { header: 'first' }, { header: 'second' }, { header: 'third' }];
+  const row = [['elide', '47.1%', 'aaaa', 'bbbb', 'cccc']];
+
+  it('takes the short headers before anything else, and only when the full ones do not fit', () => {
+    expect(renderTable(cols, row, { width: 80 })[0]).toBe('name   reduction  first  second  third');
+    expect(renderTable(cols, row, { width: 35 })[0]).toBe('name   red    first  second  third');
+  });
+
+  it('leaves columns out in the order given, the rightmost first among equals, and keeps those it is told to', () => {
+    const ordered = dropInOrder(cols, ['first', 'third', 'second']);
+    expect(renderTable(ordered, row, { width: 25 })[0]).toBe('name   red    second');
+    expect(renderTable(ordered, row, { width: 19 })[0]).toBe('name   red');
+    const keptFirst = dropInOrder(cols, ['first', 'third', 'second'], new Set(['first']));
+    expect(renderTable(keptFirst, row, { width: 19 })[0]).toBe('name   red    first');
+    const equal: Column[] = cols.map((c, i) => (i >= 2 ? { ...c, optional: true } : c));
+    expect(renderTable(equal, row, { width: 25 })[0]).toBe('name   red    first');
   });
 });
