@@ -20,10 +20,19 @@ function entryAt(path: string): Stats | null {
   }
 }
 
+/** A name ending in a separator names no file whatever is on disk: the command line is wrong. */
 const notAFile = (path: string) => usageError('output_not_a_file', `${path} names a directory, not a file; name a new file inside it`, { path });
 
+/**
+ * Something already at the path is what the disk holds, not a malformed name: the same command
+ * line works once it is moved away, so it is an error (exit 1), a directory there as much as a file.
+ */
 function outputExists(path: string): GobstopperError {
   return new GobstopperError('output_exists', `refusing to overwrite ${path}: it already exists; choose a new file name`, { details: { path } });
+}
+
+function outputIsDirectory(path: string): GobstopperError {
+  return new GobstopperError('output_exists', `${path} is an existing directory, not a file; name a new file inside it`, { details: { path } });
 }
 
 /**
@@ -35,7 +44,7 @@ export function assertNewOutputPath(path: string): string {
   if (path.endsWith('/') || path.endsWith(sep)) throw notAFile(path);
   const absolute = resolve(path);
   const entry = entryAt(absolute);
-  if (entry?.isDirectory()) throw notAFile(path);
+  if (entry?.isDirectory()) throw outputIsDirectory(path);
   if (entry !== null) throw outputExists(path);
   const dir = dirname(absolute);
   let isDir = false;

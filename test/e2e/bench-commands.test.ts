@@ -270,7 +270,13 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(existsSync(html)).toBe(false);
     expect(Date.now() - started).toBeLessThan(15_000);
     const takenHtml = json(['bench', ...LOW, '--html', taken]);
+    expect(takenHtml.status).toBe(1);
     expect(takenHtml.body.error.code).toBe('output_exists');
+    // A directory in the way is data as a file is; a name ending in / is a malformed value.
+    const takenDir = json(['bench', ...LOW, '--html', work]);
+    expect({ status: takenDir.status, code: takenDir.body.error.code }).toEqual({ status: 1, code: 'output_exists' });
+    const slashed = json(['bench', ...LOW, '--output', join(work, 'rows') + '/']);
+    expect({ status: slashed.status, code: slashed.body.error.code }).toEqual({ status: 2, code: 'output_not_a_file' });
     const same = json(['bench', ...LOW, '--output', join(work, 'x.csv'), '--html', join(work, 'x.csv')]);
     expect(same.status).toBe(2);
     expect(same.body.error.code).toBe('output_conflict');

@@ -316,11 +316,18 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const claimer = join(home.root, 'claimer');
     writeBundle(claimer, { files: { 'main.mjs': 'x' }, manifest: { id: 'claimer', provides: { strategies: ['keep_last_py'] } } });
     const claimed = await gob('plugin', 'add', claimer, '--json');
-    expect(claimed.code).toBe(2);
+    // What is installed refuses it, not the command line: exit 1, as for an id@version with other content.
+    expect(claimed.code).toBe(1);
     expect(JSON.parse(claimed.stdout).error).toMatchObject({
       code: 'plugin_id_conflict',
       message: 'strategy "keep_last_py" is already provided by the installed bundle keep-last-python@0.1.0; remove it first with `gobstopper plugin remove keep-last-python`',
     });
+
+    // Other bytes under an installed id@version: refused with the same exit as the claimed id.
+    const sameVersion = join(home.root, 'same-version');
+    writeBundle(sameVersion, { files: { 'main.mjs': 'other' }, manifest: { id: 'keep-last-python', version: '0.1.0', provides: { strategies: ['keep_last_py'] } } });
+    const exists = await gob('plugin', 'add', sameVersion, '--json');
+    expect({ code: exists.code, error: JSON.parse(exists.stdout).error.code }).toEqual({ code: 1, error: 'plugin_version_exists' });
 
     // An empty argument is not the current directory, whatever that holds.
     for (const command of ['check', 'inspect']) {

@@ -91,7 +91,8 @@ function admitSource(source: OpenedBundleSource, registry: PluginRegistry): Admi
 /**
  * Another installed bundle already serving one of this bundle's ids would leave that id with two
  * owners and no way to choose: refused here, instead of failing every later command that meets it.
- * Other versions of the same bundle may serve the same ids (the newest wins).
+ * Other versions of the same bundle may serve the same ids (the newest wins). What is installed
+ * refuses it, not the command line, so it exits 1 as an id@version installed with other content does.
  */
 function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): void {
   const provides = providesOf(bundle.manifest);
@@ -102,7 +103,6 @@ function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): voi
       const owner = others.find((ref) => providedIds(ref.provides, kind).includes(providedId));
       if (owner) {
         throw new GobstopperError('plugin_id_conflict', `${kind} "${providedId}" is already provided by the installed bundle ${owner.id}@${owner.version}; remove it first with \`gobstopper plugin remove ${owner.id}\``, {
-          exit: 2,
           details: { kind, id: providedId, installed: `${owner.id}@${owner.version}` },
         });
       }

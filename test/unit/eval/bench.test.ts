@@ -225,12 +225,18 @@ describe('output paths that name no file, and the rows format', () => {
     expect(existsSync(join(dir, 'out-dir'))).toBe(false);
   });
 
-  it('names an existing directory as a directory, with or without the trailing separator', () => {
+  it('a name ending in a separator is the command line\'s mistake (exit 2); a directory already at the name is what the disk holds (exit 1)', () => {
     const existing = join(dir, 'existing-dir');
     mkdirSync(existing);
-    for (const path of [existing, existing + '/']) {
-      expect(() => assertNewOutputPath(path)).toThrow(expect.objectContaining({ code: 'output_not_a_file', message: `${path} names a directory, not a file; name a new file inside it` }));
-    }
+    expect(() => assertNewOutputPath(existing + '/')).toThrow(
+      expect.objectContaining({ code: 'output_not_a_file', exit: 2, message: `${existing}/ names a directory, not a file; name a new file inside it` }),
+    );
+    expect(() => assertNewOutputPath(existing)).toThrow(
+      expect.objectContaining({ code: 'output_exists', exit: 1, message: `${existing} is an existing directory, not a file; name a new file inside it` }),
+    );
+    const taken = join(dir, 'taken-file');
+    writeFileSync(taken, 'x');
+    expect(() => assertNewOutputPath(taken)).toThrow(expect.objectContaining({ code: 'output_exists', exit: 1 }));
   });
 
   it('takes the format from the extension, --format only for other names, and refuses a contradiction', () => {
