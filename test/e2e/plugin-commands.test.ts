@@ -296,6 +296,24 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       error: { code: 'manifest_unknown_field', message: expect.stringContaining('/permissions'), details: expect.objectContaining({ pointer: '/permissions' }) },
     });
 
+    // A repeated member is one bundle to JSON.parse (the last wins) and maybe another to a reader.
+    const twice = join(home.root, 'twice');
+    writeBundle(twice, { files: { 'main.mjs': 'x' }, manifest: { id: 'twice' } });
+    const twiceManifest = join(twice, 'gobstopper-plugin.json');
+    writeFileSync(twiceManifest, readFileSync(twiceManifest, 'utf8').replace('"id": "twice",', '"id": "twice",\n  "id": "keep-last-python",'));
+    const twiceHuman = await gob('plugin', 'add', twice);
+    expect({ code: twiceHuman.code, stderr: twiceHuman.stderr }).toEqual({
+      code: 1,
+      stderr: `gobstopper: bundle ${twice}: gobstopper-plugin.json has the key "id" twice at /id; JSON parsers disagree on which one counts, so keep one\n`,
+    });
+    const twiceJson = await gob('plugin', 'add', twice, '--json');
+    expect(twiceJson.code).toBe(1);
+    expect(JSON.parse(twiceJson.stdout)).toEqual({
+      ok: false,
+      error: { code: 'manifest_duplicate_key', message: expect.stringContaining('"id" twice at /id'), details: { bundle: twice, file: 'gobstopper-plugin.json', pointer: '/id', key: 'id' } },
+    });
+    expect((await gob('plugin', 'check', twice)).code).toBe(1);
+
     const unknown = await gob('plugin', 'inspect', 'no-such-plugin', '--json');
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stdout).error.code).toBe('plugin_not_found');

@@ -4,6 +4,8 @@ import type { ErrorObject } from 'ajv';
 import semver from 'semver';
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 import { validatePluginManifest } from '../../../schemas/generated/validators.js';
+import { printableText } from '../../text/human.js';
+import { firstDuplicateKey } from './duplicate-keys.js';
 import { AdmissionError, BundleLimits, MANIFEST_FILE } from './rules.js';
 import { mostSpecific } from '../protocol/schema-check.js';
 
@@ -22,8 +24,10 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   const buffer = readManifestBytes(manifestPath, bundle);
   const manifestSha256 = createHash('sha256').update(buffer).digest('hex');
   let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buffer));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+    value = JSON.parse(text);
   } catch (error) {
     // The parser's own words carry the position ("... in JSON at position 212"); the manifest is the
     // author's text, so quoting around it is fine. Not UTF-8 is said as such.
@@ -33,12 +37,25 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not a JSON object`, { bundle, file: MANIFEST_FILE });
   }
+  refuseDuplicateKey(text, bundle);
   if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle, (value as { version?: unknown }).version);
   const manifest = value as PluginManifest;
   checkId(manifest, bundle);
   checkVersion(manifest, bundle);
   checkEngines(manifest, bundle, runningVersion);
   return { manifest, manifestSha256, bytes: buffer.length };
+}
+
+/** Refused before the schema looks at the value, which holds only the last of the repeated members. */
+function refuseDuplicateKey(text: string, bundle: string): void {
+  const duplicate = firstDuplicateKey(text);
+  if (!duplicate) return;
+  const { key, pointer } = duplicate;
+  throw new AdmissionError(
+    'manifest_duplicate_key',
+    `bundle ${bundle}: ${MANIFEST_FILE} has the key ${JSON.stringify(key)} twice at ${printableText(pointer)}; JSON parsers disagree on which one counts, so keep one`,
+    { bundle, pointer, file: MANIFEST_FILE, key },
+  );
 }
 
 /** A JSON.parse message with its byte position turned into a line and column, which an editor shows. */

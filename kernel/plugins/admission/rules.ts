@@ -20,6 +20,7 @@ export const AdmissionCodes = [
   'not_a_bundle',
   'manifest_too_large',
   'manifest_not_json',
+  'manifest_duplicate_key',
   'manifest_unknown_field',
   'manifest_invalid',
   'protocol_unsupported',
@@ -50,6 +51,8 @@ export interface AdmissionErrorDetails {
   pointer?: string;
   /** Bundle-relative path of the file at fault. */
   file?: string;
+  /** The member name a manifest object repeats (manifest_duplicate_key). */
+  key?: string;
 }
 
 /** An admission refusal: a stable code, a sentence naming the bundle and the file or field. */
