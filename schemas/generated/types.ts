@@ -2618,6 +2618,9 @@ export interface PluginManifest {
    */
   version: string;
   description?: string;
+  /**
+   * The ids the bundle serves. Admission also refuses a bundle that lists none in all (manifest_provides_nothing), which the lists alone cannot say.
+   */
   provides: {
     /**
      * @maxItems 16

@@ -314,6 +314,17 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     });
     expect((await gob('plugin', 'check', twice)).code).toBe(1);
 
+    // A bundle that serves no id would never run: not installed.
+    const idle = join(home.root, 'idle');
+    writeBundle(idle, { files: { 'main.mjs': 'x' }, manifest: { id: 'idle', provides: {} } });
+    const idleAdd = await gob('plugin', 'add', idle);
+    expect({ code: idleAdd.code, stderr: idleAdd.stderr }).toEqual({
+      code: 1,
+      stderr: `gobstopper: bundle ${idle}: gobstopper-plugin.json provides nothing at /provides; list at least one id under providers, strategies or scorers, since a bundle that serves no id is never run\n`,
+    });
+    const idleJson = await gob('plugin', 'add', idle, '--json');
+    expect(JSON.parse(idleJson.stdout).error).toMatchObject({ code: 'manifest_provides_nothing', details: { pointer: '/provides' } });
+
     const unknown = await gob('plugin', 'inspect', 'no-such-plugin', '--json');
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stdout).error.code).toBe('plugin_not_found');

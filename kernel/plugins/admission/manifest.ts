@@ -41,6 +41,7 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   if (!validatePluginManifest(value)) throw schemaError(validatePluginManifest.errors ?? [], bundle, (value as { version?: unknown }).version);
   const manifest = value as PluginManifest;
   checkId(manifest, bundle);
+  checkProvides(manifest, bundle);
   checkVersion(manifest, bundle);
   checkEngines(manifest, bundle, runningVersion);
   return { manifest, manifestSha256, bytes: buffer.length };
@@ -147,6 +148,20 @@ function checkId(manifest: PluginManifest, bundle: string): void {
     pointer: '/id',
     file: MANIFEST_FILE,
   });
+}
+
+/**
+ * Ids are how the host finds a bundle to start: one that lists none is never run, so installing it
+ * would only look like success. The schema lets every list be left out or empty.
+ */
+function checkProvides(manifest: PluginManifest, bundle: string): void {
+  const { providers = [], strategies = [], scorers = [] } = manifest.provides;
+  if (providers.length + strategies.length + scorers.length > 0) return;
+  throw new AdmissionError(
+    'manifest_provides_nothing',
+    `bundle ${bundle}: ${MANIFEST_FILE} provides nothing at /provides; list at least one id under providers, strategies or scorers, since a bundle that serves no id is never run`,
+    { bundle, pointer: '/provides', file: MANIFEST_FILE },
+  );
 }
 
 function checkVersion(manifest: PluginManifest, bundle: string): void {

@@ -23,6 +23,7 @@ export const AdmissionCodes = [
   'manifest_duplicate_key',
   'manifest_unknown_field',
   'manifest_invalid',
+  'manifest_provides_nothing',
   'protocol_unsupported',
   'too_many_files',
   'manifest_bad_semver',
