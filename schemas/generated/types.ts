@@ -1635,6 +1635,10 @@ export interface PluginInspectCommandResult {
    */
   not_served?: string[];
   /**
+   * For a bundle pinned in the config (source config): the tables that pin it.
+   */
+  pinned_in?: ConfigPinUse[];
+  /**
    * Whether the plugin answered shutdown in time; one that does not makes every command that started it wait out the shutdown deadline before it ends.
    */
   shutdown_answered?: boolean;
@@ -1685,16 +1689,39 @@ export interface ScorerInfo {
   description: string;
 }
 /**
+ * A config table whose plugin key pins a bundle: the bundle proposes for the strategy that table runs, wherever the table applies.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ConfigPinUse".
+ */
+export interface ConfigPinUse {
+  /**
+   * The config file.
+   */
+  path: string;
+  /**
+   * The table as the file writes it, e.g. [policy] or [presets.deep].
+   */
+  table: string;
+  /**
+   * The strategy the table runs with the pin; null when the table does not resolve (config names its problem).
+   */
+  strategy: string | null;
+}
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "PluginListEntry".
  */
 export interface PluginListEntry {
   id: string;
   version: string;
-  source: "builtin" | "installed";
+  /**
+   * config: named by a plugin key of a config file (see pinned_in).
+   */
+  source: "config" | "builtin" | "installed";
   path: string;
   /**
-   * ok: admitted now; damaged: a file, hash or the manifest no longer matches; unpinned: files in the data directory without a pin (not used); missing: a pin whose files are gone.
+   * ok: admitted now; damaged: a file, hash or the manifest no longer matches (for a config pin, its trusted_sha256); unpinned: files in the data directory without a pin (not used); missing: a pin whose files are gone (for a config pin, its manifest).
    */
   status: "ok" | "damaged" | "unpinned" | "missing";
   provides: PluginProvides;
@@ -1709,7 +1736,11 @@ export interface PluginListEntry {
    */
   superseded_by: string | null;
   /**
-   * Ids of this built-in served by another bundle instead.
+   * For a config pin: every table that pins this bundle; empty for other bundles.
+   */
+  pinned_in: ConfigPinUse[];
+  /**
+   * Ids of this bundle served by another bundle instead: a built-in's by an installed bundle, everywhere; a strategy by a config pin where the pinning table applies (table).
    */
   shadowed: {
     kind: "provider" | "strategy" | "scorer";
@@ -1718,6 +1749,10 @@ export interface PluginListEntry {
      * id@version of the bundle that serves it.
      */
     by: string;
+    /**
+     * For a config pin: the table that pins it and its file, as "[policy] in <path>"; absent when the id is served instead everywhere.
+     */
+    table?: string;
   }[];
 }
 /**

@@ -20,6 +20,7 @@ export declare const validateCompactionPlan: GeneratedValidator;
 export declare const validateConfigCommandResult: GeneratedValidator;
 export declare const validateConfigFile: GeneratedValidator;
 export declare const validateConfigFileRef: GeneratedValidator;
+export declare const validateConfigPinUse: GeneratedValidator;
 export declare const validateContextBasis: GeneratedValidator;
 export declare const validateContextComparison: GeneratedValidator;
 export declare const validateContextComponents: GeneratedValidator;

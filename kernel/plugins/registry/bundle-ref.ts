@@ -1,4 +1,4 @@
-import type { Capability, PluginManifest, PluginProvides } from '../../../schemas/generated/types.js';
+import type { Capability, ConfigPinUse, PluginManifest, PluginProvides, PluginRef } from '../../../schemas/generated/types.js';
 
 export type ProvidedKind = 'provider' | 'strategy' | 'scorer';
 
@@ -16,6 +16,9 @@ export interface BundleRef {
   /** The manifest sha256 the bundle must still have; null for built-ins, which ship with gobstopper. */
   pinnedSha256: string | null;
 }
+
+/** A config file's `plugin` key: what it pins, and the table that pins it. */
+export type ConfigPin = PluginRef & ConfigPinUse;
 
 export function providesOf(manifest: PluginManifest): PluginProvides {
   return {

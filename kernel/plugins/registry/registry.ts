@@ -93,12 +93,15 @@ export class PluginRegistry {
 
   /** Config-pinned bundles. Their manifests are read (not yet hashed) to learn what they provide. */
   configured(): BundleRef[] {
-    return this.pinnedRefs.map((ref) => {
-      requirePinnedManifestFile(ref.manifest);
-      const root = resolve(ref.manifest, '..');
-      const { manifest } = readManifest(resolve(ref.manifest), root, this.version);
-      return { source: 'config' as const, root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: ref.trusted_sha256 };
-    });
+    return this.pinnedRefs.map((ref) => this.configuredRef(ref));
+  }
+
+  /** The bundle one config pin names; throws an AdmissionError when its manifest cannot be read. */
+  configuredRef(ref: PluginRef): BundleRef {
+    requirePinnedManifestFile(ref.manifest);
+    const root = resolve(ref.manifest, '..');
+    const { manifest } = readManifest(resolve(ref.manifest), root, this.version);
+    return { source: 'config', root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: ref.trusted_sha256 };
   }
 
   /** The bundle serving `kind` `providedId`: config pins, then installed bundles, then built-ins. */
@@ -142,17 +145,22 @@ export class PluginRegistry {
     }
   }
 
-  /** A bundle by its own id (`id` or `id@version`): installed first, then built-in. */
+  /**
+   * A bundle by its own id (`id` or `id@version`): a config pin first, as it shadows the others, then
+   * installed, then built-in. A pin whose manifest cannot be read names no id; `plugin list` says why.
+   */
   findBundle(spec: string): BundleRef {
     const at = spec.lastIndexOf('@');
     const id = at > 0 ? spec.slice(0, at) : spec;
     const version = at > 0 ? spec.slice(at + 1) : undefined;
     const match = (r: BundleRef) => r.id === id && (version === undefined || r.version === version);
+    const configured = this.pinnedRefs.flatMap((pin) => readablePin(() => this.configuredRef(pin))).filter(match);
+    if (configured.length > 0) return configured[0]!;
     const installed = newestFirst(this.installed().filter(match));
     if (installed.length > 0) return installed[0]!;
     const builtin = this.builtins().refs.filter(match);
     if (builtin.length > 0) return builtin[0]!;
-    throw new GobstopperError('plugin_not_found', `no plugin bundle with id ${spec} is built in or installed; see \`gobstopper plugin list\``, {
+    throw new GobstopperError('plugin_not_found', `no plugin bundle with id ${spec} is built in, installed or pinned in the config; see \`gobstopper plugin list\``, {
       exit: 2,
       details: { id: spec },
     });
@@ -221,6 +229,15 @@ function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
       );
     }
     throw new AdmissionError(error.code, `${error.message}; this is the copy plugin add installed, changed since: ${reinstall}`, error.details);
+  }
+}
+
+function readablePin(read: () => BundleRef): BundleRef[] {
+  try {
+    return [read()];
+  } catch (error) {
+    if (error instanceof AdmissionError) return [];
+    throw error;
   }
 }
 

@@ -27,7 +27,8 @@ export function checkBundle(arg: string, registry: PluginRegistry, cwd = process
     files: admitted.files.length,
     bytes: admitted.totalBytes,
     code_executed: false,
-    trusted: builtin || pin?.manifest_sha256 === admitted.manifestSha256,
+    // A config pin was just compared with the manifest by registry.admit.
+    trusted: builtin || pin?.manifest_sha256 === admitted.manifestSha256 || ('ref' in target && target.ref.source === 'config'),
   };
 }
 

@@ -1,14 +1,17 @@
-import type { InitializeResult, PluginInspectCommandResult, PluginManifest } from '../../../schemas/generated/types.js';
+import { resolve } from 'node:path';
+import type { ConfigPinUse, InitializeResult, PluginInspectCommandResult, PluginManifest } from '../../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle } from '../admission/admit.js';
 import { PluginHost } from '../host/plugin-host.js';
-import { bundleLabel, providesOf, type BundleRef } from '../registry/bundle-ref.js';
+import { bundleLabel, providesOf, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
 export interface InspectOptions {
   /** Required to run a bundle from a directory: the manifest_sha256 `plugin check` printed. */
   trustedSha256?: string;
+  /** The config's pins, which `registry` holds too: the result names the tables pinning the bundle. */
+  pins?: ConfigPin[];
   hostEnv?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -18,9 +21,11 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
   const target = bundleTarget(arg, registry, options.cwd);
   let ref: BundleRef;
   let source: PluginInspectCommandResult['source'];
+  let pinnedIn: ConfigPinUse[] | undefined;
   if ('ref' in target) {
     ref = withTrustedPin(target.ref, options.trustedSha256);
     source = ref.source;
+    if (source === 'config') pinnedIn = pinUses(options.pins ?? [], target.ref);
   } else {
     // Running code from a directory is only done against the pin the user read from `plugin check`,
     // or the one `plugin add` recorded for exactly these bytes (the directory it installed from).
@@ -57,6 +62,7 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
       strategies: running.handshake.strategies ?? [],
       scorers: running.handshake.scorers ?? [],
       not_served: notServed(running.bundle.manifest.provides, running.handshake),
+      ...(pinnedIn === undefined ? {} : { pinned_in: pinnedIn }),
       shutdown_answered: running.channel.shutdownAnswered,
     };
   } finally {
@@ -77,6 +83,13 @@ function withTrustedPin(ref: BundleRef, trusted: string | undefined): BundleRef 
     });
   }
   return { ...ref, pinnedSha256: wanted };
+}
+
+/** The tables that pin exactly this bundle: its manifest, with its hash. */
+function pinUses(pins: ConfigPin[], ref: BundleRef): ConfigPinUse[] {
+  return pins
+    .filter((pin) => resolve(pin.manifest, '..') === ref.root && pin.trusted_sha256 === ref.pinnedSha256)
+    .map(({ path, table, strategy }) => ({ path, table, strategy }));
 }
 
 /** What the manifest promises and the handshake does not offer: a call for it would fail. */

@@ -1,18 +1,23 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { PluginListCommandResult, PluginListEntry } from '../../../schemas/generated/types.js';
 import { isGobstopperError } from '../../errors.js';
-import { bundleLabel, providedIds, type BundleRef } from '../registry/bundle-ref.js';
+import { bundleLabel, providedIds, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 
-/** `plugin list`: every built-in and installed bundle, each admitted now, and what shadows what. */
-export function listBundles(registry: PluginRegistry): PluginListCommandResult {
-  const bundles: PluginListEntry[] = [];
+/**
+ * `plugin list`: every bundle the config pins, built in or installed, each admitted now, and what
+ * shadows what. `registry` holds no config pins: a pin takes over only the strategy its table runs,
+ * where that table applies, not every id its bundle provides.
+ */
+export function listBundles(registry: PluginRegistry, pins: ConfigPin[]): PluginListCommandResult {
+  const configured = pinnedBundles(registry, pins);
+  const bundles: PluginListEntry[] = configured.map((c) => c.entry);
   const shadowing = registry.shadowing();
   const { refs, broken } = registry.builtins();
   for (const ref of refs) {
-    const shadowed = shadowing.filter((s) => s.builtin.root === ref.root).map((s) => ({ kind: s.kind, provided_id: s.provided_id, by: bundleLabel(s.by) }));
-    bundles.push({ ...entry(registry, ref), shadowed, superseded_by: null });
+    const byInstalled = shadowing.filter((s) => s.builtin.root === ref.root).map((s) => ({ kind: s.kind, provided_id: s.provided_id, by: bundleLabel(s.by) }));
+    bundles.push({ ...entry(registry, ref), shadowed: [...byInstalled, ...shadowedByPins(ref, configured)], superseded_by: null, pinned_in: [] });
   }
   for (const { root, error } of broken) {
     bundles.push({
@@ -27,10 +32,11 @@ export function listBundles(registry: PluginRegistry): PluginListCommandResult {
       error: { code: error.code, message: error.message },
       shadowed: [],
       superseded_by: null,
+      pinned_in: [],
     });
   }
   const installed = registry.installed();
-  for (const ref of installed) bundles.push({ ...entry(registry, ref), shadowed: [], superseded_by: supersededBy(registry, ref) });
+  for (const ref of installed) bundles.push({ ...entry(registry, ref), shadowed: shadowedByPins(ref, configured), superseded_by: supersededBy(registry, ref), pinned_in: [] });
   bundles.push(...unpinnedDirectories(registry, installed));
   return { builtin_dir: registry.builtinDir, installed_dir: registry.installedDir, bundles };
 }
@@ -57,8 +63,65 @@ function supersededBy(registry: PluginRegistry, ref: BundleRef): string | null {
   return instead === null ? null : bundleLabel(instead);
 }
 
-function entry(registry: PluginRegistry, ref: BundleRef): Omit<PluginListEntry, 'shadowed' | 'superseded_by'> {
-  const base = { id: ref.id, version: ref.version, source: ref.source as 'builtin' | 'installed', path: ref.root, provides: ref.provides, capabilities: ref.capabilities };
+interface PinnedBundle {
+  entry: PluginListEntry;
+  /** null when the pin's manifest cannot be read, so what it provides is unknown. */
+  ref: BundleRef | null;
+}
+
+/** One entry per pinned bundle (a manifest and hash), however many tables pin it. */
+function pinnedBundles(registry: PluginRegistry, pins: ConfigPin[]): PinnedBundle[] {
+  const groups = new Map<string, ConfigPin[]>();
+  for (const pin of pins) {
+    const key = `${resolve(pin.manifest)}\0${pin.trusted_sha256}`;
+    groups.set(key, [...(groups.get(key) ?? []), pin]);
+  }
+  return [...groups.values()].map((group) => {
+    const pinned_in = group.map(({ path, table, strategy }) => ({ path, table, strategy }));
+    let ref: BundleRef;
+    try {
+      ref = registry.configuredRef(group[0]!);
+    } catch (error) {
+      if (!isGobstopperError(error)) throw error;
+      const root = dirname(resolve(group[0]!.manifest));
+      return {
+        ref: null,
+        entry: {
+          id: basename(root),
+          version: '',
+          source: 'config',
+          path: root,
+          status: existsSync(group[0]!.manifest) ? 'damaged' : 'missing',
+          provides: { providers: [], strategies: [], scorers: [] },
+          capabilities: [],
+          manifest_sha256: null,
+          error: { code: error.code, message: error.message },
+          shadowed: [],
+          superseded_by: null,
+          pinned_in,
+        },
+      };
+    }
+    return { ref, entry: { ...entry(registry, ref), shadowed: [], superseded_by: null, pinned_in } };
+  });
+}
+
+/** The strategies of `ref` a config pin proposes for instead, each where its table applies. */
+function shadowedByPins(ref: BundleRef, configured: PinnedBundle[]): PluginListEntry['shadowed'] {
+  const result: PluginListEntry['shadowed'] = [];
+  for (const { ref: pinned, entry: pin } of configured) {
+    if (pinned === null) continue;
+    for (const use of pin.pinned_in) {
+      if (use.strategy !== null && ref.provides.strategies.includes(use.strategy)) {
+        result.push({ kind: 'strategy', provided_id: use.strategy, by: bundleLabel(pinned), table: `${use.table} in ${use.path}` });
+      }
+    }
+  }
+  return result;
+}
+
+function entry(registry: PluginRegistry, ref: BundleRef): Omit<PluginListEntry, 'shadowed' | 'superseded_by' | 'pinned_in'> {
+  const base = { id: ref.id, version: ref.version, source: ref.source, path: ref.root, provides: ref.provides, capabilities: ref.capabilities };
   if (ref.source === 'installed' && !existsSync(ref.root)) {
     return { ...base, status: 'missing', manifest_sha256: ref.pinnedSha256, error: { code: 'bundle_missing', message: `the files of ${bundleLabel(ref)} are gone from ${ref.root}` } };
   }
@@ -99,6 +162,7 @@ function unpinnedDirectories(registry: PluginRegistry, installed: BundleRef[]): 
         error: { code: 'bundle_unpinned', message: `${root} has no pin and is not used; add it again with \`gobstopper plugin add\` or remove it` },
         shadowed: [],
         superseded_by: null,
+        pinned_in: [],
       });
     }
   }

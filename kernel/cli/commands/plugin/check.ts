@@ -3,6 +3,9 @@ import type { PluginCheckCommandResult } from '../../../../schemas/generated/typ
 import { checkBundleSource } from '../../../plugins/services/check-bundle.js';
 import { describeProvides } from '../../../plugins/services/describe.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { configFlag } from '../../../config/cli-flags.js';
+import { loadConfig } from '../../../config/load-config.js';
+import { configPins } from '../../../services/config-pins.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
@@ -11,19 +14,20 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
     'Checks the manifest (schema, unknown fields, semver, engines range) and every file of the bundle (declared, regular, no links, ' +
     'inside the bundle, hash matching, count and size caps). Never runs any of its code. Give a directory, a gobstopper-plugin.json, ' +
     'a .tgz as plugin add takes one (unpacked into a temporary directory, checked, and removed), ' +
-    'or the id of a built-in or installed bundle (id or id@version) to re-check it in place.';
+    'or the id of a bundle pinned in the config, installed or built in (id or id@version) to re-check it in place.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./examples/plugins/keep-last-jq',
     '<%= config.bin %> <%= command.id %> /abs/path/gobstopper-plugin.json --json',
     '<%= config.bin %> <%= command.id %> keep-last-python',
   ];
   static override args = {
-    bundle: Args.string({ description: 'A bundle directory, its gobstopper-plugin.json, a .tgz, or an installed/built-in bundle id.', required: true }),
+    bundle: Args.string({ description: 'A bundle directory, its gobstopper-plugin.json, a .tgz, or the id of a bundle pinned in the config, installed or built in.', required: true }),
   };
+  static override flags = { config: configFlag };
 
   async run(): Promise<PluginCheckCommandResult> {
-    const { args } = await this.parse(PluginCheck);
-    const result = await checkBundleSource(args.bundle, new PluginRegistry());
+    const { args, flags } = await this.parse(PluginCheck);
+    const result = await checkBundleSource(args.bundle, new PluginRegistry({ pinned: configPins(await loadConfig({ configPath: flags.config })) }));
     this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);

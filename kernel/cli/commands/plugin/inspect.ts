@@ -5,6 +5,9 @@ import { SHUTDOWN_WAIT_MS } from '../../../plugins/protocol/plugin-channel.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { usageError } from '../../../errors.js';
 import { printableText } from '../../../text/human.js';
+import { configFlag } from '../../../config/cli-flags.js';
+import { loadConfig } from '../../../config/load-config.js';
+import { configPins } from '../../../services/config-pins.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginInspect extends BaseCommand<PluginInspectCommandResult> {
@@ -13,16 +16,18 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     'The bundle is admitted again (every file hashed, the pin compared), started with its declared environment only, asked to initialize, ' +
     'and shut down. Shows the protocol version it chose and its providers, strategies (with kinds and params schemas) and scorers. ' +
     'A bundle given as a directory runs only with --trusted-sha256 set to the manifest_sha256 that `plugin check` printed, or when `plugin add` pinned exactly its bytes (the directory it was added from). ' +
+    'A bundle id names the bundle a config table pins (plugin = {manifest, trusted_sha256}) first, since a pin shadows the others, then an installed one, then a built-in. ' +
     'An argument that is both an existing path and a bundle id names the path.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> keep-last-python',
     '<%= config.bin %> <%= command.id %> ./my-bundle --trusted-sha256 <manifest_sha256> --json',
   ];
   static override args = {
-    plugin: Args.string({ description: 'A built-in or installed bundle id (id or id@version), or a bundle directory.', required: true }),
+    plugin: Args.string({ description: 'A bundle id (id or id@version) pinned in the config, installed or built in, or a bundle directory.', required: true }),
   };
   static override flags = {
     'trusted-sha256': Flags.string({ description: 'The manifest_sha256 a bundle directory must have to be run.' }),
+    config: configFlag,
   };
 
   async run(): Promise<PluginInspectCommandResult> {
@@ -31,8 +36,10 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     if (trusted !== undefined && !/^[0-9a-f]{64}$/i.test(trusted)) {
       throw usageError('invalid_sha', `--trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check ${args.plugin} prints`);
     }
-    const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'] });
+    const pins = configPins(await loadConfig({ configPath: flags.config }));
+    const result = await inspectBundle(args.plugin, new PluginRegistry({ pinned: pins }), { trustedSha256: flags['trusted-sha256'], pins });
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
+    for (const use of result.pinned_in ?? []) this.say(`  pinned by plugin in ${use.table} of ${use.path}${use.strategy === null ? '' : `, proposing for strategy ${use.strategy}`}`);
     this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
     this.say(`  limits: ${result.limits.timeout_ms} ms per call, ${result.limits.max_output_bytes} bytes per message, ${result.limits.max_stderr_bytes} bytes of stderr kept`);
     // Names and descriptions are the plugin's own words: one line each, so none passes for a line

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as validators from '../../schemas/generated/validators.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+const root = join(import.meta.dirname, '..', '..');
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+const configPath = (h: Home) => join(h.configHome, 'gobstopper', 'config.toml');
+const manifestSha = (dir: string) => createHash('sha256').update(readFileSync(join(dir, 'gobstopper-plugin.json'))).digest('hex');
+
+/** A copy of an example bundle outside the data directory, as a config pin names one. */
+function copyOf(h: Home, example: string): string {
+  const dir = join(h.root, `pinned-${example}`);
+  cpSync(join(root, 'examples', 'plugins', example), dir, { recursive: true });
+  return dir;
+}
+
+const pin = (dir: string, sha = manifestSha(dir)) => `plugin = { manifest = ${JSON.stringify(join(dir, 'gobstopper-plugin.json'))}, trusted_sha256 = "${sha}" }`;
+
+interface ListEntry {
+  id: string;
+  source: string;
+  status: string;
+  path: string;
+  error: { code: string } | null;
+  shadowed: { kind: string; provided_id: string; by: string; table?: string }[];
+  pinned_in: { path: string; table: string; strategy: string | null }[];
+}
+
+describe('bundles pinned in the config', () => {
+  it('plugin list and inspect show a pinned bundle as the config source, and what it takes over where its table applies', async () => {
+    home = demoHome();
+    const keepLast = copyOf(home, 'keep-last-python');
+    const elide = copyOf(home, 'elide-python');
+    const config = configPath(home);
+    writeFileSync(
+      config,
+      `[policy]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n${pin(keepLast)}\n\n[presets.py]\nstrategy = "elide"\n${pin(elide)}\n`,
+    );
+    // The same bundle installed too: the pin is what plan runs for keep_last_py.
+    expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'keep-last-python')], home.env)).code).toBe(0);
+
+    const list = await runJson<{ bundles: ListEntry[] }>(['plugin', 'list'], home.env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(validators.validatePluginListCommandResult(list.json), JSON.stringify(validators.validatePluginListCommandResult.errors)).toBe(true);
+    const configured = list.json.bundles.filter((b) => b.source === 'config');
+    expect(configured).toEqual([
+      expect.objectContaining({ id: 'keep-last-python', status: 'ok', path: keepLast, pinned_in: [{ path: config, table: '[policy]', strategy: 'keep_last_py' }] }),
+      expect.objectContaining({ id: 'elide-python', status: 'ok', path: elide, pinned_in: [{ path: config, table: '[presets.py]', strategy: 'elide' }] }),
+    ]);
+    const installed = list.json.bundles.find((b) => b.source === 'installed' && b.id === 'keep-last-python')!;
+    expect(installed.shadowed).toEqual([{ kind: 'strategy', provided_id: 'keep_last_py', by: 'keep-last-python@0.1.0', table: `[policy] in ${config}` }]);
+    const core = list.json.bundles.find((b) => b.id === 'strategies-core')!;
+    expect(core.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.1.0', table: `[presets.py] in ${config}` }]);
+    expect(list.json.bundles.filter((b) => b.source !== 'config').every((b) => b.pinned_in.length === 0)).toBe(true);
+
+    const human = await runCli(['plugin', 'list'], home.env);
+    expect(human.stdout).toMatch(/^keep-last-python +0\.1\.0 +config +ok +strategy keep_last_py$/m);
+    expect(human.stdout).toContain(`keep-last-python: pinned by plugin in [policy] of ${config}, proposing for strategy keep_last_py\n`);
+    expect(human.stdout).toContain(`keep-last-python (installed): strategy keep_last_py is served by the config pin keep-last-python@0.1.0 instead where [policy] in ${config} applies\n`);
+    expect(human.stdout).toContain(`strategies-core (builtin): strategy elide is served by the config pin elide-python@0.1.0 instead where [presets.py] in ${config} applies\n`);
+
+    // What plan runs agrees: the pin proposes for the policy's strategy.
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.json.plan.strategy).toBe('preset:keep_last_py');
+
+    // inspect takes the pinned bundle's id before the installed one's, and says where it is pinned.
+    const inspected = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(validators.validatePluginInspectCommandResult(inspected.json)).toBe(true);
+    expect(inspected.json).toMatchObject({ source: 'config', path: keepLast, manifest_sha256: manifestSha(keepLast), pinned_in: [{ path: config, table: '[policy]', strategy: 'keep_last_py' }] });
+    const inspectHuman = await runCli(['plugin', 'inspect', 'elide-python'], home.env);
+    expect(inspectHuman.stdout).toContain(`elide-python 0.1.0 (config, ${elide})\n  pinned by plugin in [presets.py] of ${config}, proposing for strategy elide\n`);
+    // Not pinned: the installed copy, as before.
+    writeFileSync(config, '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
+    const unpinned = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
+    expect(unpinned.json).toMatchObject({ source: 'installed', path: join(home.dataHome, 'gobstopper', 'plugins', 'keep-last-python', '0.1.0') });
+    expect(unpinned.json.pinned_in).toBeUndefined();
+  });
+
+  it('a pin whose manifest is gone or hashes to another sha256 is listed as missing or damaged, and inspect refuses to run it', async () => {
+    home = demoHome();
+    const keepLast = copyOf(home, 'keep-last-python');
+    const config = configPath(home);
+    const gone = join(home.root, 'gone');
+    writeFileSync(config, `[presets.wrong]\nstrategy = "keep_last_py"\n${pin(keepLast, '0'.repeat(64))}\n\n[presets.gone]\nstrategy = "keep_last_py"\n${pin(gone, '1'.repeat(64))}\n`);
+    const list = await runJson<{ bundles: ListEntry[] }>(['plugin', 'list'], home.env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(validators.validatePluginListCommandResult(list.json)).toBe(true);
+    expect(list.json.bundles.filter((b) => b.source === 'config').map((b) => [b.path, b.status, b.error?.code])).toEqual([
+      [keepLast, 'damaged', 'pin_mismatch'],
+      [gone, 'missing', 'not_a_bundle'],
+    ]);
+    const inspected = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
+    expect(inspected.code).toBe(1);
+    expect(inspected.json.error.code).toBe('pin_mismatch');
+    // plan with that table refuses it the same way.
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'wrong'], home.env);
+    expect({ code: plan.code, error: plan.json.error.code }).toEqual({ code: 1, error: 'pin_mismatch' });
+  });
+});
