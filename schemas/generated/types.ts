@@ -1770,6 +1770,10 @@ export interface PluginListCommandResult {
  */
 export interface PluginRemoveCommandResult {
   /**
+   * Config keys that still name a removed bundle (a strategy or scorer it served, a pin into its copy), each naming its file and table; also printed on stderr. The bundle is removed all the same.
+   */
+  warnings: string[];
+  /**
    * @minItems 1
    */
   removed: {

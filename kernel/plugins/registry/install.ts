@@ -183,6 +183,8 @@ function shadowsOf(registry: PluginRegistry, bundle: AdmittedBundle): InstallOut
 
 export interface RemoveOutcome {
   removed: { id: string; version: string; path: string }[];
+  /** The pins dropped, with what each version provided; a directory without a pin has none. */
+  pins: BundleRef[];
 }
 
 /** `plugin remove <id>[@version]`: drops the pin first (so the bundle is unusable), then its files. */
@@ -205,6 +207,7 @@ export async function removeBundle(registry: PluginRegistry, spec: string): Prom
   return withPluginsLock(registry.dataDir, () => {
     // Again under the lock: what another add or remove changed meanwhile counts.
     const targets = versionsToRemove(registry, id, version);
+    const pins = registry.installed().filter((ref) => ref.id === id && (version === undefined || ref.version === version));
     registry.trust.remove(id, version);
     const idDir = join(registry.installedDir, id);
     const removed = [...targets].sort().map((v) => {
@@ -218,7 +221,7 @@ export async function removeBundle(registry: PluginRegistry, spec: string): Prom
     } catch {
       // Another version keeps the directory, or it is gone already; nothing to tidy.
     }
-    return { removed };
+    return { removed, pins };
   });
 }
 

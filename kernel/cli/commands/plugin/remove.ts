@@ -1,21 +1,45 @@
 import { Args } from '@oclif/core';
 import type { PluginRemoveCommandResult } from '../../../../schemas/generated/types.js';
+import { configFlag } from '../../../config/cli-flags.js';
+import { loadConfig, type LoadedConfig } from '../../../config/load-config.js';
+import { isGobstopperError } from '../../../errors.js';
 import { removeBundle } from '../../../plugins/registry/install.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
+import { staleConfigReferences } from '../../../services/stale-config-references.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult> {
   static override summary = 'Remove an installed plugin bundle (one version, or every version of an id).';
-  static override description = 'Drops the pin first, so the bundle is never used again, then deletes its files. Built-in bundles cannot be removed; install a bundle providing the same ids to replace one.';
+  static override description =
+    'Drops the pin first, so the bundle is never used again, then deletes its files. Built-in bundles cannot be removed; install a bundle providing the same ids to replace one. ' +
+    'A config key that still names what was removed (a strategy or scorer it served, a plugin pin into its copy) is warned about, naming its file and table: plan then refuses that table or runs another bundle.';
   static override examples = ['<%= config.bin %> <%= command.id %> keep-last-python', '<%= config.bin %> <%= command.id %> keep-last-python@0.1.0 --json'];
   static override args = {
     plugin: Args.string({ description: 'Id or id@version of an installed bundle.', required: true }),
   };
+  static override flags = { config: configFlag };
 
   async run(): Promise<PluginRemoveCommandResult> {
-    const { args } = await this.parse(PluginRemove);
-    const result = await removeBundle(new PluginRegistry(), args.plugin);
-    for (const r of result.removed) this.say(`Removed ${r.id} ${r.version} (${r.path})`);
-    return result;
+    const { args, flags } = await this.parse(PluginRemove);
+    const config = await configToCheck(flags.config, args.plugin);
+    const registry = new PluginRegistry();
+    const outcome = await removeBundle(registry, args.plugin);
+    const warnings = 'loaded' in config ? staleConfigReferences(config.loaded, outcome.pins, registry) : [config.unreadable];
+    for (const r of outcome.removed) this.say(`Removed ${r.id} ${r.version} (${r.path})`);
+    for (const warning of warnings) this.note(`warning: ${warning}`);
+    return { removed: outcome.removed, warnings };
+  }
+}
+
+/**
+ * A --config that cannot be read is the command line's mistake and stops the command before
+ * anything is removed; a broken default config only stops the check of what it names.
+ */
+async function configToCheck(configPath: string | undefined, spec: string): Promise<{ loaded: LoadedConfig } | { unreadable: string }> {
+  try {
+    return { loaded: await loadConfig({ configPath }) };
+  } catch (error) {
+    if (configPath !== undefined || !isGobstopperError(error)) throw error;
+    return { unreadable: `the config could not be read to check what still names ${spec}: ${error.message}` };
   }
 }

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as validators from '../../schemas/generated/validators.js';
+import { writeBundle } from '../fixtures/bundles/build-bundle.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+
+const root = join(import.meta.dirname, '..', '..');
+type Home = ReturnType<typeof demoHome>;
+let home: Home | undefined;
+afterEach(() => home?.cleanup());
+
+describe('plugin remove of a bundle the config still names', () => {
+  it('removes it and warns, naming the file and table of each key that still refers to it', async () => {
+    home = demoHome();
+    const env = home.env;
+    for (const example of ['keep-last-python', 'elide-python']) expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', example)], env)).code).toBe(0);
+    const scorer = writeBundle(join(home.root, 'fancy-scorer'), { files: { 'main.mjs': 'x' }, manifest: { id: 'fancy-scorer', provides: { scorers: ['fancy'] } } });
+    expect((await runJson(['plugin', 'add', scorer], env)).code).toBe(0);
+    const installedManifest = join(home.dataHome, 'gobstopper', 'plugins', 'keep-last-python', '0.1.0', 'gobstopper-plugin.json');
+    const sha = createHash('sha256').update(readFileSync(installedManifest)).digest('hex');
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    writeFileSync(
+      config,
+      [
+        '[policy]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 8000',
+        '[provider.codex]\nscorer = "fancy"',
+        '[presets.el]\nstrategy = "elide"',
+        `[sessions.abc]\nstrategy = "keep_last_py"\nplugin = { manifest = ${JSON.stringify(installedManifest)}, trusted_sha256 = "${sha}" }`,
+      ].join('\n\n') + '\n',
+    );
+
+    const removed = await runJson(['plugin', 'remove', 'keep-last-python'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(validators.validatePluginRemoveCommandResult(removed.json), JSON.stringify(validators.validatePluginRemoveCommandResult.errors)).toBe(true);
+    // The session table's strategy is its own pin's, not an installed bundle's: only the pin is named there.
+    expect(removed.json.warnings).toEqual([
+      `strategy = "keep_last_py" in [policy] of ${config} was served by the removed keep-last-python@0.1.0; nothing serves it now, so plan refuses that table until it names another strategy`,
+      `plugin in [sessions."abc"] of ${config} pins ${installedManifest}, the installed copy of the removed keep-last-python@0.1.0; plan refuses that table until it pins a bundle that exists`,
+    ]);
+    expect(removed.stderr).toBe('');
+    // As warned: the next plan refuses the policy.
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID], env);
+    expect({ code: plan.code, error: plan.json.error.code }).toEqual({ code: 1, error: 'unknown_strategy' });
+
+    // Without --json the warnings go to stderr, one line each, after what was removed.
+    const elide = await runCli(['plugin', 'remove', 'elide-python'], env);
+    expect(elide.code).toBe(0);
+    expect(elide.stdout).toMatch(/^Removed elide-python 0\.1\.0 /);
+    expect(elide.stderr).toBe(`warning: strategy = "elide" in [presets.el] of ${config} was served by the removed elide-python@0.1.0; strategies-core@0.1.0 serves it now\n`);
+
+    const fancy = await runCli(['plugin', 'remove', 'fancy-scorer'], env);
+    expect(fancy.stderr).toBe(`warning: scorer = "fancy" in [provider.codex] of ${config} was served by the removed fancy-scorer@1.0.0; nothing serves it now, so plan refuses that table until it names another scorer\n`);
+  });
+
+  it('says nothing when the config names none of it, and still removes it when the config cannot be read', async () => {
+    home = demoHome();
+    const env = home.env;
+    expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'keep-last-jq')], env)).code).toBe(0);
+    const quiet = await runJson(['plugin', 'remove', 'keep-last-jq'], env);
+    expect(quiet.json).toEqual({ removed: [expect.objectContaining({ id: 'keep-last-jq' })], warnings: [] });
+
+    expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'keep-last-jq')], env)).code).toBe(0);
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    writeFileSync(config, '[policy]\ntrigger_tokens = "many"\n');
+    const broken = await runJson(['plugin', 'remove', 'keep-last-jq'], env);
+    expect(broken.code).toBe(0);
+    expect(broken.json.removed).toEqual([expect.objectContaining({ id: 'keep-last-jq' })]);
+    expect(broken.json.warnings).toEqual([expect.stringMatching(new RegExp(`^the config could not be read to check what still names keep-last-jq: .*${config.replace(/[.]/g, '\\.')}`))]);
+    // A --config that is not there is the command line's mistake: nothing is removed.
+    expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'keep-last-jq')], env)).code).toBe(0);
+    const missing = await runJson(['plugin', 'remove', 'keep-last-jq', '--config', join(home.root, 'nope.toml')], env);
+    expect({ code: missing.code, error: missing.json.error.code }).toEqual({ code: 2, error: 'config_not_found' });
+    const list = await runJson<{ bundles: { id: string }[] }>(['plugin', 'list', '--config', join(home.root, 'nope.toml')], env);
+    expect(list.code).toBe(2);
+    writeFileSync(config, '');
+    expect((await runJson<{ bundles: { id: string }[] }>(['plugin', 'list'], env)).json.bundles.map((b) => b.id)).toContain('keep-last-jq');
+  });
+});
