@@ -69,7 +69,7 @@ export function parseManifest(file: string, sha: string, data: Buffer, env: Node
   }
   const bound = maxTranscriptBytes(env);
   if (m.bytes > bound) {
-    throw new GobstopperError('limit_exceeded', `snapshot ${sha.slice(0, 16)} is ${m.bytes} bytes, over the ${bound}-byte transcript limit (raise GOBSTOPPER_MAX_TRANSCRIPT_BYTES to read it)`);
+    throw new GobstopperError('transcript_too_large', `snapshot ${sha.slice(0, 16)} is ${m.bytes} bytes, over the ${bound}-byte transcript limit (raise GOBSTOPPER_MAX_TRANSCRIPT_BYTES to read it)`);
   }
   return { sha256: sha, manifest: m, fileBytes: data.length };
 }

@@ -11,7 +11,7 @@ import { faultPoint } from '../publish/faults.js';
 import { withSharedCustody } from './custody.js';
 import { appendIndexEntries, entryProblem, readIndex, withIndexLock } from './index-file.js';
 import { ensureVault, type VaultLayout } from './layout.js';
-import { storeSnapshot, type StoreOptions, type StoredSnapshot } from './store.js';
+import { checkSource, storeSnapshot, type StoreOptions, type StoredSnapshot } from './store.js';
 
 export interface SnapshotRequest extends StoreOptions {
   path: string;
@@ -56,6 +56,8 @@ export async function snapshotFile(layout: VaultLayout, request: SnapshotRequest
   // Refuse bad metadata before any bytes are stored.
   const problem = entryProblem(draft);
   if (problem) throw new GobstopperError('invalid_entry', `cannot archive ${path}: ${problem}`);
+  // A source refused on its face (too large, a link, not a file) leaves no vault behind either.
+  await checkSource(path, request.env);
   await ensureVault(layout);
   return withSharedCustody(layout, async () => {
     // A damaged index would refuse the entry only after every chunk was written: fail closed first,

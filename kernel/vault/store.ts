@@ -60,9 +60,15 @@ export async function openSource(path: string, limit: number): Promise<{ handle:
   }
   if (stats.size > limit) {
     await handle.close();
-    throw new GobstopperError('limit_exceeded', `${path} is ${stats.size} bytes, over the ${limit}-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
+    throw new GobstopperError('transcript_too_large', `${path} is ${stats.size} bytes, over the ${limit}-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
   }
   return { handle, stats };
+}
+
+/** What openSource would refuse, found before the caller creates anything in the vault. */
+export async function checkSource(path: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { handle } = await openSource(path, maxTranscriptBytes(env));
+  await handle.close();
 }
 
 function countNewlines(data: Buffer): number {
@@ -117,7 +123,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
       const got = await readFully(handle, buffer, null);
       if (got === 0) break;
       total += got;
-      if (total > limit) throw new GobstopperError('limit_exceeded', `${path} grew past the ${limit}-byte transcript limit while it was read (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
+      if (total > limit) throw new GobstopperError('transcript_too_large', `${path} grew past the ${limit}-byte transcript limit while it was read (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)`);
       const data = buffer.subarray(0, got);
       const hashed = sourceHash.update(data);
       hashed.catch(() => undefined);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -443,6 +443,19 @@ describe('verify', () => {
       expect(limited.stdout + limited.stderr).toMatch(/over the 1024-byte record limit \(GOBSTOPPER_MAX_RECORD_BYTES\)/);
       expect((await runCli(['verify', id], home.env)).code, id).toBe(0);
     }
+  });
+
+  it('a transcript over GOBSTOPPER_MAX_TRANSCRIPT_BYTES is refused under one code by plan, apply and snapshot, and snapshot archives nothing', async () => {
+    home = demoHome();
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const limit = { GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '100000' };
+    for (const command of ['plan', 'apply', 'snapshot']) {
+      const r = await runJson([command, DEMO_CLAUDE_ID], home.env, { extraEnv: limit });
+      expect(r.code, command).toBe(1);
+      expect(r.json.error, command).toMatchObject({ code: 'transcript_too_large', message: `${home.claudeSession} is ${statSync(home.claudeSession).size} bytes, over the 100000-byte transcript limit` });
+    }
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    expect(existsSync(join(home.dataHome, 'gobstopper', 'vault'))).toBe(false);
   });
 });
 

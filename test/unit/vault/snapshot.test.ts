@@ -181,7 +181,8 @@ describe('vault snapshots', () => {
     const path = writeSession(home.sessions, 'big.jsonl', 'x'.repeat(2048));
     await expect(
       snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot', env: { ...home.env, GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '1024' } }),
-    ).rejects.toMatchObject({ code: 'limit_exceeded', message: expect.stringContaining('over the 1024-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)') });
+    ).rejects.toMatchObject({ code: 'transcript_too_large', message: expect.stringContaining('over the 1024-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)') });
+    expect(existsSync(home.layout.root)).toBe(false);
   });
 
   it('refuses bad metadata before storing any bytes', async () => {
