@@ -140,17 +140,28 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
     throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(discovered)}`, { details: { unreadable } });
   }
-  const listed = matches
+  throw ambiguousSession(selector, matches.map((m) => m.session));
+}
+
+/** One session a selector could mean: what tells two files of one id apart is the path. */
+export type SessionCandidate = Pick<T.SessionHandle, 'provider' | 'session_id' | 'path'>;
+
+/**
+ * The refusal of a selector that names several sessions, given alike by the commands that read a
+ * session's file (apply, plan) and those that read its archived states (history, undo, show).
+ */
+export function ambiguousSession(selector: string, candidates: readonly SessionCandidate[]): GobstopperError {
+  const listed = candidates
     .slice(0, MAX_LISTED_CANDIDATES)
-    .map((m) => `${m.session.provider} ${m.session.session_id} at ${m.session.path}`)
+    .map((c) => `${c.provider} ${c.session_id} at ${c.path}`)
     .join('; ');
-  const more = matches.length > MAX_LISTED_CANDIDATES ? `; and ${matches.length - MAX_LISTED_CANDIDATES} more` : '';
+  const more = candidates.length > MAX_LISTED_CANDIDATES ? `; and ${candidates.length - MAX_LISTED_CANDIDATES} more` : '';
   // What to do comes first: the list after it may be cut on a narrow terminal. One id in several
   // places (a copied project directory) cannot be told apart by a longer prefix.
-  const oneId = matches.every((m) => m.session.session_id === matches[0]!.session.session_id);
+  const oneId = candidates.every((c) => c.session_id === candidates[0]!.session_id);
   const todo = oneId ? 'name it by its path' : 'use a longer prefix or a path';
   // How it was asked cannot pick one: a usage error (exit 2), as an ambiguous snapshot prefix is.
-  throw usageError('ambiguous_session', `'${selector}' matches ${matches.length} sessions; ${todo}: ${listed}${more}`, {
-    candidates: matches.map((m) => ({ provider: m.session.provider, session_id: m.session.session_id, path: m.session.path })),
+  return usageError('ambiguous_session', `'${selector}' matches ${candidates.length} sessions; ${todo}: ${listed}${more}`, {
+    candidates: candidates.map((c) => ({ provider: c.provider, session_id: c.session_id, path: c.path })),
   });
 }

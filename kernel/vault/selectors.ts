@@ -11,7 +11,7 @@ import { readIndex } from './index-file.js';
 import { manifestOfEntry } from './indexed-manifest.js';
 import type { VaultLayout } from './layout.js';
 import { namesIn } from './private-fs.js';
-import { checkSelector, looksLikePath } from '../sessions/selector.js';
+import { ambiguousSession, checkSelector, looksLikePath } from '../sessions/selector.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -135,20 +135,16 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
 }
 
 /**
- * The entries of exactly one archived session. Several session ids under one prefix is an error
- * that lists them, so `history` never mixes two sessions.
+ * The entries of exactly one archived session: one provider, id and source path. An id archived
+ * from two files (a copied project folder) is two sessions, refused as the session lookup refuses
+ * them, so `history` never mixes two files' states and `undo` never restores one beside the other.
  */
 export async function selectOneSession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   const matches = await filterBySession(entries, selector);
   if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them; apply and snapshot archive a session)`);
   const exact = matches.filter((e) => e.session_id.toLowerCase() === selector.toLowerCase());
-  if (exact.length > 0) return exact;
-  const ids = [...new Set(matches.map((e) => `${e.provider}:${e.session_id}`))];
-  if (ids.length > 1) {
-    const shown = ids.slice(0, 5).join(', ');
-    // Every candidate, as a live session's selector gives them, so a script can pick one; the message shows five.
-    const candidates = [...new Map(matches.map((e) => [`${e.provider}:${e.session_id}`, { provider: e.provider, session_id: e.session_id }])).values()];
-    throw usageError('ambiguous_session', `'${selector}' matches ${ids.length} archived sessions (${shown}${ids.length > 5 ? ', …' : ''}); use a longer prefix or the path`, { candidates });
-  }
-  return matches;
+  const chosen = exact.length > 0 ? exact : matches;
+  const sessions = new Map(chosen.map((e) => [`${e.provider}\0${e.session_id}\0${e.path}`, e]));
+  if (sessions.size > 1) throw ambiguousSession(selector, [...sessions.values()]);
+  return chosen;
 }

@@ -751,6 +751,39 @@ describe('fork and undo', () => {
     expect(history.map((e: { strategy: string }) => e.strategy)).toEqual(['compacted']);
   });
 
+  it('one session id archived from two project folders is refused by history, show and undo as apply refuses it, naming both paths; each path works', async () => {
+    home = demoHome();
+    // A user copied the project folder: the same transcript, under the same id, in two places.
+    const copyDir = join(home.claudeHome, 'projects', '-home-dev-projects-invoices-copy');
+    mkdirSync(copyDir);
+    const copy = join(copyDir, `${DEMO_CLAUDE_ID}.jsonl`);
+    copyFileSync(home.claudeSession, copy);
+    appendFileSync(copy, readFileSync(copy, 'utf8').split('\n')[0] + '\n');
+    utimesSync(copy, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    const original = (await runJson(['snapshot', home.claudeSession], home.env)).json.entry.sha256 as string;
+    const copied = (await runJson(['snapshot', copy], home.env)).json.entry.sha256 as string;
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(applied.code).toBe(2);
+    expect(applied.json.error.message).toMatch(new RegExp(`^'${DEMO_CLAUDE_ID}' matches 2 sessions; name it by its path: `));
+    const candidates = new Set([home.claudeSession, copy].map((path) => JSON.stringify({ provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path })));
+    for (const command of ['history', 'show', 'undo']) {
+      const r = await runJson([command, DEMO_CLAUDE_ID], home.env);
+      expect(r.code, command).toBe(2);
+      expect(r.json.error, command).toMatchObject({ code: 'ambiguous_session', message: expect.stringMatching(new RegExp(`^'${DEMO_CLAUDE_ID}' matches 2 sessions; name it by its path: `)) });
+      for (const path of [home.claudeSession, copy]) expect(r.json.error.message, command).toContain(`claude_code ${DEMO_CLAUDE_ID} at ${path}`);
+      expect(new Set(r.json.error.details.candidates.map((c: object) => JSON.stringify(c))), command).toEqual(candidates);
+    }
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    // By path, each file has its own history, and undo restores that file's state beside it.
+    expect((await runJson(['history', home.claudeSession], home.env)).json.map((e: { sha256: string }) => e.sha256)).toEqual([original]);
+    expect((await runJson(['history', copy], home.env)).json.map((e: { sha256: string }) => e.sha256)).toEqual([copied]);
+    const undone = await runJson(['undo', copy], home.env);
+    expect(undone.code).toBe(0);
+    expect(undone.json.restored.sha256).toBe(copied);
+    expect(undone.json.receipt.path.startsWith(`${copyDir}/`)).toBe(true);
+  });
+
   it("undo of a published fork's own retained snapshot archives nothing new, and a second undo returns the same copy", async () => {
     home = demoHome();
     const { output_manifest_sha256: fork, output_session_id: id, path } = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;

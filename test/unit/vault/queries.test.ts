@@ -43,8 +43,8 @@ describe('vault, history, show and diff', () => {
     await expect(sessionHistory(home.layout, 'aaaa')).rejects.toMatchObject({
       code: 'ambiguous_session',
       exit: 2,
-      message: expect.stringContaining('matches 2 archived sessions'),
-      details: { candidates: [{ provider: 'claude_code', session_id: 'aaaa-1111' }, { provider: 'claude_code', session_id: 'aaaa-2222' }] },
+      message: expect.stringContaining("'aaaa' matches 2 sessions; use a longer prefix or a path: claude_code aaaa-1111 at "),
+      details: { candidates: [expect.objectContaining({ provider: 'claude_code', session_id: 'aaaa-1111' }), expect.objectContaining({ provider: 'claude_code', session_id: 'aaaa-2222' })] },
     });
     await expect(sessionHistory(home.layout, 'zzz')).rejects.toMatchObject({ code: 'session_not_archived' });
     await expect(sessionHistory(home.layout, 'bad\u0001id')).rejects.toMatchObject({ code: 'bad_selector' });
