@@ -231,3 +231,22 @@ export function publishedEntry(r: OperationReceipt): VaultEntry {
     source_sha256: r.output_sha256,
   };
 }
+
+/**
+ * The vault entry of the state a receipt names as its source's snapshot, for a snapshot whose index
+ * line was lost: its session, file and bytes, under the receipt's label. Its record count is not
+ * kept, so it reads 0.
+ */
+export function sourceEntry(r: OperationReceipt): VaultEntry {
+  return {
+    ts: r.ts,
+    sha256: r.snapshot_manifest_sha256,
+    path: r.source_path,
+    session_id: r.source_session_id,
+    provider: r.provider,
+    bytes: r.bytes_before,
+    record_count: 0,
+    strategy: r.strategy,
+    source_sha256: r.source_sha256,
+  };
+}

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import type * as T from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { vaultDamaged } from '../vault/errors.js';
-import { listReceipts, lockRestores, publishedEntry, sha256OfJson } from '../publish/receipt.js';
+import { listReceipts, lockRestores, publishedEntry, receiptPath, sha256OfJson, sourceEntry } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { readIndex } from '../vault/index-file.js';
@@ -16,6 +16,7 @@ import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathFo
 import { snapshotSettled } from '../vault/snapshot.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { manifestOfEntry } from '../vault/indexed-manifest.js';
+import { loadManifest } from '../vault/manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { PRE_UNDO_LABEL } from '../vault/labels.js';
 import type { FaultHook } from '../publish/faults.js';
@@ -29,6 +30,8 @@ export interface UndoResult {
   pre_undo_snapshot: string | null;
   /** An earlier restore of the same snapshot, its copy unchanged, was returned; nothing was written. */
   reused?: boolean;
+  /** The index has no line for the restored snapshot: this operation's receipt tied it to its session. */
+  named_by_operation?: string;
 }
 
 /**
@@ -50,6 +53,10 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
     await manifestOfEntry(layout, line);
     return;
   }
+  // A snapshot whose line was lost is tied to its session by a receipt: it is the target's when the
+  // target names that file (by path, or by id with no other file's states archived under it).
+  const named = looksLikePath(target) ? (await pathForms(target)).has(entry.path) : entry.session_id.toLowerCase() === target.toLowerCase();
+  if (named && history.every((e) => e.provider === entry.provider && e.path === entry.path)) return;
   // Which session a snapshot belongs to is the vault's answer, not a mistake in how it was asked:
   // an error (exit 1), as a snapshot that is not there is.
   throw new GobstopperError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
@@ -58,22 +65,55 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
 /** Labels of snapshots that are not a state a user would undo to. */
 const NOT_UNDO_TARGETS = new Set([PRE_UNDO_LABEL]);
 
+/** An archived state to restore, and the receipt that ties it to its session when no index line does. */
+interface ChosenState {
+  entry: T.VaultEntry;
+  namedBy?: T.OperationReceipt;
+}
+
+/**
+ * The session a snapshot with no index line was taken of, from a receipt naming it as its source's
+ * snapshot: an index repaired by deleting a damaged line loses that line, not the receipts. A
+ * receipt counts only when the snapshot holds the very bytes it records; otherwise nothing
+ * verifiable ties the snapshot to a session, and undo restores nothing.
+ */
+async function stateNamedByReceipt(layout: VaultLayout, id: string, receipts: readonly T.OperationReceipt[]): Promise<ChosenState> {
+  // A compaction's or fork's label is the one its snapshot was archived under; a restore's is not.
+  const naming = receipts
+    .filter((r) => r.snapshot_manifest_sha256 === id)
+    .sort((a, b) => Number(a.kind === 'restore') - Number(b.kind === 'restore') || b.ts - a.ts);
+  const unindexed = `snapshot ${id.slice(0, 16)} is in the vault but has no line in its index (${layout.index})`;
+  if (naming.length === 0) {
+    throw new GobstopperError('snapshot_not_indexed', `${unindexed}, and no receipt names it, so it cannot be tied to a session; gobstopper show ${id} reads it`);
+  }
+  const { manifest } = await loadManifest(layout, id);
+  const verified = naming.find((r) => r.source_sha256 === manifest.source_sha256 && r.bytes_before === manifest.bytes);
+  if (!verified) {
+    const r = naming[0]!;
+    throw new GobstopperError(
+      'snapshot_not_indexed',
+      `${unindexed}, and the receipt that names it (${receiptPath(layout, r.operation)}) records ${r.bytes_before} bytes of ${r.provider} ${r.source_session_id} (source ${r.source_sha256.slice(0, 16)}), not the ${manifest.bytes} bytes (source ${manifest.source_sha256.slice(0, 16)}) it holds; nothing was restored`,
+    );
+  }
+  return { entry: sourceEntry(verified), namedBy: verified };
+}
+
 /**
  * Which archived state `target` means: a snapshot id (full or unique prefix), a fork made by apply
  * (its source's snapshot), or a session (its newest snapshot).
  */
-export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
+async function chooseState(layout: VaultLayout, target: string, sha?: string): Promise<ChosenState> {
   refuseOverlongSnapshotId(target, 'undo target');
   const index = await readIndex(layout);
   const allReceipts = await listReceipts(layout);
-  const byManifest = (id: string) => {
+  const byManifest = async (id: string): Promise<ChosenState> => {
     const entry = [...index].reverse().find((e) => e.sha256 === id);
-    if (entry) return entry;
+    if (entry) return { entry };
     // A published fork's own bytes are retained without an index entry; its receipt ties them to
     // the fork, which is restored beside where it was.
     const published = allReceipts.find((r) => r.output_manifest_sha256 === id && r.completed);
-    if (published) return publishedEntry(published);
-    throw new GobstopperError('snapshot_not_indexed', `snapshot ${id.slice(0, 16)} is in the vault but not in its index; it cannot be tied to a session`);
+    if (published) return { entry: publishedEntry(published) };
+    return stateNamedByReceipt(layout, id, allReceipts);
   };
   const wanted = target.toLowerCase();
   // A fork is named as any session is: its id, a unique prefix of it, or its path.
@@ -82,16 +122,16 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
     forms ? forms.has(r.path) : r.output_session_id.toLowerCase() === wanted || (target.length >= MIN_SHA_PREFIX && r.output_session_id.toLowerCase().startsWith(wanted)),
   );
   if (sha) {
-    const entry = byManifest(await resolveShaPrefix(layout, sha));
-    await requireSnapshotOf(layout, target, entry, receipts);
-    return entry;
+    const chosen = await byManifest(await resolveShaPrefix(layout, sha));
+    await requireSnapshotOf(layout, target, chosen.entry, receipts);
+    return chosen;
   }
   if (/^[0-9a-f]{64}$/i.test(target)) return byManifest(await resolveShaPrefix(layout, target));
   if (receipts.length === 1) return byManifest(receipts[0]!.snapshot_manifest_sha256);
   try {
     const history = await sessionHistory(layout, target);
     const chosen = history.find((e) => !NOT_UNDO_TARGETS.has(e.strategy));
-    if (chosen) return chosen;
+    if (chosen) return { entry: chosen };
     if (history.length > 0) {
       throw new GobstopperError(
         'nothing_to_undo',
@@ -117,11 +157,21 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
   throw new GobstopperError('nothing_to_undo', `no archived state of '${target}' to restore (gobstopper history ${target} lists them)`);
 }
 
+/** The archived state `target` (and `sha`) name; see chooseState. */
+export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
+  return (await chooseState(layout, target, sha)).entry;
+}
+
+/** chooseState, with the chosen state checked against the manifest it names. */
+async function chooseCheckedState(layout: VaultLayout, target: string, sha?: string): Promise<ChosenState> {
+  const chosen = await chooseState(layout, target, sha);
+  await manifestOfEntry(layout, chosen.entry);
+  return chosen;
+}
+
 /** chooseSnapshot, with the chosen line checked against the manifest it names. */
 export async function chooseCheckedSnapshot(layout: VaultLayout, target: string, sha?: string): Promise<T.VaultEntry> {
-  const entry = await chooseSnapshot(layout, target, sha);
-  await manifestOfEntry(layout, entry);
-  return entry;
+  return (await chooseCheckedState(layout, target, sha)).entry;
 }
 
 export interface UndoOptions {
@@ -137,8 +187,12 @@ export async function undo(runtime: Runtime, target: string, options: UndoOption
   const layout = vaultLayout(runtime.env);
   // Chosen once outside custody for its errors (no vault, no such snapshot), then again inside it:
   // prune is held off from the choice until the restore's receipt names the snapshot.
-  await chooseCheckedSnapshot(layout, target, options.sha);
-  return withSharedCustody(layout, async () => restore(runtime, layout, await chooseCheckedSnapshot(layout, target, options.sha), options));
+  await chooseCheckedState(layout, target, options.sha);
+  return withSharedCustody(layout, async () => {
+    const chosen = await chooseCheckedState(layout, target, options.sha);
+    const result = await restore(runtime, layout, chosen.entry, options);
+    return chosen.namedBy ? { ...result, named_by_operation: chosen.namedBy.operation } : result;
+  });
 }
 
 /**

@@ -2296,6 +2296,10 @@ export interface UndoCommandResult {
    * true: an earlier restore of the same snapshot, its copy unchanged since (and the current file already archived), is the answer; nothing was written.
    */
   reused?: boolean;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  named_by_operation?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

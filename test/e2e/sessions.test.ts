@@ -784,6 +784,42 @@ describe('fork and undo', () => {
     expect(undone.json.receipt.path.startsWith(`${copyDir}/`)).toBe(true);
   });
 
+  it('undo of a snapshot whose index line was lost restores it by the receipt that names it, and fails closed when none verifiably does', async () => {
+    home = demoHome();
+    const applied = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
+    const archived = (await runJson(['snapshot', DEMO_CODEX_ID], home.env)).json.entry.sha256 as string;
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    const index = join(vault, 'index.jsonl');
+    // A damaged index repaired by deleting its lines: the snapshots and receipts are still there.
+    writeFileSync(index, '');
+    const receiptFile = join(vault, 'operations', `${applied.operation}.json`);
+    const receipt = readFileSync(receiptFile, 'utf8');
+    // A receipt that records other bytes than the snapshot holds does not tie it to a session.
+    const wrong = JSON.parse(receipt);
+    Object.assign(wrong, { bytes_before: wrong.bytes_before + 1, reclaimed_bytes: wrong.reclaimed_bytes + 1 });
+    writeFileSync(receiptFile, JSON.stringify(wrong, null, 2) + '\n');
+    const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
+    const untied = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
+    expect(untied.code).toBe(1);
+    expect(untied.json.error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining(`the receipt that names it (${receiptFile}) records ${wrong.bytes_before} bytes`) });
+    const unnamed = await runJson(['undo', archived], home.env);
+    expect(unnamed.json.error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining('no receipt names it') });
+    expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
+    writeFileSync(receiptFile, receipt);
+    const undone = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
+    expect(undone.code).toBe(0);
+    expect(validateUndoCommandResult(undone.json)).toBe(true);
+    expect(undone.json).toMatchObject({
+      named_by_operation: applied.operation,
+      restored: { sha256: applied.snapshot_manifest_sha256, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path: home.claudeSession, strategy: 'compacted' },
+    });
+    expect(readFileSync(undone.json.receipt.path, 'utf8')).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
+    // Named with its session, as --sha of that session, it is found the same way.
+    const human = await runCli(['undo', DEMO_CLAUDE_ID, '--sha', applied.snapshot_manifest_sha256.slice(0, 12)], home.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`the vault index has no line for it; the receipt of operation ${applied.operation.slice(0, 16)} names it as a state of ${home.claudeSession}`);
+  });
+
   it("undo of a published fork's own retained snapshot archives nothing new, and a second undo returns the same copy", async () => {
     home = demoHome();
     const { output_manifest_sha256: fork, output_session_id: id, path } = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
