@@ -18,7 +18,8 @@ import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from '../eval/applied-retention.js';
 import { sourceFindings } from './findings.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
-import { assertForkTargetFree, endsWithFinishedLine, publishCandidate, unfinishedLastLine, type PublicationStep, type PublishedFork } from './publication.js';
+import { endsWithFinishedLine, publishCandidate, unfinishedLastLine, type PublicationStep, type PublishedFork } from './publication.js';
+import { assertNoUnrecordedFork } from './earlier-fork.js';
 import type { Runtime } from './runtime.js';
 
 export interface ApplyOptions extends PlanOptions {
@@ -94,7 +95,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
 
   // Without a vault there is no receipt that could explain a file at the fork's place: a taken
   // target is refused before the lock below creates the vault's directories.
-  if (!(await vaultExists(layout))) await assertForkTargetFree({ provider: planned.provider, session, sourcePath, outputSessionId }, new Date());
+  if (!(await vaultExists(layout))) await assertNoUnrecordedFork({ provider: planned.provider, session, sourcePath, outputSessionId }, new Date());
   // The operation's lock comes first: a second apply of the same plan while this one runs is refused
   // before it archives, renders or logs anything.
   const lock = await lockOperation(layout, operation);
@@ -220,7 +221,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   }
 
   const now = new Date();
-  await assertForkTargetFree({ provider: planned.provider, session, sourcePath, outputSessionId }, now);
+  await assertNoUnrecordedFork({ provider: planned.provider, session, sourcePath, outputSessionId }, now);
 
   // The snapshot (kernel), the baseline findings (provider, unless it verified while it parsed)
   // and the render into private staging (provider) all only read the source, so they run at once;

@@ -100,10 +100,10 @@ export function resumeCommandText(argv: string[], cwd?: string | null, env?: Rec
   return cwd && isAbsolute(cwd) ? `cd ${shellWord(cwd)} && ${command}` : command;
 }
 
-type ForkPlace = Pick<Candidate, 'provider' | 'session' | 'sourcePath' | 'outputSessionId'>;
+export type ForkPlace = Pick<Candidate, 'provider' | 'session' | 'sourcePath' | 'outputSessionId'>;
 
 /** Where the provider puts the fork of `c` made at `now`, and how it is resumed. */
-function forkTargetOf(c: ForkPlace, now: Date): Promise<T.ProviderForkTargetResult> {
+export function forkTargetOf(c: ForkPlace, now: Date): Promise<T.ProviderForkTargetResult> {
   return c.provider.forkTarget({ path: c.sourcePath, session_id: c.session.session_id, new_session_id: c.outputSessionId, cwd: c.session.cwd ?? null, now: now.toISOString() });
 }
 

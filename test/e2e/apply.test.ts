@@ -515,19 +515,35 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(listFiles(join(home.dataHome, 'gobstopper', 'vault')).filter((f) => !f.endsWith('.lock'))).toEqual(vaultBefore);
   });
 
-  it('a fork target already taken is refused before anything is archived', async () => {
+  it('a fork target already taken is refused before anything is archived; the fork of an apply the vault lost is named as that', async () => {
     home = demoHome();
-    const first = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
-    expect(first.code).toBe(0);
-    // Without the vault that knew it, the same operation meets its own fork as a taken target.
+    const first = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
+    const forkBytes = sha256File(first.path);
+    // Without the vault that knew it, the same operation meets its own fork at its target.
     rmSync(join(home.dataHome, 'gobstopper'), { recursive: true, force: true });
     const before = snapshotOfStores(home);
     const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(again.code).toBe(1);
-    expect(again.json.error.code).toBe('target_exists');
+    expect(again.json.error).toEqual({
+      code: 'target_exists',
+      message: `${first.path} is the fork an earlier apply of these same bytes and plan published, but the vault has no record of it (was the vault deleted?); nothing was written. Resume it as it is (${first.resume_command}), or move it elsewhere and run apply again to archive the source and record a new fork`,
+      details: { path: first.path, output_session_id: first.output_session_id, resume_command: first.resume_command },
+    });
     expect(snapshotOfStores(home)).toEqual(before);
     // Not even the vault's empty directories.
     expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+    // A vault that lost only the receipt says the same, and archives nothing.
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    const vaultBefore = listFiles(join(home.dataHome, 'gobstopper', 'vault')).map((f) => [f, sha256File(f)]);
+    const lost = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(lost.json.error).toEqual(again.json.error);
+    expect(listFiles(join(home.dataHome, 'gobstopper', 'vault')).map((f) => [f, sha256File(f)])).toEqual(vaultBefore);
+    expect(sha256File(first.path)).toBe(forkBytes);
+    // A file there that is not that fork is only a taken name.
+    writeFileSync(first.path, 'someone else\n');
+    const taken = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(taken.json.error).toEqual({ code: 'target_exists', message: `${first.path} already exists; gobstopper never overwrites a file (move it aside and run the command again)` });
+    expect(readFileSync(first.path, 'utf8')).toBe('someone else\n');
   });
 
   it('a pending operation whose target is taken by another file says repair required and overwrites nothing', async () => {
