@@ -411,6 +411,25 @@ describe('verify', () => {
     expect(bad.stdout).toMatch(/file_name_id_mismatch/);
   });
 
+  it('reports NUL bytes and a file over the record limit as an error finding with exit 1, the same for both providers', async () => {
+    home = demoHome();
+    for (const path of [home.claudeSession, home.codexSession]) {
+      const whole = readFileSync(path);
+      const limited = await runJson(['verify', path], home.env, { extraEnv: { GOBSTOPPER_MAX_RECORDS: '5' } });
+      expect(limited.code, path).toBe(1);
+      expect(validateVerifyOutput(limited.json)).toBe(true);
+      expect(limited.json).toMatchObject({ path, record_count: 0, errors: 1, warnings: 0 });
+      expect(limited.json.findings).toEqual([{ severity: 'error', code: 'over_record_limit', message: `${path} has more than 5 records`, line_index: null }]);
+
+      writeFileSync(path, Buffer.concat([whole, Buffer.from('{"type":"x\0"}\n')]));
+      const human = await runCli(['verify', path], home.env);
+      expect(human.code, path).toBe(1);
+      expect(human.stderr).toBe('');
+      expect(human.stdout.split('\n')).toEqual(['error [binary_content] the file contains NUL bytes: it is not JSONL', `1 error(s), 0 warning(s) in ${path}`, '']);
+      writeFileSync(path, whole);
+    }
+  });
+
   it('warns of a last line without its newline, which apply refuses, even when that line parses', async () => {
     home = demoHome();
     const whole = readFileSync(home.claudeSession);

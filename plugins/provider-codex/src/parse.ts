@@ -6,18 +6,30 @@ import { missingSessionMetaMessage } from './missing-meta.js';
 import { PROVIDER_ID } from './provider-id.js';
 import { parseRolloutName } from './rollout-name.js';
 import { scanRollout, type ScanResult } from './scan.js';
-import { absolutePath, readStable, resolveLimits } from './source.js';
+import { absolutePath, readStable, resolveLimits, toPluginError } from './source.js';
 
 export interface ScannedSource {
   scan: ScanResult;
   session: SessionHandle;
 }
 
+type ReadLimits = { max_bytes?: number; max_records?: number };
+
+/** Scans a rollout, refusing files that are not Codex rollouts at all. */
+export async function scanSource(path: string, limits: ReadLimits): Promise<ScannedSource> {
+  try {
+    return await scanSourceAsRead(path, limits, true);
+  } catch (error) {
+    throw toPluginError(error, absolutePath(path));
+  }
+}
+
 /**
- * Scans a rollout, refusing files that are not Codex rollouts at all. `detail: false` (verify)
- * collects findings without building items.
+ * scanSource, except that what the reader refuses (NUL bytes, a limit) is thrown as the reader's
+ * own error, which verify reports as a finding. `detail: false` (verify) collects findings without
+ * building items.
  */
-export async function scanSource(path: string, limits: { max_bytes?: number; max_records?: number }, detail = true): Promise<ScannedSource> {
+export async function scanSourceAsRead(path: string, limits: ReadLimits, detail: boolean): Promise<ScannedSource> {
   const abs = absolutePath(path);
   const { result: scan, stat } = await readStable(abs, (before) => scanAndDigest(abs, before.size, resolveLimits(limits), detail), (r) => r.summary.bytes);
   if (scan.identity.first === null && !scan.codexLike) {

@@ -73,16 +73,12 @@ export function toPluginError(error: unknown, path: string): Error {
 
 /**
  * Runs `read` on the file and checks afterwards that the path still names the same, unchanged file
- * and that exactly the size seen before was read.
+ * and that exactly the size seen before was read. What `read` throws comes out as it was (callers
+ * map it with toPluginError): verify reports the reader's refusals as findings.
  */
 export async function readStable<T>(path: string, read: (before: Stats) => Promise<T>, bytesRead: (result: T) => number): Promise<{ result: T; stat: Stats }> {
   const before = statSource(path);
-  let result: T;
-  try {
-    result = await read(before);
-  } catch (error) {
-    throw toPluginError(error, path);
-  }
+  const result = await read(before);
   let after: Stats;
   try {
     after = statSync(path);

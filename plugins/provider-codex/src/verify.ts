@@ -1,8 +1,20 @@
-/** provider/verify: every resume-validity finding for one rollout, and what kind of file it is. */
+/**
+ * provider/verify: every resume-validity finding for one rollout, and what kind of file it is.
+ * Bytes the reader refuses are a finding too (read-refusal.ts); only a path that cannot be read at
+ * all is an error.
+ */
 import type { ProviderVerifyParams, ProviderVerifyResult } from '../../../sdk/index.js';
-import { scanSource } from './parse.js';
+import { readRefusalFinding } from '../../../sdk/read-refusal.js';
+import { scanSourceAsRead } from './parse.js';
+import { absolutePath, toPluginError } from './source.js';
 
 export async function verify(params: ProviderVerifyParams): Promise<ProviderVerifyResult> {
-  const { scan, session } = await scanSource(params.path, params, false);
-  return { findings: scan.findings, record_count: scan.summary.recordCount, session_kind: session.kind ?? 'session' };
+  try {
+    const { scan, session } = await scanSourceAsRead(params.path, params, false);
+    return { findings: scan.findings, record_count: scan.summary.recordCount, session_kind: session.kind ?? 'session' };
+  } catch (error) {
+    const refusal = readRefusalFinding(error);
+    if (refusal !== null) return { findings: [refusal], record_count: 0 };
+    throw toPluginError(error, absolutePath(params.path));
+  }
 }

@@ -21,18 +21,38 @@ const INVALID_INPUT = -32002;
 const SOURCE_CHANGED = -32001;
 const LIMIT_EXCEEDED = -32004;
 
+async function refusalOf(call: typeof parse | typeof verify, path: string, extra: Record<string, unknown>) {
+  return call({ provider_id: 'codex', path, ...extra }).then(
+    () => null,
+    (e: unknown) => e as { code: number; message: string },
+  );
+}
+
 async function expectRefusal(path: string, code: number, message?: RegExp, extra: Record<string, unknown> = {}) {
   const before = readFileSync(path);
   for (const call of [parse, verify]) {
-    const error = await call({ provider_id: 'codex', path, ...extra }).then(
-      () => null,
-      (e: unknown) => e as { code: number; message: string },
-    );
+    const error = await refusalOf(call, path, extra);
     expect(error, `${call.name} should refuse`).not.toBeNull();
     expect(error!.code).toBe(code);
     expect(error!.message.split('\n')).toHaveLength(1);
     if (message) expect(error!.message).toMatch(message);
   }
+  expect(readFileSync(path).equals(before)).toBe(true);
+}
+
+/**
+ * Bytes the reader refuses: parse refuses them with one clear error, and verify reports them as
+ * Claude's verify does, as one error finding (what `gobstopper verify` shows before it exits 1).
+ */
+async function expectReported(path: string, code: number, finding: { code: string; message: RegExp; line_index?: number }, extra: Record<string, unknown> = {}) {
+  const before = readFileSync(path);
+  const error = await refusalOf(parse, path, extra);
+  expect(error, 'parse should refuse').not.toBeNull();
+  expect(error!.code).toBe(code);
+  expect(error!.message.split('\n')).toHaveLength(1);
+  expect(error!.message).toMatch(finding.message);
+  const result = await verify({ provider_id: 'codex', path, ...extra });
+  expect(result).toEqual({ findings: [{ severity: 'error', code: finding.code, message: expect.stringMatching(finding.message), line_index: finding.line_index ?? null }], record_count: 0 });
   expect(readFileSync(path).equals(before)).toBe(true);
 }
 
@@ -47,8 +67,12 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     if (savedEnv.GOBSTOPPER_MAX_RECORD_BYTES === undefined) delete process.env.GOBSTOPPER_MAX_RECORD_BYTES;
   });
 
-  it('empty file', () => expectRefusal(file(''), INVALID_INPUT, /empty/));
-  it('binary file', () => expectRefusal(file(Buffer.from([0x7b, 0x00, 0x01, 0x02, 0x0a])), INVALID_INPUT, /binary/));
+  it('empty file', () => expectReported(file(''), INVALID_INPUT, { code: 'empty_transcript', message: /empty/ }));
+  it('a NUL byte anywhere: parse refuses the file, verify reports binary_content', async () => {
+    await expectReported(file(Buffer.from([0x7b, 0x00, 0x01, 0x02, 0x0a])), INVALID_INPUT, { code: 'binary_content', message: /NUL bytes/ });
+    const sound = legacySession().builder.text();
+    await expectReported(file(Buffer.concat([Buffer.from(sound), Buffer.from('{"type":"event_msg","payload":{"type":"x\0"}}\n')])), INVALID_INPUT, { code: 'binary_content', message: /NUL bytes/ });
+  });
   it('invalid UTF-8 in the middle: parse refuses it, verify lists it as an error and judges the rest', async () => {
     const b = legacySession().builder;
     const text = Buffer.from(b.text());
@@ -89,13 +113,18 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
   });
 
   it('a record over the 64 MiB default record limit, or the one set in GOBSTOPPER_MAX_RECORD_BYTES, is refused as it streams', async () => {
-    await expectRefusal(file('x'.repeat(65 * 1024 * 1024) + '\n'), LIMIT_EXCEEDED, /line 1 is over the 67108864-byte record limit/);
+    await expectReported(file('x'.repeat(65 * 1024 * 1024) + '\n'), LIMIT_EXCEEDED, { code: 'oversized_record', message: /line 1 is over the 67108864-byte record limit/, line_index: 0 });
     process.env.GOBSTOPPER_MAX_RECORD_BYTES = '4096';
     const b = new RolloutBuilder();
     b.sessionMeta().user('dump it').shell('c1', 'cat big.log', null).response(item.functionOutput('c1', 'y'.repeat(5000)));
     const first = b.text().split('\n').findIndex((l) => Buffer.byteLength(l) > 4096);
     expect(first).toBe(b.nextLine - 1);
-    await expectRefusal(file(b.text()), LIMIT_EXCEEDED, new RegExp(`: line ${first + 1} is over the 4096-byte record limit \\(GOBSTOPPER_MAX_RECORD_BYTES\\)$`));
+    const path = file(b.text());
+    await expect(parse({ provider_id: 'codex', path })).rejects.toMatchObject({ code: LIMIT_EXCEEDED, message: `${path}: line ${first + 1} is over the 4096-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES)` });
+    // verify reads no further than the record it cannot hold, and says where it stopped, as for Claude.
+    expect((await verify({ provider_id: 'codex', path })).findings).toEqual([
+      { severity: 'error', code: 'oversized_record', line_index: first, message: `${path}: line ${first + 1} is over the 4096-byte record limit (GOBSTOPPER_MAX_RECORD_BYTES); the rest of the file was not read` },
+    ]);
     process.env.GOBSTOPPER_MAX_RECORD_BYTES = 'big';
     await expectRefusal(file(b.text()), INVALID_INPUT, /GOBSTOPPER_MAX_RECORD_BYTES must be a whole number/);
   });
@@ -115,16 +144,16 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
 
   it('over the byte limit, from params or from GOBSTOPPER_MAX_TRANSCRIPT_BYTES', async () => {
     const path = file(legacySession().builder.text());
-    await expectRefusal(path, LIMIT_EXCEEDED, /limit/, { max_bytes: 1024 });
+    await expectReported(path, LIMIT_EXCEEDED, { code: 'over_byte_limit', message: /over the 1024-byte transcript limit/ }, { max_bytes: 1024 });
     process.env.GOBSTOPPER_MAX_TRANSCRIPT_BYTES = '1024';
-    await expectRefusal(path, LIMIT_EXCEEDED, /limit/);
+    await expectReported(path, LIMIT_EXCEEDED, { code: 'over_byte_limit', message: /over the 1024-byte transcript limit/ });
   });
 
   it('over the record limit, from params or from GOBSTOPPER_MAX_RECORDS', async () => {
     const path = file(legacySession().builder.text());
-    await expectRefusal(path, LIMIT_EXCEEDED, /records/, { max_records: 5 });
+    await expectReported(path, LIMIT_EXCEEDED, { code: 'over_record_limit', message: /has more than 5 records$/ }, { max_records: 5 });
     process.env.GOBSTOPPER_MAX_RECORDS = '5';
-    await expectRefusal(path, LIMIT_EXCEEDED, /records/);
+    await expectReported(path, LIMIT_EXCEEDED, { code: 'over_record_limit', message: /has more than 5 records$/ });
   });
 
   it('the default record limit: 100,000 records parse, one more is refused', async () => {
@@ -136,7 +165,7 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     expect(t.findings!.filter((f) => f.severity !== 'info')).toEqual([]);
     const over = join(dir, `over${n++}.jsonl`);
     writeLargeRollout(over, { records: 100_001, bytes: 24 * 1024 * 1024 });
-    await expectRefusal(over, LIMIT_EXCEEDED, /more than 100000 records/);
+    await expectReported(over, LIMIT_EXCEEDED, { code: 'over_record_limit', message: /more than 100000 records/ });
   });
 
   it('a malformed limit in the environment', async () => {
