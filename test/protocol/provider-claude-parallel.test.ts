@@ -151,6 +151,13 @@ describe('generated sessions read in parallel equal one pass', () => {
     await expectSame(subagentTranscript().toJsonl());
     await expectSame(tornFinalLine());
     for (const b of breakages()) await expectSame(b.text, {}, 5);
+    // The leaf's record is invalid, in whichever range it falls: the finding names its line.
+    const invalidLeaf = modernSession();
+    const leaf = invalidLeaf.user('the leaf');
+    (invalidLeaf.records.at(-1) as { message: unknown }).message = 'not an object';
+    invalidLeaf.lastPrompt(leaf);
+    const read = await expectSame(invalidLeaf.toJsonl(), {}, 5);
+    expect(JSON.stringify(read.verify)).toContain(`names the record on line ${invalidLeaf.records.length - 1} as its leaf, but that record is invalid`);
   });
 
   it('a large session, with lines crossing the 1 MiB read chunks inside every range', async () => {

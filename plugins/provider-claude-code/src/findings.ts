@@ -69,7 +69,19 @@ function lineProblems(list: FindingList, problems: readonly LineProblem[], recor
   }
 }
 
-function treeFindings(list: FindingList, t: RecordTable, branch: LiveBranch): void {
+/**
+ * Why a last-prompt's leaf is not in the tree: no record holds its uuid, or the record that does
+ * is invalid, which is no node of the tree and so cannot be the leaf.
+ */
+function missingLeafMessage(t: RecordTable, problems: readonly LineProblem[], lastPromptLine: number): string {
+  const leafUuid = t.leafUuid.get(lastPromptLine);
+  const holder = leafUuid === undefined ? undefined : problems.find((p) => p.uuid === leafUuid);
+  const fallback = 'the client falls back to the last leaf in the file';
+  if (holder === undefined) return `the last-prompt record on ${at(lastPromptLine)} names a leaf that does not exist; ${fallback}`;
+  return `the last-prompt record on ${at(lastPromptLine)} names the record on ${at(holder.line)} as its leaf, but that record is invalid (${at(holder.line)} ${holder.reason}) and cannot be the leaf; ${fallback}`;
+}
+
+function treeFindings(list: FindingList, t: RecordTable, branch: LiveBranch, problems: readonly LineProblem[]): void {
   for (const d of branch.duplicateUuids) {
     list.add('error', 'duplicate_uuid', `${at(d.line)} reuses the uuid of ${at(d.firstLine)}; the client keeps only the later record`, d.line);
   }
@@ -97,7 +109,7 @@ function treeFindings(list: FindingList, t: RecordTable, branch: LiveBranch): vo
   const lp = branch.lastPrompt;
   if (lp && lp.status === 'invalid') list.add('error', 'invalid_leaf', `the last-prompt record on ${at(lp.line)} has no usable leafUuid`, lp.line);
   if (lp && lp.status === 'missing') {
-    list.add('error', 'missing_leaf', `the last-prompt record on ${at(lp.line)} names a leaf that does not exist; the client falls back to the last leaf in the file`, lp.line);
+    list.add('error', 'missing_leaf', missingLeafMessage(t, problems, lp.line), lp.line);
   }
   if (lp && lp.status === 'not_terminal') {
     list.add('warning', 'leaf_not_terminal', `the last-prompt record on ${at(lp.line)} names a record that has replies; the client uses the last leaf in the file`, lp.line);
@@ -156,7 +168,7 @@ export function transcriptFindings(scan: ScanRows, branch: LiveBranch, kind: Ses
   let conversation = false;
   for (let i = 0; i < scan.table.length && !conversation; i += 1) conversation = scan.table.ok(i) && scan.table.message(i);
   if (!conversation) list.add('error', 'no_conversation', 'no user or assistant record: the client finds no conversation to resume', null);
-  treeFindings(list, scan.table, branch);
+  treeFindings(list, scan.table, branch, scan.problems);
   pairingFindings(list, pairing ?? livePairing(scan.table, branch));
   return list.finish();
 }

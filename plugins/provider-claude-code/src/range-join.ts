@@ -9,6 +9,7 @@
 import { resolveResult } from './record-reader.js';
 import type { RangeBatch, RangeEnd } from './range-scan.js';
 import type { ScanState } from './scan-state.js';
+import type { LineProblem } from './scan-line.js';
 
 interface Range {
   batches: RangeBatch[];
@@ -106,7 +107,11 @@ export class RangeJoiner {
       }
     }
     for (const u of batch.unresolved) this.unresolved.push({ row: range.startRow + u.row, toolUseId: u.toolUseId, outcome: u.outcome });
-    for (const p of batch.problems) problems.push({ line: range.startRow + p.line, state: p.state, reason: p.reason });
+    for (const p of batch.problems) {
+      const joined: LineProblem = { line: range.startRow + p.line, state: p.state, reason: p.reason };
+      if (p.uuid !== undefined) joined.uuid = p.uuid;
+      problems.push(joined);
+    }
   }
 
   private joinEnd(range: Range, end: RangeEnd): void {

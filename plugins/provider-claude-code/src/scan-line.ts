@@ -16,6 +16,11 @@ export interface LineProblem {
   line: number;
   state: Exclude<LineState, 'ok'> | 'invalid_block';
   reason: string;
+  /**
+   * The uuid string an invalid_record carries. The record is no node of the tree, but a
+   * last-prompt naming it names a record that is there: verify says that, not "does not exist".
+   */
+  uuid?: string;
 }
 
 const FATAL_STATES: ReadonlySet<LineState> = new Set(['invalid_utf8', 'not_object', 'invalid_record', 'oversized']);
@@ -36,9 +41,12 @@ export function unreadable(
   ctx: LineContext,
   problems: LineProblem[],
   strict: boolean,
+  uuid?: string,
 ): number {
   if (strict && FATAL_STATES.has(state)) throw new ScanFatalError(state, index, reason);
-  problems.push({ line: index, state, reason });
+  const problem: LineProblem = { line: index, state, reason };
+  if (uuid !== undefined) problem.uuid = uuid;
+  problems.push(problem);
   return ctx.table.add(buf.length, state);
 }
 
@@ -75,7 +83,7 @@ export function readLine(
   if (!isObject(value)) return unreadable('not_object', 'is not a JSON object', buf, index, ctx, problems, strict);
   if (parsed) parsed.record = value;
   const problem = structuralProblem(value);
-  if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict);
+  if (problem) return unreadable('invalid_record', problem, buf, index, ctx, problems, strict, typeof value.uuid === 'string' ? value.uuid : undefined);
   const blockProblem = contentProblem(value);
   if (blockProblem) problems.push({ line: index, state: 'invalid_block', reason: blockProblem });
   envelope.see(value);

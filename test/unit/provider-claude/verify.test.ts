@@ -96,6 +96,33 @@ describe('verify', () => {
     expect((await errors(tmp.file('noleaf.jsonl', c.toJsonl()))).map((f) => f.code)).toEqual(['invalid_leaf']);
   });
 
+  it('says whether a last-prompt leaf is absent or names a record that is there but invalid', async () => {
+    const absent = modernSession();
+    absent.lastPrompt('no-such-uuid');
+    const absentPath = tmp.file('absent-leaf.jsonl', absent.toJsonl());
+    expect((await errors(absentPath))).toEqual([
+      {
+        severity: 'error',
+        code: 'missing_leaf',
+        message: `the last-prompt record on line ${absent.records.length} names a leaf that does not exist; the client falls back to the last leaf in the file`,
+        line_index: absent.records.length - 1,
+      },
+    ]);
+    const invalid = modernSession();
+    const leaf = invalid.user('the leaf');
+    (invalid.records.at(-1) as { message: unknown }).message = 'not an object';
+    const leafLine = invalid.records.length;
+    invalid.lastPrompt(leaf);
+    const found = await errors(tmp.file('invalid-leaf.jsonl', invalid.toJsonl()));
+    expect(found.map((f) => [f.code, f.line_index])).toEqual([
+      ['invalid_record', leafLine - 1],
+      ['missing_leaf', leafLine],
+    ]);
+    expect(found[1]!.message).toBe(
+      `the last-prompt record on line ${leafLine + 1} names the record on line ${leafLine} as its leaf, but that record is invalid (line ${leafLine} is a user record whose "message" is not an object) and cannot be the leaf; the client falls back to the last leaf in the file`,
+    );
+  });
+
   it('warns about a dangling parent off the live branch', async () => {
     const b = new ClaudeSessionBuilder();
     b.user('main');
