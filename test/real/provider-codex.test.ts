@@ -75,6 +75,8 @@ describe.skipIf(!present)('provider-codex on real rollouts', () => {
       // The host skips a separate verify of the source on the strength of this.
       expect(t.findings_complete).toBe(true);
       expect(t.findings).toEqual((await verify({ provider_id: 'codex', path })).findings);
+      // Every item shape a real client wrote is one the client supports.
+      expect(t.findings!.filter((f) => f.code === 'unsupported_response_item')).toEqual([]);
     });
   }
 
@@ -172,6 +174,14 @@ describe.skipIf(!existsSync(join(dialectsDir, 'codex-window.jsonl')))('provider-
       if (expected.elidable_bytes !== null) expect(i.elidable_parts).toBe(expected.parts);
     }
     expect(t.items[4]!.kind).toBe('meta');
+  });
+
+  it('reports the manifest\'s one unsupported item: the output with an image block the client does not read', async () => {
+    const manifest = JSON.parse(readFileSync(join(dialectsDir, 'manifest.json'), 'utf8'));
+    const oracle = manifest.fixtures.find((f: { file: string }) => f.file === 'codex-window.jsonl');
+    expect(oracle.findings).toEqual(['unsupported_response_item']);
+    const { findings } = await verify({ provider_id: 'codex', path });
+    expect(findings.filter((f) => f.code === 'unsupported_response_item').map((f) => [f.severity, f.line_index])).toEqual([['warning', 9]]);
   });
 
   it('declines the other providers\' fixtures with a clear error, not a crash', async () => {

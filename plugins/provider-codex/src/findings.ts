@@ -27,6 +27,7 @@ export const Code = {
   compactedWithoutOrdinal: 'compacted_without_ordinal',
   missingTimestamp: 'missing_timestamp',
   invalidResponseItem: 'invalid_response_item',
+  unsupportedResponseItem: 'unsupported_response_item',
   malformedCompacted: 'malformed_compacted',
   invalidCallId: 'invalid_call_id',
   duplicateToolCallId: 'duplicate_tool_call_id',

@@ -13,6 +13,7 @@ import { decodeUtf8, estimateTokens, isBlankLine, readJsonl, type Finding, type 
 import { Code, FindingList } from './findings.js';
 import { SessionIdentity } from './identity.js';
 import { describeResponseItem, type ItemDescription } from './items.js';
+import { unsupportedReason } from './item-shapes.js';
 import { EnvelopeChecker } from './ordinals.js';
 import { ToolPairing } from './pairing.js';
 import { isEligible, payloadSha256 } from './payload.js';
@@ -56,6 +57,11 @@ export class RolloutScanner {
   private outputTokenLimit: number | null = null;
   /** Tool outputs sent to the model, to be cut to the budget known once the pass ends. */
   private readonly outputs: { item: TranscriptItem; sentBytes: number; outputBytes: number }[] = [];
+  /**
+   * Unsupported items in the live window so far. Only the window is resumed, so a readable
+   * compaction drops those before it; what is left is reported when the pass ends.
+   */
+  private unsupportedInWindow: Finding[] = [];
 
   /**
    * `detail: false` (verify) keeps what findings need (pairing, identity, envelope, the window)
@@ -156,6 +162,10 @@ export class RolloutScanner {
       this.meta(line, 'response_item', recordType);
       return;
     }
+    const unsupported = unsupportedReason(payload, payload.type);
+    if (unsupported !== null) {
+      this.unsupportedInWindow.push({ severity: 'warning', code: Code.unsupportedResponseItem, message: `response_item on line ${line + 1} ${unsupported}: an item the client does not support`, line_index: line });
+    }
     const d = describeResponseItem(payload, payload.type, this.toolNames, this.detail);
     this.link(d, line);
     if (!this.detail) return;
@@ -183,6 +193,7 @@ export class RolloutScanner {
     }
     this.windowStart = line;
     this.pairing = new ToolPairing();
+    this.unsupportedInWindow = [];
     this.usage.apply(usageFacts(RecordType.compacted, payload));
     let elidableBytes = 0;
     let parts = 0;
@@ -193,7 +204,9 @@ export class RolloutScanner {
     const calls = new Set<string>();
     const outputs: string[] = [];
     const history = payload.replacement_history;
+    let unsupported = 0;
     for (const entry of history) {
+      if (unsupportedReason(entry, entry.type) !== null) unsupported += 1;
       const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
       this.link(d, line);
       if (d.link?.role === 'call') {
@@ -206,6 +219,10 @@ export class RolloutScanner {
         elidableBytes += d.output.bytes;
         parts += 1;
       }
+    }
+    if (unsupported > 0) {
+      const message = `compacted record on line ${line + 1} holds ${unsupported} replacement history item(s) of a type or shape the client does not support`;
+      this.unsupportedInWindow.push({ severity: 'warning', code: Code.unsupportedResponseItem, message, line_index: line });
     }
     if (!this.detail) return;
     const item: TranscriptItem = {
@@ -252,6 +269,7 @@ export class RolloutScanner {
     }
     this.envelope.finish();
     this.findings.addAll(this.pairing.finish());
+    this.findings.addAll(this.unsupportedInWindow);
     const kept = keptOutputBytes(this.outputTokenLimit ?? DEFAULT_OUTPUT_TOKEN_LIMIT);
     for (const o of this.outputs) if (o.outputBytes > kept) o.item.est_tokens = estimateTokens(sentAfterTruncation(o.sentBytes, o.outputBytes, kept));
     const first = this.identity.first;

@@ -89,6 +89,62 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
   });
 });
 
+describe('provider-codex verify: response items the client does not support', () => {
+  const unsupported = async (b: RolloutBuilder) => (await run(b.writeTo(join(dir, String(n++))))).findings.filter((f) => f.code === 'unsupported_response_item');
+
+  it('warns of an unknown item type and of known types in a shape the client cannot read, line by line', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('start');
+    const first = b.nextLine;
+    b.response({ type: 'future_item_kind', text: 'x' })
+      .response({ type: 'message', role: 'tool', content: [{ type: 'input_text', text: 'x' }] })
+      .response({ type: 'message', role: 'user', content: [{ type: 'image', data: 'opaque' }] })
+      .response(item.functionCall('c1', 'shell', {}))
+      .response(item.functionOutput('c1', 42))
+      .response({ type: 'reasoning', summary: 'not an array' })
+      .response({ type: 'agent_message', content: [] });
+    const line = (k: number) => `response_item on line ${first + k + 1}`;
+    expect(await unsupported(b)).toEqual([
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(0)} is of a type the client does not know: an item the client does not support`, line_index: first },
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(1)} is a message with a role the client does not know: an item the client does not support`, line_index: first + 1 },
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(2)} is a message whose content is neither text nor text and image blocks: an item the client does not support`, line_index: first + 2 },
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(4)} is a tool output whose output is neither text nor text and image blocks: an item the client does not support`, line_index: first + 4 },
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(5)} is a reasoning item without a summary array: an item the client does not support`, line_index: first + 5 },
+      { severity: 'warning', code: 'unsupported_response_item', message: `${line(6)} is an agent message without an author and a recipient: an item the client does not support`, line_index: first + 6 },
+    ]);
+  });
+
+  it('accepts every shape real rollouts hold: string, block and single-block outputs, images, searches, snapshots', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().preamble().user('start').reasoning().response(item.webSearch());
+    b.response({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'data:image/png;base64,AA' }] });
+    b.response({ type: 'message', role: 'developer', content: 'plain text content' });
+    b.shell('c1', 'ls', 'a.txt').patch('c2', 'Success').patch('c3', ['Success', 'done']);
+    b.response(item.functionCall('c4', 'shell', {})).response({ type: 'function_call_output', call_id: 'c4', output: { type: 'input_text', text: 'a.txt', detail: null, image_url: null } });
+    b.response({ type: 'ghost_snapshot', ghost_commit: { id: 'abc' } });
+    b.response({ type: 'agent_message', author: 'a', recipient: 'b', content: [{ type: 'input_text', text: 'hi' }] });
+    b.compacted([item.user('start'), item.encryptedCompaction()]).user('after');
+    expect(await unsupported(b)).toEqual([]);
+  });
+
+  it('judges only the live window: the newest compaction\'s history and what follows it', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('start').response({ type: 'future_item_kind' });
+    b.compacted([item.user('start'), { type: 'future_item_kind' }]);
+    b.user('between').response({ type: 'future_item_kind' });
+    const newest = b.nextLine;
+    b.compacted([item.user('start'), { type: 'future_item_kind' }, { type: 'message', role: 'user', content: 7 }]).user('after');
+    expect(await unsupported(b)).toEqual([
+      {
+        severity: 'warning',
+        code: 'unsupported_response_item',
+        message: `compacted record on line ${newest + 1} holds 2 replacement history item(s) of a type or shape the client does not support`,
+        line_index: newest,
+      },
+    ]);
+  });
+});
+
 describe('provider-codex parse reports what verify reports', () => {
   it('marks its findings complete, and they equal verify\'s on sound and broken rollouts alike', async () => {
     const builders = [legacySession().builder, paginatedSession().builder, compactedSession({ paginated: true }).builder, ...breakages().map((c) => c)];
