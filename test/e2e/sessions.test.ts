@@ -430,6 +430,43 @@ describe('verify', () => {
     }
   });
 
+  it('names a Codex rollout of several threads a composite with exit 1, warns of items the client does not support, and says when a leaf is invalid', async () => {
+    home = demoHome();
+    const codexRecords = readFileSync(home.codexSession, 'utf8').split('\n').slice(0, -1);
+    const codexLines = codexRecords.length;
+    // The demo rollout is paginated: appended records continue its ordinals.
+    let ordinal = JSON.parse(codexRecords.at(-1)!).ordinal as number;
+    const foreignMeta = (id: string) => JSON.stringify({ timestamp: '2026-02-23T12:00:00.000Z', ordinal: ++ordinal, type: 'session_meta', payload: { id, cwd: '/work' } });
+    const unknownItem = () => JSON.stringify({ timestamp: '2026-02-23T12:00:01.000Z', ordinal: ++ordinal, type: 'response_item', payload: { type: 'future_item_kind' } });
+    appendFileSync(home.codexSession, [foreignMeta('019c0000-0000-7000-8000-00000000000a'), foreignMeta('019c0000-0000-7000-8000-00000000000b'), unknownItem(), ''].join('\n'));
+    const codex = await runCli(['verify', home.codexSession], home.env);
+    expect(codex.code).toBe(1);
+    expect(codex.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        "error [composite_file] session_meta records name 3 threads: a collection of several threads' records, not a session",
+        `warn  line ${codexLines + 3} [unsupported_response_item] response_item on line ${codexLines + 3} is of a type the client does not know: an item the client does not support`,
+        `1 error(s), 3 warning(s) in ${home.codexSession}`,
+      ]),
+    );
+    // plan refuses what verify calls a composite.
+    expect((await runJson(['plan', home.codexSession], home.env)).json.error.code).toBe('not_a_session');
+
+    const claudeLines = readFileSync(home.claudeSession, 'utf8').split('\n').length - 1;
+    const leaf = '0b7e6c1d-1111-4222-8333-444455556666';
+    appendFileSync(
+      home.claudeSession,
+      [JSON.stringify({ type: 'user', uuid: leaf, parentUuid: null, sessionId: DEMO_CLAUDE_ID, message: 'not an object' }), JSON.stringify({ type: 'last-prompt', leafUuid: leaf, sessionId: DEMO_CLAUDE_ID }), ''].join('\n'),
+    );
+    const claude = await runJson(['verify', home.claudeSession], home.env);
+    expect(claude.code).toBe(1);
+    expect(claude.json.findings).toContainEqual({
+      severity: 'error',
+      code: 'missing_leaf',
+      message: `the last-prompt record on line ${claudeLines + 2} names the record on line ${claudeLines + 1} as its leaf, but that record is invalid (line ${claudeLines + 1} is a user record whose "message" is not an object) and cannot be the leaf; the client falls back to the last leaf in the file`,
+      line_index: claudeLines + 1,
+    });
+  });
+
   it('warns of a last line without its newline, which apply refuses, even when that line parses', async () => {
     home = demoHome();
     const whole = readFileSync(home.claudeSession);

@@ -14,6 +14,7 @@ export const Code = {
   sessionMetaNotFirst: 'session_meta_not_first',
   invalidSessionMeta: 'invalid_session_meta',
   multipleSessionMeta: 'multiple_session_meta',
+  compositeFile: 'composite_file',
   invalidHistoryMode: 'invalid_history_mode',
   fileNameIdMismatch: 'file_name_id_mismatch',
   fileNameWithoutId: 'file_name_without_id',

@@ -70,9 +70,18 @@ export class SessionIdentity {
     return this.first?.historyMode === 'paginated';
   }
 
+  /**
+   * How many threads the session_meta records name, when that makes the file a collection of
+   * several threads' records; 0 otherwise. One other thread is not enough: a fork may carry a copy
+   * of its parent's meta record.
+   */
+  get mixedThreads(): number {
+    return this.foreignIds.size >= 2 ? this.foreignIds.size + 1 : 0;
+  }
+
   /** Records of several threads, or a mode the client rejects: shapes collected, not a session. */
   kind(): SessionKind {
-    if (this.invalidHistoryMode || this.foreignIds.size >= 2) return 'composite';
+    if (this.invalidHistoryMode || this.mixedThreads > 0) return 'composite';
     if (this.first?.subagent) return 'subagent';
     return 'session';
   }

@@ -273,6 +273,9 @@ export class RolloutScanner {
     const kept = keptOutputBytes(this.outputTokenLimit ?? DEFAULT_OUTPUT_TOKEN_LIMIT);
     for (const o of this.outputs) if (o.outputBytes > kept) o.item.est_tokens = estimateTokens(sentAfterTruncation(o.sentBytes, o.outputBytes, kept));
     const first = this.identity.first;
+    // Named as Claude names its composites. A history_mode the client rejects has its own error.
+    const threads = this.identity.mixedThreads;
+    if (threads > 0) this.findings.add('error', Code.compositeFile, `session_meta records name ${threads} threads: a collection of several threads' records, not a session`, null);
     if (first === null) {
       if (this.codexLike) this.findings.add('error', Code.missingSessionMeta, 'no session_meta record: the client cannot identify this thread', null);
     } else {

@@ -70,6 +70,30 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
     expect((await run(c.builder.writeTo(join(dir, String(n++))))).session_kind).toBe('composite');
   });
 
+  it('calls a rollout whose session_meta records name several other threads a composite, as Claude names its composites', async () => {
+    const meta = (id: string) => ({ id, timestamp: '2026-02-23T12:54:34.000Z', cwd: '/work', originator: 'codex_cli_rs', cli_version: '0.104.0' });
+    const fork = new RolloutBuilder();
+    fork.sessionMeta().user('hi').push('session_meta', meta('019c0000-0000-7000-8000-00000000000a')).user('again');
+    const forkResult = await run(fork.writeTo(join(dir, String(n++))));
+    // A fork may carry its parent's meta record: one other thread is still a session.
+    expect(forkResult.session_kind).toBe('session');
+    expect(forkResult.findings.map((f) => [f.severity, f.code])).toEqual([['warning', 'multiple_session_meta']]);
+
+    const mixed = new RolloutBuilder();
+    mixed.sessionMeta().user('hi');
+    const second = mixed.nextLine;
+    mixed.push('session_meta', meta('019c0000-0000-7000-8000-00000000000a')).user('b');
+    const third = mixed.nextLine;
+    mixed.push('session_meta', meta('019c0000-0000-7000-8000-00000000000b')).user('c');
+    const result = await run(mixed.writeTo(join(dir, String(n++))));
+    expect(result.session_kind).toBe('composite');
+    expect(result.findings).toEqual([
+      { severity: 'error', code: 'composite_file', message: "session_meta records name 3 threads: a collection of several threads' records, not a session", line_index: null },
+      { severity: 'warning', code: 'multiple_session_meta', message: `session_meta on line ${second + 1} names another thread than line 1`, line_index: second },
+      { severity: 'warning', code: 'multiple_session_meta', message: `session_meta on line ${third + 1} names another thread than line 1`, line_index: third },
+    ]);
+  });
+
   it('flags sub-agent threads and native forks that read their parent', async () => {
     const b = new RolloutBuilder({ paginated: true });
     b.sessionMeta({ source: { subagent: { thread_spawn: { parent_thread_id: 'p', depth: 1 } } }, history_base: { thread_id: 'p', end_ordinal_exclusive: 9, end_byte_offset: 1234 } }).user('hi');
