@@ -20,20 +20,7 @@ export function listBundles(registry: PluginRegistry, pins: ConfigPin[]): Plugin
     bundles.push({ ...entry(registry, ref), shadowed: [...byInstalled, ...shadowedByPins(ref, configured)], superseded_by: null, pinned_in: [] });
   }
   for (const { root, error } of broken) {
-    bundles.push({
-      id: root.split('/').pop() ?? root,
-      version: '',
-      source: 'builtin',
-      path: root,
-      status: 'damaged',
-      provides: { providers: [], strategies: [], scorers: [] },
-      capabilities: [],
-      manifest_sha256: null,
-      error: { code: error.code, message: error.message },
-      shadowed: [],
-      superseded_by: null,
-      pinned_in: [],
-    });
+    bundles.push(unreadableEntry(root, 'builtin', 'damaged', error, []));
   }
   const installed = registry.installed();
   for (const ref of installed) bundles.push({ ...entry(registry, ref), shadowed: shadowedByPins(ref, configured), superseded_by: supersededBy(registry, ref), pinned_in: [] });
@@ -63,6 +50,24 @@ function supersededBy(registry: PluginRegistry, ref: BundleRef): string | null {
   return instead === null ? null : bundleLabel(instead);
 }
 
+/** The entry of a bundle whose manifest could not be read or admitted: only where it is and why. */
+function unreadableEntry(root: string, source: PluginListEntry['source'], status: PluginListEntry['status'], error: { code: string; message: string }, pinned_in: PluginListEntry['pinned_in']): PluginListEntry {
+  return {
+    id: basename(root),
+    version: '',
+    source,
+    path: root,
+    status,
+    provides: { providers: [], strategies: [], scorers: [] },
+    capabilities: [],
+    manifest_sha256: null,
+    error: { code: error.code, message: error.message },
+    shadowed: [],
+    superseded_by: null,
+    pinned_in,
+  };
+}
+
 interface PinnedBundle {
   entry: PluginListEntry;
   /** null when the pin's manifest cannot be read, so what it provides is unknown. */
@@ -84,23 +89,7 @@ function pinnedBundles(registry: PluginRegistry, pins: ConfigPin[]): PinnedBundl
     } catch (error) {
       if (!isGobstopperError(error)) throw error;
       const root = dirname(resolve(group[0]!.manifest));
-      return {
-        ref: null,
-        entry: {
-          id: basename(root),
-          version: '',
-          source: 'config',
-          path: root,
-          status: existsSync(group[0]!.manifest) ? 'damaged' : 'missing',
-          provides: { providers: [], strategies: [], scorers: [] },
-          capabilities: [],
-          manifest_sha256: null,
-          error: { code: error.code, message: error.message },
-          shadowed: [],
-          superseded_by: null,
-          pinned_in,
-        },
-      };
+      return { ref: null, entry: unreadableEntry(root, 'config', existsSync(group[0]!.manifest) ? 'damaged' : 'missing', error, pinned_in) };
     }
     return { ref, entry: { ...entry(registry, ref), shadowed: [], superseded_by: null, pinned_in } };
   });
