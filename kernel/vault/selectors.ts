@@ -2,7 +2,7 @@
  * Turning what a user typed into snapshots: full ids, unique id prefixes, and session selectors
  * (a session-id prefix or a path) matched against the index.
  */
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
@@ -135,16 +135,43 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
 }
 
 /**
- * The entries of exactly one archived session: one provider, id and source path. An id archived
- * from two files (a copied project folder) is two sessions, refused as the session lookup refuses
- * them, so `history` never mixes two files' states and `undo` never restores one beside the other.
+ * The entries of exactly one archived session: one provider and id. An id archived from two files
+ * that both still exist (a copied project folder) is two sessions, refused as the session lookup
+ * refuses them, so `history` never mixes two files' states and `undo` never restores one beside the
+ * other. A path that is gone is the same session moved (Codex moves a rollout it archives into
+ * archived_sessions/): its states stay in the session's history.
  */
 export async function selectOneSession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   const matches = await filterBySession(entries, selector);
   if (matches.length === 0) throw new GobstopperError('session_not_archived', `no archived session matches '${selector}' (gobstopper vault lists them; apply and snapshot archive a session)`);
   const exact = matches.filter((e) => e.session_id.toLowerCase() === selector.toLowerCase());
   const chosen = exact.length > 0 ? exact : matches;
-  const sessions = new Map(chosen.map((e) => [`${e.provider}\0${e.session_id}\0${e.path}`, e]));
-  if (sessions.size > 1) throw ambiguousSession(selector, [...sessions.values()]);
+  const places = await distinctSessions(chosen);
+  if (places.length > 1) throw ambiguousSession(selector, places);
   return chosen;
+}
+
+/** One entry per session a user could mean: per provider and id, and per file of it that still exists. */
+async function distinctSessions(entries: VaultEntry[]): Promise<VaultEntry[]> {
+  const byId = new Map<string, Map<string, VaultEntry>>();
+  for (const e of entries) {
+    const key = `${e.provider}\0${e.session_id}`;
+    const paths = byId.get(key) ?? new Map<string, VaultEntry>();
+    if (!paths.has(e.path)) paths.set(e.path, e);
+    byId.set(key, paths);
+  }
+  const out: VaultEntry[] = [];
+  for (const paths of byId.values()) {
+    const all = [...paths.values()];
+    const present = all.length > 1 ? await filterAsync(all, (e) => exists(e.path)) : all;
+    out.push(...(present.length > 1 ? present : all.slice(0, 1)));
+  }
+  return out;
+}
+
+const exists = (path: string) => lstat(path).then(() => true, () => false);
+
+async function filterAsync<T>(items: T[], keep: (item: T) => Promise<boolean>): Promise<T[]> {
+  const kept = await Promise.all(items.map(keep));
+  return items.filter((_, i) => kept[i]);
 }

@@ -50,6 +50,21 @@ describe('vault, history, show and diff', () => {
     await expect(sessionHistory(home.layout, 'bad\u0001id')).rejects.toMatchObject({ code: 'bad_selector' });
   });
 
+  it('keeps one history for a session whose file moved (the old path is gone), and refuses an id in two files that both exist', async () => {
+    const before = await archive('cccc-1.jsonl', 'cccc-1111', [claudeUser('cccc-1111', 'one', 'u1')]);
+    // The client moved it (as Codex does into archived_sessions/) and it was archived again there.
+    rmSync(before.path);
+    const after = await archive('cccc-1-moved.jsonl', 'cccc-1111', [claudeUser('cccc-1111', 'one', 'u1'), claudeAssistant('cccc-1111', 'more', 'a1')]);
+    expect(await sessionHistory(home.layout, 'cccc-1111')).toEqual([after, before]);
+    // A copy that exists beside it is another session under the same id: only the path tells them apart.
+    const copy = await archive('cccc-1-copy.jsonl', 'cccc-1111', [claudeUser('cccc-1111', 'copy', 'u1')]);
+    await expect(sessionHistory(home.layout, 'cccc-1111')).rejects.toMatchObject({
+      code: 'ambiguous_session',
+      details: { candidates: [expect.objectContaining({ path: copy.path }), expect.objectContaining({ path: after.path })] },
+    });
+    expect(await sessionHistory(home.layout, copy.path)).toEqual([copy]);
+  });
+
   it('shows size, record types and label by sha prefix or by session', async () => {
     const records = [claudeUser('s1', 'q', 'u1'), claudeAssistant('s1', 'a', 'a1'), claudeUser('s1', 'q2', 'u2'), { no_type: true }];
     const entry = await archive('s1.jsonl', 's1', records, 'elide');
