@@ -508,7 +508,7 @@ describe('verify', () => {
     for (const command of ['plan', 'apply', 'snapshot']) {
       const r = await runJson([command, DEMO_CLAUDE_ID], home.env, { extraEnv: limit });
       expect(r.code, command).toBe(1);
-      expect(r.json.error, command).toMatchObject({ code: 'transcript_too_large', message: `${home.claudeSession} is ${statSync(home.claudeSession).size} bytes, over the 100000-byte transcript limit` });
+      expect(r.json.error, command).toMatchObject({ code: 'transcript_too_large', message: `${home.claudeSession} is ${statSync(home.claudeSession).size} bytes, over the 100000-byte transcript limit (GOBSTOPPER_MAX_TRANSCRIPT_BYTES)` });
     }
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
     expect(existsSync(join(home.dataHome, 'gobstopper', 'vault'))).toBe(false);
