@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexPlugin } from '../../plugins/provider-codex/src/plugin.js';
 import * as P from '../../sdk/protocol.js';
 import * as validators from '../../schemas/generated/validators.js';
+import { modernSession } from '../fixtures/claude/sessions.js';
 import { sessionsDir } from '../fixtures/codex/rollout-builder.js';
 import { compactedSession, paginatedSession } from '../fixtures/codex/sessions.js';
 import { checkedCall as call } from '../helpers/checked-call.js';
@@ -46,6 +47,14 @@ describe('provider-codex over the plugin protocol', () => {
     expect(t.source_sha256).toBe(sha);
     const v = await call<{ findings: unknown[] }>(conn, P.Methods.providerVerify, { provider_id: 'codex', path });
     expect(v.findings).toEqual([]);
+  });
+
+  it('answers verify of a Claude transcript with the error finding not_codex_rollout, as the Claude provider answers a rollout', async () => {
+    const path = join(home.root, 'claude.jsonl');
+    writeFileSync(path, modernSession().toJsonl());
+    const v = await call<{ findings: Array<{ code: string; severity: string }>; record_count: number }>(conn, P.Methods.providerVerify, { provider_id: 'codex', path });
+    expect(v.findings.map((f) => [f.severity, f.code])).toEqual([['error', 'not_codex_rollout']]);
+    expect(v.record_count).toBe(modernSession().lines().length);
   });
 
   it('renders into the staging path and names the fork target', async () => {

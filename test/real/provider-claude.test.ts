@@ -167,6 +167,19 @@ describe.skipIf(!present)('real Claude Code transcripts', () => {
     expect(t.bytes - result.bytes).toBeGreaterThan(stubbedBytes);
   });
 
+  it('reports every real Codex rollout as not a Claude transcript: one error finding, as Codex verify reports a Claude file', async () => {
+    const codexDir = join(fixtures, 'real', 'codex');
+    const rollouts = readdirSync(codexDir).filter((f) => f.endsWith('.jsonl'));
+    expect(rollouts.length).toBeGreaterThan(0);
+    for (const name of rollouts) {
+      const result = await verify(join(codexDir, name));
+      expect(result.findings.map(key), name).toEqual(['error:not_claude_transcript@-']);
+      expect(result.findings[0]!.message, name).toMatch(/verify it with the provider whose transcript it is/);
+      expect(result.record_count, name).toBeGreaterThan(0);
+      expect(result.session_kind, name).toBeUndefined();
+    }
+  });
+
   it('discovers the sessions of a home laid out with them, sizing them from their tails', async () => {
     const home = join(work, 'home');
     const project = join(home, 'projects', '-home-user-project');

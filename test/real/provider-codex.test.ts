@@ -136,6 +136,19 @@ describe.skipIf(!present)('provider-codex on real rollouts', () => {
     });
   }
 
+  it('reports every real Claude transcript as not a rollout: one error finding, as Claude verify reports a Codex file', async () => {
+    const claudeDir = join(fixtures, 'real', 'claude');
+    const transcripts = readdirSync(claudeDir).filter((f) => f.endsWith('.jsonl'));
+    expect(transcripts.length).toBeGreaterThan(0);
+    for (const name of transcripts) {
+      const result = await verify({ provider_id: 'codex', path: join(claudeDir, name) });
+      expect(result.findings.map(key), name).toEqual(['error:not_codex_rollout@-']);
+      expect(result.findings[0]!.message, name).toMatch(/verify it with the provider whose transcript it is/);
+      expect(result.record_count, name).toBeGreaterThan(0);
+      expect(result.session_kind, name).toBeUndefined();
+    }
+  });
+
   it('detects every main rollout in a temporary home laid out like ~/.codex', async () => {
     const home = join(work, 'home');
     const expected: Array<{ id: string; context: number }> = [];
@@ -184,11 +197,12 @@ describe.skipIf(!existsSync(join(dialectsDir, 'codex-window.jsonl')))('provider-
     expect(findings.filter((f) => f.code === 'unsupported_response_item').map((f) => [f.severity, f.line_index])).toEqual([['warning', 9]]);
   });
 
-  it('declines the other providers\' fixtures with a clear error, not a crash', async () => {
+  it('declines the other providers\' fixtures: parse with a clear error, verify with one error finding', async () => {
     for (const name of ['claude-branch.jsonl', 'devin-physical-branch.jsonl']) {
       const other = join(dialectsDir, name);
       expect(identify({ provider_id: 'codex', path: other })).toEqual({ matches: false, session: null });
       await expect(parse({ provider_id: 'codex', path: other })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('not a Codex rollout') });
+      expect((await verify({ provider_id: 'codex', path: other })).findings.map(key), name).toEqual(['error:not_codex_rollout@-']);
     }
   });
 

@@ -37,9 +37,17 @@ export async function analyseAndUse<T>(path: string, options: ScanOptions, use: 
   return { sha256: scan.sha256, value };
 }
 
-/** Refuses files that are clearly another provider's: parsing them as Claude would be a guess. */
+/** Completes "is not …" for a file that is clearly another provider's. */
+export const NOT_CLAUDE = "a Claude Code transcript (its records look like another provider's)";
+
+/** No record is Claude's and some are another provider's: reading it as Claude would be a guess. */
+export function looksForeign(scan: ScanRows): boolean {
+  return scan.claudeRecords === 0 && scan.foreignRecords > 0;
+}
+
+/** Refuses files that are clearly another provider's. */
 export function requireClaude(scan: ScanRows): void {
-  if (scan.claudeRecords === 0 && scan.foreignRecords > 0) throw invalidInput(`${scan.path} is not a Claude Code transcript (its records look like another provider's)`);
+  if (looksForeign(scan)) throw invalidInput(`${scan.path} is not ${NOT_CLAUDE}`);
 }
 
 export function sessionHandle(a: Analysis): SessionHandle {

@@ -155,14 +155,10 @@ function pairingFindings(list: FindingList, p: Pairing): void {
   for (const line of p.duplicateResults) list.add('error', 'duplicate_tool_result', `the tool_result on ${at(line)} answers a call that was already answered`, line);
 }
 
-/** Every finding for a scanned transcript. */
+/** Every finding for a scanned Claude transcript; another provider's file is judged before (verify.ts). */
 export function transcriptFindings(scan: ScanRows, branch: LiveBranch, kind: SessionKind, pairing?: Pairing): Finding[] {
   const list = new FindingList();
   lineProblems(list, scan.problems, scan.recordCount);
-  if (scan.claudeRecords === 0 && scan.foreignRecords > 0) {
-    list.add('error', 'not_claude_transcript', 'the records look like another provider\'s transcript', null);
-    return list.finish();
-  }
   if (kind === 'subagent') list.add('error', 'sidechain_only', 'a sub-agent transcript (sidechain records only): the client refuses it as a session', null);
   if (kind === 'composite') list.add('error', 'composite_file', 'records from several client versions out of order: a collection of record shapes, not a session', null);
   let conversation = false;

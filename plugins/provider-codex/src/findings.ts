@@ -10,6 +10,7 @@ export const Code = {
   tornFinalLine: 'torn_final_line',
   blankLine: 'blank_line',
   invalidRecord: 'invalid_record',
+  notCodexRollout: 'not_codex_rollout',
   missingSessionMeta: 'missing_session_meta',
   sessionMetaNotFirst: 'session_meta_not_first',
   invalidSessionMeta: 'invalid_session_meta',

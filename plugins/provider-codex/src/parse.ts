@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { digestOffThread } from '../../../sdk/file-digest.js';
 import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
 import { missingSessionMetaMessage } from './missing-meta.js';
+import { NOT_A_ROLLOUT, isRollout } from './not-rollout.js';
 import { PROVIDER_ID } from './provider-id.js';
 import { parseRolloutName } from './rollout-name.js';
 import { scanRollout, type ScanResult } from './scan.js';
@@ -18,7 +19,9 @@ type ReadLimits = { max_bytes?: number; max_records?: number };
 /** Scans a rollout, refusing files that are not Codex rollouts at all. */
 export async function scanSource(path: string, limits: ReadLimits): Promise<ScannedSource> {
   try {
-    return await scanSourceAsRead(path, limits, true);
+    const scanned = await scanSourceAsRead(path, limits, true);
+    if (!isRollout(scanned.scan)) throw invalidInput(`${scanned.session.path} is not ${NOT_A_ROLLOUT}`);
+    return scanned;
   } catch (error) {
     throw toPluginError(error, absolutePath(path));
   }
@@ -26,15 +29,12 @@ export async function scanSource(path: string, limits: ReadLimits): Promise<Scan
 
 /**
  * scanSource, except that what the reader refuses (NUL bytes, a limit) is thrown as the reader's
- * own error, which verify reports as a finding. `detail: false` (verify) collects findings without
- * building items.
+ * own error and a file that is no rollout is scanned all the same: verify reports both as findings.
+ * `detail: false` (verify) collects findings without building items.
  */
 export async function scanSourceAsRead(path: string, limits: ReadLimits, detail: boolean): Promise<ScannedSource> {
   const abs = absolutePath(path);
   const { result: scan, stat } = await readStable(abs, (before) => scanAndDigest(abs, before.size, resolveLimits(limits), detail), (r) => r.summary.bytes);
-  if (scan.identity.first === null && !scan.codexLike) {
-    throw invalidInput(`${abs} is not a Codex rollout (no record has a session_meta or payload envelope)`);
-  }
   const first = scan.identity.first;
   const session: SessionHandle = {
     provider: PROVIDER_ID,

@@ -160,6 +160,20 @@ describe('bad input gets a clear error and changes nothing', () => {
       { timestamp: '2026-02-23T12:40:23.000Z', type: 'session_meta', payload: { id: '019c8a4c-ed82-79a1-aa28-7738fc5ab61a', cwd: '/x' } },
       { timestamp: '2026-02-23T12:40:24.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [] } },
     ];
-    await refused(tmp.file('codex.jsonl', codex.map((r) => JSON.stringify(r)).join('\n') + '\n'), PluginErrorCodes.InvalidInput, /not a Claude Code transcript/);
+    // A line that is not JSON among them is no Claude record gone wrong either.
+    const path = tmp.file('codex.jsonl', [...codex.map((r) => JSON.stringify(r)), 'not json'].join('\n') + '\n');
+    await refused(path, PluginErrorCodes.InvalidInput, /not a Claude Code transcript/);
+    expect(await verify(path)).toEqual({
+      findings: [
+        {
+          severity: 'error',
+          code: 'not_claude_transcript',
+          message:
+            "the file is not a Claude Code transcript (its records look like another provider's): verify it with the provider whose transcript it is (given the path, gobstopper verify picks the provider that recognises the file)",
+          line_index: null,
+        },
+      ],
+      record_count: 3,
+    });
   });
 });

@@ -18,6 +18,13 @@ const file = (content: string | Buffer) => {
 };
 
 const INVALID_INPUT = -32002;
+const notARollout = {
+  severity: 'error',
+  code: 'not_codex_rollout',
+  message:
+    'the file is not a Codex rollout (no record has a session_meta or payload envelope): verify it with the provider whose transcript it is (given the path, gobstopper verify picks the provider that recognises the file)',
+  line_index: null,
+};
 const SOURCE_CHANGED = -32001;
 const LIMIT_EXCEEDED = -32004;
 
@@ -99,9 +106,20 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     symlinkSync(target, link);
     await expect(parse({ provider_id: 'codex', path: link })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/symbolic link/) });
   });
-  it('another provider\'s transcript', () =>
-    expectRefusal(file('{"type":"user","sessionId":"s","uuid":"u","parentUuid":null,"message":{"role":"user","content":"hi"}}\n'), INVALID_INPUT, /not a Codex rollout/));
-  it('a single 50 MiB line that is not JSON', () => expectRefusal(file('x'.repeat(50 * 1024 * 1024)), INVALID_INPUT, /not a Codex rollout/));
+  it('another provider\'s transcript or other JSONL: parse refuses it, verify reports the one finding not_codex_rollout', async () => {
+    const claude = '{"type":"user","sessionId":"s","uuid":"u","parentUuid":null,"message":{"role":"user","content":"hi"}}\n';
+    for (const [text, records] of [[claude, 1], ['{"a":1}\nnot json\n[2]\n', 3]] as const) {
+      const path = file(text);
+      await expect(parse({ provider_id: 'codex', path })).rejects.toMatchObject({ code: INVALID_INPUT, message: `${path} is not a Codex rollout (no record has a session_meta or payload envelope)` });
+      // Not the scan's line-by-line findings: judged as a rollout's, each line would be "wrong".
+      expect(await verify({ provider_id: 'codex', path })).toEqual({ findings: [notARollout], record_count: records });
+    }
+  });
+  it('a single 50 MiB line that is not JSON', async () => {
+    const path = file('x'.repeat(50 * 1024 * 1024));
+    await expect(parse({ provider_id: 'codex', path })).rejects.toMatchObject({ code: INVALID_INPUT, message: expect.stringMatching(/not a Codex rollout/) });
+    expect(await verify({ provider_id: 'codex', path })).toEqual({ findings: [notARollout], record_count: 1 });
+  });
 
   it('a 50 MiB tool output inside a sound rollout is parsed, and elidable', async () => {
     const b = new RolloutBuilder();
