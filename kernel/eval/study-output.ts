@@ -5,7 +5,7 @@ import { countByKind, manifestJson, prepareManifest } from './study-manifest.js'
 import type { SlotExtractor } from './study-slots.js';
 import { formatInt } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
-import { renderTable, type TableOptions } from '../text/table.js';
+import { dropInOrder, renderTable, type Column, type TableOptions } from '../text/table.js';
 
 /** `--prepare-manifest <new file>`: builds the heuristic manifest and writes it to a new file. */
 export function prepareManifestFile(path: string, source: Buffer, items: readonly TranscriptItem[], extractor?: SlotExtractor): { result: EvalStudyPrepareResult; manifest: RetentionManifest } {
@@ -17,13 +17,30 @@ export function prepareManifestFile(path: string, source: Buffer, items: readonl
 
 const ratio = (n: number, d: number) => `${n}/${d}`;
 
+/**
+ * The columns a narrow terminal leaves out of the rounds table, first to last: what a round did
+ * goes first, then what it kept, and the context after it last of all. Each arm, its round and the
+ * exact and source tiers always stay; new errors stay too whenever a round has some.
+ */
+const ROUND_DROP_ORDER = ['status', 'applied', 'floor', 'new errors', 'before', 'origin', 'lexical', 'after'];
+
+/**
+ * The arms of the by-kind table a narrow terminal leaves out, first to last: typed masking against
+ * plain masking is the comparison the study exists for, so typed digest goes first, and plain
+ * masking, the baseline, never.
+ */
+const KIND_DROP_ORDER = ['typed_digest', 'typed_masking'];
+
+/** The one arm name wider than the by-kind cells under it, as its header on a narrow terminal. */
+const ARM_SHORT: Readonly<Record<string, string>> = { observation_masking: 'observation' };
+
 const TIERS_LEGEND =
   'checks kept, of all: exact = the text is in the result; origin = in a slot of the same origin; source = still at its source pointer; lexical = at least 75% of its content words in one live slot';
 
 export function renderStudyLines(report: RetentionStudyReport, options: TableOptions = {}): string[] {
   const lines = [
     ...wrapText(`${report.schema}: ${report.replay_mode} (no provider calls; ${report.checks_total} checks, labels ${report.label_source})`, options.width),
-    `source ${report.source_sha256.slice(0, 12)}… verify: ${report.source_verify_errors} errors, ${report.source_verify_warnings} warnings`,
+    ...wrapText(`source ${report.source_sha256.slice(0, 12)}… verify: ${report.source_verify_errors} errors, ${report.source_verify_warnings} warnings`, options.width),
     ...wrapText('context: estimated over the records in context, 4 bytes a token (not the usage the provider reported)', options.width),
   ];
   // A round fires as plan would: on the reported usage when the transcript has it, which the
@@ -37,8 +54,36 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
   // One-word tier headers, told once above the table, keep a row within 80 columns (the arm names
   // alone take 19, and a tier's count up to 7).
   lines.push(...wrapText(TIERS_LEGEND, options.width), '');
-  const header = ['arm', 'round', 'status', 'applied', 'before', 'after', 'exact', 'origin', 'source', 'lexical', 'new errors', 'floor'];
-  const rows = report.rows.map((r) => [
+  lines.push(...renderTable(roundColumns(report), roundRows(report), options));
+  lines.push(...byKind(report, options));
+  return lines;
+}
+
+function roundColumns(report: RetentionStudyReport): Column[] {
+  const right = (header: string, short?: string): Column => ({ header, short, align: 'right' });
+  const all: Column[] = [
+    // Never cut: the arms are the study's names for them, as --json and the by-kind table give them.
+    { header: 'arm' },
+    // An arm has a row per round: without the round a narrow table shows rows no one can tell apart.
+    right('round'),
+    { header: 'status' },
+    right('applied'),
+    right('before'),
+    right('after'),
+    right('exact'),
+    right('origin'),
+    right('source'),
+    right('lexical'),
+    right('new errors', 'new err'),
+    { header: 'floor' },
+  ];
+  // A round that broke the session must not look clean on a narrow terminal.
+  const kept = new Set(report.rows.some((r) => r.new_verify_errors > 0) ? ['new errors'] : []);
+  return dropInOrder(all, ROUND_DROP_ORDER, kept);
+}
+
+function roundRows(report: RetentionStudyReport): string[][] {
+  return report.rows.map((r) => [
     r.arm,
     String(r.round),
     r.status,
@@ -52,12 +97,6 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
     String(r.new_verify_errors),
     r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no',
   ]);
-  const right = new Set(['round', 'applied', 'before', 'after', 'exact', 'origin', 'source', 'lexical', 'new errors']);
-  // An arm has a row per round: without the round column a narrow table shows rows no one can tell apart.
-  const optional = new Set(['status', 'applied', 'new errors', 'floor']);
-  lines.push(...renderTable(header.map((h) => ({ header: h, align: right.has(h) ? 'right' : 'left', optional: optional.has(h) })), rows, options));
-  lines.push(...byKind(report, options));
-  return lines;
 }
 
 /**
@@ -77,5 +116,7 @@ function byKind(report: RetentionStudyReport, options: TableOptions): string[] {
       return k ? `${k.retained}/${k.same_origin_retained}/${k.source_bound_retained}/${k.lexical_retained} of ${k.total}` : '-';
     }),
   ]);
-  return ['', 'by kind (exact/origin/source/lexical of total, last round):', ...renderTable([{ header: 'kind' }, ...arms.map((r) => ({ header: r.arm, align: 'right' as const }))], rows, options)];
+  // Cells are numbers and never cut: on a narrow terminal the widest arm name shortens, then arms go.
+  const columns = dropInOrder([{ header: 'kind' }, ...arms.map((r): Column => ({ header: r.arm, short: ARM_SHORT[r.arm], align: 'right' }))], KIND_DROP_ORDER);
+  return ['', ...wrapText('by kind (exact/origin/source/lexical of total, last round):', options.width), ...renderTable(columns, rows, options)];
 }

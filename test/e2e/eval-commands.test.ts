@@ -564,6 +564,15 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     // By kind: a row per kind, a column per arm, each cell the four tiers of that kind's checks.
     expect(narrow.stdout).toMatch(/^kind\s+observation_masking\s+typed_masking\s+typed_digest$/m);
     expect(narrow.stdout).toMatch(/^constraint\s+\d+\/\d+\/\d+\/\d+ of 10\s+10\/10\/10\/10 of 10\s+10\/\d+\/4\/\d+ of 10$/m);
+    // On a 60-column terminal every line fits too: the context after and the exact, source and
+    // lexical tiers stay, and what was left out is named, in the rounds table and by kind.
+    const sixty = gob(['eval-study', CODEX_ID, '--manifest', manifestPath, '--rounds', '1', ...LOW], { COLUMNS: '60' });
+    expect(sixty.stdout.split('\n').filter((l) => [...l].length > 60)).toEqual([]);
+    expect(sixty.stdout).toMatch(/^arm\s+round\s+after\s+exact\s+source\s+lexical$/m);
+    expect(sixty.stdout).toMatch(/^typed_masking\s+1\s+[\d,]+(\s+\d+\/26){3}$/m);
+    expect(sixty.stdout.replace(/\s+/g, ' ')).toContain('(not shown at 60 columns: status, applied, before, origin, new errors, floor; widen the terminal or use --json)');
+    expect(sixty.stdout).toMatch(/^kind\s+observation\s+typed_masking$/m);
+    expect(sixty.stdout.replace(/\s+/g, ' ')).toContain('(not shown at 60 columns: typed_digest; widen the terminal or use --json)');
   });
 
   it('bad input gets one clear error and changes nothing', () => {

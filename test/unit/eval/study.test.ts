@@ -322,6 +322,38 @@ describe('replaying the three arms', () => {
     expect(narrow.join('\n')).toMatch(/observation_masking\s+1\s/);
   });
 
+  it('fits a narrow terminal: arm, round, context after and the exact and source tiers stay, the rest goes in a stated order', async () => {
+    const report = await runRetentionStudy(deps(), { provider: 'claude_code', source: session.source, manifest, manifest_sha256: sha256Hex(manifestBytes), policy, rounds: 2 });
+    const rounds = (lines: string[]) => lines.slice(lines.findIndex((l) => l.startsWith('arm ')), lines.findIndex((l) => l.startsWith('arm ')) + 1 + report.rows.length);
+    const kinds = (lines: string[]) => lines.slice(lines.findIndex((l) => l.startsWith('kind ')));
+    const leftOut = (lines: string[]) => [...lines.map((l) => l.trim()).join(' ').matchAll(/not shown at \d+ columns: (.*?); widen/g)].map((m) => m[1]);
+    // Piped output keeps every column under its full header.
+    const piped = renderStudyLines(report);
+    expect(rounds(piped)[0]).toMatch(/^arm\s+round\s+status\s+applied\s+before\s+after\s+exact\s+origin\s+source\s+lexical\s+new errors\s+floor$/);
+    expect(kinds(piped)[0]).toMatch(/^kind\s+observation_masking\s+typed_masking\s+typed_digest$/);
+    expect(leftOut(piped)).toEqual([]);
+    const expected: Record<number, { header: RegExp; leftOut: string[]; kinds: RegExp }> = {
+      69: { header: /^arm\s+round\s+after\s+exact\s+origin\s+source\s+lexical$/, leftOut: ['status, applied, before, new errors, floor'], kinds: /^kind\s+observation_masking\s+typed_masking\s+typed_digest$/ },
+      60: { header: /^arm\s+round\s+after\s+exact\s+source\s+lexical$/, leftOut: ['status, applied, before, origin, new errors, floor'], kinds: /^kind\s+observation_masking\s+typed_masking\s+typed_digest$/ },
+      50: { header: /^arm\s+round\s+after\s+exact\s+source$/, leftOut: ['status, applied, before, origin, lexical, new errors, floor', 'typed_digest'], kinds: /^kind\s+observation\s+typed_masking$/ },
+    };
+    for (const width of [69, 60, 50]) {
+      const lines = renderStudyLines(report, { width });
+      for (const line of lines) expect([...line].length, `${width}: ${line}`).toBeLessThanOrEqual(width);
+      const table = rounds(lines);
+      expect(table[0], String(width)).toMatch(expected[width]!.header);
+      // Each arm's rounds stay apart, under the arm's whole name.
+      expect(table.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' ')), String(width)).toEqual(report.rows.map((r) => `${r.arm} ${r.round}`));
+      expect(kinds(lines)[0], String(width)).toMatch(expected[width]!.kinds);
+      expect(leftOut(lines), String(width)).toEqual(expected[width]!.leftOut);
+    }
+    // A round with new verify errors keeps that column at any width, under its short header.
+    const broken = { ...report, rows: report.rows.map((r, i) => (i === 2 ? { ...r, new_verify_errors: 1 } : r)) };
+    const narrow = rounds(renderStudyLines(broken, { width: 50 }));
+    expect(narrow[0]).toMatch(/^arm\s+round\s+exact\s+source\s+new err$/);
+    expect(narrow[3]).toMatch(/^typed_masking\s+1\s+9\/9\s+9\/9\s+1$/);
+  });
+
   it('counts pre-existing and new verify errors apart', async () => {
     const broken = buildSession({ goal: 'Never force push.', orphanTurn: 0, turns: [{ command: 'ls', output: 'todo: fix flaky test\n' + filler(900) }, { command: 'ls', output: filler(900) }, { command: 'ls', output: filler(300) }] });
     const m = prepareManifest(broken.source, broken.transcript.items);
