@@ -19,7 +19,8 @@ import { readEvents } from '../publish/events.js';
 import { discoverAll } from '../sessions/selector.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import type { BenchSessionJob } from './bench-job.js';
-import { pinnedStrategy, resolveEvalStrategies } from './eval.js';
+import { resolveEvalStrategies } from './eval.js';
+import { pinnedStrategy } from './pinned-strategy.js';
 import { requireStrategyParams } from './policy-params.js';
 import { withRuntime } from './runtime.js';
 

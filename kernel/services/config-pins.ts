@@ -8,6 +8,7 @@ import type { LoadedConfig, LoadedConfigFile } from '../config/load-config.js';
 import { resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
 import { tableName } from '../config/schema-messages.js';
 import type { ConfigPin } from '../plugins/registry/bundle-ref.js';
+import { pinnedStrategy } from './pinned-strategy.js';
 
 export function configPins(loaded: LoadedConfig): ConfigPin[] {
   const pins: ConfigPin[] = [];
@@ -34,7 +35,7 @@ function pinningTables(file: LoadedConfigFile): Array<{ segments: string[]; opti
 function strategyRun(loaded: LoadedConfig, options: ResolveOptions, plugin: PluginRef): string | null {
   try {
     const resolved = resolveConfig(loaded, options);
-    return resolved.external?.kind === 'plugin' && resolved.external.manifest === plugin.manifest ? resolved.values.strategy : null;
+    return resolved.external?.kind === 'plugin' && resolved.external.manifest === plugin.manifest ? pinnedStrategy(resolved) : null;
   } catch {
     // The table's own problem is reported by config and by the commands that use it.
     return null;

@@ -32,6 +32,7 @@ import { freezeSource } from './frozen-source.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { recentYields, resolveSessionConfig, strategyRunner, type ParsedSession, type PlanOptions } from './plan.js';
+import { pinnedStrategy } from './pinned-strategy.js';
 import { requireStrategyParams } from './policy-params.js';
 import { withWorkspace } from './private-workspace.js';
 import type { Runtime } from './runtime.js';
@@ -98,11 +99,6 @@ function configFor(config: ResolvedConfig, strategy: string): ResolvedConfig {
   if (strategy === pinnedStrategy(config)) return config;
   const params = strategy === config.values.strategy ? config.values.strategy_params : {};
   return { ...config, values: { ...config.values, strategy, strategy_params: params }, external: null };
-}
-
-/** The strategy a plugin pinned by the configuration serves (`plugin = {...}`), or null. */
-export function pinnedStrategy(config: ResolvedConfig): string | null {
-  return config.external?.kind === 'plugin' ? config.values.strategy : null;
 }
 
 /**

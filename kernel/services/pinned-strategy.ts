@@ -1,14 +1,22 @@
-/** The bundle a config's `plugin` key pins, started (or reused) for the strategy a policy names. */
+/** What a config's `plugin` key pins: the strategy it takes over, and its bundle started for it. */
 import type { PluginRef, StrategyInfo } from '../../schemas/generated/types.js';
+import type { ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import type { RunningBundle } from '../plugins/host/running-bundle.js';
-import { PluginRegistry } from '../plugins/registry/registry.js';
 import type { Runtime } from './runtime.js';
 
+/**
+ * The strategy a layered policy runs from its pinned bundle, or null: the pin of the last table
+ * that sets a proposer runs the policy's strategy, whichever table named it. It takes over that id
+ * only, and only for policies layered over that table; every other id is the registry's.
+ */
+export function pinnedStrategy(config: Pick<ResolvedConfig, 'values' | 'external'>): string | null {
+  return config.external?.kind === 'plugin' ? config.values.strategy : null;
+}
+
+/** The pinned bundle started (or reused) for the strategy the policy names. */
 export async function startPinnedStrategy(runtime: Runtime, plugin: PluginRef, strategyId: string): Promise<{ running: RunningBundle; info: StrategyInfo }> {
-  const registry = new PluginRegistry({ env: runtime.env, pinned: [plugin] });
-  const ref = registry.configured()[0];
-  if (!ref) throw new GobstopperError('plugin_unavailable', `the configured plugin ${plugin.manifest} could not be loaded`);
+  const ref = runtime.host.registry.configuredRef(plugin);
   const running = await runtime.host.start(ref);
   const info = running.handshake.strategies?.find((s) => s.id === strategyId);
   if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });

@@ -22,16 +22,14 @@ export function requirePolicyIds(registry: PluginRegistry, config: Pick<Resolved
  * does not serve the policy's strategy is refused before the trigger decides whether it would run.
  */
 function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'sources'>, plugin: { manifest: string; trusted_sha256: string }): void {
-  const pinned = new PluginRegistry({ builtinDir: registry.builtinDir, dataDir: registry.dataDir, gobstopperVersion: registry.version, pinned: [plugin] });
   const where = describeSource('plugin', config.sources.plugin);
   const fromConfig = (error: GobstopperError) => new GobstopperError(error.code, where ? `${error.message} (set by ${where})` : error.message, { exit: 1, details: error.details, cause: error });
   let ref;
   try {
-    ref = pinned.configured()[0];
+    ref = registry.configuredRef(plugin);
   } catch (error) {
     throw error instanceof GobstopperError ? fromConfig(error) : error;
   }
-  if (!ref) return;
   if (!ref.provides.strategies.includes(config.values.strategy)) {
     throw fromConfig(new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${config.values.strategy}`));
   }

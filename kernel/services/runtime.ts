@@ -3,7 +3,6 @@
  * processes, the provider clients, and the per-provider home overrides. Services take a runtime
  * so they can be called in-process, not only through the CLI.
  */
-import type { PluginRef } from '../../schemas/generated/types.js';
 import { checkLimitEnvironment } from '../../sdk/limits.js';
 import { GobstopperError } from '../errors.js';
 import { PluginHost } from '../plugins/host/plugin-host.js';
@@ -15,8 +14,6 @@ import type { ProviderHomes } from '../sessions/provider-port.js';
 export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   homes?: ProviderHomes;
-  /** Config-pinned bundles (`plugin = {manifest, trusted_sha256}`). */
-  pinned?: PluginRef[];
   /** Restrict to these provider ids (`--provider`). */
   providers?: string[];
   /** Where plugins' warnings go; default stderr, one line each (plugin-log.ts). */
@@ -34,14 +31,14 @@ export class Runtime {
     checkLimitEnvironment(this.env);
     this.homes = options.homes ?? {};
     this.only = options.providers;
-    this.host = new PluginHost({ env: this.env, hostEnv: this.env, pinned: options.pinned, log: options.log ?? stderrPluginLog(this.env) });
+    this.host = new PluginHost({ env: this.env, hostEnv: this.env, log: options.log ?? stderrPluginLog(this.env) });
   }
 
   /** Every provider id some usable bundle provides, in a stable order. */
   providerIds(): string[] {
     const r = this.host.registry;
     const ids = new Set<string>();
-    for (const ref of [...r.configured(), ...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.providers) ids.add(id);
+    for (const ref of [...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.providers) ids.add(id);
     const all = [...ids].sort();
     const homeless = Object.keys(this.homes).filter((id) => !ids.has(id));
     if (homeless.length) throw new GobstopperError('unknown_provider', `--provider-home names unknown provider ${homeless.map((p) => JSON.stringify(p)).join(', ')}; known: ${all.join(', ') || 'none'}`, { exit: 2 });

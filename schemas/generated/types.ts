@@ -1732,7 +1732,7 @@ export interface PluginListEntry {
     message: string;
   } | null;
   /**
-   * id@version of the bundle that serves what this installed version provides, when it serves no id itself (a newer version of it, or a config pin); null when it serves one.
+   * id@version of the bundle that serves what this installed version provides, when it serves no id itself (a newer version of it); null when it serves one.
    */
   superseded_by: string | null;
   /**

@@ -188,10 +188,10 @@ export class PluginHost {
     await Promise.all(entries.map((e) => e.started.then((r) => r.channel.close()).catch(() => undefined)));
   }
 
-  /** The bundle that wins each strategy id (configured over installed over built-in). */
+  /** The bundle that wins each strategy id (installed over built-in). */
   private strategyWinners(): Map<string, BundleRef> {
     const winners = new Map<string, BundleRef>();
-    const all = [...this.registry.configured(), ...this.registry.installed(), ...this.registry.builtins().refs];
+    const all = [...this.registry.installed(), ...this.registry.builtins().refs];
     for (const ref of all) {
       for (const id of ref.provides.strategies) if (!winners.has(id)) winners.set(id, this.registry.resolve('strategy', id));
     }

@@ -2,7 +2,10 @@ import type { Capability, ConfigPinUse, PluginManifest, PluginProvides, PluginRe
 
 export type ProvidedKind = 'provider' | 'strategy' | 'scorer';
 
-/** Where a bundle came from; earlier sources shadow later ones for the ids they provide. */
+/**
+ * Where a bundle came from. An installed bundle shadows a built-in for the ids both provide; a
+ * config pin only for the strategy its table runs, where that table applies.
+ */
 export type BundleSource = 'config' | 'installed' | 'builtin';
 
 /** A bundle the registry knows about, before it is (re-)admitted for use. */

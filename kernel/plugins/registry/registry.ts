@@ -17,8 +17,6 @@ export interface RegistryOptions {
   builtinDir?: string;
   /** Overrides $XDG_DATA_HOME/gobstopper. */
   dataDir?: string;
-  /** `plugin = {manifest, trusted_sha256}` entries from the policy layers; they shadow everything else. */
-  pinned?: PluginRef[];
   /** The version engines ranges are checked against; defaults to the running gobstopper. */
   gobstopperVersion?: string;
 }
@@ -39,6 +37,9 @@ export interface Shadowing {
  * Every bundle gobstopper can use, and which one serves a provider, strategy or scorer id.
  * Installed bundles are known through their pins (so a damaged manifest cannot silently hand an
  * id back to a built-in); built-ins through their manifests. Nothing here runs plugin code.
+ * A config pin (`plugin = {manifest, trusted_sha256}`) serves no id here: it is the proposer of
+ * the strategy its table runs, where that table applies, which the layered policy says
+ * (resolveConfig, pinnedStrategy), so plan and `plugin list` ask that, not the registry.
  */
 export class PluginRegistry {
   readonly dataDir: string;
@@ -46,7 +47,6 @@ export class PluginRegistry {
   readonly installedDir: string;
   readonly trust: TrustStore;
   readonly version: string;
-  private readonly pinnedRefs: PluginRef[];
   private builtinCache: { refs: BundleRef[]; broken: BrokenBuiltin[] } | undefined;
 
   constructor(options: RegistryOptions = {}) {
@@ -55,7 +55,6 @@ export class PluginRegistry {
     this.installedDir = installedPluginsDir(this.dataDir);
     this.trust = new TrustStore(trustFilePath(this.dataDir));
     this.version = options.gobstopperVersion ?? gobstopperVersion();
-    this.pinnedRefs = options.pinned ?? [];
   }
 
   /** Built-in bundles (manifest read and schema-checked, files not yet hashed). */
@@ -91,12 +90,7 @@ export class PluginRegistry {
     }));
   }
 
-  /** Config-pinned bundles. Their manifests are read (not yet hashed) to learn what they provide. */
-  configured(): BundleRef[] {
-    return this.pinnedRefs.map((ref) => this.configuredRef(ref));
-  }
-
-  /** The bundle one config pin names; throws an AdmissionError when its manifest cannot be read. */
+  /** The bundle one config pin names, its manifest read (not yet hashed); throws an AdmissionError when it cannot be read. */
   configuredRef(ref: PluginRef): BundleRef {
     requirePinnedManifestFile(ref.manifest);
     const root = resolve(ref.manifest, '..');
@@ -104,11 +98,9 @@ export class PluginRegistry {
     return { source: 'config', root, id: manifest.id, version: manifest.version, provides: providesOf(manifest), capabilities: manifest.capabilities ?? [], pinnedSha256: ref.trusted_sha256 };
   }
 
-  /** The bundle serving `kind` `providedId`: config pins, then installed bundles, then built-ins. */
+  /** The bundle serving `kind` `providedId`: installed bundles, then built-ins. */
   resolve(kind: ProvidedKind, providedId: string): BundleRef {
     const serving = (refs: BundleRef[]) => refs.filter((r) => providedIds(r.provides, kind).includes(providedId));
-    const fromConfig = serving(this.configured());
-    if (fromConfig.length > 0) return fromConfig[0]!;
     const fromInstalled = pickOne(serving(this.installed()), kind, providedId);
     if (fromInstalled) return fromInstalled;
     const { refs, broken } = this.builtins();
@@ -124,7 +116,7 @@ export class PluginRegistry {
   /** Every `kind` id some bundle declares, sorted; nothing is started. */
   declared(kind: ProvidedKind): string[] {
     const ids = new Set<string>();
-    for (const ref of [...this.configured(), ...this.installed(), ...this.builtins().refs]) for (const id of providedIds(ref.provides, kind)) ids.add(id);
+    for (const ref of [...this.installed(), ...this.builtins().refs]) for (const id of providedIds(ref.provides, kind)) ids.add(id);
     return [...ids].sort();
   }
 
@@ -146,15 +138,16 @@ export class PluginRegistry {
   }
 
   /**
-   * A bundle by its own id (`id` or `id@version`): a config pin first, as it shadows the others, then
-   * installed, then built-in. A pin whose manifest cannot be read names no id; `plugin list` says why.
+   * A bundle by its own id (`id` or `id@version`): one of the config's `pins` first, as what plan
+   * runs for its table, then installed, then built-in. A pin whose manifest cannot be read names no
+   * id; `plugin list` says why.
    */
-  findBundle(spec: string): BundleRef {
+  findBundle(spec: string, pins: PluginRef[] = []): BundleRef {
     const at = spec.lastIndexOf('@');
     const id = at > 0 ? spec.slice(0, at) : spec;
     const version = at > 0 ? spec.slice(at + 1) : undefined;
     const match = (r: BundleRef) => r.id === id && (version === undefined || r.version === version);
-    const configured = this.pinnedRefs.flatMap((pin) => readablePin(() => this.configuredRef(pin))).filter(match);
+    const configured = pins.flatMap((pin) => readablePin(() => this.configuredRef(pin))).filter(match);
     if (configured.length > 0) return configured[0]!;
     const installed = newestFirst(this.installed().filter(match));
     if (installed.length > 0) return installed[0]!;
@@ -166,17 +159,15 @@ export class PluginRegistry {
     });
   }
 
-  /** Built-in ids that an installed or config-pinned bundle takes over. */
+  /** Built-in ids that an installed bundle takes over. */
   shadowing(): Shadowing[] {
-    const configured = this.configured();
     const installed = newestFirst(this.installed());
     const result: Shadowing[] = [];
     for (const builtin of this.builtins().refs) {
       for (const kind of ['provider', 'strategy', 'scorer'] as const) {
         for (const providedId of providedIds(builtin.provides, kind)) {
-          // The bundle resolve() would run: a config pin first, then the newest installed version.
-          const serves = (r: BundleRef) => providedIds(r.provides, kind).includes(providedId);
-          const by = configured.find(serves) ?? installed.find(serves);
+          // The bundle resolve() would run: the newest installed version.
+          const by = installed.find((r) => providedIds(r.provides, kind).includes(providedId));
           if (by) result.push({ kind, provided_id: providedId, builtin, by });
         }
       }

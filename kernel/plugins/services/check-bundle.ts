@@ -1,15 +1,15 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PluginCheckCommandResult } from '../../../schemas/generated/types.js';
+import type { PluginCheckCommandResult, PluginRef } from '../../../schemas/generated/types.js';
 import { admitBundle } from '../admission/admit.js';
 import { providesOf } from '../registry/bundle-ref.js';
 import { aboutArchive, isTarballFile, openBundleSource } from '../registry/bundle-source.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
-/** `plugin check`: admission only; nothing of the bundle runs. */
-export function checkBundle(arg: string, registry: PluginRegistry, cwd = process.cwd()): PluginCheckCommandResult {
-  const target = bundleTarget(arg, registry, cwd);
+/** `plugin check`: admission only; nothing of the bundle runs. A bundle id names one of the config's `pins` first. */
+export function checkBundle(arg: string, registry: PluginRegistry, pins: PluginRef[], cwd = process.cwd()): PluginCheckCommandResult {
+  const target = bundleTarget(arg, registry, pins, cwd);
   const admitted = 'ref' in target ? registry.admit(target.ref) : admitBundle(target.path, { gobstopperVersion: registry.version });
   const { manifest } = admitted;
   const pin = registry.trust.find(manifest.id, manifest.version);
@@ -36,12 +36,12 @@ export function checkBundle(arg: string, registry: PluginRegistry, cwd = process
  * `plugin check` of anything it takes: a packed bundle (.tgz) is checked as `plugin add` would see
  * it, unpacked into a temporary directory, admitted and thrown away; anything else as checkBundle.
  */
-export async function checkBundleSource(arg: string, registry: PluginRegistry, cwd = process.cwd()): Promise<PluginCheckCommandResult> {
+export async function checkBundleSource(arg: string, registry: PluginRegistry, pins: PluginRef[], cwd = process.cwd()): Promise<PluginCheckCommandResult> {
   const local = resolve(cwd, arg);
-  if (!isTarballFile(local)) return checkBundle(arg, registry, cwd);
+  if (!isTarballFile(local)) return checkBundle(arg, registry, pins, cwd);
   const opened = await openBundleSource(local);
   try {
-    return { ...checkBundle(opened.dir, registry, cwd), path: local };
+    return { ...checkBundle(opened.dir, registry, pins, cwd), path: local };
   } catch (error) {
     throw aboutArchive(opened, error);
   } finally {

@@ -10,7 +10,7 @@ import { bundleTarget } from './bundle-target.js';
 export interface InspectOptions {
   /** Required to run a bundle from a directory: the manifest_sha256 `plugin check` printed. */
   trustedSha256?: string;
-  /** The config's pins, which `registry` holds too: the result names the tables pinning the bundle. */
+  /** The config's pins: a bundle id names a pinned bundle first, and the result names the tables pinning it. */
   pins?: ConfigPin[];
   hostEnv?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -18,7 +18,7 @@ export interface InspectOptions {
 
 /** `plugin inspect`: starts the bundle, runs initialize, reports the handshake, shuts it down. */
 export async function inspectBundle(arg: string, registry: PluginRegistry, options: InspectOptions = {}): Promise<PluginInspectCommandResult> {
-  const target = bundleTarget(arg, registry, options.cwd);
+  const target = bundleTarget(arg, registry, options.pins ?? [], options.cwd);
   let ref: BundleRef;
   let source: PluginInspectCommandResult['source'];
   let pinnedIn: ConfigPinUse[] | undefined;

@@ -7,8 +7,8 @@ import type { PluginRegistry } from '../registry/registry.js';
 
 /**
  * `plugin list`: every bundle the config pins, built in or installed, each admitted now, and what
- * shadows what. `registry` holds no config pins: a pin takes over only the strategy its table runs,
- * where that table applies, not every id its bundle provides.
+ * shadows what. The registry says which installed bundle shadows a built-in; a pin takes over only
+ * the strategy its table runs, where that table applies (`pins`, layered as plan layers them).
  */
 export function listBundles(registry: PluginRegistry, pins: ConfigPin[]): PluginListCommandResult {
   const configured = pinnedBundles(registry, pins);
@@ -30,7 +30,7 @@ export function listBundles(registry: PluginRegistry, pins: ConfigPin[]): Plugin
 
 /**
  * The bundle that runs instead of `ref` for every id `ref` provides, when no id resolves to `ref`
- * itself (a newer version of it serving the same ids, or a config pin); null when `ref` serves one.
+ * itself (a newer version of it serving the same ids); null when `ref` serves one.
  */
 function supersededBy(registry: PluginRegistry, ref: BundleRef): string | null {
   let instead: BundleRef | null = null;

@@ -239,26 +239,31 @@ describe('plugin registry and installation', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
-  it('a config-pinned manifest is loadable and shadows everything; a wrong pin is refused', () => {
+  it('a config pin is read and admitted against its trusted_sha256, and found by its id, but serves no id through the registry', () => {
     const source = bundle('pinned', { id: 'pinned' });
     const manifest = join(source, 'gobstopper-plugin.json');
     const sha = sha256(readFileSync(manifest));
-    const pinned = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: sha }] });
-    const ref = pinned.resolve('strategy', 'fixture_strategy');
-    expect(ref).toMatchObject({ source: 'config', id: 'pinned' });
-    expect(pinned.admit(ref).manifestSha256).toBe(sha);
-    const wrong = new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: 'f'.repeat(64) }] });
-    expect(() => wrong.admit(wrong.resolve('strategy', 'fixture_strategy'))).toThrow(/gobstopper-plugin\.json .* changed since it was pinned/);
+    const ref = registry.configuredRef({ manifest, trusted_sha256: sha });
+    expect(ref).toMatchObject({ source: 'config', id: 'pinned', provides: { strategies: ['fixture_strategy'] } });
+    expect(registry.admit(ref).manifestSha256).toBe(sha);
+    expect(registry.findBundle('pinned', [{ manifest, trusted_sha256: sha }])).toEqual(ref);
+    // It proposes for the strategy its table runs (resolveConfig says which); the ids it lists stay the built-in's.
+    expect(registry.resolve('strategy', 'fixture_strategy')).toMatchObject({ source: 'builtin', id: 'fixture' });
+    expect(registry.shadowing()).toEqual([]);
+    const wrong = registry.configuredRef({ manifest, trusted_sha256: 'f'.repeat(64) });
+    expect(() => registry.admit(wrong)).toThrow(/gobstopper-plugin\.json .* changed since it was pinned/);
   });
 
   it('a pinned manifest path that names no manifest is reported as that path', () => {
-    const pinnedAt = (manifest: string) => new PluginRegistry({ builtinDir, dataDir, gobstopperVersion: '0.1.0', pinned: [{ manifest, trusted_sha256: 'a'.repeat(64) }] });
+    const pinnedAt = (manifest: string) => () => registry.configuredRef({ manifest, trusted_sha256: 'a'.repeat(64) });
     const missing = join(dataDir, 'nowhere', 'gobstopper-plugin.json');
-    expect(() => pinnedAt(missing).configured()).toThrow(expect.objectContaining({ code: 'not_a_bundle', message: `the configured plugin manifest ${missing} does not exist` }));
+    expect(pinnedAt(missing)).toThrow(expect.objectContaining({ code: 'not_a_bundle', message: `the configured plugin manifest ${missing} does not exist` }));
     const source = bundle('pinned-dir', { id: 'pinned-dir' });
-    expect(() => pinnedAt(source).configured()).toThrow(
+    expect(pinnedAt(source)).toThrow(
       expect.objectContaining({ message: `the configured plugin manifest ${source} is a directory; 'manifest' names the bundle's gobstopper-plugin.json itself` }),
     );
+    // Looked up by id, an unreadable pin names nothing: the installed or built-in bundle is found instead.
+    expect(registry.findBundle('fixture', [{ manifest: missing, trusted_sha256: 'a'.repeat(64) }])).toMatchObject({ source: 'builtin' });
   });
 });
 

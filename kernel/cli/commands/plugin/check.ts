@@ -27,7 +27,7 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
 
   async run(): Promise<PluginCheckCommandResult> {
     const { args, flags } = await this.parse(PluginCheck);
-    const result = await checkBundleSource(args.bundle, new PluginRegistry({ pinned: configPins(await loadConfig({ configPath: flags.config })) }));
+    const result = await checkBundleSource(args.bundle, new PluginRegistry(), configPins(await loadConfig({ configPath: flags.config })));
     this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);

@@ -37,7 +37,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
       throw usageError('invalid_sha', `--trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check ${args.plugin} prints`);
     }
     const pins = configPins(await loadConfig({ configPath: flags.config }));
-    const result = await inspectBundle(args.plugin, new PluginRegistry({ pinned: pins }), { trustedSha256: flags['trusted-sha256'], pins });
+    const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'], pins });
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
     for (const use of result.pinned_in ?? []) this.say(`  pinned by plugin in ${use.table} of ${use.path}${use.strategy === null ? '' : `, proposing for strategy ${use.strategy}`}`);
     this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
