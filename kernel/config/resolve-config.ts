@@ -273,7 +273,7 @@ export function looseSessionKeys(config: LoadedConfig, sessionId: string): strin
   return [...keys].sort();
 }
 
-function filesOf(config: LoadedConfig): LoadedConfigFile[] {
+export function filesOf(config: LoadedConfig): LoadedConfigFile[] {
   return config.project ? [config.user, config.project] : [config.user];
 }
 

@@ -3,32 +3,22 @@
  * pins it and the strategy it runs there: a pin is the proposer for that table's strategy, so that
  * is what it takes over from installed and built-in bundles, and only where the table applies.
  */
-import type { PluginRef, PolicyPatch } from '../../schemas/generated/types.js';
-import type { LoadedConfig, LoadedConfigFile } from '../config/load-config.js';
-import { resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
+import type { PluginRef } from '../../schemas/generated/types.js';
+import type { LoadedConfig } from '../config/load-config.js';
+import { policyTables } from '../config/policy-tables.js';
+import { filesOf, resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
 import { tableName } from '../config/schema-messages.js';
 import type { ConfigPin } from '../plugins/registry/bundle-ref.js';
 import { pinnedStrategy } from './pinned-strategy.js';
 
 export function configPins(loaded: LoadedConfig): ConfigPin[] {
   const pins: ConfigPin[] = [];
-  for (const file of loaded.project ? [loaded.user, loaded.project] : [loaded.user]) {
-    for (const { segments, options, plugin } of pinningTables(file)) {
-      pins.push({ ...plugin, path: file.path, table: tableName(segments), strategy: strategyRun(loaded, options, plugin) });
+  for (const file of filesOf(loaded)) {
+    for (const { segments, options, patch } of policyTables(file)) {
+      if (patch.plugin) pins.push({ ...patch.plugin, path: file.path, table: tableName(segments), strategy: strategyRun(loaded, options, patch.plugin) });
     }
   }
   return pins;
-}
-
-function pinningTables(file: LoadedConfigFile): Array<{ segments: string[]; options: ResolveOptions; plugin: PluginRef }> {
-  const { data } = file;
-  const tables: Array<{ segments: string[]; options: ResolveOptions; plugin: PluginRef | undefined }> = [
-    { segments: ['policy'], options: {}, plugin: data.policy?.plugin },
-    ...Object.entries((data.provider ?? {}) as Record<string, PolicyPatch>).map(([provider, t]) => ({ segments: ['provider', provider], options: { provider }, plugin: t.plugin })),
-    ...Object.entries(data.presets ?? {}).map(([preset, t]) => ({ segments: ['presets', preset], options: { preset }, plugin: t.plugin })),
-    ...Object.entries(data.sessions ?? {}).map(([session_id, t]) => ({ segments: ['sessions', session_id], options: { session_id }, plugin: t.plugin })),
-  ];
-  return tables.filter((t): t is { segments: string[]; options: ResolveOptions; plugin: PluginRef } => t.plugin !== undefined);
 }
 
 /** The table layered as plan layers it on its own (over [policy]); the strategy its pin proposes for. */

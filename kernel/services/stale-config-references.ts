@@ -4,8 +4,9 @@
  * to change too), but the next plan of such a table fails or runs another bundle, so it is said.
  */
 import { resolve, sep } from 'node:path';
-import type { PolicyPatch } from '../../schemas/generated/types.js';
 import type { LoadedConfig } from '../config/load-config.js';
+import { layeringsOf, policyTables, type PolicyTable } from '../config/policy-tables.js';
+import { filesOf, resolveConfig } from '../config/resolve-config.js';
 import { tableName } from '../config/schema-messages.js';
 import { isGobstopperError } from '../errors.js';
 import { bundleLabel, providedIds, type BundleRef } from '../plugins/registry/bundle-ref.js';
@@ -15,16 +16,14 @@ import type { PluginRegistry } from '../plugins/registry/registry.js';
 export function staleConfigReferences(loaded: LoadedConfig, removed: BundleRef[], registry: PluginRegistry): string[] {
   if (removed.length === 0) return [];
   const warnings: string[] = [];
-  for (const file of loaded.project ? [loaded.user, loaded.project] : [loaded.user]) {
-    for (const { segments, patch } of tablesOf(file.data)) {
+  for (const file of filesOf(loaded)) {
+    for (const table of policyTables(file)) {
+      const { segments, patch } = table;
       const where = `in ${tableName(segments)} of ${file.path}`;
-      // A table's own pin proposes for its strategy: that id is not looked up among installed bundles.
-      if (patch.strategy !== undefined && patch.plugin === undefined) {
-        const warning = idWarning(registry, removed, 'strategy', patch.strategy, where);
-        if (warning) warnings.push(warning);
-      }
-      if (patch.scorer !== undefined) {
-        const warning = idWarning(registry, removed, 'scorer', patch.scorer, where);
+      for (const kind of ['strategy', 'scorer'] as const) {
+        const id = patch[kind];
+        if (id === undefined || !looksUp(loaded, table, kind, id)) continue;
+        const warning = idWarning(registry, removed, kind, id, where);
         if (warning) warnings.push(warning);
       }
       const pinnedInto = patch.plugin && removed.find((ref) => isInside(patch.plugin!.manifest, ref.root));
@@ -36,13 +35,22 @@ export function staleConfigReferences(loaded: LoadedConfig, removed: BundleRef[]
   return warnings;
 }
 
-function tablesOf(data: LoadedConfig['user']['data']): Array<{ segments: string[]; patch: PolicyPatch }> {
-  return [
-    ...(data.policy ? [{ segments: ['policy'], patch: data.policy }] : []),
-    ...Object.entries((data.provider ?? {}) as Record<string, PolicyPatch>).map(([id, patch]) => ({ segments: ['provider', id], patch })),
-    ...Object.entries(data.presets ?? {}).map(([name, patch]) => ({ segments: ['presets', name], patch })),
-    ...Object.entries(data.sessions ?? {}).map(([id, patch]) => ({ segments: ['sessions', id], patch })),
-  ];
+/**
+ * Whether a plan using `table` looks `id` up among installed and built-in bundles, as plan layers
+ * the table: not when a later file's table of the same name sets another id, and not for a
+ * strategy some layer's pin (or command) proposes for instead, whichever table pins it. A table
+ * that does not resolve is refused by plan for its own reason, which config names.
+ */
+function looksUp(loaded: LoadedConfig, table: PolicyTable, kind: 'strategy' | 'scorer', id: string): boolean {
+  return layeringsOf(loaded, table).some((options) => {
+    let resolved;
+    try {
+      resolved = resolveConfig(loaded, options);
+    } catch {
+      return false;
+    }
+    return resolved.values[kind] === id && (kind === 'scorer' || resolved.external === null);
+  });
 }
 
 /**

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as validators from '../../schemas/generated/validators.js';
 import { writeBundle } from '../fixtures/bundles/build-bundle.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome } from '../helpers/demo-home.js';
 
 const root = join(import.meta.dirname, '..', '..');
 type Home = ReturnType<typeof demoHome>;
@@ -53,6 +53,38 @@ describe('plugin remove of a bundle the config still names', () => {
 
     const fancy = await runCli(['plugin', 'remove', 'fancy-scorer'], env);
     expect(fancy.stderr).toBe(`warning: scorer = "fancy" in [provider.codex] of ${config} was served by the removed fancy-scorer@1.0.0; nothing serves it now, so plan refuses that table until it names another scorer\n`);
+  });
+
+  it('warns about a strategy as plan layers its table: not where a pin of a lower table proposes for it, still where a plan looks it up', async () => {
+    home = demoHome();
+    const env = home.env;
+    const example = join(root, 'examples', 'plugins', 'keep-last-python');
+    const pinned = join(home.root, 'pinned-keep-last-python');
+    cpSync(example, pinned, { recursive: true });
+    const manifest = join(pinned, 'gobstopper-plugin.json');
+    const pin = `plugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${createHash('sha256').update(readFileSync(manifest)).digest('hex')}" }`;
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    const limits = 'trigger_tokens = 20000\nfloor_tokens = 8000';
+
+    // The preset names the strategy the [policy] pin runs: plan --preset runs the pin there too.
+    expect((await runJson(['plugin', 'add', example], env)).code).toBe(0);
+    writeFileSync(config, `[policy]\nstrategy = "keep_last_py"\n${limits}\n${pin}\n\n[presets.k]\nstrategy = "keep_last_py"\nfloor_tokens = 9000\n`);
+    const quiet = await runCli(['plugin', 'remove', 'keep-last-python'], env);
+    expect({ code: quiet.code, stderr: quiet.stderr }).toEqual({ code: 0, stderr: '' });
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'k'], env);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.json.plan.strategy).toBe('preset:keep_last_py');
+
+    // Pinned for one provider only: a plan of the preset for another provider looks the strategy up.
+    expect((await runJson(['plugin', 'add', example], env)).code).toBe(0);
+    writeFileSync(config, `[policy]\n${limits}\n\n[provider.claude_code]\nstrategy = "keep_last_py"\n${pin}\n\n[presets.k]\nstrategy = "keep_last_py"\n`);
+    const warned = await runCli(['plugin', 'remove', 'keep-last-python'], env);
+    expect(warned.stderr).toBe(
+      `warning: strategy = "keep_last_py" in [presets.k] of ${config} was served by the removed keep-last-python@0.1.0; nothing serves it now, so plan refuses that table until it names another strategy\n`,
+    );
+    expect((await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'k'], env)).json.plan.strategy).toBe('preset:keep_last_py');
+    const codex = await runJson(['plan', DEMO_CODEX_ID, '--preset', 'k'], env);
+    expect({ code: codex.code, error: codex.json.error.code }).toEqual({ code: 1, error: 'unknown_strategy' });
   });
 
   it('says nothing when the config names none of it, and still removes it when the config cannot be read', async () => {

@@ -12,7 +12,8 @@ export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult>
   static override summary = 'Remove an installed plugin bundle (one version, or every version of an id).';
   static override description =
     'Drops the pin first, so the bundle is never used again, then deletes its files. Built-in bundles cannot be removed; install a bundle providing the same ids to replace one. ' +
-    'A config key that still names what was removed (a strategy or scorer it served, a plugin pin into its copy) is warned about, naming its file and table: plan then refuses that table or runs another bundle.';
+    'A config key that still names what was removed (a strategy or scorer it served, a plugin pin into its copy) is warned about, naming its file and table: plan then refuses that table or runs another bundle. ' +
+    "Keys are judged as plan layers their table: a strategy that a table's plugin pin, or a pin of a table below it, proposes for is not named.";
   static override examples = ['<%= config.bin %> <%= command.id %> keep-last-python', '<%= config.bin %> <%= command.id %> keep-last-python@0.1.0 --json'];
   static override args = {
     plugin: Args.string({ description: 'Id or id@version of an installed bundle.', required: true }),
