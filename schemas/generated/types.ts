@@ -1750,6 +1750,10 @@ export interface PluginListEntry {
      */
     by: string;
     /**
+     * The directory of the bundle that serves it: a config pin may carry the id@version of the bundle it shadows.
+     */
+    by_path: string;
+    /**
      * For a config pin: the table that pins it and its file, as "[policy] in <path>"; absent when the id is served instead everywhere.
      */
     table?: string;

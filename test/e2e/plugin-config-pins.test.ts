@@ -29,7 +29,7 @@ interface ListEntry {
   status: string;
   path: string;
   error: { code: string } | null;
-  shadowed: { kind: string; provided_id: string; by: string; table?: string }[];
+  shadowed: { kind: string; provided_id: string; by: string; by_path: string; table?: string }[];
   pinned_in: { path: string; table: string; strategy: string | null }[];
 }
 
@@ -55,16 +55,17 @@ describe('bundles pinned in the config', () => {
       expect.objectContaining({ id: 'elide-python', status: 'ok', path: elide, pinned_in: [{ path: config, table: '[presets.py]', strategy: 'elide' }] }),
     ]);
     const installed = list.json.bundles.find((b) => b.source === 'installed' && b.id === 'keep-last-python')!;
-    expect(installed.shadowed).toEqual([{ kind: 'strategy', provided_id: 'keep_last_py', by: 'keep-last-python@0.1.0', table: `[policy] in ${config}` }]);
+    expect(installed.shadowed).toEqual([{ kind: 'strategy', provided_id: 'keep_last_py', by: 'keep-last-python@0.1.0', by_path: keepLast, table: `[policy] in ${config}` }]);
     const core = list.json.bundles.find((b) => b.id === 'strategies-core')!;
-    expect(core.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.1.0', table: `[presets.py] in ${config}` }]);
+    expect(core.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.1.0', by_path: elide, table: `[presets.py] in ${config}` }]);
     expect(list.json.bundles.filter((b) => b.source !== 'config').every((b) => b.pinned_in.length === 0)).toBe(true);
 
     const human = await runCli(['plugin', 'list'], home.env);
     expect(human.stdout).toMatch(/^keep-last-python +0\.1\.0 +config +ok +strategy keep_last_py$/m);
-    expect(human.stdout).toContain(`keep-last-python: pinned by plugin in [policy] of ${config}, proposing for strategy keep_last_py\n`);
-    expect(human.stdout).toContain(`keep-last-python (installed): strategy keep_last_py is served by the config pin keep-last-python@0.1.0 instead where [policy] in ${config} applies\n`);
-    expect(human.stdout).toContain(`strategies-core (builtin): strategy elide is served by the config pin elide-python@0.1.0 instead where [presets.py] in ${config} applies\n`);
+    // The pin and the installed copy share keep-last-python@0.1.0: each note says which row it is about.
+    expect(human.stdout).toContain(`keep-last-python@0.1.0 (config, ${keepLast}): runs strategy keep_last_py where [policy] of ${config} applies, pinned there by plugin\n`);
+    expect(human.stdout).toContain(`keep-last-python@0.1.0 (installed): shadowed for strategy keep_last_py where [policy] in ${config} applies: the config pin in ${keepLast} proposes for it there\n`);
+    expect(human.stdout).toContain(`strategies-core@0.1.0 (builtin): shadowed for strategy elide where [presets.py] in ${config} applies: the config pin in ${elide} proposes for it there\n`);
 
     // What plan runs agrees: the pin proposes for the policy's strategy.
     const plan = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
@@ -90,7 +91,11 @@ describe('bundles pinned in the config', () => {
     const keepLast = copyOf(home, 'keep-last-python');
     const config = configPath(home);
     const gone = join(home.root, 'gone');
-    writeFileSync(config, `[presets.wrong]\nstrategy = "keep_last_py"\n${pin(keepLast, '0'.repeat(64))}\n\n[presets.gone]\nstrategy = "keep_last_py"\n${pin(gone, '1'.repeat(64))}\n`);
+    writeFileSync(
+      config,
+      `[presets.wrong]\nstrategy = "keep_last_py"\n${pin(keepLast, '0'.repeat(64))}\n\n[presets.gone]\nstrategy = "keep_last_py"\n${pin(gone, '1'.repeat(64))}\n\n` +
+        `[presets.unresolved]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 30000\n${pin(keepLast, '0'.repeat(64))}\n`,
+    );
     const list = await runJson<{ bundles: ListEntry[] }>(['plugin', 'list'], home.env);
     expect(list.code, list.stderr).toBe(0);
     expect(validators.validatePluginListCommandResult(list.json)).toBe(true);
@@ -98,6 +103,11 @@ describe('bundles pinned in the config', () => {
       [keepLast, 'damaged', 'pin_mismatch'],
       [gone, 'missing', 'not_a_bundle'],
     ]);
+    const human = await runCli(['plugin', 'list'], home.env);
+    expect(human.stdout).toContain(`keep-last-python@0.1.0 (config, ${keepLast}): pinned by plugin in [presets.unresolved] of ${config}, but runs nothing there: that table does not resolve, or another proposer replaces the pin\n`);
+    expect(human.stdout).toContain(`keep-last-python@0.1.0 (config, ${keepLast}): pinned by plugin in [presets.wrong] of ${config} for strategy keep_last_py; plan refuses that table while the pin is damaged\n`);
+    expect(human.stdout).toContain(`gone (config, ${gone}): pinned by plugin in [presets.gone] of ${config} for strategy keep_last_py; plan refuses that table while the pin is missing\n`);
+    expect(human.stdout).toContain(`gone (config, ${gone}): the configured plugin manifest ${join(gone, 'gobstopper-plugin.json')} does not exist\n`);
     const inspected = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
     expect(inspected.code).toBe(1);
     expect(inspected.json.error.code).toBe('pin_mismatch');

@@ -48,7 +48,8 @@ describe('built-ins are replaceable bundles', () => {
     expect((await runJson(['plugin', 'add', source], home.env)).code).toBe(0);
     const list = await runJson(['plugin', 'list'], home.env);
     const bundles = list.json.bundles as { id: string; version: string; source: string; superseded_by: string | null; shadowed: { provided_id: string; by: string }[] }[];
-    expect(bundles.find((b) => b.source === 'builtin' && b.shadowed.length > 0)?.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.2.0' }]);
+    const newerPath = join(home.dataHome, 'gobstopper', 'plugins', 'elide-python', '0.2.0');
+    expect(bundles.find((b) => b.source === 'builtin' && b.shadowed.length > 0)?.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.2.0', by_path: newerPath }]);
     expect(bundles.filter((b) => b.id === 'elide-python').map((b) => [b.version, b.superseded_by])).toEqual(
       expect.arrayContaining([
         ['0.1.0', 'elide-python@0.2.0'],
@@ -56,8 +57,8 @@ describe('built-ins are replaceable bundles', () => {
       ]),
     );
     const human = await runCli(['plugin', 'list'], home.env);
-    expect(human.stdout).toContain('strategy elide is served by elide-python@0.2.0 instead');
-    expect(human.stdout).toContain('elide-python 0.1.0: not used; elide-python@0.2.0 serves what it provides');
+    expect(human.stdout).toContain(`strategies-core@0.1.0 (builtin): shadowed for strategy elide: elide-python@0.2.0 (installed, ${newerPath}) serves it instead\n`);
+    expect(human.stdout).toContain('elide-python@0.1.0 (installed): not used; elide-python@0.2.0 serves what it provides\n');
     // A still newer version that provides another id leaves elide with 0.2.0: used is per id.
     const other = join(home.root, 'elide-python-0.3.0');
     cpSync(newer, other, { recursive: true });

@@ -16,7 +16,7 @@ export function listBundles(registry: PluginRegistry, pins: ConfigPin[]): Plugin
   const shadowing = registry.shadowing();
   const { refs, broken } = registry.builtins();
   for (const ref of refs) {
-    const byInstalled = shadowing.filter((s) => s.builtin.root === ref.root).map((s) => ({ kind: s.kind, provided_id: s.provided_id, by: bundleLabel(s.by) }));
+    const byInstalled = shadowing.filter((s) => s.builtin.root === ref.root).map((s) => ({ kind: s.kind, provided_id: s.provided_id, by: bundleLabel(s.by), by_path: s.by.root }));
     bundles.push({ ...entry(registry, ref), shadowed: [...byInstalled, ...shadowedByPins(ref, configured)], superseded_by: null, pinned_in: [] });
   }
   for (const { root, error } of broken) {
@@ -102,7 +102,7 @@ function shadowedByPins(ref: BundleRef, configured: PinnedBundle[]): PluginListE
     if (pinned === null) continue;
     for (const use of pin.pinned_in) {
       if (use.strategy !== null && ref.provides.strategies.includes(use.strategy)) {
-        result.push({ kind: 'strategy', provided_id: use.strategy, by: bundleLabel(pinned), table: `${use.table} in ${use.path}` });
+        result.push({ kind: 'strategy', provided_id: use.strategy, by: bundleLabel(pinned), by_path: pinned.root, table: `${use.table} in ${use.path}` });
       }
     }
   }
