@@ -1,6 +1,6 @@
 /**
- * A strategy whose plan is valid but whose rewritten copy fails a check gets an error row; the row's
- * message names the session the copy was made from, not the private copy, which is gone by then.
+ * A strategy whose plan is valid but whose rewritten copy breaks a limit the source kept: the copy is
+ * rendered and measured, and its verify error is counted as new, so it is never the best rewrite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson } from '../helpers/cli.js';
@@ -13,13 +13,12 @@ beforeAll(() => {
 afterAll(() => home.cleanup());
 
 describe('eval row of a candidate that fails a check', () => {
-  it('names the session the rewritten copy was made from', async () => {
+  it('reports the broken limit as a new verify error of a rendered row, which is not the best', async () => {
     // The demo rollout has exactly 60 records; the state card middle adds makes its copy 61.
     const { code, json } = await runJson(['eval', DEMO_CODEX_ID, '--strategy', 'middle'], home.env, { extraEnv: { GOBSTOPPER_MAX_RECORDS: '60' } });
-    // Its only strategy failed: the row is still reported, and the status says so.
-    expect(code).toBe(1);
+    expect(code).toBe(0);
     const row = json.rows[0];
-    expect(row).toMatchObject({ strategy: 'middle', status: 'error', error_code: 'transcript_too_large' });
-    expect(row.error).toBe(`the rewritten copy of ${home.codexSession} has more than 60 records`);
+    expect(row).toMatchObject({ strategy: 'middle', status: 'plan', execution_state: 'rendered', new_verify_errors: 1, best: false });
+    expect(row.findings).toContainEqual(expect.objectContaining({ severity: 'error', code: 'over_record_limit', preexisting: false }));
   });
 });
