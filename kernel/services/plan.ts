@@ -22,9 +22,8 @@ import { readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
-import { requirePolicyIds } from './policy-ids.js';
 import { startPinnedStrategy } from './pinned-strategy.js';
-import { requireStrategyParams } from './policy-params.js';
+import { requireResolvedPolicy } from './policy-params.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
 
@@ -253,8 +252,7 @@ function notForProvider(strategyId: string, info: T.StrategyInfo, provider: stri
 export async function planParsed(runtime: Runtime, parsed: ParsedSession, options: PlanOptions, early?: EarlyConfig): Promise<PlannedSession> {
   const sameSession = early && early.session.provider === parsed.session.provider && early.session.session_id === parsed.session.session_id;
   const config = await (sameSession ? early.config : resolveSessionConfig(runtime, parsed.session, options));
-  requirePolicyIds(runtime.host.registry, config);
-  await requireStrategyParams(runtime, config);
+  await requireResolvedPolicy(runtime, config);
   requireResumableSession(parsed.session);
   requireReadableContext(parsed.transcript);
   const recent = await recentYields(runtime, parsed.session);

@@ -9,6 +9,7 @@ import { describeSource, type ResolvedConfig } from '../config/resolve-config.js
 import { GobstopperError } from '../errors.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { startPinnedStrategy } from './pinned-strategy.js';
+import { requirePolicyIds } from './policy-ids.js';
 import { hasStrategyParams } from './strategy-params-check.js';
 import type { Runtime } from './runtime.js';
 
@@ -16,6 +17,15 @@ type PolicyConfig = Pick<ResolvedConfig, 'values' | 'external' | 'sources'>;
 
 /** What the params themselves got wrong, so the table that set them is named. */
 const PARAMS_ERRORS = new Set(['invalid_strategy_params', 'unknown_strategy']);
+
+/**
+ * Everything a resolved policy must pass before a session is read under it: the ids it names, then
+ * its strategy_params. plan, explain, tune and each session of a watch pass ask the same.
+ */
+export async function requireResolvedPolicy(runtime: Runtime, config: PolicyConfig): Promise<void> {
+  requirePolicyIds(runtime.host.registry, config);
+  await requireStrategyParams(runtime, config);
+}
 
 export async function requireStrategyParams(runtime: Runtime, config: PolicyConfig): Promise<void> {
   if (!hasStrategyParams(config)) return;

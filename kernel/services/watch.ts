@@ -25,6 +25,7 @@ import { applySession, type ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
+import { requireResolvedPolicy } from './policy-params.js';
 import { withRuntime, type Runtime } from './runtime.js';
 import { isRehearsable, resolveClientBin } from '../rehearse/run/client-bin.js';
 
@@ -83,7 +84,7 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     for (const provider of ids) {
       try {
-        unservedPolicy(rt, resolveConfig(loaded, { provider, preset: options.preset, flags: { strategy: options.strategy } }));
+        requirePolicyIds(rt.host.registry, resolveConfig(loaded, { provider, preset: options.preset, flags: { strategy: options.strategy } }));
       } catch (error) {
         if (error instanceof GobstopperError && error.exit === 2) throw error;
       }
@@ -156,10 +157,10 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
         continue;
       }
       const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens, effective_trigger_tokens: policy.effective_trigger_tokens };
-      const unserved = unservedPolicy(rt, resolved);
+      const refused = await refusedPolicy(rt, resolved);
       const decision: T.WatchDecision =
-        unserved !== null
-          ? { ...base, outcome: 'failed', error: unserved }
+        refused !== null
+          ? { ...base, outcome: 'failed', error: refused }
           : verdict.kind === 'decided'
             ? { ...base, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
             : await evaluate(rt, row, base, options, rehearsal);
@@ -256,12 +257,14 @@ function warningsOf(warnings: readonly string[]): { warnings?: string[] } {
 }
 
 /**
- * A strategy or scorer nothing serves: named on the command line it stops the watch (a usage error,
- * as plan's); named by a config table it is a failure of the sessions that table governs.
+ * What plan would refuse of a session's policy (a strategy or scorer nothing serves, strategy_params
+ * its schema refuses), asked before the trigger shortcut so a session under its trigger is not
+ * reported as fine under a policy that can never plan. Named on the command line it stops the watch
+ * (a usage error, as plan's); set by a config table it is a failure of the sessions that table governs.
  */
-function unservedPolicy(rt: Runtime, resolved: ReturnType<typeof resolveConfig>): { code: string; message: string } | null {
+async function refusedPolicy(rt: Runtime, resolved: ReturnType<typeof resolveConfig>): Promise<{ code: string; message: string } | null> {
   try {
-    requirePolicyIds(rt.host.registry, resolved);
+    await requireResolvedPolicy(rt, resolved);
     return null;
   } catch (error) {
     if (error instanceof GobstopperError && error.exit === 2) throw error;

@@ -300,6 +300,23 @@ describe('watch', () => {
     expect(byId(fixed.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
   });
 
+  it('strategy_params a table sets are checked as plan checks them, under the trigger too, and fail only that table\'s sessions', async () => {
+    // The codex session is far under this trigger: unchecked, it was passed over as below_trigger.
+    home = demoHome(config('[provider.codex]\nstrategy = "auto"\ntrigger_tokens = 5000000\nstrategy_params = { candidates = ["elide", "elidee"] }\n'));
+    const r = await runJson(['watch', '--once', '--dry-run'], home.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(validateWatchPass(r.json)).toBe(true);
+    const codex = byId(r.json)[DEMO_CODEX_ID];
+    expect(codex).toMatchObject({ outcome: 'failed', error: { code: 'unknown_strategy' } });
+    expect(codex.error.message).toMatch(/^unknown strategy 'elidee' in strategy_params\.candidates\[1\] of auto; known: .* \(set by strategy_params: \[provider\.codex\] in .*config\.toml\)$/);
+    expect(byId(r.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'would_compact' });
+    // The params schema itself, as a person reads it.
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('[provider.codex]\nstrategy = "auto"\ntrigger_tokens = 5000000\nstrategy_params = { candidates = "elide" }\n'));
+    const human = await runCli(['watch', '--once', '--dry-run', '--provider', 'codex'], home.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^failed codex ${DEMO_CODEX_ID}: strategy_params for auto do not match the params_schema it declares at /candidates: must be array \\(set by strategy_params: \\[provider\\.codex\\] in .*config\\.toml\\) \\[invalid_strategy_params\\]$`, 'm'));
+  });
+
   it('a pass that breaks after the first is reported and the watch goes on', async () => {
     home = demoHome(config().replace('20000', '200000'));
     const { child, exited, lines, waitFor } = watchLoop(home);

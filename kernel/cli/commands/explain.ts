@@ -17,7 +17,7 @@ import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-c
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { parseSession, recentYields } from '../../services/plan.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
-import { requireStrategyParams } from '../../services/policy-params.js';
+import { requireResolvedPolicy } from '../../services/policy-params.js';
 import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { withRuntime } from '../../services/runtime.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -68,8 +68,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
           flags: quota,
           env: rt.env,
         });
-        requirePolicyIds(rt.host.registry, resolved);
-        await requireStrategyParams(rt, resolved);
+        await requireResolvedPolicy(rt, resolved);
         // As plan says it: the policy explained below ignores that table.
         const unapplied = unappliedSessionWarning(resolved);
         if (unapplied !== null) this.warning(unapplied);

@@ -5,8 +5,7 @@ import { pinnedByFlags } from '../../policy/effective-policy.js';
 import { tune } from '../../policy/tune.js';
 import { unappliedSessionWarning } from '../../config/resolve-config.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
-import { requirePolicyIds } from '../../services/policy-ids.js';
-import { requireStrategyParams } from '../../services/policy-params.js';
+import { requireResolvedPolicy } from '../../services/policy-params.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -26,8 +25,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
     const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const parsed = await parseSession(rt, args.session);
       const config = await resolveSessionConfig(rt, parsed.session, { preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
-      requirePolicyIds(rt.host.registry, config);
-      await requireStrategyParams(rt, config);
+      await requireResolvedPolicy(rt, config);
       // As plan says it: the numbers below ignore that table, and the snippet is keyed by the full id.
       const unapplied = unappliedSessionWarning(config);
       if (unapplied !== null) this.warning(unapplied);
