@@ -8,7 +8,7 @@
 import { dirname } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { loadConfig } from '../config/load-config.js';
-import { discoveryMaxAge, resolveConfig } from '../config/resolve-config.js';
+import { discoveryMaxAge, resolveConfig, unappliedSessionWarning } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
@@ -19,6 +19,7 @@ import { detectSessions } from '../sessions/detect.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
+import { looseTableWarnings } from '../watch/loose-tables.js';
 import { triage } from '../watch/triage.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession, type ApplyOptions } from './apply.js';
@@ -123,7 +124,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
   const decisions: T.WatchDecision[] = [];
   const discarded = state.discarded;
   state.discarded = null;
-  const sessions = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
+  const listed = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
     const { rows } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
@@ -132,10 +133,12 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
     // Small sessions first: one large session does not hold up every other decision.
     const queue = [...rows].sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
+    const looseTables = new Map<string, string[]>();
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
       const fingerprint = await fingerprintOf(row.path);
       const resolved = resolveConfig(loaded, { provider: row.provider, session_id: row.session_id, preset: options.preset, flags: { strategy: options.strategy } });
+      for (const table of resolved.unapplied_session_tables) looseTables.set(table, [...(looseTables.get(table) ?? []), row.session_id]);
       const policy = toResolvedPolicy(resolved.values);
       const policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
       const nowSecs = Math.floor(Date.now() / 1000);
@@ -163,7 +166,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
           ? { ...base, outcome: 'failed', error: refused }
           : verdict.kind === 'decided'
             ? { ...base, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
-            : await evaluate(rt, row, base, options, rehearsal);
+            : await evaluate(rt, row, base, options, rehearsal, unappliedSessionWarning(resolved));
       decisions.push(decision);
       if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
       // The file as it was before the decision: had a client written to it meanwhile, what it wrote
@@ -173,7 +176,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
-    return rows.length;
+    return { count: rows.length, warnings: looseTableWarnings(state.looseTablesSaid, looseTables) };
   });
   if (!options.dryRun) await saveWatchState(state);
   return {
@@ -181,9 +184,10 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     started_at: startedAt,
     duration_ms: Date.now() - startedAt,
     dry_run: options.dryRun,
-    sessions,
+    sessions: listed.count,
     decisions,
     skipped,
+    ...(listed.warnings.length > 0 ? { warnings: listed.warnings } : {}),
     ...(discarded ? { state_discarded: discarded } : {}),
   };
 }
@@ -207,8 +211,13 @@ type RehearsalHooks = Pick<ApplyOptions, 'rehearse' | 'rehearsalReady'>;
 
 type DecisionBase = Pick<T.WatchDecision, 'provider' | 'session_id' | 'path' | 'context_tokens' | 'effective_trigger_tokens'>;
 
-/** Plans (dry run) or applies one session; a failure is this session's decision, not the pass's. */
-async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, options: WatchOptions, rehearsal: RehearsalHooks): Promise<T.WatchDecision> {
+/**
+ * Plans (dry run) or applies one session; a failure is this session's decision, not the pass's.
+ * `tableWarning` is what plan warns of a loose [sessions] table of this session: the pass says that
+ * once per table (loose-tables.ts), so the decision leaves it out.
+ */
+async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, options: WatchOptions, rehearsal: RehearsalHooks, tableWarning: string | null): Promise<T.WatchDecision> {
+  const warningsOf = (warnings: readonly string[]) => flatWarnings(warnings.filter((w) => w !== tableWarning));
   const planOptions = { strategy: options.strategy, preset: options.preset, configPath: options.configPath, cwd: options.cwd };
   try {
     if (options.dryRun) {
@@ -251,7 +260,7 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
  * What plan or apply warned about, kept with the decision: a fork that keeps the source's own verify
  * errors may not resume either, and a watch that dropped the warning would report it as any other.
  */
-function warningsOf(warnings: readonly string[]): { warnings?: string[] } {
+function flatWarnings(warnings: readonly string[]): { warnings?: string[] } {
   const flat = warnings.map((w) => w.replace(/\s*\n\s*/g, ' ').trim()).filter((w) => w.length > 0);
   return flat.length > 0 ? { warnings: flat } : {};
 }

@@ -2536,7 +2536,7 @@ export interface WatchDecision {
     snapshot_manifest_sha256: Sha256;
   };
   /**
-   * What plan or apply warned about this session, as they print it (the source's own verify errors, which the fork keeps; a [sessions."<id>"] table that never applies; and the like); present only when there is one.
+   * What plan or apply warned about this session, as they print it (the source's own verify errors, which the fork keeps, and the like; a [sessions."<prefix>"] table that never applies is in the pass's warnings instead); present only when there is one.
    *
    * @minItems 1
    */
@@ -2602,6 +2602,12 @@ export interface WatchPass {
    * Why the stored watch state was not used (it is rewritten after the pass).
    */
   state_discarded?: string;
+  /**
+   * [sessions."<prefix>"] tables keyed by a prefix of a listed session's id (or the id in another case), which never apply, each with the sessions it names: said in the first pass that finds the table so, and again only once it was fixed and broken anew, or when the watch restarts; present only when there is one.
+   *
+   * @minItems 1
+   */
+  warnings?: string[];
 }
 /**
  * Accepted from the original tool's configuration so existing files load (treatment cohort percentages per provider); no effect here.

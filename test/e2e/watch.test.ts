@@ -188,12 +188,29 @@ describe('watch', () => {
     const decided = byId(r.json)[DEMO_CLAUDE_ID];
     expect(decided).toMatchObject({ outcome: 'compacted' });
     expect(decided.warnings).toEqual([expect.stringContaining('the source already had 1 verify error(s) (invalid_json) and the fork keeps them')]);
-    // A dry run passes on the plan's warnings: a session table keyed by a prefix never applies.
-    home.cleanup();
-    home = demoHome(config(`[sessions."${DEMO_CLAUDE_ID.slice(0, 8)}"]\ntrigger_tokens = 30000\n`));
-    const dry = await runCli(['watch', '--once', '--dry-run', '--provider', 'claude'], home.env);
-    expect(dry.stdout).toContain(`would compact claude_code ${DEMO_CLAUDE_ID}`);
-    expect(dry.stdout).toContain(`\n  warning: [sessions."${DEMO_CLAUDE_ID.slice(0, 8)}"] is not applied`);
+  });
+
+  it('warns of a session table keyed by a prefix once, in the first pass that finds it, not every pass', async () => {
+    const prefix = DEMO_CODEX_ID.slice(0, 8);
+    const said = `[sessions."${prefix}"] is not applied: a session table is keyed by the full session id (${DEMO_CODEX_ID})`;
+    // Under this trigger no session is planned, so no plan warns of the table either.
+    home = demoHome(config(`[sessions."${prefix}"]\ntrigger_tokens = 30000\n`).replace('20000', '200000'));
+    const loop = watchLoop(home);
+    await loop.waitFor(() => loop.lines().length >= 3);
+    loop.child.kill('SIGINT');
+    expect(await loop.exited).toBe(130);
+    const passes = loop.lines().filter((l) => l.pass !== undefined);
+    expect(passes.length).toBeGreaterThanOrEqual(3);
+    for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+    expect(passes[0].warnings).toEqual([said]);
+    expect(passes.slice(1).map((p) => p.warnings)).toEqual(passes.slice(1).map(() => undefined));
+    // A person sees it on stderr, and once: the plan of the session, which warns of it too, does not say it again under the decision.
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config(`[sessions."${prefix}"]\ntrigger_tokens = 30000\n`));
+    const dry = await runCli(['watch', '--once', '--dry-run', '--provider', 'codex'], home.env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would compact codex ${DEMO_CODEX_ID}`);
+    expect(dry.stderr.split('\n').filter((l) => l.includes(`[sessions."${prefix}"]`))).toEqual([`warning: ${said}`]);
+    expect(dry.stdout).not.toContain('warning:');
   });
 
   it('a directory where the state is kept is refused before a pass publishes anything', async () => {

@@ -17,6 +17,8 @@ export default class Watch extends BaseCommand<WatchPass | undefined> {
 
 Passed over without reading the transcript: live sessions (updated within 180 s; a live one over its trigger is named once, with the control its client compacts with), sessions unchanged since the watch last decided on them under the same policy (within a day; since it compacted them, under any policy and however long ago), sessions compacted less than min_interval_secs ago, forks and restores gobstopper published that no client has resumed, and sessions whose reported context is under the trigger (unless adaptive is on, which needs the transcript). Sessions are taken smallest first. What was decided is kept in gobstopper's data directory, in watch-state-all.json (watch-state-codex.json for --provider codex, and so on), and one watch per set of providers runs at a time.
 
+A [sessions."<prefix>"] table keyed by a prefix of a session id never applies: the watch warns of each such table once, in the first pass that finds it, not on every pass (again if the table is fixed and then broken anew, and when the watch restarts).
+
 A session that cannot be compacted is reported as failed and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
 
 --rehearse publishes each fork only once the real client (claude or codex, offline against a local stub) has resumed it and rebuilt the context the plan predicts; a fork it refuses is that session's failure. --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C; it also stops (exit 1) once whatever reads its output has gone.`;
@@ -115,6 +117,7 @@ A session that cannot be compacted is reported as failed and tried again once it
   /** Each decision on a line, then what the pass passed over; a quiet pass prints nothing after the first. */
   private print(pass: WatchPass, always: boolean): void {
     if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; ${pass.dry_run ? 'a watch that is not a dry run rewrites it' : 'it is rewritten after this pass'}`);
+    for (const warning of pass.warnings ?? []) this.warning(warning);
     const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger');
     for (const d of shown) for (const line of decisionLines(d)) this.say(line);
     if (!always && shown.length === 0) return;
