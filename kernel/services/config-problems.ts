@@ -1,8 +1,9 @@
 /**
  * What is wrong in tables the current command does not layer. A file is checked key by key when it
- * loads, but an unknown strategy in a preset, an untrusted command in a provider table or a floor
- * above a session table's trigger would otherwise only surface when that table is used: `config`
- * and `presets` say so up front. Each table is checked as it is used on its own, over [policy]
+ * loads, but an unknown strategy in a preset, an untrusted command in a provider table, a floor
+ * above a session table's trigger or strategy_params the table's strategy refuses (its schema, the
+ * strategy ids it marks) would otherwise only surface when that table is used: `config` and
+ * `presets` say so up front. Each table is checked as it is used on its own, over [policy]
  * (a provider table also under every preset and session table would report combinations nobody
  * runs). A session table is the exception: it is always layered over its session's provider table,
  * so a floor that only a [provider.<id>] trigger keeps below the trigger is fine for that provider's
@@ -13,6 +14,7 @@ import { presetNames, resolveConfig, type ResolveOptions } from '../config/resol
 import { tableName } from '../config/schema-messages.js';
 import type { PluginRegistry } from '../plugins/registry/registry.js';
 import { requirePolicyIds } from './policy-ids.js';
+import { strategyParamsChecker } from './strategy-params-check.js';
 
 function tableKeys(loaded: LoadedConfig, table: 'provider' | 'sessions'): string[] {
   const files = loaded.project ? [loaded.user, loaded.project] : [loaded.user];
@@ -20,7 +22,7 @@ function tableKeys(loaded: LoadedConfig, table: 'provider' | 'sessions'): string
 }
 
 /** One message per broken table use, each naming the table it comes from; empty when all resolve. */
-export function configProblems(loaded: LoadedConfig, registry: PluginRegistry): string[] {
+export async function configProblems(loaded: LoadedConfig, registry: PluginRegistry): Promise<string[]> {
   const providers = tableKeys(loaded, 'provider');
   const uses: Array<{ label: string; options: ResolveOptions }> = [
     { label: '[policy]', options: {} },
@@ -31,21 +33,31 @@ export function configProblems(loaded: LoadedConfig, registry: PluginRegistry): 
   ];
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const use of uses) {
-    const message = problemOf(loaded, registry, use.options);
-    // A broken [policy] breaks every table over it: said once.
-    if (message === null || seen.has(message)) continue;
-    // Only the sessions of providers whose table does not rescue it are refused.
-    const rescuedBy = use.options.session_id === undefined ? [] : providers.filter((provider) => problemOf(loaded, registry, { ...use.options, provider }) === null);
-    seen.add(message);
-    problems.push(`${use.label}${rescuedBy.length === 0 ? '' : ` (for a session of any provider but ${rescuedBy.join(', ')})`}: ${message}`);
+  const params = strategyParamsChecker();
+  const problemOf = (options: ResolveOptions) => policyProblem(loaded, registry, params, options);
+  try {
+    for (const use of uses) {
+      const message = await problemOf(use.options);
+      // A broken [policy] breaks every table over it: said once.
+      if (message === null || seen.has(message)) continue;
+      // Only the sessions of providers whose table does not rescue it are refused.
+      const rescuedBy: string[] = [];
+      if (use.options.session_id !== undefined) for (const provider of providers) if ((await problemOf({ ...use.options, provider })) === null) rescuedBy.push(provider);
+      seen.add(message);
+      problems.push(`${use.label}${rescuedBy.length === 0 ? '' : ` (for a session of any provider but ${rescuedBy.join(', ')})`}: ${message}`);
+    }
+  } finally {
+    await params.close();
   }
   return problems;
 }
 
-function problemOf(loaded: LoadedConfig, registry: PluginRegistry, options: ResolveOptions): string | null {
+/** What plan would refuse of the policy these tables resolve to, as plan says it; null when nothing. */
+async function policyProblem(loaded: LoadedConfig, registry: PluginRegistry, params: ReturnType<typeof strategyParamsChecker>, options: ResolveOptions): Promise<string | null> {
   try {
-    requirePolicyIds(registry, resolveConfig(loaded, options));
+    const resolved = resolveConfig(loaded, options);
+    requirePolicyIds(registry, resolved);
+    await params.check(resolved);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

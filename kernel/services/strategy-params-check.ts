@@ -1,9 +1,11 @@
 /**
  * The early strategy_params check (policy-params.ts) for commands that otherwise start no plugin:
- * config, explain and policy-check. The plugin host is loaded only when there are parameters to
- * check, so the common case pays no module loading; orchestrators call policy-check on every prompt.
+ * config, presets, explain and policy-check. The plugin host is loaded only when there are
+ * parameters to check, so the common case pays no module loading; orchestrators call policy-check
+ * on every prompt.
  */
 import type { ResolvedConfig } from '../config/resolve-config.js';
+import type { Runtime } from './runtime.js';
 
 type PolicyConfig = Pick<ResolvedConfig, 'values' | 'external' | 'sources'>;
 
@@ -17,7 +19,29 @@ export function hasStrategyParams(config: PolicyConfig): boolean {
 
 /** Starts the strategy to check its parameters, when there are any. */
 export async function checkStrategyParamsEarly(config: PolicyConfig): Promise<void> {
-  if (!hasStrategyParams(config)) return;
-  const [{ withRuntime }, { requireStrategyParams }] = await Promise.all([import('./runtime.js'), import('./policy-params.js')]);
-  await withRuntime({}, (rt) => requireStrategyParams(rt, config));
+  const checker = strategyParamsChecker();
+  try {
+    await checker.check(config);
+  } finally {
+    await checker.close();
+  }
+}
+
+/**
+ * The same check for many policies (config and presets check every table in the file): one
+ * runtime, started at the first policy that has parameters, so each bundle starts once.
+ */
+export function strategyParamsChecker(): { check(config: PolicyConfig): Promise<void>; close(): Promise<void> } {
+  let runtime: Runtime | null = null;
+  return {
+    async check(config) {
+      if (!hasStrategyParams(config)) return;
+      const [{ Runtime }, { requireStrategyParams }] = await Promise.all([import('./runtime.js'), import('./policy-params.js')]);
+      runtime ??= new Runtime({});
+      await requireStrategyParams(runtime, config);
+    },
+    async close() {
+      await runtime?.close();
+    },
+  };
 }

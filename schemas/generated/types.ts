@@ -539,7 +539,7 @@ export interface ConfigCommandResult {
     [k: string]: PolicyValueSource;
   };
   /**
-   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger), each naming its table; plan refuses them when they are used.
+   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger, strategy_params the strategy's params_schema refuses or that name a strategy nothing serves), each naming its table; plan refuses them when they are used.
    */
   problems: string[];
   /**
@@ -1942,7 +1942,7 @@ export interface PresetsCommandResult {
   config_files: ConfigFileRef[];
   presets: PresetEntry[];
   /**
-   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger), each naming its table; plan refuses them when they are used.
+   * What is wrong in configuration tables this command did not layer (an unknown strategy or scorer, an untrusted command, a floor at or above the trigger, strategy_params the strategy's params_schema refuses or that name a strategy nothing serves), each naming its table; plan refuses them when they are used.
    */
   problems: string[];
 }

@@ -294,6 +294,31 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['presets', '--config', write(join(home.root, 'clean.toml'), '[presets.fine]\nstrategy = "elide"\n')]).body.problems).toEqual([]);
   });
 
+  it('config and presets report strategy_params a table they do not layer gets wrong, without failing', () => {
+    const tables = write(
+      join(home.root, 'param-tables.toml'),
+      '[provider.codex]\nstrategy = "auto"\nstrategy_params = { candidates = "elide" }\n[presets.edited]\nstrategy = "agentic"\nstrategy_params = { editor = "scorred" }\n[presets.fine]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide", "dedupe"] }\n',
+    );
+    const config = json(['config', '--config', tables]);
+    expect(config.status, config.stderr).toBe(0);
+    expect(validateConfigCommandResult(config.body)).toBe(true);
+    expect(config.body.problems).toEqual([
+      `[provider.codex]: strategy_params for auto do not match the params_schema it declares at /candidates: must be array (set by strategy_params: [provider.codex] in ${tables})`,
+      expect.stringMatching(new RegExp(`^\\[presets\\.edited\\]: unknown strategy 'scorred' in strategy_params\\.editor of agentic; known: .*\\belide\\b.* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-tables\\.toml\\)$`)),
+    ]);
+    const presets = json(['presets', '--config', tables]);
+    expect(presets.status).toBe(0);
+    expect(validatePresetsCommandResult(presets.body)).toBe(true);
+    expect(presets.body.problems).toEqual(config.body.problems);
+    const human = gob(['presets', '--config', tables]);
+    expect(human.status).toBe(0);
+    expect(human.stderr).toContain(`warning: [provider.codex]: strategy_params for auto do not match the params_schema it declares at /candidates: must be array (set by strategy_params: [provider.codex] in ${tables}) (refused when that table is used)\n`);
+    // A command that does not use those tables is not failed by them; one that does is.
+    const unused = json(['plan', '7d3f', '--config', tables]);
+    expect(unused.status, JSON.stringify(unused.body)).toBe(0);
+    expect(json(['plan', '7d3f', '--config', tables, '--preset', 'edited']).body.error).toMatchObject({ code: 'unknown_strategy', details: { key: 'strategy_params.editor' } });
+  });
+
   it('a pinned plugin manifest that does not exist is named, by plan below its trigger and by config', () => {
     const manifest = join(home.root, 'nowhere', 'gobstopper-plugin.json');
     const config = write(join(home.root, 'missing-plugin.toml'), `[policy]\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${'a'.repeat(64)}" }\n`);

@@ -79,7 +79,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       external: resolved.external,
       discovery: resolved.discovery,
       sources: resolved.sources,
-      problems: configProblems(loaded, registry),
+      problems: await configProblems(loaded, registry),
       unapplied_session_tables: resolved.unapplied_session_tables,
       inert_settings: inertSettings(loaded),
     };

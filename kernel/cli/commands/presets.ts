@@ -19,7 +19,7 @@ export default class Presets extends BaseCommand<PresetsCommandResult> {
   async run(): Promise<PresetsCommandResult> {
     const { flags } = await this.parse(Presets);
     const loaded = await loadConfig({ configPath: flags.config });
-    const result: PresetsCommandResult = { config_files: configFileRefs(loaded), presets: listPresets(loaded), problems: configProblems(loaded, new PluginRegistry({ env: process.env })) };
+    const result: PresetsCommandResult = { config_files: configFileRefs(loaded), presets: listPresets(loaded), problems: await configProblems(loaded, new PluginRegistry({ env: process.env })) };
     for (const problem of result.problems) this.note(`warning: ${problem} (refused when that table is used)`);
     if (result.presets.length === 0) {
       this.say(`No presets in ${result.config_files.map((f) => f.path).join(' or ')}.`);
