@@ -6,6 +6,8 @@ import { startBundle, type RunningBundle } from '../../kernel/plugins/host/runni
 import { fixturePluginBundle, tempDir, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
+import { STRATEGY_ID_FORMAT } from '../../sdk/index.js';
+import { checkStrategyParams } from '../../kernel/plugins/host/strategy-params.js';
 
 describe('the Python SDK through the real host', () => {
   let dir: TempDir;
@@ -34,6 +36,17 @@ describe('the Python SDK through the real host', () => {
     ]);
     // A strategy that asks for scores says so, so the host can start the scorer early.
     expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false]);
+  });
+
+  it("marks a strategy id in a params_schema with the SDK's STRATEGY_ID_FORMAT, which the host checks as the TypeScript SDK's", async () => {
+    const info = running.handshake.strategies!.find((s) => s.id === 'fixture_strategy')!;
+    expect(info.params_schema).toMatchObject({ properties: { candidates: { items: { format: STRATEGY_ID_FORMAT } } } });
+    const served = running.handshake.strategies!.map((s) => s.id);
+    await expect(checkStrategyParams('fixture_strategy', info.params_schema, { candidates: ['inner_strategy'] }, served)).resolves.toBeUndefined();
+    await expect(checkStrategyParams('fixture_strategy', info.params_schema, { candidates: ['inner_strategy', 'inner_stratgy'] }, served)).rejects.toMatchObject({
+      code: 'unknown_strategy',
+      details: { id: 'inner_stratgy', key: 'strategy_params.candidates[1]' },
+    });
   });
 
   it('asks the host for scores, content and another plan from inside a handler (re-entrantly)', async () => {

@@ -30,6 +30,11 @@ import traceback
 
 PROTOCOL_VERSION = 1
 
+# The params_schema "format" that marks a string as another strategy's id (a selector's candidates,
+# an editor it forwards): the host refuses a configured one that no installed or built-in bundle
+# serves. The TypeScript SDK exports the same value as STRATEGY_ID_FORMAT.
+STRATEGY_ID_FORMAT = "strategy-id"
+
 # Application error codes (schemas/v1/rpc.schema.json#/$defs/PluginErrorCode).
 SOURCE_CHANGED = -32001
 INVALID_INPUT = -32002
