@@ -59,7 +59,12 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
  */
 export async function snapshotIdFor(layout: VaultLayout, sha: string): Promise<string> {
   if ((await listManifestIds(layout)).includes(sha)) return sha;
-  return (await snapshotOfSource(layout, sha)) ?? sha;
+  // A line naming this id whose manifest is gone is damage, as resolveShaPrefix reports it: `vault`
+  // lists that snapshot, and "no such snapshot" would contradict it.
+  const named = (await readIndex(layout)).find((e) => e.sha256 === sha || e.source_sha256 === sha);
+  if (named === undefined) return sha;
+  await manifestOfEntry(layout, named);
+  return named.sha256;
 }
 
 /** The snapshot whose archived source hashes to `sha`; a damaged index fails closed, as every read of it does. */

@@ -95,6 +95,16 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(chooseSnapshotChecked(home.layout, 'sess-a')).rejects.toMatchObject(indexFailure('which is not in the vault'));
   });
 
+  it('search-snapshot and read-snapshot of a listed snapshot whose manifest is gone report damage, not an unknown snapshot', async () => {
+    const entry = JSON.parse(readFileSync(home.layout.index, 'utf8').trim());
+    unlinkSync(join(home.layout.manifests, sha));
+    const gone = indexFailure(`a line names snapshot ${sha.slice(0, 16)} of claude_code sess-a, which is not in the vault`);
+    await expect(searchSnapshot(home.layout, sha, 'x')).rejects.toMatchObject(gone);
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0 })).rejects.toMatchObject(gone);
+    // By the archived source's digest too, as a receipt names it.
+    await expect(searchSnapshot(home.layout, entry.source_sha256, 'x')).rejects.toMatchObject(gone);
+  });
+
   it("a session's index line naming another session's snapshot restores neither", async () => {
     const otherPath = writeSession(home.sessions, 'sess-b.jsonl', jsonl(claudeSession('sess-b', 2)));
     const other = (await snapshotFile(home.layout, { path: otherPath, sessionId: 'sess-b', provider: 'claude_code', strategy: 'snapshot' })).entry.sha256;
