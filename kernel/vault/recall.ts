@@ -60,16 +60,22 @@ interface Found {
   order: number;
 }
 
+/** The best `limit` cards, and how many matched in all: a listing cut at --limit says so. */
+export interface RecallAnswer {
+  cards: RecallRow[];
+  found: number;
+}
+
 export async function recallCards(
   layout: VaultLayout,
   request: RecallRequest = {},
   env: NodeJS.ProcessEnv = process.env,
   warn: (message: string) => void = () => undefined,
-): Promise<RecallRow[]> {
+): Promise<RecallAnswer> {
   const { query, limit } = checkRequest(request);
   // A snapshot asked for by id that is not there is an error, not an empty answer.
   const only = request.sha === undefined ? null : await resolveShaPrefix(layout, request.sha);
-  if (!(await vaultExists(layout))) return [];
+  if (!(await vaultExists(layout))) return { cards: [], found: 0 };
   // Newest entry per snapshot labels it; newest snapshots are read first so a card repeated in
   // later archived states of the same session is reported from its newest one.
   const newest = new Map<string, VaultEntry>();
@@ -135,5 +141,5 @@ export async function recallCards(
     }
   }
   found.sort((a, b) => b.row.score - a.row.score || b.row.ts - a.row.ts || a.order - b.order);
-  return found.slice(0, limit).map((f) => f.row);
+  return { cards: found.slice(0, limit).map((f) => f.row), found: found.length };
 }

@@ -377,6 +377,15 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(narrow.stdout).not.toContain('score');
   });
 
+  it('recall cut at --limit says how many cards it found and how many it lists', async () => {
+    home = demoHome();
+    for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) await runJson(['apply', id], home.env);
+    const cut = await runCli(['recall', '--limit', '1'], home.env);
+    expect(cut.stdout.split('\n')[0]).toBe('found 2 state-card digest(s), first 1 listed');
+    const whole = await runCli(['recall'], home.env);
+    expect(whole.stdout.split('\n')[0]).toBe('found 2 state-card digest(s)');
+  });
+
   it('--rehearse without a usable client is refused before anything is archived or logged', async () => {
     home = demoHome();
     const before = snapshotOfStores(home);

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import type { RecallCommandOutput, RecallRow } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
 import { DEFAULT_RECALL_LIMIT, MAX_RECALL_LIMIT, recallCards } from '../../vault/recall.js';
-import { formatTs, printableText, shorten } from '../../text/human.js';
+import { formatCount, formatTs, printableText, shorten } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export type RecallResult = RecallCommandOutput;
@@ -44,13 +44,14 @@ export default class Recall extends BaseCommand<RecallResult> {
 
   async run(): Promise<RecallResult> {
     const { flags } = await this.parse(Recall);
-    const rows = await recallCards(vaultLayout(process.env), { query: flags.query, limit: flags.limit, session: flags.session, sha: flags.sha }, process.env, (w) => this.warning(w));
+    const request = { query: flags.query, limit: flags.limit, session: flags.session, sha: flags.sha };
+    const { cards: rows, found } = await recallCards(vaultLayout(process.env), request, process.env, (w) => this.warning(w));
     if (rows.length === 0) {
       const scope = flags.sha !== undefined ? ` in snapshot ${flags.sha}` : flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
       this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
       return rows;
     }
-    this.say(`found ${rows.length} state-card digest(s)`);
+    this.say(`found ${formatCount(found)} state-card digest(s)` + (found > rows.length ? `, first ${rows.length} listed` : ''));
     const width = this.tableWidth();
     for (const row of rows) {
       this.say('');

@@ -24,7 +24,7 @@ describe('recall', () => {
     const claude = await archive('c.jsonl', 'claude-1', 'claude_code', [...claudeSession('claude-1', 2), claudeUser('claude-1', claudeCard, 'card')], 100);
     const codex = await archive('x.jsonl', 'codex-1', 'codex', [{ type: 'session_meta' }, codexStateCardMessage(codexCard), codexCompacted(nestedCard, ['tail'])], 200);
 
-    const rows = await recallCards(home.layout, { query: 'parser' });
+    const { cards: rows } = await recallCards(home.layout, { query: 'parser' });
     expect(rows.map((r) => [r.session_id, r.score, r.record_index])).toEqual([
       ['claude-1', 3, 6],
       ['codex-1', 1, 1],
@@ -32,12 +32,12 @@ describe('recall', () => {
     expect(rows[0]).toMatchObject({ snapshot_sha: claude.sha256, ts: 100, provider: 'claude_code', digest: { goal: 'Fix the parser bug', files_touched: ['src/parser.ts'] } });
     expect(rows[1]!.snapshot_sha).toBe(codex.sha256);
 
-    const all = await recallCards(home.layout, {});
+    const { cards: all } = await recallCards(home.layout, {});
     expect(all.map((r) => r.session_id)).toEqual(['codex-1', 'codex-1', 'claude-1']);
     expect(all.every((r) => r.score === 0)).toBe(true);
     expect(all[1]!.digest.summary).toBe('compacted window about deployment');
-    expect(await recallCards(home.layout, { query: 'no such words' })).toEqual([]);
-    expect(await recallCards(home.layout, { query: 'parser', session: 'codex' })).toHaveLength(1);
+    expect(await recallCards(home.layout, { query: 'no such words' })).toEqual({ cards: [], found: 0 });
+    expect((await recallCards(home.layout, { query: 'parser', session: 'codex' })).cards).toHaveLength(1);
   });
 
   it('reports a card repeated in later states of a session once, from the newest snapshot', async () => {
@@ -45,7 +45,7 @@ describe('recall', () => {
     const records = [claudeUser('s', text, 'card'), claudeUser('s', 'more', 'u1')];
     await archive('s.jsonl', 's', 'claude_code', records.slice(0, 1), 100);
     const newer = await archive('s.jsonl', 's', 'claude_code', records, 200);
-    const rows = await recallCards(home.layout, { query: 'cache' });
+    const { cards: rows } = await recallCards(home.layout, { query: 'cache' });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.snapshot_sha).toBe(newer.sha256);
   });
@@ -57,7 +57,7 @@ describe('recall', () => {
     const chunk = readdirSync(home.layout.chunks).find((name) => !before.has(name))!;
     truncateSync(join(home.layout.chunks, chunk), 10);
     const warnings: string[] = [];
-    const rows = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
+    const { cards: rows } = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
     expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^snapshot ${broken.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: .*${chunk}`))]);
     await expect(recallCards(home.layout, { sha: broken.sha256 })).rejects.toMatchObject({ code: 'vault_damaged' });
@@ -68,7 +68,7 @@ describe('recall', () => {
     const moved = await archive('b.jsonl', 'sess-b', 'claude_code', [claudeUser('sess-b', card({ goal: 'Tune the parser' }), 'card')], 200);
     renameSync(join(home.layout.manifests, moved.sha256), join(home.sessions, 'moved-aside'));
     const warnings: string[] = [];
-    const rows = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
+    const { cards: rows } = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
     expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
     expect(warnings).toEqual([`snapshot ${moved.sha256.slice(0, 16)} of claude_code sess-b is left out: its manifest is not in the vault (restore manifests/${moved.sha256} from a backup)`]);
   });
@@ -78,7 +78,9 @@ describe('recall', () => {
     await expect(recallCards(home.layout, { limit: 101 })).rejects.toMatchObject({ code: 'invalid_limit' });
     const many = Array.from({ length: 5 }, (_, i) => claudeUser('m', card({ goal: `goal ${i}` }), `c${i}`));
     await archive('m.jsonl', 'm', 'claude_code', many, 10);
-    expect(await recallCards(home.layout, { limit: 3 })).toHaveLength(3);
+    const answer = await recallCards(home.layout, { limit: 3 });
+    expect(answer.cards).toHaveLength(3);
+    expect(answer.found).toBe(5);
   });
 
   it('refuses a query that is given but empty, rather than listing every card', async () => {
