@@ -12,6 +12,8 @@ import { BaseCommand } from '../base-command.js';
 
 export type EventsResult = EventsCommandOutput;
 
+const MAX_EVENTS_LISTED = 100_000;
+
 function counts(record: Record<string, number>): string {
   const parts = Object.entries(record).map(([k, v]) => `${k} ${formatCount(v)}`);
   return parts.length > 0 ? parts.join(', ') : '-';
@@ -27,7 +29,7 @@ export default class Events extends BaseCommand<EventsResult> {
   static override flags = {
     since: Flags.string({ description: `Window start: ${SINCE_HELP}.` }),
     // --tail was its first name; --limit is what the other listing commands call it.
-    limit: Flags.integer({ description: 'Newest events to list (0 lists none, only the counts).', aliases: ['tail'], default: 20, min: 0, max: 100_000 }),
+    limit: Flags.integer({ description: `Newest events to list (0-${MAX_EVENTS_LISTED}; 0 lists none, only the counts).`, aliases: ['tail'], default: 20, min: 0, max: MAX_EVENTS_LISTED }),
     session: Flags.string({ description: 'Only sessions whose id starts with this.' }),
   };
 
