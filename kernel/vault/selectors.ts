@@ -59,17 +59,19 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
  */
 export async function snapshotIdFor(layout: VaultLayout, sha: string): Promise<string> {
   if ((await listManifestIds(layout)).includes(sha)) return sha;
-  // A line naming this id whose manifest is gone is damage, as resolveShaPrefix reports it: `vault`
-  // lists that snapshot, and "no such snapshot" would contradict it.
-  const named = (await readIndex(layout)).find((e) => e.sha256 === sha || e.source_sha256 === sha);
-  if (named === undefined) return sha;
-  await manifestOfEntry(layout, named);
-  return named.sha256;
+  return (await indexedSnapshot(layout, (e) => e.sha256 === sha || e.source_sha256 === sha)) ?? sha;
 }
 
-/** The snapshot whose archived source hashes to `sha`; a damaged index fails closed, as every read of it does. */
-async function snapshotOfSource(layout: VaultLayout, sha: string): Promise<string | null> {
-  return (await readIndex(layout)).find((e) => e.source_sha256 === sha)?.sha256 ?? null;
+/**
+ * The snapshot of the first index line `matches` accepts, its manifest checked: a line whose
+ * manifest is gone is damage to report as such, since `vault` lists that snapshot and "no such
+ * snapshot" would contradict it. A damaged index fails closed, as every read of it does.
+ */
+async function indexedSnapshot(layout: VaultLayout, matches: (e: VaultEntry) => boolean): Promise<string | null> {
+  const named = (await readIndex(layout)).find(matches);
+  if (named === undefined) return null;
+  await manifestOfEntry(layout, named);
+  return named.sha256;
 }
 
 /**
@@ -91,19 +93,10 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
   checkShaPrefix(input, what);
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
-  if (matches.length === 0 && prefix.length === 64) {
-    const id = await snapshotOfSource(layout, prefix);
-    if (id !== null) return id;
-  }
   if (matches.length === 0) {
-    // An index line naming a manifest that is gone is damage to report as such: `vault` lists
-    // that snapshot, and "no such snapshot" would contradict it.
-    const named = (await readIndex(layout)).find((e) => e.sha256.startsWith(prefix));
-    if (named) {
-      await manifestOfEntry(layout, named);
-      return named.sha256;
-    }
-    throw snapshotNotFound(prefix);
+    const named = await indexedSnapshot(layout, (e) => e.sha256.startsWith(prefix) || (prefix.length === 64 && e.source_sha256 === prefix));
+    if (named === null) throw snapshotNotFound(prefix);
+    return named;
   }
   // The full ids, as an ambiguous session prefix lists its sessions: a script can pick one.
   if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`, { candidates: [...matches].sort() });
