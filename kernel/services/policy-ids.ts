@@ -7,8 +7,7 @@ import { resolve } from 'node:path';
 import { describeSource, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { readManifest } from '../plugins/admission/manifest.js';
-import { MANIFEST_FILE } from '../plugins/admission/rules.js';
-import { PluginRegistry } from '../plugins/registry/registry.js';
+import { pinMismatch, PluginRegistry } from '../plugins/registry/registry.js';
 
 export function requirePolicyIds(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'external' | 'sources'>): void {
   // A configured command or plugin proposes instead of a strategy bundle; the id is only its name.
@@ -35,13 +34,7 @@ function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedCo
   }
   // A pin that is not the manifest's hash can never run: said now, not once a session reaches the trigger.
   const { manifestSha256 } = readManifest(resolve(plugin.manifest), ref.root, registry.version);
-  if (manifestSha256 !== plugin.trusted_sha256) {
-    throw fromConfig(
-      new GobstopperError('pin_mismatch', `plugin ${ref.id}@${ref.version}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${plugin.trusted_sha256}, now ${manifestSha256})`, {
-        details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: plugin.trusted_sha256, manifest_sha256: manifestSha256 },
-      }),
-    );
-  }
+  if (manifestSha256 !== plugin.trusted_sha256) throw fromConfig(pinMismatch(ref, plugin.trusted_sha256, manifestSha256));
 }
 
 /**

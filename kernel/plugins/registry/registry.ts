@@ -181,13 +181,7 @@ export class PluginRegistry {
    */
   admit(ref: BundleRef): AdmittedBundle {
     const admitted = admitInstalled(ref, this.version);
-    if (ref.pinnedSha256 !== null && admitted.manifestSha256 !== ref.pinnedSha256) {
-      throw new GobstopperError(
-        'pin_mismatch',
-        `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${ref.pinnedSha256}, now ${admitted.manifestSha256})`,
-        { details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: ref.pinnedSha256, manifest_sha256: admitted.manifestSha256 } },
-      );
-    }
+    if (ref.pinnedSha256 !== null && admitted.manifestSha256 !== ref.pinnedSha256) throw pinMismatch(ref, ref.pinnedSha256, admitted.manifestSha256);
     if (admitted.manifest.id !== ref.id || admitted.manifest.version !== ref.version) {
       throw new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: the bundle in ${ref.root} now says it is ${bundleLabel(admitted.manifest)}`, {
         details: { bundle: ref.root, file: MANIFEST_FILE },
@@ -267,4 +261,11 @@ function requirePinnedManifestFile(manifestPath: string): void {
   if (basename(manifestPath) !== MANIFEST_FILE) {
     throw new AdmissionError('not_a_bundle', `the configured plugin manifest ${manifestPath} is not a ${MANIFEST_FILE}; 'manifest' names that file of a bundle`, { bundle: dirname(manifestPath), file: basename(manifestPath) });
   }
+}
+
+/** A bundle whose manifest no longer hashes to its pin: it changed since it was pinned. */
+export function pinMismatch(ref: Pick<BundleRef, 'id' | 'version' | 'root'>, pinnedSha256: string, manifestSha256: string): GobstopperError {
+  return new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${pinnedSha256}, now ${manifestSha256})`, {
+    details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: pinnedSha256, manifest_sha256: manifestSha256 },
+  });
 }
