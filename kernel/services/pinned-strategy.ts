@@ -14,11 +14,19 @@ export function pinnedStrategy(config: Pick<ResolvedConfig, 'values' | 'external
   return config.external?.kind === 'plugin' ? config.values.strategy : null;
 }
 
+/**
+ * A pinned bundle that does not serve the policy's strategy: found in its manifest before anything
+ * starts (a config error, exit 1) or, for a manifest that listed it, missing from its handshake.
+ */
+export function pinDoesNotServe(ref: { id: string }, strategyId: string, exit: 1 | 2): GobstopperError {
+  return new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit });
+}
+
 /** The pinned bundle started (or reused) for the strategy the policy names. */
 export async function startPinnedStrategy(runtime: Runtime, plugin: PluginRef, strategyId: string): Promise<{ running: RunningBundle; info: StrategyInfo }> {
   const ref = runtime.host.registry.configuredRef(plugin);
   const running = await runtime.host.start(ref);
   const info = running.handshake.strategies?.find((s) => s.id === strategyId);
-  if (!info) throw new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${strategyId}`, { exit: 2 });
+  if (!info) throw pinDoesNotServe(ref, strategyId, 2);
   return { running, info };
 }

@@ -8,6 +8,7 @@ import { describeSource, type ResolvedConfig } from '../config/resolve-config.js
 import { GobstopperError } from '../errors.js';
 import { readManifest } from '../plugins/admission/manifest.js';
 import { pinMismatch, PluginRegistry } from '../plugins/registry/registry.js';
+import { pinDoesNotServe } from './pinned-strategy.js';
 
 export function requirePolicyIds(registry: PluginRegistry, config: Pick<ResolvedConfig, 'values' | 'external' | 'sources'>): void {
   // A configured command or plugin proposes instead of a strategy bundle; the id is only its name.
@@ -30,7 +31,7 @@ function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedCo
     throw error instanceof GobstopperError ? fromConfig(error) : error;
   }
   if (!ref.provides.strategies.includes(config.values.strategy)) {
-    throw fromConfig(new GobstopperError('unknown_strategy', `the configured plugin ${ref.id} does not serve strategy ${config.values.strategy}`));
+    throw fromConfig(pinDoesNotServe(ref, config.values.strategy, 1));
   }
   // A pin that is not the manifest's hash can never run: said now, not once a session reaches the trigger.
   const { manifestSha256 } = readManifest(resolve(plugin.manifest), ref.root, registry.version);

@@ -350,6 +350,17 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(planned.body.reason_code).toBe('below_trigger');
   });
 
+  it('a pinned plugin that does not serve the policy strategy is refused by plan and config, naming the table', () => {
+    const manifest = join(repoRoot, 'examples', 'plugins', 'keep-last-jq', 'gobstopper-plugin.json');
+    const actual = createHash('sha256').update(readFileSync(manifest)).digest('hex');
+    const config = write(join(home.root, 'other-strategy-pin.toml'), `[policy]\nstrategy = "elide"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${actual}" }\n`);
+    for (const args of [['plan', '7d3f'], ['config']]) {
+      const { status, body } = json([...args, '--config', config]);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error).toMatchObject({ code: 'unknown_strategy', message: `the configured plugin keep-last-jq does not serve strategy elide (set by plugin: [policy] in ${config})` });
+    }
+  });
+
   it("config: the original tool's watch and rollout settings load, and are named as having no effect", () => {
     const legacy = write(join(home.root, 'original.toml'), '[policy]\nauto_apply_store = false\nacp_timeout_secs = 1800\n\n[rollout]\ncodex = 50\n');
     const human = gob(['config', '--config', legacy]);
