@@ -1,4 +1,4 @@
-import { Command, Flags, type Interfaces } from '@oclif/core';
+import { Command, Flags, ux, type Interfaces } from '@oclif/core';
 import { GobstopperError, usageError } from '../errors.js';
 import { isStopping, onStopSignal, stopNote } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
@@ -6,6 +6,7 @@ import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
 import { renderTable, type Column } from '../text/table.js';
 import { printableText, terminalSafe } from '../text/human.js';
+import { terminalSafeJson } from '../text/json-output.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -44,7 +45,7 @@ export abstract class BaseCommand<TResult> extends Command {
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
       const done = stopNote();
       const message = `interrupted by ${signal}${done ? `; ${done}` : ''}`;
-      if (this.jsonEnabled()) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'interrupted', message, details: { signal, ...(done ? { done } : {}) } } }) + '\n');
+      if (this.jsonEnabled()) process.stdout.write(terminalSafeJson({ ok: false, error: { code: 'interrupted', message, details: { signal, ...(done ? { done } : {}) } } }) + '\n');
       else process.stderr.write(`gobstopper: ${message}\n`);
     });
   }
@@ -76,8 +77,13 @@ export abstract class BaseCommand<TResult> extends Command {
     if (!isStopping()) super.log(message, ...args);
   }
 
+  /**
+   * The answer under --json, laid out as oclif lays it out (two-space indent, coloured only by a
+   * user's theme), with the characters that could steer a terminal escaped. The text is made here
+   * and handed over as it is: given the value, oclif would stringify it again and undo the escapes.
+   */
   override logJson(json: unknown): void {
-    if (!isStopping()) super.logJson(json);
+    if (!isStopping()) ux.stdout(ux.colorizeJson(terminalSafeJson(json, 2), { pretty: false, theme: this.config.theme?.json }));
   }
 
   /** Human output; suppressed under --json, where the returned result is printed instead. */
@@ -145,7 +151,7 @@ export abstract class BaseCommand<TResult> extends Command {
     const envelope = toEnvelope(error);
     process.exitCode = exit;
     if (this.jsonEnabled()) {
-      process.stdout.write(JSON.stringify(envelope) + '\n');
+      process.stdout.write(terminalSafeJson(envelope) + '\n');
       return;
     }
     process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.message, envelope.error.details)}`) + '\n');

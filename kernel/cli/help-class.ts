@@ -5,6 +5,7 @@
  */
 import { Help, toConfiguredId, type Command, type Interfaces } from '@oclif/core';
 import type { HelpCommandEntry } from '../../schemas/generated/types.js';
+import { terminalSafeJson } from '../text/json-output.js';
 
 /** Whether a command belongs to a hidden group (a hidden topic), unless `asked` names that group. */
 export function inHiddenGroup(config: Interfaces.Config, commandId: string, asked = ''): boolean {
@@ -53,7 +54,7 @@ export default class GobstopperHelp extends Help {
   /** A bare topic with --json answers as `help <topic> --json` does: the topic's commands, one JSON object. */
   override async showHelp(argv: string[]): Promise<void> {
     if (bareTopicWithJson(this.config, argv)) {
-      process.stdout.write(JSON.stringify({ commands: commandsUnder(this.config, argv[0]!) }, null, 2) + '\n');
+      process.stdout.write(terminalSafeJson({ commands: commandsUnder(this.config, argv[0]!) }, 2) + '\n');
       return;
     }
     // oclif skips the word `help` when it looks for the subject, so `help --help` and `help help`

@@ -34,7 +34,8 @@ export function shorten(text: string, max: number): string {
 const ONE_LINE_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
 const MULTI_LINE_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** One UTF-16 unit as a \uXXXX escape, which JSON and JavaScript read back as the same character. */
+export const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
  * Archived text is untrusted: terminal control sequences in it must not reach the terminal.
@@ -42,7 +43,7 @@ const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0
  * \u escapes, so the text stays on one line.
  */
 export function printableText(text: string): string {
-  return text.replace(ONE_LINE_UNSAFE, escaped);
+  return text.replace(ONE_LINE_UNSAFE, unicodeEscape);
 }
 
 /**
@@ -50,7 +51,7 @@ export function printableText(text: string): string {
  * directories, record types, messages) and may span several lines: newlines and tabs are kept.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(MULTI_LINE_UNSAFE, escaped);
+  return text.replace(MULTI_LINE_UNSAFE, unicodeEscape);
 }
 
 /** `key: value` lines with the values aligned. */

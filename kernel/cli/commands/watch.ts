@@ -3,6 +3,7 @@ import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.
 import { checkWatchSetup, lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
 import { formatCount } from '../../text/human.js';
+import { terminalSafeJson } from '../../text/json-output.js';
 import { GobstopperError } from '../../errors.js';
 import { BaseCommand, toEnvelope } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
@@ -97,7 +98,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
           if (!this.jsonEnabled()) this.print(result, true);
           return result;
         }
-        if (this.jsonEnabled()) process.stdout.write(JSON.stringify(result) + '\n');
+        if (this.jsonEnabled()) process.stdout.write(terminalSafeJson(result) + '\n');
         else this.print(result, pass === 1);
         await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
       }
@@ -110,7 +111,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
   private passFailed(pass: number, error: GobstopperError, interval: number): void {
     if (this.jsonEnabled()) {
       const envelope = toEnvelope(error);
-      process.stdout.write(JSON.stringify({ ...envelope, error: { ...envelope.error, details: { ...envelope.error.details, pass } } }) + '\n');
+      process.stdout.write(terminalSafeJson({ ...envelope, error: { ...envelope.error, details: { ...envelope.error.details, pass } } }) + '\n');
     } else this.warning(`pass ${pass} failed: ${error.message}; trying again in ${interval} s`);
   }
 

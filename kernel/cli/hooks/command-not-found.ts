@@ -8,6 +8,7 @@ import { loadHelpClass, toConfiguredId, type Hook, type Interfaces } from '@ocli
 import { usageError } from '../../errors.js';
 import { toEnvelope } from '../base-command.js';
 import { inHiddenGroup } from '../help-class.js';
+import { terminalSafeJson } from '../../text/json-output.js';
 
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
   const { config } = options;
@@ -27,7 +28,7 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
         ? usageError('usage', `'${options.id}' is a flag: flags go after the command, as in gobstopper detect --json (gobstopper --help lists the commands)`)
         : unknownCommand(config, words);
   process.exitCode = error.exit;
-  if ((options.argv ?? []).includes('--json')) process.stdout.write(JSON.stringify(toEnvelope(error)) + '\n');
+  if ((options.argv ?? []).includes('--json')) process.stdout.write(terminalSafeJson(toEnvelope(error)) + '\n');
   else process.stderr.write(`gobstopper: ${error.message}\n`);
 };
 
