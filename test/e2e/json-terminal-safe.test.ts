@@ -75,4 +75,10 @@ describe.skipIf(!built)('--json cannot steer the terminal it is printed on', () 
     expectEscaped(r.stdout, ['\\u202e']);
     expect(JSON.parse(r.stdout).error.message).toContain(`nosuch${RLO}`);
   });
+
+  it('without --json, the unknown command is named on stderr escaped, as other errors are', async () => {
+    const r = await runCli([`nosuch${RLO}${CSI}`], home.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("gobstopper: unknown command 'nosuch\\u202e\\u009b'; gobstopper --help lists the commands\n");
+  });
 });

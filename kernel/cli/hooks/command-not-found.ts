@@ -8,6 +8,7 @@ import { loadHelpClass, toConfiguredId, type Hook, type Interfaces } from '@ocli
 import { usageError } from '../../errors.js';
 import { toEnvelope } from '../base-command.js';
 import { inHiddenGroup } from '../help-class.js';
+import { terminalSafe } from '../../text/human.js';
 import { terminalSafeJson } from '../../text/json-output.js';
 
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
@@ -29,7 +30,7 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
         : unknownCommand(config, words);
   process.exitCode = error.exit;
   if ((options.argv ?? []).includes('--json')) process.stdout.write(terminalSafeJson(toEnvelope(error)) + '\n');
-  else process.stderr.write(`gobstopper: ${error.message}\n`);
+  else process.stderr.write(terminalSafe(`gobstopper: ${error.message}`) + '\n');
 };
 
 /**
