@@ -158,7 +158,8 @@ export abstract class BaseCommand<TResult> extends Command {
     if (process.env.GOBSTOPPER_DEBUG) {
       if (error.stack) process.stderr.write(error.stack + '\n');
       const pluginStderr = (error as { stderrText?: unknown }).stderrText;
-      if (typeof pluginStderr === 'string' && pluginStderr.length > 0) process.stderr.write(`--- the plugin's stderr (the last ${pluginStderr.length} characters kept) ---\n${pluginStderr}${pluginStderr.endsWith('\n') ? '' : '\n'}`);
+      // What a plugin wrote is untrusted text like any other it sends: shown, never obeyed.
+      if (typeof pluginStderr === 'string' && pluginStderr.length > 0) process.stderr.write(`--- the plugin's stderr (the last ${pluginStderr.length} characters kept) ---\n${terminalSafe(pluginStderr)}${pluginStderr.endsWith('\n') ? '' : '\n'}`);
     }
   }
 }

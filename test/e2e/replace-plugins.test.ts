@@ -107,7 +107,8 @@ describe('built-ins are replaceable bundles', () => {
     // GOBSTOPPER_DEBUG shows all the plugin's stderr that was kept, not just the tail in the message.
     const debug = await runCli(['plan', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_DEBUG: '1' } });
     expect(debug.code).toBe(1);
-    expect(debug.stderr).toMatch(/--- the plugin's stderr \(the last \d+ characters kept\) ---\nscorer giving up on purpose\n/);
+    expect(debug.stderr).toMatch(/--- the plugin's stderr \(the last \d+ characters kept\) ---\nscorer giving up on purpose \\u001b\[31mred\n/);
+    expect(debug.stderr).not.toContain('\x1b');
   });
 
   it('auto goes on without a strategy whose scorer fails, and says so', async () => {
