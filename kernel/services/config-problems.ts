@@ -21,16 +21,26 @@ function tableKeys(loaded: LoadedConfig, table: 'provider' | 'sessions'): string
   return [...new Set(files.flatMap((f) => Object.keys(f.data[table] ?? {})))].sort();
 }
 
-/** One message per broken table use, each naming the table it comes from; empty when all resolve. */
-export async function configProblems(loaded: LoadedConfig, registry: PluginRegistry): Promise<string[]> {
-  const providers = tableKeys(loaded, 'provider');
-  const uses: Array<{ label: string; options: ResolveOptions }> = [
+export interface TableUse {
+  label: string;
+  options: ResolveOptions;
+}
+
+/** Every table as used on its own over [policy]: what `config` checks, one use per table name. */
+export function tableUses(loaded: LoadedConfig): TableUse[] {
+  return [
     { label: '[policy]', options: {} },
     // Named as the file writes them: a preset "deep.work" is [presets."deep.work"], not a nested table.
-    ...providers.map((provider) => ({ label: tableName(['provider', provider]), options: { provider } })),
+    ...tableKeys(loaded, 'provider').map((provider) => ({ label: tableName(['provider', provider]), options: { provider } })),
     ...presetNames(loaded).map((preset) => ({ label: tableName(['presets', preset]), options: { preset } })),
     ...tableKeys(loaded, 'sessions').map((session_id) => ({ label: tableName(['sessions', session_id]), options: { session_id } })),
   ];
+}
+
+/** One message per broken table use, each naming the table it comes from; empty when all resolve. */
+export async function configProblems(loaded: LoadedConfig, registry: PluginRegistry): Promise<string[]> {
+  const providers = tableKeys(loaded, 'provider');
+  const uses = tableUses(loaded);
   const problems: string[] = [];
   const seen = new Set<string>();
   const params = strategyParamsChecker();

@@ -87,6 +87,55 @@ describe('plugin remove of a bundle the config still names', () => {
     expect({ code: codex.code, error: codex.json.error.code }).toEqual({ code: 1, error: 'unknown_strategy' });
   });
 
+  it("warns about a removed strategy id inside strategy_params, where the strategy's params_schema marks one, and leaves the config as it was", async () => {
+    home = demoHome();
+    const env = home.env;
+    const example = join(root, 'examples', 'plugins', 'keep-last-python');
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    const policy = '[policy]\nstrategy = "auto"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n';
+
+    expect((await runJson(['plugin', 'add', example], env)).code).toBe(0);
+    const text = `${policy}\n[policy.strategy_params]\ncandidates = ["elide", "keep_last_py"]\n\n[presets.edited]\nstrategy = "agentic"\nstrategy_params = { editor = "keep_last_py" }\n`;
+    writeFileSync(config, text);
+    const removed = await runJson(['plugin', 'remove', 'keep-last-python'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(validators.validatePluginRemoveCommandResult(removed.json)).toBe(true);
+    expect(removed.json.warnings).toEqual([
+      `strategy_params.candidates[1] = "keep_last_py" in [policy] of ${config} (a strategy id for auto) was served by the removed keep-last-python@0.1.0; nothing serves it now, so plan refuses that table until it names another strategy there`,
+      `strategy_params.editor = "keep_last_py" in [presets.edited] of ${config} (a strategy id for agentic) was served by the removed keep-last-python@0.1.0; nothing serves it now, so plan refuses that table until it names another strategy there`,
+    ]);
+    expect(readFileSync(config, 'utf8')).toBe(text);
+    // As warned: plan refuses the policy for that candidate.
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID], env);
+    expect({ code: plan.code, error: plan.json.error.code, key: plan.json.error.details.key }).toEqual({ code: 1, error: 'unknown_strategy', key: 'strategy_params.candidates[1]' });
+
+    // Candidates that name only what is left: nothing to say.
+    expect((await runJson(['plugin', 'add', example], env)).code).toBe(0);
+    writeFileSync(config, `${policy}strategy_params = { candidates = ["elide", "dedupe"] }\n`);
+    const quiet = await runCli(['plugin', 'remove', 'keep-last-python'], env);
+    expect({ code: quiet.code, stderr: quiet.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('removes the bundle when a strategy whose params hold a removed id cannot be started to check them, and says so once', async () => {
+    home = demoHome();
+    const env = home.env;
+    // A bundle that exits before its handshake: its params_schema cannot be asked for.
+    const broken = writeBundle(join(home.root, 'broken'), { files: { 'main.mjs': 'process.exit(3)\n' }, manifest: { id: 'broken', provides: { strategies: ['broken_s'] } } });
+    for (const dir of [broken, join(root, 'examples', 'plugins', 'keep-last-python')]) expect((await runJson(['plugin', 'add', dir], env)).code).toBe(0);
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    const text =
+      '[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n\n' +
+      '[presets.a]\nstrategy = "broken_s"\nstrategy_params = { next = "keep_last_py" }\n\n[presets.b]\nstrategy = "broken_s"\nstrategy_params = { then = ["keep_last_py"] }\n';
+    writeFileSync(config, text);
+    const removed = await runJson(['plugin', 'remove', 'keep-last-python'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.json.removed).toEqual([expect.objectContaining({ id: 'keep-last-python' })]);
+    expect(removed.json.warnings).toEqual([expect.stringMatching(/^the strategy_params of \[presets\.a\], \[presets\.b\] could not be checked for strategy ids the removed bundles served: /)]);
+    expect(readFileSync(config, 'utf8')).toBe(text);
+    const list = await runJson<{ bundles: { id: string }[] }>(['plugin', 'list'], env);
+    expect(list.json.bundles.map((b) => b.id)).not.toContain('keep-last-python');
+  });
+
   it('says nothing when the config names none of it, and still removes it when the config cannot be read', async () => {
     home = demoHome();
     const env = home.env;

@@ -6,13 +6,15 @@ import { isGobstopperError } from '../../../errors.js';
 import { removeBundle } from '../../../plugins/registry/install.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { staleConfigReferences } from '../../../services/stale-config-references.js';
+import { staleParamsReferences } from '../../../services/stale-params-references.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult> {
   static override summary = 'Remove an installed plugin bundle (one version, or every version of an id).';
   static override description =
     'Drops the pin first, so the bundle is never used again, then deletes its files. Built-in bundles cannot be removed; install a bundle providing the same ids to replace one. ' +
-    'A config key that still names what was removed (a strategy or scorer it served, a plugin pin into its copy) is warned about, naming its file and table: plan then refuses that table or runs another bundle. ' +
+    'A config key that still names what was removed (a strategy or scorer it served, a plugin pin into its copy, a strategy id its strategy_params hold) is warned about, naming its file and table: plan then refuses that table or runs another bundle. ' +
+    "Which strategy_params are strategy ids each strategy's params_schema says, so the strategies they belong to are started to check them; one that cannot be checked is said once, never refused. " +
     "Keys are judged as plan layers their table: a strategy that a table's plugin pin, or a pin of a table below it, proposes for is not named.";
   static override examples = ['<%= config.bin %> <%= command.id %> keep-last-python', '<%= config.bin %> <%= command.id %> keep-last-python@0.1.0 --json'];
   static override args = {
@@ -25,7 +27,7 @@ export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult>
     const config = await configToCheck(flags.config, args.plugin);
     const registry = new PluginRegistry();
     const outcome = await removeBundle(registry, args.plugin);
-    const warnings = 'loaded' in config ? staleConfigReferences(config.loaded, outcome.pins, registry) : [config.unreadable];
+    const warnings = 'loaded' in config ? [...staleConfigReferences(config.loaded, outcome.pins, registry), ...(await staleParamsReferences(config.loaded, outcome.pins, registry))] : [config.unreadable];
     for (const r of outcome.removed) this.say(`Removed ${r.id} ${r.version} (${r.path})`);
     for (const warning of warnings) this.note(`warning: ${warning}`);
     return { removed: outcome.removed, warnings };

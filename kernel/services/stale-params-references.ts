@@ -1,0 +1,80 @@
+/**
+ * Strategy ids inside strategy_params (a selector's candidates, an editor) that bundles just removed
+ * served. Which params are ids only the strategy knows, by marking them in its params_schema, so the
+ * check `config` runs over every table is run again against what is left installed, and each id it
+ * refuses that a removed bundle served is said like the other stale keys. Everything else that check
+ * finds is the table's own problem, which `config` reports.
+ */
+import type { LoadedConfig } from '../config/load-config.js';
+import { resolveConfig, type ResolvedConfig } from '../config/resolve-config.js';
+import { isGobstopperError } from '../errors.js';
+import { bundleLabel, providedIds, type BundleRef } from '../plugins/registry/bundle-ref.js';
+import type { PluginRegistry } from '../plugins/registry/registry.js';
+import { tableUses } from './config-problems.js';
+import { requirePolicyIds } from './policy-ids.js';
+import { strategyParamsChecker } from './strategy-params-check.js';
+
+/** One warning per strategy_params key naming a removed strategy; at most one more when a check could not run. */
+export async function staleParamsReferences(loaded: LoadedConfig, removed: BundleRef[], registry: PluginRegistry): Promise<string[]> {
+  const ids = new Set(removed.flatMap((ref) => providedIds(ref.provides, 'strategy')));
+  if (ids.size === 0) return [];
+  const warnings = new Set<string>();
+  const unchecked: Array<{ label: string; reason: string }> = [];
+  const params = strategyParamsChecker();
+  try {
+    for (const { label, options } of tableUses(loaded)) {
+      let resolved: ResolvedConfig;
+      try {
+        resolved = resolveConfig(loaded, options);
+        requirePolicyIds(registry, resolved);
+      } catch {
+        // A table naming a removed strategy itself is said by staleConfigReferences; any other is config's to report.
+        continue;
+      }
+      // Params holding no removed id anywhere cannot name one: their strategy is not started for nothing.
+      if (!holdsAny(resolved.values.strategy_params, ids)) continue;
+      try {
+        await params.check(resolved);
+      } catch (error) {
+        // The bundles are gone by now: nothing here may turn the removal into a failure.
+        const verdict = judged(error, resolved, removed);
+        if (verdict === 'unchecked') unchecked.push({ label, reason: error instanceof Error ? error.message : String(error) });
+        else if (verdict !== null) warnings.add(verdict.warning);
+      }
+    }
+  } finally {
+    await params.close().catch(() => undefined);
+  }
+  const first = unchecked[0];
+  if (first) {
+    const tables = unchecked.map((u) => u.label).join(', ');
+    warnings.add(`the strategy_params of ${tables} could not be checked for strategy ids the removed bundles served: ${first.reason}`);
+  }
+  return [...warnings];
+}
+
+/**
+ * What one failed check says about the removal: a warning when it refuses an id a removed bundle
+ * served, nothing for a problem of the params themselves, 'unchecked' when the strategy could not
+ * be asked at all.
+ */
+function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]): { warning: string } | 'unchecked' | null {
+  if (!isGobstopperError(error)) return 'unchecked';
+  if (error.code === 'invalid_strategy_params') return null;
+  if (error.code !== 'unknown_strategy') return 'unchecked';
+  const { id, key } = error.details ?? {};
+  if (typeof id !== 'string' || typeof key !== 'string') return 'unchecked';
+  const was = removed.find((ref) => providedIds(ref.provides, 'strategy').includes(id));
+  if (!was) return null;
+  // Only a table sets parameters; a flag or the default leaves none to check.
+  const { table, path } = resolved.sources.strategy_params!;
+  return {
+    warning: `${key} = ${JSON.stringify(id)} in ${table} of ${path} (a strategy id for ${resolved.values.strategy}) was served by the removed ${bundleLabel(was)}; nothing serves it now, so plan refuses that table until it names another strategy there`,
+  };
+}
+
+function holdsAny(value: unknown, ids: ReadonlySet<string>): boolean {
+  if (typeof value === 'string') return ids.has(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some((v) => holdsAny(v, ids));
+}
