@@ -5,23 +5,36 @@
  */
 import type { PluginRef } from '../../schemas/generated/types.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import { policyTables } from '../config/policy-tables.js';
+import { layeringsOf, policyTables } from '../config/policy-tables.js';
 import { filesOf, resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
 import { tableName } from '../config/schema-messages.js';
 import type { ConfigPin } from '../plugins/registry/bundle-ref.js';
 import { pinnedStrategy } from './pinned-strategy.js';
 
+/**
+ * One use per table that pins a bundle, with the strategy plan proposes the pin for there; a preset
+ * or session table also once per [provider.<id>] table that, layered below it, makes plan propose
+ * the pin for another strategy (for that provider's sessions).
+ */
 export function configPins(loaded: LoadedConfig): ConfigPin[] {
   const pins: ConfigPin[] = [];
   for (const file of filesOf(loaded)) {
-    for (const { segments, options, patch } of policyTables(file)) {
-      if (patch.plugin) pins.push({ ...patch.plugin, path: file.path, table: tableName(segments), strategy: strategyRun(loaded, options, patch.plugin) });
+    for (const table of policyTables(file)) {
+      const { segments, options, patch } = table;
+      if (!patch.plugin) continue;
+      const use = { ...patch.plugin, path: file.path, table: tableName(segments) };
+      const own = strategyRun(loaded, options, patch.plugin);
+      pins.push({ ...use, strategy: own });
+      for (const layering of layeringsOf(loaded, table)) {
+        const strategy = strategyRun(loaded, layering, patch.plugin);
+        if (layering.provider && layering.provider !== options.provider && strategy !== own) pins.push({ ...use, strategy, provider: layering.provider });
+      }
     }
   }
   return pins;
 }
 
-/** The table layered as plan layers it on its own (over [policy]); the strategy its pin proposes for. */
+/** The table layered as plan layers it (`options`); the strategy its pin proposes for, null when it proposes for none. */
 function strategyRun(loaded: LoadedConfig, options: ResolveOptions, plugin: PluginRef): string | null {
   try {
     const resolved = resolveConfig(loaded, options);

@@ -1704,9 +1704,13 @@ export interface ConfigPinUse {
    */
   table: string;
   /**
-   * The strategy the table runs with the pin; null when the table does not resolve (config names its problem).
+   * The strategy plan proposes the pin for where the table applies, layered as plan layers it ([policy], then a provider table, preset or session table); when no table on that path sets one, the default strategy. null when the table does not resolve (config names its problem) or a later table's proposer replaces the pin.
    */
   strategy: string | null;
+  /**
+   * For a preset or session table: this use is the table layered over [provider.<id>] for that provider's sessions, where the pin proposes for another strategy than over [policy] alone; absent for the table on its own.
+   */
+  provider?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

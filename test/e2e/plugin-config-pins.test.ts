@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as validators from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome } from '../helpers/demo-home.js';
 
 const root = join(import.meta.dirname, '..', '..');
 type Home = ReturnType<typeof demoHome>;
@@ -21,6 +21,15 @@ function copyOf(h: Home, example: string): string {
   return dir;
 }
 
+/** A demo home with copies of two example bundles to pin, and a config built from their pins. */
+function homeWithCopies(configText: (copies: { keepLast: string; elide: string }) => string) {
+  home = demoHome();
+  const copies = { keepLast: copyOf(home, 'keep-last-python'), elide: copyOf(home, 'elide-python') };
+  const config = configPath(home);
+  writeFileSync(config, configText(copies));
+  return { home, config, ...copies };
+}
+
 const pin = (dir: string, sha = manifestSha(dir)) => `plugin = { manifest = ${JSON.stringify(join(dir, 'gobstopper-plugin.json'))}, trusted_sha256 = "${sha}" }`;
 
 interface ListEntry {
@@ -30,18 +39,13 @@ interface ListEntry {
   path: string;
   error: { code: string } | null;
   shadowed: { kind: string; provided_id: string; by: string; by_path: string; table?: string }[];
-  pinned_in: { path: string; table: string; strategy: string | null }[];
+  pinned_in: { path: string; table: string; strategy: string | null; provider?: string }[];
 }
 
 describe('bundles pinned in the config', () => {
   it('plugin list and inspect show a pinned bundle as the config source, and what it takes over where its table applies', async () => {
-    home = demoHome();
-    const keepLast = copyOf(home, 'keep-last-python');
-    const elide = copyOf(home, 'elide-python');
-    const config = configPath(home);
-    writeFileSync(
-      config,
-      `[policy]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n${pin(keepLast)}\n\n[presets.py]\nstrategy = "elide"\n${pin(elide)}\n`,
+    const { home, config, keepLast, elide } = homeWithCopies(
+      (c) => `[policy]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n${pin(c.keepLast)}\n\n[presets.py]\nstrategy = "elide"\n${pin(c.elide)}\n`,
     );
     // The same bundle installed too: the pin is what plan runs for keep_last_py.
     expect((await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'keep-last-python')], home.env)).code).toBe(0);
@@ -84,6 +88,52 @@ describe('bundles pinned in the config', () => {
     const unpinned = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
     expect(unpinned.json).toMatchObject({ source: 'installed', path: join(home.dataHome, 'gobstopper', 'plugins', 'keep-last-python', '0.1.0') });
     expect(unpinned.json.pinned_in).toBeUndefined();
+  });
+
+  it('pinned_in names the strategy plan proposes the pin for, with the table layered as plan layers it', async () => {
+    const { home, config, keepLast, elide } = homeWithCopies(
+      (c) =>
+        `[policy]\nstrategy = "keep_last_py"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n\n[provider.codex]\nstrategy = "elide"\n\n[presets.py]\n${pin(c.keepLast)}\n\n` +
+        `[sessions."${DEMO_CLAUDE_ID}"]\nstrategy = "elide"\n${pin(c.elide)}\n`,
+    );
+    const list = await runJson<{ bundles: ListEntry[] }>(['plugin', 'list'], home.env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(validators.validatePluginListCommandResult(list.json), JSON.stringify(validators.validatePluginListCommandResult.errors)).toBe(true);
+    const session = `[sessions."${DEMO_CLAUDE_ID}"]`;
+    // The preset sets no strategy: [policy]'s, and for codex sessions [provider.codex]'s, which the pin does not serve.
+    expect(list.json.bundles.filter((b) => b.source === 'config').map((b) => [b.id, b.pinned_in])).toEqual([
+      [
+        'keep-last-python',
+        [
+          { path: config, table: '[presets.py]', strategy: 'keep_last_py' },
+          { path: config, table: '[presets.py]', strategy: 'elide', provider: 'codex' },
+        ],
+      ],
+      ['elide-python', [{ path: config, table: session, strategy: 'elide' }]],
+    ]);
+    const human = await runCli(['plugin', 'list'], home.env);
+    expect(human.stdout).toContain(`keep-last-python@0.1.0 (config, ${keepLast}): runs strategy keep_last_py where [presets.py] of ${config} applies, pinned there by plugin\n`);
+    expect(human.stdout).toContain(
+      `keep-last-python@0.1.0 (config, ${keepLast}): pinned by plugin in [presets.py] over [provider.codex] of ${config}, where plan refuses it: the configured plugin keep-last-python does not serve strategy elide\n`,
+    );
+    // Only where the pin serves the strategy does it take it over.
+    const core = list.json.bundles.find((b) => b.id === 'strategies-core')!;
+    expect(core.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.1.0', by_path: elide, table: `${session} in ${config}` }]);
+
+    // What plan does agrees, table by table.
+    expect((await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'py'], home.env)).json.plan.strategy).toBe('preset:elide');
+    const codex = await runJson(['plan', DEMO_CODEX_ID, '--preset', 'py'], home.env);
+    expect({ code: codex.code, message: codex.json.error.message }).toEqual({ code: 1, message: expect.stringContaining('the configured plugin keep-last-python does not serve strategy elide') });
+
+    // No strategy anywhere on the path: the default, which plan refuses the pin for.
+    writeFileSync(config, `[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n\n[presets.py]\n${pin(keepLast)}\n`);
+    const unset = await runJson<{ bundles: ListEntry[] }>(['plugin', 'list'], home.env);
+    expect(unset.json.bundles.find((b) => b.source === 'config')!.pinned_in).toEqual([{ path: config, table: '[presets.py]', strategy: 'auto' }]);
+    expect((await runCli(['plugin', 'list'], home.env)).stdout).toContain(
+      `keep-last-python@0.1.0 (config, ${keepLast}): pinned by plugin in [presets.py] of ${config}, where plan refuses it: the configured plugin keep-last-python does not serve strategy auto\n`,
+    );
+    const refused = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'py'], home.env);
+    expect(refused.json.error.message).toContain('the configured plugin keep-last-python does not serve strategy auto');
   });
 
   it('a pin whose manifest is gone or hashes to another sha256 is listed as missing or damaged, and inspect refuses to run it', async () => {

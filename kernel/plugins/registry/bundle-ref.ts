@@ -1,3 +1,4 @@
+import { tableName } from '../../config/schema-messages.js';
 import type { Capability, ConfigPinUse, PluginManifest, PluginProvides, PluginRef } from '../../../schemas/generated/types.js';
 
 export type ProvidedKind = 'provider' | 'strategy' | 'scorer';
@@ -22,6 +23,16 @@ export interface BundleRef {
 
 /** A config file's `plugin` key: what it pins, and the table that pins it. */
 export type ConfigPin = PluginRef & ConfigPinUse;
+
+/** What `plugin list` and `inspect` show of a pin: where it is, not what it pins. */
+export function pinUse({ path, table, strategy, provider }: ConfigPin): ConfigPinUse {
+  return provider === undefined ? { path, table, strategy } : { path, table, strategy, provider };
+}
+
+/** The pinning table as a use layers it: a preset or session table may be layered over a provider's. */
+export function pinTable(use: ConfigPinUse): string {
+  return use.provider === undefined ? use.table : `${use.table} over ${tableName(['provider', use.provider])}`;
+}
 
 export function providesOf(manifest: PluginManifest): PluginProvides {
   return {

@@ -3,7 +3,7 @@ import type { ConfigPinUse, InitializeResult, PluginInspectCommandResult, Plugin
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle } from '../admission/admit.js';
 import { PluginHost } from '../host/plugin-host.js';
-import { bundleLabel, providesOf, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
+import { bundleLabel, pinUse, providesOf, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
@@ -89,7 +89,7 @@ function withTrustedPin(ref: BundleRef, trusted: string | undefined): BundleRef 
 function pinUses(pins: ConfigPin[], ref: BundleRef): ConfigPinUse[] {
   return pins
     .filter((pin) => resolve(pin.manifest, '..') === ref.root && pin.trusted_sha256 === ref.pinnedSha256)
-    .map(({ path, table, strategy }) => ({ path, table, strategy }));
+    .map(pinUse);
 }
 
 /** What the manifest promises and the handshake does not offer: a call for it would fail. */

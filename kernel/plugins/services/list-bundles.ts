@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PluginListCommandResult, PluginListEntry } from '../../../schemas/generated/types.js';
 import { isGobstopperError } from '../../errors.js';
-import { bundleLabel, providedIds, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
+import { bundleLabel, pinTable, pinUse, providedIds, type BundleRef, type ConfigPin } from '../registry/bundle-ref.js';
 import type { PluginRegistry } from '../registry/registry.js';
 
 /**
@@ -82,7 +82,7 @@ function pinnedBundles(registry: PluginRegistry, pins: ConfigPin[]): PinnedBundl
     groups.set(key, [...(groups.get(key) ?? []), pin]);
   }
   return [...groups.values()].map((group) => {
-    const pinned_in = group.map(({ path, table, strategy }) => ({ path, table, strategy }));
+    const pinned_in = group.map(pinUse);
     let ref: BundleRef;
     try {
       ref = registry.configuredRef(group[0]!);
@@ -101,8 +101,9 @@ function shadowedByPins(ref: BundleRef, configured: PinnedBundle[]): PluginListE
   for (const { ref: pinned, entry: pin } of configured) {
     if (pinned === null) continue;
     for (const use of pin.pinned_in) {
-      if (use.strategy !== null && ref.provides.strategies.includes(use.strategy)) {
-        result.push({ kind: 'strategy', provided_id: use.strategy, by: bundleLabel(pinned), by_path: pinned.root, table: `${use.table} in ${use.path}` });
+      // A pin that does not serve the strategy replaces nothing: plan refuses its table instead.
+      if (use.strategy !== null && ref.provides.strategies.includes(use.strategy) && pinned.provides.strategies.includes(use.strategy)) {
+        result.push({ kind: 'strategy', provided_id: use.strategy, by: bundleLabel(pinned), by_path: pinned.root, table: `${pinTable(use)} in ${use.path}` });
       }
     }
   }

@@ -1,4 +1,5 @@
 import type { PluginListEntry } from '../../../schemas/generated/types.js';
+import { pinTable } from '../registry/bundle-ref.js';
 
 /**
  * The lines `plugin list` prints under its table for one bundle. Each names the bundle with its
@@ -10,10 +11,12 @@ export function listNotes(b: PluginListEntry): string[] {
   const name = `${b.id}${b.version ? `@${b.version}` : ''} (${b.source === 'config' ? `config, ${b.path}` : b.source})`;
   const notes: string[] = [];
   for (const use of b.pinned_in) {
-    const table = `${use.table} of ${use.path}`;
+    const table = `${pinTable(use)} of ${use.path}`;
     if (use.strategy === null) notes.push(`${name}: pinned by plugin in ${table}, but runs nothing there: that table does not resolve, or another proposer replaces the pin`);
     // A pin that fails admission still is the table's proposer: plan refuses the table rather than fall back.
     else if (b.status !== 'ok') notes.push(`${name}: pinned by plugin in ${table} for strategy ${use.strategy}; plan refuses that table while the pin is ${b.status}`);
+    // Said as plan says it: the strategy may be nobody's choice there, only the default.
+    else if (!b.provides.strategies.includes(use.strategy)) notes.push(`${name}: pinned by plugin in ${table}, where plan refuses it: the configured plugin ${b.id} does not serve strategy ${use.strategy}`);
     else notes.push(`${name}: runs strategy ${use.strategy} where ${table} applies, pinned there by plugin`);
   }
   for (const s of b.shadowed) {
