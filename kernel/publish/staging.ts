@@ -13,6 +13,7 @@ import { stagingDir, type PathEnv } from '../paths.js';
 import { createExclusive, ensurePrivateDir, fsyncDir, nameFullDisk, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { streamManifestChunks } from '../vault/reconstruct.js';
 import { loadManifest } from '../vault/manifest.js';
+import { LineCounter } from '../vault/line-count.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { faultPoint, type FaultHook } from './faults.js';
 import { openRegular } from './publish.js';
@@ -82,22 +83,27 @@ export async function discardStaging(path: string): Promise<void> {
 /**
  * Fills an empty staging file with the exact bytes of an archived snapshot (a retained output being
  * republished, or a restore). On any failure, including a full disk, the staging file is removed so
- * nothing partial remains.
+ * nothing partial remains. Its lines are counted on the way: an index line put back for the state
+ * records them, and the manifest does not.
  */
 export async function restoreSnapshotToStaging(
   layout: VaultLayout,
   manifestSha256: string,
   stagingPath: string,
   options: { writeAll?: WriteAll; env?: NodeJS.ProcessEnv } = {},
-): Promise<{ bytes: number; sourceSha256: string }> {
+): Promise<{ bytes: number; sourceSha256: string; recordCount: number }> {
   const writeAll = options.writeAll ?? writeAllDefault;
   const loaded = await loadManifest(layout, manifestSha256, options.env);
   const handle = await open(stagingPath, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW);
+  const lines = new LineCounter();
   try {
     const st = await handle.stat();
     if (!st.isFile() || st.size !== 0) throw new GobstopperError('staging_invalid', `${stagingPath} is not an empty staging file`);
     // The staging file is only published after the stream's own end-of-snapshot checks pass.
-    await streamManifestChunks(layout, loaded, (chunk) => writeAll(handle, chunk));
+    await streamManifestChunks(layout, loaded, (chunk) => {
+      lines.push(chunk);
+      return writeAll(handle, chunk);
+    });
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -106,5 +112,5 @@ export async function restoreSnapshotToStaging(
   }
   await handle.close();
   await fsyncDir(dirname(stagingPath));
-  return { bytes: loaded.manifest.bytes, sourceSha256: loaded.manifest.source_sha256 };
+  return { bytes: loaded.manifest.bytes, sourceSha256: loaded.manifest.source_sha256, recordCount: lines.count };
 }

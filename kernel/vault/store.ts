@@ -12,6 +12,7 @@ import { storeChunk } from './chunks.js';
 import { vaultDamaged } from './errors.js';
 import type { VaultLayout } from './layout.js';
 import { CHUNK_BYTES } from './limits.js';
+import { LineCounter } from './line-count.js';
 import { sha256Hex } from '../digest.js';
 import { chunkLength, loadManifest, serializeManifest } from './manifest.js';
 import { sharedBuffer, streamingSha256 } from './sha256-stream.js';
@@ -71,16 +72,6 @@ export async function checkSource(path: string, env: NodeJS.ProcessEnv = process
   await handle.close();
 }
 
-function countNewlines(data: Buffer): number {
-  let count = 0;
-  let at = data.indexOf(0x0a);
-  while (at !== -1) {
-    count += 1;
-    at = data.indexOf(0x0a, at + 1);
-  }
-  return count;
-}
-
 /** Chunks being written at once: fsyncs overlap each other and the hashing of the next chunks. */
 const CHUNKS_IN_FLIGHT = 4;
 
@@ -110,8 +101,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
   const chunks: string[] = [];
   const tasks: ChunkTask[] = [];
   let total = 0;
-  let newlines = 0;
-  let lastByte = -1;
+  const lines = new LineCounter();
   let sourceSha256: string;
   try {
     for (;;) {
@@ -127,8 +117,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
       const data = buffer.subarray(0, got);
       const hashed = sourceHash.update(data);
       hashed.catch(() => undefined);
-      newlines += countNewlines(data);
-      lastByte = data[got - 1]!;
+      lines.push(data);
       const sha = sha256Hex(data);
       chunks.push(sha);
       const done = storeChunk(layout.chunks, sha, data, writeAll);
@@ -172,7 +161,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
   faultPoint('vault.after_manifest', options.fault, env);
   await checkStored(layout, manifestSha256, sourceSha256, total, chunks, env);
 
-  const recordCount = newlines + (total > 0 && lastByte !== 0x0a ? 1 : 0);
+  const recordCount = lines.count;
   const file = { dev: before.dev, ino: before.ino, size: before.size, mtimeMs: before.mtimeMs };
   return { manifestSha256, sourceSha256, bytes: total, recordCount, chunkCount: chunks.length, newChunks, newChunkBytes, file };
 }
