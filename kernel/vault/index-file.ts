@@ -116,6 +116,12 @@ export function withIndexLock<T>(layout: VaultLayout, body: () => Promise<T>): P
 }
 
 /**
+ * Which line of the index already records `entry`, given the whole index: `entry` is then not
+ * written again, and that line is what the append returns for it.
+ */
+type AlreadyRecorded = (existing: readonly VaultEntry[]) => (entry: VaultEntry) => VaultEntry | undefined;
+
+/**
  * Appends entries under the index lock after validating the whole existing index and the capacity.
  * The write is fsynced, and the directory too when the index is new. An entry that repeats the
  * newest one of its stream (same provider, path and session; same snapshot and label) is not
@@ -124,6 +130,28 @@ export function withIndexLock<T>(layout: VaultLayout, body: () => Promise<T>): P
  * keep window. Returns each entry as the index holds it (the earlier one for a repeat).
  */
 export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntry[]): Promise<VaultEntry[]> {
+  return appendUnrecorded(layout, entries, (existing) => {
+    const newest = new Map<string, VaultEntry>();
+    for (const entry of existing) newest.set(streamOf(entry), entry);
+    return (entry) => {
+      const last = newest.get(streamOf(entry));
+      return last !== undefined && last.sha256 === entry.sha256 && last.strategy === entry.strategy ? last : undefined;
+    };
+  });
+}
+
+/**
+ * Appends the line of a state whose line was lost, as snapshot writes one, unless its stream has a
+ * line naming that snapshot anywhere by now (another run put it back first, or the same bytes were
+ * archived again since): one such line is enough for history to list the state. Returns the line
+ * the index holds for it, and whether this call wrote it.
+ */
+export async function appendLostIndexEntry(layout: VaultLayout, entry: VaultEntry): Promise<{ entry: VaultEntry; written: boolean }> {
+  const [recorded] = await appendUnrecorded(layout, [entry], (existing) => (lost) => existing.find((e) => streamOf(e) === streamOf(lost) && e.sha256 === lost.sha256));
+  return { entry: recorded!, written: recorded === entry };
+}
+
+async function appendUnrecorded(layout: VaultLayout, entries: VaultEntry[], alreadyRecorded: AlreadyRecorded): Promise<VaultEntry[]> {
   for (const entry of entries) {
     const problem = entryProblem(entry);
     if (problem) throw new GobstopperError('invalid_entry', `refusing to index an invalid entry: ${problem}`);
@@ -134,12 +162,8 @@ export async function appendIndexEntries(layout: VaultLayout, entries: VaultEntr
       if (error instanceof FileTooLargeError) throw oversizedIndex(layout.index, error.size);
       throw error;
     });
-    const newest = new Map<string, VaultEntry>();
-    for (const entry of existing ? parseIndex(layout.index, existing) : []) newest.set(streamOf(entry), entry);
-    const recorded = entries.map((entry) => {
-      const last = newest.get(streamOf(entry));
-      return last !== undefined && last.sha256 === entry.sha256 && last.strategy === entry.strategy ? last : entry;
-    });
+    const earlierLine = alreadyRecorded(existing ? parseIndex(layout.index, existing) : []);
+    const recorded = entries.map((entry) => earlierLine(entry) ?? entry);
     const fresh = entries.filter((entry, i) => recorded[i] === entry);
     if (fresh.length === 0) return recorded;
     const payload = Buffer.from(fresh.map(serializeEntry).join(''), 'utf8');

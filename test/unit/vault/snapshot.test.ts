@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readIndex } from '../../../kernel/vault/index-file.js';
+import { appendLostIndexEntry, readIndex } from '../../../kernel/vault/index-file.js';
 import { reconstructSnapshot } from '../../../kernel/vault/reconstruct.js';
 import { snapshotFile, snapshotSettled } from '../../../kernel/vault/snapshot.js';
 import { CHUNK_BYTES } from '../../../kernel/vault/limits.js';
@@ -109,6 +109,25 @@ describe('vault snapshots', () => {
     expect(compacted.sha256).toBe(first.sha256);
     expect(back.sha256).toBe(first.sha256);
     expect(grown.sha256).not.toBe(first.sha256);
+  });
+
+  it('writes a lost line back only while no line of its stream names that snapshot, wherever it stands', async () => {
+    const path = writeSession(home.sessions, 's-3.jsonl', jsonl(claudeSession('s-3', 3)));
+    const snap = (ts: number) => snapshotFile(home.layout, { path, sessionId: 's-3', provider: 'claude_code', strategy: 'snapshot', ts });
+    const first = (await snap(100)).entry;
+    appendFileSync(path, jsonl(claudeSession('s-3', 1)));
+    const grown = (await snap(200)).entry;
+    const lost = { ...first, ts: 150, strategy: 'elide' };
+    // Its line is there, older than the stream's newest and under another label: nothing is written.
+    expect(await appendLostIndexEntry(home.layout, lost)).toEqual({ entry: first, written: false });
+    expect(await readIndex(home.layout)).toEqual([first, grown]);
+    // Deleted by hand, it comes back once, at the end.
+    writeFileSync(home.layout.index, readFileSync(home.layout.index, 'utf8').split('\n').slice(1).join('\n'));
+    expect(await appendLostIndexEntry(home.layout, lost)).toEqual({ entry: lost, written: true });
+    const indexed = readFileSync(home.layout.index);
+    expect(await readIndex(home.layout)).toEqual([grown, lost]);
+    expect(await appendLostIndexEntry(home.layout, lost)).toEqual({ entry: lost, written: false });
+    expect(readFileSync(home.layout.index)).toEqual(indexed);
   });
 
   it('counts an unterminated last line as a record', async () => {
