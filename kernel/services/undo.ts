@@ -69,6 +69,8 @@ const NOT_UNDO_TARGETS = new Set([PRE_UNDO_LABEL]);
 interface ChosenState {
   entry: T.VaultEntry;
   namedBy?: T.OperationReceipt;
+  /** Choosing it read the manifest it names already and found the same bytes: not read again. */
+  manifestChecked?: true;
 }
 
 /**
@@ -95,7 +97,7 @@ async function stateNamedByReceipt(layout: VaultLayout, id: string, receipts: re
       `${unindexed}, and the receipt that names it (${receiptPath(layout, r.operation)}) records ${r.bytes_before} bytes of ${r.provider} ${r.source_session_id} (source ${r.source_sha256.slice(0, 16)}), not the ${manifest.bytes} bytes (source ${manifest.source_sha256.slice(0, 16)}) it holds; nothing was restored`,
     );
   }
-  return { entry: sourceEntry(verified), namedBy: verified };
+  return { entry: sourceEntry(verified), namedBy: verified, manifestChecked: true };
 }
 
 /**
@@ -165,7 +167,7 @@ export async function chooseSnapshot(layout: VaultLayout, target: string, sha?: 
 /** chooseState, with the chosen state checked against the manifest it names. */
 async function chooseCheckedState(layout: VaultLayout, target: string, sha?: string): Promise<ChosenState> {
   const chosen = await chooseState(layout, target, sha);
-  await manifestOfEntry(layout, chosen.entry);
+  if (!chosen.manifestChecked) await manifestOfEntry(layout, chosen.entry);
   return chosen;
 }
 
