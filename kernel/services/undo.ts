@@ -10,7 +10,8 @@ import { vaultDamaged } from '../vault/errors.js';
 import { listReceipts, lockRestores, publishedEntry, receiptPath, sha256OfJson, sourceEntry } from '../publish/receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from '../publish/staging.js';
 import { vaultLayout, type VaultLayout } from '../vault/layout.js';
-import { readIndex } from '../vault/index-file.js';
+import { appendLostIndexEntry, readIndex } from '../vault/index-file.js';
+import { LineCounter } from '../vault/line-count.js';
 import { sessionHistory } from '../vault/list.js';
 import { isHexPrefix, looksLikePath, looksLikeSnapshotId, MIN_SHA_PREFIX, pathForms, refuseOverlongSnapshotId, resolveShaPrefix, SNAPSHOT_TARGET_MIN_HEX } from '../vault/selectors.js';
 import { snapshotSettled } from '../vault/snapshot.js';
@@ -32,6 +33,8 @@ export interface UndoResult {
   reused?: boolean;
   /** The index has no line for the restored snapshot: this operation's receipt tied it to its session. */
   named_by_operation?: string;
+  /** This undo put the restored state's lost index line back (`restored` is that line). */
+  indexed_again?: true;
 }
 
 /**
@@ -193,8 +196,24 @@ export async function undo(runtime: Runtime, target: string, options: UndoOption
   return withSharedCustody(layout, async () => {
     const chosen = await chooseCheckedState(layout, target, options.sha);
     const result = await restore(runtime, layout, chosen.entry, options);
-    return chosen.namedBy ? { ...result, named_by_operation: chosen.namedBy.operation } : result;
+    if (!chosen.namedBy) return result;
+    const named = { ...result, named_by_operation: chosen.namedBy.operation };
+    const put = await appendLostIndexEntry(layout, await lineOfRestored(layout, result, runtime.env));
+    return put.written ? { ...named, restored: put.entry, indexed_again: true } : named;
   });
+}
+
+/**
+ * The index line of a state restored through a receipt, as snapshot writes one: a receipt keeps no
+ * record count, so it is the restored bytes' own (counted by the restore, or read again when an
+ * earlier restore is the answer). Written only once the restore is published: a failed undo leaves
+ * the index as it was.
+ */
+async function lineOfRestored(layout: VaultLayout, result: UndoResult, env: NodeJS.ProcessEnv): Promise<T.VaultEntry> {
+  if (!result.reused) return result.restored;
+  const lines = new LineCounter();
+  await reconstructSnapshot(layout, result.restored.sha256, (chunk) => lines.push(chunk), env);
+  return { ...result.restored, record_count: lines.count };
 }
 
 /**
@@ -322,7 +341,8 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
       env: runtime.env,
       now,
     });
-    return { restored: entry, receipt: published.receipt, pre_undo_snapshot: preUndo };
+    // The count is the bytes' own: a state named by a receipt has none recorded.
+    return { restored: { ...entry, record_count: restored.recordCount }, receipt: published.receipt, pre_undo_snapshot: preUndo };
   } catch (error) {
     throw aboutTheSnapshot(error, restoredPath, entry.sha256);
   } finally {

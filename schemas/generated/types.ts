@@ -2308,6 +2308,10 @@ export interface UndoCommandResult {
    * Lowercase hex SHA-256 digest.
    */
   named_by_operation?: string;
+  /**
+   * Present (true) when this undo wrote the lost index line back once the restore was published (restored is that line): history lists the state again and undo <session> can pick it. Absent when a line of that session already names the snapshot.
+   */
+  indexed_again?: true;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -840,12 +840,15 @@ describe('fork and undo', () => {
     expect(undone.json.receipt.path.startsWith(`${copyDir}/`)).toBe(true);
   });
 
-  it('undo of a snapshot whose index line was lost restores it by the receipt that names it, and fails closed when none verifiably does', async () => {
+  it('undo of a snapshot whose index line was lost restores it by the receipt that names it and puts the line back, and fails closed when none verifiably does', async () => {
     home = demoHome();
     const applied = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
     const archived = (await runJson(['snapshot', DEMO_CODEX_ID], home.env)).json.entry.sha256 as string;
     const vault = join(home.dataHome, 'gobstopper', 'vault');
     const index = join(vault, 'index.jsonl');
+    const lostLine = readFileSync(index, 'utf8')
+      .split('\n')
+      .find((line) => line.includes(applied.snapshot_manifest_sha256))!;
     // A damaged index repaired by deleting its lines: the snapshots and receipts are still there.
     writeFileSync(index, '');
     const receiptFile = join(vault, 'operations', `${applied.operation}.json`);
@@ -862,18 +865,40 @@ describe('fork and undo', () => {
     expect(unnamed.json.error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining('no receipt names it') });
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
     writeFileSync(receiptFile, receipt);
+    // A restore that fails after the receipt tied the snapshot to its session writes no line either.
+    renameSync(home.claudeDir, `${home.claudeDir}-moved`);
+    const nowhere = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
+    expect(nowhere.json.error.code).toBe('target_invalid');
+    expect(readFileSync(index, 'utf8')).toBe('');
+    renameSync(`${home.claudeDir}-moved`, home.claudeDir);
+
     const undone = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
     expect(undone.code).toBe(0);
     expect(validateUndoCommandResult(undone.json)).toBe(true);
-    expect(undone.json).toMatchObject({
-      named_by_operation: applied.operation,
-      restored: { sha256: applied.snapshot_manifest_sha256, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path: home.claudeSession, strategy: 'compacted' },
-    });
+    // The line is back as apply wrote it, dated by the receipt that kept it.
+    const putBack = { ...JSON.parse(lostLine), ts: JSON.parse(receipt).ts };
+    expect(undone.json).toMatchObject({ named_by_operation: applied.operation, indexed_again: true, restored: putBack });
+    expect(undone.json.restored).toMatchObject({ sha256: applied.snapshot_manifest_sha256, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path: home.claudeSession, strategy: 'compacted' });
     expect(readFileSync(undone.json.receipt.path, 'utf8')).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
-    // Named with its session, as --sha of that session, it is found the same way.
+    expect(readFileSync(index, 'utf8')).toBe(JSON.stringify(putBack) + '\n');
+    expect((await runJson(['history', DEMO_CLAUDE_ID], home.env)).json).toEqual([putBack]);
+    // Indexed again, it is found by its line: neither the same snapshot nor the session adds another.
+    for (const target of [applied.snapshot_manifest_sha256, DEMO_CLAUDE_ID]) {
+      const again = await runJson(['undo', target], home.env);
+      expect(again.json).toMatchObject({ reused: true, restored: putBack, receipt: { path: undone.json.receipt.path } });
+      expect(again.json.named_by_operation).toBeUndefined();
+      expect(again.json.indexed_again).toBeUndefined();
+    }
+    expect(readFileSync(index, 'utf8')).toBe(JSON.stringify(putBack) + '\n');
+    // Lost again, the line comes back with the earlier copy as the answer; named with its session,
+    // as --sha of that session, the snapshot is found the same way.
+    writeFileSync(index, '');
     const human = await runCli(['undo', DEMO_CLAUDE_ID, '--sha', applied.snapshot_manifest_sha256.slice(0, 12)], home.env);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toContain(`the vault index has no line for it; the receipt of operation ${applied.operation.slice(0, 16)} names it as a state of ${home.claudeSession}`);
+    expect(human.stdout).toContain(`the vault index has no line for it; the receipt of operation ${applied.operation.slice(0, 16)} names it as a state of ${home.claudeSession}\n`);
+    expect(human.stdout).toContain(`indexed again: its line is back in the vault index (gobstopper history ${DEMO_CLAUDE_ID} lists it)\n`);
+    expect(human.stdout).toContain(`already restored, unchanged since: ${undone.json.receipt.path}`);
+    expect(readFileSync(index, 'utf8')).toBe(JSON.stringify(putBack) + '\n');
   });
 
   it("undo of a published fork's own retained snapshot archives nothing new, and a second undo returns the same copy", async () => {
