@@ -2,6 +2,7 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 import { gobstopperVersion } from '../package-root.js';
+import { admissionKey, admissionStartNs, recallAdmission, rememberAdmission } from './admission-cache.js';
 import { checkBundlePath, filePointer } from './bundle-path.js';
 import { walkBundle } from './bundle-tree.js';
 import { checkFileHash } from './file-hashes.js';
@@ -32,14 +33,27 @@ export interface AdmitOptions {
 /**
  * Admits a bundle: `target` is the bundle directory or its gobstopper-plugin.json. Never runs any
  * of the bundle's code. Throws an AdmissionError naming the bundle and the file or field at fault.
+ * A bundle this process admitted before, with no file or directory of it changed since (by stat),
+ * is not hashed again (admission-cache.ts).
  */
 export function admitBundle(target: string, options: AdmitOptions = {}): AdmittedBundle {
   const offered = resolve(target);
   const rootGiven = locateRoot(offered);
   const root = realpathSync(rootGiven);
-  const bundle = rootGiven;
+  const version = options.gobstopperVersion ?? gobstopperVersion();
+  const key = admissionKey(root, version, options.changedFileAdvice);
+  const earlier = recallAdmission(key);
+  if (earlier) return earlier;
+  const startedNs = admissionStartNs();
+  const { admitted, directories } = admitAfresh(root, rootGiven, version, options.changedFileAdvice);
+  rememberAdmission(key, admitted, directories, startedNs);
+  return admitted;
+}
+
+/** Every rule checked and every declared file hashed; `bundle` is the path the messages name. */
+function admitAfresh(root: string, bundle: string, version: string, changedFileAdvice: string | undefined): { admitted: AdmittedBundle; directories: string[] } {
   const manifestPath = join(root, MANIFEST_FILE);
-  const { manifest, manifestSha256 } = readManifest(manifestPath, bundle, options.gobstopperVersion ?? gobstopperVersion());
+  const { manifest, manifestSha256 } = readManifest(manifestPath, bundle, version);
 
   const declaredPaths = Object.keys(manifest.files).sort();
   for (const path of declaredPaths) checkBundlePath(path, bundle, filePointer(path));
@@ -53,7 +67,7 @@ export function admitBundle(target: string, options: AdmitOptions = {}): Admitte
   }
 
   const declared = new Set(declaredPaths);
-  const found = walkBundle(root, declared, bundle);
+  const { files: found, directories } = walkBundle(root, declared, bundle);
   for (const path of declaredPaths) {
     if (!found.has(path)) {
       throw new AdmissionError('file_missing', `bundle ${bundle}: declared file ${path} is missing`, { bundle, file: path, pointer: filePointer(path) });
@@ -67,11 +81,11 @@ export function admitBundle(target: string, options: AdmitOptions = {}): Admitte
   const files = declaredPaths.map((path) => {
     const sha256 = manifest.files[path]!;
     const bytes = found.get(path)!.size;
-    checkFileHash(root, path, sha256, bytes, bundle, options.changedFileAdvice);
+    checkFileHash(root, path, sha256, bytes, bundle, changedFileAdvice);
     return { path, sha256, bytes };
   });
   if (manifest.runtime === 'exec') checkExecutable(root, manifest.executable, bundle);
-  return { root, manifestPath, manifest, manifestSha256, files, totalBytes };
+  return { admitted: { root, manifestPath, manifest, manifestSha256, files, totalBytes }, directories };
 }
 
 /** An `exec` bundle's executable is run as it is, so it must carry an execute bit. */

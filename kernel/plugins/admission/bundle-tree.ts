@@ -8,13 +8,20 @@ export interface TreeFile {
   size: number;
 }
 
+export interface BundleTree {
+  /** The regular files found (the manifest at the root excepted), keyed by bundle-relative path. */
+  files: Map<string, TreeFile>;
+  /** Bundle-relative paths of the directories below the root, in the order visited. */
+  directories: string[];
+}
+
 /**
  * Walks the bundle directory without following anything: every entry must be a directory or a
- * declared regular file, with no links, within the entry and depth caps. Returns the regular
- * files found (the manifest at the root excepted), keyed by bundle-relative path.
+ * declared regular file, with no links, within the entry and depth caps.
  */
-export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: string): Map<string, TreeFile> {
+export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: string): BundleTree {
   const found = new Map<string, TreeFile>();
+  const directories: string[] = [];
   let entries = 0;
   const visit = (dirRel: string, depth: number): void => {
     const names = readdirSync(dirRel === '' ? root : join(root, dirRel)).sort();
@@ -33,6 +40,7 @@ export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: 
       }
       if (stat.isDirectory()) {
         if (declared.has(rel)) throw new AdmissionError('file_not_regular', `bundle ${bundle}: ${rel} is a directory, not a file`, { bundle, file: rel, pointer: filePointer(rel) });
+        directories.push(rel);
         visit(rel, depth + 1);
         continue;
       }
@@ -49,5 +57,5 @@ export function walkBundle(root: string, declared: ReadonlySet<string>, bundle: 
     }
   };
   visit('', 0);
-  return found;
+  return { files: found, directories };
 }

@@ -176,8 +176,9 @@ export class PluginRegistry {
   }
 
   /**
-   * Admits a bundle for use: every file hashed again, the manifest compared with its pin. Called
-   * on every use, so a changed byte anywhere in the bundle stops it with an error naming the file.
+   * Admits a bundle for use: every file hashed again (or, within one process, found unchanged by
+   * stat since it was), the manifest compared with its pin. Called on every use, so a changed byte
+   * anywhere in the bundle stops it with an error naming the file.
    */
   admit(ref: BundleRef): AdmittedBundle {
     const admitted = admitInstalled(ref, this.version);
