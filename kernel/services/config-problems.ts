@@ -14,7 +14,7 @@ import { presetNames, resolveConfig, type ResolveOptions } from '../config/resol
 import { tableName } from '../config/schema-messages.js';
 import type { PluginRegistry } from '../plugins/registry/registry.js';
 import { requirePolicyIds } from './policy-ids.js';
-import { strategyParamsChecker } from './strategy-params-check.js';
+import { strategyParamsChecker, type StrategyParamsChecker } from './strategy-params-check.js';
 
 function tableKeys(loaded: LoadedConfig, table: 'provider' | 'sessions'): string[] {
   const files = loaded.project ? [loaded.user, loaded.project] : [loaded.user];
@@ -37,13 +37,17 @@ export function tableUses(loaded: LoadedConfig): TableUse[] {
   ];
 }
 
-/** One message per broken table use, each naming the table it comes from; empty when all resolve. */
-export async function configProblems(loaded: LoadedConfig, registry: PluginRegistry): Promise<string[]> {
+/**
+ * One message per broken table use, each naming the table it comes from; empty when all resolve.
+ * A caller that already checked the policy it resolved passes its checker, so the strategies that
+ * check started are asked again, not started again; a checker passed in is the caller's to close.
+ */
+export async function configProblems(loaded: LoadedConfig, registry: PluginRegistry, given?: StrategyParamsChecker): Promise<string[]> {
   const providers = tableKeys(loaded, 'provider');
   const uses = tableUses(loaded);
   const problems: string[] = [];
   const seen = new Set<string>();
-  const params = strategyParamsChecker();
+  const params = given ?? strategyParamsChecker();
   const problemOf = (options: ResolveOptions) => policyProblem(loaded, registry, params, options);
   try {
     for (const use of uses) {
@@ -57,13 +61,13 @@ export async function configProblems(loaded: LoadedConfig, registry: PluginRegis
       problems.push(`${use.label}${rescuedBy.length === 0 ? '' : ` (for a session of any provider but ${rescuedBy.join(', ')})`}: ${message}`);
     }
   } finally {
-    await params.close();
+    if (!given) await params.close();
   }
   return problems;
 }
 
 /** What plan would refuse of the policy these tables resolve to, as plan says it; null when nothing. */
-async function policyProblem(loaded: LoadedConfig, registry: PluginRegistry, params: ReturnType<typeof strategyParamsChecker>, options: ResolveOptions): Promise<string | null> {
+async function policyProblem(loaded: LoadedConfig, registry: PluginRegistry, params: StrategyParamsChecker, options: ResolveOptions): Promise<string | null> {
   try {
     const resolved = resolveConfig(loaded, options);
     requirePolicyIds(registry, resolved);

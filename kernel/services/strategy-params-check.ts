@@ -27,11 +27,16 @@ export async function checkStrategyParamsEarly(config: PolicyConfig): Promise<vo
   }
 }
 
+export interface StrategyParamsChecker {
+  check(config: PolicyConfig): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * The same check for many policies (config and presets check every table in the file): one
  * runtime, started at the first policy that has parameters, so each bundle starts once.
  */
-export function strategyParamsChecker(): { check(config: PolicyConfig): Promise<void>; close(): Promise<void> } {
+export function strategyParamsChecker(): StrategyParamsChecker {
   let runtime: Runtime | null = null;
   return {
     async check(config) {

@@ -14,6 +14,7 @@ import {
   validatePresetsCommandResult,
   validateHelpCommandResult,
 } from '../../schemas/generated/validators.js';
+import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
@@ -317,6 +318,21 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const unused = json(['plan', '7d3f', '--config', tables]);
     expect(unused.status, JSON.stringify(unused.body)).toBe(0);
     expect(json(['plan', '7d3f', '--config', tables, '--preset', 'edited']).body.error).toMatchObject({ code: 'unknown_strategy', details: { key: 'strategy_params.editor' } });
+  });
+
+  it('config starts a strategy once when [policy] and a preset both set its strategy_params', () => {
+    // An installed strategy that writes a line per start, in a data home of its own so no other test sees it.
+    const dataHome = join(home.root, 'counted-data');
+    const starts = join(home.root, 'counted-starts.log');
+    const bundle = fixturePluginBundle(join(home.root, 'counted'), 'misbehaving-strategy.mjs', { args: ['ok', starts, 'counted'], id: 'counted', provides: { strategies: ['fixture_strategy'] } });
+    const env = { XDG_DATA_HOME: dataHome };
+    const added = gob(['plugin', 'add', bundle], { env });
+    expect(added.status, added.stderr).toBe(0);
+    const tables = write(join(home.root, 'counted.toml'), '[policy]\nstrategy = "fixture_strategy"\nstrategy_params = { a = 1 }\n[presets.x]\nstrategy_params = { b = 2 }\n');
+    const config = json(['config', '--config', tables], { env });
+    expect(config.status, config.stdout).toBe(0);
+    expect(config.body.problems).toEqual([]);
+    expect(readFileSync(starts, 'utf8')).toBe('ok\n');
   });
 
   it('a pinned plugin manifest that does not exist is named, by plan below its trigger and by config', () => {

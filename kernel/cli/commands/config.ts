@@ -4,7 +4,7 @@ import { GobstopperError, usageError } from '../../errors.js';
 import { PluginRegistry } from '../../plugins/registry/registry.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
 import { configProblems } from '../../services/config-problems.js';
-import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
+import { strategyParamsChecker } from '../../services/strategy-params-check.js';
 import { withRuntime } from '../../services/runtime.js';
 import { resolveSession } from '../../sessions/selector.js';
 import { BaseCommand } from '../base-command.js';
@@ -66,8 +66,16 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     });
     const registry = new PluginRegistry({ env: process.env });
     requirePolicyIds(registry, resolved);
-    // Parameters are checked against the schema the strategy declares, which takes starting it.
-    await checkStrategyParamsEarly(resolved);
+    // Parameters are checked against the schema the strategy declares, which takes starting it; the
+    // other tables' problems are found with the same runtime, so no strategy is started twice.
+    const params = strategyParamsChecker();
+    let problems: string[];
+    try {
+      await params.check(resolved);
+      problems = await configProblems(loaded, registry, params);
+    } finally {
+      await params.close();
+    }
     const policy = toResolvedPolicy(resolved.values);
     const result: ConfigCommandResult = {
       provider: resolved.provider,
@@ -79,7 +87,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       external: resolved.external,
       discovery: resolved.discovery,
       sources: resolved.sources,
-      problems: await configProblems(loaded, registry),
+      problems,
       unapplied_session_tables: resolved.unapplied_session_tables,
       inert_settings: inertSettings(loaded),
     };
