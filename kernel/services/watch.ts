@@ -20,6 +20,7 @@ import type { ProviderHomes } from '../sessions/provider-port.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
+import { policyVerdicts } from '../watch/policy-verdicts.js';
 import { triage } from '../watch/triage.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession, type ApplyOptions } from './apply.js';
@@ -134,6 +135,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     // Small sessions first: one large session does not hold up every other decision.
     const queue = [...rows].sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
     const looseTables = new Map<string, string[]>();
+    const refusalOf = policyVerdicts((resolved) => refusedPolicy(rt, resolved));
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
       const fingerprint = await fingerprintOf(row.path);
@@ -160,7 +162,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
         continue;
       }
       const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens, effective_trigger_tokens: policy.effective_trigger_tokens };
-      const refused = await refusedPolicy(rt, resolved);
+      const refused = await refusalOf(resolved);
       const decision: T.WatchDecision =
         refused !== null
           ? { ...base, outcome: 'failed', error: refused }
@@ -271,7 +273,7 @@ function flatWarnings(warnings: readonly string[]): { warnings?: string[] } {
  * reported as fine under a policy that can never plan. Named on the command line it stops the watch
  * (a usage error, as plan's); set by a config table it is a failure of the sessions that table governs.
  */
-async function refusedPolicy(rt: Runtime, resolved: ReturnType<typeof resolveConfig>): Promise<{ code: string; message: string } | null> {
+async function refusedPolicy(rt: Runtime, resolved: Parameters<typeof requireResolvedPolicy>[1]): Promise<{ code: string; message: string } | null> {
   try {
     await requireResolvedPolicy(rt, resolved);
     return null;
