@@ -20,7 +20,7 @@ import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { loadManifest } from '../vault/manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { PRE_UNDO_LABEL } from '../vault/labels.js';
-import type { FaultHook } from '../publish/faults.js';
+import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
@@ -35,6 +35,8 @@ export interface UndoResult {
   named_by_operation?: string;
   /** This undo put the restored state's lost index line back (`restored` is that line). */
   indexed_again?: true;
+  /** The restore was published but its lost index line could not be written back: why. */
+  index_line_not_written?: string;
 }
 
 /**
@@ -198,8 +200,15 @@ export async function undo(runtime: Runtime, target: string, options: UndoOption
     const result = await restore(runtime, layout, chosen.entry, options);
     if (!chosen.namedBy) return result;
     const named = { ...result, named_by_operation: chosen.namedBy.operation };
-    const put = await appendLostIndexEntry(layout, await lineOfRestored(layout, result, runtime.env));
-    return put.written ? { ...named, restored: put.entry, indexed_again: true } : named;
+    // The fork is published by now: a vault that cannot take one more line must not turn that into
+    // a failure the user would retry blindly. It is said instead, and the same undo writes it later.
+    try {
+      faultPoint('undo.before_reindex', options.fault, runtime.env);
+      const put = await appendLostIndexEntry(layout, await lineOfRestored(layout, result, runtime.env));
+      return put.written ? { ...named, restored: put.entry, indexed_again: true } : named;
+    } catch (error) {
+      return { ...named, index_line_not_written: error instanceof Error ? error.message : String(error) };
+    }
   });
 }
 

@@ -2312,6 +2312,10 @@ export interface UndoCommandResult {
    * Present (true) when this undo wrote the lost index line back once the restore was published (restored is that line): history lists the state again and undo <session> can pick it. Absent when a line of that session already names the snapshot.
    */
   indexed_again?: true;
+  /**
+   * Present when the restore was published but writing the lost index line back failed (a full or unwritable vault): why. The restore stands; running the same undo again returns its copy and writes the line.
+   */
+  index_line_not_written?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -871,13 +871,21 @@ describe('fork and undo', () => {
     expect(nowhere.json.error.code).toBe('target_invalid');
     expect(readFileSync(index, 'utf8')).toBe('');
     renameSync(`${home.claudeDir}-moved`, home.claudeDir);
+    // A line that cannot be written once the restore is published does not fail the published
+    // restore: it is said, and the same undo writes it later (below).
+    const unwritten = await runCli(['undo', applied.snapshot_manifest_sha256], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'undo.before_reindex' } });
+    expect(unwritten.code, unwritten.stderr).toBe(0);
+    expect(unwritten.stderr).toContain('warning: the restore is published, but its line could not be written back to the vault index: injected fault at undo.before_reindex; run the same undo again to write it\n');
+    expect(unwritten.stdout).toMatch(/^restored copy \//m);
+    expect(readFileSync(index, 'utf8')).toBe('');
+    const firstCopy = /^restored copy (.+)$/m.exec(unwritten.stdout)![1]!;
 
     const undone = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
     expect(undone.code).toBe(0);
     expect(validateUndoCommandResult(undone.json)).toBe(true);
     // The line is back as apply wrote it, dated by the receipt that kept it.
     const putBack = { ...JSON.parse(lostLine), ts: JSON.parse(receipt).ts };
-    expect(undone.json).toMatchObject({ named_by_operation: applied.operation, indexed_again: true, restored: putBack });
+    expect(undone.json).toMatchObject({ named_by_operation: applied.operation, indexed_again: true, restored: putBack, reused: true, receipt: { path: firstCopy } });
     expect(undone.json.restored).toMatchObject({ sha256: applied.snapshot_manifest_sha256, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path: home.claudeSession, strategy: 'compacted' });
     expect(readFileSync(undone.json.receipt.path, 'utf8')).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
     expect(readFileSync(index, 'utf8')).toBe(JSON.stringify(putBack) + '\n');
