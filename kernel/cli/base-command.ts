@@ -156,7 +156,7 @@ export abstract class BaseCommand<TResult> extends Command {
     }
     process.stderr.write(terminalSafe(`gobstopper: ${envelope.error.message}${whereRefused(envelope.error.message, envelope.error.details)}`) + '\n');
     if (process.env.GOBSTOPPER_DEBUG) {
-      if (error.stack) process.stderr.write(error.stack + '\n');
+      if (error.stack) process.stderr.write(terminalSafe(error.stack) + '\n');
       const pluginStderr = (error as { stderrText?: unknown }).stderrText;
       // What a plugin wrote is untrusted text like any other it sends: shown, never obeyed.
       if (typeof pluginStderr === 'string' && pluginStderr.length > 0) process.stderr.write(`--- the plugin's stderr (the last ${pluginStderr.length} characters kept) ---\n${terminalSafe(pluginStderr)}${pluginStderr.endsWith('\n') ? '' : '\n'}`);

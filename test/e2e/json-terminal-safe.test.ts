@@ -76,6 +76,13 @@ describe.skipIf(!built)('--json cannot steer the terminal it is printed on', () 
     expect(JSON.parse(r.stdout).error.message).toContain(`nosuch${RLO}`);
   });
 
+  it('GOBSTOPPER_DEBUG prints the stack of an error quoting hostile input escaped', async () => {
+    const r = await runCli(['plan', `ab${RLO}cd${CSI}`], home.env, { extraEnv: { GOBSTOPPER_DEBUG: '1' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("GobstopperError: no session matching 'ab\\u202ecd\\u009b'\n    at ");
+    expect(r.stderr).not.toMatch(/[\u202e\u009b]/);
+  });
+
   it('without --json, the unknown command is named on stderr escaped, as other errors are', async () => {
     const r = await runCli([`nosuch${RLO}${CSI}`], home.env);
     expect(r.code).toBe(2);
