@@ -42,7 +42,7 @@ export function serializeEntry(entry: VaultEntry): string {
 }
 
 function repairHint(file: string): string {
-  return `fix or delete the named line in ${file} (snapshots stay in manifests/; only the history line is lost)`;
+  return `fix or delete the named line in ${file} (snapshots stay in manifests/; only the history line is lost, and undo <snapshot-id> writes it back when a receipt names that snapshot)`;
 }
 
 /**

@@ -30,6 +30,10 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(snapshotFile(home.layout, { path, sessionId: 'sess-a', provider: 'claude_code', strategy: 'snapshot' })).rejects.toMatchObject(indexFailure('line 2 is not JSON'));
     expect(readFileSync(home.layout.index).subarray(0, before.length).equals(before)).toBe(true);
     expect(readFileSync(home.layout.index).length).toBe(before.length + 'not json\n'.length);
+    // The advice says what deleting the line costs, and how undo brings it back.
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject({
+      message: expect.stringContaining(`fix or delete the named line in ${home.layout.index} (snapshots stay in manifests/; only the history line is lost, and undo <snapshot-id> writes it back when a receipt names that snapshot)`),
+    });
   });
 
   it('an index entry with an unknown field is rejected', async () => {
