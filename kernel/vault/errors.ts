@@ -4,8 +4,22 @@
  */
 import { GobstopperError, usageError } from '../errors.js';
 
-export function vaultDamaged(file: string, problem: string, repair: string): GobstopperError {
-  return new GobstopperError('vault_damaged', `vault damaged: ${file}: ${problem}; repair required: ${repair}`, { details: { file } });
+/**
+ * Damage to one file. The file and the problem are kept apart from the message as well, so a check
+ * of the whole vault can name each damaged snapshot's problem without its repair advice.
+ */
+export class VaultDamagedError extends GobstopperError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    repair: string,
+  ) {
+    super('vault_damaged', `vault damaged: ${file}: ${problem}; repair required: ${repair}`, { details: { file } });
+  }
+}
+
+export function vaultDamaged(file: string, problem: string, repair: string): VaultDamagedError {
+  return new VaultDamagedError(file, problem, repair);
 }
 
 export function insecureVault(file: string, problem: string, repair: string): GobstopperError {

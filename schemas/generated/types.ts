@@ -2467,6 +2467,54 @@ export interface TuneCommandResult {
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "VaultVerifyCommandOutput".
+ */
+export interface VaultVerifyCommandOutput {
+  /**
+   * Snapshots read back, the damaged ones included; the same bytes archived again count once.
+   */
+  verified: number;
+  /**
+   * The snapshots that could not be read back whole, in the order they were checked (the listing's, then those without an index line).
+   */
+  damaged: DamagedSnapshot[];
+  /**
+   * Stored snapshots that no index line names (a failed apply's candidate, a line removed from a damaged index); always 0 for one session. A publication's retained output is checked but not counted here: its receipt names it.
+   */
+  unindexed: number;
+  /**
+   * The ids of those snapshots, sorted.
+   */
+  unindexed_snapshots: Sha256[];
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "DamagedSnapshot".
+ */
+export interface DamagedSnapshot {
+  sha256: Sha256;
+  /**
+   * The session of the newest index line naming the snapshot; null when no line does.
+   */
+  session_id: SessionId | null;
+  provider: ProviderId | null;
+  /**
+   * Whether an index line names the snapshot.
+   */
+  indexed: boolean;
+  /**
+   * The first problem met reading the snapshot back.
+   */
+  problem: {
+    /**
+     * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (over GOBSTOPPER_MAX_TRANSCRIPT_BYTES), vault_insecure, or unreadable (the file system refused a read).
+     */
+    code: string;
+    message: string;
+  };
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "VerifyOutput".
  */
 export interface VerifyOutput {
