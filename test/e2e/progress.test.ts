@@ -94,6 +94,19 @@ describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped'
     expect(screen).toMatch(/\r\x1b\[2K.*no-such-claude/);
   });
 
+  it('vault --verify counts the snapshots it reads back and clears that before its answer; --json shows none', async () => {
+    home = demoHome();
+    expect((await runCli(['apply', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    const { status, screen } = onTerminal(['vault', '--verify'], home.env);
+    expect(status, screen).toBe(0);
+    expect(screen).toMatch(/\r\x1b\[2Kverifying snapshot 1 of 2 \([0-9a-f]{16}\): [\d.]+ KiB of [\d.]+ KiB/);
+    expect(screen).toContain('verifying snapshot 2 of 2');
+    expect(screen).toMatch(/\r\x1b\[2K2 snapshot\(s\) verified, 0 damaged, 0 unindexed/);
+    const json = onTerminal(['vault', '--verify', '--json'], home.env);
+    expect(json.status, json.screen).toBe(0);
+    expect(json.screen).not.toContain('verifying');
+  });
+
   it("a status longer than the terminal is cut to one row: a wrapped one's first rows would stay on the screen", async () => {
     home = demoHome();
     const { screen } = onTerminal(['rehearse', DEMO_CLAUDE_ID, '--baseline', DEMO_CLAUDE_ID, '--timeout', '3600', '--claude-bin', join(home.root, 'no-such-claude')], home.env, 60);

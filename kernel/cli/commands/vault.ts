@@ -1,29 +1,43 @@
-import { Args } from '@oclif/core';
-import type { VaultCommandOutput } from '../../../schemas/generated/types.js';
-import { vaultLayout } from '../../vault/layout.js';
+import { Args, Flags } from '@oclif/core';
+import type { VaultCommandOutput, VaultVerifyCommandOutput } from '../../../schemas/generated/types.js';
+import { vaultLayout, type VaultLayout } from '../../vault/layout.js';
 import { GobstopperError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { forkHintFor } from '../../vault/fork-hint.js';
+import { verifyVault, type VerifyProgress } from '../../vault/integrity.js';
 import { distinctStates, listSnapshots, unlistedSnapshots } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { labelMeaning } from '../render/label-help.js';
 
-export type VaultResult = VaultCommandOutput;
+export type VaultResult = VaultCommandOutput | VaultVerifyCommandOutput;
 
 export default class Vault extends BaseCommand<VaultResult> {
   static override summary = 'List archived snapshots, newest first.';
   static override description =
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
-    'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column');
-  static override examples = ['<%= config.bin %> vault', '<%= config.bin %> vault 0199a2f1', '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json'];
+    'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column') + ' ' +
+    'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records. ' +
+    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then a count of those verified, damaged and unindexed; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). ' +
+    'The check writes nothing and takes no lock, so it runs on a read-only or copied vault; a snapshot a prune removes while it runs is left out.';
+  static override examples = [
+    '<%= config.bin %> vault',
+    '<%= config.bin %> vault 0199a2f1',
+    '<%= config.bin %> vault ~/.claude/projects/my-app/0199a2f1-….jsonl --json',
+    '<%= config.bin %> vault --verify',
+    '<%= config.bin %> vault 0199a2f1 --verify --json',
+  ];
   static override args = {
     session: Args.string({ description: 'Session-id prefix or transcript path.', required: false }),
   };
+  static override flags = {
+    verify: Flags.boolean({ description: 'Read every snapshot back (only the session\'s with SESSION) and report the damaged ones instead of listing them.', default: false }),
+  };
 
   async run(): Promise<VaultResult> {
-    const { args } = await this.parse(Vault);
+    const { args, flags } = await this.parse(Vault);
     const layout = vaultLayout(process.env);
+    if (flags.verify) return this.verify(layout, args.session);
     const entries = await listSnapshots(layout, args.session);
     // Only the whole listing can tell what it leaves out; a damaged receipt is left to the commands that read receipts.
     const unlisted = args.session === undefined && !this.jsonEnabled() ? await unlistedSnapshots(layout, entries).catch(() => []) : [];
@@ -60,6 +74,27 @@ export default class Vault extends BaseCommand<VaultResult> {
     return entries;
   }
 
+  private async verify(layout: VaultLayout, session: string | undefined): Promise<VaultVerifyCommandOutput> {
+    const status = this.statusLine();
+    let result: VaultVerifyCommandOutput;
+    try {
+      result = await verifyVault(layout, { session, onProgress: (p) => status.show(progressText(p)) });
+    } finally {
+      status.clear();
+    }
+    for (const d of result.damaged) {
+      const whose = d.session_id === null ? 'no index line' : `${d.provider} ${d.session_id}`;
+      this.say(`damaged ${d.sha256.slice(0, 16)} (${whose}): ${d.problem.message}`);
+    }
+    this.sayUnlisted(result.unindexed_snapshots);
+    this.say(`${result.verified} snapshot(s) verified, ${result.damaged.length} damaged, ${result.unindexed} unindexed`);
+    if (result.damaged.length > 0) {
+      this.say('gobstopper show <id> names the file to repair and how');
+      process.exitCode = 1;
+    }
+    return result;
+  }
+
   /** Names the stored snapshots the index does not list (show takes these ids; undo needs an index line to know the session). */
   private sayUnlisted(ids: readonly string[]): void {
     if (ids.length === 0) return;
@@ -68,4 +103,9 @@ export default class Vault extends BaseCommand<VaultResult> {
     const what = ids.length === 1 ? 'stored snapshot has no index line' : 'stored snapshots have no index line';
     for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show takes their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
   }
+}
+
+function progressText(p: VerifyProgress): string {
+  const bytes = p.bytes > 0 ? `: ${formatBytes(p.read)} of ${formatBytes(p.bytes)}` : '';
+  return `verifying snapshot ${p.done + 1} of ${p.total} (${p.sha256.slice(0, 16)})${bytes}`;
 }

@@ -1,0 +1,142 @@
+/**
+ * `vault --verify` as a user runs it (the built CLI) on a vault written by `apply` and `snapshot`:
+ * a healthy vault passes, and damage of each kind is named on the snapshot it hits, while the
+ * check leaves every file of the vault as it found it.
+ */
+import { appendFileSync, readFileSync, statSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as V from '../../schemas/generated/validators.js';
+import type { VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
+import { runCli, runJson } from '../helpers/cli.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+
+type Home = ReturnType<typeof demoHome>;
+
+const manifestChunks = (vault: string, sha: string): string[] => (JSON.parse(readFileSync(join(vault, 'manifests', sha), 'utf8')) as { chunks: string[] }).chunks;
+
+/** Every file under the vault with its mode, size and digest: what a read-only check must leave alone. */
+function vaultFiles(vault: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const file of listFiles(vault)) {
+    const st = statSync(file);
+    files[relative(vault, file)] = `${(st.mode & 0o777).toString(8)} ${st.size} ${sha256File(file)}`;
+  }
+  return files;
+}
+
+/** A client writes one more turn, then the session goes idle. */
+function addTurn(path: string): void {
+  appendFileSync(path, readFileSync(path, 'utf8').split('\n')[1] + '\n');
+  const hourAgo = new Date(Date.now() - 3600_000);
+  utimesSync(path, hourAgo, hourAgo);
+}
+
+describe('vault --verify (built CLI)', () => {
+  let home: Home;
+  let vault: string;
+  let claudeSource: string;
+  let published: string;
+  let codexOld: string;
+  let codexNew: string;
+  let unindexed: string;
+
+  async function verifyJson(...args: string[]): Promise<{ code: number | null; result: VaultVerifyCommandOutput }> {
+    const run = await runJson<VaultVerifyCommandOutput>(['vault', ...args, '--verify'], home.env);
+    expect(V.validateVaultVerifyCommandOutput(run.json), JSON.stringify(V.validateVaultVerifyCommandOutput.errors)).toBe(true);
+    return { code: run.code, result: run.json };
+  }
+
+  beforeAll(async () => {
+    home = demoHome();
+    vault = join(home.dataHome, 'gobstopper', 'vault');
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    addTurn(home.codexSession);
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    // A snapshot stopped after its manifest and before its index line: stored, but no line names it.
+    addTurn(home.codexSession);
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'vault.before_index' } })).code).not.toBe(0);
+
+    const listed = (await runJson<Array<{ sha256: string; provider: string }>>(['vault'], home.env)).json;
+    claudeSource = listed.find((e) => e.provider === 'claude_code')!.sha256;
+    [codexNew, codexOld] = listed.filter((e) => e.provider === 'codex').map((e) => e.sha256) as [string, string];
+    const receipts = listFiles(join(vault, 'operations')).filter((f) => f.endsWith('.json'));
+    published = (JSON.parse(readFileSync(receipts[0]!, 'utf8')) as { output_manifest_sha256: string }).output_manifest_sha256;
+    const stored = listFiles(join(vault, 'manifests')).map((f) => relative(join(vault, 'manifests'), f));
+    unindexed = stored.find((sha) => ![claudeSource, published, codexOld, codexNew].includes(sha))!;
+    expect(stored).toHaveLength(5);
+  });
+  afterAll(() => home?.cleanup());
+
+  it('passes a healthy vault, counting each snapshot once and naming the one without an index line', async () => {
+    const human = await runCli(['vault', '--verify'], home.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).not.toMatch(/^damaged /m);
+    expect(human.stdout).toContain(`1 stored snapshot has no index line`);
+    expect(human.stdout).toContain(unindexed.slice(0, 16));
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe('5 snapshot(s) verified, 0 damaged, 1 unindexed');
+    // Piped: no progress line.
+    expect(human.stderr).toBe('');
+
+    const { code, result } = await verifyJson();
+    expect(code).toBe(0);
+    expect(result).toEqual({ verified: 5, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed] });
+  });
+
+  it('names each damaged snapshot with its problem, exits 1, and leaves every file of the vault as it was', async () => {
+    const missing = manifestChunks(vault, claudeSource)[0]!;
+    unlinkSync(join(vault, 'chunks', missing));
+    const overwritten = manifestChunks(vault, codexOld)[0]!;
+    const chunkFile = join(vault, 'chunks', overwritten);
+    const bytes = readFileSync(chunkFile);
+    bytes[0] = bytes[0]! ^ 0x20;
+    writeFileSync(chunkFile, bytes);
+    truncateSync(join(vault, 'manifests', unindexed), 20);
+    // Their chunks are their own: the damage reaches no other snapshot.
+    for (const sha of [published, codexNew]) expect(manifestChunks(vault, sha)).not.toContain(missing);
+    for (const sha of [published, codexNew]) expect(manifestChunks(vault, sha)).not.toContain(overwritten);
+    const before = vaultFiles(vault);
+
+    const human = await runCli(['vault', '--verify'], home.env);
+    expect(human.code).toBe(1);
+    const damagedLines = human.stdout.split('\n').filter((l) => l.startsWith('damaged '));
+    expect(damagedLines).toEqual([
+      `damaged ${codexOld.slice(0, 16)} (codex ${DEMO_CODEX_ID}): chunk ${overwritten} is damaged: chunk bytes do not hash to its name`,
+      `damaged ${claudeSource.slice(0, 16)} (claude_code ${DEMO_CLAUDE_ID}): missing chunk ${missing}`,
+      `damaged ${unindexed.slice(0, 16)} (no index line): manifest unreadable: manifest bytes do not hash to its name`,
+    ]);
+    expect(human.stdout).toContain('5 snapshot(s) verified, 3 damaged, 1 unindexed');
+    for (const healthy of [published, codexNew]) expect(human.stdout).not.toContain(healthy.slice(0, 16));
+
+    const { code, result } = await verifyJson();
+    expect(code).toBe(1);
+    expect(result.verified).toBe(5);
+    expect(result.unindexed_snapshots).toEqual([unindexed]);
+    expect(result.damaged.map((d) => [d.sha256, d.provider, d.session_id, d.indexed, d.problem.code])).toEqual([
+      [codexOld, 'codex', DEMO_CODEX_ID, true, 'chunk_damaged'],
+      [claudeSource, 'claude_code', DEMO_CLAUDE_ID, true, 'chunk_missing'],
+      [unindexed, null, null, false, 'manifest_unreadable'],
+    ]);
+
+    // Nothing written, nothing added: no lock, no custody hold.
+    expect(vaultFiles(vault)).toEqual(before);
+  });
+
+  it('with a session checks only that session\'s indexed snapshots', async () => {
+    const codex = await verifyJson(DEMO_CODEX_ID.slice(0, 8));
+    expect(codex.code).toBe(1);
+    expect(codex.result.verified).toBe(2);
+    expect(codex.result.unindexed).toBe(0);
+    expect(codex.result.damaged.map((d) => d.sha256)).toEqual([codexOld]);
+
+    const human = await runCli(['vault', home.claudeSession, '--verify'], home.env);
+    expect(human.code).toBe(1);
+    expect(human.stdout.split('\n').filter((l) => l.startsWith('damaged '))).toEqual([`damaged ${claudeSource.slice(0, 16)} (claude_code ${DEMO_CLAUDE_ID}): missing chunk ${manifestChunks(vault, claudeSource)[0]}`]);
+    expect(human.stdout).toContain('1 snapshot(s) verified, 1 damaged, 0 unindexed');
+
+    const none = await runJson(['vault', 'ffffffff', '--verify'], home.env);
+    expect(none.code).toBe(1);
+    expect(none.json).toMatchObject({ ok: false, error: { code: 'session_not_archived' } });
+  });
+});
