@@ -448,6 +448,43 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['plan', '7d3f', '--config', fixed]).status).toBe(0);
   });
 
+  it('every strategy id inside strategy_params that nothing serves is named in one error, not one per run', () => {
+    const text = '[policy]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide", "nope1", "nope2"] }\n[presets.two]\nstrategy = "auto"\nstrategy_params = { candidates = ["nada1", "dedupe", "nada2"] }\n';
+    const typos = write(join(home.root, 'param-ids-two.toml'), text);
+    const both = `unknown strategies 'nope1' in strategy_params.candidates[1] and 'nope2' in strategy_params.candidates[2] of auto; known: `;
+    for (const args of [
+      ['plan', '7d3f', '--config', typos],
+      ['config', '--config', typos],
+    ]) {
+      const { status, body } = json(args);
+      expect(status, args.join(' ')).toBe(1);
+      expect(body.error.code).toBe('unknown_strategy');
+      expect(body.error.message.startsWith(both), body.error.message).toBe(true);
+      expect(body.error.message).toMatch(/\belide\b.* \(set by strategy_params: \[policy\] in .*param-ids-two\.toml\)$/);
+      // The first is where it always was; all of them are listed beside it.
+      expect(body.error.details).toMatchObject({
+        id: 'nope1',
+        key: 'strategy_params.candidates[1]',
+        unknown: [
+          { id: 'nope1', key: 'strategy_params.candidates[1]' },
+          { id: 'nope2', key: 'strategy_params.candidates[2]' },
+        ],
+      });
+    }
+    const human = gob(['plan', '7d3f', '--config', typos]);
+    expect(human.status).toBe(1);
+    expect(human.stderr.startsWith(`gobstopper: ${both}`)).toBe(true);
+    expect(human.stderr.split('\n')).toHaveLength(2);
+    // A table config does not layer is reported the same way, among its problems.
+    const fine = write(join(home.root, 'param-ids-preset.toml'), text.replace('"nope1", "nope2"', '"dedupe"'));
+    const presets = json(['presets', '--config', fine]);
+    expect(presets.status, presets.stderr).toBe(0);
+    expect(presets.body.problems).toEqual([
+      expect.stringMatching(/^\[presets\.two\]: unknown strategies 'nada1' in strategy_params\.candidates\[0\] and 'nada2' in strategy_params\.candidates\[2\] of auto; known: /),
+    ]);
+    expect(readFileSync(typos, 'utf8')).toBe(text);
+  });
+
   it('config: a bad config file is one clear error and changes nothing', () => {
     const bad = write(join(home.root, 'bad.toml'), '[provider.codex]\ntrigger = 100000\n');
     const { status, body } = json(['config', '--config', bad]);

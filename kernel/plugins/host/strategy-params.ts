@@ -12,7 +12,9 @@
  * A string the schema marks `"format": "strategy-id"` names another strategy (a selector's
  * candidates, an editor). Given the ids the installed and built-in bundles serve, the check refuses
  * one nothing serves, so the kernel learns which params are ids from the schema, never by a
- * strategy's name.
+ * strategy's name. The check stops at the first error, so a wrong shape is said alone; when that
+ * first error is an unknown id, the params are run through again to the end, so every unknown id is
+ * named at once rather than one per attempt.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -25,8 +27,11 @@ import { allowedValues } from '../protocol/schema-check.js';
 /** How long a check with patterns may take; a real one takes milliseconds, a worker's start most of them. */
 export const PARAMS_CHECK_DEADLINE_MS = 5_000;
 
-/** What a check found: the errors ajv reported, or why the schema cannot be used at all. */
-type Verdict = { valid: true } | { valid: false; errors: ErrorObject[] } | { unusable: string };
+/**
+ * What a check found: the errors ajv reported up to the first (`errors`) and, when that first one is
+ * an unknown strategy id, every error to the end (`everyError`); or why the schema cannot be used.
+ */
+type Verdict = { valid: true } | { valid: false; errors: ErrorObject[]; everyError: ErrorObject[] } | { unusable: string };
 
 /**
  * The strategy ids the check in progress accepts; null accepts any (the shape is the schema's to
@@ -34,25 +39,39 @@ type Verdict = { valid: true } | { valid: false; errors: ErrorObject[] } | { unu
  */
 let servedStrategies: ReadonlySet<string> | null = null;
 
-// A plugin's schema may name formats ajv does not know; they are ignored without a word on the CLI's stderr.
-const ajv = new Ajv({ strict: false, allErrors: false, logger: false });
-ajv.addFormat(STRATEGY_ID_FORMAT, { type: 'string', validate: (id: string) => servedStrategies === null || servedStrategies.has(id) });
-/** Compiled per schema text: a process asks about the same few schemas over and over. */
-const compiled = new Map<string, ValidateFunction | Error>();
+/** Whether an error is a string marked as a strategy id that no bundle serves. */
+const isUnknownId = (error: ErrorObject | undefined): error is ErrorObject => error?.keyword === 'format' && (error.params as { format?: unknown }).format === STRATEGY_ID_FORMAT;
 
-function validatorFor(schema: object): ValidateFunction | Error {
-  const key = JSON.stringify(schema);
-  let found = compiled.get(key);
-  if (!found) {
-    try {
-      found = ajv.compile(schema);
-    } catch (error) {
-      found = error instanceof Error ? error : new Error(String(error));
+/**
+ * Validators compiled per schema text (a process asks about the same few schemas over and over),
+ * stopping at the first error or going on to the end. The ajv instance is made at the first
+ * schema, so a process that never sees an unknown id never makes the second.
+ */
+function validators(allErrors: boolean): (schema: object) => ValidateFunction | Error {
+  let ajv: Ajv | null = null;
+  const compiled = new Map<string, ValidateFunction | Error>();
+  return (schema) => {
+    const key = JSON.stringify(schema);
+    let found = compiled.get(key);
+    if (!found) {
+      try {
+        if (ajv === null) {
+          // A plugin's schema may name formats ajv does not know; they are ignored without a word on the CLI's stderr.
+          ajv = new Ajv({ strict: false, allErrors, logger: false });
+          ajv.addFormat(STRATEGY_ID_FORMAT, { type: 'string', validate: (id: string) => servedStrategies === null || servedStrategies.has(id) });
+        }
+        found = ajv.compile(schema);
+      } catch (error) {
+        found = error instanceof Error ? error : new Error(String(error));
+      }
+      compiled.set(key, found);
     }
-    compiled.set(key, found);
-  }
-  return found;
+    return found;
+  };
 }
+
+const firstErrorValidator = validators(false);
+const everyErrorValidator = validators(true);
 
 /**
  * A schema can compile and still not evaluate: {"$ref": "#"} refers to itself without end, and the
@@ -61,11 +80,17 @@ function validatorFor(schema: object): ValidateFunction | Error {
 const whyUnusable = (error: unknown) => (error instanceof RangeError ? 'it refers to itself without end' : error instanceof Error ? error.message : String(error));
 
 function judgeHere(schema: object, params: unknown, strategyIds: readonly string[] | null): Verdict {
-  const validate = validatorFor(schema);
+  const validate = firstErrorValidator(schema);
   if (validate instanceof Error) return { unusable: validate.message };
   servedStrategies = strategyIds === null ? null : new Set(strategyIds);
   try {
-    return validate(params) ? { valid: true } : { valid: false, errors: validate.errors ?? [] };
+    if (validate(params)) return { valid: true };
+    const errors = validate.errors ?? [];
+    if (!isUnknownId(errors[0])) return { valid: false, errors, everyError: [] };
+    const validateAll = everyErrorValidator(schema);
+    if (validateAll instanceof Error) return { unusable: validateAll.message };
+    validateAll(params);
+    return { valid: false, errors, everyError: validateAll.errors ?? [] };
   } catch (error) {
     return { unusable: whyUnusable(error) };
   } finally {
@@ -86,13 +111,27 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Ajv } = require(workerData.ajvPath);
 const served = workerData.strategyIds === null ? null : new Set(workerData.strategyIds);
+const validator = (allErrors) => {
+  const ajv = new Ajv({ strict: false, allErrors, logger: false });
+  ajv.addFormat(workerData.strategyIdFormat, { type: 'string', validate: (id) => served === null || served.has(id) });
+  return ajv.compile(workerData.schema);
+};
 let verdict;
 try {
-  const ajv = new Ajv({ strict: false, allErrors: false, logger: false });
-  ajv.addFormat(workerData.strategyIdFormat, { type: 'string', validate: (id) => served === null || served.has(id) });
-  const validate = ajv.compile(workerData.schema);
+  const validate = validator(false);
   try {
-    verdict = validate(workerData.params) ? { valid: true } : { valid: false, errors: validate.errors || [] };
+    if (validate(workerData.params)) verdict = { valid: true };
+    else {
+      const errors = validate.errors || [];
+      const first = errors[0];
+      let everyError = [];
+      if (first && first.keyword === 'format' && first.params.format === workerData.strategyIdFormat) {
+        const validateAll = validator(true);
+        validateAll(workerData.params);
+        everyError = validateAll.errors || [];
+      }
+      verdict = { valid: false, errors, everyError };
+    }
   } catch (error) {
     verdict = { unusable: error instanceof RangeError ? 'it refers to itself without end' : String((error && error.message) || error) };
   }
@@ -166,6 +205,22 @@ function valueAt(params: unknown, pointer: string): unknown {
 }
 
 /**
+ * One error naming every unknown id found, each with its key, in the order the schema met them; its
+ * details keep the first one's id and key where they always were, and list all of them in `unknown`.
+ */
+function unknownStrategies(strategyId: string, params: unknown, found: ErrorObject[], strategyIds: readonly string[]): GobstopperError {
+  // One value can fail the mark in more than one branch of an anyOf: it is named once.
+  const pointers = [...new Set(found.map((error) => error.instancePath))];
+  const unknown = pointers.map((pointer) => ({ id: String(valueAt(params, pointer)), key: paramsKey(pointer) }));
+  const named = unknown.map(({ id, key }) => `'${id}' in ${key}`);
+  const listed = named.length === 1 ? `strategy ${named[0]}` : `strategies ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  const [{ id, key }] = unknown as [{ id: string; key: string }];
+  return new GobstopperError('unknown_strategy', `unknown ${listed} of ${strategyId}; known: ${strategyIds.join(', ') || 'none'}`, {
+    details: { kind: 'strategy', id, strategy: strategyId, key, unknown },
+  });
+}
+
+/**
  * Refuses `params` that do not match `schema`. With `strategyIds` (the ids some bundle serves), a
  * string marked as a strategy id must be one of them; without, any string passes that mark.
  */
@@ -178,13 +233,7 @@ export async function checkStrategyParams(strategyId: string, schema: unknown, p
   if (verdict.valid) return;
   const errors = verdict.errors;
   const first = errors[0];
-  if (strategyIds !== null && first?.keyword === 'format' && (first.params as { format?: unknown }).format === STRATEGY_ID_FORMAT) {
-    const id = String(valueAt(params, first.instancePath));
-    const key = paramsKey(first.instancePath);
-    throw new GobstopperError('unknown_strategy', `unknown strategy '${id}' in ${key} of ${strategyId}; known: ${strategyIds.join(', ') || 'none'}`, {
-      details: { kind: 'strategy', id, strategy: strategyId, key },
-    });
-  }
+  if (strategyIds !== null && isUnknownId(first)) throw unknownStrategies(strategyId, params, [first, ...verdict.everyError.filter(isUnknownId)], strategyIds);
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
   const said = (first && allowedValues(errors, first)) ?? first?.message ?? 'invalid';

@@ -80,4 +80,33 @@ describe("a strategy's params_schema", () => {
     await expect(checkStrategyParams('sel', patterned, { candidates: ['elidee'] })).resolves.toBeUndefined();
     await expect(checkStrategyParams('sel', plain, { editor: 'elidee' })).resolves.toBeUndefined();
   });
+
+  it('every unknown strategy id is named at once, on either thread, while a wrong shape is said alone', async () => {
+    const served = ['elide', 'dedupe'];
+    const items = { type: 'string', format: 'strategy-id' };
+    const plain = { type: 'object', properties: { editor: items, candidates: { type: 'array', items } } };
+    const patterned = { type: 'object', properties: { editor: { ...items, pattern: '^[a-z_]+$' }, candidates: { type: 'array', items: { ...items, pattern: '^[a-z_]+$' } } } };
+    for (const schema of [plain, patterned]) {
+      await expect(checkStrategyParams('sel', schema, { editor: 'scorred', candidates: ['elide', 'nope', 'dedupe', 'nada'] }, served)).rejects.toMatchObject({
+        code: 'unknown_strategy',
+        message: "unknown strategies 'scorred' in strategy_params.editor, 'nope' in strategy_params.candidates[1] and 'nada' in strategy_params.candidates[3] of sel; known: elide, dedupe",
+        details: {
+          kind: 'strategy',
+          id: 'scorred',
+          strategy: 'sel',
+          key: 'strategy_params.editor',
+          unknown: [
+            { id: 'scorred', key: 'strategy_params.editor' },
+            { id: 'nope', key: 'strategy_params.candidates[1]' },
+            { id: 'nada', key: 'strategy_params.candidates[3]' },
+          ],
+        },
+      });
+      // A shape error met first is said alone, as before: the unknown ids after it wait for the next run.
+      await expect(checkStrategyParams('sel', schema, { editor: 5, candidates: ['nope', 'nada'] }, served)).rejects.toMatchObject({
+        code: 'invalid_strategy_params',
+        message: 'strategy_params for sel do not match the params_schema it declares at /editor: must be string',
+      });
+    }
+  });
 });
