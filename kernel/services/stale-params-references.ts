@@ -39,7 +39,7 @@ export async function staleParamsReferences(loaded: LoadedConfig, removed: Bundl
         // The bundles are gone by now: nothing here may turn the removal into a failure.
         const verdict = judged(error, resolved, removed);
         if (verdict === 'unchecked') unchecked.push({ label, reason: error instanceof Error ? error.message : String(error) });
-        else if (verdict !== null) warnings.add(verdict.warning);
+        else for (const warning of verdict) warnings.add(warning);
       }
     }
   } finally {
@@ -54,23 +54,32 @@ export async function staleParamsReferences(loaded: LoadedConfig, removed: Bundl
 }
 
 /**
- * What one failed check says about the removal: a warning when it refuses an id a removed bundle
- * served, nothing for a problem of the params themselves, 'unchecked' when the strategy could not
- * be asked at all.
+ * What one failed check says about the removal: a warning for each id it refuses that a removed
+ * bundle served, none for a problem of the params themselves, 'unchecked' when the strategy could
+ * not be asked at all.
  */
-function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]): { warning: string } | 'unchecked' | null {
+function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]): string[] | 'unchecked' {
   if (!isGobstopperError(error)) return 'unchecked';
-  if (error.code === 'invalid_strategy_params') return null;
+  if (error.code === 'invalid_strategy_params') return [];
   if (error.code !== 'unknown_strategy') return 'unchecked';
-  const { id, key } = error.details ?? {};
-  if (typeof id !== 'string' || typeof key !== 'string') return 'unchecked';
-  const was = removed.find((ref) => providedIds(ref.provides, 'strategy').includes(id));
-  if (!was) return null;
+  const unknown = error.details?.unknown;
+  if (!Array.isArray(unknown) || !unknown.every(isIdAtKey)) return 'unchecked';
   // Only a table sets parameters; a flag or the default leaves none to check.
   const { table, path } = resolved.sources.strategy_params!;
-  return {
-    warning: `${key} = ${JSON.stringify(id)} in ${table} of ${path} (a strategy id for ${resolved.values.strategy}) was served by the removed ${bundleLabel(was)}; nothing serves it now, so plan refuses that table until it names another strategy there`,
-  };
+  return unknown.flatMap(({ id, key }) => {
+    const was = removed.find((ref) => providedIds(ref.provides, 'strategy').includes(id));
+    // An id no bundle served before the removal either is the table's own problem, which config reports.
+    if (!was) return [];
+    return [
+      `${key} = ${JSON.stringify(id)} in ${table} of ${path} (a strategy id for ${resolved.values.strategy}) was served by the removed ${bundleLabel(was)}; nothing serves it now, so plan refuses that table until it names another strategy there`,
+    ];
+  });
+}
+
+function isIdAtKey(value: unknown): value is { id: string; key: string } {
+  if (value === null || typeof value !== 'object') return false;
+  const { id, key } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof key === 'string';
 }
 
 function holdsAny(value: unknown, ids: ReadonlySet<string>): boolean {

@@ -116,6 +116,23 @@ describe('plugin remove of a bundle the config still names', () => {
     expect({ code: quiet.code, stderr: quiet.stderr }).toEqual({ code: 0, stderr: '' });
   });
 
+  it('warns about each candidate the removed bundle served, when it served more than one of them', async () => {
+    home = demoHome();
+    const env = home.env;
+    const pair = writeBundle(join(home.root, 'pair'), { files: { 'main.mjs': 'x' }, manifest: { id: 'pair', provides: { strategies: ['first_s', 'second_s'] } } });
+    expect((await runJson(['plugin', 'add', pair], env)).code).toBe(0);
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    const text = '[policy]\nstrategy = "auto"\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy_params = { candidates = ["first_s", "elide", "second_s"] }\n';
+    writeFileSync(config, text);
+    const removed = await runJson(['plugin', 'remove', 'pair'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(validators.validatePluginRemoveCommandResult(removed.json)).toBe(true);
+    const warning = (key: string, id: string) =>
+      `${key} = "${id}" in [policy] of ${config} (a strategy id for auto) was served by the removed pair@1.0.0; nothing serves it now, so plan refuses that table until it names another strategy there`;
+    expect(removed.json.warnings).toEqual([warning('strategy_params.candidates[0]', 'first_s'), warning('strategy_params.candidates[2]', 'second_s')]);
+    expect(readFileSync(config, 'utf8')).toBe(text);
+  });
+
   it('removes the bundle when a strategy whose params hold a removed id cannot be started to check them, and says so once', async () => {
     home = demoHome();
     const env = home.env;
