@@ -353,11 +353,14 @@ describe('watch', () => {
 
   it('a file a client writes to while the watch decides on it is decided on again, not settled', async () => {
     home = demoHome(config().replace('"compacted"', '"slow_strategy"'));
-    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', '', 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    const log = join(home.root, 'slow-strategy.log');
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', log, 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
     expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
     const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
-    // While the strategy takes its time, the client touches the file (idle again, but not the file decided on).
-    await new Promise((r) => setTimeout(r, 1500));
+    // While the strategy takes its time (asked, not yet answered), the client touches the file (idle
+    // again, but not the file decided on). Waiting for the question, not for a fixed time, keeps a
+    // slow machine from touching it before the watch read it.
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
     const later = new Date(Date.now() - 1200_000);
     utimesSync(home.claudeSession, later, later);
     const first = await running;
