@@ -199,12 +199,14 @@ export async function undo(runtime: Runtime, target: string, options: UndoOption
     const chosen = await chooseCheckedState(layout, target, options.sha);
     const result = await restore(runtime, layout, chosen.entry, options);
     if (!chosen.namedBy) return result;
-    const named = { ...result, named_by_operation: chosen.namedBy.operation };
+    // A receipt records no line count: until the bytes are counted, `restored` says 0 lines.
+    let named = { ...result, named_by_operation: chosen.namedBy.operation };
     // The fork is published by now: a vault that cannot take one more line must not turn that into
     // a failure the user would retry blindly. It is said instead, and the same undo writes it later.
     try {
+      named = { ...named, restored: await lineOfRestored(layout, result, runtime.env) };
       faultPoint('undo.before_reindex', options.fault, runtime.env);
-      const put = await appendLostIndexEntry(layout, await lineOfRestored(layout, result, runtime.env));
+      const put = await appendLostIndexEntry(layout, named.restored);
       return put.written ? { ...named, restored: put.entry, indexed_again: true } : named;
     } catch (error) {
       return { ...named, index_line_not_written: error instanceof Error ? error.message : String(error) };

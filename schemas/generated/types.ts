@@ -2301,7 +2301,7 @@ export interface UndoCommandResult {
    */
   pre_undo_snapshot: Sha256 | null;
   /**
-   * true: an earlier restore of the same snapshot, its copy unchanged since (and the current file already archived), is the answer; nothing was written.
+   * true: an earlier restore of the same snapshot, its copy unchanged since (and the current file already archived), is the answer; nothing was published (a lost index line may still be written back: indexed_again).
    */
   reused?: boolean;
   /**

@@ -879,12 +879,20 @@ describe('fork and undo', () => {
     expect(unwritten.stdout).toMatch(/^restored copy \//m);
     expect(readFileSync(index, 'utf8')).toBe('');
     const firstCopy = /^restored copy (.+)$/m.exec(unwritten.stdout)![1]!;
+    // Failing again with that copy as the answer, --json still describes the restored bytes: the
+    // line it would have written, with their record count (a receipt records none).
+    const putBack = { ...JSON.parse(lostLine), ts: JSON.parse(receipt).ts };
+    const unwrittenAgain = await runJson(['undo', applied.snapshot_manifest_sha256], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'undo.before_reindex' } });
+    expect(unwrittenAgain.code, unwrittenAgain.stderr).toBe(0);
+    expect(validateUndoCommandResult(unwrittenAgain.json)).toBe(true);
+    expect(unwrittenAgain.json).toMatchObject({ reused: true, restored: putBack, receipt: { path: firstCopy }, index_line_not_written: 'injected fault at undo.before_reindex' });
+    expect(putBack.record_count).toBeGreaterThan(0);
+    expect(readFileSync(index, 'utf8')).toBe('');
 
     const undone = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
     expect(undone.code).toBe(0);
     expect(validateUndoCommandResult(undone.json)).toBe(true);
     // The line is back as apply wrote it, dated by the receipt that kept it.
-    const putBack = { ...JSON.parse(lostLine), ts: JSON.parse(receipt).ts };
     expect(undone.json).toMatchObject({ named_by_operation: applied.operation, indexed_again: true, restored: putBack, reused: true, receipt: { path: firstCopy } });
     expect(undone.json.restored).toMatchObject({ sha256: applied.snapshot_manifest_sha256, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, path: home.claudeSession, strategy: 'compacted' });
     expect(readFileSync(undone.json.receipt.path, 'utf8')).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
