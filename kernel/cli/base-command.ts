@@ -7,6 +7,7 @@ import { StatusLine } from './render/status-line.js';
 import { renderTable, type Column } from '../text/table.js';
 import { printableText, terminalSafe } from '../text/human.js';
 import { terminalSafeJson } from '../text/json-output.js';
+import { wrapText } from '../text/wrap.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -89,6 +90,15 @@ export abstract class BaseCommand<TResult> extends Command {
   /** Human output; suppressed under --json, where the returned result is printed instead. */
   protected say(line = ''): void {
     this.log(terminalSafe(line));
+  }
+
+  /**
+   * A sentence for people, wrapped at word boundaries to the width tables fit, continuation lines
+   * indented by `hang`. Not for a command to copy (a resume command, a path): a break in it would
+   * paste as two.
+   */
+  protected sayProse(line: string, hang = '  '): void {
+    for (const wrapped of wrapText(line, this.tableWidth(), hang)) this.say(wrapped);
   }
 
   /**

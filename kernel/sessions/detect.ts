@@ -36,8 +36,8 @@ export function toDetectRow(found: T.DiscoveredSession, now = Date.now()): T.Det
 
 export interface DetectedSessions {
   rows: T.DetectRow[];
-  /** Transcripts found but not listed: composites and sub-agent threads have no single reading. */
-  unlisted: number;
+  /** Paths of the transcripts found but not listed, newest first: composites and sub-agent threads have no single reading. */
+  unlisted: string[];
   /** Transcript files found but not read, and whether a provider listed as many as it may. */
   unreadable: T.UnreadableTranscript[];
   unreadableCapped: boolean;
@@ -50,5 +50,9 @@ export async function detectSessions(providers: ProviderPort[], homes: ProviderH
   const { sessions: found, unreadable, unreadableCapped } = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
   const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
   const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
-  return { rows, unlisted: found.length - sessions.length, unreadable, unreadableCapped };
+  const unlisted = found
+    .filter((f) => (f.session.kind ?? 'session') !== 'session')
+    .sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0) || a.session.path.localeCompare(b.session.path))
+    .map((f) => f.session.path);
+  return { rows, unlisted, unreadable, unreadableCapped };
 }

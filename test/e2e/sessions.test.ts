@@ -231,7 +231,7 @@ describe('detect', () => {
     }
   });
 
-  it('detect says how many transcripts it found but does not list (composites)', async () => {
+  it('detect says how many transcripts it found but does not list (composites), and names one to verify', async () => {
     home = demoHome();
     const records = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
     records[0].payload.history_mode = 'not-a-mode';
@@ -239,13 +239,22 @@ describe('detect', () => {
     utimesSync(home.codexSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const human = await runCli(['detect'], home.env);
     expect(human.stdout).toContain('1 composite or sub-agent transcript(s) not listed');
+    // "verify <path>" needs a path: the one not listed is named, whole, on its own line.
+    expect(human.stdout.split('\n')).toContain(`  ${home.codexSession}`);
     expect((await runJson(['detect'], home.env)).json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
     // A sub-agent thread (the provider leaves those out of discovery unless asked) is counted too.
     const agents = join(home.claudeDir, DEMO_CLAUDE_ID, 'subagents');
     mkdirSync(agents, { recursive: true });
     copyFileSync(home.claudeSession, join(agents, 'agent-a1b2c3d.jsonl'));
     utimesSync(join(agents, 'agent-a1b2c3d.jsonl'), new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
-    expect((await runCli(['detect'], home.env)).stdout).toContain('2 composite or sub-agent transcript(s) not listed');
+    const both = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });
+    expect(both.stdout).toContain('2 composite or sub-agent transcript(s) not listed');
+    // The newest of them is the one named; the sentence before it fits the terminal.
+    const newer = new Date(Date.now() - 1800_000);
+    utimesSync(join(agents, 'agent-a1b2c3d.jsonl'), newer, newer);
+    const lines = (await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } })).stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(`  ${join(agents, 'agent-a1b2c3d.jsonl')}`);
+    for (const line of lines.slice(0, -1)) expect([...line].length, line).toBeLessThanOrEqual(80);
   });
 
   it('[discovery] max_age_secs sets the window detect lists; 0 lists every session', async () => {
@@ -274,6 +283,31 @@ describe('detect', () => {
     // The project keeps enough of its path to name it; the model window gives way first.
     expect(lines[0]).not.toContain('WINDOW');
     expect(lines.find((l) => l.startsWith('claude_code'))).toMatch(/\/home\/d…\S*\/invoices$/);
+  });
+
+  it('on an 80-column terminal plan and apply wrap their sentences but print the resume command whole', async () => {
+    home = demoHome();
+    // auto's reason quotes every candidate's score: far wider than 80 columns on one line.
+    const piped = await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env);
+    expect(piped.stdout).toMatch(/^why: auto: selected .*; keeping .*$/m);
+    const narrow = { extraEnv: { COLUMNS: '80' } };
+    const planned = await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env, narrow);
+    expect(planned.code).toBe(0);
+    const planLines = planned.stdout.trimEnd().split('\n');
+    for (const line of planLines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    // Wrapped, not cut: the words are those of the one-line answer.
+    expect(planned.stdout.replace(/\s+/g, ' ')).toBe(piped.stdout.replace(/\s+/g, ' '));
+    const noPlan = await runCli(['plan', DEMO_CLAUDE_ID, '--strategy', 'dedupe', '--trigger', '5000', '--floor', '1000'], home.env, narrow);
+    expect(noPlan.stdout.replace(/\s+/g, ' ')).toContain('but the strategy found no applicable edits');
+    for (const line of noPlan.stdout.trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+
+    const applied = await runCli(['apply', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env, narrow);
+    expect(applied.code, applied.stderr).toBe(0);
+    const resume = applied.stdout.split('\n').find((l) => l.startsWith('resume the new session: '))!;
+    const fork = /^prepared (\S+)$/m.exec(applied.stdout)![1]!;
+    expect(resume).toBe(`resume the new session: claude --resume ${fork}`);
+    const beforeResume = applied.stdout.slice(0, applied.stdout.indexOf('prepared '));
+    for (const line of beforeResume.trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
   });
 
   it('an unknown provider is a usage error', async () => {

@@ -155,6 +155,12 @@ describe('vault commands (built CLI)', () => {
     expect(human.stdout).toMatch(/RECORD\s+LINE\s+MATCHES/);
     expect(human.stdout).toMatch(/^\s*9\s+10\s+1\s/m);
     expect(human.stdout).not.toContain('127.0.0.1');
+    // On an 80-column terminal every table row fits, the record hash cut in its middle.
+    const narrow = await cliWith({ COLUMNS: '80' }, 'search-snapshot', first, '--query', 'ECONNREFUSED');
+    const rows = narrow.stdout.split('\n').filter((line) => /^\s*(RECORD|9)\s/.test(line));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.length, row).toBeLessThanOrEqual(80);
+    expect(rows[1]).toContain('…');
   });
 
   it('read-snapshot pages a record with next_offset and escapes control characters for people', async () => {

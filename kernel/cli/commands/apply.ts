@@ -56,9 +56,9 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
 
   private print(result: ApplyResult): void {
     this.say(`${result.session.provider} ${result.session.session_id}`);
-    if (result.status === 'no_plan') return this.say(noPlanLine(result.outcome));
-    for (const line of planLines(result.plan, result.session.provider)) this.say(line);
-    if (result.status === 'provider_control') return this.say(result.message);
+    if (result.status === 'no_plan') return this.sayProse(noPlanLine(result.outcome));
+    for (const line of planLines(result.plan, result.session.provider)) this.sayProse(line);
+    if (result.status === 'provider_control') return this.sayProse(result.message);
     const r = result.receipt;
     this.say(
       result.interrupted

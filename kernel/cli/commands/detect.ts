@@ -75,7 +75,11 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     }
     if (!this.jsonEnabled()) {
       this.printTable(rows, flags.limit, maxAgeSecs);
-      if (unlisted > 0) this.say(`${unlisted} composite or sub-agent transcript(s) not listed: they have no single reading (gobstopper verify <path> says why).`);
+      if (unlisted.length > 0) {
+        // "verify <path>" is no help without a path: the newest is named, on a line of its own to copy.
+        this.sayProse(`${unlisted.length} composite or sub-agent transcript(s) not listed: they have no single reading; gobstopper verify <path> says why, as for the newest:`);
+        this.say(`  ${unlisted[0]}`);
+      }
     }
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
     if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);

@@ -36,12 +36,12 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
     const { outcome, session } = planned;
     if (!this.jsonEnabled()) {
       this.say(`${session.provider} ${session.session_id} (${planned.active ? 'live' : 'idle'})`);
-      if (outcome.status === 'plan') for (const line of planLines(outcome, session.provider)) this.say(line);
-      else this.say(noPlanLine(outcome));
+      if (outcome.status === 'plan') for (const line of planLines(outcome, session.provider)) this.sayProse(line);
+      else this.sayProse(noPlanLine(outcome));
       // A trigger past where the client compacts by itself is never reached: say so where it bites.
       const window = planned.transcript.usage.model_context_window ?? null;
       if (outcome.status === 'no_plan' && outcome.reason_code === 'below_trigger' && window !== null && outcome.effective_trigger_tokens >= window * NATIVE_TRIGGER_FRACTION) {
-        this.say(
+        this.sayProse(
           `note: the trigger is at or above where the client compacts by itself (~${formatCount(Math.round(window * NATIVE_TRIGGER_FRACTION))} of a ${formatCount(window)}-token window), ` +
             `so it never fires for this session; lower trigger_tokens (or --trigger), and see gobstopper explain ${session.session_id}`,
         );
@@ -52,7 +52,7 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
           planned.staleReport === 'estimated'
             ? "so the records' own estimate is counted instead"
             : `so its plan's projection (~${formatCount(planned.transcript.usage.context_tokens)} tokens) is counted instead`;
-        this.say(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
+        this.sayProse(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, ${counted}`);
       }
       // The client would glue its next record onto a torn final line (a write in progress), so apply
       // publishes no rewrite of such a session until that line is finished.

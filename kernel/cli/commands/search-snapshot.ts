@@ -36,8 +36,10 @@ export default class SearchSnapshot extends BaseCommand<SearchSnapshotResult> {
     if (result.matches.length > 0) {
       // Records count from 0 (read-snapshot --record); lines from 1, as plan and verify print them.
       const rows = result.matches.map((m) => [String(m.record_index), String(m.record_index + 1), formatCount(m.match_count), formatCount(m.record_bytes), m.record_sha256]);
+      // The record hash only tells records apart (read-snapshot takes the index), so on a narrow
+      // terminal it gives up width; --json keeps it whole.
       this.sayTable(
-        [{ header: 'RECORD', align: 'right' }, { header: 'LINE', align: 'right' }, { header: 'MATCHES', align: 'right' }, { header: 'BYTES', align: 'right' }, { header: 'RECORD SHA256' }],
+        [{ header: 'RECORD', align: 'right' }, { header: 'LINE', align: 'right' }, { header: 'MATCHES', align: 'right' }, { header: 'BYTES', align: 'right' }, { header: 'RECORD SHA256', fit: 'middle', minWidth: 16 }],
         rows,
       );
       this.say(`read one: gobstopper read-snapshot ${result.snapshot_sha256} --record ${result.matches[0]!.record_index}`);
