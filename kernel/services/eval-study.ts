@@ -112,7 +112,10 @@ async function loadAgainst(runtime: Runtime, ws: PrivateWorkspace, against: stri
   // The provider runs in its own directory: it is handed the path this command was given, resolved.
   const path = resolve(against);
   const frozen = await freezeSource(path).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new GobstopperError('against_not_found', `--against ${against} does not exist`);
+    // Every other session argument takes an id, so an id here is the likely slip: say what it takes.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new GobstopperError('against_not_found', `--against ${against} does not exist; it takes the path of a compacted transcript or vault:<sha256> of an archived one, not a session id`);
+    }
     throw error;
   });
   const identified = await provider.identify({ path: frozen.path });

@@ -666,7 +666,10 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(relative.body.rows[0]!.retention).toEqual(realized.retention);
     const missing = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', 'no-such-fork.jsonl']);
     expect(missing.status).toBe(1);
-    expect(missing.body.error).toMatchObject({ code: 'against_not_found', message: '--against no-such-fork.jsonl does not exist' });
+    expect(missing.body.error).toMatchObject({
+      code: 'against_not_found',
+      message: '--against no-such-fork.jsonl does not exist; it takes the path of a compacted transcript or vault:<sha256> of an archived one, not a session id',
+    });
 
     // The archived source scored against the fork, with the session given as vault:<sha>.
     const archived = json<RetentionStudyReport>(['eval-study', `vault:${receipt.snapshot_manifest_sha256}`, '--manifest', manifestPath, '--against', receipt.path]);
