@@ -43,8 +43,15 @@ export interface VerifyRequest {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Why a snapshot is checked: a listing shows it, a published fork's receipt names it (undo reaches
+ * it through the fork), or nothing does.
+ */
+type Reach = 'listed' | 'retained' | 'unindexed';
+
 interface Target {
   sha256: string;
+  reach: Reach;
   /** The index lines naming it, newest first; empty for a snapshot without one. */
   lines: VaultEntry[];
 }
@@ -53,7 +60,7 @@ interface Target {
 function indexedTargets(entries: readonly VaultEntry[]): Target[] {
   const bySha = new Map<string, Target>();
   for (const entry of entries) {
-    const target = bySha.get(entry.sha256) ?? { sha256: entry.sha256, lines: [] };
+    const target = bySha.get(entry.sha256) ?? { sha256: entry.sha256, reach: 'listed' as const, lines: [] };
     target.lines.push(entry);
     bySha.set(entry.sha256, target);
   }
@@ -167,8 +174,8 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
       unindexed = await unlistedSnapshots(layout, entries).catch(() => withoutLine);
       const named = new Set(unindexed);
       // A publication's retained output first (undo reaches it through its fork), then the rest.
-      targets.push(...withoutLine.filter((sha) => !named.has(sha)).map((sha) => ({ sha256: sha, lines: [] })));
-      targets.push(...unindexed.map((sha) => ({ sha256: sha, lines: [] })));
+      targets.push(...withoutLine.filter((sha) => !named.has(sha)).map((sha) => ({ sha256: sha, reach: 'retained' as const, lines: [] })));
+      targets.push(...unindexed.map((sha) => ({ sha256: sha, reach: 'unindexed' as const, lines: [] })));
     }
   }
 
@@ -185,8 +192,12 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
 
   const pruned = await prunedMeanwhile(layout, damaged);
   const stillThere = (sha: string) => !pruned.has(sha);
+  const checked = targets.filter((t) => stillThere(t.sha256));
+  const reached = (reach: Reach) => checked.filter((t) => t.reach === reach).length;
   return {
-    verified: targets.filter((t) => stillThere(t.sha256)).length,
+    verified: checked.length,
+    listed: reached('listed'),
+    retained: reached('retained'),
     damaged: damaged.filter((d) => stillThere(d.sha256)),
     unindexed: unindexed.filter(stillThere).length,
     unindexed_snapshots: unindexed.filter(stillThere),

@@ -2471,9 +2471,17 @@ export interface TuneCommandResult {
  */
 export interface VaultVerifyCommandOutput {
   /**
-   * Snapshots read back, the damaged ones included; the same bytes archived again count once.
+   * Stored snapshots read back, the damaged ones included; the same bytes archived again count once. The sum of listed, retained and unindexed.
    */
   verified: number;
+  /**
+   * Those an index line names: the snapshots `gobstopper vault` (with the same session) lists and counts.
+   */
+  listed: number;
+  /**
+   * Those no index line names that an operation's receipt names as its output: the bytes of the fork it published (undo reaches them through the fork) or was publishing. `gobstopper vault` neither lists nor counts them; always 0 for one session.
+   */
+  retained: number;
   /**
    * The snapshots that could not be read back whole, in the order they were checked (the listing's, then those without an index line).
    */

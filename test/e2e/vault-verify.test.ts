@@ -69,19 +69,22 @@ describe('vault --verify (built CLI)', () => {
   });
   afterAll(() => home?.cleanup());
 
-  it('passes a healthy vault, counting each snapshot once and naming the one without an index line', async () => {
+  it('passes a healthy vault, counting each snapshot once, split as the listing counts them, and naming the one without an index line', async () => {
+    const listing = await runCli(['vault'], home.env);
+    expect(listing.stdout).toMatch(/^3 snapshot\(s\)/m);
     const human = await runCli(['vault', '--verify'], home.env);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).not.toMatch(/^damaged /m);
     expect(human.stdout).toContain(`1 stored snapshot has no index line`);
     expect(human.stdout).toContain(unindexed.slice(0, 16));
-    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe('5 snapshot(s) verified, 0 damaged, 1 unindexed');
+    // The 3 the listing shows, the fork's own bytes apply kept, and the one without a line.
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe("5 stored snapshots read back (3 listed, 1 a fork's retained copy, 1 unindexed): 0 damaged");
     // Piped: no progress line.
     expect(human.stderr).toBe('');
 
     const { code, result } = await verifyJson();
     expect(code).toBe(0);
-    expect(result).toEqual({ verified: 5, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed] });
+    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed] });
   });
 
   it('names each damaged snapshot with its problem, exits 1, and leaves every file of the vault as it was', async () => {
@@ -106,7 +109,7 @@ describe('vault --verify (built CLI)', () => {
       `damaged ${claudeSource.slice(0, 16)} (claude_code ${DEMO_CLAUDE_ID}): missing chunk ${missing}`,
       `damaged ${unindexed.slice(0, 16)} (no index line): manifest unreadable: manifest bytes do not hash to its name`,
     ]);
-    expect(human.stdout).toContain('5 snapshot(s) verified, 3 damaged, 1 unindexed');
+    expect(human.stdout).toContain("5 stored snapshots read back (3 listed, 1 a fork's retained copy, 1 unindexed): 3 damaged");
     for (const healthy of [published, codexNew]) expect(human.stdout).not.toContain(healthy.slice(0, 16));
 
     const { code, result } = await verifyJson();
@@ -126,14 +129,13 @@ describe('vault --verify (built CLI)', () => {
   it('with a session checks only that session\'s indexed snapshots', async () => {
     const codex = await verifyJson(DEMO_CODEX_ID.slice(0, 8));
     expect(codex.code).toBe(1);
-    expect(codex.result.verified).toBe(2);
-    expect(codex.result.unindexed).toBe(0);
+    expect(codex.result).toMatchObject({ verified: 2, listed: 2, retained: 0, unindexed: 0 });
     expect(codex.result.damaged.map((d) => d.sha256)).toEqual([codexOld]);
 
     const human = await runCli(['vault', home.claudeSession, '--verify'], home.env);
     expect(human.code).toBe(1);
     expect(human.stdout.split('\n').filter((l) => l.startsWith('damaged '))).toEqual([`damaged ${claudeSource.slice(0, 16)} (claude_code ${DEMO_CLAUDE_ID}): missing chunk ${manifestChunks(vault, claudeSource)[0]}`]);
-    expect(human.stdout).toContain('1 snapshot(s) verified, 1 damaged, 0 unindexed');
+    expect(human.stdout).toContain('1 stored snapshot read back (1 listed): 1 damaged');
 
     const none = await runJson(['vault', 'ffffffff', '--verify'], home.env);
     expect(none.code).toBe(1);

@@ -18,7 +18,7 @@ export default class Vault extends BaseCommand<VaultResult> {
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
     'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column') + ' ' +
     'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records. ' +
-    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then a count of those verified, damaged and unindexed; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). ' +
+    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then how many were read back (those listed, forks\' retained copies, unindexed) and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). ' +
     'The check writes nothing and takes no lock, so it runs on a read-only or copied vault; a snapshot a prune removes while it runs is left out.';
   static override examples = [
     '<%= config.bin %> vault',
@@ -87,7 +87,7 @@ export default class Vault extends BaseCommand<VaultResult> {
       this.say(`damaged ${d.sha256.slice(0, 16)} (${whose}): ${d.problem.message}`);
     }
     this.sayUnlisted(result.unindexed_snapshots);
-    this.say(`${result.verified} snapshot(s) verified, ${result.damaged.length} damaged, ${result.unindexed} unindexed`);
+    this.say(`${readBack(result)}: ${result.damaged.length} damaged`);
     if (result.damaged.length > 0) {
       this.say('gobstopper show <id> names the file to repair and how');
       process.exitCode = 1;
@@ -103,6 +103,17 @@ export default class Vault extends BaseCommand<VaultResult> {
     const what = ids.length === 1 ? 'stored snapshot has no index line' : 'stored snapshots have no index line';
     for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show takes their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
   }
+}
+
+/**
+ * What was read back, split the way the user sees the vault: the listing counts only the snapshots
+ * an index line names, so a total that also holds forks' copies and unindexed ones says which.
+ */
+function readBack(result: VaultVerifyCommandOutput): string {
+  const parts = [`${result.listed} listed`];
+  if (result.retained > 0) parts.push(result.retained === 1 ? "1 a fork's retained copy" : `${result.retained} forks' retained copies`);
+  if (result.unindexed > 0) parts.push(`${result.unindexed} unindexed`);
+  return `${result.verified} stored ${result.verified === 1 ? 'snapshot' : 'snapshots'} read back (${parts.join(', ')})`;
 }
 
 function progressText(p: VerifyProgress): string {

@@ -36,7 +36,7 @@ describe('verifyVault', () => {
         for (const chunk of chunksOfA) unlinkSync(join(home.layout.chunks, chunk));
       },
     });
-    expect(result).toEqual({ verified: 1, damaged: [], unindexed: 0, unindexed_snapshots: [] });
+    expect(result).toEqual({ verified: 1, listed: 1, retained: 0, damaged: [], unindexed: 0, unindexed_snapshots: [] });
   });
 
   it('names an index line whose size disagrees with its manifest, and a manifest whose chunks are not its source', async () => {
@@ -48,7 +48,7 @@ describe('verifyVault', () => {
     writeFileSync(join(home.layout.manifests, forgedSha), forged, { mode: 0o600 });
 
     const result = await verifyVault(home.layout, { env: home.env });
-    expect(result.verified).toBe(3);
+    expect(result).toMatchObject({ verified: 3, listed: 2, retained: 0, unindexed: 1 });
     expect(result.unindexed_snapshots).toEqual([forgedSha]);
     expect(result.damaged).toEqual([
       { sha256: b, session_id: 'sess-b', provider: 'claude_code', indexed: true, problem: { code: 'index_mismatch', message: expect.stringContaining(`says it archived ${manifestOf(b).bytes + 1} bytes`) } },
