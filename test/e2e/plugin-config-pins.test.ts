@@ -82,7 +82,7 @@ describe('bundles pinned in the config', () => {
     expect(validators.validatePluginInspectCommandResult(inspected.json)).toBe(true);
     expect(inspected.json).toMatchObject({ source: 'config', path: keepLast, manifest_sha256: manifestSha(keepLast), pinned_in: [{ path: config, table: '[policy]', strategy: 'keep_last_py' }] });
     const inspectHuman = await runCli(['plugin', 'inspect', 'elide-python'], home.env);
-    expect(inspectHuman.stdout).toContain(`elide-python 0.1.0 (config, ${elide})\n  pinned by plugin in [presets.py] of ${config}, proposing for strategy elide\n`);
+    expect(inspectHuman.stdout).toContain(`elide-python 0.1.0 (config, ${elide})\n  runs strategy elide where [presets.py] of ${config} applies, pinned there by plugin\n`);
     // Not pinned: the installed copy, as before.
     writeFileSync(config, '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
     const unpinned = await runJson(['plugin', 'inspect', 'keep-last-python'], home.env);
@@ -116,6 +116,14 @@ describe('bundles pinned in the config', () => {
     expect(human.stdout).toContain(
       `keep-last-python@0.1.0 (config, ${keepLast}): pinned by plugin in [presets.py] over [provider.codex] of ${config}, where plan refuses it: the configured plugin keep-last-python does not serve strategy elide\n`,
     );
+    // inspect says of each use what list says: never that it proposes for a strategy it does not serve.
+    const inspected = await runCli(['plugin', 'inspect', 'keep-last-python'], home.env);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain(
+      `\n  runs strategy keep_last_py where [presets.py] of ${config} applies, pinned there by plugin\n` +
+        `  pinned by plugin in [presets.py] over [provider.codex] of ${config}, where plan refuses it: the configured plugin keep-last-python does not serve strategy elide\n`,
+    );
+    expect(inspected.stdout).not.toContain('proposing for strategy elide');
     // Only where the pin serves the strategy does it take it over.
     const core = list.json.bundles.find((b) => b.id === 'strategies-core')!;
     expect(core.shadowed).toEqual([{ kind: 'strategy', provided_id: 'elide', by: 'elide-python@0.1.0', by_path: elide, table: `${session} in ${config}` }]);

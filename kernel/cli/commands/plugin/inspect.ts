@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import type { PluginInspectCommandResult } from '../../../../schemas/generated/types.js';
 import { inspectBundle } from '../../../plugins/services/inspect-bundle.js';
+import { pinUseNote } from '../../../plugins/services/list-notes.js';
 import { SHUTDOWN_WAIT_MS } from '../../../plugins/protocol/plugin-channel.js';
-import { pinTable } from '../../../plugins/registry/bundle-ref.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { usageError } from '../../../errors.js';
 import { printableText } from '../../../text/human.js';
@@ -40,7 +40,9 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     const pins = configPins(await loadConfig({ configPath: flags.config }));
     const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'], pins });
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
-    for (const use of result.pinned_in ?? []) this.say(`  pinned by plugin in ${pinTable(use)} of ${use.path}${use.strategy === null ? '' : `, proposing for strategy ${use.strategy}`}`);
+    // What it serves is what plan would find once it started it: its handshake's strategies.
+    const served = { id: result.id, status: 'ok' as const, strategies: result.strategies.map((s) => s.id) };
+    for (const use of result.pinned_in ?? []) this.say(`  ${pinUseNote(use, served)}`);
     this.say(`  protocol version ${result.protocol_version}; capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}`);
     this.say(`  limits: ${result.limits.timeout_ms} ms per call, ${result.limits.max_output_bytes} bytes per message, ${result.limits.max_stderr_bytes} bytes of stderr kept`);
     // Names and descriptions are the plugin's own words: one line each, so none passes for a line
