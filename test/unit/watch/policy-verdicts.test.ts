@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { checkStrategyParams } from '../../../kernel/plugins/host/strategy-params.js';
 import { requireResolvedPolicy } from '../../../kernel/services/policy-params.js';
 import { openWatchState, watchPass } from '../../../kernel/services/watch.js';
 import { policyVerdicts } from '../../../kernel/watch/policy-verdicts.js';
@@ -13,12 +14,11 @@ const checked = vi.mocked(requireResolvedPolicy);
 
 type Policy = Parameters<Parameters<typeof policyVerdicts>[0]>[0];
 
-const policy = (strategy: string, table: string): Policy =>
-  ({
-    values: { strategy, strategy_params: { candidates: ['elide'] } },
-    external: null,
-    sources: { strategy: { layer: 'policy', file: table }, strategy_params: { layer: 'policy', file: table } },
-  }) as unknown as Policy;
+/** A policy set by the [policy] table of `path`, its sources as resolve-config records them. */
+const policy = (strategy: string, path: string, strategyParams: Record<string, unknown> = { candidates: ['elide'] }): Policy => {
+  const source = { layer: 'policy', scope: 'user', table: '[policy]', path };
+  return { values: { strategy, strategy_params: strategyParams }, external: null, sources: { strategy: source, strategy_params: source } } as unknown as Policy;
+};
 
 describe('policyVerdicts', () => {
   it('checks each distinct policy once and gives every session of it the same answer', async () => {
@@ -37,6 +37,13 @@ describe('policyVerdicts', () => {
     expect(await verdictOf(policy('auto', '/a.toml'))).toContain('/a.toml');
     expect(await verdictOf(policy('auto', '/b.toml'))).toContain('/b.toml');
     expect(check).toHaveBeenCalledTimes(2);
+  });
+
+  it('checks params written in another key order again: the refusal names the key its own check meets first', async () => {
+    const schema = { type: 'object', additionalProperties: false, properties: { keep: { type: 'integer' } } };
+    const verdictOf = policyVerdicts((config) => checkStrategyParams(config.values.strategy, schema, config.values.strategy_params).then(() => null, (error: Error) => error.message));
+    expect(await verdictOf(policy('keeper', '/a.toml', { zz: 1, aa: 2 }))).toContain("additional properties 'zz'");
+    expect(await verdictOf(policy('keeper', '/a.toml', { aa: 2, zz: 1 }))).toContain("additional properties 'aa'");
   });
 });
 
