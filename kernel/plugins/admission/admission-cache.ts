@@ -9,7 +9,8 @@ const CAPACITY = 32;
 /**
  * How long a path must have been left alone before its stat may stand for its bytes. Timestamps
  * advance in clock ticks (milliseconds), so a write in the same tick as an earlier one can leave
- * ctime where it was; a network file system stamps them with the server's clock, which may be off.
+ * ctime where it was. The rule reads this machine's clock: a network server's clock running behind
+ * it, or a write through a shared mapping that does not move ctime, is not covered (docs/design.md).
  */
 const SETTLE_NS = 2_000_000_000n;
 
