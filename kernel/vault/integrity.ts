@@ -11,6 +11,7 @@
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { DamagedSnapshot, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
+import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
 import { GobstopperError } from '../errors.js';
 import { VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';
@@ -158,8 +159,17 @@ async function prunedMeanwhile(layout: VaultLayout, damaged: readonly DamagedSna
   return gone;
 }
 
+/**
+ * GOBSTOPPER_MAX_TRANSCRIPT_BYTES bounds what a parse holds in memory; this check holds one chunk at
+ * a time, so a snapshot archived under a higher limit than the one set now is read back rather than
+ * called damaged. Only a size no limit could have let in is still refused.
+ */
+function anySizeAllowed(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, GOBSTOPPER_MAX_TRANSCRIPT_BYTES: String(MAX_TRANSCRIPT_LIMIT_BYTES) };
+}
+
 export async function verifyVault(layout: VaultLayout, request: VerifyRequest = {}): Promise<VaultVerifyCommandOutput> {
-  const env = request.env ?? process.env;
+  const env = anySizeAllowed(request.env ?? process.env);
   let targets: Target[];
   let unindexed: string[] = [];
   if (request.session !== undefined) {

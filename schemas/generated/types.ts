@@ -2515,7 +2515,7 @@ export interface DamagedSnapshot {
    */
   problem: {
     /**
-     * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (over GOBSTOPPER_MAX_TRANSCRIPT_BYTES), vault_insecure, or unreadable (the file system refused a read).
+     * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (a manifest claiming more bytes than the highest GOBSTOPPER_MAX_TRANSCRIPT_BYTES allows; a lower limit set now does not count), vault_insecure, or unreadable (the file system refused a read).
      */
     code: string;
     message: string;
