@@ -209,14 +209,20 @@ function valueAt(params: unknown, pointer: string): unknown {
  * details keep the first one's id and key where they always were, and list all of them in `unknown`.
  */
 function unknownStrategies(strategyId: string, params: unknown, found: ErrorObject[], strategyIds: readonly string[]): GobstopperError {
-  // One value can fail the mark in more than one branch of an anyOf: it is named once.
-  const pointers = [...new Set(found.map((error) => error.instancePath))];
-  const unknown = pointers.map((pointer) => ({ id: String(valueAt(params, pointer)), key: paramsKey(pointer) }));
-  const named = unknown.map(({ id, key }) => `'${id}' in ${key}`);
+  const unknown = new Map<string, { id: string; key: string }>();
+  for (const error of found) {
+    // A member name marked by propertyNames is the id; the error points at the object holding it.
+    const id = error.propertyName ?? String(valueAt(params, error.instancePath));
+    // One value can fail the mark in more than one branch of an anyOf: it is named once.
+    const where = JSON.stringify([error.instancePath, error.propertyName ?? null]);
+    if (!unknown.has(where)) unknown.set(where, { id, key: paramsKey(error.instancePath) });
+  }
+  const all = [...unknown.values()];
+  const named = all.map(({ id, key }) => `'${id}' in ${key}`);
   const listed = named.length === 1 ? `strategy ${named[0]}` : `strategies ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
-  const [{ id, key }] = unknown as [{ id: string; key: string }];
+  const [{ id, key }] = all as [{ id: string; key: string }];
   return new GobstopperError('unknown_strategy', `unknown ${listed} of ${strategyId}; known: ${strategyIds.join(', ') || 'none'}`, {
-    details: { kind: 'strategy', id, strategy: strategyId, key, unknown },
+    details: { kind: 'strategy', id, strategy: strategyId, key, unknown: all },
   });
 }
 

@@ -102,6 +102,12 @@ describe("a strategy's params_schema", () => {
           ],
         },
       });
+      // Member names marked as ids (a weight per strategy): each unknown name is named, not the object.
+      const weights = { type: 'object', properties: { weights: { type: 'object', propertyNames: schema === plain ? items : { ...items, pattern: '^[a-z_]+$' } } } };
+      await expect(checkStrategyParams('sel', weights, { weights: { elide: 1, nope: 2, nada: 3 } }, served)).rejects.toMatchObject({
+        message: "unknown strategies 'nope' in strategy_params.weights and 'nada' in strategy_params.weights of sel; known: elide, dedupe",
+        details: { id: 'nope', key: 'strategy_params.weights', unknown: [{ id: 'nope', key: 'strategy_params.weights' }, { id: 'nada', key: 'strategy_params.weights' }] },
+      });
       // A shape error met first is said alone, as before: the unknown ids after it wait for the next run.
       await expect(checkStrategyParams('sel', schema, { editor: 5, candidates: ['nope', 'nada'] }, served)).rejects.toMatchObject({
         code: 'invalid_strategy_params',
