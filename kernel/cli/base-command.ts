@@ -144,6 +144,11 @@ export abstract class BaseCommand<TResult> extends Command {
     if (!this.jsonEnabled()) process.stderr.write(terminalSafe(line) + '\n');
   }
 
+  /** A note that is a sentence, wrapped as sayProse wraps one: stderr shares the terminal stdout is on. */
+  protected noteProse(line: string, hang = '  '): void {
+    for (const wrapped of wrapText(line, this.tableWidth(), hang)) this.note(wrapped);
+  }
+
   /**
    * Something the answer leaves out or got around, which a result without a place for it would
    * hide: on stderr with --json too, where a script's stdout stays the JSON alone.

@@ -38,7 +38,7 @@ describe('adaptive tuning and the numbers a user gives', () => {
     expect(again.json).toMatchObject({ adaptive_enabled: false, configured: { trigger_tokens: 40_000, floor_tokens: 20_000 } });
     // What adaptive would do now is a preview, and the line says plans do not use it.
     const line = (await runCli(['tune', '7d3f'], home.env)).stdout.split('\n')[2];
-    expect(line).toMatch(/^adaptive {4}trigger 32,000, floor 16,000 \(effective trigger 32,000; adaptive is off, so plans use the configured values\)$/);
+    expect(line).toMatch(/^adaptive {3}trigger 32,000, floor 16,000 \(effective trigger 32,000; adaptive is off, so plans use the configured values\)$/);
     // The table is there now: the next snippet says to edit it, since a second one breaks the file.
     expect(again.json.suggested_toml.split('\n')[0]).toBe(`# ${config} already has a [sessions."${DEMO_CLAUDE_ID}"] table: set these keys in it rather than adding a second one`);
   });
@@ -70,5 +70,22 @@ describe('adaptive tuning and the numbers a user gives', () => {
     expect(tuned.json).toMatchObject({ adjusted: { trigger_tokens: 100_000, floor_tokens: 40_000 }, reasons: [], suggested_toml: null });
     const help = (await runCli(['plan', '--help'], home.env)).stdout.replace(/\s+/g, ' ');
     expect(help).toContain('Compact when the context reaches this many tokens (this run only; adaptive tuning keeps it).');
+  });
+
+  it('on an 80-column terminal tune wraps its adaptive line under its numbers and prints the snippet to paste whole', async () => {
+    writeFileSync(config, ADAPTIVE.replace('adaptive = true', 'adaptive = false'));
+    const piped = (await runCli(['tune', '7d3f'], home.env)).stdout;
+    const narrow = await runCli(['tune', '7d3f'], home.env, { extraEnv: { COLUMNS: '80' } });
+    expect(narrow.code, narrow.stderr).toBe(0);
+    const lines = narrow.stdout.trimEnd().split('\n');
+    // The configured and adaptive numbers start in one column, on the terminal and in a pipe alike.
+    expect(lines[1]).toBe('configured trigger 250,000, floor 40,000');
+    expect(lines[2]!.indexOf('trigger')).toBe(lines[1]!.indexOf('trigger'));
+    expect(piped.split('\n')[2]!.indexOf('trigger')).toBe(lines[1]!.indexOf('trigger'));
+    expect(lines[3]).toBe(`${' '.repeat(lines[1]!.indexOf('trigger'))}off, so plans use the configured values)`);
+    const snippet = (await runJson(['tune', '7d3f'], home.env)).json.suggested_toml as string;
+    expect(narrow.stdout.trimEnd().endsWith(`to pin it:\n${snippet}`)).toBe(true);
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(narrow.stdout.replace(/\s+/g, ' ')).toBe(piped.replace(/\s+/g, ' '));
   });
 });

@@ -258,6 +258,11 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     const human = gob(['eval', quiet, ...LOW, '--strategy', 'elide']);
     expect(human.status).toBe(0);
     expect(human.stderr).toContain(`warning: ${body.warnings[0]}`);
+    // On an 80-column terminal the warning wraps, in the same words.
+    const narrow = gob(['eval', quiet, ...LOW, '--strategy', 'elide'], { COLUMNS: '80' });
+    expect(narrow.status).toBe(0);
+    for (const line of narrow.stderr.trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(narrow.stderr.replace(/\s+/g, ' ')).toContain(`warning: ${body.warnings[0]}`);
     // A session with probes in its tail gets no warning.
     expect(codexEval.warnings).toEqual([]);
   });

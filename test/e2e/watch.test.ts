@@ -123,6 +123,30 @@ describe('watch', () => {
     expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 96,300 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
   });
 
+  it('on an 80-column terminal its sentences wrap, while a fork\'s path and resume command stay whole', async () => {
+    home = demoHome();
+    // Live, the Codex session is told its client's controls: the longest sentence a pass prints.
+    const now = new Date();
+    utimesSync(home.codexSession, now, now);
+    const narrow = { extraEnv: { COLUMNS: '80' } };
+    // A dry run decides alike twice; only the clock time that starts the pass's line differs.
+    const words = (out: string) => out.replace(/^\d\d:\d\d:\d\d /m, '').replace(/\s+/g, ' ');
+    const piped = await runCli(['watch', '--once', '--dry-run'], home.env);
+    expect(piped.stdout).toMatch(/^would compact claude_code .* tokens \(compacted\)$/m);
+    const wrapped = await runCli(['watch', '--once', '--dry-run'], home.env, narrow);
+    expect(wrapped.code, wrapped.stderr).toBe(0);
+    for (const line of wrapped.stdout.trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(words(wrapped.stdout)).toBe(words(piped.stdout));
+
+    const applied = await runCli(['watch', '--once'], home.env, narrow);
+    expect(applied.code, applied.stderr).toBe(0);
+    const lines = applied.stdout.trimEnd().split('\n');
+    const fork = lines.find((l) => l.startsWith('  fork: '))!.slice('  fork: '.length);
+    expect(existsSync(fork)).toBe(true);
+    expect(lines).toContain(`  resume: claude --resume ${fork}`);
+    for (const line of lines.filter((l) => !/^  (fork|resume): /.test(l))) expect([...line].length, line).toBeLessThanOrEqual(80);
+  });
+
   it('a compaction of an unchanged file stands past the day: no second fork under a new policy, no deleted fork published again', async () => {
     home = demoHome();
     const first = await runJson(['watch', '--once', '--provider', 'codex'], home.env);

@@ -4,7 +4,6 @@ import { renderEvalTable } from '../../eval/eval-table.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { evaluateSelector } from '../../services/eval.js';
 import { withRuntime } from '../../services/runtime.js';
-import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -57,13 +56,13 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
       }),
     ).finally(() => bar.finish());
     if (!this.jsonEnabled()) {
-      if (result.rehearsal_note) this.note(`note: ${result.rehearsal_note}`);
+      if (result.rehearsal_note) this.noteProse(`note: ${result.rehearsal_note}`);
       for (const line of renderEvalTable(result, { width: this.tableWidth() })) this.say(line);
       if (result.rows.some((r) => r.event_record?.retention_total != null)) {
-        for (const line of wrapText('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log', this.tableWidth())) this.say(line);
+        this.sayProse('checks kept: heuristic checks of the source still in place / sampled (lexical tier), as apply would record them in the events log');
       }
       // After the table they qualify; --json carries them in warnings.
-      for (const w of result.warnings) this.note(`warning: ${w}`);
+      for (const w of result.warnings) this.noteProse(`warning: ${w}`);
     }
     // As bench does: the rows are the report either way, and the status tells a script that not one
     // strategy could be run. One that fails beside others costs only its row.

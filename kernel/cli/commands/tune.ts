@@ -7,10 +7,12 @@ import { unappliedSessionWarning } from '../../config/resolve-config.js';
 import { parseSession, recentYields, resolveSessionConfig } from '../../services/plan.js';
 import { requireResolvedPolicy } from '../../services/policy-params.js';
 import { withRuntime } from '../../services/runtime.js';
-import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
+
+/** The configured and adaptive numbers start in one column, so the two lines read side by side. */
+const LABEL_WIDTH = 'configured '.length;
 
 export default class Tune extends BaseCommand<TuneCommandResult> {
   static override summary = "Preview the adaptive trigger and floor for a session, and why.";
@@ -42,12 +44,15 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
         session_table_paths: config.session_table_paths,
       });
     });
-    this.say(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
-    this.say(`configured trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
+    this.sayProse(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
+    this.say(`${'configured'.padEnd(LABEL_WIDTH)}trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
     // Off, the adjusted numbers are a preview: said on the line itself, so they never read as what plans use.
     const off = result.adaptive_enabled ? '' : '; adaptive is off, so plans use the configured values';
-    this.say(`adaptive    trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')}${off})`);
-    for (const line of result.explanation) for (const wrapped of wrapText(`  - ${line}`, this.tableWidth(), '  ')) this.say(wrapped);
+    this.sayProse(
+      `${'adaptive'.padEnd(LABEL_WIDTH)}trigger ${result.adjusted.trigger_tokens.toLocaleString('en-US')}, floor ${result.adjusted.floor_tokens.toLocaleString('en-US')} (effective trigger ${result.effective_trigger_tokens.toLocaleString('en-US')}${off})`,
+      ' '.repeat(LABEL_WIDTH),
+    );
+    for (const line of result.explanation) this.sayProse(`  - ${line}`);
     if (result.suggested_toml) {
       this.say('to pin it:');
       this.say(result.suggested_toml);

@@ -79,7 +79,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     try {
       const state = await openWatchState(process.env, providers);
       // A quiet pass prints nothing, so a person is told once that the watch runs and how to stop it.
-      if (!flags.once) this.note(`watching ${providers ? providers.join(', ') : 'every provider'}'s sessions every ${flags.interval} s${options.dryRun ? ' (dry run)' : ''}; passes that decide nothing print nothing; Ctrl-C stops`);
+      if (!flags.once) this.noteProse(`watching ${providers ? providers.join(', ') : 'every provider'}'s sessions every ${flags.interval} s${options.dryRun ? ' (dry run)' : ''}; passes that decide nothing print nothing; Ctrl-C stops`);
       for (let pass = 1; ; pass++) {
         if (outputClosed) throw new GobstopperError('output_closed', `the watch's output was closed (whatever read it has gone); it stops before pass ${pass}`);
         const started = Date.now();
@@ -120,7 +120,13 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; ${pass.dry_run ? 'a watch that is not a dry run rewrites it' : 'it is rewritten after this pass'}`);
     for (const warning of pass.warnings ?? []) this.warning(warning);
     const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger');
-    for (const d of shown) for (const line of decisionLines(d)) this.say(line);
+    for (const d of shown) {
+      for (const { text, whole } of decisionLines(d)) {
+        if (whole) this.say(text);
+        // Deeper than a decision's own indented lines, so a wrapped sentence does not read as one of them.
+        else this.sayProse(text, '    ');
+      }
+    }
     if (!always && shown.length === 0) return;
     const counts = new Map<string, number>();
     for (const d of pass.decisions) counts.set(d.outcome, (counts.get(d.outcome) ?? 0) + 1);
@@ -130,7 +136,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
       if (n > 0) parts.push(`${n} ${words}`);
     }
     const time = new Date(pass.started_at).toISOString().slice(11, 19);
-    this.say(`${time} pass ${pass.pass}${pass.dry_run ? ' (dry run)' : ''}: ${pass.sessions} session${pass.sessions === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`);
+    this.sayProse(`${time} pass ${pass.pass}${pass.dry_run ? ' (dry run)' : ''}: ${pass.sessions} session${pass.sessions === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`);
   }
 }
 
@@ -144,35 +150,40 @@ const OUTCOME_WORDS: Record<WatchDecision['outcome'], string> = {
   failed: 'failed',
 };
 
+/** A line of a decision: sentences wrap to the terminal; a path or a command to copy is `whole`, as a break in it would paste as two. */
+type DecisionLine = { text: string; whole?: true };
+
+const prose = (text: string): DecisionLine => ({ text });
+
 /** A decision's lines, then what plan or apply warned about it, under it. */
-function decisionLines(d: WatchDecision): string[] {
+function decisionLines(d: WatchDecision): DecisionLine[] {
   const lines = outcomeLines(d);
-  return lines.length > 0 ? [...lines, ...(d.warnings ?? []).map((w) => `  warning: ${w}`)] : lines;
+  return lines.length > 0 ? [...lines, ...(d.warnings ?? []).map((w) => prose(`  warning: ${w}`))] : lines;
 }
 
-function outcomeLines(d: WatchDecision): string[] {
+function outcomeLines(d: WatchDecision): DecisionLine[] {
   const who = `${d.provider} ${d.session_id}`;
   const tokens = d.context_tokens_after !== undefined ? `: ${formatCount(d.context_tokens)} → ${formatCount(d.context_tokens_after)} tokens (${d.strategy})` : '';
   switch (d.outcome) {
     case 'compacted':
       return [
-        `${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`,
-        `  fork: ${d.fork!.path}`,
-        ...(d.rehearsal ? [`  rehearsed before publishing: ${d.rehearsal}`] : []),
-        `  resume: ${d.fork!.resume_command}`,
+        prose(`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`),
+        { text: `  fork: ${d.fork!.path}`, whole: true },
+        ...(d.rehearsal ? [prose(`  rehearsed before publishing: ${d.rehearsal}`)] : []),
+        { text: `  resume: ${d.fork!.resume_command}`, whole: true },
       ];
     case 'would_compact':
-      return [`would compact ${who}${tokens}`];
+      return [prose(`would compact ${who}${tokens}`)];
     case 'no_plan':
-      return [`no plan for ${who}: ${d.reason_code} (context ${formatCount(d.context_tokens)}, trigger ${formatCount(d.effective_trigger_tokens)})`];
+      return [prose(`no plan for ${who}: ${d.reason_code} (context ${formatCount(d.context_tokens)}, trigger ${formatCount(d.effective_trigger_tokens)})`)];
     case 'provider_control':
-      return [`${who}${tokens}: ${d.control ?? 'the plan names the client\'s own compaction'}`];
+      return [prose(`${who}${tokens}: ${d.control ?? 'the plan names the client\'s own compaction'}`)];
     case 'live_over_trigger':
-      return [`${who} is live at ${formatCount(d.context_tokens)} tokens, over its trigger of ${formatCount(d.effective_trigger_tokens)}: it will be compacted once idle${d.control ? ` (its client can compact now: ${typedControl(d.provider, d.control)})` : ''}`];
+      return [prose(`${who} is live at ${formatCount(d.context_tokens)} tokens, over its trigger of ${formatCount(d.effective_trigger_tokens)}: it will be compacted once idle${d.control ? ` (its client can compact now: ${typedControl(d.provider, d.control)})` : ''}`)];
     case 'below_trigger':
       return [];
     case 'failed':
-      return [`failed ${who}: ${d.error!.message} [${d.error!.code}]`];
+      return [prose(`failed ${who}: ${d.error!.message} [${d.error!.code}]`)];
   }
 }
 

@@ -14,4 +14,10 @@ describe('prose wrapped to the terminal', () => {
     expect(wrapText('short line', 80)).toEqual(['short line']);
     expect(wrapText(`a ${long} b`, 20)).toEqual(['a', `  ${long}`, '  b']);
   });
+
+  it('keeps a run of spaces that aligns a line with the one above it, and drops it only at a break', () => {
+    const lines = wrapText('adaptive   trigger 16,000, floor 8,000 (effective trigger 16,000)', 40, ' '.repeat(11));
+    expect(lines).toEqual(['adaptive   trigger 16,000, floor 8,000', '           (effective trigger 16,000)']);
+    expect(wrapText('key    value    other', 12)).toEqual(['key    value', '  other']);
+  });
 });
