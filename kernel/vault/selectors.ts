@@ -18,7 +18,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /** A full snapshot id (64 hex, any case), returned lowercase. */
 export function parseFullSha(input: string, what = 'snapshot id'): string {
   const value = input.toLowerCase();
-  const where = 'gobstopper history <session> and vault --json print full ids';
+  // A narrow terminal cuts the ids in history's table; JSON never does.
+  const where = 'gobstopper history <session> --json and gobstopper vault --json print full ids, as sha256';
   if (!/^[0-9a-f]*$/.test(value)) throw badSha(what, input, `a full 64-character hex sha256 (${where})`);
   if (value.length !== 64) throw badSha(what, input, `a full sha256: it has ${value.length} hex characters, 64 are required (${where})`);
   return value;

@@ -182,6 +182,24 @@ describe('vault commands (built CLI)', () => {
     expect(raw.content).toBe('\u001b[31mred alert');
   });
 
+  it('search-snapshot and read-snapshot refuse a cut id and name commands that print it whole, on a narrow terminal too', async () => {
+    const cut = first.slice(0, 16);
+    const narrow = { COLUMNS: '80' };
+    for (const args of [['search-snapshot', cut, '--query', 'x'], ['read-snapshot', cut, '--record', '0']]) {
+      const refused = await cliWith(narrow, ...args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim()).toBe(
+        `gobstopper: snapshot id "${cut}" is not a full sha256: it has 16 hex characters, 64 are required (gobstopper history <session> --json and gobstopper vault --json print full ids, as sha256)`,
+      );
+    }
+    // The table cuts the id at this width; the commands the message names do not.
+    expect((await cliWith(narrow, 'history', '0199a2f1')).stdout).not.toContain(first);
+    for (const args of [['history', '0199a2f1', '--json'], ['vault', '--json']]) {
+      const listed = JSON.parse((await cliWith(narrow, ...args)).stdout) as { sha256: string }[];
+      expect(listed.map((entry) => entry.sha256)).toContain(first);
+    }
+  });
+
   it('recall ranks state cards and events summarises the log', async () => {
     const rows = await json<Array<{ snapshot_sha: string; score: number }>>(V.validateRecallCommandOutput, 'recall', '--query', 'database');
     expect(rows).toEqual([expect.objectContaining({ snapshot_sha: second, score: 2 })]);
