@@ -8,6 +8,7 @@
 import type { LoadedConfig } from '../config/load-config.js';
 import { resolveConfig, type ResolvedConfig } from '../config/resolve-config.js';
 import { isGobstopperError } from '../errors.js';
+import type { UnknownStrategyId } from '../plugins/host/strategy-params.js';
 import { bundleLabel, providedIds, type BundleRef } from '../plugins/registry/bundle-ref.js';
 import type { PluginRegistry } from '../plugins/registry/registry.js';
 import { tableUses } from './config-problems.js';
@@ -63,27 +64,31 @@ function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]):
   if (error.code === 'invalid_strategy_params') return [];
   if (error.code !== 'unknown_strategy') return 'unchecked';
   const unknown = error.details?.unknown;
-  if (!Array.isArray(unknown) || !unknown.every(isIdAtKey)) return 'unchecked';
+  if (!Array.isArray(unknown) || !unknown.every(isUnknownId)) return 'unchecked';
   // Only a table sets parameters; a flag or the default leaves none to check.
   const { table, path } = resolved.sources.strategy_params!;
-  return unknown.flatMap(({ id, key }) => {
+  return unknown.flatMap(({ id, key, place }) => {
     const was = removed.find((ref) => providedIds(ref.provides, 'strategy').includes(id));
     // An id no bundle served before the removal either is the table's own problem, which config reports.
     if (!was) return [];
+    // A weight per strategy holds the id as a member name: `key = id` would read as its value.
+    const held = place === 'member_name' ? `the key ${JSON.stringify(id)} of ${key}` : `${key} = ${JSON.stringify(id)}`;
     return [
-      `${key} = ${JSON.stringify(id)} in ${table} of ${path} (a strategy id for ${resolved.values.strategy}) was served by the removed ${bundleLabel(was)}; nothing serves it now, so plan refuses that table until it names another strategy there`,
+      `${held} in ${table} of ${path} (a strategy id for ${resolved.values.strategy}) was served by the removed ${bundleLabel(was)}; nothing serves it now, so plan refuses that table until it names another strategy there`,
     ];
   });
 }
 
-function isIdAtKey(value: unknown): value is { id: string; key: string } {
+function isUnknownId(value: unknown): value is UnknownStrategyId {
   if (value === null || typeof value !== 'object') return false;
-  const { id, key } = value as Record<string, unknown>;
-  return typeof id === 'string' && typeof key === 'string';
+  const { id, key, place } = value as Record<string, unknown>;
+  return typeof id === 'string' && typeof key === 'string' && (place === 'value' || place === 'member_name');
 }
 
+/** Whether an id is anywhere in the params: a string value, or a member name (a weight per strategy). */
 function holdsAny(value: unknown, ids: ReadonlySet<string>): boolean {
   if (typeof value === 'string') return ids.has(value);
   if (value === null || typeof value !== 'object') return false;
+  if (!Array.isArray(value) && Object.keys(value).some((name) => ids.has(name))) return true;
   return Object.values(value).some((v) => holdsAny(v, ids));
 }

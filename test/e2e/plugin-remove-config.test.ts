@@ -133,6 +133,37 @@ describe('plugin remove of a bundle the config still names', () => {
     expect(readFileSync(config, 'utf8')).toBe(text);
   });
 
+  it('says of a removed strategy id used as a member name (a weight per strategy) that it is a key there, not a value', async () => {
+    home = demoHome();
+    const env = home.env;
+    // A strategy whose params_schema marks each member name of weights as a strategy id.
+    const weighted = writeBundle(join(home.root, 'weighted'), {
+      files: {
+        'main.py': [
+          'from gobstopper_sdk import STRATEGY_ID_FORMAT, Plugin',
+          'plugin = Plugin("weighted", "1.0.0")',
+          'SCHEMA = {"type": "object", "properties": {"weights": {"type": "object", "propertyNames": {"type": "string", "format": STRATEGY_ID_FORMAT}}}}',
+          '@plugin.strategy("weighted_s", description="weighs strategies", kind="selector", params_schema=SCHEMA)',
+          'def propose(params, ctx):',
+          '    return {"edits": [], "rationale": "nothing"}',
+          'plugin.serve()',
+          '',
+        ].join('\n'),
+        'gobstopper_sdk.py': readFileSync(join(root, 'sdk', 'python', 'gobstopper_sdk.py')),
+      },
+      manifest: { id: 'weighted', provides: { strategies: ['weighted_s'] }, runtime: 'python3', executable: 'main.py' },
+    });
+    const pair = writeBundle(join(home.root, 'pair'), { files: { 'main.mjs': 'x' }, manifest: { id: 'pair', provides: { strategies: ['first_s', 'second_s'] } } });
+    for (const dir of [weighted, pair]) expect((await runJson(['plugin', 'add', dir], env)).code).toBe(0);
+    const config = join(home.configHome, 'gobstopper', 'config.toml');
+    writeFileSync(config, '[policy]\nstrategy = "weighted_s"\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy_params = { weights = { first_s = 2, elide = 1 } }\n');
+    const removed = await runJson(['plugin', 'remove', 'pair'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.json.warnings).toEqual([
+      `the key "first_s" of strategy_params.weights in [policy] of ${config} (a strategy id for weighted_s) was served by the removed pair@1.0.0; nothing serves it now, so plan refuses that table until it names another strategy there`,
+    ]);
+  });
+
   it('removes the bundle when a strategy whose params hold a removed id cannot be started to check them, and says so once', async () => {
     home = demoHome();
     const env = home.env;

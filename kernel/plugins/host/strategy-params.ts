@@ -204,23 +204,32 @@ function valueAt(params: unknown, pointer: string): unknown {
   return pointerSteps(pointer).reduce<unknown>((node, step) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[step] : undefined), params);
 }
 
+/** An id no bundle serves, where strategy_params holds it: `key` is the value's, or the object's whose member name it is. */
+export interface UnknownStrategyId {
+  id: string;
+  key: string;
+  place: 'value' | 'member_name';
+}
+
 /**
  * One error naming every unknown id found, each with its key, in the order the schema met them; its
- * details keep the first one's id and key where they always were, and list all of them in `unknown`.
+ * details keep the first one's id and key where they always were, and list all of them in `unknown`,
+ * each with its `place`: the value at the key, or a member name of the object there.
  */
 function unknownStrategies(strategyId: string, params: unknown, found: ErrorObject[], strategyIds: readonly string[]): GobstopperError {
-  const unknown = new Map<string, { id: string; key: string }>();
+  const unknown = new Map<string, UnknownStrategyId>();
   for (const error of found) {
     // A member name marked by propertyNames is the id; the error points at the object holding it.
+    const place = error.propertyName === undefined ? 'value' : 'member_name';
     const id = error.propertyName ?? String(valueAt(params, error.instancePath));
     // One value can fail the mark in more than one branch of an anyOf: it is named once.
     const where = JSON.stringify([error.instancePath, error.propertyName ?? null]);
-    if (!unknown.has(where)) unknown.set(where, { id, key: paramsKey(error.instancePath) });
+    if (!unknown.has(where)) unknown.set(where, { id, key: paramsKey(error.instancePath), place });
   }
   const all = [...unknown.values()];
   const named = all.map(({ id, key }) => `'${id}' in ${key}`);
   const listed = named.length === 1 ? `strategy ${named[0]}` : `strategies ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
-  const [{ id, key }] = all as [{ id: string; key: string }];
+  const [{ id, key }] = all as [UnknownStrategyId];
   return new GobstopperError('unknown_strategy', `unknown ${listed} of ${strategyId}; known: ${strategyIds.join(', ') || 'none'}`, {
     details: { kind: 'strategy', id, strategy: strategyId, key, unknown: all },
   });

@@ -96,9 +96,9 @@ describe("a strategy's params_schema", () => {
           strategy: 'sel',
           key: 'strategy_params.editor',
           unknown: [
-            { id: 'scorred', key: 'strategy_params.editor' },
-            { id: 'nope', key: 'strategy_params.candidates[1]' },
-            { id: 'nada', key: 'strategy_params.candidates[3]' },
+            { id: 'scorred', key: 'strategy_params.editor', place: 'value' },
+            { id: 'nope', key: 'strategy_params.candidates[1]', place: 'value' },
+            { id: 'nada', key: 'strategy_params.candidates[3]', place: 'value' },
           ],
         },
       });
@@ -106,7 +106,7 @@ describe("a strategy's params_schema", () => {
       const weights = { type: 'object', properties: { weights: { type: 'object', propertyNames: schema === plain ? items : { ...items, pattern: '^[a-z_]+$' } } } };
       await expect(checkStrategyParams('sel', weights, { weights: { elide: 1, nope: 2, nada: 3 } }, served)).rejects.toMatchObject({
         message: "unknown strategies 'nope' in strategy_params.weights and 'nada' in strategy_params.weights of sel; known: elide, dedupe",
-        details: { id: 'nope', key: 'strategy_params.weights', unknown: [{ id: 'nope', key: 'strategy_params.weights' }, { id: 'nada', key: 'strategy_params.weights' }] },
+        details: { id: 'nope', key: 'strategy_params.weights', unknown: [{ id: 'nope', key: 'strategy_params.weights', place: 'member_name' }, { id: 'nada', key: 'strategy_params.weights', place: 'member_name' }] },
       });
       // A shape error met first is said alone, as before: the unknown ids after it wait for the next run.
       await expect(checkStrategyParams('sel', schema, { editor: 5, candidates: ['nope', 'nada'] }, served)).rejects.toMatchObject({
