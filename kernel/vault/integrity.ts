@@ -172,10 +172,21 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   const env = anySizeAllowed(request.env ?? process.env);
   let targets: Target[];
   let unindexed: string[] = [];
+  let indexProblem: Problem | null = null;
   if (request.session !== undefined) {
     targets = await sessionTargets(layout, request.session);
   } else {
-    const entries = await listSnapshots(layout);
+    // A damaged index is the damage this check most often meets: said, with the repair, and every
+    // stored snapshot still read back (none listed, so all as ones no line names).
+    const listing = await listSnapshots(layout).then(
+      (entries) => ({ entries, problem: null }),
+      (error: unknown) => {
+        if (error instanceof VaultDamagedError && error.file === layout.index) return { entries: [] as VaultEntry[], problem: { code: error.code, message: error.message } };
+        throw error;
+      },
+    );
+    const entries = listing.entries;
+    indexProblem = listing.problem;
     targets = indexedTargets(entries);
     if (await vaultExists(layout)) {
       const indexed = new Set(entries.map((e) => e.sha256));
@@ -200,7 +211,8 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     damaged.push({ sha256: target.sha256, session_id: newest?.session_id ?? null, provider: newest?.provider ?? null, indexed: newest !== undefined, problem });
   }
 
-  const pruned = await prunedMeanwhile(layout, damaged);
+  // prune reads the index first and refuses a damaged one, so none can have run under this check.
+  const pruned = indexProblem === null ? await prunedMeanwhile(layout, damaged) : new Set<string>();
   const stillThere = (sha: string) => !pruned.has(sha);
   const checked = targets.filter((t) => stillThere(t.sha256));
   const reached = (reach: Reach) => checked.filter((t) => t.reach === reach).length;
@@ -211,5 +223,6 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     damaged: damaged.filter((d) => stillThere(d.sha256)),
     unindexed: unindexed.filter(stillThere).length,
     unindexed_snapshots: unindexed.filter(stillThere),
+    index_problem: indexProblem,
   };
 }

@@ -2471,6 +2471,13 @@ export interface TuneCommandResult {
  */
 export interface VaultVerifyCommandOutput {
   /**
+   * Why the vault index could not be read (a damaged line, an index past its size limit), with the repair; null when it was read. Without it no snapshot is listed, so every stored one is checked as one no index line names; the command exits 1.
+   */
+  index_problem: {
+    code: string;
+    message: string;
+  } | null;
+  /**
    * Stored snapshots read back, the damaged ones included; the same bytes archived again count once. The sum of listed, retained and unindexed.
    */
   verified: number;

@@ -84,7 +84,7 @@ describe('vault --verify (built CLI)', () => {
 
     const { code, result } = await verifyJson();
     expect(code).toBe(0);
-    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed] });
+    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed], index_problem: null });
     // A transcript limit lowered since they were archived bounds what a parse holds, not what this
     // check reads a chunk at a time: the snapshots are as intact as before, not damaged.
     const lowered = await runCli(['vault', '--verify'], home.env, { extraEnv: { GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '1024' } });
@@ -146,5 +146,38 @@ describe('vault --verify (built CLI)', () => {
     const none = await runJson(['vault', 'ffffffff', '--verify'], home.env);
     expect(none.code).toBe(1);
     expect(none.json).toMatchObject({ ok: false, error: { code: 'session_not_archived' } });
+  });
+
+  it('a damaged index is named with its repair, and every stored snapshot is still read back', async () => {
+    const index = join(vault, 'index.jsonl');
+    const lines = readFileSync(index, 'utf8');
+    appendFileSync(index, 'not json\n');
+    const before = vaultFiles(vault);
+    const broken = lines.split('\n').length;
+
+    const human = await runCli(['vault', '--verify'], home.env);
+    expect(human.code).toBe(1);
+    expect(human.stdout.split('\n')[0]).toBe(
+      `index unreadable, so every stored snapshot was read back as one no index line names: vault damaged: ${index}: line ${broken} is not JSON; repair required: fix or delete the named line in ${index} (snapshots stay in manifests/; only the history line is lost, and undo <snapshot-id> writes it back when a receipt names that snapshot)`,
+    );
+    // The damage found by the earlier check is still found, now on snapshots no line names.
+    expect(human.stdout).toContain("5 stored snapshots read back (0 listed, 1 a fork's retained copy, 4 unindexed): 3 damaged");
+
+    const { code, result } = await verifyJson();
+    expect(code).toBe(1);
+    expect(result.index_problem).toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(`line ${broken} is not JSON`) });
+    expect(result).toMatchObject({ verified: 5, listed: 0, retained: 1, unindexed: 4 });
+    expect(result.damaged.map((d) => [d.sha256, d.indexed, d.problem.code]).sort()).toEqual(
+      [
+        [codexOld, false, 'chunk_damaged'],
+        [claudeSource, false, 'chunk_missing'],
+        [unindexed, false, 'manifest_unreadable'],
+      ].sort(),
+    );
+    // With a session the index must be read to know its snapshots: refused, as every reader refuses it.
+    const one = await runJson(['vault', DEMO_CODEX_ID.slice(0, 8), '--verify'], home.env);
+    expect(one.json).toMatchObject({ ok: false, error: { code: 'vault_damaged' } });
+    expect(vaultFiles(vault)).toEqual(before);
+    writeFileSync(index, lines);
   });
 });

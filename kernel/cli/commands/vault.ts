@@ -18,7 +18,7 @@ export default class Vault extends BaseCommand<VaultResult> {
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
     'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column') + ' ' +
     'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records. ' +
-    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then how many were read back (those listed, forks\' retained copies, unindexed) and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). ' +
+    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then how many were read back (those listed, forks\' retained copies, unindexed) and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). An index that cannot be read is said first, with its repair, and every stored snapshot is still read back (as unindexed); that exits 1 too. ' +
     'The check writes nothing and takes no lock, so it runs on a read-only or copied vault; a snapshot a prune removes while it runs is left out.';
   static override examples = [
     '<%= config.bin %> vault',
@@ -81,6 +81,10 @@ export default class Vault extends BaseCommand<VaultResult> {
       result = await verifyVault(layout, { session, onProgress: (p) => status.show(progressText(p)) });
     } finally {
       status.clear();
+    }
+    if (result.index_problem) {
+      this.sayProse(`index unreadable, so every stored snapshot was read back as one no index line names: ${result.index_problem.message}`);
+      process.exitCode = 1;
     }
     for (const d of result.damaged) {
       const whose = d.session_id === null ? 'no index line' : `${d.provider} ${d.session_id}`;
