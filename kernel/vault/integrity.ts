@@ -18,7 +18,7 @@ import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
 import { manifestOfEntry } from './indexed-manifest.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { listSnapshots, unlistedSnapshots } from './list.js';
+import { listSnapshots, publishedOutputs } from './list.js';
 import { loadManifest, type LoadedManifest } from './manifest.js';
 import { streamManifestChunks } from './reconstruct.js';
 import { listManifestIds } from './selectors.js';
@@ -192,10 +192,10 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
       const indexed = new Set(entries.map((e) => e.sha256));
       const withoutLine = (await listManifestIds(layout)).filter((sha) => !indexed.has(sha)).sort();
       // A receipt that cannot be read names no publication: its outputs then count as unindexed.
-      unindexed = await unlistedSnapshots(layout, entries).catch(() => withoutLine);
-      const named = new Set(unindexed);
+      const outputs = await publishedOutputs(layout).catch(() => new Set<string>());
+      unindexed = withoutLine.filter((sha) => !outputs.has(sha));
       // A publication's retained output first (undo reaches it through its fork), then the rest.
-      targets.push(...withoutLine.filter((sha) => !named.has(sha)).map((sha) => ({ sha256: sha, reach: 'retained' as const, lines: [] })));
+      targets.push(...withoutLine.filter((sha) => outputs.has(sha)).map((sha) => ({ sha256: sha, reach: 'retained' as const, lines: [] })));
       targets.push(...unindexed.map((sha) => ({ sha256: sha, reach: 'unindexed' as const, lines: [] })));
     }
   }

@@ -39,6 +39,11 @@ export async function sessionHistory(layout: VaultLayout, selector: string): Pro
 export async function unlistedSnapshots(layout: VaultLayout, indexed: readonly VaultEntry[]): Promise<string[]> {
   if (!(await vaultExists(layout))) return [];
   const listed = new Set(indexed.map((e) => e.sha256));
-  for (const receipt of await listReceipts(layout)) listed.add(receipt.output_manifest_sha256);
-  return (await listManifestIds(layout)).filter((sha) => !listed.has(sha)).sort();
+  const outputs = await publishedOutputs(layout);
+  return (await listManifestIds(layout)).filter((sha) => !listed.has(sha) && !outputs.has(sha)).sort();
+}
+
+/** The snapshots operations' receipts name as the bytes they published (or were publishing). */
+export async function publishedOutputs(layout: VaultLayout): Promise<Set<string>> {
+  return new Set((await listReceipts(layout)).map((receipt) => receipt.output_manifest_sha256));
 }
