@@ -29,11 +29,15 @@ export function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-// Control characters and the bidirectional controls that would reorder what the terminal shows.
-// eslint-disable-next-line no-control-regex
-const ONE_LINE_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
-const MULTI_LINE_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+/**
+ * Beyond the ASCII controls: DEL and the C1 controls (U+009B opens a control sequence on many
+ * terminals), the bidirectional controls that would reorder what the terminal shows, and the line
+ * and paragraph separators. A character class body, shared by every escaping of output.
+ */
+export const WIDE_CONTROLS = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069';
+// Tab is kept on one line; a multi-line text keeps its newlines too.
+const ONE_LINE_UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f${WIDE_CONTROLS}]`, 'g');
+const MULTI_LINE_UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${WIDE_CONTROLS}]`, 'g');
 /** One UTF-16 unit as a \uXXXX escape, which JSON and JavaScript read back as the same character. */
 export const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 

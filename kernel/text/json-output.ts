@@ -5,11 +5,11 @@
  * move the cursor, recolour the screen or reorder what is shown. Each of them is written as its
  * \uXXXX escape instead: the text still parses to exactly the same value.
  */
-import { unicodeEscape } from './human.js';
+import { unicodeEscape, WIDE_CONTROLS } from './human.js';
 
 // Outside strings JSON.stringify writes ASCII only, so every match is inside a string, where an
-// escape stands for the same character.
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+// escape stands for the same character; the ASCII controls it escapes itself.
+const UNSAFE_IN_JSON = new RegExp(`[${WIDE_CONTROLS}]`, 'g');
 
 /**
  * `value` as JSON text (indented by `indent` spaces when given) that is safe to print on a
