@@ -64,7 +64,7 @@ function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]):
   if (error.code === 'invalid_strategy_params') return [];
   if (error.code !== 'unknown_strategy') return 'unchecked';
   const unknown = error.details?.unknown;
-  if (!Array.isArray(unknown) || !unknown.every(isUnknownId)) return 'unchecked';
+  if (!Array.isArray(unknown) || !unknown.every(isUnknownStrategyId)) return 'unchecked';
   // Only a table sets parameters; a flag or the default leaves none to check.
   const { table, path } = resolved.sources.strategy_params!;
   return unknown.flatMap(({ id, key, place }) => {
@@ -79,7 +79,7 @@ function judged(error: unknown, resolved: ResolvedConfig, removed: BundleRef[]):
   });
 }
 
-function isUnknownId(value: unknown): value is UnknownStrategyId {
+function isUnknownStrategyId(value: unknown): value is UnknownStrategyId {
   if (value === null || typeof value !== 'object') return false;
   const { id, key, place } = value as Record<string, unknown>;
   return typeof id === 'string' && typeof key === 'string' && (place === 'value' || place === 'member_name');
