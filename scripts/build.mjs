@@ -64,5 +64,6 @@ const names = kernelOnly || !existsSync(join(root, 'plugins'))
 const built = await Promise.all(names.map(bundlePlugin));
 if (only.length === 0 && !frozen) {
   execFileSync(process.execPath, [join(root, 'scripts', 'oclif-manifest.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'command-reference.mjs')], { stdio: 'inherit' });
 }
 console.log(`built kernel and ${built.length} plugin bundle(s): ${built.join(', ')}`);

@@ -16,6 +16,11 @@ describe('generated files stay in sync with their sources', () => {
     expect(out).toContain('up to date');
   });
 
+  it('docs/commands.md is what the commands\' --help prints', () => {
+    const out = execFileSync(process.execPath, ['scripts/command-reference.mjs', '--check'], { cwd: root, encoding: 'utf8' });
+    expect(out).toContain('up to date');
+  });
+
   const pluginNames = readdirSync(join(root, 'plugins')).filter((n) => existsSync(join(root, 'plugins', n, 'gobstopper-plugin.json')));
   it.each(pluginNames)('plugins/%s pins the bundle that was built', (name) => {
     const committed = readFileSync(join(root, 'plugins', name, 'gobstopper-plugin.json'), 'utf8');
