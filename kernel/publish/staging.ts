@@ -4,7 +4,7 @@
  * staging is visible to a client until `publishNoClobber` links it into the provider's store.
  */
 import { constants as fsConstants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { access, open, readdir, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
 import { removeOnExit } from '../exit-cleanup.js';
@@ -78,6 +78,33 @@ export async function flushStaging(path: string): Promise<void> {
 
 export async function discardStaging(path: string): Promise<void> {
   await unlinkQuietly(path);
+}
+
+/**
+ * Runs `use` on a staging file that only answers a question (a copy checked, then dropped) and
+ * leaves no trace: the file is removed afterwards, and so are the directories making it created,
+ * once empty. A refused command must leave the data directory as it found it, even on a first run.
+ */
+export async function withThrowawayStaging<T>(env: PathEnv, use: (path: string) => Promise<T>): Promise<T> {
+  const created = await missingDirs(stagingDir(env));
+  const staging = await createStagingFile(env);
+  try {
+    return await use(staging);
+  } finally {
+    await discardStaging(staging);
+    // Deepest first; one another run has started using meanwhile is not empty and stays.
+    for (const dir of created) await rmdir(dir).catch(() => undefined);
+  }
+}
+
+/** `dir` and each ancestor of it that does not exist yet, deepest first. */
+async function missingDirs(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let d = dir; !(await access(d).then(() => true, () => false)); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  return missing;
 }
 
 /**

@@ -19,7 +19,7 @@ import { publishNoted } from '../publish/published-note.js';
 import { checkPublishTarget, hashRegularFile } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
-import { createStagingFile, discardStaging, flushStaging } from '../publish/staging.js';
+import { createStagingFile, discardStaging, flushStaging, withThrowawayStaging } from '../publish/staging.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { storeRetained } from '../vault/snapshot.js';
 import { newFindings } from './findings.js';
@@ -156,14 +156,11 @@ export function copyKeepsErrors(sessionId: string, errors: readonly T.Finding[],
  * before it archives anything.
  */
 export async function errorsOfCopy(provider: ProviderClient, sourcePath: string, sourceSha256: string, env: NodeJS.ProcessEnv): Promise<T.Finding[]> {
-  const staging = await createStagingFile(env);
-  try {
+  return withThrowawayStaging(env, async (staging) => {
     await provider.render({ path: sourcePath, source_sha256: sourceSha256, edits: [], staging_path: staging, new_session_id: randomUUID(), now: new Date().toISOString() });
     const { findings } = await provider.verify({ path: staging });
     return findings.filter((f) => f.severity === 'error');
-  } finally {
-    await discardStaging(staging);
-  }
+  });
 }
 
 /** Whether the file at `path` is empty or ends with a newline (every line of it finished). */

@@ -8,7 +8,7 @@ type SnapshotResult = Awaited<ReturnType<typeof snapshotSession>>;
 
 export default class Snapshot extends BaseCommand<SnapshotResult> {
   static override summary = 'Archive a session into the vault without compacting it.';
-  static override description = `Stores the exact bytes of the transcript as deduplicated 1 MiB chunks (an appended session reuses every unchanged chunk), reads them back to check, and records the snapshot in the vault index. Nothing else is written. A session its client is writing to is read up to three times in all, until one read finds it unchanged from start to end.`;
+  static override description = `Stores the exact bytes of the transcript as deduplicated 1 MiB chunks (an appended session reuses every unchanged chunk), reads them back to check, and records the snapshot in the vault index. Nothing else is written. The transcript is archived as it is, whatever its lines hold: a damaged one (a line that is not JSON or not UTF-8, a record over GOBSTOPPER_MAX_RECORD_BYTES) is kept byte for byte, so it can be put back after a repair goes wrong; only a file over GOBSTOPPER_MAX_TRANSCRIPT_BYTES is refused. verify says what is wrong with it. A session its client is writing to is read up to three times in all, until one read finds it unchanged from start to end.`;
   static override examples = ['<%= config.bin %> snapshot 7d3f', '<%= config.bin %> snapshot 7d3f --label before-refactor'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
