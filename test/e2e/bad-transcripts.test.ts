@@ -5,10 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modernSession } from '../fixtures/claude/sessions.js';
+import { sessionsDir } from '../fixtures/codex/rollout-builder.js';
+import { legacySession } from '../fixtures/codex/sessions.js';
 import { binPath, runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
@@ -26,11 +28,27 @@ function withLine(index: number, line: string | Buffer): Buffer {
   return Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
 }
 
+/** A Codex rollout (its own id, so that no two cases share one) with `change` applied to its lines. */
+function rollout(id: string, change: (lines: Buffer[]) => Buffer[]): string {
+  const { builder } = legacySession({ id });
+  const lines = change(builder.text().trimEnd().split('\n').map((l) => Buffer.from(l)));
+  const path = builder.writeTo(sessionsDir(home.codexHome), { text: '' });
+  writeFileSync(path, Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+  return idle(path);
+}
+
+/** An hour old: a session written just now is live, and a live one is left to its client unread. */
+function idle(path: string): string {
+  const then = new Date(Date.now() - 3_600_000);
+  utimesSync(path, then, then);
+  return path;
+}
+
 function recordAt(index: number): Record<string, unknown> {
   return JSON.parse(modernSession().lines()[index]!) as Record<string, unknown>;
 }
 
-/** Transcripts no command may act on, each written under the Claude projects folder. */
+/** Transcripts no command may act on: Claude sessions in a projects folder, then Codex rollouts. */
 const CASES: Record<string, () => string> = {
   'a line that is not UTF-8': () => write('not-utf8', withLine(4, Buffer.concat([Buffer.from('{"type":"user","x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]))),
   'a line that is a JSON array': () => write('array-line', withLine(4, '[1,2,3]')),
@@ -64,12 +82,19 @@ const CASES: Record<string, () => string> = {
     return fifo;
   },
   'a path that does not exist': () => join(project, 'missing.jsonl'),
+  'a rollout line that is not UTF-8': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c1', (lines) => lines.map((l, i) => (i === 6 ? Buffer.concat([l.subarray(0, l.length - 2), Buffer.from([0xff]), Buffer.from('"}')]) : l))),
+  'a rollout without a session_meta': () => rollout('019d0000-0000-7000-8000-0000000000c2', (lines) => lines.slice(1)),
+  'a rollout whose session_meta payload is a number': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c3', (lines) => [Buffer.from(JSON.stringify({ ...JSON.parse(lines[0]!.toString()), payload: 5 })), ...lines.slice(1)]),
+  'a rollout line over the record-size limit': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c4', (lines) => lines.map((l, i) => (i === 6 ? Buffer.from(JSON.stringify({ ...JSON.parse(l.toString()), pad: 'p'.repeat(RECORD_LIMIT * 2) })) : l))),
 };
 
 function write(name: string, bytes: Buffer): string {
   const path = join(project, `${name}.jsonl`);
   writeFileSync(path, bytes);
-  return path;
+  return idle(path);
 }
 
 /**
@@ -86,8 +111,20 @@ const COMMANDS: Record<string, (path: string) => string[]> = {
   'eval-study': (p) => ['eval-study', p, '--prepare-manifest', join(home.root, 'manifest.json')],
 };
 
-/** verify answers a damaged transcript with its findings; it refuses only what it cannot open as a file. */
-const NOT_A_FILE = new Set(['a symbolic link to a transcript', 'a symbolic link to nothing', 'a directory', 'a named pipe', 'a path that does not exist']);
+/**
+ * verify answers a damaged transcript with its findings, and snapshot archives it; both refuse only
+ * what is not a file they may read, or a file no provider recognises as a session (here, a rollout
+ * with nothing but its session_meta to say it is one, and that gone or unreadable).
+ */
+const NOT_A_SESSION = new Set([
+  'a symbolic link to a transcript',
+  'a symbolic link to nothing',
+  'a directory',
+  'a named pipe',
+  'a path that does not exist',
+  'a rollout without a session_meta',
+  'a rollout whose session_meta payload is a number',
+]);
 
 /** Every entry under the home, with each file's mode and digest. */
 function treeDigest(root: string): Record<string, string> {
@@ -116,7 +153,7 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
 
   const pairs = [
     ...Object.keys(CASES).flatMap((c) => Object.keys(COMMANDS).map((command) => [c, command] as const)),
-    ...[...NOT_A_FILE].map((c) => [c, 'snapshot'] as const),
+    ...[...NOT_A_SESSION].map((c) => [c, 'snapshot'] as const),
   ];
   const argsOf = (command: string, path: string) => (command === 'snapshot' ? ['snapshot', path] : COMMANDS[command]!(path));
 
@@ -142,14 +179,14 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
     expect(treeDigest(home.root)).toEqual(before);
   });
 
-  it.each([...NOT_A_FILE])('%s: verify refuses it in one line', async (name) => {
+  it.each([...NOT_A_SESSION])('%s: verify refuses it in one line', async (name) => {
     const r = await runCli(['verify', paths.get(name)!], env());
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^gobstopper: [^\n]+\n$/);
   });
 
-  const damaged = Object.keys(CASES).filter((c) => !NOT_A_FILE.has(c));
+  const damaged = Object.keys(CASES).filter((c) => !NOT_A_SESSION.has(c));
 
   it.each(damaged)('%s: verify names it as an error finding', async (name) => {
     const r = await runCli(['verify', paths.get(name)!, '--json'], env());
