@@ -7,8 +7,8 @@
  */
 import { dirname } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
-import { loadConfig } from '../config/load-config.js';
-import { discoveryMaxAge, resolveConfig, unappliedSessionWarning } from '../config/resolve-config.js';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
@@ -84,13 +84,19 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
   await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const ids = rt.providerIds();
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
+    const refusals: GobstopperError[] = [];
     for (const provider of ids) {
       try {
         requirePolicyIds(rt.host.registry, resolveConfig(loaded, { provider, preset: options.preset, flags: { strategy: options.strategy } }));
       } catch (error) {
-        if (error instanceof GobstopperError && error.exit === 2) throw error;
+        if (!(error instanceof GobstopperError) || error.exit === 2) throw error;
+        refusals.push(error);
       }
     }
+    // Bounds no watched provider's policy keeps ([policy] floor over its trigger, say) would fail
+    // every session the watch could find: refused now, as plan refuses them, rather than every pass.
+    const bounds = refusals.filter((e) => e.code === 'invalid_policy');
+    if (ids.length > 0 && bounds.length === ids.length) throw bounds[0]!;
     if (options.rehearse) requireRehearsalClients(ids, options.rehearse, options.env);
   });
 }
@@ -139,36 +145,55 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
       const fingerprint = await fingerprintOf(row.path);
-      const resolved = resolveConfig(loaded, { provider: row.provider, session_id: row.session_id, preset: options.preset, flags: { strategy: options.strategy } });
-      for (const table of resolved.unapplied_session_tables) looseTables.set(table, [...(looseTables.get(table) ?? []), row.session_id]);
-      const policy = toResolvedPolicy(resolved.values);
-      const policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
-      const nowSecs = Math.floor(Date.now() / 1000);
       const key = watchKey(row);
       const entry = state.entries.get(key);
-      const verdict = triage({
-        row,
-        fingerprint,
-        entry,
-        policy: policyDigest,
-        unresumedPublication: untouchedPublication(published, row.path, fingerprint?.bytes) !== null,
-        effectiveTrigger: policy.effective_trigger_tokens,
-        adaptive: policy.adaptive,
-        minIntervalSecs: policy.min_interval_secs,
-        nowSecs,
-      });
-      if (verdict.kind === 'skip') {
-        skipped[verdict.reason] += 1;
-        continue;
+      const nowSecs = Math.floor(Date.now() / 1000);
+      const triageOf = (policy: string, effectiveTrigger: number, adaptive: boolean, minIntervalSecs: number) =>
+        triage({
+          row,
+          fingerprint,
+          entry,
+          policy,
+          unresumedPublication: untouchedPublication(published, row.path, fingerprint?.bytes) !== null,
+          effectiveTrigger,
+          adaptive,
+          minIntervalSecs,
+          nowSecs,
+        });
+      const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens };
+      const resolution = resolvedOrRefused(loaded, row, options);
+      let decision: T.WatchDecision;
+      let policyDigest: string;
+      if ('refused' in resolution) {
+        // This session's own tables break a bound (its [sessions] or [provider] table): that fails
+        // this session alone, settled like any failure until the file or the refusal changes. With
+        // no trigger to go by, the transcript's size rules nothing out.
+        policyDigest = sha256OfJson({ refused: resolution.refused }).slice(0, 16);
+        const verdict = triageOf(policyDigest, Number.POSITIVE_INFINITY, true, 0);
+        if (verdict.kind === 'skip') {
+          skipped[verdict.reason] += 1;
+          continue;
+        }
+        decision = { ...base, outcome: 'failed', error: resolution.refused };
+      } else {
+        const resolved = resolution.resolved;
+        for (const table of resolved.unapplied_session_tables) looseTables.set(table, [...(looseTables.get(table) ?? []), row.session_id]);
+        const policy = toResolvedPolicy(resolved.values);
+        policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
+        const verdict = triageOf(policyDigest, policy.effective_trigger_tokens, policy.adaptive, policy.min_interval_secs);
+        if (verdict.kind === 'skip') {
+          skipped[verdict.reason] += 1;
+          continue;
+        }
+        const withTrigger = { ...base, effective_trigger_tokens: policy.effective_trigger_tokens };
+        const refused = await refusalOf(resolved);
+        decision =
+          refused !== null
+            ? { ...withTrigger, outcome: 'failed', error: refused }
+            : verdict.kind === 'decided'
+              ? { ...withTrigger, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
+              : await evaluate(rt, row, withTrigger, options, rehearsal, unappliedSessionWarning(resolved));
       }
-      const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens, effective_trigger_tokens: policy.effective_trigger_tokens };
-      const refused = await refusalOf(resolved);
-      const decision: T.WatchDecision =
-        refused !== null
-          ? { ...base, outcome: 'failed', error: refused }
-          : verdict.kind === 'decided'
-            ? { ...base, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
-            : await evaluate(rt, row, base, options, rehearsal, unappliedSessionWarning(resolved));
       decisions.push(decision);
       if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
       // The file as it was before the decision: had a client written to it meanwhile, what it wrote
@@ -192,6 +217,19 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     ...(listed.warnings.length > 0 ? { warnings: listed.warnings } : {}),
     ...(discarded ? { state_discarded: discarded } : {}),
   };
+}
+
+/**
+ * The policy of one session, or why its tables cannot give one (a bound they break); a mistake on
+ * the command line (exit 2) still stops the watch, as checkWatchSetup would have.
+ */
+function resolvedOrRefused(loaded: LoadedConfig, row: T.DetectRow, options: WatchOptions): { resolved: ResolvedConfig } | { refused: { code: string; message: string } } {
+  try {
+    return { resolved: resolveConfig(loaded, { provider: row.provider, session_id: row.session_id, preset: options.preset, flags: { strategy: options.strategy } }) };
+  } catch (error) {
+    if (!(error instanceof GobstopperError) || error.exit === 2) throw error;
+    return { refused: errorOf(error) };
+  }
 }
 
 /** A state entry's key: one transcript as one provider lists it. */

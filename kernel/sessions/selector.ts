@@ -24,8 +24,12 @@ const MAX_LISTED_CANDIDATES = 10;
 export function checkSelector(selector: string): void {
   if (selector.length === 0) throw usageError('bad_selector', 'session selector is empty');
   if (Buffer.byteLength(selector) > MAX_SELECTOR_BYTES) throw usageError('bad_selector', `session selector is longer than ${MAX_SELECTOR_BYTES} bytes`);
+  // No session id holds one; a path may (a directory a client named after a project's), and watch
+  // passes the paths discovery found. NUL ends a path in the system call, so no path holds it either.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(selector)) throw usageError('bad_selector', 'session selector contains control characters');
+  if (/[\u0000-\u001f\u007f]/.test(selector) && (!looksLikePath(selector) || selector.includes('\u0000'))) {
+    throw usageError('bad_selector', 'session selector contains control characters');
+  }
 }
 
 /** A selector that names a file rather than a session id: it has a slash, a .jsonl ending or a leading dot. */

@@ -341,6 +341,56 @@ describe('watch', () => {
     expect(byId(fixed.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
   });
 
+  it('a session table that breaks a bound fails that session alone: the pass goes on and reports every fork it made', async () => {
+    home = demoHome(config(`[sessions."${DEMO_CLAUDE_ID}"]\nfloor_tokens = 50000\n`));
+    const r = await runJson(['watch', '--once'], home.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(validateWatchPass(r.json)).toBe(true);
+    const claude = byId(r.json)[DEMO_CLAUDE_ID];
+    expect(claude).toMatchObject({ outcome: 'failed', error: { code: 'invalid_policy' } });
+    expect(claude.error.message).toContain(`floor_tokens: [sessions."${DEMO_CLAUDE_ID}"]`);
+    // The other session was compacted in the same pass, and its fork is reported.
+    expect(byId(r.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
+    expect(existsSync(byId(r.json)[DEMO_CODEX_ID].fork.path)).toBe(true);
+    // Settled as any failure is, until the file or the table changes.
+    const again = await runJson(['watch', '--once'], home.env);
+    expect(again.json.decisions).toEqual([]);
+    expect(again.json.skipped.settled).toBe(2);
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config(`[sessions."${DEMO_CLAUDE_ID}"]\nfloor_tokens = 9000\n`));
+    const fixed = await runJson(['watch', '--once'], home.env);
+    expect(byId(fixed.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted' });
+  });
+
+  it('[policy] bounds that no provider keeps are refused before the watch writes anything', async () => {
+    home = demoHome('[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 30000\n');
+    const human = await runCli(['watch', '--once'], home.env);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/^gobstopper: invalid policy bounds: floor_tokens \(30000\) must be below trigger_tokens \(20000\) .*\n$/);
+    const json = await runJson(['watch', '--once'], home.env);
+    expect(json.json.error.code).toBe('invalid_policy');
+    expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+  });
+
+  it('a session in a directory whose name holds a control character is compacted like any other, its path escaped on the terminal', async () => {
+    home = demoHome();
+    const odd = join(home.claudeHome, 'projects', '-home-dev-\u001b[31m-red');
+    mkdirSync(odd);
+    const moved = join(odd, `${DEMO_CLAUDE_ID}.jsonl`);
+    writeFileSync(moved, readFileSync(home.claudeSession));
+    rmSync(home.claudeDir, { recursive: true });
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(moved, hourAgo, hourAgo);
+    const dry = await runJson(['watch', '--once', '--dry-run', '--provider', 'claude_code'], home.env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(byId(dry.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'would_compact', path: moved });
+    const human = await runCli(['watch', '--once', '--provider', 'claude_code'], home.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^compacted claude_code ${DEMO_CLAUDE_ID}: `, 'm'));
+    // The fork beside its source, its path shown with the escape written out, never sent raw.
+    expect(human.stdout).toContain('-home-dev-\\u001b[31m-red/');
+    expect(human.stdout).not.toContain('\u001b');
+  });
+
   it('strategy_params a table sets are checked as plan checks them, under the trigger too, and fail only that table\'s sessions', async () => {
     // The codex session is far under this trigger: unchecked, it was passed over as below_trigger.
     home = demoHome(config('[provider.codex]\nstrategy = "auto"\ntrigger_tokens = 5000000\nstrategy_params = { candidates = ["elide", "elidee"] }\n'));
