@@ -19,6 +19,31 @@ export interface SessionMetaInfo {
   historyBase: boolean;
 }
 
+/**
+ * The types the client's reader requires of the session_meta fields a rollout carries, as Codex
+ * 0.171 was seen to enforce them (docs/design.md): with any of these present and of another type it
+ * cannot read the record, says the file "does not start with session metadata", and does not resume
+ * the thread. Fields it does not read (`instructions`) and absent fields are not judged here.
+ */
+const isString = (v: Json) => typeof v === 'string';
+const stringOrNull = (v: Json) => v === null || typeof v === 'string';
+const GIT_FIELDS = ['commit_hash', 'branch', 'repository_url'];
+const META_FIELD_TYPES: [field: string, type: string, accepts: (v: Json) => boolean][] = [
+  ['timestamp', 'a string', isString],
+  ['cwd', 'a string', isString],
+  ['originator', 'a string', isString],
+  ['cli_version', 'a string', isString],
+  ['source', 'a string or an object with the single key subagent', (v) => isString(v) || (isObject(v) && Object.keys(v).length === 1 && Object.hasOwn(v, 'subagent'))],
+  ['model_provider', 'a string or null', stringOrNull],
+  ['base_instructions', 'an object with a string text, or null', (v) => v === null || (isObject(v) && typeof v.text === 'string')],
+  ['git', 'an object whose commit_hash, branch and repository_url are strings or null, or null', (v) => v === null || (isObject(v) && GIT_FIELDS.every((k) => v[k] === undefined || stringOrNull(v[k]!)))],
+];
+
+/** The session_meta fields present with a type the client cannot read, each with the type it needs. */
+function mistypedMetaFields(payload: JsonObject): { field: string; type: string }[] {
+  return META_FIELD_TYPES.filter(([field, , accepts]) => Object.hasOwn(payload, field) && !accepts(payload[field]!)).map(([field, type]) => ({ field, type }));
+}
+
 const idString = (v: Json | undefined) => (typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : null);
 
 export function readSessionMeta(line: number, payload: JsonObject): SessionMetaInfo {
@@ -52,6 +77,9 @@ export class SessionIdentity {
       this.first = info;
       if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line + 1}; the client expects it first`, line);
       if (info.id === null) findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has no string id`, line);
+      for (const { field, type } of mistypedMetaFields(payload)) {
+        findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has a ${field} value of a type the client cannot read: it must be ${type}`, line);
+      }
       if (info.historyMode !== null && !HISTORY_MODES.has(info.historyMode)) {
         this.invalidHistoryMode = true;
         findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line + 1} has a history_mode the client rejects (expected legacy or paginated)`, line);

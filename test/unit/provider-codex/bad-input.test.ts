@@ -212,3 +212,66 @@ describe('provider-codex: bad input gets one clear error and changes nothing', (
     await expect(parse({ provider_id: 'codex', path, expected_sha256: '0'.repeat(64) })).rejects.toMatchObject({ code: SOURCE_CHANGED });
   });
 });
+
+/**
+ * Codex 0.171 refuses to resume a rollout whose first session_meta has one of these fields with
+ * another type ("does not start with session metadata"), so verify calls it an error; it resumes
+ * the ones it tolerates (docs/design.md, "session_meta field types").
+ */
+describe('provider-codex: a session_meta field of a type the client cannot read', () => {
+  const withMeta = (extra: Record<string, unknown>) => {
+    const b = new RolloutBuilder({ paginated: true, id: '019d0000-0000-7000-8000-0000000000e1' });
+    b.sessionMeta(extra as never).user('hi').assistant('hello');
+    return b.writeTo(join(dir, `meta${n++}`));
+  };
+
+  for (const [field, value, type] of [
+    ['cwd', ['x'], 'a string'],
+    ['cwd', null, 'a string'],
+    ['timestamp', 5, 'a string'],
+    ['originator', { a: 1 }, 'a string'],
+    ['cli_version', 7, 'a string'],
+    ['source', 5, 'a string or an object with the single key subagent'],
+    ['source', { x: 1 }, 'a string or an object with the single key subagent'],
+    ['model_provider', 5, 'a string or null'],
+    ['base_instructions', 'be brief', 'an object with a string text, or null'],
+    ['git', 'main', 'an object whose commit_hash, branch and repository_url are strings or null, or null'],
+    ['git', { commit_hash: 5 }, 'an object whose commit_hash, branch and repository_url are strings or null, or null'],
+  ] as const) {
+    it(`${field}: ${JSON.stringify(value)} is an invalid_session_meta error naming the field and its type`, async () => {
+      const path = withMeta({ [field]: value });
+      const before = readFileSync(path);
+      const result = await verify({ provider_id: 'codex', path });
+      expect(result.findings).toEqual([
+        { severity: 'error', code: 'invalid_session_meta', message: `session_meta on line 1 has a ${field} value of a type the client cannot read: it must be ${type}`, line_index: 0 },
+      ]);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    });
+  }
+
+  it('one error per unreadable field', async () => {
+    const result = await verify({ provider_id: 'codex', path: withMeta({ cwd: ['x'], timestamp: 5, originator: { a: 1 }, cli_version: 7 }) });
+    expect(result.findings.map((f) => [f.code, f.message.split(' ')[6]])).toEqual([
+      ['invalid_session_meta', 'timestamp'],
+      ['invalid_session_meta', 'cwd'],
+      ['invalid_session_meta', 'originator'],
+      ['invalid_session_meta', 'cli_version'],
+    ]);
+  });
+
+  it('fields the client tolerates stay clean: instructions of any type, null model_provider/git/base_instructions, any string timestamp or source', async () => {
+    for (const extra of [
+      { instructions: 5 },
+      { instructions: { text: 'x' } },
+      { model_provider: null },
+      { git: null },
+      { git: {} },
+      { base_instructions: null },
+      { timestamp: 'not a date' },
+      { source: 'bogus' },
+      { cwd: 'relative/dir' },
+    ]) {
+      expect((await verify({ provider_id: 'codex', path: withMeta(extra) })).findings, JSON.stringify(extra)).toEqual([]);
+    }
+  });
+});
