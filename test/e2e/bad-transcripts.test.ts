@@ -87,6 +87,16 @@ const CASES: Record<string, () => string> = {
   'a rollout without a session_meta': () => rollout('019d0000-0000-7000-8000-0000000000c2', (lines) => lines.slice(1)),
   'a rollout whose session_meta payload is a number': () =>
     rollout('019d0000-0000-7000-8000-0000000000c3', (lines) => [Buffer.from(JSON.stringify({ ...JSON.parse(lines[0]!.toString()), payload: 5 })), ...lines.slice(1)]),
+  'a rollout whose session_meta fields have types the client cannot read': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c5', (lines) => {
+      const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
+      return [Buffer.from(JSON.stringify({ ...meta, payload: { ...meta.payload, cwd: ['x'], timestamp: 5, originator: { a: 1 }, cli_version: 7 } })), ...lines.slice(1)];
+    }),
+  'a rollout whose session_meta id is a number': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c6', (lines) => {
+      const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
+      return [Buffer.from(JSON.stringify({ ...meta, payload: { ...meta.payload, id: 5 } })), ...lines.slice(1)];
+    }),
   'a rollout line over the record-size limit': () =>
     rollout('019d0000-0000-7000-8000-0000000000c4', (lines) => lines.map((l, i) => (i === 6 ? Buffer.from(JSON.stringify({ ...JSON.parse(l.toString()), pad: 'p'.repeat(RECORD_LIMIT * 2) })) : l))),
 };
@@ -195,15 +205,9 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
     expect(body.findings.some((f) => f.severity === 'error')).toBe(true);
   });
 
-  // Codex cannot read this session_meta and does not resume the thread (docs/design.md). Like a
-  // rollout whose id is not a string, it is a verify error that every candidate keeps: fork refuses
-  // it, and apply finds no plan to publish.
-  it('a rollout whose session_meta fields have types the client cannot read: verify reports it, fork and apply publish nothing', { timeout: 60_000 }, async () => {
-    const path = rollout('019d0000-0000-7000-8000-0000000000c5', (lines) => {
-      const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
-      return [Buffer.from(JSON.stringify({ ...meta, payload: { ...meta.payload, cwd: ['x'], timestamp: 5, originator: { a: 1 }, cli_version: 7 } })), ...lines.slice(1)];
-    });
-    const verified = await runCli(['verify', path, '--json'], env());
+  // Codex reads such a session_meta as none and does not resume the thread (docs/design.md).
+  it('a rollout whose session_meta fields have types the client cannot read: verify names each field', async () => {
+    const verified = await runCli(['verify', paths.get('a rollout whose session_meta fields have types the client cannot read')!, '--json'], env());
     expect(verified.code).toBe(1);
     const body = JSON.parse(verified.stdout) as { findings: Array<{ severity: string; code: string; message: string }> };
     expect(body.findings.filter((f) => f.code === 'invalid_session_meta').map((f) => [f.severity, f.message.split(' ')[6]])).toEqual([
@@ -212,12 +216,6 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
       ['error', 'originator'],
       ['error', 'cli_version'],
     ]);
-    const before = treeDigest(home.root);
-    const fork = await runCli(['fork', path], env());
-    expect(fork.code, fork.stdout + fork.stderr).not.toBe(0);
-    expect(fork.stderr).toMatch(/^gobstopper: [^\n]*invalid_session_meta[^\n]*\n$/);
-    await runCli(['apply', path], env());
-    expect(treeDigest(home.root)).toEqual(before);
   });
 
   // Last: these write to the vault, which the tests above hold must not change.

@@ -61,6 +61,11 @@ export function readSessionMeta(line: number, payload: JsonObject): SessionMetaI
 
 export class SessionIdentity {
   first: SessionMetaInfo | null = null;
+  /**
+   * Why the client cannot read the first session_meta although it is there (a field of the wrong
+   * type); it then answers as if the rollout had none ("does not start with session metadata").
+   */
+  firstUnreadable: string | null = null;
   private readonly foreignIds = new Set<string>();
   private metaCount = 0;
   invalidHistoryMode = false;
@@ -76,10 +81,12 @@ export class SessionIdentity {
     if (this.first === null) {
       this.first = info;
       if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line + 1}; the client expects it first`, line);
-      if (info.id === null) findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has no string id`, line);
-      for (const { field, type } of mistypedMetaFields(payload)) {
-        findings.add('error', Code.invalidSessionMeta, `session_meta on line ${line + 1} has a ${field} value of a type the client cannot read: it must be ${type}`, line);
-      }
+      const unreadable = [
+        ...(info.id === null ? [`session_meta on line ${line + 1} has no string id`] : []),
+        ...mistypedMetaFields(payload).map(({ field, type }) => `session_meta on line ${line + 1} has a ${field} value of a type the client cannot read: it must be ${type}`),
+      ];
+      for (const message of unreadable) findings.add('error', Code.invalidSessionMeta, message, line);
+      this.firstUnreadable = unreadable[0] ?? null;
       if (info.historyMode !== null && !HISTORY_MODES.has(info.historyMode)) {
         this.invalidHistoryMode = true;
         findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line + 1} has a history_mode the client rejects (expected legacy or paginated)`, line);

@@ -20,3 +20,8 @@ export function missingSessionMetaMessage(path: string): string {
   const why = beginsWithBom(path) ? ' (its first line begins with a UTF-8 byte-order mark)' : '';
   return `${path}: no session_meta record codex can read${why}, so codex cannot resume it (gobstopper verify lists every finding)`;
 }
+
+/** A session_meta the client reads as none: the same outcome, with the field that causes it. */
+export function unreadableSessionMetaMessage(path: string, why: string): string {
+  return `${path}: ${why}, so codex cannot resume it (gobstopper verify lists every finding)`;
+}

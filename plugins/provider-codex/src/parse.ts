@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import { digestOffThread } from '../../../sdk/file-digest.js';
 import { invalidInput, sourceChanged, type ProviderParseParams, type SessionHandle, type Transcript } from '../../../sdk/index.js';
-import { missingSessionMetaMessage } from './missing-meta.js';
+import { missingSessionMetaMessage, unreadableSessionMetaMessage } from './missing-meta.js';
 import { NOT_A_ROLLOUT, isRollout } from './not-rollout.js';
 import { PROVIDER_ID } from './provider-id.js';
 import { parseRolloutName } from './rollout-name.js';
@@ -79,8 +79,9 @@ async function scanAndDigest(path: string, size: number, limits: ReturnType<type
  * is refused here, where the reason is known.
  */
 function requireSessionMeta(scanned: ScannedSource): void {
-  if (scanned.scan.identity.first !== null) return;
-  throw invalidInput(missingSessionMetaMessage(scanned.session.path));
+  const identity = scanned.scan.identity;
+  if (identity.first === null) throw invalidInput(missingSessionMetaMessage(scanned.session.path));
+  if (identity.firstUnreadable !== null) throw invalidInput(unreadableSessionMetaMessage(scanned.session.path, identity.firstUnreadable));
 }
 
 export async function parse(params: ProviderParseParams): Promise<Transcript> {
