@@ -109,16 +109,25 @@ function parseReceipt(file: string, data: Buffer, operation: string): OperationR
   return value as OperationReceipt;
 }
 
-/** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
-export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
+/**
+ * The operations whose receipts `operations/` holds, sorted: every `<operation>.json` file, damaged
+ * ones included (locks and temp files are not receipts). Throws when the directory is not private.
+ */
+export async function receiptOperations(layout: VaultLayout): Promise<string[]> {
   // Never read receipts through a link: prune decides what to keep from them.
   if (!(await checkPrivateDir(layout.operations))) return [];
   const names = await readdir(layout.operations);
+  return names
+    .sort()
+    .map((name) => /^([0-9a-f]{64})\.json$/.exec(name)?.[1])
+    .filter((operation): operation is string => operation !== undefined);
+}
+
+/** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
+export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
   const receipts: OperationReceipt[] = [];
-  for (const name of names.sort()) {
-    const match = /^([0-9a-f]{64})\.json$/.exec(name);
-    if (!match) continue;
-    const receipt = await readReceipt(layout, match[1]!);
+  for (const operation of await receiptOperations(layout)) {
+    const receipt = await readReceipt(layout, operation);
     if (receipt) receipts.push(receipt);
   }
   return receipts;

@@ -7,18 +7,23 @@
  * meanwhile removes a snapshot's index line, then its manifest, and only then the chunks no
  * remaining manifest uses; so a snapshot that failed and is by then gone from both the index and
  * manifests/ was pruned under the check, not damaged, and is left out of the answer.
+ *
+ * Every operation receipt is read as prune, apply and undo read it (one damaged receipt makes them
+ * refuse), each on its own so that one damaged receipt hides neither the others' damage nor the
+ * retained copies they name, and the snapshots a readable receipt names must be in manifests/.
  */
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { DamagedSnapshot, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
+import type { DamagedReceipt, DamagedSnapshot, OperationReceipt, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
+import { readReceipt, receiptOperations, receiptPath } from '../publish/receipt.js';
 import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
 import { GobstopperError } from '../errors.js';
-import { VaultDamagedError } from './errors.js';
+import { vaultDamaged, VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
 import { manifestOfEntry } from './indexed-manifest.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { listSnapshots, publishedOutputs } from './list.js';
+import { listSnapshots } from './list.js';
 import { loadManifest, type LoadedManifest } from './manifest.js';
 import { streamManifestChunks } from './reconstruct.js';
 import { listManifestIds } from './selectors.js';
@@ -138,6 +143,84 @@ async function problemOf(layout: VaultLayout, target: Target, env: NodeJS.Proces
   return null;
 }
 
+interface ReceiptCheck {
+  /** The receipts read whole. */
+  readable: OperationReceipt[];
+  /** Receipt files checked, the damaged ones included. */
+  checked: number;
+  damaged: DamagedReceipt[];
+}
+
+/** Every receipt read as the commands that refuse a damaged one read it, each on its own. */
+async function readEveryReceipt(layout: VaultLayout): Promise<ReceiptCheck> {
+  const check: ReceiptCheck = { readable: [], checked: 0, damaged: [] };
+  let operations: string[];
+  try {
+    operations = await receiptOperations(layout);
+  } catch (error) {
+    check.damaged.push({ file: layout.operations, operation: null, session_id: null, problem: otherProblem(error) });
+    return check;
+  }
+  for (const operation of operations) {
+    let receipt: OperationReceipt | null;
+    try {
+      receipt = await readReceipt(layout, operation);
+    } catch (error) {
+      check.checked++;
+      check.damaged.push({ file: receiptPath(layout, operation), operation, session_id: null, problem: otherProblem(error) });
+      continue;
+    }
+    // Gone since the directory was read: a prune settled it.
+    if (receipt === null) continue;
+    check.checked++;
+    check.readable.push(receipt);
+  }
+  return check;
+}
+
+/**
+ * A readable receipt naming a snapshot manifests/ does not hold: prune refuses such a vault, and
+ * undo cannot restore through it. A prune removes a receipt before the snapshots only it names, so
+ * a receipt gone or changed when read again was settled under the check, not damaged.
+ */
+async function missingManifestOf(layout: VaultLayout, receipt: OperationReceipt): Promise<DamagedReceipt | null> {
+  const named = [
+    { field: 'snapshot_manifest_sha256', sha: receipt.snapshot_manifest_sha256, path: receipt.source_path },
+    { field: 'output_manifest_sha256', sha: receipt.output_manifest_sha256, path: receipt.path },
+  ] as const;
+  for (const { field, sha, path } of named) {
+    const manifest = join(layout.manifests, sha);
+    if (await present(manifest)) continue;
+    const again = await readReceipt(layout, receipt.operation).catch(() => null);
+    if (again === null || again[field] !== sha) return null;
+    const file = receiptPath(layout, receipt.operation);
+    const error = vaultDamaged(
+      file,
+      `its ${field} ${sha} names a snapshot manifests/ does not hold`,
+      `restore ${manifest} from a backup, or, if ${path} is unchanged since, run gobstopper snapshot ${path} to write it again (prune refuses while a receipt names a snapshot that is gone)`,
+    );
+    return { file, operation: receipt.operation, session_id: receipt.source_session_id, problem: { code: 'manifest_missing', message: error.message } };
+  }
+  return null;
+}
+
+/**
+ * The receipts to check: all of them, or for one session those whose source or fork is one of
+ * `sessions` and every one that cannot be read (its session cannot be told).
+ */
+async function checkReceipts(layout: VaultLayout, sessions?: ReadonlySet<string>): Promise<ReceiptCheck> {
+  const all = await readEveryReceipt(layout);
+  const ours = (r: OperationReceipt) => sessions === undefined || sessions.has(r.source_session_id) || sessions.has(r.output_session_id);
+  const readable = all.readable.filter(ours);
+  const damaged = [...all.damaged];
+  for (const receipt of readable) {
+    const missing = await missingManifestOf(layout, receipt);
+    if (missing) damaged.push(missing);
+  }
+  damaged.sort((a, b) => (a.operation ?? '').localeCompare(b.operation ?? ''));
+  return { readable: sessions === undefined ? all.readable : readable, checked: all.checked - all.readable.length + readable.length, damaged };
+}
+
 /** The snapshots a session selector names, newest first; a selector naming none is refused. */
 async function sessionTargets(layout: VaultLayout, session: string): Promise<Target[]> {
   return withForkHint(layout, session, async () => {
@@ -173,8 +256,10 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   let targets: Target[];
   let unindexed: string[] = [];
   let indexProblem: Problem | null = null;
+  let receipts: ReceiptCheck;
   if (request.session !== undefined) {
     targets = await sessionTargets(layout, request.session);
+    receipts = await checkReceipts(layout, new Set(targets.flatMap((t) => t.lines.map((line) => line.session_id))));
   } else {
     // A damaged index is the damage this check most often meets: said, with the repair, and every
     // stored snapshot still read back (none listed, so all as ones no line names).
@@ -188,11 +273,12 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     const entries = listing.entries;
     indexProblem = listing.problem;
     targets = indexedTargets(entries);
+    receipts = await checkReceipts(layout);
     if (await vaultExists(layout)) {
       const indexed = new Set(entries.map((e) => e.sha256));
       const withoutLine = (await listManifestIds(layout)).filter((sha) => !indexed.has(sha)).sort();
-      // A receipt that cannot be read names no publication: its outputs then count as unindexed.
-      const outputs = await publishedOutputs(layout).catch(() => new Set<string>());
+      // A receipt that cannot be read names no publication: its output then counts as unindexed.
+      const outputs = new Set(receipts.readable.map((r) => r.output_manifest_sha256));
       unindexed = withoutLine.filter((sha) => !outputs.has(sha));
       // A publication's retained output first (undo reaches it through its fork), then the rest.
       targets.push(...withoutLine.filter((sha) => outputs.has(sha)).map((sha) => ({ sha256: sha, reach: 'retained' as const, lines: [] })));
@@ -224,5 +310,7 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     unindexed: unindexed.filter(stillThere).length,
     unindexed_snapshots: unindexed.filter(stillThere),
     index_problem: indexProblem,
+    receipts: receipts.checked,
+    damaged_receipts: receipts.damaged,
   };
 }

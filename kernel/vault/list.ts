@@ -44,6 +44,6 @@ export async function unlistedSnapshots(layout: VaultLayout, indexed: readonly V
 }
 
 /** The snapshots operations' receipts name as the bytes they published (or were publishing). */
-export async function publishedOutputs(layout: VaultLayout): Promise<Set<string>> {
+async function publishedOutputs(layout: VaultLayout): Promise<Set<string>> {
   return new Set((await listReceipts(layout)).map((receipt) => receipt.output_manifest_sha256));
 }

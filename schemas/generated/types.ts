@@ -2494,13 +2494,21 @@ export interface VaultVerifyCommandOutput {
    */
   damaged: DamagedSnapshot[];
   /**
-   * Stored snapshots that no index line names (a failed apply's candidate, a line removed from a damaged index); always 0 for one session. A publication's retained output is checked but not counted here: its receipt names it.
+   * Stored snapshots that no index line names (a failed apply's candidate, a line removed from a damaged index); always 0 for one session. A publication's retained output is checked but not counted here: its receipt names it. When a receipt cannot be read (see damaged_receipts) the output it names cannot be told, so a fork's retained copy may be counted here.
    */
   unindexed: number;
   /**
    * The ids of those snapshots, sorted.
    */
   unindexed_snapshots: Sha256[];
+  /**
+   * Operation receipts checked (`<vault>/operations/<operation>.json`), the damaged ones included: all of them, or for one session those whose source or fork is that session's and every one that cannot be read (its session cannot be told).
+   */
+  receipts: number;
+  /**
+   * The receipts prune, apply or undo would refuse (each with the first problem and its repair, as those commands say it), and those naming a snapshot manifests/ does not hold; sorted by operation id.
+   */
+  damaged_receipts: DamagedReceipt[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -2525,6 +2533,37 @@ export interface DamagedSnapshot {
      * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (a manifest claiming more bytes than the highest GOBSTOPPER_MAX_TRANSCRIPT_BYTES allows; a lower limit set now does not count), vault_insecure, or unreadable (the file system refused a read).
      */
     code: string;
+    message: string;
+  };
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "DamagedReceipt".
+ */
+export interface DamagedReceipt {
+  /**
+   * The receipt file, or the operations directory when it cannot be read at all.
+   */
+  file: string;
+  /**
+   * The operation id its file name gives; null for the operations directory.
+   */
+  operation: Sha256 | null;
+  /**
+   * The session the operation was made from (its source_session_id); null when the receipt cannot be read, so its session is unknown.
+   */
+  session_id: SessionId | null;
+  /**
+   * The first problem met reading the receipt.
+   */
+  problem: {
+    /**
+     * vault_damaged (not JSON, not a valid receipt, over its size limit, or filed under another operation id), vault_insecure (a link, not a regular file, not yours, or readable by others), manifest_missing (a snapshot_manifest_sha256 or output_manifest_sha256 manifests/ does not hold), or unreadable (the file system refused a read).
+     */
+    code: string;
+    /**
+     * What prune, apply or undo say refusing it: the file, the problem, and the repair.
+     */
     message: string;
   };
 }

@@ -3,7 +3,7 @@
  * a healthy vault passes, and damage of each kind is named on the snapshot it hits, while the
  * check leaves every file of the vault as it found it.
  */
-import { appendFileSync, readFileSync, statSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as V from '../../schemas/generated/validators.js';
@@ -25,6 +25,13 @@ function vaultFiles(vault: string): Record<string, string> {
   return files;
 }
 
+/** `vault [args] --verify --json` in `home`, its answer held to the schema. */
+async function verifyJsonIn(home: Home, ...args: string[]): Promise<{ code: number | null; result: VaultVerifyCommandOutput }> {
+  const run = await runJson<VaultVerifyCommandOutput>(['vault', ...args, '--verify'], home.env);
+  expect(V.validateVaultVerifyCommandOutput(run.json), JSON.stringify(V.validateVaultVerifyCommandOutput.errors)).toBe(true);
+  return { code: run.code, result: run.json };
+}
+
 /** A client writes one more turn, then the session goes idle. */
 function addTurn(path: string): void {
   appendFileSync(path, readFileSync(path, 'utf8').split('\n')[1] + '\n');
@@ -41,11 +48,7 @@ describe('vault --verify (built CLI)', () => {
   let codexNew: string;
   let unindexed: string;
 
-  async function verifyJson(...args: string[]): Promise<{ code: number | null; result: VaultVerifyCommandOutput }> {
-    const run = await runJson<VaultVerifyCommandOutput>(['vault', ...args, '--verify'], home.env);
-    expect(V.validateVaultVerifyCommandOutput(run.json), JSON.stringify(V.validateVaultVerifyCommandOutput.errors)).toBe(true);
-    return { code: run.code, result: run.json };
-  }
+  const verifyJson = (...args: string[]) => verifyJsonIn(home, ...args);
 
   beforeAll(async () => {
     home = demoHome();
@@ -78,13 +81,13 @@ describe('vault --verify (built CLI)', () => {
     expect(human.stdout).toContain(`1 stored snapshot has no index line`);
     expect(human.stdout).toContain(unindexed.slice(0, 16));
     // The 3 the listing shows, the fork's own bytes apply kept, and the one without a line.
-    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe("5 stored snapshots read back (3 listed, 1 a fork's retained copy, 1 unindexed): 0 damaged");
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe("5 stored snapshots read back (3 listed, 1 a fork's retained copy, 1 unindexed): 0 damaged; 1 receipt read: 0 damaged");
     // Piped: no progress line.
     expect(human.stderr).toBe('');
 
     const { code, result } = await verifyJson();
     expect(code).toBe(0);
-    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed], index_problem: null });
+    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed], index_problem: null, receipts: 1, damaged_receipts: [] });
     // A transcript limit lowered since they were archived bounds what a parse holds, not what this
     // check reads a chunk at a time: the snapshots are as intact as before, not damaged.
     const lowered = await runCli(['vault', '--verify'], home.env, { extraEnv: { GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '1024' } });
@@ -179,5 +182,173 @@ describe('vault --verify (built CLI)', () => {
     expect(one.json).toMatchObject({ ok: false, error: { code: 'vault_damaged' } });
     expect(vaultFiles(vault)).toEqual(before);
     writeFileSync(index, lines);
+  });
+});
+
+describe('vault --verify reads every operation receipt (built CLI)', () => {
+  interface Receipt {
+    operation: string;
+    source_session_id: string;
+    output_session_id: string;
+    snapshot_manifest_sha256: string;
+    output_manifest_sha256: string;
+  }
+  let home: Home;
+  let vault: string;
+  let claude: Receipt;
+  let claudeFile: string;
+  let healthy: VaultVerifyCommandOutput;
+
+  const verifyJson = (...args: string[]) => verifyJsonIn(home, ...args);
+
+  /** Runs `check` with the Claude fork's receipt damaged by `damage`, then puts the receipt back. */
+  async function withDamagedReceipt(damage: () => void, check: () => Promise<void>): Promise<void> {
+    const bytes = readFileSync(claudeFile);
+    damage();
+    try {
+      await check();
+    } finally {
+      rmSync(claudeFile, { force: true });
+      writeFileSync(claudeFile, bytes, { mode: 0o600 });
+      chmodSync(claudeFile, 0o600);
+    }
+  }
+
+  /** The human line and the JSON entry for the damaged Claude receipt, and what the refusing prune says. */
+  async function expectDamagedReceipt(code: string, problem: string, sessionId: string | null): Promise<{ human: string; message: string }> {
+    const before = vaultFiles(vault);
+    const run = await runCli(['vault', '--verify'], home.env);
+    expect(run.code, run.stdout).toBe(1);
+    const lines = run.stdout.split('\n').filter((l) => l.startsWith('damaged receipt '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`damaged receipt ${claude.operation.slice(0, 16)} (${sessionId === null ? 'session unknown' : `session ${sessionId}`}): `);
+    expect(lines[0]).toContain(claudeFile);
+    expect(lines[0]).toContain(problem);
+    expect(run.stdout).toMatch(/; 2 receipts read: 1 damaged\n/);
+
+    const { code: exit, result } = await verifyJson();
+    expect(exit).toBe(1);
+    expect(result.receipts).toBe(2);
+    expect(result.damaged_receipts).toEqual([{ file: claudeFile, operation: claude.operation, session_id: sessionId, problem: { code, message: expect.stringContaining(problem) } }]);
+    const message = result.damaged_receipts[0]!.problem.message;
+    expect(lines[0]!.endsWith(`: ${message}`)).toBe(true);
+    // Read-only: nothing written, no lock taken.
+    expect(vaultFiles(vault)).toEqual(before);
+    return { human: run.stdout, message };
+  }
+
+  /** A receipt that cannot be read: prune refuses it in the very words the check used. */
+  async function expectPruneRefuses(message: string): Promise<void> {
+    const prune = await runJson(['prune'], home.env);
+    expect(prune.code).not.toBe(0);
+    expect(prune.json).toMatchObject({ ok: false, error: { message } });
+  }
+
+  beforeAll(async () => {
+    home = demoHome();
+    vault = join(home.dataHome, 'gobstopper', 'vault');
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    expect((await runJson(['apply', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    const receipts = listFiles(join(vault, 'operations'))
+      .filter((f) => f.endsWith('.json'))
+      .map((file) => ({ file, receipt: JSON.parse(readFileSync(file, 'utf8')) as Receipt }));
+    expect(receipts).toHaveLength(2);
+    const claudeEntry = receipts.find((r) => r.receipt.source_session_id === DEMO_CLAUDE_ID)!;
+    claude = claudeEntry.receipt;
+    claudeFile = claudeEntry.file;
+  });
+  afterAll(() => home?.cleanup());
+
+  it('a healthy vault: both receipts read, exit 0, the forks\' copies counted as retained', async () => {
+    const run = await runCli(['vault', '--verify'], home.env);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).not.toMatch(/^damaged /m);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe("4 stored snapshots read back (2 listed, 2 forks' retained copies): 0 damaged; 2 receipts read: 0 damaged");
+    const { code, result } = await verifyJson();
+    expect(code).toBe(0);
+    healthy = result;
+    expect(result).toEqual({ verified: 4, listed: 2, retained: 2, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 2, damaged_receipts: [] });
+    // One session: its own receipt only.
+    expect((await verifyJson(DEMO_CODEX_ID.slice(0, 8))).result).toMatchObject({ verified: 1, receipts: 1, damaged_receipts: [] });
+  });
+
+  it('a receipt that is not JSON is damage: named with its repair, its fork\'s copy not called a failed apply\'s candidate', async () => {
+    await withDamagedReceipt(
+      () => writeFileSync(claudeFile, 'garbage\n'),
+      async () => {
+        const { human, message } = await expectDamagedReceipt('vault_damaged', 'receipt is not JSON; repair required: move ', null);
+        expect(message).toBe(`vault damaged: ${claudeFile}: receipt is not JSON; repair required: move ${claudeFile} aside to start this operation over (its snapshots stay in the vault; a fork it already published is then named as the next file to move aside)`);
+        // Its fork's copy is no longer known as one: counted unindexed, and the line says why it may be.
+        expect(human).toContain("1 stored snapshot has no index line (a failed apply's candidate, a line removed from a damaged index, or a fork's retained copy named by a receipt that cannot be read)");
+        expect(human).toContain("4 stored snapshots read back (2 listed, 1 a fork's retained copy, 1 unindexed): 0 damaged; 2 receipts read: 1 damaged");
+        const { result } = await verifyJson();
+        expect(result).toMatchObject({ verified: 4, listed: 2, retained: 1, unindexed: 1, unindexed_snapshots: [claude.output_manifest_sha256], damaged: [] });
+        await expectPruneRefuses(message);
+
+        // For one session: a receipt whose session cannot be told is checked whatever the session, and that is said.
+        const one = await runCli(['vault', DEMO_CODEX_ID.slice(0, 8), '--verify'], home.env);
+        expect(one.code).toBe(1);
+        expect(one.stdout).toContain(`damaged receipt ${claude.operation.slice(0, 16)} (session unknown): ${message}`);
+        expect(one.stdout).toContain('a receipt that cannot be read is checked whatever the session: which session it belongs to cannot be told');
+        expect(one.stdout).toContain('1 stored snapshot read back (1 listed): 0 damaged; 2 receipts read: 1 damaged');
+      },
+    );
+  });
+
+  it('a receipt with a wrong-typed field is damage', async () => {
+    await withDamagedReceipt(
+      () => writeFileSync(claudeFile, JSON.stringify({ ...(JSON.parse(readFileSync(claudeFile, 'utf8')) as object), bytes_before: 'many' }, null, 2)),
+      async () => {
+        const { message } = await expectDamagedReceipt('vault_damaged', 'receipt is invalid (/bytes_before must be integer)', null);
+        await expectPruneRefuses(message);
+      },
+    );
+  });
+
+  it('a receipt readable by others is damage (the readers refuse it as insecure)', async () => {
+    await withDamagedReceipt(
+      () => chmodSync(claudeFile, 0o644),
+      async () => {
+        const { message } = await expectDamagedReceipt('vault_insecure', `${claudeFile}: has mode 0644, readable by others; run chmod 600 ${claudeFile}`, null);
+        await expectPruneRefuses(message);
+      },
+    );
+  });
+
+  it('a symlink in place of a receipt is damage', async () => {
+    const elsewhere = join(home.root, 'receipt-copy.json');
+    await withDamagedReceipt(
+      () => {
+        renameSync(claudeFile, elsewhere);
+        symlinkSync(elsewhere, claudeFile);
+      },
+      async () => {
+        const { message } = await expectDamagedReceipt('vault_insecure', `${claudeFile}: is a symbolic link; replace the link with a copy of the file it points to`, null);
+        await expectPruneRefuses(message);
+      },
+    );
+  });
+
+  it('a receipt naming a snapshot manifests/ does not hold is damage, said with which one', async () => {
+    const manifest = join(vault, 'manifests', claude.snapshot_manifest_sha256);
+    const aside = join(home.root, 'manifest-aside');
+    renameSync(manifest, aside);
+    try {
+      await expectDamagedReceipt('manifest_missing', `its snapshot_manifest_sha256 ${claude.snapshot_manifest_sha256} names a snapshot manifests/ does not hold; repair required: restore ${manifest} from a backup`, DEMO_CLAUDE_ID);
+      // The index line naming the same snapshot is damage of its own.
+      const { result } = await verifyJson();
+      expect(result.damaged.map((d) => [d.sha256, d.problem.code])).toEqual([[claude.snapshot_manifest_sha256, 'manifest_missing']]);
+      // The receipt is readable, so its session is known: checked for its own session, not another's.
+      const own = await verifyJson(DEMO_CLAUDE_ID.slice(0, 8));
+      expect(own.code).toBe(1);
+      expect(own.result.damaged_receipts.map((d) => [d.operation, d.problem.code])).toEqual([[claude.operation, 'manifest_missing']]);
+      const other = await verifyJson(DEMO_CODEX_ID.slice(0, 8));
+      expect(other.code).toBe(0);
+      expect(other.result).toMatchObject({ receipts: 1, damaged_receipts: [] });
+    } finally {
+      renameSync(aside, manifest);
+    }
+    // Everything put back: as healthy as before.
+    expect((await verifyJson()).result).toEqual(healthy);
   });
 });

@@ -18,7 +18,8 @@ export default class Vault extends BaseCommand<VaultResult> {
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
     'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column') + ' ' +
     'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records. ' +
-    'Each damaged snapshot gets a line saying what is wrong (the first problem met), then how many were read back (those listed, forks\' retained copies, unindexed) and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the file to repair). An index that cannot be read is said first, with its repair, and every stored snapshot is still read back (as unindexed); that exits 1 too. ' +
+    'Every operation receipt (<data>/vault/operations/<operation>.json) is read as prune, apply and undo read it, and the snapshots it names must be stored; with a session, only the receipts of that session and every one that cannot be read (its session cannot be told). ' +
+    'Each damaged snapshot gets a line saying what is wrong (the first problem met), and each damaged receipt a line naming its file, the first problem and the repair, as the commands that refuse it say them; then how many snapshots were read back (those listed, forks\' retained copies, unindexed) and how many are damaged, and how many receipts were read and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the snapshot file to repair). A fork\'s retained copy named only by a receipt that cannot be read is counted as unindexed. An index that cannot be read is said first, with its repair, and every stored snapshot is still read back (as unindexed); that exits 1 too. ' +
     'The check writes nothing and takes no lock, so it runs on a read-only or copied vault; a snapshot a prune removes while it runs is left out.';
   static override examples = [
     '<%= config.bin %> vault',
@@ -31,7 +32,7 @@ export default class Vault extends BaseCommand<VaultResult> {
     session: Args.string({ description: 'Session-id prefix or transcript path.', required: false }),
   };
   static override flags = {
-    verify: Flags.boolean({ description: 'Read every snapshot back (only the session\'s with SESSION) and report the damaged ones instead of listing them.', default: false }),
+    verify: Flags.boolean({ description: 'Read every snapshot and receipt back (only the session\'s with SESSION) and report the damaged ones instead of listing them.', default: false }),
   };
 
   async run(): Promise<VaultResult> {
@@ -90,22 +91,37 @@ export default class Vault extends BaseCommand<VaultResult> {
       const whose = d.session_id === null ? 'no index line' : `${d.provider} ${d.session_id}`;
       this.say(`damaged ${d.sha256.slice(0, 16)} (${whose}): ${d.problem.message}`);
     }
-    this.sayUnlisted(result.unindexed_snapshots);
-    this.say(`${readBack(result)}: ${result.damaged.length} damaged`);
+    for (const d of result.damaged_receipts) {
+      if (d.operation === null) this.say(`damaged receipts directory: ${d.problem.message}`);
+      else this.say(`damaged receipt ${d.operation.slice(0, 16)} (${d.session_id === null ? 'session unknown' : `session ${d.session_id}`}): ${d.problem.message}`);
+    }
+    const unknown = result.damaged_receipts.filter((d) => d.session_id === null);
+    if (session !== undefined && unknown.length > 0) {
+      this.sayProse(`${unknown.length === 1 ? 'a receipt that cannot be read is' : 'receipts that cannot be read are'} checked whatever the session: which session ${unknown.length === 1 ? 'it belongs' : 'they belong'} to cannot be told`);
+    }
+    this.sayUnlisted(result.unindexed_snapshots, unknown.length > 0);
+    this.say(`${readBack(result)}: ${result.damaged.length} damaged${receiptsRead(result)}`);
     if (result.damaged.length > 0) {
       this.say('gobstopper show <id> names the file to repair and how');
+      process.exitCode = 1;
+    }
+    if (result.damaged_receipts.length > 0) {
+      this.sayProse('prune refuses while a receipt is damaged, as undo and a new run of its operation do when they read it; each damaged receipt\'s line says the repair');
       process.exitCode = 1;
     }
     return result;
   }
 
-  /** Names the stored snapshots the index does not list (show takes these ids; undo needs an index line to know the session). */
-  private sayUnlisted(ids: readonly string[]): void {
+  /**
+   * Names the stored snapshots the index does not list (show takes these ids; undo needs an index
+   * line to know the session). A receipt that cannot be read may name one as its fork's copy.
+   */
+  private sayUnlisted(ids: readonly string[], receiptUnreadable = false): void {
     if (ids.length === 0) return;
     const shown = ids.slice(0, 8).map((sha) => sha.slice(0, 16)).join(', ');
     const more = ids.length > 8 ? `, and ${ids.length - 8} more (gobstopper prune lists those no receipt names)` : '';
     const what = ids.length === 1 ? 'stored snapshot has no index line' : 'stored snapshots have no index line';
-    for (const line of wrapText(`${ids.length} ${what} (a failed apply's candidate, or a line removed from a damaged index); show takes their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
+    for (const line of wrapText(`${ids.length} ${what} (${receiptUnreadable ? "a failed apply's candidate, a line removed from a damaged index, or a fork's retained copy named by a receipt that cannot be read" : "a failed apply's candidate, or a line removed from a damaged index"}); show takes their ids: ${shown}${more}`, this.tableWidth())) this.say(line);
   }
 }
 
@@ -118,6 +134,13 @@ function readBack(result: VaultVerifyCommandOutput): string {
   if (result.retained > 0) parts.push(result.retained === 1 ? "1 a fork's retained copy" : `${result.retained} forks' retained copies`);
   if (result.unindexed > 0) parts.push(`${result.unindexed} unindexed`);
   return `${result.verified} stored ${result.verified === 1 ? 'snapshot' : 'snapshots'} read back (${parts.join(', ')})`;
+}
+
+/** How many receipts were read and how many are damaged; nothing for a vault without any. */
+function receiptsRead(result: VaultVerifyCommandOutput): string {
+  if (result.damaged_receipts.some((d) => d.operation === null)) return '; the receipts could not be listed';
+  if (result.receipts === 0) return '';
+  return `; ${result.receipts} ${result.receipts === 1 ? 'receipt' : 'receipts'} read: ${result.damaged_receipts.length} damaged`;
 }
 
 function progressText(p: VerifyProgress): string {

@@ -36,7 +36,7 @@ describe('verifyVault', () => {
         for (const chunk of chunksOfA) unlinkSync(join(home.layout.chunks, chunk));
       },
     });
-    expect(result).toEqual({ verified: 1, listed: 1, retained: 0, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null });
+    expect(result).toEqual({ verified: 1, listed: 1, retained: 0, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 0, damaged_receipts: [] });
   });
 
   it('names an index line whose size disagrees with its manifest, and a manifest whose chunks are not its source', async () => {
