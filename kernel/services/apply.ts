@@ -274,6 +274,8 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
       recheckSource: true,
       sourceRead,
       beforeRetain: async (staging) => {
+        // A plugin that broke the protocol since planning (an answer sent twice) is not acted on.
+        await runtime.host.requireNoIdleBreach();
         if (options.rehearse) rehearsal = await options.rehearse(staging, planned, outputSessionId);
         // Retention is measured for the event when the source is small enough to hold in memory
         // (the study's replay bound); it never fails the apply.

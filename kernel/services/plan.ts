@@ -281,7 +281,9 @@ export async function planForSelector(runtime: Runtime, selector: string, option
     early = { session, config: resolveSessionConfig(runtime, session, options) };
     warmStrategy(runtime, early.config);
   });
-  return planParsed(runtime, parsed, options, early);
+  const planned = await planParsed(runtime, parsed, options, early);
+  await runtime.host.requireNoIdleBreach();
+  return planned;
 }
 
 /**

@@ -18,6 +18,11 @@ export interface RuntimeOptions {
   providers?: string[];
   /** Where plugins' warnings go; default stderr, one line each (plugin-log.ts). */
   log?: PluginLogSink;
+  /**
+   * withRuntime fails the command when a plugin broke the protocol after answering (an answer sent
+   * twice), found by the time every plugin has shut down: for commands that write nothing.
+   */
+  refuseLateBreaches?: boolean;
 }
 
 export class Runtime {
@@ -64,9 +69,14 @@ export class Runtime {
 
 export async function withRuntime<T>(options: RuntimeOptions, body: (runtime: Runtime) => Promise<T>): Promise<T> {
   const runtime = new Runtime(options);
+  let answer: T;
   try {
-    return await body(runtime);
+    answer = await body(runtime);
   } finally {
     await runtime.close();
   }
+  // A command that only reports (plan) can still refuse what it found once every plugin has
+  // answered its shutdown: a breach written before that answer has been read by now.
+  if (options.refuseLateBreaches) await runtime.host.requireNoIdleBreach();
+  return answer;
 }

@@ -410,6 +410,22 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     }
   });
 
+  it('a strategy that sends its answer twice is refused by plan every time, however late the second copy comes', () => {
+    const bundle = fixturePluginBundle(join(work, 'twice-bundle'), 'misbehaving-strategy.mjs', { args: ['answer-twice', '', 'twice-fixture', 'twice_strategy'], id: 'twice-fixture', provides: { strategies: ['twice_strategy'] } });
+    expect(gob(['plugin', 'add', bundle]).status).toBe(0);
+    try {
+      const before = treeDigest(home.root);
+      for (let run = 0; run < 5; run++) {
+        const r = gob(['plan', CODEX_ID, ...LOW, '--strategy', 'twice_strategy', '--json']);
+        expect(r.status, r.stdout).toBe(1);
+        expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'plugin_not_jsonrpc', message: expect.stringContaining('answered one twice') });
+      }
+      expect(treeDigest(home.root)).toEqual(before);
+    } finally {
+      expect(gob(['plugin', 'remove', 'twice-fixture']).status).toBe(0);
+    }
+  });
+
   it('one failing strategy becomes an error row; the others are still measured', () => {
     const bundle = fixturePluginBundle(join(work, 'broken-bundle'), 'misbehaving-strategy.mjs', { args: ['exit'], id: 'broken-fixture' });
     expect(gob(['plugin', 'add', bundle]).status).toBe(0);

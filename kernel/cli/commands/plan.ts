@@ -30,7 +30,7 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
     const { args, flags } = await this.parse(Plan);
     const status = this.statusLine();
     status.show('plan: reading and planning the session…');
-    const planned = await withRuntime({ homes: providerHomes(flags) }, (rt) =>
+    const planned = await withRuntime({ homes: providerHomes(flags), refuseLateBreaches: true }, (rt) =>
       planForSelector(rt, args.session, { strategy: flags.strategy, preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config }),
     ).finally(() => status.clear());
     const { outcome, session } = planned;

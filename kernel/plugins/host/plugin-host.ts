@@ -44,6 +44,8 @@ interface WarmProcess {
 export class PluginHost {
   readonly registry: PluginRegistry;
   private readonly running = new Map<string, WarmProcess>();
+  /** Breaches of the protocol met between calls, not yet reported (requireNoIdleBreach). */
+  private readonly idleBreaches: PluginFailure[] = [];
   /**
    * Bundles whose start failed (spawn, handshake), by key, with the manifest it was. Not retried in
    * the same host: a second start would cost its deadline again for the same answer.
@@ -99,6 +101,8 @@ export class PluginHost {
       // A process that dies is forgotten, so the next use admits and starts the bundle afresh.
       running.channel.onFailed(() => {
         if (this.running.get(key) === entry) this.running.delete(key);
+        const breach = running.channel.breachWhileIdle;
+        if (breach) this.idleBreaches.push(breach);
       });
       entry.ready = running;
       if (running.handshake.providers?.length) running.channel.onItemsOnTheWay((offer) => this.passItemsOn(offer, running));
@@ -178,6 +182,18 @@ export class PluginHost {
   async offerItemsToScorer(scorerId: string, items: readonly unknown[]): Promise<void> {
     const running = await this.startFor('scorer', scorerId).catch(() => undefined);
     running?.channel.offerItems(items);
+  }
+
+  /**
+   * Throws the first breach of the protocol a plugin committed after answering (an answer sent
+   * twice), once: answers from a plugin that does that are not acted on. The event loop turns once
+   * first, so that what the plugin sent with its answer has been read; after close() every plugin
+   * has answered its shutdown, so whatever it wrote before that has been read too.
+   */
+  async requireNoIdleBreach(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    const breach = this.idleBreaches.shift();
+    if (breach) throw breach;
   }
 
   /** Shuts every warm process down (shutdown, exit, then the group is killed regardless). */

@@ -130,6 +130,7 @@ export class PluginChannel {
   }
   private turn: Promise<void> = Promise.resolve();
   private failure: PluginFailure | undefined;
+  private idleBreach: PluginFailure | undefined;
   private dying: Promise<PluginFailure> | undefined;
   private closing = false;
   private readonly failedListeners: ((failure: PluginFailure) => void)[] = [];
@@ -190,6 +191,14 @@ export class PluginChannel {
 
   onFailed(listener: (failure: PluginFailure) => void): void {
     this.failedListeners.push(listener);
+  }
+
+  /**
+   * A breach of the protocol met while no call was in flight (an answer sent twice, say): no call
+   * fails for it, so whoever used this plugin's answers asks here before acting on them.
+   */
+  get breachWhileIdle(): PluginFailure | undefined {
+    return this.idleBreach;
   }
 
   /**
@@ -558,11 +567,14 @@ export class PluginChannel {
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
   private fatal(code: PluginFailureCode, reason: string, method?: string, pointer?: string): Promise<PluginFailure> {
     if (this.dying) return this.dying;
+    // Between calls, or answering the shutdown that ends them: no call of the host's fails for it.
+    const idle = this.closing || this.stack.every((frame) => frame.method === Methods.shutdown);
     this.dying = (async () => {
       this.connection.dispose();
       await this.transport.terminate().catch(() => undefined);
       const failure = this.failureFor(code, reason, method, pointer);
       this.failure = failure;
+      if (idle && BREACHES.has(code)) this.idleBreach = failure;
       for (const frame of [...this.stack]) frame.fail(failure);
       for (const listener of this.failedListeners) {
         try {
@@ -576,6 +588,9 @@ export class PluginChannel {
     return this.dying;
   }
 }
+
+/** Failures that say the plugin broke the protocol, as opposed to ending (exit, close, timeout). */
+const BREACHES: ReadonlySet<PluginFailureCode> = new Set(['plugin_not_jsonrpc', 'plugin_not_json', 'plugin_schema_violation', 'plugin_output_overflow', 'capability_denied']);
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
