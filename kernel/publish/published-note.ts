@@ -12,6 +12,14 @@ export function publishedNote(path: string): string {
 }
 
 /**
+ * What an interrupt reports once the publication is recorded too: nothing is left to finish, but
+ * the answer that would have said how to resume it was not printed.
+ */
+export function completedNote(path: string, resumeCommand: string): string {
+  return `${path} was published; resume it with: ${resumeCommand}`;
+}
+
+/**
  * publishNoClobber with the stop note kept true throughout: from just before the link, a stop asks
  * whether the file is there (the link lands before the command gets to say so, and the fork is then
  * re-read whole, seconds for a large one); once published, it is; a publication that failed clears

@@ -10,7 +10,7 @@ import type { PathEnv } from '../paths.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { FaultHook } from './faults.js';
 import { noteForStop } from '../exit-cleanup.js';
-import { publishNoted } from './published-note.js';
+import { completedNote, publishNoted } from './published-note.js';
 import { hashRegularFile, hashRegularFilePrefix } from './publish.js';
 import { markReceiptCompleted, receiptPath } from './receipt.js';
 import { createStagingFile, discardStaging, restoreSnapshotToStaging } from './staging.js';
@@ -102,7 +102,7 @@ export async function finishOperation(layout: VaultLayout, receipt: OperationRec
       if (decision.gone) options.onRestored?.(receipt);
       else options.onFinishedInterrupted?.(receipt);
       const completed = await markReceiptCompleted(layout, receipt, { fault: options.fault });
-      noteForStop(null);
+      noteForStop(completedNote(completed.path, completed.resume_command));
       return completed;
     }
     case 'repair':

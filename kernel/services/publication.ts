@@ -15,7 +15,7 @@ import { GobstopperError } from '../errors.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { noteForStop } from '../exit-cleanup.js';
-import { publishNoted } from '../publish/published-note.js';
+import { completedNote, publishNoted } from '../publish/published-note.js';
 import { checkPublishTarget, hashRegularFile } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
@@ -310,8 +310,10 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
     await publishNoted(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
-    // Its record is finished: an interrupt from here on (a watch's next pass) has nothing to finish.
-    noteForStop(null);
+    // Its record is finished: an interrupt from here on has nothing to finish, but the resume
+    // command the answer prints may not get out. A watch clears this as it takes up its next session.
+    noteForStop(completedNote(completed.path, completed.resume_command));
+    faultPoint('apply.after_complete', c.fault);
     return { receipt: completed, reused: false, render, candidateFindings: receipt.findings };
   } finally {
     await discardStaging(staging);

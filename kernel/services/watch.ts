@@ -10,6 +10,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
@@ -144,6 +145,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const refusalOf = policyVerdicts((resolved) => refusedPolicy(rt, resolved));
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
+      // What an interrupt would add about the session before (its fork) is no longer news.
+      noteForStop(null);
       const fingerprint = await fingerprintOf(row.path);
       const key = watchKey(row);
       const entry = state.entries.get(key);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { binPath, runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
 
 let home: ReturnType<typeof demoHome> | undefined;
 afterEach(() => home?.cleanup());
@@ -219,5 +219,20 @@ describe('an interrupted apply leaves nothing half-made behind', () => {
     expect(again.code).toBe(0);
     expect(again.json.receipt).toMatchObject({ completed: true, path: forks[0] });
     expect(listFiles(home.claudeDir).filter((f) => f !== home!.claudeSession)).toEqual(forks);
+  });
+
+  it('a stop signal once the fork is published and recorded says how to resume it, since the answer that would have is lost', async () => {
+    home = demoHome();
+    const stopped = await runCli(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_complete:term' } });
+    expect(stopped.code).toBe(143);
+    expect(stopped.stdout).toBe('');
+    const forks = listFiles(home.claudeDir).filter((f) => f !== home!.claudeSession);
+    expect(forks).toHaveLength(1);
+    const again = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(again.json.receipt).toMatchObject({ completed: true, path: forks[0] });
+    expect(stopped.stderr.trim()).toBe(`gobstopper: interrupted by SIGTERM; ${forks[0]} was published; resume it with: ${again.json.receipt.resume_command}`);
+    const json = await runCli(['apply', DEMO_CODEX_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'apply.after_complete:term' } });
+    expect(json.code).toBe(143);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'interrupted', details: { done: expect.stringMatching(/ was published; resume it with: codex resume /) } });
   });
 });
