@@ -8,6 +8,7 @@ import { renderTable, type Column } from '../text/table.js';
 import { printableText, terminalSafe } from '../text/human.js';
 import { terminalSafeJson } from '../text/json-output.js';
 import { wrapText } from '../text/wrap.js';
+import type { ResumeLines } from './render/resume-lines.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -99,6 +100,12 @@ export abstract class BaseCommand<TResult> extends Command {
    */
   protected sayProse(line: string, hang = '  '): void {
     for (const wrapped of wrapText(line, this.tableWidth(), hang)) this.say(wrapped);
+  }
+
+  /** A resume command on its own line, to copy whole, and the provider's note under it, wrapped. */
+  protected sayResume(lines: ResumeLines): void {
+    this.say(lines.command);
+    if (lines.note) this.sayProse(lines.note, '        ');
   }
 
   /**

@@ -71,6 +71,21 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(human.stdout).toContain(`recovery snapshot: ${first.json.receipt.snapshot_manifest_sha256} (cannot be read now; see the warning below)`);
   });
 
+  it('on a narrow terminal the resume note wraps and the resume command stays whole', async () => {
+    home = demoHome();
+    const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    const narrow = await runCli(['apply', DEMO_CLAUDE_ID], home.env, { extraEnv: { COLUMNS: '60' } });
+    const lines = narrow.stdout.split('\n');
+    const command = lines.findIndex((l) => l.startsWith('resume the new session: '));
+    expect(lines[command]).toBe(`resume the new session: ${json.receipt.resume_command}`);
+    const note = lines.slice(command + 1).filter((l) => l.trim() !== '');
+    expect(note.length).toBeGreaterThan(1);
+    for (const line of note) expect(line.length).toBeLessThanOrEqual(60);
+    expect(note[0]).toMatch(/^ {2}note: the session's directory/);
+    // Rejoined, the wrapped lines say what the receipt says.
+    expect(note.map((l) => l.trim()).join(' ')).toBe(`note: ${json.receipt.resume_note}`);
+  });
+
   it('the resume command starts in the session\'s directory when it exists, and works from anywhere', async () => {
     home = demoHome();
     const project = join(home.root, 'my project');

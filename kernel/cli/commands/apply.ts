@@ -74,7 +74,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}${result.snapshot_unreadable ? ' (cannot be read now; see the warning below)' : ''}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
     this.say(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes (${r.bytes_before.toLocaleString('en-US')} → ${r.bytes_after.toLocaleString('en-US')})`);
-    for (const line of resumeLines('resume the new session', r)) this.say(line);
+    this.sayResume(resumeLines('resume the new session', r));
     for (const w of result.warnings) this.note(`warning: ${w}`);
   }
 }

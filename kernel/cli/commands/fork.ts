@@ -22,7 +22,7 @@ export default class Fork extends BaseCommand<ForkResult> {
     const r = result.receipt;
     this.say(`forked ${result.session.session_id} -> ${r.output_session_id}`);
     this.say(r.path);
-    for (const line of resumeLines('resume', r)) this.say(line);
+    this.sayResume(resumeLines('resume', r));
     return result;
   }
 }

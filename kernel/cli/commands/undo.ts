@@ -28,7 +28,7 @@ export default class Undo extends BaseCommand<UndoResult> {
     if (result.pre_undo_snapshot === e.sha256) this.say(`${e.path} is unchanged since that snapshot`);
     else if (result.pre_undo_snapshot) this.say(`the current file is archived as ${result.pre_undo_snapshot}`);
     this.say(result.reused ? `already restored, unchanged since: ${result.receipt.path}` : `restored copy ${result.receipt.path}`);
-    for (const line of resumeLines('resume', result.receipt)) this.say(line);
+    this.sayResume(resumeLines('resume', result.receipt));
     return result;
   }
 }
