@@ -20,6 +20,7 @@ import { checkPublishTarget, hashRegularFile } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
 import { createStagingFile, discardStaging, flushStaging, withThrowawayStaging } from '../publish/staging.js';
+import { shellWord } from '../text/shell-word.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { storeRetained } from '../vault/snapshot.js';
 import { newFindings } from './findings.js';
@@ -85,9 +86,6 @@ export interface PublishedFork {
   render: T.ProviderRenderResult | null;
   candidateFindings: T.Finding[];
 }
-
-/** One argument as a POSIX shell reads it back: bare when that is safe, else single-quoted. */
-export const shellWord = (a: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
 /**
  * The command a person pastes to resume the fork. It starts with a `cd` when the provider names a

@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 import { writeBigSession } from '../fixtures/claude/big-session.js';
 
 type Home = ReturnType<typeof demoHome>;
@@ -69,6 +70,22 @@ describe('apply publishes a verified fork and never touches the source', () => {
     // For people, the line naming the snapshot says so too, not only the warning.
     const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(human.stdout).toContain(`recovery snapshot: ${first.json.receipt.snapshot_manifest_sha256} (cannot be read now; see the warning below)`);
+  });
+
+  it('a fork in a directory whose name holds control characters gets a resume command that pastes into bash whole', async () => {
+    home = demoHome();
+    const moved = moveDemoClaudeSession(home, '-home-dev-\u001b[31m-red\u202e');
+    const odd = dirname(moved);
+    const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u001b\u202e]/);
+    const line = human.stdout.split('\n').find((l) => l.startsWith('resume the new session: '))!;
+    const command = line.slice('resume the new session: '.length);
+    // What bash passes to `claude` when the line is pasted: the fork's real path.
+    const argv = execFileSync('bash', ['-c', `claude() { printf '%s\\0' "$@"; }; ${command}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+    expect(argv[0]).toBe('--resume');
+    expect(dirname(argv[1]!)).toBe(odd);
+    expect(existsSync(argv[1]!)).toBe(true);
   });
 
   it('on a narrow terminal the resume note wraps and the resume command stays whole', async () => {

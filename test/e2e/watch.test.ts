@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { binPath, runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, sha256File } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 
 type Home = ReturnType<typeof demoHome>;
 let home: Home | undefined;
@@ -373,13 +373,7 @@ describe('watch', () => {
 
   it('a session in a directory whose name holds a control character is compacted like any other, its path escaped on the terminal', async () => {
     home = demoHome();
-    const odd = join(home.claudeHome, 'projects', '-home-dev-\u001b[31m-red');
-    mkdirSync(odd);
-    const moved = join(odd, `${DEMO_CLAUDE_ID}.jsonl`);
-    writeFileSync(moved, readFileSync(home.claudeSession));
-    rmSync(home.claudeDir, { recursive: true });
-    const hourAgo = new Date(Date.now() - 3600_000);
-    utimesSync(moved, hourAgo, hourAgo);
+    const moved = moveDemoClaudeSession(home, '-home-dev-\u001b[31m-red');
     const dry = await runJson(['watch', '--once', '--dry-run', '--provider', 'claude_code'], home.env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(byId(dry.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'would_compact', path: moved });

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from './temp-home.js';
@@ -35,4 +35,19 @@ export function demoHome(config = '[policy]\nstrategy = "compacted"\ntrigger_tok
     claudeSession: join(claudeDir, `${DEMO_CLAUDE_ID}.jsonl`),
     codexSession: join(codexDir, `rollout-2026-02-23T11-54-34-${DEMO_CODEX_ID}.jsonl`),
   };
+}
+
+/**
+ * Moves the demo Claude session into another project directory (a name a test wants to try), an
+ * hour old as before; returns the new path.
+ */
+export function moveDemoClaudeSession(home: ReturnType<typeof demoHome>, projectDirName: string): string {
+  const dir = join(home.claudeHome, 'projects', projectDirName);
+  mkdirSync(dir);
+  const moved = join(dir, `${DEMO_CLAUDE_ID}.jsonl`);
+  writeFileSync(moved, readFileSync(home.claudeSession));
+  rmSync(home.claudeDir, { recursive: true });
+  const hourAgo = new Date(Date.now() - 3600_000);
+  utimesSync(moved, hourAgo, hourAgo);
+  return moved;
 }

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { EvalStudyCommandResult, EvalStudyPrepareResult, RetentionStudyReport } from '../../../schemas/generated/types.js';
 import { renderStudyLines } from '../../eval/study-output.js';
 import { evalStudy } from '../../services/eval-study.js';
-import { shellWord } from '../../services/publication.js';
+import { shellWord } from '../../text/shell-word.js';
 import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
