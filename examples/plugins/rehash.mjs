@@ -2,6 +2,7 @@
 // Rewrites the `files` map of a bundle's gobstopper-plugin.json from the files on disk (every file
 // but the manifest, and local leftovers such as __pycache__).
 //   node examples/plugins/rehash.mjs                  every example here, the Python SDK copied in first
+//                                                     (when the repository's sdk/python is there)
 //   node examples/plugins/rehash.mjs <bundle-dir>...  your own bundles, exactly as they are
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,9 @@ for (const root of roots) {
     process.exitCode = 1;
     continue;
   }
-  if (given.length === 0 && existsSync(join(root, 'gobstopper_sdk.py'))) copyFileSync(sdk, join(root, 'gobstopper_sdk.py'));
+  // Out of the repository (the examples copied elsewhere) there is no SDK to refresh from, and
+  // each bundle's own copy is the one it ships.
+  if (given.length === 0 && existsSync(join(root, 'gobstopper_sdk.py')) && existsSync(sdk)) copyFileSync(sdk, join(root, 'gobstopper_sdk.py'));
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const files = {};
   for (const rel of filesUnder(root)) files[rel] = createHash('sha256').update(readFileSync(join(root, rel))).digest('hex');

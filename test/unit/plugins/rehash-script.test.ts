@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,26 @@ describe('examples/plugins/rehash.mjs <bundle-dir>', () => {
       const missing = spawnSync(process.execPath, [script, join(dir, 'nowhere')], { encoding: 'utf8' });
       expect(missing.status).toBe(1);
       expect(missing.stderr).toContain('has no gobstopper-plugin.json');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('examples/plugins/rehash.mjs with no arguments', () => {
+  it('rehashes examples copied out of the repository, keeping their own SDK copy', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-rehash-copied-'));
+    try {
+      const examples = join(dir, 'a', 'b', 'plugins');
+      cpSync(join(import.meta.dirname, '..', '..', '..', 'examples', 'plugins'), examples, { recursive: true });
+      const bundle = join(examples, 'keep-last-python');
+      writeFileSync(join(bundle, 'gobstopper_sdk.py'), '# my own copy\n');
+      const run = spawnSync(process.execPath, [join(examples, 'rehash.mjs')], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain('rehashed keep-last-python');
+      expect(readFileSync(join(bundle, 'gobstopper_sdk.py'), 'utf8')).toBe('# my own copy\n');
+      expect(admitBundle(bundle, { gobstopperVersion: '0.1.0' }).manifest.id).toBe('keep-last-python');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
