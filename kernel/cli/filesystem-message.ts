@@ -18,6 +18,8 @@ interface ErrnoLike {
 const ADVICE: Record<string, string> = {
   ENOSPC: 'the disk is full; free some space and run the command again',
   EDQUOT: 'the disk quota is used up; free some space and run the command again',
+  // A shell's `ulimit -f` (or the file system's largest file) stops a chunk or a fork mid-write.
+  EFBIG: 'the file would grow past the largest file this process may write (ulimit -f) or the file system holds; raise that limit and run the command again',
   EROFS: 'the file system is read-only; point XDG_DATA_HOME (or the session home) at a writable one',
   EISDIR: 'a directory stands where a file is expected; move it aside',
 };

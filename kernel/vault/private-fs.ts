@@ -20,13 +20,14 @@ export const PRIVATE_FILE_MODE = 0o600;
 export type WriteAll = (handle: FileHandle, data: Buffer) => Promise<void>;
 
 /**
- * A full disk or quota arises only from a write or its fsync, and a FileHandle's error names no
- * file: without one, "the disk is full" does not say which disk (the vault's, or the sessions'
- * where a fork is copied across file systems). The file being written is named on the error.
+ * A full disk, a quota or a file-size limit arises only from a write or its fsync, and a
+ * FileHandle's error names no file: without one, "the disk is full" does not say which disk (the
+ * vault's, or the sessions' where a fork is copied across file systems). The file being written is
+ * named on the error.
  */
 export function nameFullDisk(error: unknown, path: string): unknown {
   const e = error as NodeJS.ErrnoException | null;
-  if (e && (e.code === 'ENOSPC' || e.code === 'EDQUOT') && typeof e.path !== 'string') e.path = path;
+  if (e && (e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.code === 'EFBIG') && typeof e.path !== 'string') e.path = path;
   return error;
 }
 

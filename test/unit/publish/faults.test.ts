@@ -69,6 +69,18 @@ describe('fault injection and a full disk', () => {
     expect(await readIndex(home.layout)).toHaveLength(1);
   });
 
+  it('a file-size limit (ulimit -f) while archiving names the file and the limit, and leaves no index entry', async () => {
+    const limited: WriteAll = async (handle, data) => {
+      if (data.length > 1024) throw Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG', errno: -27, syscall: 'write' });
+      await writeAllDefault(handle, data);
+    };
+    const refused = await snapshotFile(home.layout, { path, sessionId: 'big', provider: 'codex', strategy: 'snapshot', writeAll: limited }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'EFBIG' });
+    expect(toEnvelope(refused as Error).error.message).toMatch(new RegExp(`^write failed on ${home.layout.chunks}/\\S+: the file would grow past the largest file this process may write \\(ulimit -f\\).* \\(EFBIG\\)$`));
+    expect(vaultFiles(home).some((f) => f.includes('/.tmp-'))).toBe(false);
+    expect(await readIndex(home.layout)).toEqual([]);
+  });
+
   it('a disk that returns other bytes than were written is caught by the read-back, and nothing is kept', async () => {
     const corrupting: WriteAll = async (handle, data) => {
       const copy = Buffer.from(data);
