@@ -997,6 +997,22 @@ describe('fork and undo', () => {
     }
   });
 
+  it('undo <session> passes over the pre-undo state an earlier undo archived, and its help says so', async () => {
+    home = demoHome();
+    const source = (await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).json.entry.sha256;
+    appendFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n').at(-1) + '\n');
+    const first = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(first.code, JSON.stringify(first.json)).toBe(0);
+    expect(first.json.restored.sha256).toBe(source);
+    const history = (await runJson(['history', DEMO_CLAUDE_ID], home.env)).json;
+    expect(history[0]).toMatchObject({ strategy: 'pre-undo', sha256: first.json.pre_undo_snapshot });
+    // The newest line is the pre-undo one, yet the state restored is still the newest other one.
+    const second = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
+    expect(second.json).toMatchObject({ reused: true, restored: { sha256: source } });
+    const help = (await runCli(['undo', '--help'], home.env)).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('its newest archived state is restored, passing over pre-undo ones');
+  });
+
   it('undo of something never archived, a bad sha, or an unknown snapshot is a clear error', async () => {
     home = demoHome();
     await runJson(['snapshot', DEMO_CODEX_ID], home.env);
