@@ -33,12 +33,52 @@ export interface ReadRequest extends PageRequest {
 }
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * How many leading bytes of `bytes[0, length)` are whole, valid UTF-8 characters (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF): where the first byte that is not text
+ * sits.
+ */
+function validUtf8Length(bytes: Buffer, length: number): number {
+  let i = 0;
+  while (i < length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i += 1;
+      continue;
+    }
+    let need: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) need = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      need = 2;
+      if (lead === 0xe0) low = 0xa0;
+      else if (lead === 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      need = 3;
+      if (lead === 0xf0) low = 0x90;
+      else if (lead === 0xf4) high = 0x8f;
+    } else return i;
+    if (i + need >= length) return i;
+    for (let k = 1; k <= need; k++) {
+      const byte = bytes[i + k]!;
+      if (k === 1 ? byte < low || byte > high : !isContinuation(byte)) return i;
+    }
+    i += need + 1;
+  }
+  return length;
+}
+
+/** Bytes held before a page: enough to tell a byte inside a character from a stray one. */
+const LOOK_BACK = 3;
 
 interface Window {
   offset: number;
   maxBytes: number;
-  /** The page plus one byte past it, to find the last whole character. */
+  /** Where `bytes` starts in the record: up to LOOK_BACK bytes before the page. */
+  start: number;
+  /** The page plus one byte past it (to find the last whole character), after the look-back. */
   bytes: Buffer;
 }
 
@@ -68,11 +108,27 @@ function checkPage(request: PageRequest): Required<PageRequest> {
 function capture(acc: RecordAccumulator, piece: Buffer): void {
   acc.hash.update(piece);
   for (const w of acc.windows) {
-    const from = Math.max(acc.length, w.offset);
+    const from = Math.max(acc.length, w.start);
     const to = Math.min(acc.length + piece.length, w.offset + w.maxBytes + 1);
-    if (from < to) piece.copy(w.bytes, from - w.offset, from - acc.length, to - acc.length);
+    if (from < to) piece.copy(w.bytes, from - w.start, from - acc.length, to - acc.length);
   }
   acc.length += piece.length;
+}
+
+/**
+ * Whether the continuation byte at `offset` belongs to a valid character that starts before it
+ * (the offset was mistyped) rather than standing alone in text that is not UTF-8.
+ */
+function insideCharacter(w: Window, recordBytes: number): boolean {
+  const at = (i: number) => w.bytes[i - w.start]!;
+  for (let lead = w.offset - 1; lead >= w.start; lead--) {
+    if (isContinuation(at(lead))) continue;
+    const first = at(lead);
+    const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+    if (lead + length <= w.offset || lead + length > recordBytes) return false;
+    return validUtf8Length(w.bytes.subarray(lead - w.start), length) === length;
+  }
+  return false;
 }
 
 function finishPage(sha: string, sourceSha256: string, record: number, recordSha256: string, recordBytes: number, w: Window): ReadSnapshotCommandOutput {
@@ -80,21 +136,20 @@ function finishPage(sha: string, sourceSha256: string, record: number, recordSha
   // Past the end or inside a character is a fact of this record, not of how the flag was written:
   // an error (exit 1), as a record that does not exist is.
   if (offset > recordBytes) throw new GobstopperError('invalid_offset', `--offset ${offset} is past the end of record ${record} (${recordBytes} bytes)`);
-  const at = (i: number) => w.bytes[i - offset]!;
-  if (offset < recordBytes && isContinuation(at(offset))) throw new GobstopperError('invalid_offset', `--offset ${offset} is inside a UTF-8 character; use an offset a previous page returned`);
+  const page = w.bytes.subarray(offset - w.start);
+  const at = (i: number) => page[i - offset]!;
+  if (offset < recordBytes && isContinuation(at(offset)) && insideCharacter(w, recordBytes)) {
+    throw new GobstopperError('invalid_offset', `--offset ${offset} is inside a UTF-8 character; use an offset a previous page returned`);
+  }
   let end = Math.min(offset + maxBytes, recordBytes);
   if (end < recordBytes) {
     while (end > offset && isContinuation(at(end))) end -= 1;
   }
-  if (end === offset && offset < recordBytes) {
-    throw new GobstopperError('record_not_text', `record ${record} is not valid UTF-8 at byte ${offset}; it cannot be read as text`);
-  }
-  let content: string;
-  try {
-    content = strictUtf8.decode(w.bytes.subarray(0, end - offset));
-  } catch {
-    throw new GobstopperError('record_not_text', `record ${record} is not valid UTF-8 between bytes ${offset} and ${end}; it cannot be read as text`);
-  }
+  // A record that is not all UTF-8 (torn, or written in another encoding) is the one a user most
+  // needs to read: a page ends before its first bad byte, and a page starting at one names where
+  // the next character starts, so the rest of the record can still be paged through.
+  end = offset + validUtf8Length(page, end - offset);
+  if (end === offset && offset < recordBytes) throw notText(record, recordBytes, w);
   return {
     snapshot_sha256: sha,
     source_sha256: sourceSha256,
@@ -103,9 +158,22 @@ function finishPage(sha: string, sourceSha256: string, record: number, recordSha
     record_bytes: recordBytes,
     offset,
     next_offset: end < recordBytes ? end : null,
-    content,
+    content: page.toString('utf8', 0, end - offset),
     content_trust: 'untrusted_archived_data',
   };
+}
+
+/** A page that starts at a byte that begins no UTF-8 character: where reading can go on. */
+function notText(record: number, recordBytes: number, w: Window): GobstopperError {
+  const { offset, maxBytes } = w;
+  // The window holds the page and one byte past it.
+  const held = Math.min(offset + maxBytes + 1, recordBytes);
+  let next = offset + 1;
+  while (next < held && isContinuation(w.bytes[next - w.start]!)) next += 1;
+  const where = `record ${record} has a byte that is not UTF-8 text at ${offset}`;
+  if (next >= recordBytes) return new GobstopperError('record_not_text', `${where}, and no character starts after it (the record ends at ${recordBytes})`, { details: { offset, next_offset: null } });
+  if (next >= held) return new GobstopperError('record_not_text', `${where}, and none of the ${maxBytes} bytes after it starts a character; try a larger --offset`, { details: { offset, next_offset: null } });
+  return new GobstopperError('record_not_text', `${where}; read on with --offset ${next}`, { details: { offset, next_offset: next } });
 }
 
 /** Serves every requested page, in request order, from one verified pass over the snapshot. */
@@ -124,7 +192,8 @@ export async function readSnapshotPages(layout: VaultLayout, snapshot: string, r
       acc = { hash: createHash('sha256'), length: 0, found: false, windows: [] };
       wanted.set(p.record, acc);
     }
-    const w: Window = { offset: p.offset, maxBytes: p.maxBytes, bytes: Buffer.alloc(p.maxBytes + 1) };
+    const start = Math.max(0, p.offset - LOOK_BACK);
+    const w: Window = { offset: p.offset, maxBytes: p.maxBytes, start, bytes: Buffer.alloc(p.offset - start + p.maxBytes + 1) };
     acc.windows.push(w);
     return w;
   });

@@ -101,3 +101,59 @@ describe('read-snapshot', () => {
     await expect(readSnapshotRecord(home.layout, { snapshot: sha.slice(0, 63), record: 0 })).rejects.toMatchObject({ code: 'invalid_sha' });
   });
 });
+
+describe('read-snapshot of a record that is not all UTF-8', () => {
+  let home: VaultHome;
+  let sha: string;
+  // A Latin-1 byte, two stray continuation bytes, a cut 3-byte character, and a cut one at the end.
+  const record = Buffer.concat([
+    Buffer.from('{"type":"user","text":"caf'),
+    Buffer.from([0xe9]),
+    Buffer.from(' b '),
+    Buffer.from([0x80, 0x80]),
+    Buffer.from(' z '),
+    Buffer.from([0xe6, 0x97]),
+    Buffer.from(' y 🎉 end'),
+    Buffer.from([0xe6]),
+  ]);
+  beforeAll(async () => {
+    home = makeVaultHome();
+    const path = writeSession(home.sessions, 'latin.jsonl', Buffer.concat([Buffer.from('{"type":"first"}\n'), record, Buffer.from('\n')]));
+    sha = (await snapshotFile(home.layout, { path, sessionId: 'l', provider: 'codex', strategy: 'snapshot' })).entry.sha256;
+  });
+  afterAll(() => home.cleanup());
+
+  it('ends a page before a byte that is not text, and from that byte names the offset to read on from', async () => {
+    for (const maxBytes of [4, 5, 16, 4096]) {
+      const text: Buffer[] = [];
+      const skipped: number[] = [];
+      let offset: number | null = 0;
+      while (offset !== null) {
+        type Refusal = { code: string; details: { offset: number; next_offset: number | null } };
+        const page: Awaited<ReturnType<typeof readSnapshotRecord>> | Refusal = await readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset, maxBytes }).catch((error: unknown) => error as Refusal);
+        if ('content' in page) {
+          text.push(Buffer.from(page.content, 'utf8'));
+          offset = page.next_offset;
+        } else {
+          expect(page).toMatchObject({ code: 'record_not_text', details: { offset } });
+          skipped.push(offset);
+          offset = page.details.next_offset;
+        }
+      }
+      // Every byte is either read as text or named as the start of bytes that are not.
+      expect({ maxBytes, skipped }).toEqual({ maxBytes, skipped: [26, 30, 35, 48] });
+      expect(Buffer.concat(text).toString('utf8')).toBe('{"type":"user","text":"caf b  z  y 🎉 end');
+    }
+  });
+
+  it('says so when nothing follows the last byte that is not text, and still refuses an offset inside a character', async () => {
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: 48 })).rejects.toMatchObject({
+      code: 'record_not_text',
+      exit: 1,
+      message: 'record 1 has a byte that is not UTF-8 text at 48, and no character starts after it (the record ends at 49)',
+    });
+    const emoji = record.indexOf(Buffer.from('🎉'));
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: emoji + 2 })).rejects.toMatchObject({ code: 'invalid_offset', message: expect.stringContaining('inside a UTF-8 character') });
+    expect((await readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: emoji, maxBytes: 4 })).content).toBe('🎉');
+  });
+});
