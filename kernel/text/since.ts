@@ -43,3 +43,11 @@ export function parseSince(text: string, nowSeconds: number): number {
   if (offset === null) throw invalid(text, 'the offset is out of range');
   return Math.max(0, Math.floor(at.getTime() / 1000) - offset * 60);
 }
+
+/**
+ * Said beside a window that found nothing when it starts after now: a date typed a year ahead, or a
+ * local time read as UTC, otherwise reads as "there is nothing", not "you asked for the future".
+ */
+export function futureSinceNote(since: number, nowSeconds: number): string {
+  return since > nowSeconds ? ', which is in the future (a date or time without an offset is UTC)' : '';
+}

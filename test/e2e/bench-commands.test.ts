@@ -257,6 +257,16 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(badSince.body.error.code).toBe('invalid_since');
   });
 
+  it('finding nothing with --since names the window it searched, and says when that starts in the future', () => {
+    const recent = gob(['bench', '--since', '1s', ...LOW, '--strategy', 'elide']);
+    expect(recent.status).toBe(0);
+    expect(recent.stdout).toMatch(/^No sessions updated since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\.\n$/);
+    const ahead = gob(['bench', '--since', '2099-01-01', ...LOW, '--strategy', 'elide']);
+    expect(ahead.status).toBe(0);
+    expect(ahead.stdout).toBe('No sessions updated since 2099-01-01 00:00 UTC, which is in the future (a date or time without an offset is UTC).\n');
+    expect(json<BenchCommandResult>(['bench', '--since', '2099-01-01', ...LOW]).body.sessions).toBe(0);
+  });
+
   it('refuses an output path that exists before measuring anything, and leaves it as it was', () => {
     const taken = join(work, 'taken.csv');
     writeFileSync(taken, 'keep me\n');

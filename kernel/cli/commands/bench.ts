@@ -7,9 +7,9 @@ import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Co
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { discoveryWindow } from '../../policy/defaults.js';
-import { describeWindow } from '../../text/human.js';
+import { describeWindow, formatTs } from '../../text/human.js';
 import { wrapText } from '../../text/wrap.js';
-import { SINCE_HELP } from '../../text/since.js';
+import { futureSinceNote, parseSince, SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -144,6 +144,9 @@ Exit status: 0 when at least one session was measured (or none was found), even 
 
   async run(): Promise<BenchCommandResult> {
     const { flags } = await this.parse(Bench);
+    // One clock for the window the sessions are picked by and the one the answer names.
+    const now = Date.now();
+    const since = flags.since === undefined ? null : parseSince(flags.since, Math.floor(now / 1000));
     const bar = new ProgressBar(this.progressStream());
     let result: BenchCommandResult;
     try {
@@ -162,6 +165,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
         jobs: flags.jobs ?? availableParallelism(),
         homes: providerHomes(flags),
         onProgress: (p) => bar.update(p),
+        now,
       });
     } finally {
       bar.finish();
@@ -169,7 +173,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     if (!this.jsonEnabled()) {
       // The window the sessions were looked for in: the configured one unless --all or --since chose.
       const window = flags.all || flags.since !== undefined ? null : discoveryWindow((await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs);
-      this.print(result, window);
+      this.print(result, window, since === null ? null : { since, now: Math.floor(now / 1000) });
     }
     // The rows and files are the report either way; the status tells a script that sessions were
     // found and not one could be measured. A session that fails beside measured ones costs only its
@@ -179,9 +183,13 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     return result;
   }
 
-  private print(result: BenchCommandResult, window: number | null): void {
+  private print(result: BenchCommandResult, window: number | null, since: { since: number; now: number } | null): void {
     if (result.sessions === 0) {
-      this.say(window === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(window)} (gobstopper bench --all measures older ones).`);
+      // Whichever window picked the sessions is named: a bare "none found" after --since hides a
+      // window that starts later than meant.
+      if (since !== null) {
+        for (const line of wrapText(`No sessions updated since ${formatTs(since.since)} UTC${futureSinceNote(since.since, since.now)}.`, this.tableWidth())) this.say(line);
+      } else this.say(window === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(window)} (gobstopper bench --all measures older ones).`);
     } else {
       for (const line of benchRowLines(result.rows, { width: this.tableWidth() })) this.say(line);
       this.say('');

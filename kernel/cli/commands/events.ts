@@ -3,7 +3,7 @@ import type { EventsCommandOutput } from '../../../schemas/generated/types.js';
 import { GobstopperError } from '../../errors.js';
 import { readEvents } from '../../publish/events.js';
 import { summarizeEvents } from '../../publish/events-summary.js';
-import { parseSince, SINCE_HELP } from '../../text/since.js';
+import { futureSinceNote, parseSince, SINCE_HELP } from '../../text/since.js';
 import { eventsLogPath } from '../../paths.js';
 import { checkSessionSelector } from '../../vault/selectors.js';
 import { formatCount, formatTs } from '../../text/human.js';
@@ -48,7 +48,7 @@ export default class Events extends BaseCommand<EventsResult> {
     const skipped = s.skipped_lines > 0 ? `${formatCount(s.skipped_lines)} unreadable line(s) skipped${narrowed ? ' in the whole log' : ''}` : null;
     if (s.total_events === 0) {
       const of = flags.session === undefined ? '' : ` of sessions matching '${flags.session}'`;
-      this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC`} in ${eventsLogPath(process.env)}`);
+      this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC${futureSinceNote(since, now)}`} in ${eventsLogPath(process.env)}`);
       if (skipped !== null) this.say(`  ${skipped}`);
       return s;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSince } from '../../../kernel/text/since.js';
+import { futureSinceNote, parseSince } from '../../../kernel/text/since.js';
 
 const now = 1_700_000_000;
 
@@ -37,5 +37,11 @@ describe('--since', () => {
     for (const text of ['yesterday', '5w', '2026-12-01 (hello)', '2026-1-5', '', '-3h', '1e3']) {
       expect(() => parseSince(text, now), text).toThrow(expect.objectContaining({ code: 'invalid_since' }));
     }
+  });
+
+  it('a window that starts after now is said to, so an empty answer is not read as "nothing happened"', () => {
+    expect(futureSinceNote(parseSince('2099-01-01', now), now)).toBe(', which is in the future (a date or time without an offset is UTC)');
+    expect(futureSinceNote(parseSince('24h', now), now)).toBe('');
+    expect(futureSinceNote(now, now)).toBe('');
   });
 });
