@@ -169,7 +169,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
     lines.push(
       ...wrapText(`pareto best: ${best.strategy} score=${bestScore(best.score ?? 0)} prefix=${formatInt(best.prefix_tokens)} reclaimed=${formatInt(best.est_reclaimed)}`, options.width),
     );
-  } else lines.push(...wrapText('pareto best: none (no strategy produced a clean file rewrite)', options.width));
+  } else lines.push(...wrapText('pareto best: none (no strategy produced a clean file rewrite that keeps the protected tail)', options.width));
   // before/after count the whole context as the client last reported it (system prompt and tools
   // included); the client column is only what the client rebuilt from the transcript.
   if (showClient) {

@@ -364,7 +364,7 @@ ${input.events_unreadable ? `<p class="note">The events log could not be read ($
 <section>
 <h2>Per strategy</h2>
 ${summaryTable(input.aggregates, styles)}
-<p class="note">Probes are short strings (paths, commands, decisions, error signatures, file names, identifiers) sampled from the source; kept means still present verbatim. Best means the highest reclaimed × (cached prefix / context)³ among clean file rewrites.</p>
+<p class="note">Probes are short strings (paths, commands, decisions, error signatures, file names, identifiers) sampled from the source; kept means still present verbatim. Best means the highest reclaimed × (cached prefix / context)³ among clean file rewrites that keep the protected tail.</p>
 </section>
 ${failedStrategies(input.rows)}
 ${failedSessions(input.rows)}

@@ -191,10 +191,14 @@ function fillPlan(row: EvalRow, baseline: EvalBaseline, plan: CompactionPlan): v
 /** Whether the row's numbers come from a plan (an error row keeps the plan it failed to render); only a plan sets a rationale. */
 export const planned = (row: EvalRow): boolean => row.rationale !== null;
 
-/** A row the best-row choice may pick: a plan, no error, no new verify error, a pure file rewrite. */
+/**
+ * A row the best-row choice may pick: a plan, no error, no new verify error, the protected tail kept,
+ * a pure file rewrite. A rewrite that loses probes of the recent tail broke the policy's one promise
+ * about it; reclaiming more that way is not a better compaction, however high it scores.
+ */
 export function isRankable(row: EvalRow): boolean {
   if (row.status !== 'plan' || row.error !== null || row.execution_state !== 'rendered') return false;
-  if (row.new_verify_errors > 0) return false;
+  if (row.new_verify_errors > 0 || row.tail_intact === false) return false;
   return !row.edit_ops.some(isControlOp);
 }
 

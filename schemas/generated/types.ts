@@ -930,7 +930,7 @@ export interface EvalRow {
    */
   error_code?: string | null;
   /**
-   * The best valid rewrite by cache-preservation score.
+   * The best valid rewrite by cache-preservation score: a clean file rewrite (no error, no new verify error) that keeps the protected tail.
    */
   best: boolean;
   /**

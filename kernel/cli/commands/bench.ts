@@ -197,7 +197,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.say('');
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
-      for (const line of wrapText(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite`, this.tableWidth())) this.say(line);
+      for (const line of wrapText(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when
       // nothing failed either: a failed row says nothing about the trigger, and a lower one would
       // not measure it.

@@ -180,6 +180,12 @@ describe('best row', () => {
     expect(alone[markBestRow(alone)]!.strategy).toBe('auto');
   });
 
+  it('skips a rewrite that lost the protected tail, however high it scores; a tail with nothing to check does not disqualify', () => {
+    const rows = [row('greedy', { score: 900, tail_intact: false }), row('vacuous', { score: 20, tail_intact: null }), row('kept', { score: 10 })];
+    expect(rows[markBestRow(rows)]!.strategy).toBe('vacuous');
+    expect(markBestRow([row('greedy', { score: 900, tail_intact: false })])).toBe(-1);
+  });
+
   it('keeps the earlier row on a tie and lets a zero-score rewrite win when it is the only one', () => {
     const tie = [row('first', { score: 50 }), row('second', { score: 50 })];
     expect(markBestRow(tie)).toBe(0);
@@ -226,10 +232,12 @@ describe('evaluateSession and the outputs', () => {
     // Probes in the tail make the check a real one: nothing to warn about.
     expect(elide!.probe_score!.tail_probes_total).toBeGreaterThan(0);
     expect(result.warnings).toEqual([]);
-    // Same first elided line, so the same prefix; greedy saves more, so it scores higher.
+    // Same first elided line, so the same prefix; greedy saves more, so it scores higher, but a
+    // rewrite that loses the protected tail is not a valid one to recommend.
     expect(greedy!.prefix_tokens).toBe(elide!.prefix_tokens);
-    expect(result.best_strategy).toBe('greedy');
-    expect(result.rows.filter((r) => r.best).map((r) => r.strategy)).toEqual(['greedy']);
+    expect(greedy!.score!).toBeGreaterThan(elide!.score!);
+    expect(result.best_strategy).toBe('elide');
+    expect(result.rows.filter((r) => r.best).map((r) => r.strategy)).toEqual(['elide']);
   });
 
   it('renders an aligned table with the best row marked and no transcript text', async () => {
@@ -241,7 +249,7 @@ describe('evaluateSession and the outputs', () => {
     expect(body).toHaveLength(5);
     const col = header.indexOf('result');
     for (const l of body) expect(l.slice(col - 2, col)).toBe('  ');
-    expect(body.find((l) => l.startsWith('*'))).toContain('greedy');
+    expect(body.find((l) => l.startsWith('*'))).toContain('elide');
     expect(body.find((l) => l.includes(' broken '))).toContain('error: strategy-broken exited with code 3');
     expect(body.find((l) => l.includes(' dedupe '))).toContain('no plan (strategy_returned_no_plan)');
     // A provider control shows no after, reduction or prefix: the provider decides what it keeps.
@@ -252,10 +260,10 @@ describe('evaluateSession and the outputs', () => {
     const best = result.rows.find((r) => r.best)!;
     expect(best.score!).toBeGreaterThan(0);
     expect(best.score!).toBeLessThan(1);
-    expect(lines.at(-1)).toBe(`pareto best: greedy score=${Number(best.score!.toPrecision(3))} prefix=${best.prefix_tokens.toLocaleString('en-US')} reclaimed=${best.est_reclaimed.toLocaleString('en-US')}`);
+    expect(lines.at(-1)).toBe(`pareto best: elide score=${Number(best.score!.toPrecision(3))} prefix=${best.prefix_tokens.toLocaleString('en-US')} reclaimed=${best.est_reclaimed.toLocaleString('en-US')}`);
     // From 100 on it is a whole number with thousands separators.
     const big = renderEvalTable({ ...result, rows: result.rows.map((r) => (r.best ? { ...r, score: 123_456.7 } : r)) });
-    expect(big.at(-1)).toMatch(/^pareto best: greedy score=123,457 prefix=/);
+    expect(big.at(-1)).toMatch(/^pareto best: elide score=123,457 prefix=/);
     // Per kind, then the first misses by kind, line, length and hash (never their text).
     const byKind = lines.indexOf('probes kept by kind (found verbatim/sampled):');
     expect(byKind).toBeGreaterThan(0);
@@ -297,7 +305,7 @@ describe('evaluateSession and the outputs', () => {
       // and greedy's lost tail, whatever else has to go.
       const table = tableOf(lines);
       expect(table[0], String(width)).toMatch(/^\s+strategy\s+result\s.*\breduced\s+kept\s+tail$/);
-      expect(table.find((l) => l.startsWith('*')), String(width)).toMatch(/greedy\s+plan: .*52\.9%\s+5\/15 33%\s+LOST$/);
+      expect(table.find((l) => /^\s+greedy\s/.test(l)), String(width)).toMatch(/greedy\s+plan: .*52\.9%\s+5\/15 33%\s+LOST$/);
     }
     // The supporting columns go first (prefix, verify, time), then before, then after.
     expect(leftOut(renderEvalTable(result, { width: 69 }))).toBe('prefix, verify, time');
