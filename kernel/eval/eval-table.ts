@@ -6,6 +6,7 @@ import type { EvalCommandResult, EvalRow, MissedProbe } from '../../schemas/gene
 import { PROBE_KINDS } from './probe-scan.js';
 import { scoreText } from './plan-metrics.js';
 import { formatInt, formatPct } from '../text/numbers.js';
+import { shorten } from '../text/human.js';
 import { wrapText } from '../text/wrap.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../text/table.js';
 
@@ -99,6 +100,19 @@ function missedProbes(result: EvalCommandResult, width: number | undefined): str
   return lines.length > 0 ? ['', ...wrapText('first missed probes (kind, source line, length, sha256 prefix; --json lists up to 8):', width), ...lines] : [];
 }
 
+/**
+ * A selector's words list every candidate's outcome; under the table each strategy gets a few
+ * lines, and --json has the whole text.
+ */
+const NO_PLAN_WORDS_MAX = 240;
+
+/** What each strategy that proposed nothing said, under the table: its code alone does not say why. */
+function noPlanWords(result: EvalCommandResult, width: number | undefined): string[] {
+  const said = result.rows.filter((r) => r.status === 'no_plan' && r.no_plan_rationale);
+  const entries = said.map((r) => [r.strategy, shorten(r.no_plan_rationale!, NO_PLAN_WORDS_MAX)] as const);
+  return messagesUnderTable('no plan, as the strategy said', entries, width);
+}
+
 /** As auto's rationale prints a score (small ones keep three digits), with thousands separators once whole. */
 function bestScore(score: number): string {
   return score >= 100 ? formatInt(score) : scoreText(score);
@@ -162,6 +176,7 @@ export function renderEvalTable(result: EvalCommandResult, options: TableOptions
   lines.push(...renderTable(columns, rows, options));
   const failed = result.rows.filter((r) => r.status === 'error');
   lines.push(...messagesUnderTable('errors', failed.map((r) => [r.strategy, `${r.error ?? 'unknown'}${r.error_code ? ` (${r.error_code})` : ''}`] as const), options.width));
+  lines.push(...noPlanWords(result, options.width));
   lines.push(...retentionByKind(result, options), ...missedProbes(result, options.width));
   lines.push('');
   const best = result.rows.find((r) => r.best);

@@ -20,7 +20,7 @@ export interface RenderedCandidate {
 
 export type StrategyOutcome =
   | { status: 'plan'; plan: CompactionPlan; candidate: RenderedCandidate | null; duration_ms?: number }
-  | { status: 'no_plan'; reason_code: string; duration_ms?: number }
+  | { status: 'no_plan'; reason_code: string; rationale?: string | null; duration_ms?: number }
   | { status: 'error'; message: string; code?: string | null; plan?: CompactionPlan | null; duration_ms?: number };
 
 /** What every row of one eval shares: the frozen source and the one probe set. */
@@ -128,6 +128,11 @@ export function buildEvalRow(baseline: EvalBaseline, strategy: string, outcome: 
   row.duration_ms = Math.max(0, Math.round(outcome.duration_ms ?? 0));
   if (outcome.status === 'no_plan') {
     row.reason_code = outcome.reason_code;
+    // The code alone says nothing of why: a strategy of another provider, no stale outputs, no
+    // editor configured. `plan` prints the strategy's words; eval keeps them too. The rationale
+    // field stays the plan's, so it still tells a row with a plan from one without.
+    const said = outcome.rationale?.replace(/\s+/g, ' ').trim();
+    if (said) row.no_plan_rationale = said.length > 4096 ? `${said.slice(0, 4095)}…` : said;
     // A no-plan row took no apply time on a copy; its duration is the proposal's only.
     return row;
   }

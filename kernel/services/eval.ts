@@ -23,6 +23,7 @@ import { scoreRetention } from '../eval/study-score.js';
 import { transcriptSample } from '../policy/adaptive.js';
 import { contextTokens, reportedContext, requireReadableContext, requireResumableSession } from '../policy/context.js';
 import { effectivePolicy, pinnedByFlags } from '../policy/effective-policy.js';
+import { strategyRationaleOf } from '../policy/no-plan.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { discardStaging } from '../publish/staging.js';
 import { viewOfPublication } from '../publish/publications.js';
@@ -274,7 +275,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         const error = ws.aboutOriginals(caught);
         return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), duration_ms: clock.ms };
       }
-      if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, duration_ms: clock.ms };
+      if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, rationale: strategyRationaleOf(outcome), duration_ms: clock.ms };
       const plan = outcome.plan;
       if (!rewritesFile(plan)) return { status: 'plan', plan, candidate: null, duration_ms: clock.ms };
       try {

@@ -867,6 +867,10 @@ export interface EvalRow {
    */
   rationale: string | null;
   /**
+   * On a no-plan row, what the strategy said when it proposed nothing (no stale outputs outside the protected ones, another provider's strategy, ...): numbers and codes, never transcript text. Absent when it said nothing.
+   */
+  no_plan_rationale?: string;
+  /**
    * For a selector's row (auto, agentic): the strategy whose plan it chose, when another; the best row goes to that strategy's own row on a tie.
    */
   credited_strategy?: string | null;

@@ -197,6 +197,12 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     for (const r of codexEval.rows.filter((x) => x.credited_strategy)) expect(body.join('\n')).toContain(`${r.strategy}→${r.credited_strategy}`);
     expect(body.find((l) => l.startsWith('*'))).toContain(` ${codexEval.best_strategy} `);
     expect(body.find((l) => / sawtooth /.test(l))).toContain('provider control');
+    // A strategy that proposed nothing says why under the table, as plan does, not only its code.
+    const said = row(codexEval, 'cache_edits');
+    expect(said).toMatchObject({ status: 'no_plan', reason_code: 'strategy_returned_no_plan', no_plan_rationale: 'strategy cache_edits applies to claude_code sessions, not codex' });
+    const words = lines.indexOf('no plan, as the strategy said:');
+    expect(words).toBeGreaterThan(header);
+    expect(lines.slice(words)).toContain('  cache_edits: strategy cache_edits applies to claude_code sessions, not codex');
     // A score under 100 keeps three significant digits, as auto's rationale prints it, so a small one does not read 0.
     const bestScore = row(codexEval, codexEval.best_strategy!).score!;
     const scoreShown = bestScore >= 100 ? Math.round(bestScore).toLocaleString('en-US') : String(Number(bestScore.toPrecision(3)));

@@ -207,7 +207,7 @@ describe('evaluateSession and the outputs', () => {
   const run = () =>
     evaluateSession(input, async (id) => {
       if (id === 'broken') throw new Error('strategy-broken exited with code 3');
-      if (id === 'dedupe') return { status: 'no_plan', reason_code: 'strategy_returned_no_plan' };
+      if (id === 'dedupe') return { status: 'no_plan', reason_code: 'strategy_returned_no_plan', rationale: 'no older duplicate tool outputs\noutside the 2 protected recent ones' };
       if (id === 'sawtooth') return { status: 'plan', plan: { strategy: id, rationale: 'r', edits: [{ op: 'provider_compact', control: '/compact' }], context_tokens_before: context, context_tokens_after: 100 }, candidate: null };
       const plan = id === 'elide' ? planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })! : planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 0 }, 'greedy')!;
       const bytes = renderSessionBytes(session.source, plan.edits);
@@ -252,6 +252,10 @@ describe('evaluateSession and the outputs', () => {
     expect(body.find((l) => l.startsWith('*'))).toContain('elide');
     expect(body.find((l) => l.includes(' broken '))).toContain('error: strategy-broken exited with code 3');
     expect(body.find((l) => l.includes(' dedupe '))).toContain('no plan (strategy_returned_no_plan)');
+    // What the strategy said of why, on one line under the table and in the row.
+    expect(result.rows.find((r) => r.strategy === 'dedupe')!.no_plan_rationale).toBe('no older duplicate tool outputs outside the 2 protected recent ones');
+    expect(lines.slice(lines.indexOf('no plan, as the strategy said:') + 1)[0]).toBe('  dedupe: no older duplicate tool outputs outside the 2 protected recent ones');
+    expect(result.rows.filter((r) => r.status !== 'no_plan').every((r) => r.no_plan_rationale === undefined)).toBe(true);
     // A provider control shows no after, reduction or prefix: the provider decides what it keeps.
     const control = body.find((l) => l.includes(' sawtooth '))!;
     expect(control).toContain('provider control');
