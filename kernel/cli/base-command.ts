@@ -1,4 +1,4 @@
-import { Command, Flags, ux, type Interfaces } from '@oclif/core';
+import { Command, Flags, toConfiguredId, ux, type Interfaces } from '@oclif/core';
 import { GobstopperError, usageError } from '../errors.js';
 import { isStopping, onStopSignal, stopNote } from '../exit-cleanup.js';
 import { filesystemMessage } from './filesystem-message.js';
@@ -9,6 +9,7 @@ import { printableText, terminalSafe } from '../text/human.js';
 import { terminalSafeJson } from '../text/json-output.js';
 import { wrapText } from '../text/wrap.js';
 import type { ResumeLines } from './render/resume-lines.js';
+import { unknownFlagMessage } from './unknown-flag.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -63,11 +64,22 @@ export abstract class BaseCommand<TResult> extends Command {
     const given = argv ?? this.argv;
     const flagsEnd = given.indexOf('--');
     if ((flagsEnd < 0 ? given : given.slice(0, flagsEnd)).some((arg) => arg.startsWith('--json='))) throw usageError('usage', '--json takes no value; pass --json alone');
-    if (!input.args) return super.parse(input, argv);
+    if (!input.args) return super.parse(input, argv).catch((error: unknown) => this.unknownFlag(error));
     const args = Object.fromEntries(Object.entries(input.args).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
     // The command class itself, with these args: oclif spreads its own statics and reads the
     // inherited ones (base flags, --json) through it.
-    return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv);
+    return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv).catch((error: unknown) => this.unknownFlag(error));
+  }
+
+  /** An unknown flag, refused with the flag probably meant and where this command's flags are listed. */
+  private unknownFlag(error: unknown): never {
+    const refused = error as OclifLikeError & { flags?: unknown };
+    const typed = Array.isArray(refused.flags) ? refused.flags.filter((f): f is string => typeof f === 'string') : [];
+    // oclif adds --json and the base flags at parse time, outside the command's own flags.
+    const all = { ...this.ctor.baseFlags, ...(this.ctor.enableJsonFlag ? { json: {} } : {}), ...this.ctor.flags };
+    const flags = Object.entries(all).map(([name, flag]) => ({ name, hidden: Boolean((flag as { hidden?: boolean }).hidden) }));
+    const message = refused.oclif?.exit === 2 ? unknownFlagMessage(refused.message, typed, toConfiguredId(this.id ?? '', this.config), flags) : null;
+    throw message === null ? error : usageError('usage', message);
   }
 
   /**

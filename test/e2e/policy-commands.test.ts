@@ -264,7 +264,18 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['explain', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
     expect(json(['tune', '7d3f', '--config', scorerTypo]).body.error.code).toBe('unknown_scorer');
     // tune's numbers do not depend on the strategy, so it takes no --strategy to ignore.
-    expect(json(['tune', '7d3f', '--strategy', 'elide'])).toMatchObject({ status: 2, body: { error: { code: 'usage', message: 'Nonexistent flag: --strategy' } } });
+    expect(json(['tune', '7d3f', '--strategy', 'elide'])).toMatchObject({ status: 2, body: { error: { code: 'usage', message: 'Nonexistent flag: --strategy; gobstopper tune --help lists its flags' } } });
+  });
+
+  it('an unknown flag is refused with the flag probably meant and where the flags are listed', () => {
+    // The config spells it trigger_tokens; the flag is --trigger.
+    const typed = gob(['plan', '7d3f', '--trigger-tokens', '100000', '--flor', '30000']);
+    expect(typed.status).toBe(2);
+    expect(typed.stderr).toBe('gobstopper: Nonexistent flags: --trigger-tokens (did you mean --trigger?), --flor (did you mean --floor?); gobstopper plan --help lists its flags\n');
+    expect(json(['detect', '--limt', '3']).body.error).toEqual({ code: 'usage', message: 'Nonexistent flag: --limt (did you mean --limit?); gobstopper detect --help lists its flags' });
+    // A command under a topic is named as it is typed; a flag nothing is near gets the pointer alone.
+    expect(json(['plugin', 'list', '--nosuch']).body.error.message).toBe('Nonexistent flag: --nosuch; gobstopper plugin list --help lists its flags');
+    expect(json(['detect', '--jsn']).body.error.message).toContain('(did you mean --json?)');
   });
 
   it('config and presets report broken tables they do not layer, naming each, before plan meets them', () => {

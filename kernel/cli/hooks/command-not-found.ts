@@ -10,6 +10,7 @@ import { toEnvelope } from '../base-command.js';
 import { inHiddenGroup } from '../help-class.js';
 import { terminalSafe } from '../../text/human.js';
 import { terminalSafeJson } from '../../text/json-output.js';
+import { editDistance, nearEnough } from '../../text/edit-distance.js';
 
 const commandNotFound: Hook<'command_not_found'> = async function (options) {
   const { config } = options;
@@ -61,22 +62,7 @@ function nearestCommand(config: Interfaces.Config, typed: string): { id: string;
     const distance = editDistance(typed, id);
     if (!best || distance < best.distance) best = { id, distance };
   }
-  return best && best.distance <= Math.max(1, Math.floor(best.id.length / 3)) ? best : null;
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit. */
-function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i += 1) {
-    for (let j = 1; j < cols; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
+  return best && nearEnough(best.distance, best.id) ? best : null;
 }
 
 export default commandNotFound;
