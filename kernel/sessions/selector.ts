@@ -141,7 +141,8 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
       /* not a file either */
     }
     const { unreadable } = discovered;
-    if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}'`);
+    // Every age was searched, so the listing that shows what there is to match is detect's --all one.
+    if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}' (gobstopper detect --all lists the sessions there are)`);
     throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(discovered)}`, { details: { unreadable } });
   }
   throw ambiguousSession(selector, matches.map((m) => m.session));

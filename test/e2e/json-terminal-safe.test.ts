@@ -66,7 +66,7 @@ describe.skipIf(!built)('--json cannot steer the terminal it is printed on', () 
     expect(r.code).toBe(1);
     expectEscaped(r.stdout, ['\\u202e', '\\u009b']);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'session_not_found', message: `no session matching '${typed}'` } });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'session_not_found', message: `no session matching '${typed}' (gobstopper detect --all lists the sessions there are)` } });
   });
 
   it('an unknown command quoting hostile words is answered escaped too', async () => {
@@ -79,7 +79,7 @@ describe.skipIf(!built)('--json cannot steer the terminal it is printed on', () 
   it('GOBSTOPPER_DEBUG prints the stack of an error quoting hostile input escaped', async () => {
     const r = await runCli(['plan', `ab${RLO}cd${CSI}`], home.env, { extraEnv: { GOBSTOPPER_DEBUG: '1' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("GobstopperError: no session matching 'ab\\u202ecd\\u009b'\n    at ");
+    expect(r.stderr).toContain("GobstopperError: no session matching 'ab\\u202ecd\\u009b' (gobstopper detect --all lists the sessions there are)\n    at ");
     expect(r.stderr).not.toMatch(/[\u202e\u009b]/);
   });
 

@@ -374,6 +374,8 @@ describe('session selectors', () => {
     const none = await runJson(['verify', 'ffffffff'], home.env);
     expect(none.code).toBe(1);
     expect(none.json.error.code).toBe('session_not_found');
+    // Every age was searched: the message points at the listing that shows them all.
+    expect(none.json.error.message).toBe("no session matching 'ffffffff' (gobstopper detect --all lists the sessions there are)");
     // Two sessions sharing a prefix: a copy under another id that starts the same way.
     const twin = join(home.claudeDir, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000.jsonl`);
     writeFileSync(twin, readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, `${DEMO_CLAUDE_ID.slice(0, 4)}0000-0000-4000-8000-000000000000`));
