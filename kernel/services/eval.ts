@@ -36,6 +36,7 @@ import { recentYields, resolveSessionConfig, strategyRunner, type ParsedSession,
 import { pinnedStrategy } from './pinned-strategy.js';
 import { requireStrategyParams } from './policy-params.js';
 import { withWorkspace } from './private-workspace.js';
+import { belowTriggerWarning } from '../eval/below-trigger.js';
 import type { Runtime } from './runtime.js';
 
 /**
@@ -325,6 +326,8 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     result.rehearsal_note = rehearsal.rehearsal?.note ?? rehearsal.note;
     const unapplied = unappliedSessionWarning(config);
     if (unapplied !== null) result.warnings.unshift(unapplied);
+    const untriggered = belowTriggerWarning(result.rows, result.context_tokens, policy.effective_trigger_tokens, policy.floor_tokens);
+    if (untriggered !== null) result.warnings.unshift(untriggered);
     // Without this the rows read as if the configured proposer had been among them.
     if (config.external?.kind === 'legacy_command') {
       result.warnings.unshift(`the legacy command that ${config.external.table} configures is not measured: eval compares strategies, and only plan, apply and watch run a command`);

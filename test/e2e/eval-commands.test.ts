@@ -273,6 +273,23 @@ describe.skipIf(!built)('eval (built CLI)', () => {
     expect(codexEval.warnings).toEqual([]);
   });
 
+  it('a session under the trigger says why no strategy planned and which --trigger compares them', () => {
+    // The default trigger (250,000) is far above this session's context.
+    const { status, body, stderr } = json<EvalCommandResult>(['eval', CODEX_ID, '--strategy', 'elide', '--strategy', 'middle']);
+    expect(status, stderr).toBe(0);
+    expect(validateEvalCommandResult(body), JSON.stringify(validateEvalCommandResult.errors)).toBe(true);
+    expect(body.rows.map((r) => r.reason_code)).toEqual(['below_trigger', 'below_trigger']);
+    const suggested = Math.floor(body.context_tokens / 1000) * 1000;
+    expect(body.warnings).toEqual([
+      `the context (~${body.context_tokens.toLocaleString('en-US')} tokens) is under the trigger 250,000, so no strategy planned anything; to compare them on this session, lower the trigger for this run: --trigger ${suggested} --floor ${Math.floor(suggested / 2)}`,
+    ]);
+    expect(gob(['eval', CODEX_ID, '--strategy', 'elide']).stderr).toContain('lower the trigger for this run: --trigger');
+    // The suggested flags do make them plan.
+    const lowered = json<EvalCommandResult>(['eval', CODEX_ID, '--strategy', 'elide', '--trigger', String(suggested), '--floor', String(Math.floor(suggested / 2))]);
+    expect(lowered.body.rows[0]!.status).toBe('plan');
+    expect(lowered.body.warnings.some((w) => w.includes('lower the trigger'))).toBe(false);
+  });
+
   it('--strategy measures only the named strategies, in the order given', () => {
     // The session may come after the flags: each --strategy takes one value.
     const { status, body } = json<EvalCommandResult>(['eval', ...LOW, '--strategy', 'scored', '--strategy', 'elide', CODEX_ID]);
