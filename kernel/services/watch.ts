@@ -21,6 +21,7 @@ import type { ProviderHomes } from '../sessions/provider-port.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
+import { neverFires, neverFiresWarnings, type NeverFires } from '../watch/never-fires.js';
 import { policyVerdicts } from '../watch/policy-verdicts.js';
 import { triage } from '../watch/triage.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
@@ -142,6 +143,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     // Small sessions first: one large session does not hold up every other decision.
     const queue = [...rows].sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
     const looseTables = new Map<string, string[]>();
+    const untriggerable: NeverFires[] = [];
     const refusalOf = policyVerdicts((resolved) => refusedPolicy(rt, resolved));
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
@@ -182,6 +184,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
         const resolved = resolution.resolved;
         for (const table of resolved.unapplied_session_tables) looseTables.set(table, [...(looseTables.get(table) ?? []), row.session_id]);
         const policy = toResolvedPolicy(resolved.values);
+        const never = neverFires(row.provider, row.session_id, row.model_context_window, policy.effective_trigger_tokens, policy.adaptive);
+        if (never) untriggerable.push(never);
         policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
         const verdict = triageOf(policyDigest, policy.effective_trigger_tokens, policy.adaptive, policy.min_interval_secs);
         if (verdict.kind === 'skip') {
@@ -206,7 +210,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
-    return { count: rows.length, warnings: looseTableWarnings(state.looseTablesSaid, looseTables) };
+    return { count: rows.length, warnings: [...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)] };
   });
   if (!options.dryRun) await saveWatchState(state);
   return {

@@ -48,6 +48,8 @@ export interface WatchState {
   discarded: string | null;
   /** Keys of the loose [sessions] tables this watch has warned of (loose-tables.ts); never saved. */
   looseTablesSaid: Set<string>;
+  /** Triggers this watch has said never fire (never-fires.ts); never saved. */
+  neverFiresSaid: Set<string>;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -73,7 +75,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set() });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set() });
   let text: string;
   try {
     const st = await lstat(path);
@@ -107,7 +109,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     // once discovery no longer lists the file.
     if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
-  return { path, entries, discarded: null, looseTablesSaid: new Set() };
+  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set() };
 }
 
 /**

@@ -105,6 +105,25 @@ describe('watch', () => {
     expect(again.json.skipped.settled).toBeGreaterThanOrEqual(1);
   });
 
+  it('a trigger past where a client compacts by itself is said to never fire, as with the default one', async () => {
+    home = demoHome('[policy]\nstrategy = "compacted"\n');
+    const once = await runJson(['watch', '--once'], home.env);
+    expect(once.code, once.stderr).toBe(0);
+    expect(validateWatchPass(once.json)).toBe(true);
+    expect(once.json.decisions.map((d: any) => d.outcome)).toEqual(['below_trigger', 'below_trigger']);
+    expect(once.json.warnings).toEqual([
+      expect.stringContaining('the trigger 250,000 is at or above where codex compacts by itself (~244,800 of a 272,000-token window), so it never fires for its session'),
+      expect.stringContaining('the trigger 250,000 is at or above where claude_code compacts by itself (~180,000 of a 200,000-token window), so it never fires for its session'),
+    ]);
+    const text = await runCli(['watch', '--once'], home.env);
+    expect(text.stderr).toContain('lower trigger_tokens in [policy] or [provider.claude_code]');
+    // A trigger under that point, or adaptive tuning, which caps it per session, says nothing.
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[policy]\nstrategy = "compacted"\ntrigger_tokens = 150000\n');
+    expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings).toBeUndefined();
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), '[policy]\nstrategy = "compacted"\nadaptive = true\n');
+    expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings).toBeUndefined();
+  });
+
   it('a live session over its trigger is named once and left to its client', async () => {
     home = demoHome();
     const now = new Date();
@@ -226,7 +245,9 @@ describe('watch', () => {
     const passes = loop.lines().filter((l) => l.pass !== undefined);
     expect(passes.length).toBeGreaterThanOrEqual(3);
     for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
-    expect(passes[0].warnings).toEqual([said]);
+    // 200,000 is past where Claude Code compacts by itself in its 200,000-token window: said once as well.
+    const neverFires = `the trigger 200,000 is at or above where claude_code compacts by itself (~180,000 of a 200,000-token window), so it never fires for its session ${DEMO_CLAUDE_ID}; lower trigger_tokens in [policy] or [provider.claude_code] (gobstopper explain ${DEMO_CLAUDE_ID} says why)`;
+    expect(passes[0].warnings).toEqual([neverFires, said]);
     expect(passes.slice(1).map((p) => p.warnings)).toEqual(passes.slice(1).map(() => undefined));
     // A person sees it on stderr, and once: the plan of the session, which warns of it too, does not say it again under the decision.
     writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config(`[sessions."${prefix}"]\ntrigger_tokens = 30000\n`));
