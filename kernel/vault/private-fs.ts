@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, unlink, link, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, stat, unlink, link, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { creatingFile, keepOnExit, removeOnExit } from '../exit-cleanup.js';
 import { insecureVault } from './errors.js';
@@ -65,13 +65,39 @@ export async function checkPrivateDir(path: string): Promise<boolean> {
 }
 
 /**
+ * Creates the missing directories above a private one, one level at a time. Node's recursive mkdir
+ * retries forever where a parent exists but refuses children with ENOENT (under /proc); here that
+ * answer ends the attempt with the directory it could not create.
+ */
+async function makeParents(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      await stat(at);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      missing.push(at);
+      if (dirname(at) === at) break;
+    }
+  }
+  for (const at of missing.reverse()) {
+    try {
+      await mkdir(at, { mode: PRIVATE_DIR_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/**
  * Creates a private directory (parents too, 0700 as the XDG spec asks) or checks the existing one.
  * Only the leaf's mode is enforced: parents such as ~/.local/share belong to the user.
  */
 export async function ensurePrivateDir(path: string): Promise<void> {
   if (await checkPrivateDir(path)) return;
   try {
-    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+    await makeParents(dirname(path));
     await mkdir(path, { mode: PRIVATE_DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
