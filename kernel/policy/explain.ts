@@ -9,6 +9,10 @@ import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './pr
 
 /** Native auto-compaction fires near the end of the window and lands around this many tokens. */
 export const NATIVE_TRIGGER_FRACTION = 0.9;
+/** Where a client with this window compacts by itself. */
+export const nativeTriggerTokens = (window: number): number => Math.round(window * NATIVE_TRIGGER_FRACTION);
+/** A trigger at or above that point is never reached: the client compacts first. */
+export const triggerNeverReached = (trigger: number, window: number): boolean => trigger >= window * NATIVE_TRIGGER_FRACTION;
 export const NATIVE_FLOOR_TOKENS = 60_000;
 export const DEFAULT_EXPLAIN_WINDOW_TOKENS = 1_000_000;
 
@@ -35,7 +39,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   const trigger = policy.effective_trigger_tokens;
   const floor = policy.floor_tokens;
   const window = input.window_tokens ?? DEFAULT_EXPLAIN_WINDOW_TOKENS;
-  const nativeTrigger = Math.round(window * NATIVE_TRIGGER_FRACTION);
+  const nativeTrigger = nativeTriggerTokens(window);
   const nativeFloor = Math.min(NATIVE_FLOOR_TOKENS, Math.floor(nativeTrigger / 2));
   const average = Math.round((trigger + floor) / 2);
   const nativeAverage = Math.round((nativeTrigger + nativeFloor) / 2);

@@ -5,7 +5,7 @@
  * says it once for each trigger and window it meets, as it says a loose session table once
  * (nothing of this is saved with the watch state, so a restarted watch says it again).
  */
-import { NATIVE_TRIGGER_FRACTION } from '../policy/explain.js';
+import { nativeTriggerTokens, triggerNeverReached } from '../policy/explain.js';
 import { formatCount } from '../text/human.js';
 
 export interface NeverFires {
@@ -17,7 +17,7 @@ export interface NeverFires {
 
 /** The session's case, when its trigger can never fire; adaptive tuning moves the trigger, so it is left to tune. */
 export function neverFires(provider: string, sessionId: string, window: number | null | undefined, trigger: number, adaptive: boolean): NeverFires | null {
-  if (adaptive || !window || trigger < window * NATIVE_TRIGGER_FRACTION) return null;
+  if (adaptive || !window || !triggerNeverReached(trigger, window)) return null;
   return { provider, window, trigger, session_id: sessionId };
 }
 
@@ -34,7 +34,7 @@ export function neverFiresWarnings(said: Set<string>, found: readonly NeverFires
     const { provider, window, trigger } = group[0]!;
     const count = group.length === 1 ? `its session ${group[0]!.session_id}` : `its ${group.length} sessions`;
     return (
-      `the trigger ${formatCount(trigger)} is at or above where ${provider} compacts by itself (~${formatCount(Math.round(window * NATIVE_TRIGGER_FRACTION))} of a ${formatCount(window)}-token window), ` +
+      `the trigger ${formatCount(trigger)} is at or above where ${provider} compacts by itself (~${formatCount(nativeTriggerTokens(window))} of a ${formatCount(window)}-token window), ` +
       `so it never fires for ${count}; lower trigger_tokens in [policy] or [provider.${provider}] (gobstopper explain ${group[0]!.session_id} says why)`
     );
   });
