@@ -6,6 +6,9 @@
 import { Help, toConfiguredId, type Command, type Interfaces } from '@oclif/core';
 import type { HelpCommandEntry } from '../../schemas/generated/types.js';
 import { terminalSafeJson } from '../text/json-output.js';
+import { terminalSafe } from '../text/human.js';
+import { usageError } from '../errors.js';
+import { toEnvelope } from './base-command.js';
 
 /** Whether a command belongs to a hidden group (a hidden topic), unless `asked` names that group. */
 export function inHiddenGroup(config: Interfaces.Config, commandId: string, asked = ''): boolean {
@@ -27,16 +30,30 @@ export function commandsUnder(config: Interfaces.Config, id: string): HelpComman
     .sort((a, b) => a.command.localeCompare(b.command));
 }
 
-/**
- * Whether the command line is a bare topic with --json (`gobstopper plugin --json`). oclif answers a
- * topic with its help before any command runs, so no command ever sees that --json.
- */
-function bareTopicWithJson(config: Interfaces.Config, argv: readonly string[]): boolean {
-  if (argv.length !== 1 || config.findCommand(argv[0]!) || !config.findTopic(argv[0]!)) return false;
+/** The flags typed after a bare topic (`gobstopper plugin --json`), or null when argv is not one. */
+function bareTopicFlags(config: Interfaces.Config, argv: readonly string[]): string[] | null {
+  if (argv.length !== 1 || config.findCommand(argv[0]!) || !config.findTopic(argv[0]!)) return null;
+  // oclif answers a topic with its help before any command runs, so no command ever sees its flags.
   const typed = process.argv.slice(2);
-  const flags = typed.includes('--') ? typed.slice(0, typed.indexOf('--')) : typed;
-  // `plugin --help --json` asked for the help, as `plan --help --json` does.
-  return flags.includes('--json') && !flags.some((f) => f === '--help' || f === '-h');
+  return (typed.includes('--') ? typed.slice(0, typed.indexOf('--')) : typed).filter((w) => w.startsWith('-'));
+}
+
+const asksForHelp = (flags: readonly string[]) => flags.some((f) => f === '--help' || f === '-h');
+
+/**
+ * A flag given to a group of commands (`gobstopper plugin --force`) belongs to one of its commands:
+ * it is refused, as a command refuses a flag it does not take, instead of printing the group's help
+ * and exiting 0 as if something had run.
+ */
+function refuseTopicFlags(topic: string, flags: readonly string[]): void {
+  const unknown = flags.filter((f) => f !== '--json');
+  const error = usageError(
+    'usage',
+    `Nonexistent flag${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; '${topic}' is a group of commands, which take the flags (gobstopper ${topic} --help lists them)`,
+  );
+  process.exitCode = error.exit;
+  if (flags.includes('--json')) process.stdout.write(terminalSafeJson(toEnvelope(error)) + '\n');
+  else process.stderr.write(terminalSafe(`gobstopper: ${error.message}`) + '\n');
 }
 
 /** Whether the words before any `--` are `help` and nothing else (`help --help`, `help help`). */
@@ -53,9 +70,17 @@ export default class GobstopperHelp extends Help {
 
   /** A bare topic with --json answers as `help <topic> --json` does: the topic's commands, one JSON object. */
   override async showHelp(argv: string[]): Promise<void> {
-    if (bareTopicWithJson(this.config, argv)) {
-      process.stdout.write(terminalSafeJson({ commands: commandsUnder(this.config, argv[0]!) }, 2) + '\n');
-      return;
+    const topicFlags = bareTopicFlags(this.config, argv);
+    // `plugin --help --json` asked for the help, as `plan --help --json` does.
+    if (topicFlags !== null && !asksForHelp(topicFlags)) {
+      if (topicFlags.some((f) => f !== '--json')) {
+        refuseTopicFlags(argv[0]!, topicFlags);
+        return;
+      }
+      if (topicFlags.includes('--json')) {
+        process.stdout.write(terminalSafeJson({ commands: commandsUnder(this.config, argv[0]!) }, 2) + '\n');
+        return;
+      }
     }
     // oclif skips the word `help` when it looks for the subject, so `help --help` and `help help`
     // would print the root listing; they ask about the help command, so they get its own help.

@@ -622,6 +622,14 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(gob(['plugin']).stdout).toContain('USAGE\n  $ gobstopper plugin COMMAND');
     // --help asks for the help, with or without --json, as it does for a command.
     expect(gob(['plugin', '--help', '--json']).stdout).toContain('USAGE\n  $ gobstopper plugin COMMAND');
+    // A flag given to the group is refused as a command refuses one, not answered with help and 0.
+    const flagged = gob(['plugin', '--force']);
+    expect(flagged.status).toBe(2);
+    expect(flagged.stdout).toBe('');
+    expect(flagged.stderr).toBe("gobstopper: Nonexistent flag: --force; 'plugin' is a group of commands, which take the flags (gobstopper plugin --help lists them)\n");
+    const flaggedJson = json(['plugin', '--force']);
+    expect(flaggedJson.status).toBe(2);
+    expect(flaggedJson.body).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('Nonexistent flag: --force;') } });
     const nosuch = json(['help', 'nosuch']);
     expect(nosuch.status).toBe(2);
     expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });
