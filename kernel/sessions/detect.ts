@@ -3,6 +3,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { HOT_SECS } from '../../sdk/limits.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
 import { discoverAll } from './selector.js';
+import type { SearchedStore } from './missing-stores.js';
 
 export function isActive(mtimeMs: number, now = Date.now()): boolean {
   return now - mtimeMs <= HOT_SECS * 1000;
@@ -41,18 +42,20 @@ export interface DetectedSessions {
   /** Transcript files found but not read, and whether a provider listed as many as it may. */
   unreadable: T.UnreadableTranscript[];
   unreadableCapped: boolean;
+  /** The folders each provider looked in, as far as it said. */
+  searched: SearchedStore[];
 }
 
 /** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
 export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {
   const now = options.now ?? Date.now();
   // Sub-agent threads are asked for too, so the count of transcripts not listed includes them.
-  const { sessions: found, unreadable, unreadableCapped } = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
+  const { sessions: found, unreadable, unreadableCapped, searched } = await discoverAll(providers, homes, { maxAgeSecs: options.maxAgeSecs, includeSubagents: true });
   const sessions = found.filter((f) => (f.session.kind ?? 'session') === 'session');
   const rows = sessions.map((f) => toDetectRow(f, now)).sort((a, b) => a.age_secs - b.age_secs || a.session_id.localeCompare(b.session_id));
   const unlisted = found
     .filter((f) => (f.session.kind ?? 'session') !== 'session')
     .sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0) || a.session.path.localeCompare(b.session.path))
     .map((f) => f.session.path);
-  return { rows, unlisted, unreadable, unreadableCapped };
+  return { rows, unlisted, unreadable, unreadableCapped, searched };
 }

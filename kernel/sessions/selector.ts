@@ -10,6 +10,7 @@ import { MAX_UNREADABLE } from '../../sdk/unreadable.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { encodingHintOf } from './encoding-hint.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
+import { missingStoresNote, type SearchedStore } from './missing-stores.js';
 
 export interface ResolvedSession {
   session: T.SessionHandle;
@@ -82,6 +83,8 @@ export interface Discovered {
   unreadable: T.UnreadableTranscript[];
   /** A provider listed as many unreadable files as the protocol takes: there may be more. */
   unreadableCapped: boolean;
+  /** The folders each provider looked in, as far as it said. */
+  searched: SearchedStore[];
 }
 
 /** Every session every provider can see (all ages, sub-agent files excluded). */
@@ -110,6 +113,7 @@ export async function discoverAll(providers: ProviderPort[], homes: ProviderHome
     sessions,
     unreadable: results.flatMap((r) => r.unreadable ?? []),
     unreadableCapped: results.some((r) => (r.unreadable?.length ?? 0) >= MAX_UNREADABLE),
+    searched: results.flatMap((r, k) => (r.searched ?? []).map((f) => ({ provider: providers[k]!.id, ...f }))),
   };
 }
 
@@ -141,6 +145,9 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
       /* not a file either */
     }
     const { unreadable } = discovered;
+    // A home that does not exist explains a miss better than a listing of what is elsewhere.
+    const missing = missingStoresNote(discovered.searched);
+    if (missing !== null) throw new GobstopperError('session_not_found', `no session matching '${selector}': ${missing}`);
     // Every age was searched, so the listing that shows what there is to match is detect's --all one.
     if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}' (gobstopper detect --all lists the sessions there are)`);
     throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(discovered)}`, { details: { unreadable } });

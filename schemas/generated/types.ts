@@ -3034,6 +3034,12 @@ export interface ProviderDiscoverResult {
    * @maxItems 64
    */
   unreadable?: UnreadableTranscript[];
+  /**
+   * The folders this provider looked in for transcripts, and whether each exists, so that when nothing turns up the host can say where it looked (a mistyped home finds no sessions rather than failing). At most 16.
+   *
+   * @maxItems 16
+   */
+  searched?: SearchedFolder[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -3045,6 +3051,17 @@ export interface UnreadableTranscript {
    * A few words, such as 'permission denied'.
    */
   reason: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "SearchedFolder".
+ */
+export interface SearchedFolder {
+  path: string;
+  /**
+   * Whether the path is a directory this provider could list.
+   */
+  exists: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

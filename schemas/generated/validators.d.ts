@@ -170,6 +170,7 @@ export declare const validateScorerInfo: GeneratedValidator;
 export declare const validateScorerScoreParams: GeneratedValidator;
 export declare const validateScorerScoreResult: GeneratedValidator;
 export declare const validateSearchSnapshotCommandOutput: GeneratedValidator;
+export declare const validateSearchedFolder: GeneratedValidator;
 export declare const validateSessionHandle: GeneratedValidator;
 export declare const validateSessionId: GeneratedValidator;
 export declare const validateSessionKind: GeneratedValidator;

@@ -272,6 +272,31 @@ describe('detect', () => {
     expect(((await runJson(['detect'], home.env)).json as Array<{ session_id: string }>).map((r) => r.session_id)).toEqual([DEMO_CODEX_ID]);
   });
 
+  it('a client home that does not exist is named where the search went, not answered as "no sessions yet"', async () => {
+    home = demoHome();
+    const missingClaude = join(home.root, 'no-such-claude');
+    const missingCodex = join(home.root, 'no-such-codex');
+    const env = { ...home.env, CLAUDE_CONFIG_DIR: missingClaude, CODEX_HOME: missingCodex };
+    const human = await runCli(['detect'], env);
+    expect(human.code).toBe(0);
+    const said = human.stdout.replace(/\s+/g, ' ').trim();
+    expect(said).toContain(`No sessions found: claude_code looked in ${join(missingClaude, 'projects')}, which does not exist;`);
+    expect(said).toContain(`codex looked in ${join(missingCodex, 'sessions')} and ${join(missingCodex, 'archived_sessions')}, which do not exist`);
+    expect(said).not.toContain('--all lists older ones');
+    const machine = await runJson(['detect'], env);
+    expect(machine.code).toBe(0);
+    expect(machine.json).toEqual([]);
+    expect(machine.stderr).toContain(`claude_code looked in ${join(missingClaude, 'projects')}`);
+    // One home missing while the other lists sessions: nothing to say about the missing one.
+    const oneMissing = await runCli(['detect'], { ...home.env, CODEX_HOME: missingCodex }, { extraEnv: { COLUMNS: '200' } });
+    expect(oneMissing.stdout).not.toContain('No sessions found');
+    // An id looked up in a home that is not there says so.
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID.slice(0, 8)], env);
+    expect(plan.code).toBe(1);
+    expect(plan.json.error).toMatchObject({ code: 'session_not_found', message: expect.stringContaining(`claude_code looked in ${join(missingClaude, 'projects')}, which does not exist`) });
+    expect(existsSync(missingClaude) || existsSync(missingCodex)).toBe(false);
+  });
+
   it('on an 80-column terminal detect keeps the id prefixes people select by and a readable project, and drops the lifetime sums with their footnote', async () => {
     home = demoHome();
     const narrow = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });

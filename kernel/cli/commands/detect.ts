@@ -7,6 +7,7 @@ import { discoveryMaxAge } from '../../config/resolve-config.js';
 import { discoveryWindow } from '../../policy/defaults.js';
 import { detectSessions } from '../../sessions/detect.js';
 import { unreadableSummary } from '../../sessions/selector.js';
+import { missingStoresNote, noStoreExists } from '../../sessions/missing-stores.js';
 import { withRuntime } from '../../services/runtime.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -54,7 +55,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // (a floor above the trigger, an untrusted command) is plan's to report, not a reason to list nothing.
     const loaded = await loadConfig({ configPath: flags.config });
     const maxAgeSecs = flags.all ? null : discoveryWindow(discoveryMaxAge(loaded));
-    const { rows, unlisted, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+    const { rows, unlisted, searched, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
@@ -73,8 +74,16 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       if (compaction && row.context_basis === 'reported') row.projected_context_tokens = countedProjection(compaction, row.context_tokens) ?? undefined;
       if (row.projected_context_tokens === undefined) delete row.projected_context_tokens;
     }
+    // Nothing at all, and a provider's folders do not exist: its home is probably not where it was looked for.
+    const missing = rows.length === 0 && unlisted.length === 0 ? missingStoresNote(searched) : null;
+    if (missing !== null && this.jsonEnabled()) this.warning(`no sessions found: ${missing}`);
     if (!this.jsonEnabled()) {
-      this.printTable(rows, flags.limit, maxAgeSecs);
+      // With no folder to look in at all, an older session is not what is missing.
+      if (missing !== null && noStoreExists(searched)) this.sayProse(`No sessions found: ${missing}.`);
+      else {
+        this.printTable(rows, flags.limit, maxAgeSecs);
+        if (missing !== null) this.sayProse(`${missing}.`);
+      }
       if (unlisted.length > 0) {
         // "verify <path>" is no help without a path: the newest is named, on a line of its own to copy.
         this.sayProse(`${unlisted.length} composite or sub-agent transcript(s) not listed: they have no single reading; gobstopper verify <path> says why, as for the newest:`);

@@ -112,7 +112,8 @@ export function discoverSessions(params: ProviderDiscoverParams): ProviderDiscov
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
-  return unreadable.length > 0 ? { sessions, unreadable } : { sessions };
+  const searched = [{ path: projects, exists: isDirectory(projects) }];
+  return unreadable.length > 0 ? { sessions, unreadable, searched } : { sessions, searched };
 }
 
 export function identifyTranscript(params: ProviderIdentifyParams): ProviderIdentifyResult {

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult, UnreadableTranscript } from '../../../sdk/index.js';
 import { noteUnreadable } from '../../../sdk/unreadable.js';
+import { isDirectory } from '../../../sdk/resume-dir.js';
 import { describeRollout } from './describe.js';
 import { isRolloutFileName } from './rollout-name.js';
 
@@ -70,5 +71,6 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
-  return unreadable.length > 0 ? { sessions, unreadable } : { sessions };
+  const searched = ROLLOUT_DIRS.map((dir) => ({ path: join(home, dir), exists: isDirectory(join(home, dir)) }));
+  return unreadable.length > 0 ? { sessions, unreadable, searched } : { sessions, searched };
 }

@@ -35,6 +35,14 @@ function place(dir: string, name: string, text: string, ageSecs = 0): string {
 }
 
 describe('discover', () => {
+  it('says where it looked: the projects folder, and whether it exists', () => {
+    const none = discoverSessions({ provider_id: 'claude_code', home: join(home.root, 'nowhere') });
+    expect(validateProviderDiscoverResult(none)).toBe(true);
+    expect(none).toEqual({ sessions: [], searched: [{ path: join(home.root, 'nowhere', 'projects'), exists: false }] });
+    project();
+    expect(discoverSessions({ provider_id: 'claude_code', home: home.claudeHome }).searched).toEqual([{ path: join(home.claudeHome, 'projects'), exists: true }]);
+  });
+
   it('lists sessions under projects/<slug>/<id>.jsonl, newest first, with tail usage', async () => {
     const dir = project();
     const a = place(dir, `${ID_A}.jsonl`, modernSession({ sessionId: ID_A }).toJsonl(), 600);

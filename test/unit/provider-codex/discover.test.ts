@@ -56,6 +56,21 @@ describe('provider-codex discover', () => {
     expect(codexHome({ home: '/given' }, { CODEX_HOME: '/x' })).toBe('/given');
   });
 
+  it('says which rollout folders it looked in and whether each exists', () => {
+    const missing = discover({ provider_id: 'codex', home: join(home.root, 'nowhere') });
+    expect(validateProviderDiscoverResult(missing)).toBe(true);
+    expect(missing.searched).toEqual([
+      { path: join(home.root, 'nowhere', 'sessions'), exists: false },
+      { path: join(home.root, 'nowhere', 'archived_sessions'), exists: false },
+    ]);
+    legacySession().builder.writeTo(sessionsDir(home.codexHome));
+    const found = discover({ provider_id: 'codex', home: home.codexHome });
+    expect(found.searched).toEqual([
+      { path: join(home.codexHome, 'sessions'), exists: true },
+      { path: join(home.codexHome, 'archived_sessions'), exists: false },
+    ]);
+  });
+
   it('lists archived sessions, skips other files and does not follow symbolic links', () => {
     const live = legacySession().builder.writeTo(sessionsDir(home.codexHome));
     const archived = compactedSession().builder.writeTo(join(home.codexHome, 'archived_sessions'));

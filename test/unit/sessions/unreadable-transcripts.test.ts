@@ -36,10 +36,10 @@ describe('a transcript the provider cannot read is reported, not only skipped', 
     locked.add(home.claudeSession);
     locked.add(home.codexSession);
     const claude = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome });
-    expect(claude).toEqual({ sessions: [], unreadable: [{ path: home.claudeSession, reason: 'permission denied' }] });
+    expect(claude).toMatchObject({ sessions: [], unreadable: [{ path: home.claudeSession, reason: 'permission denied' }] });
     expect(validateProviderDiscoverResult(claude)).toBe(true);
     const codex = discoverRollouts({ provider_id: 'codex', home: home.codexHome });
-    expect(codex).toEqual({ sessions: [], unreadable: [{ path: home.codexSession, reason: 'permission denied' }] });
+    expect(codex).toMatchObject({ sessions: [], unreadable: [{ path: home.codexSession, reason: 'permission denied' }] });
     locked.clear();
     expect(discoverSessions({ provider_id: 'claude_code', home: home.claudeHome })).not.toHaveProperty('unreadable');
   });
