@@ -30,3 +30,11 @@ export function unreadableReason(error: unknown): string {
 export function noteUnreadable(list: UnreadableTranscript[], path: string, error: unknown): void {
   if (list.length < MAX_UNREADABLE) list.push({ path, reason: unreadableReason(error) });
 }
+
+/** The reason given for a transcript that is a symbolic link: sessions are the files a client wrote, never followed links. */
+export const LINK_NOT_FOLLOWED = 'a symbolic link, not followed (name the file it points to)';
+
+/** Adds a linked transcript to `list` unless the list is full. */
+export function noteLinked(list: UnreadableTranscript[], path: string): void {
+  if (list.length < MAX_UNREADABLE) list.push({ path, reason: LINK_NOT_FOLLOWED });
+}

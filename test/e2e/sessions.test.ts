@@ -297,6 +297,22 @@ describe('detect', () => {
     expect(existsSync(missingClaude) || existsSync(missingCodex)).toBe(false);
   });
 
+  it('a transcript that is a symbolic link is not followed, and a lookup of its id says so', async () => {
+    home = demoHome();
+    const real = join(home.root, 'kept-elsewhere.jsonl');
+    renameSync(home.claudeSession, real);
+    symlinkSync(real, home.claudeSession);
+    const before = readFileSync(real);
+    const plan = await runJson(['plan', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
+    expect(plan.code).toBe(1);
+    expect(plan.json.error.code).toBe('session_not_found');
+    expect(plan.json.error.message).toContain(`${home.claudeSession}: a symbolic link, not followed`);
+    const detect = await runJson(['detect'], home.env);
+    expect(detect.json.map((r: { session_id: string }) => r.session_id)).toEqual([DEMO_CODEX_ID]);
+    expect(detect.stderr).toContain('a symbolic link, not followed');
+    expect(readFileSync(real).equals(before)).toBe(true);
+  });
+
   it('on an 80-column terminal detect keeps the id prefixes people select by and a readable project, and drops the lifetime sums with their footnote', async () => {
     home = demoHome();
     const narrow = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });

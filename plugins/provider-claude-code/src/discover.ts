@@ -21,7 +21,7 @@ import type {
   SessionHandle,
   UnreadableTranscript,
 } from '../../../schemas/generated/types.js';
-import { noteUnreadable } from '../../../sdk/unreadable.js';
+import { noteLinked, noteUnreadable } from '../../../sdk/unreadable.js';
 import { absolutePath } from './analysis.js';
 import { analyseFileEnds, type EndsAnalysis } from './ends.js';
 import { asPluginError } from './errors.js';
@@ -47,10 +47,15 @@ function entries(dir: string): Dirent[] {
 }
 
 const isJsonl = (e: Dirent) => e.isFile() && e.name.endsWith('.jsonl');
+const isLinkedJsonl = (e: Dirent) => e.isSymbolicLink() && e.name.endsWith('.jsonl');
 
-/** Transcript files under `<home>/projects`, sub-agent files only when asked for. */
-export function listTranscripts(projects: string, includeSubagents: boolean): string[] {
+/**
+ * Transcript files under `<home>/projects`, sub-agent files only when asked for. A `.jsonl` that is
+ * a symbolic link is passed to `onLink` instead: it is not followed, but the user hears of it.
+ */
+export function listTranscripts(projects: string, includeSubagents: boolean, onLink: (path: string) => void = () => {}): string[] {
   const out: string[] = [];
+  const wanted = (name: string) => includeSubagents || !name.startsWith('agent-');
   for (const slug of entries(projects)) {
     const slugDir = join(projects, slug.name);
     // A project folder moved elsewhere and linked back is still the client's project folder; the
@@ -59,10 +64,15 @@ export function listTranscripts(projects: string, includeSubagents: boolean): st
     for (const e of entries(slugDir)) {
       if (out.length >= MAX_FILES) return out;
       if (isJsonl(e)) {
-        if (includeSubagents || !e.name.startsWith('agent-')) out.push(join(slugDir, e.name));
+        if (wanted(e.name)) out.push(join(slugDir, e.name));
+      } else if (isLinkedJsonl(e)) {
+        if (wanted(e.name)) onLink(join(slugDir, e.name));
       } else if (includeSubagents && e.isDirectory()) {
         const sub = join(slugDir, e.name, 'subagents');
-        for (const f of entries(sub)) if (isJsonl(f) && out.length < MAX_FILES) out.push(join(sub, f.name));
+        for (const f of entries(sub)) {
+          if (isJsonl(f) && out.length < MAX_FILES) out.push(join(sub, f.name));
+          else if (isLinkedJsonl(f)) onLink(join(sub, f.name));
+        }
       }
     }
   }
@@ -89,7 +99,7 @@ export function discoverSessions(params: ProviderDiscoverParams): ProviderDiscov
   const now = Date.now();
   const sessions: DiscoveredSession[] = [];
   const unreadable: UnreadableTranscript[] = [];
-  for (const path of listTranscripts(projects, includeSubagents)) {
+  for (const path of listTranscripts(projects, includeSubagents, (link) => noteLinked(unreadable, link))) {
     try {
       if (maxAgeMs !== null) {
         const st = lstatSync(path);

@@ -7,7 +7,7 @@ import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult, UnreadableTranscript } from '../../../sdk/index.js';
-import { noteUnreadable } from '../../../sdk/unreadable.js';
+import { noteLinked, noteUnreadable } from '../../../sdk/unreadable.js';
 import { isDirectory } from '../../../sdk/resume-dir.js';
 import { describeRollout } from './describe.js';
 import { isRolloutFileName } from './rollout-name.js';
@@ -31,8 +31,11 @@ function listDir(dir: string): Dirent[] {
   }
 }
 
-/** Rollout files below `root`; symbolic links are not followed. */
-export function findRollouts(root: string, limit = MAX_FILES): string[] {
+/**
+ * Rollout files below `root`; symbolic links are not followed. A rollout name that is a link is
+ * passed to `onLink`, so the user hears why that session is not listed.
+ */
+export function findRollouts(root: string, limit = MAX_FILES, onLink: (path: string) => void = () => {}): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
     for (const entry of listDir(dir)) {
@@ -40,6 +43,7 @@ export function findRollouts(root: string, limit = MAX_FILES): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory() && depth < MAX_DEPTH) walk(path, depth + 1);
       else if (entry.isFile() && isRolloutFileName(entry.name)) found.push(path);
+      else if (entry.isSymbolicLink() && isRolloutFileName(entry.name)) onLink(path);
     }
   };
   walk(root, 1);
@@ -52,7 +56,7 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
   const sessions: DiscoveredSession[] = [];
   const unreadable: UnreadableTranscript[] = [];
   for (const dir of ROLLOUT_DIRS) {
-    for (const path of findRollouts(join(home, dir))) {
+    for (const path of findRollouts(join(home, dir), MAX_FILES, (link) => noteLinked(unreadable, link))) {
       let found: DiscoveredSession | null;
       try {
         // Age is checked on the inode first so old rollouts cost a stat, not a read.

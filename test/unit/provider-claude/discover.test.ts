@@ -123,12 +123,15 @@ describe('discover', () => {
     const mixed = modernSession({ sessionId: ID_B });
     mixed.records[3]!.version = '[trimmed for fixture]';
     place(dir, `${ID_B}.jsonl`, mixed.toJsonl());
-    // The symbolic link is not followed: a session is the file the client itself wrote.
-    const sessions = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome }).sessions;
-    expect(sessions.map((s) => [s.session.session_id, s.session.kind]).sort()).toEqual([
+    // The symbolic link is not followed: a session is the file the client itself wrote. It is
+    // named, so that a lookup of its id can say why it was not found.
+    const result = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome });
+    expect(result.sessions.map((s) => [s.session.session_id, s.session.kind]).sort()).toEqual([
       [ID_A, 'session'],
       [ID_B, 'composite'],
     ]);
+    expect(result.unreadable).toEqual([{ path: join(dir, 'linked.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
+    expect(validateProviderDiscoverResult(result)).toBe(true);
   });
 });
 

@@ -81,8 +81,10 @@ describe('provider-codex discover', () => {
     const linkDir = join(home.codexHome, 'sessions', '2026', '02', '24');
     mkdirSync(join(home.codexHome, 'sessions', '2026', '02'), { recursive: true });
     symlinkSync(join(home.root, 'elsewhere'), linkDir);
-    const paths = discover({ provider_id: 'codex', home: home.codexHome }).sessions.map((s) => s.session.path).sort();
-    expect(paths).toEqual([archived, live].sort());
+    const result = discover({ provider_id: 'codex', home: home.codexHome });
+    expect(result.sessions.map((s) => s.session.path).sort()).toEqual([archived, live].sort());
+    // The linked rollout is named (a lookup of its id says why it is missing); the linked folder is not walked.
+    expect(result.unreadable).toEqual([{ path: join(sessionsDir(home.codexHome), 'rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000aa.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
   });
 
   it('filters by age and leaves sub-agent threads out unless asked', () => {
