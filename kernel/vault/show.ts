@@ -7,6 +7,8 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { forkHintFor } from './fork-hint.js';
 import { manifestOfEntry } from './indexed-manifest.js';
+import { publishedEntry, readReceipt, receiptOperations } from '../publish/receipt.js';
+import type { OperationReceipt } from '../../schemas/generated/types.js';
 import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, refuseOverlongSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
 
 export type { ShowCommandOutput };
@@ -66,8 +68,11 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   }
   // A session's snapshot is found through its index line, which must name what it says it does.
   if (label) await manifestOfEntry(layout, label, env);
+  // Not indexed: a publication's retained output is described by its receipt.
+  const publication = label ? null : await publicationRetaining(layout, sha);
+  if (publication) label = publishedEntry(publication);
   const { loaded, recordCount, types } = await recordTypeSummary(layout, sha, env);
-  return {
+  const shown: ShowCommandOutput = {
     sha256: sha,
     source_sha256: loaded.manifest.source_sha256,
     bytes: loaded.manifest.bytes,
@@ -79,6 +84,21 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
     strategy: label?.strategy ?? null,
     ts: label?.ts ?? null,
   };
+  if (publication) shown.output_of_operation = publication.operation;
+  return shown;
+}
+
+/**
+ * The receipt of the operation whose output `sha` retains, or null. Best effort: a receipt that
+ * cannot be read only leaves the snapshot unlabelled (vault --verify is where damage is reported).
+ */
+async function publicationRetaining(layout: VaultLayout, sha: string): Promise<OperationReceipt | null> {
+  const operations = await receiptOperations(layout).catch(() => [] as string[]);
+  for (const operation of operations) {
+    const receipt = await readReceipt(layout, operation).catch(() => null);
+    if (receipt?.output_manifest_sha256 === sha) return receipt;
+  }
+  return null;
 }
 
 /** Most frequent first, then by name, so output is stable. */

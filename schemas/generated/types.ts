@@ -2426,6 +2426,10 @@ export interface ShowCommandOutput {
   path: string | null;
   strategy: VaultLabel | null;
   ts: number | null;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  output_of_operation?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { validateApplyCommandResult } from '../../schemas/generated/validators.js';
+import { validateApplyCommandResult, validateShowCommandOutput } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 import { writeBigSession } from '../fixtures/claude/big-session.js';
@@ -291,6 +291,20 @@ describe('apply publishes a verified fork and never touches the source', () => {
     const shown = await runJson(['show', json.receipt.snapshot_manifest_sha256.slice(0, 8)], home.env);
     expect(shown.json).toMatchObject({ sha256: json.receipt.snapshot_manifest_sha256, session_id: DEMO_CLAUDE_ID });
     expect((await runJson(['show', 'ffff0000'], home.env)).json.error.code).toBe('session_not_archived');
+    // The fork's retained bytes are not indexed; show names them by the receipt that published them.
+    const retained = await runJson(['show', json.receipt.output_manifest_sha256], home.env);
+    expect(validateShowCommandOutput(retained.json), JSON.stringify(validateShowCommandOutput.errors)).toBe(true);
+    expect(retained.json).toMatchObject({
+      sha256: json.receipt.output_manifest_sha256,
+      source_sha256: json.receipt.output_sha256,
+      provider: 'claude_code',
+      session_id: fork,
+      path: json.receipt.path,
+      strategy: json.receipt.strategy,
+      ts: json.receipt.ts,
+      output_of_operation: json.receipt.operation,
+    });
+    expect((await runCli(['show', json.receipt.output_manifest_sha256], home.env)).stdout).toMatch(new RegExp(`^session:\\s+${fork} \\(the published output of operation ${json.receipt.operation.slice(0, 16)}; retained, not indexed\\)$`, 'm'));
     // vault of the fork says the same, as a listing (no error).
     expect((await runCli(['vault', fork.slice(0, 8)], home.env)).stdout.replace(/\s+/g, ' ').trim()).toBe(expected);
   });

@@ -8,11 +8,18 @@ import { labelMeaning } from '../render/label-help.js';
 
 export type ShowResult = ShowCommandOutput;
 
+/** The session a snapshot belongs to; a retained output is the published session, named by its operation. */
+function sessionLine(result: ShowResult): string {
+  if (result.output_of_operation) return `${result.session_id} (the published output of operation ${result.output_of_operation.slice(0, 16)}; retained, not indexed)`;
+  return result.session_id ?? '- (not indexed)';
+}
+
 export default class Show extends BaseCommand<ShowResult> {
   static override summary = 'Size, record types and label of one snapshot.';
   static override description =
     'A hex string of 16 or more characters is a snapshot id or unique prefix; anything else selects a session (id prefix or path) and shows its newest snapshot, and a shorter hex prefix (4+) that names no session is taken as a snapshot prefix. ' +
-    'The snapshot is verified chunk by chunk before anything is reported. ' + labelMeaning('The label line');
+    'The snapshot is verified chunk by chunk before anything is reported. A published fork\'s retained copy, which is not indexed, is described by the receipt of the operation that published it (--json: output_of_operation). ' +
+    labelMeaning('The label line');
   static override examples = ['<%= config.bin %> show 3f9c0a5e1b7d2c44', '<%= config.bin %> show 0199a2f1-… --json'];
   static override args = {
     target: Args.string({ description: 'Snapshot id or prefix (16+ hex characters; 4+ when no session starts with it), or a session id, prefix or transcript path.', required: true }),
@@ -27,7 +34,7 @@ export default class Show extends BaseCommand<ShowResult> {
       ['size', `${formatBytes(result.bytes)} (${formatCount(result.bytes)} bytes)`],
       ['records', formatCount(result.record_count)],
       ['provider', result.provider ?? '-'],
-      ['session', result.session_id ?? '- (not indexed: a retained output)'],
+      ['session', sessionLine(result)],
       ['label', result.strategy ?? '-'],
       ['archived', result.ts === null ? '-' : `${formatTs(result.ts)} UTC`],
       ['path', result.path ?? '-'],
