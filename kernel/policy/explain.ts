@@ -3,7 +3,7 @@
  * counts as its context, and what a cycle costs compared with waiting for the provider's own
  * auto-compaction near the end of the window.
  */
-import type { ContextBasis, ExplainCommandResult, ExplainedSession, ResolvedPolicy } from '../../schemas/generated/types.js';
+import type { ContextBasis, ExplainCommandResult, ExplainedSession, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { QUOTA_PRESSURE_FACTOR } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
@@ -13,6 +13,18 @@ export const NATIVE_TRIGGER_FRACTION = 0.9;
 export const nativeTriggerTokens = (window: number): number => Math.round(window * NATIVE_TRIGGER_FRACTION);
 /** A trigger at or above that point is never reached: the client compacts first. */
 export const triggerNeverReached = (trigger: number, window: number): boolean => trigger >= window * NATIVE_TRIGGER_FRACTION;
+/**
+ * What to say when a session sat under a trigger it can never reach (null when it can): plan
+ * prints it under its answer, apply among its warnings.
+ */
+export function neverFiresNote(outcome: PlanCommandNoPlan, window: number | null | undefined, sessionId: string): string | null {
+  if (outcome.reason_code !== 'below_trigger' || !window || !triggerNeverReached(outcome.effective_trigger_tokens, window)) return null;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return (
+    `the trigger is at or above where the client compacts by itself (~${count(nativeTriggerTokens(window))} of a ${count(window)}-token window), ` +
+    `so it never fires for this session; lower trigger_tokens (or --trigger), and see gobstopper explain ${sessionId}`
+  );
+}
 export const NATIVE_FLOOR_TOKENS = 60_000;
 export const DEFAULT_EXPLAIN_WINDOW_TOKENS = 1_000_000;
 

@@ -17,6 +17,7 @@ import { vaultExists, vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
 import { measureAppliedRetention, type EventRetention } from '../eval/applied-retention.js';
 import { sourceFindings } from './findings.js';
+import { neverFiresNote } from '../policy/explain.js';
 import { planForSelector, type PlanOptions, type PlannedSession } from './plan.js';
 import { endsWithFinishedLine, publishCandidate, unfinishedLastLine, type PublicationStep, type PublishedFork } from './publication.js';
 import { assertNoUnrecordedFork } from './earlier-fork.js';
@@ -70,7 +71,11 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   });
   const { session, transcript, outcome } = planned;
   // The plan's warnings (a session table that never applies) matter most when nothing happened.
-  if (outcome.status === 'no_plan') return { status: 'no_plan', session, outcome, warnings: planned.warnings };
+  if (outcome.status === 'no_plan') {
+    // Nothing was written: a trigger the client never lets the session reach is the likeliest why.
+    const never = neverFiresNote(outcome, transcript.usage.model_context_window, session.session_id);
+    return { status: 'no_plan', session, outcome, warnings: never === null ? planned.warnings : [...planned.warnings, never] };
+  }
   // Refused before anything else, even a hand-off to the client's own compaction: a live session's
   // client owns it until told otherwise.
   if (planned.active && !options.allowLive) throw sessionLive(session.session_id);

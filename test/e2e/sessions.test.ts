@@ -133,14 +133,25 @@ describe('detect', () => {
     expect(detected.context_tokens).toBe(planned.context_tokens_before);
   });
 
-  it('plan says when the trigger is past where the client compacts by itself, and not when it is not', async () => {
+  it('plan and apply say when the trigger is past where the client compacts by itself, and not when it is not', async () => {
     home = demoHome('');
     const never = await runCli(['plan', DEMO_CLAUDE_ID], home.env);
     expect(never.code).toBe(0);
-    expect(never.stdout).toContain(`note: the trigger is at or above where the client compacts by itself (~180,000 of a 200,000-token window), so it never fires for this session`);
+    const said = 'the trigger is at or above where the client compacts by itself (~180,000 of a 200,000-token window), so it never fires for this session';
+    expect(never.stdout).toContain(`note: ${said}`);
     const reachable = await runCli(['plan', DEMO_CLAUDE_ID, '--trigger', '150000', '--floor', '50000'], home.env);
     expect(reachable.stdout).toContain('is under the trigger 150,000');
     expect(reachable.stdout).not.toContain('compacts by itself');
+    // apply writes nothing and says why, in text and among the warnings of its JSON.
+    const before = sha256File(home.claudeSession);
+    const applied = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toContain(`warning: ${said}`);
+    const appliedJson = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(appliedJson.json.status).toBe('no_plan');
+    expect(appliedJson.json.warnings).toEqual([expect.stringContaining(said)]);
+    expect((await runJson(['apply', DEMO_CLAUDE_ID, '--trigger', '150000', '--floor', '50000'], home.env)).json.warnings).toEqual([]);
+    expect(sha256File(home.claudeSession)).toBe(before);
   });
 
   it('transcript text never reaches the terminal as control sequences', async () => {

@@ -5,7 +5,7 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
-import { nativeTriggerTokens, triggerNeverReached } from '../../policy/explain.js';
+import { neverFiresNote } from '../../policy/explain.js';
 import { formatCount } from '../../text/human.js';
 import { rewritesFile } from '../../eval/plan-metrics.js';
 import { endsWithFinishedLine } from '../../services/publication.js';
@@ -39,13 +39,8 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
       if (outcome.status === 'plan') for (const line of planLines(outcome, session.provider)) this.sayProse(line);
       else this.sayProse(noPlanLine(outcome));
       // A trigger past where the client compacts by itself is never reached: say so where it bites.
-      const window = planned.transcript.usage.model_context_window ?? null;
-      if (outcome.status === 'no_plan' && outcome.reason_code === 'below_trigger' && window !== null && triggerNeverReached(outcome.effective_trigger_tokens, window)) {
-        this.sayProse(
-          `note: the trigger is at or above where the client compacts by itself (~${formatCount(nativeTriggerTokens(window))} of a ${formatCount(window)}-token window), ` +
-            `so it never fires for this session; lower trigger_tokens (or --trigger), and see gobstopper explain ${session.session_id}`,
-        );
-      }
+      const never = outcome.status === 'no_plan' ? neverFiresNote(outcome, planned.transcript.usage.model_context_window, session.session_id) : null;
+      if (never !== null) this.sayProse(`note: ${never}`);
       // Told by the parse (no second read of the receipts): how this compaction's stale report was replaced.
       if (planned.staleReport) {
         const counted =
