@@ -24,7 +24,7 @@ export async function proposeAgentic(params: StrategyProposeParams, propose: Pro
   if (belowTrigger(params)) return belowTriggerResult(params);
   const editor = strategyParams(params).editor;
   if (typeof editor !== 'string' || editor === '') {
-    return noPlan('agentic: no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves (a trusted command is used as a preset of its own: --preset <name>)');
+    return noPlan('no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves (a trusted command is used as a preset of its own: --preset <name>)');
   }
   if (editor === params.strategy_id) throw invalidInput(`agentic editor '${editor}' cannot be the agentic strategy itself`);
 
@@ -32,13 +32,13 @@ export async function proposeAgentic(params: StrategyProposeParams, propose: Pro
   if (answer.status === 'error') throw invalidInput(`agentic editor '${editor}' failed: ${answer.message ?? answer.reason_code ?? 'no reason given'}`);
   if (answer.status !== 'plan' || !answer.plan || answer.plan.edits.length === 0) {
     // An empty proposal is the editor deferring.
-    return noPlan(`agentic: editor '${editor}' deferred (${answer.reason_code ?? 'no edits'})`);
+    return noPlan(`editor '${editor}' deferred (${answer.reason_code ?? 'no edits'})`);
   }
   const control = answer.plan.edits.find((e) => e.op === 'provider_compact' || e.op === 'cache_edit');
   if (control) throw invalidInput(`agentic editor '${editor}' proposed a ${control.op} edit; editors may only elide and add a state card`);
   return {
     edits: answer.plan.edits,
-    rationale: `agentic: editor '${editor}' proposed ${answer.plan.edits.length} edits; projected context ${answer.plan.context_tokens_after} (floor ${params.policy.floor_tokens})`,
+    rationale: `editor '${editor}' proposed ${answer.plan.edits.length} edits; projected context ${answer.plan.context_tokens_after} (floor ${params.policy.floor_tokens})`,
     context_tokens_after: answer.plan.context_tokens_after,
   };
 }

@@ -97,7 +97,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, us
     // Strictly greater: on a tie the earlier candidate keeps the lead.
     if (best === null || score > best.score) best = { id, score, result: { ...r, plan: r.plan } };
   }
-  if (!best) return noPlan(`auto: no candidate produced a plan; ${tried.join(', ')}`);
+  if (!best) return noPlan(`no candidate produced a plan; ${tried.join(', ')}`);
   const plan = best.result.plan;
   return {
     edits: plan.edits,

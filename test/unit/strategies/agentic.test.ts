@@ -13,7 +13,7 @@ describe('agentic', () => {
     const host = tableProposer({});
     const result = await proposeAgentic(proposeParams(codingSession().items, { policy, strategyId: 'agentic' }), host.propose);
     expect(result.edits).toEqual([]);
-    expect(result.rationale).toMatch(/no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves \(a trusted command is used as a preset of its own: --preset <name>\)/);
+    expect(result.rationale).toMatch(/^no editor configured; set strategy_params.editor to the id of a strategy an installed or built-in plugin bundle serves \(a trusted command is used as a preset of its own: --preset <name>\)/);
     expect(host.asked).toEqual([]);
   });
 
@@ -24,7 +24,7 @@ describe('agentic', () => {
     expect(host.asked).toEqual(['my-editor']);
     expect(result).toEqual({
       edits: editorEdits,
-      rationale: "agentic: editor 'my-editor' proposed 1 edits; projected context 8658 (floor 6000)",
+      rationale: "editor 'my-editor' proposed 1 edits; projected context 8658 (floor 6000)",
       context_tokens_after: 8658,
     });
   });
@@ -32,7 +32,7 @@ describe('agentic', () => {
   it('treats an empty proposal as the editor deferring', async () => {
     const host = tableProposer({ 'my-editor': { status: 'no_plan', reason_code: 'empty_external_edits' } });
     const params = proposeParams(codingSession().items, { policy: { ...policy, strategy_params: { editor: 'my-editor' } }, strategyId: 'agentic' });
-    expect(await proposeAgentic(params, host.propose)).toEqual({ edits: [], rationale: "agentic: editor 'my-editor' deferred (empty_external_edits)" });
+    expect(await proposeAgentic(params, host.propose)).toEqual({ edits: [], rationale: "editor 'my-editor' deferred (empty_external_edits)" });
   });
 
   it('fails loudly when the editor fails, proposes a control edit, or is agentic itself', async () => {

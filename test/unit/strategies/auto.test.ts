@@ -55,7 +55,7 @@ describe('auto', () => {
   it('idle with no candidate plan: no plan, with every outcome in the rationale', async () => {
     const result = await proposeAuto(proposeParams(codingSession().items, { policy }), tableProposer({}).propose);
     expect(result.edits).toEqual([]);
-    expect(result.rationale).toMatch(/^auto: no candidate produced a plan; cache_aware=no_plan/);
+    expect(result.rationale).toMatch(/^no candidate produced a plan; cache_aware=no_plan/);
   });
 
   it('takes its candidate list from strategy_params, never itself', async () => {
