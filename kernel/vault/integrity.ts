@@ -1,12 +1,13 @@
 /**
  * `vault --verify`: every snapshot read back as undo reads it (the manifest, each index line against
- * it, every chunk against its name, the whole against its size and source digest), so damage left
- * by a disk fault, a restored backup or a copy to another machine is found before a restore needs
- * the snapshot. Nothing is written, not even a lock: the check takes no custody, as show and diff
- * take none (a hold file is a write, and a read-only vault must be checkable). A prune running
- * meanwhile removes a snapshot's index line, then its manifest, and only then the chunks no
- * remaining manifest uses; so a snapshot that failed and is by then gone from both the index and
- * manifests/ was pruned under the check, not damaged, and is left out of the answer.
+ * it, every chunk against its name, the whole against its size and source digest), and its records
+ * counted on that same pass against each line's record_count, so damage left by a disk fault, a
+ * restored backup, a copy to another machine or a hand edit of the index is found before a restore
+ * or a listing relies on it. Nothing is written, not even a lock: the check takes no custody, as
+ * show and diff take none (a hold file is a write, and a read-only vault must be checkable). A
+ * prune running meanwhile removes a snapshot's index line, then its manifest, and only then the
+ * chunks no remaining manifest uses; so a snapshot that failed and is by then gone from both the
+ * index and manifests/ was pruned under the check, not damaged, and is left out of the answer.
  *
  * Every operation receipt is read as prune, apply and undo read it (one damaged receipt makes them
  * refuse), each on its own so that one damaged receipt hides neither the others' damage nor the
@@ -23,14 +24,18 @@ import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
 import { manifestOfEntry } from './indexed-manifest.js';
 import { vaultExists, type VaultLayout } from './layout.js';
+import { LineCounter } from './line-count.js';
 import { listSnapshots } from './list.js';
 import { loadManifest, type LoadedManifest } from './manifest.js';
+import { numberNewestFirst, recordCountDamage, type NumberedLine } from './record-count-check.js';
 import { streamManifestChunks } from './reconstruct.js';
-import { listManifestIds } from './selectors.js';
+import { filterBySession, listManifestIds } from './selectors.js';
 
 export type { VaultVerifyCommandOutput };
 
 type Problem = DamagedSnapshot['problem'];
+/** What is wrong with one snapshot: the first problem met, and for a wrong record count its lines. */
+type Damage = Pick<DamagedSnapshot, 'problem' | 'record_counts'>;
 
 export interface VerifyProgress {
   /** Snapshots finished before this one. */
@@ -59,24 +64,24 @@ interface Target {
   sha256: string;
   reach: Reach;
   /** The index lines naming it, newest first; empty for a snapshot without one. */
-  lines: VaultEntry[];
+  lines: NumberedLine[];
 }
 
 /** Each snapshot once, in listing order, with every line that names it. */
-function indexedTargets(entries: readonly VaultEntry[]): Target[] {
+function indexedTargets(lines: readonly NumberedLine[]): Target[] {
   const bySha = new Map<string, Target>();
-  for (const entry of entries) {
-    const target = bySha.get(entry.sha256) ?? { sha256: entry.sha256, reach: 'listed' as const, lines: [] };
-    target.lines.push(entry);
-    bySha.set(entry.sha256, target);
+  for (const line of lines) {
+    const target = bySha.get(line.entry.sha256) ?? { sha256: line.entry.sha256, reach: 'listed' as const, lines: [] };
+    target.lines.push(line);
+    bySha.set(line.entry.sha256, target);
   }
   return [...bySha.values()];
 }
 
 /** The lines that make different claims about a snapshot (a line archived again repeats one). */
-function distinctClaims(lines: readonly VaultEntry[]): VaultEntry[] {
+function distinctClaims(lines: readonly NumberedLine[]): VaultEntry[] {
   const seen = new Map<string, VaultEntry>();
-  for (const line of lines) {
+  for (const { entry: line } of lines) {
     const claim = `${streamOf(line)}\0${line.bytes}\0${line.source_sha256}`;
     if (!seen.has(claim)) seen.set(claim, line);
   }
@@ -115,32 +120,38 @@ const present = (path: string) => lstat(path).then(
   () => false,
 );
 
-/** The first problem reading `target` back, or null when every byte of it is intact. */
-async function problemOf(layout: VaultLayout, target: Target, env: NodeJS.ProcessEnv, onRead: (loaded: LoadedManifest, read: number) => void): Promise<Problem | null> {
+/**
+ * The first problem reading `target` back, or null when every byte of it is intact and every line
+ * naming it counts its records right. The records are counted as the chunks stream past: a count
+ * is only known once the whole snapshot was read, and reading it twice would double the check.
+ */
+async function damageOf(layout: VaultLayout, target: Target, env: NodeJS.ProcessEnv, onRead: (loaded: LoadedManifest, read: number) => void): Promise<Damage | null> {
   let loaded: LoadedManifest;
   try {
     loaded = await loadManifest(layout, target.sha256, env);
   } catch (error) {
-    return manifestProblem(error, target);
+    return { problem: manifestProblem(error, target) };
   }
   for (const line of distinctClaims(target.lines)) {
     try {
       await manifestOfEntry(layout, line, env);
     } catch (error) {
-      return lineProblem(error);
+      return { problem: lineProblem(error) };
     }
   }
   let read = 0;
+  const records = new LineCounter();
   onRead(loaded, read);
   try {
     await streamManifestChunks(layout, loaded, (chunk) => {
+      records.push(chunk);
       read += chunk.length;
       onRead(loaded, read);
     });
   } catch (error) {
-    return contentProblem(error, layout);
+    return { problem: await contentProblem(error, layout) };
   }
-  return null;
+  return recordCountDamage(layout.index, target.lines, records.count);
 }
 
 interface ReceiptCheck {
@@ -221,12 +232,16 @@ async function checkReceipts(layout: VaultLayout, sessions?: ReadonlySet<string>
   return { readable: sessions === undefined ? all.readable : readable, checked: all.checked - all.readable.length + readable.length, damaged };
 }
 
-/** The snapshots a session selector names, newest first; a selector naming none is refused. */
+/**
+ * The snapshots a session selector names, newest first; a selector naming none is refused. The whole
+ * index is read so that each line keeps its number in the file, which the repair of a line names.
+ */
 async function sessionTargets(layout: VaultLayout, session: string): Promise<Target[]> {
   return withForkHint(layout, session, async () => {
-    const entries = await listSnapshots(layout, session);
-    if (entries.length === 0) throw new GobstopperError('session_not_archived', `no snapshots of sessions matching '${session}' (gobstopper vault lists them)`);
-    return indexedTargets(entries);
+    const lines = numberNewestFirst(await listSnapshots(layout));
+    const chosen = new Set(await filterBySession(lines.map((l) => l.entry), session));
+    if (chosen.size === 0) throw new GobstopperError('session_not_archived', `no snapshots of sessions matching '${session}' (gobstopper vault lists them)`);
+    return indexedTargets(lines.filter((l) => chosen.has(l.entry)));
   });
 }
 
@@ -259,7 +274,7 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   let receipts: ReceiptCheck;
   if (request.session !== undefined) {
     targets = await sessionTargets(layout, request.session);
-    receipts = await checkReceipts(layout, new Set(targets.flatMap((t) => t.lines.map((line) => line.session_id))));
+    receipts = await checkReceipts(layout, new Set(targets.flatMap((t) => t.lines.map((line) => line.entry.session_id))));
   } else {
     // A damaged index is the damage this check most often meets: said, with the repair, and every
     // stored snapshot still read back (none listed, so all as ones no line names).
@@ -272,7 +287,7 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     );
     const entries = listing.entries;
     indexProblem = listing.problem;
-    targets = indexedTargets(entries);
+    targets = indexedTargets(numberNewestFirst(entries));
     receipts = await checkReceipts(layout);
     if (await vaultExists(layout)) {
       const indexed = new Set(entries.map((e) => e.sha256));
@@ -291,10 +306,10 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     const report = (loaded: LoadedManifest | null, read: number) =>
       request.onProgress?.({ done, total: targets.length, sha256: target.sha256, read, bytes: loaded?.manifest.bytes ?? 0 });
     report(null, 0);
-    const problem = await problemOf(layout, target, env, report);
-    if (problem === null) continue;
-    const newest = target.lines[0];
-    damaged.push({ sha256: target.sha256, session_id: newest?.session_id ?? null, provider: newest?.provider ?? null, indexed: newest !== undefined, problem });
+    const damage = await damageOf(layout, target, env, report);
+    if (damage === null) continue;
+    const newest = target.lines[0]?.entry;
+    damaged.push({ sha256: target.sha256, session_id: newest?.session_id ?? null, provider: newest?.provider ?? null, indexed: newest !== undefined, ...damage });
   }
 
   // prune reads the index first and refuses a damaged one, so none can have run under this check.

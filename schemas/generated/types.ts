@@ -2498,7 +2498,7 @@ export interface VaultVerifyCommandOutput {
    */
   retained: number;
   /**
-   * The snapshots that could not be read back whole, in the order they were checked (the listing's, then those without an index line).
+   * The snapshots that could not be read back whole, or that an index line misdescribes (index_mismatch, record_count_mismatch), in the order they were checked (the listing's, then those without an index line).
    */
   damaged: DamagedSnapshot[];
   /**
@@ -2538,10 +2538,37 @@ export interface DamagedSnapshot {
    */
   problem: {
     /**
-     * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (a manifest claiming more bytes than the highest GOBSTOPPER_MAX_TRANSCRIPT_BYTES allows; a lower limit set now does not count), vault_insecure, or unreadable (the file system refused a read).
+     * manifest_missing (an index line names a snapshot manifests/ does not hold), manifest_unreadable, index_mismatch (the line's size or source digest is not the manifest's), chunk_missing, chunk_damaged (wrong size, or bytes that do not hash to its name), content_mismatch (the chunks together are not the manifest's size or source digest), transcript_too_large (a manifest claiming more bytes than the highest GOBSTOPPER_MAX_TRANSCRIPT_BYTES allows; a lower limit set now does not count), record_count_mismatch (the bytes read back whole, but an index line's record_count is not the number of records they hold; see record_counts), vault_insecure, or unreadable (the file system refused a read).
      */
     code: string;
+    /**
+     * The problem; for record_count_mismatch also the index lines and the repair.
+     */
     message: string;
+  };
+  /**
+   * Present only when problem.code is record_count_mismatch: the records the snapshot's bytes hold (physical lines, as an index line counts them), and each index line naming the snapshot that says otherwise.
+   */
+  record_counts?: {
+    /**
+     * Records counted reading the snapshot back.
+     */
+    counted: number;
+    /**
+     * The wrong lines, in file order.
+     *
+     * @minItems 1
+     */
+    index_lines: {
+      /**
+       * 1-based line number in index.jsonl as it was read.
+       */
+      line: number;
+      /**
+       * The record_count the line says.
+       */
+      record_count: number;
+    }[];
   };
 }
 /**

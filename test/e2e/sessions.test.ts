@@ -987,6 +987,11 @@ describe('fork and undo', () => {
     expect(readFileSync(undone.json.receipt.path, 'utf8')).toBe(readFileSync(home.claudeSession, 'utf8').replaceAll(DEMO_CLAUDE_ID, undone.json.receipt.output_session_id));
     expect(readFileSync(index, 'utf8')).toBe(JSON.stringify(putBack) + '\n');
     expect((await runJson(['history', DEMO_CLAUDE_ID], home.env)).json).toEqual([putBack]);
+    // Written back with the bytes' own record count (not the 0 a receipt's entry reads): the check
+    // that counts them agrees.
+    const verified = await runJson(['vault', '--verify'], home.env);
+    expect(verified.code, JSON.stringify(verified.json)).toBe(0);
+    expect(verified.json.damaged).toEqual([]);
     // Indexed again, it is found by its line: neither the same snapshot nor the session adds another.
     for (const target of [applied.snapshot_manifest_sha256, DEMO_CLAUDE_ID]) {
       const again = await runJson(['undo', target], home.env);

@@ -352,3 +352,89 @@ describe('vault --verify reads every operation receipt (built CLI)', () => {
     expect((await verifyJson()).result).toEqual(healthy);
   });
 });
+
+describe('vault --verify counts each snapshot\'s records against its index lines (built CLI)', () => {
+  interface Line {
+    sha256: string;
+    record_count: number;
+  }
+  let home: Home;
+  let vault: string;
+  let index: string;
+  let clean: string;
+  let lines: Line[];
+
+  const verifyJson = (...args: string[]) => verifyJsonIn(home, ...args);
+
+  /** `text` with index line `n` (1-based) saying `count` records; every other byte as it was. */
+  function withRecordCount(text: string, n: number, count: number): string {
+    const all = text.split('\n');
+    const edited = all[n - 1]!.replace(/"record_count":\d+/, `"record_count":${count}`);
+    expect(edited).not.toBe(all[n - 1]);
+    all[n - 1] = edited;
+    return all.join('\n');
+  }
+
+  beforeAll(async () => {
+    home = demoHome();
+    vault = join(home.dataHome, 'gobstopper', 'vault');
+    index = join(vault, 'index.jsonl');
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    addTurn(home.codexSession);
+    expect((await runJson(['snapshot', DEMO_CODEX_ID], home.env)).code).toBe(0);
+    clean = readFileSync(index, 'utf8');
+    lines = clean.trimEnd().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines).toHaveLength(3);
+    // Each line's count is what show counts reading the bytes: the check compares like with like.
+    for (const line of lines) expect((await runJson<{ record_count: number }>(['show', line.sha256], home.env)).json.record_count).toBe(line.record_count);
+  });
+  afterAll(() => home?.cleanup());
+
+  it('a clean vault passes', async () => {
+    const run = await runCli(['vault', '--verify'], home.env);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).not.toMatch(/^damaged /m);
+    const { code, result } = await verifyJson();
+    expect(code).toBe(0);
+    expect(result.damaged).toEqual([]);
+  });
+
+  it('a line whose record_count is not its snapshot\'s is damage of that line: named with both counts and the repair, exit 1, nothing written', async () => {
+    const n = 2;
+    const { sha256, record_count: real } = lines[n - 1]!;
+    const wrong = real + 7;
+    writeFileSync(index, withRecordCount(clean, n, wrong));
+    try {
+      const before = vaultFiles(vault);
+      const message = `record count mismatch: index line ${n} says ${wrong} records, but the snapshot holds ${real} records (its bytes are intact); repair required: set record_count to ${real} on line ${n} of ${index}`;
+
+      const human = await runCli(['vault', '--verify'], home.env);
+      expect(human.code, human.stdout).toBe(1);
+      expect(human.stdout.split('\n').filter((l) => l.startsWith('damaged '))).toEqual([`damaged ${sha256.slice(0, 16)} (codex ${DEMO_CODEX_ID}): ${message}`]);
+      expect(human.stdout).toContain("4 stored snapshots read back (3 listed, 1 a fork's retained copy): 1 damaged");
+      // The line says its own repair; show would only count the bytes again.
+      expect(human.stdout).not.toContain('gobstopper show <id>');
+
+      const { code, result } = await verifyJson();
+      expect(code).toBe(1);
+      expect(result.damaged).toEqual([
+        { sha256, session_id: DEMO_CODEX_ID, provider: 'codex', indexed: true, problem: { code: 'record_count_mismatch', message }, record_counts: { counted: real, index_lines: [{ line: n, record_count: wrong }] } },
+      ]);
+      expect(result).toMatchObject({ verified: 4, listed: 3, retained: 1, unindexed: 0, index_problem: null, damaged_receipts: [] });
+
+      // One session: the line keeps its number in the whole file.
+      const codex = await verifyJson(DEMO_CODEX_ID.slice(0, 8));
+      expect(codex.code).toBe(1);
+      expect(codex.result.damaged).toEqual(result.damaged);
+      expect((await verifyJson(DEMO_CLAUDE_ID.slice(0, 8))).code).toBe(0);
+
+      // Read-only: every file byte for byte as it was, the edited index too.
+      expect(vaultFiles(vault)).toEqual(before);
+    } finally {
+      writeFileSync(index, clean);
+    }
+    // Put right, it passes again.
+    expect((await verifyJson()).code).toBe(0);
+  });
+});

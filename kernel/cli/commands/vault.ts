@@ -17,9 +17,9 @@ export default class Vault extends BaseCommand<VaultResult> {
   static override description =
     'Every archived state in the vault (<data>/vault, where <data> is $XDG_DATA_HOME/gobstopper or ~/.local/share/gobstopper), newest first by the order it was archived. ' +
     'Give a session-id prefix or a transcript path to list only that session. The ids are shown whole where the terminal is wide enough and cut to a prefix where it is not (show, diff and undo take a prefix); search-snapshot and read-snapshot need the full id, which --json always prints. ' + labelMeaning('The LABEL column') + ' ' +
-    'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records. ' +
+    'With --verify, every snapshot the listing shows is read back as undo would read it, and without a session so is every stored snapshot no index line names: the manifest, every chunk against its name, and the whole against the size and digest the manifest records; the records are counted on the way, and each index line\'s record_count must be that count. ' +
     'Every operation receipt (<data>/vault/operations/<operation>.json) is read as prune, apply and undo read it, and the snapshots it names must be stored; with a session, only the receipts of that session and every one that cannot be read (its session cannot be told). ' +
-    'Each damaged snapshot gets a line saying what is wrong (the first problem met), and each damaged receipt a line naming its file, the first problem and the repair, as the commands that refuse it say them; then how many snapshots were read back (those listed, forks\' retained copies, unindexed) and how many are damaged, and how many receipts were read and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the snapshot file to repair). A fork\'s retained copy named only by a receipt that cannot be read is counted as unindexed. An index that cannot be read is said first, with its repair, and every stored snapshot is still read back (as unindexed); that exits 1 too. ' +
+    'Each damaged snapshot gets a line saying what is wrong (the first problem met; a wrong record_count names the index lines, both counts and the repair), and each damaged receipt a line naming its file, the first problem and the repair, as the commands that refuse it say them; then how many snapshots were read back (those listed, forks\' retained copies, unindexed) and how many are damaged, and how many receipts were read and how many are damaged; it exits 1 when any is damaged (gobstopper show <id> names the snapshot file to repair). A fork\'s retained copy named only by a receipt that cannot be read is counted as unindexed. An index that cannot be read is said first, with its repair, and every stored snapshot is still read back (as unindexed); that exits 1 too. ' +
     'The check writes nothing and takes no lock, so it runs on a read-only or copied vault; a snapshot a prune removes while it runs is left out.';
   static override examples = [
     '<%= config.bin %> vault',
@@ -102,7 +102,8 @@ export default class Vault extends BaseCommand<VaultResult> {
     this.sayUnlisted(result.unindexed_snapshots, unknown.length > 0);
     this.say(`${readBack(result)}: ${result.damaged.length} damaged${receiptsRead(result)}`);
     if (result.damaged.length > 0) {
-      this.say('gobstopper show <id> names the file to repair and how');
+      // A wrong record_count's line already says its repair; show reads the bytes and agrees with them.
+      if (result.damaged.some((d) => d.problem.code !== 'record_count_mismatch')) this.say('gobstopper show <id> names the file to repair and how');
       process.exitCode = 1;
     }
     if (result.damaged_receipts.length > 0) {

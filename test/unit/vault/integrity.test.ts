@@ -55,4 +55,42 @@ describe('verifyVault', () => {
       { sha256: forgedSha, session_id: null, provider: null, indexed: false, problem: { code: 'content_mismatch', message: 'size or hash mismatch: reconstructed bytes do not match the manifest source_sha256' } },
     ]);
   });
+
+  it("an empty snapshot's line says 0 records and an unterminated last line counts as one: neither is flagged", async () => {
+    for (const [id, content] of [['sess-empty', ''], ['sess-open', jsonl(claudeSession('sess-open', 2), false)]] as const) {
+      const path = writeSession(home.sessions, `${id}.jsonl`, content);
+      await snapshotFile(home.layout, { path, sessionId: id, provider: 'claude_code', strategy: 'snapshot', env: home.env });
+    }
+    const counts = readFileSync(home.layout.index, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { record_count: number }).record_count);
+    expect(counts.slice(2)).toEqual([0, claudeSession('sess-open', 2).length]);
+    expect((await verifyVault(home.layout, { env: home.env })).damaged).toEqual([]);
+  });
+
+  it('names every line of a snapshot whose record_count is wrong, by its number in the whole index, with or without a session', async () => {
+    // The same bytes archived again under another label: a third line naming snapshot a.
+    await snapshotFile(home.layout, { path: join(home.sessions, 'sess-a.jsonl'), sessionId: 'sess-a', provider: 'claude_code', strategy: 'pre-undo', env: home.env });
+    const lines = readFileSync(home.layout.index, 'utf8').trimEnd().split('\n');
+    const real = (JSON.parse(lines[0]!) as { record_count: number }).record_count;
+    const edit = (line: string, count: number) => line.replace(/"record_count":\d+/, `"record_count":${count}`);
+    writeFileSync(home.layout.index, [edit(lines[0]!, 1), lines[1], edit(lines[2]!, real + 5)].join('\n') + '\n');
+
+    const expected = [
+      {
+        sha256: a,
+        session_id: 'sess-a',
+        provider: 'claude_code',
+        indexed: true,
+        problem: {
+          code: 'record_count_mismatch',
+          message: `record count mismatch: index line 1 says 1 record and line 3 says ${real + 5}, but the snapshot holds ${real} records (its bytes are intact); repair required: set record_count to ${real} on lines 1 and 3 of ${home.layout.index}`,
+        },
+        record_counts: { counted: real, index_lines: [{ line: 1, record_count: 1 }, { line: 3, record_count: real + 5 }] },
+      },
+    ];
+    const whole = await verifyVault(home.layout, { env: home.env });
+    expect(whole.damaged).toEqual(expected);
+    expect(whole).toMatchObject({ verified: 2, listed: 2 });
+    expect((await verifyVault(home.layout, { env: home.env, session: 'sess-a' })).damaged).toEqual(expected);
+    expect((await verifyVault(home.layout, { env: home.env, session: 'sess-b' })).damaged).toEqual([]);
+  });
 });
