@@ -13,6 +13,7 @@ import { GobstopperError, usageError } from '../errors.js';
 import { writeNewFile, assertNewOutputPath } from './output-file.js';
 import type { JobOutcome } from './parallel-runner.js';
 import { renderBenchReportHtml, type SessionTimeline } from './report-html.js';
+import type { BenchWindow } from './bench-window.js';
 
 /** What the bench passes to a worker for one session. */
 export interface BenchJob {
@@ -32,6 +33,8 @@ export interface CollectedBench {
   timelines: SessionTimeline[];
   /** Why the events log the timelines' compactions come from could not be read, if it could not. */
   events_unreadable?: string | null;
+  /** Where the sessions were looked for, for the report's reason when it has nothing to show. */
+  window?: BenchWindow;
 }
 
 export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchSessionResult>>): CollectedBench {
@@ -120,6 +123,7 @@ export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutpu
       aggregates: result.aggregates,
       timelines: collected.timelines,
       events_unreadable: collected.events_unreadable ?? null,
+      window: collected.window,
     });
     try {
       writeNewFile(outputs.html, html);

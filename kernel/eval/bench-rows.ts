@@ -52,6 +52,8 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
       // Which plan the row measured when it is not the strategy's own (a selector's pick, a pinned
       // plugin's preset:<id>), so bench says what eval says.
       credited_strategy: row.credited_strategy ?? null,
+      // Eval's words for why nothing was proposed, as it kept them: the code alone does not say.
+      no_plan_rationale: row.no_plan_rationale ?? null,
     };
   });
 }
@@ -91,5 +93,6 @@ export function benchFailureRow(provider: string, session: string, failure: Benc
     error: rowError(message),
     error_code: code === null ? null : errorCode({ code }),
     credited_strategy: null,
+    no_plan_rationale: null,
   };
 }

@@ -4,6 +4,7 @@
  * fell at their compactions. Only ids, counts and ratios appear; never transcript text.
  */
 import type { BenchAggregate, BenchRow } from '../../schemas/generated/types.js';
+import { nothingMeasuredReason, type BenchWindow } from './bench-window.js';
 import { esc, formatDuration, formatTokens, linearScale, marker, niceMax, niceTicks, px, seriesStyle, timeTicks } from './svg-kit.js';
 
 export interface ContextPoint {
@@ -47,6 +48,8 @@ export interface BenchReportInput {
   max_timelines?: number;
   /** Why the events log could not be read, when it could not: no compaction is marked then. */
   events_unreadable?: string | null;
+  /** Where the bench looked for sessions, named when it found none (without it: every age). */
+  window?: BenchWindow;
 }
 
 const CSS = `
@@ -80,6 +83,7 @@ th:first-child, td:first-child, td.reasons, th.reasons { text-align: left; }
 th { color: var(--muted); font-weight: 600; font-size: 13px; }
 td .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; vertical-align: middle; }
 .empty { color: var(--muted); font-style: italic; }
+p.why { background: #fff4e5; border-left: 4px solid #D55E00; border-radius: 6px; padding: 10px 14px; margin: 18px 0 0; }
 `;
 
 interface StrategyStyle {
@@ -325,6 +329,8 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
   ]
     .map(([v, l]) => `<div class="stat"><b>${v}</b><span>${l}</span></div>`)
     .join('');
+  // Empty charts alone read as a broken report; the reason the command printed goes above them.
+  const reason = nothingMeasuredReason(input, input.window ?? { kind: 'all' });
   const timelineSection =
     timelines.length === 0
       ? '<p class="empty">No context history was available for these sessions.</p>'
@@ -344,7 +350,7 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
 <main>
 <h1>${esc(title)}</h1>
 <p class="lede">Generated ${esc(input.generated_at)}. Every strategy ran on private copies; nothing here contains transcript text.</p>
-<div class="stats">${stats}</div>
+${reason === null ? '' : `<p class="why" role="status">${esc(reason)}</p>\n`}<div class="stats">${stats}</div>
 <section>
 <h2>Reduction against retention</h2>
 <p class="note">Each faint mark is one session; the bold mark is the strategy's median, its bar the middle half of reductions. Up and to the right keeps more while reclaiming more.</p>

@@ -9,9 +9,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type * as T from '../../schemas/generated/types.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
-import { discoveryWindow } from '../policy/defaults.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
 import { assertBenchOutputsAreNew, collectBench, writeBenchOutputs, type BenchOutputFormat, type BenchSessionResult, type CollectedBench } from '../eval/bench-collect.js';
+import { benchWindow, type BenchWindow } from '../eval/bench-window.js';
 import { runJobsInParallel, type JobProgress } from '../eval/parallel-runner.js';
 import type { CompactionPoint } from '../eval/report-html.js';
 import { parseSince } from '../text/since.js';
@@ -60,6 +60,8 @@ export function benchJobModule(): string {
 export interface BenchPlan {
   jobs: BenchSessionJob[];
   strategies: string[];
+  /** Where the sessions were looked for: a bench that finds none says so in its report. */
+  window: BenchWindow;
 }
 
 /**
@@ -91,7 +93,8 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
     const pinned = pinnedStrategy(resolved);
     const requested = options.strategies !== undefined && options.strategies.length > 0;
     if (requested) for (const id of strategies) if (id !== pinned) rt.host.registry.requireKnown('strategy', id);
-    const maxAgeSecs = since !== null ? Math.max(0, Math.ceil(now / 1000 - since)) : options.all ? null : discoveryWindow(resolved.discovery.max_age_secs);
+    const window = benchWindow(since, options.all, Math.floor(now / 1000), resolved.discovery.max_age_secs);
+    const maxAgeSecs = window.kind === 'since' ? Math.max(0, Math.ceil(now / 1000 - window.since)) : window.kind === 'recent' ? window.max_age_secs : null;
     const { sessions: found } = await discoverAll(await rt.providers(), rt.homes, { maxAgeSecs });
     const sessions = found
       .filter((f) => (f.session.kind ?? 'session') === 'session')
@@ -111,7 +114,7 @@ export async function planBench(options: BenchOptions): Promise<BenchPlan> {
         homes: rt.homes,
       }),
     );
-    return { jobs, strategies };
+    return { jobs, strategies, window };
   });
 }
 
@@ -150,5 +153,5 @@ export async function runBench(options: BenchOptions): Promise<T.BenchCommandRes
   assertBenchOutputsAreNew(outputs);
   const plan = await planBench(options);
   const collected = await measureBench(plan, options);
-  return writeBenchOutputs(collected, outputs);
+  return writeBenchOutputs({ ...collected, window: plan.window }, outputs);
 }

@@ -437,6 +437,10 @@ export interface BenchRow {
    * The name of the row's plan when it is not the row's strategy, as eval's row has it: the strategy a selector's plan came from, or preset:<id> for a strategy a plugin pinned by the configuration serves; the table shows <strategy>→<credited_strategy>. Null otherwise.
    */
   credited_strategy: string | null;
+  /**
+   * As eval's row has it: on a no-plan row, what the strategy said when it proposed nothing (no stale outputs outside the protected ones, another provider's strategy, ...): numbers and codes, never transcript text. Null when it said nothing, and on every other row.
+   */
+  no_plan_rationale: string | null;
 }
 /**
  * One strategy across every benched session.

@@ -185,6 +185,10 @@ describe.skipIf(!built)('bench (built CLI)', () => {
       expect(elide[col('execution_state')]).toBe('rendered');
       expect(Number(elide[col('context_after')])).toBeLessThan(Number(elide[col('context_before')]));
       expect(elide[col('retention_basis')]).toBe('literal_presence');
+      // A strategy that proposed nothing says why in its row, as eval does; a plan's row is empty there.
+      expect(elide[col('no_plan_rationale')]).toBe('');
+      const cacheEdits = mine.find((r) => r[col('strategy')] === 'cache_edits')!;
+      if (id !== RECENT[2]) expect([cacheEdits[col('status')], cacheEdits[col('reason_code')], cacheEdits[col('no_plan_rationale')]]).toEqual(['no_plan', 'strategy_returned_no_plan', 'strategy cache_edits applies to claude_code sessions, not codex']);
     }
 
     const report = readFileSync(html, 'utf8');
@@ -238,6 +242,22 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(body.aggregates.find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 4, sessions_with_control: 4, sessions_best: 0, median_recall: null, reduction_pct: null });
   });
 
+  it('a row whose strategy proposed nothing carries what it said, in --json and a .json --output, as eval\'s row does', () => {
+    const out = join(work, 'said.json');
+    const { status, body, stderr } = json<BenchCommandResult>(['bench', '--provider', 'codex', ...LOW, '--strategy', 'cache_edits', '--strategy', 'elide', '--output', out]);
+    expect(status, stderr).toBe(0);
+    expect(validateBenchCommandResult(body), JSON.stringify(validateBenchCommandResult.errors)).toBe(true);
+    expect(body.rows.map((r) => [r.session, r.strategy, r.status, r.no_plan_rationale])).toEqual(
+      RECENT.slice(0, 2).flatMap((id) => [
+        [id, 'cache_edits', 'no_plan', 'strategy cache_edits applies to claude_code sessions, not codex'],
+        [id, 'elide', 'plan', null],
+      ]),
+    );
+    const evalRow = json(['eval', RECENT[0]!, ...LOW, '--strategy', 'cache_edits']).body.rows[0];
+    expect(body.rows[0]!.no_plan_rationale).toBe(evalRow.no_plan_rationale);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as BenchCommandResult).rows).toEqual(body.rows);
+  });
+
   it('--since and --provider narrow the sessions', () => {
     const since = json<BenchCommandResult>(['bench', '--since', '150m', ...LOW, '--strategy', 'elide']);
     expect(since.status).toBe(0);
@@ -247,8 +267,11 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     const codex = json<BenchCommandResult>(['bench', '--provider', 'claude_code', ...LOW, '--strategy', 'elide']);
     expect(codex.body.rows.map((r) => r.provider)).toEqual(['claude_code']);
     // Nothing fired at a trigger no session reaches: the table says why and what to pass.
-    const high = gob(['bench', '--provider', 'claude_code', '--trigger', '9000000', '--floor', '0', '--strategy', 'elide']);
+    const highHtml = join(work, 'under-trigger.html');
+    const high = gob(['bench', '--provider', 'claude_code', '--trigger', '9000000', '--floor', '0', '--strategy', 'elide', '--html', highHtml]);
     expect(high.stdout).toContain('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
+    // The report says it too, not only a column of zeros.
+    expect(readFileSync(highHtml, 'utf8')).toContain('<p class="why" role="status">Every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one.</p>');
     expect(gob(['bench', '--provider', 'claude_code', ...LOW, '--strategy', 'elide']).stdout).not.toContain('every session is under the trigger');
     const both = json(['bench', '--all', '--since', '1h']);
     expect(both.status).toBe(2);
@@ -265,6 +288,26 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(ahead.status).toBe(0);
     expect(ahead.stdout).toBe('No sessions updated since 2099-01-01 00:00 UTC, which is in the future (a date or time without an offset is UTC).\n');
     expect(json<BenchCommandResult>(['bench', '--since', '2099-01-01', ...LOW]).body.sessions).toBe(0);
+  });
+
+  it('a report with no session in it says why at its top, as the command does, and the command says it wrote it', () => {
+    const html = join(work, 'nothing.html');
+    const { status, stdout, stderr } = gob(['bench', '--since', '1m', ...LOW, '--html', html]);
+    expect(status, stderr).toBe(0);
+    const [said, wrote, end] = stdout.split('\n');
+    expect(said).toMatch(/^No sessions updated since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\.$/);
+    expect([wrote, end]).toEqual([`wrote the report to ${html}`, '']);
+    const report = readFileSync(html, 'utf8');
+    const at = report.indexOf(`<p class="why" role="status">${said}</p>`);
+    expect(at).toBeGreaterThan(report.indexOf('<h1>'));
+    expect(at).toBeLessThan(report.indexOf('<section>'));
+    // Without --since, the configured window is the one named, in the report as on the terminal.
+    const config = join(work, 'half-hour.toml');
+    writeFileSync(config, '[discovery]\nmax_age_secs = 1800\n');
+    const window = join(work, 'nothing-recent.html');
+    const recent = gob(['bench', '--config', config, ...LOW, '--html', window]);
+    expect(recent.stdout).toBe(`No sessions found in the last 30 minutes (gobstopper bench --all measures older ones).\nwrote the report to ${window}\n`);
+    expect(readFileSync(window, 'utf8')).toContain('<p class="why" role="status">No sessions found in the last 30 minutes (gobstopper bench --all measures older ones).</p>');
   });
 
   it('refuses an output path that exists before measuring anything, and leaves it as it was', () => {

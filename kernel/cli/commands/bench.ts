@@ -6,10 +6,9 @@ import { formatInt } from '../../text/numbers.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
-import { discoveryWindow } from '../../policy/defaults.js';
-import { describeWindow, formatTs } from '../../text/human.js';
+import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, benchWindow, noSessionsMessage, type BenchWindow } from '../../eval/bench-window.js';
 import { wrapText } from '../../text/wrap.js';
-import { futureSinceNote, parseSince, SINCE_HELP } from '../../text/since.js';
+import { parseSince, SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -120,7 +119,7 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
   static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on. A configuration \`eval\` would refuse (strategy_params that do not match the strategy's schema, a floor at or above the trigger) fails the bench once, before any session is read, with eval's error and nothing written.
 
-Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why. Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
+Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy; a row where a strategy proposed nothing carries what it said of why in no_plan_rationale, as eval's --json does) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why; a report with nothing in it says why at its top, as the command does (no sessions in the window, none measurable, every one under the trigger). Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
 
 Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it: sessions_measured is 0), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [
@@ -171,9 +170,10 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       bar.finish();
     }
     if (!this.jsonEnabled()) {
-      // The window the sessions were looked for in: the configured one unless --all or --since chose.
-      const window = flags.all || flags.since !== undefined ? null : discoveryWindow((await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs);
-      this.print(result, window, since === null ? null : { since, now: Math.floor(now / 1000) });
+      // The window the sessions were looked for in: the configured one unless --all or --since
+      // chose (the configured age is read only then; 0 stands for "any", which they ignore).
+      const configured = flags.all || since !== null ? 0 : (await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs;
+      this.print(result, benchWindow(since, flags.all, Math.floor(now / 1000), configured));
     }
     // The rows and files are the report either way; the status tells a script that sessions were
     // found and not one could be measured. A session that fails beside measured ones costs only its
@@ -183,13 +183,9 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     return result;
   }
 
-  private print(result: BenchCommandResult, window: number | null, since: { since: number; now: number } | null): void {
+  private print(result: BenchCommandResult, window: BenchWindow): void {
     if (result.sessions === 0) {
-      // Whichever window picked the sessions is named: a bare "none found" after --since hides a
-      // window that starts later than meant.
-      if (since !== null) {
-        for (const line of wrapText(`No sessions updated since ${formatTs(since.since)} UTC${futureSinceNote(since.since, since.now)}.`, this.tableWidth())) this.say(line);
-      } else this.say(window === null ? 'No sessions found.' : `No sessions found in the last ${describeWindow(window)} (gobstopper bench --all measures older ones).`);
+      for (const line of wrapText(noSessionsMessage(window), this.tableWidth())) this.say(line);
     } else {
       for (const line of benchRowLines(result.rows, { width: this.tableWidth() })) this.say(line);
       this.say('');
@@ -198,13 +194,8 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
       for (const line of wrapText(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
-      // A bench where nothing fired measured nothing: say why, and how to measure anyway. Only when
-      // nothing failed either: a failed row says nothing about the trigger, and a lower one would
-      // not measure it.
-      const failedAny = result.rows.some((r) => r.failure !== null);
-      if (!failedAny && result.rows.length > 0 && result.rows.every((r) => r.reason_code === 'below_trigger')) {
-        for (const line of wrapText('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one', this.tableWidth())) this.say(line);
-      }
+      // A bench where nothing fired measured nothing: say why, and how to measure anyway.
+      if (allBelowTrigger(result.rows)) for (const line of wrapText(ALL_BELOW_TRIGGER_MESSAGE, this.tableWidth())) this.say(line);
     }
     if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);
     if (result.html_path) this.say(`wrote the report to ${result.html_path}`);

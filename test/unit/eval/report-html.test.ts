@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderBenchReportHtml } from '../../../kernel/eval/report-html.js';
 import { aggregateBench } from '../../../kernel/eval/bench-aggregate.js';
+import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
+import { ALL_BELOW_TRIGGER_MESSAGE, noSessionsMessage, type BenchWindow } from '../../../kernel/eval/bench-window.js';
 import { contextSeriesFromSource, downsample } from '../../../kernel/eval/context-series.js';
 import { STATE_CARD_MARKER } from '../../../sdk/state-card.js';
 import { niceTicks, timeTicks, formatDuration } from '../../../kernel/eval/svg-kit.js';
@@ -173,6 +175,40 @@ describe('bench HTML report', () => {
     const empty = renderBenchReportHtml({ generated_at: 'now', sessions: 0, sessions_measured: 0, rows: [], aggregates: [], timelines: [] });
     expect(empty).toContain('no rendered plans to show');
     expect(empty).toContain('No context history was available');
+  });
+
+  it('with nothing measured, says why near the top, in the words the command prints', () => {
+    const nothing = { generated_at: 'now', sessions: 0, sessions_measured: 0, rows: [], aggregates: [], timelines: [] };
+    const why = (page: string) => page.match(/<p class="why" role="status">([^<]*)<\/p>/)?.[1];
+    const since = Date.UTC(2026, 2, 8, 9, 30) / 1000;
+    const windows: Array<[BenchWindow | undefined, string]> = [
+      [{ kind: 'since', since, now: since + 60 }, 'No sessions updated since 2026-03-08 09:30 UTC.'],
+      [{ kind: 'since', since, now: since - 60 }, 'No sessions updated since 2026-03-08 09:30 UTC, which is in the future (a date or time without an offset is UTC).'],
+      [{ kind: 'recent', max_age_secs: 7 * 86400 }, 'No sessions found in the last 7 days (gobstopper bench --all measures older ones).'],
+      [{ kind: 'all' }, 'No sessions found.'],
+      [undefined, 'No sessions found.'],
+    ];
+    for (const [window, said] of windows) {
+      expect(said).toBe(window ? noSessionsMessage(window) : 'No sessions found.');
+      const page = renderBenchReportHtml({ ...nothing, window });
+      expect(why(page)).toBe(said);
+      // Above the stats and the first chart, not somewhere under them.
+      expect(page.indexOf('class="why"')).toBeLessThan(page.indexOf('<div class="stats">'));
+    }
+
+    // Found but every one failed: the failures below say why; the top says to look there.
+    const gone = [benchFailureRow('codex', 'a', 'session_evaluation_failed', 'session file is gone')];
+    expect(why(renderBenchReportHtml({ ...nothing, sessions: 1, rows: gone, aggregates: aggregateBench(gone) }))).toBe('Not one of the 1 session(s) found could be measured: each failed, or every strategy failed on it (the failures are listed below).');
+
+    // Measured, but no strategy fired: the trigger is why, as the command's note says.
+    const base = input.rows.find((r) => r.strategy !== null && r.status === 'no_plan')!;
+    const idle = ['elide', 'dedupe'].map((strategy) => ({ ...base, strategy, reason_code: 'below_trigger' }));
+    const quiet = renderBenchReportHtml({ ...nothing, sessions: 1, sessions_measured: 1, rows: idle, aggregates: aggregateBench(idle) });
+    expect(why(quiet)).toBe('Every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one.');
+    expect(ALL_BELOW_TRIGGER_MESSAGE).toBe('every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one');
+
+    // A report with something in it has no such line.
+    expect(html).not.toContain('class="why"');
   });
 
   it.skipIf(!CHROMIUM)('opens in headless Chromium and renders a screenshot', () => {

@@ -368,6 +368,21 @@ describe('evaluateSession and the outputs', () => {
     expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, sessions_with_control: 1, reduction_pct: null });
   });
 
+  it('a bench row carries what a strategy that proposed nothing said, in JSON and the CSV; other rows have null', async () => {
+    const rows = benchRowsFromEval(await run());
+    const dedupe = rows.find((r) => r.strategy === 'dedupe')!;
+    expect(dedupe).toMatchObject({ status: 'no_plan', reason_code: 'strategy_returned_no_plan', no_plan_rationale: 'no older duplicate tool outputs outside the 2 protected recent ones' });
+    expect(rows.filter((r) => r.strategy !== 'dedupe').map((r) => r.no_plan_rationale)).toEqual(rows.filter((r) => r.strategy !== 'dedupe').map(() => null));
+    expect(benchFailureRow('codex', 's', 'session_evaluation_failed', 'gone').no_plan_rationale).toBeNull();
+    const [header, ...lines] = benchCsv(rows).trimEnd().split('\n');
+    const col = header!.split(',').indexOf('no_plan_rationale');
+    // After the reference columns and every earlier addition, so readers by position keep working.
+    expect(col).toBe(BENCH_CSV_COLUMNS.length - 1);
+    const cells = lines.map((l) => l.split(',')[col]);
+    expect(cells[rows.indexOf(dedupe)]).toBe('no older duplicate tool outputs outside the 2 protected recent ones');
+    expect(cells.filter((c) => c !== '')).toHaveLength(1);
+  });
+
   it('bench rows of a failed strategy leave what was not measured empty, in JSON and in the CSV', async () => {
     const rows = benchRowsFromEval(await run());
     const broken = rows.find((r) => r.strategy === 'broken')!;
