@@ -17,6 +17,7 @@ import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
+import { missingStoresNote } from '../sessions/missing-stores.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import { FileLock, LockBusyError } from '../vault/lock.js';
 import { ensurePrivateDir } from '../vault/private-fs.js';
@@ -136,7 +137,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
   const listed = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
-    const { rows } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
+    const { rows, unlisted, searched } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
     const published = await publications(options.env);
     // Loaded only when asked for: it is the one part that runs real clients.
     const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
@@ -210,7 +211,14 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
-    return { count: rows.length, warnings: [...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)] };
+    // A home that is not there watches nothing, pass after pass: said once, while it lasts.
+    const missing = rows.length === 0 && unlisted.length === 0 ? missingStoresNote(searched) : null;
+    const missingWarning = missing !== null && !state.missingStoresSaid.has(missing) ? [`no sessions to watch: ${missing}`] : [];
+    state.missingStoresSaid = new Set(missing === null ? [] : [missing]);
+    return {
+      count: rows.length,
+      warnings: [...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+    };
   });
   if (!options.dryRun) await saveWatchState(state);
   return {

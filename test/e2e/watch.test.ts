@@ -124,6 +124,26 @@ describe('watch', () => {
     expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings).toBeUndefined();
   });
 
+  it('client homes that do not exist are named in the first pass that finds nothing, not every pass', async () => {
+    home = demoHome();
+    const missing = { CLAUDE_CONFIG_DIR: join(home.root, 'no-claude'), CODEX_HOME: join(home.root, 'no-codex') };
+    const said = `no sessions to watch: claude_code looked in ${join(missing.CLAUDE_CONFIG_DIR, 'projects')}, which does not exist; codex looked in`;
+    const text = await runCli(['watch', '--once'], { ...home.env, ...missing });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain(`warning: ${said}`);
+    const loop = watchLoop({ ...home, env: { ...home.env, ...missing } });
+    await loop.waitFor(() => loop.lines().length >= 2);
+    loop.child.kill('SIGINT');
+    expect(await loop.exited).toBe(130);
+    const passes = loop.lines().filter((l) => l.pass !== undefined);
+    expect(passes.length).toBeGreaterThanOrEqual(2);
+    for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+    expect(passes[0].warnings).toEqual([expect.stringContaining(said)]);
+    expect(passes.slice(1).map((p) => p.warnings)).toEqual(passes.slice(1).map(() => undefined));
+    // Homes that are there say nothing of the kind.
+    expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings ?? []).not.toEqual(expect.arrayContaining([expect.stringContaining('no sessions to watch')]));
+  });
+
   it('a live session over its trigger is named once and left to its client', async () => {
     home = demoHome();
     const now = new Date();
