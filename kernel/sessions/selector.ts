@@ -145,8 +145,9 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
       /* not a file either */
     }
     const { unreadable } = discovered;
-    // A home that does not exist explains a miss better than a listing of what is elsewhere.
-    const missing = missingStoresNote(discovered.searched);
+    // Nothing found anywhere, and a home that does not exist: that is the likeliest why. With
+    // sessions elsewhere, a client the user does not run would be named for nothing.
+    const missing = discovered.sessions.length === 0 ? missingStoresNote(discovered.searched) : null;
     if (missing !== null) throw new GobstopperError('session_not_found', `no session matching '${selector}': ${missing}`);
     // Every age was searched, so the listing that shows what there is to match is detect's --all one.
     if (unreadable.length === 0) throw new GobstopperError('session_not_found', `no session matching '${selector}' (gobstopper detect --all lists the sessions there are)`);
