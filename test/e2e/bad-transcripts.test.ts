@@ -92,6 +92,12 @@ const CASES: Record<string, () => string> = {
       const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
       return [Buffer.from(JSON.stringify({ ...meta, payload: { ...meta.payload, cwd: ['x'], timestamp: 5, originator: { a: 1 }, cli_version: 7 } })), ...lines.slice(1)];
     }),
+  'a rollout whose session_meta lacks fields the client needs': () =>
+    rollout('019d0000-0000-7000-8000-0000000000c7', (lines) => {
+      const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
+      const { cwd: _cwd, cli_version: _version, ...payload } = meta.payload;
+      return [Buffer.from(JSON.stringify({ ...meta, payload })), ...lines.slice(1)];
+    }),
   'a rollout whose session_meta id is a number': () =>
     rollout('019d0000-0000-7000-8000-0000000000c6', (lines) => {
       const meta = JSON.parse(lines[0]!.toString()) as { payload: Record<string, unknown> };
@@ -216,6 +222,21 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
       ['error', 'originator'],
       ['error', 'cli_version'],
     ]);
+  });
+
+  // Codex does not resume a rollout whose session_meta lacks one of these either (docs/design.md).
+  it('a rollout whose session_meta lacks fields the client needs: verify names each field', async () => {
+    const verified = await runCli(['verify', paths.get('a rollout whose session_meta lacks fields the client needs')!, '--json'], env());
+    expect(verified.code).toBe(1);
+    const body = JSON.parse(verified.stdout) as { findings: Array<{ severity: string; code: string; message: string }> };
+    expect(body.findings.filter((f) => f.code === 'invalid_session_meta').map((f) => [f.severity, f.message])).toEqual([
+      ['error', 'session_meta on line 1 lacks the cwd field the client needs to read it'],
+      ['error', 'session_meta on line 1 lacks the cli_version field the client needs to read it'],
+    ]);
+    const path = paths.get('a rollout whose session_meta lacks fields the client needs')!;
+    expect((await runCli(['plan', path], env())).stderr).toContain('session_meta on line 1 lacks the cwd field the client needs to read it, so codex cannot resume it');
+    // fork checks the copy's findings first, as it does for a field of the wrong type.
+    expect((await runCli(['fork', path], env())).stderr).toContain('has 2 verify error(s) (invalid_session_meta) that a copy keeps');
   });
 
   // Last: these write to the vault, which the tests above hold must not change.

@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discover } from '../../plugins/provider-codex/src/discover.js';
 import { forkTarget } from '../../plugins/provider-codex/src/fork.js';
 import { identify } from '../../plugins/provider-codex/src/identify.js';
@@ -172,13 +172,39 @@ describe.skipIf(!present)('provider-codex on real rollouts', () => {
 });
 
 describe.skipIf(!existsSync(join(dialectsDir, 'codex-window.jsonl')))('provider-codex on the dialects-v1 codex-window contract', () => {
-  const path = join(dialectsDir, 'codex-window.jsonl');
+  const original = join(dialectsDir, 'codex-window.jsonl');
+  const REQUIRED = { timestamp: '2026-03-01T00:00:00.000Z', cwd: '/work', originator: 'codex_cli_rs', cli_version: '0.171.0' };
+
+  /**
+   * The contract speaks of the window, not of resume acceptance (its README), and its session_meta
+   * carries nothing but an id: the client cannot read that record, so parse refuses the file. The
+   * window is checked on a copy whose session_meta has the fields the client needs; every other
+   * line is the fixture's.
+   */
+  function readableCopy(): string {
+    const [meta, ...rest] = lines(readFileSync(original, 'utf8'));
+    const record = JSON.parse(meta!) as { payload: Record<string, unknown> };
+    record.payload = { ...record.payload, ...REQUIRED };
+    const copy = join(work, `window-${n++}.jsonl`);
+    writeFileSync(copy, [JSON.stringify(record), ...rest].join('\n'));
+    return copy;
+  }
+  let path: string;
+  beforeAll(() => {
+    path = readableCopy();
+  });
+
+  it('reports the fields its session_meta lacks, which the manifest does not judge', async () => {
+    const { findings } = await verify({ provider_id: 'codex', path: original });
+    expect(findings.filter((f) => f.code === 'invalid_session_meta').map((f) => f.message.split(' ')[6])).toEqual(Object.keys(REQUIRED));
+    await expect(parse({ provider_id: 'codex', path: original })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('lacks the timestamp field') });
+  });
 
   it('matches the manifest: live window, elidable bytes, context 211', async () => {
     const manifest = JSON.parse(readFileSync(join(dialectsDir, 'manifest.json'), 'utf8'));
     const oracle = manifest.fixtures.find((f: { file: string }) => f.file === 'codex-window.jsonl');
+    expect(sha(readFileSync(original))).toBe(oracle.sha256);
     const t = await parse({ provider_id: 'codex', path });
-    expect(t.source_sha256).toBe(oracle.sha256);
     expect(t.usage.context_tokens).toBe(oracle.context_tokens);
     for (const expected of oracle.items) {
       const i = t.items[expected.line]!;
@@ -193,7 +219,7 @@ describe.skipIf(!existsSync(join(dialectsDir, 'codex-window.jsonl')))('provider-
     const manifest = JSON.parse(readFileSync(join(dialectsDir, 'manifest.json'), 'utf8'));
     const oracle = manifest.fixtures.find((f: { file: string }) => f.file === 'codex-window.jsonl');
     expect(oracle.findings).toEqual(['unsupported_response_item']);
-    const { findings } = await verify({ provider_id: 'codex', path });
+    const { findings } = await verify({ provider_id: 'codex', path: original });
     expect(findings.filter((f) => f.code === 'unsupported_response_item').map((f) => [f.severity, f.line_index])).toEqual([['warning', 9]]);
   });
 

@@ -21,6 +21,7 @@ import { compareContext, predictionFromItems } from '../../kernel/rehearse/index
 import { runJson } from '../helpers/cli.js';
 import { parseTranscript } from '../../plugins/provider-claude-code/src/parse.js';
 import { parse as parseRollout } from '../../plugins/provider-codex/src/parse.js';
+import { verify as verifyRollout } from '../../plugins/provider-codex/src/verify.js';
 import { RolloutBuilder, item } from '../fixtures/codex/rollout-builder.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -348,6 +349,54 @@ describe.skipIf(!codexBin)('a state card appended to a paginated Codex rollout',
     expect(report.client.exit_code).toBe(0);
     expect(report.status).toBe('context_mismatch');
     expect(report.comparison?.checks.find((c) => c.name === 'messages')?.outcome).toBe('shorter');
+  });
+});
+
+/**
+ * Codex 0.171 cannot read a session_meta without id, timestamp, cwd, originator or cli_version and
+ * resumes one with every other field gone (docs/design.md); verify must draw the same line.
+ */
+describe.skipIf(!codexBin)('a Codex rollout whose session_meta lacks a field', () => {
+  const REQUIRED = ['id', 'timestamp', 'cwd', 'originator', 'cli_version'];
+  let rollout: { path: string; sessionId: string };
+
+  beforeAll(async () => {
+    rollout = await createCodexSession(codexBin!, work, ['first question']);
+  }, 120_000);
+
+  const metaOf = (text: string) => JSON.parse(text.slice(0, text.indexOf('\n'))) as { payload: Record<string, unknown> };
+
+  /** A copy without `fields` in its first session_meta; rehearse files it under the thread's id. */
+  function without(label: string, fields: string[]): string {
+    const text = readFileSync(rollout.path, 'utf8');
+    const record = metaOf(text);
+    for (const field of fields) delete record.payload[field];
+    const path = join(work, `no-${label}-${rollout.path.slice(rollout.path.lastIndexOf('/') + 1)}`);
+    writeFileSync(path, JSON.stringify(record) + text.slice(text.indexOf('\n')));
+    return path;
+  }
+
+  for (const field of REQUIRED) {
+    it(`without ${field}, is refused by the client and reported by verify`, { timeout: 90_000 }, async () => {
+      const path = without(field, [field]);
+      const findings = (await verifyRollout({ provider_id: 'codex', path })).findings.filter((f) => f.code === 'invalid_session_meta');
+      expect(findings.map((f) => f.message)).toEqual([`session_meta on line 1 lacks the ${field} field the client needs to read it`]);
+      const { predicted } = await predictClientContext('codex', rollout.path);
+      const report = await rehearse({ provider: 'codex', path, sessionId: rollout.sessionId, predicted, clientBin: codexBin!, timeoutMs: TIMEOUT_MS });
+      expect(report.client.exit_code).toBe(1);
+      expect(report.status).toBe('rejected');
+      expect(report.reason).toMatch(/^the client exited 1 without sending a model request: .*failed to read session metadata/);
+    });
+  }
+
+  it('with no field but those, is resumed as predicted and not reported', { timeout: 90_000 }, async () => {
+    const others = Object.keys(metaOf(readFileSync(rollout.path, 'utf8')).payload).filter((f) => !REQUIRED.includes(f));
+    expect(others).toEqual(expect.arrayContaining(['session_id', 'source', 'model_provider', 'base_instructions', 'history_mode']));
+    const path = without('others', others);
+    expect((await verifyRollout({ provider_id: 'codex', path })).findings.filter((f) => f.code === 'invalid_session_meta')).toEqual([]);
+    const { predicted } = await predictClientContext('codex', path);
+    const report = await rehearse({ provider: 'codex', path, sessionId: rollout.sessionId, predicted, clientBin: codexBin!, timeoutMs: TIMEOUT_MS });
+    expect(report.status, report.reason).toBe('passed');
   });
 });
 

@@ -39,6 +39,20 @@ const META_FIELD_TYPES: [field: string, type: string, accepts: (v: Json) => bool
   ['git', 'an object whose commit_hash, branch and repository_url are strings or null, or null', (v) => v === null || (isObject(v) && GIT_FIELDS.every((k) => v[k] === undefined || stringOrNull(v[k]!)))],
 ];
 
+/**
+ * The session_meta fields the client cannot read the record without, as Codex 0.171 was seen to
+ * refuse it (docs/design.md): with any of these absent it says the file "does not start with session
+ * metadata" and does not resume the thread, whatever else the record holds. `session_id` does not
+ * stand in for `id`. Every other field (`source`, `model_provider`, `git`, `history_mode`, ...) may
+ * be absent.
+ */
+const REQUIRED_META_FIELDS = ['id', 'timestamp', 'cwd', 'originator', 'cli_version'];
+
+/** The required session_meta fields the payload lacks, in the order the client writes them. */
+function missingMetaFields(payload: JsonObject): string[] {
+  return REQUIRED_META_FIELDS.filter((field) => !Object.hasOwn(payload, field));
+}
+
 /** The session_meta fields present with a type the client cannot read, each with the type it needs. */
 function mistypedMetaFields(payload: JsonObject): { field: string; type: string }[] {
   return META_FIELD_TYPES.filter(([field, , accepts]) => Object.hasOwn(payload, field) && !accepts(payload[field]!)).map(([field, type]) => ({ field, type }));
@@ -62,8 +76,9 @@ export function readSessionMeta(line: number, payload: JsonObject): SessionMetaI
 export class SessionIdentity {
   first: SessionMetaInfo | null = null;
   /**
-   * Why the client cannot read the first session_meta although it is there (a field of the wrong
-   * type); it then answers as if the rollout had none ("does not start with session metadata").
+   * Why the client cannot read the first session_meta although it is there (a field it needs is
+   * missing or of the wrong type); it then answers as if the rollout had none ("does not start with
+   * session metadata").
    */
   firstUnreadable: string | null = null;
   private readonly foreignIds = new Set<string>();
@@ -82,7 +97,9 @@ export class SessionIdentity {
       this.first = info;
       if (!firstRecord) findings.add('error', Code.sessionMetaNotFirst, `the first session_meta is on line ${line + 1}; the client expects it first`, line);
       const unreadable = [
-        ...(info.id === null ? [`session_meta on line ${line + 1} has no string id`] : []),
+        ...missingMetaFields(payload).map((field) => `session_meta on line ${line + 1} lacks the ${field} field the client needs to read it`),
+        // Only the id field counts: the client does not read session_id in its place.
+        ...(Object.hasOwn(payload, 'id') && idString(payload.id) === null ? [`session_meta on line ${line + 1} has no string id`] : []),
         ...mistypedMetaFields(payload).map(({ field, type }) => `session_meta on line ${line + 1} has a ${field} value of a type the client cannot read: it must be ${type}`),
       ];
       for (const message of unreadable) findings.add('error', Code.invalidSessionMeta, message, line);

@@ -275,3 +275,65 @@ describe('provider-codex: a session_meta field of a type the client cannot read'
     }
   });
 });
+
+/**
+ * Codex 0.171 refuses to resume a rollout whose first session_meta lacks id, timestamp, cwd,
+ * originator or cli_version ("does not start with session metadata"), legacy and paginated alike,
+ * and resumes one without any other field (docs/design.md, "session_meta field types").
+ */
+describe('provider-codex: a session_meta without a field the client needs', () => {
+  /** A session whose first session_meta lacks `omit` and carries `extra`. */
+  const withoutMeta = (omit: string[], paginated: boolean, extra: Record<string, unknown> = {}) => {
+    const b = new RolloutBuilder({ paginated, id: '019d0000-0000-7000-8000-0000000000e2' });
+    // An undefined value is left out of the written record.
+    b.sessionMeta({ ...extra, ...Object.fromEntries(omit.map((field) => [field, undefined])) } as never).user('hi').assistant('hello');
+    return b.writeTo(join(dir, `meta${n++}`));
+  };
+  const lacking = (field: string) => ({ severity: 'error', code: 'invalid_session_meta', message: `session_meta on line 1 lacks the ${field} field the client needs to read it`, line_index: 0 });
+
+  for (const field of ['id', 'timestamp', 'cwd', 'originator', 'cli_version']) {
+    for (const paginated of [false, true]) {
+      it(`${field} (${paginated ? 'paginated' : 'legacy'}): verify names it as invalid_session_meta and parse refuses the rollout naming it`, async () => {
+        const path = withoutMeta([field], paginated);
+        const before = readFileSync(path);
+        expect((await verify({ provider_id: 'codex', path })).findings).toEqual([lacking(field)]);
+        const error = await refusalOf(parse, path, {});
+        expect(error).toMatchObject({ code: INVALID_INPUT });
+        expect(error!.message).toBe(`${path}: session_meta on line 1 lacks the ${field} field the client needs to read it, so codex cannot resume it (gobstopper verify lists every finding)`);
+        expect(readFileSync(path).equals(before)).toBe(true);
+      });
+    }
+  }
+
+  it('one error per missing field, before any of a type the client cannot read', async () => {
+    const result = await verify({ provider_id: 'codex', path: withoutMeta(['timestamp', 'cli_version'], true, { cwd: 5 }) });
+    expect(result.findings.map((f) => [f.code, f.message.split(' ')[6]])).toEqual([
+      ['invalid_session_meta', 'timestamp'],
+      ['invalid_session_meta', 'cli_version'],
+      ['invalid_session_meta', 'cwd'],
+    ]);
+  });
+
+  it('session_id does not stand in for a missing id, nor for an id the client cannot read', async () => {
+    const sessionId = '019d0000-0000-7000-8000-0000000000e2';
+    expect((await verify({ provider_id: 'codex', path: withoutMeta(['id'], true, { session_id: sessionId }) })).findings).toEqual([lacking('id')]);
+    expect((await verify({ provider_id: 'codex', path: withoutMeta([], true, { id: 5, session_id: sessionId }) })).findings).toEqual([
+      { severity: 'error', code: 'invalid_session_meta', message: 'session_meta on line 1 has no string id', line_index: 0 },
+    ]);
+  });
+
+  it('fields the client resumes without stay clean, one at a time and all at once', async () => {
+    for (const [omit, paginated] of [
+      [['source'], false],
+      [['model_provider'], false],
+      [['base_instructions'], true],
+      [['history_mode'], true],
+      [['source', 'model_provider', 'base_instructions'], false],
+      [['source', 'model_provider', 'base_instructions', 'history_mode'], true],
+    ] as const) {
+      const path = withoutMeta([...omit], paginated);
+      expect((await verify({ provider_id: 'codex', path })).findings, JSON.stringify(omit)).toEqual([]);
+      await expect(parse({ provider_id: 'codex', path })).resolves.toBeDefined();
+    }
+  });
+});

@@ -254,7 +254,7 @@ describe('provider-codex parse: odd records never crash', () => {
     writeFileSync(
       path,
       [
-        '{"type":"session_meta","ordinal":0,"payload":{"id":"fixture"}}',
+        '{"type":"session_meta","ordinal":0,"payload":{"id":"fixture","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work/project","originator":"codex_cli_rs","cli_version":"0.171.0"}}',
         '{"type":"token_usage_record","payload":{"usage":{"input_tokens":100,"output_tokens":7},"thread_token_usage":{"input_tokens":500,"cached_input_tokens":900}}}',
         '{"type":"response_item","ordinal":2,"payload":{"type":"message","role":"user","content":"Live goal."}}',
       ].join('\n') + '\n',
