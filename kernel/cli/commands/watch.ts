@@ -7,6 +7,7 @@ import { terminalSafeJson } from '../../text/json-output.js';
 import { GobstopperError } from '../../errors.js';
 import { BaseCommand, toEnvelope } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
+import { stillOverTriggerNote } from '../render/plan-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 /** Longest pause between passes a person could mean: one day. */
@@ -168,12 +169,13 @@ function outcomeLines(d: WatchDecision): DecisionLine[] {
     case 'compacted':
       return [
         prose(`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`),
+        ...overTrigger(d),
         { text: `  fork: ${d.fork!.path}`, whole: true },
         ...(d.rehearsal ? [prose(`  rehearsed before publishing: ${d.rehearsal}`)] : []),
         { text: `  resume: ${d.fork!.resume_command}`, whole: true },
       ];
     case 'would_compact':
-      return [prose(`would compact ${who}${tokens}`)];
+      return [prose(`would compact ${who}${tokens}`), ...overTrigger(d)];
     case 'no_plan':
       return [prose(`no plan for ${who}: ${d.reason_code} (context ${formatCount(d.context_tokens)}, trigger ${formatCount(d.effective_trigger_tokens)})`)];
     case 'provider_control':
@@ -185,6 +187,13 @@ function outcomeLines(d: WatchDecision): DecisionLine[] {
     case 'failed':
       return [prose(`failed ${who}: ${d.error!.message} [${d.error!.code}]`)];
   }
+}
+
+/** A fork still over the trigger is compacted again soon after a client resumes it: said, as plan says it. */
+function overTrigger(d: WatchDecision): DecisionLine[] {
+  if (d.context_tokens_after === undefined || d.effective_trigger_tokens === undefined) return [];
+  const note = stillOverTriggerNote(d.context_tokens_after, d.effective_trigger_tokens);
+  return note === null ? [] : [prose(`  ${note}`)];
 }
 
 /** A control as a person reaches it: Codex's API method is named with what its prompt takes. */

@@ -73,10 +73,15 @@ export function planLines(outcome: PlanCommandPlan, provider: string | null = nu
  */
 function stillOverTrigger(outcome: PlanCommandPlan): string[] {
   const p = outcome.plan;
-  if (p.edits.some((e) => e.op === 'provider_compact') || p.context_tokens_after <= outcome.effective_trigger_tokens) return [];
-  return [
-    `note: this leaves ~${formatCount(p.context_tokens_after)} tokens, still over the trigger ${formatCount(outcome.effective_trigger_tokens)}; gobstopper eval shows how far each strategy gets`,
-  ];
+  if (p.edits.some((e) => e.op === 'provider_compact')) return [];
+  const note = stillOverTriggerNote(p.context_tokens_after, outcome.effective_trigger_tokens);
+  return note === null ? [] : [note];
+}
+
+/** "note: this leaves ~N tokens, still over the trigger T; …", or null when the rewrite gets under it. */
+export function stillOverTriggerNote(after: number, trigger: number): string | null {
+  if (after <= trigger) return null;
+  return `note: this leaves ~${formatCount(after)} tokens, still over the trigger ${formatCount(trigger)}; gobstopper eval shows how far each strategy gets`;
 }
 
 export function noPlanLine(outcome: PlanCommandNoPlan): string {
