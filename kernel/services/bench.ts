@@ -147,11 +147,14 @@ async function markCompactions(collected: CollectedBench, env: NodeJS.ProcessEnv
   for (const timeline of collected.timelines) timeline.compactions = bySession.get(`${timeline.provider}\u0000${timeline.session}`) ?? [];
 }
 
-/** `bench`: checks the output paths, plans, measures, and writes the requested files. */
-export async function runBench(options: BenchOptions): Promise<T.BenchCommandResult> {
+/**
+ * `bench`: checks the output paths, plans, measures, and writes the requested files; returns the
+ * result and the window the sessions were looked for in, which a bench that found none names.
+ */
+export async function runBench(options: BenchOptions): Promise<{ result: T.BenchCommandResult; window: BenchWindow }> {
   const outputs = { output: options.output ?? null, format: options.format, html: options.html ?? null };
   assertBenchOutputsAreNew(outputs);
   const plan = await planBench(options);
   const collected = await measureBench(plan, options);
-  return writeBenchOutputs({ ...collected, window: plan.window }, outputs);
+  return { result: writeBenchOutputs({ ...collected, window: plan.window }, outputs), window: plan.window };
 }

@@ -5,10 +5,9 @@ import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
-import { resolveForCommand } from '../../config/resolve-for-command.js';
-import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, benchWindow, noSessionsMessage, type BenchWindow } from '../../eval/bench-window.js';
+import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, noSessionsMessage, type BenchWindow } from '../../eval/bench-window.js';
 import { wrapText } from '../../text/wrap.js';
-import { parseSince, SINCE_HELP } from '../../text/since.js';
+import { SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -143,13 +142,10 @@ Exit status: 0 when at least one session was measured (or none was found), even 
 
   async run(): Promise<BenchCommandResult> {
     const { flags } = await this.parse(Bench);
-    // One clock for the window the sessions are picked by and the one the answer names.
-    const now = Date.now();
-    const since = flags.since === undefined ? null : parseSince(flags.since, Math.floor(now / 1000));
     const bar = new ProgressBar(this.progressStream());
-    let result: BenchCommandResult;
+    let ran: Awaited<ReturnType<typeof runBench>>;
     try {
-      result = await runBench({
+      ran = await runBench({
         all: flags.all,
         since: flags.since,
         providers: flags.provider,
@@ -164,17 +160,12 @@ Exit status: 0 when at least one session was measured (or none was found), even 
         jobs: flags.jobs ?? availableParallelism(),
         homes: providerHomes(flags),
         onProgress: (p) => bar.update(p),
-        now,
       });
     } finally {
       bar.finish();
     }
-    if (!this.jsonEnabled()) {
-      // The window the sessions were looked for in: the configured one unless --all or --since
-      // chose (the configured age is read only then; 0 stands for "any", which they ignore).
-      const configured = flags.all || since !== null ? 0 : (await resolveForCommand({ configPath: flags.config })).resolved.discovery.max_age_secs;
-      this.print(result, benchWindow(since, flags.all, Math.floor(now / 1000), configured));
-    }
+    const { result, window } = ran;
+    if (!this.jsonEnabled()) this.print(result, window);
     // The rows and files are the report either way; the status tells a script that sessions were
     // found and not one could be measured. A session that fails beside measured ones costs only its
     // rows. A session whose every strategy failed was read but measured nothing either, as eval's
