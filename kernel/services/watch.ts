@@ -213,8 +213,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
     // A home that is not there watches nothing, pass after pass: said once, while it lasts.
     const missing = rows.length === 0 && unlisted.length === 0 ? missingStoresNote(searched) : null;
-    const missingWarning = missing !== null && !state.missingStoresSaid.has(missing) ? [`no sessions to watch: ${missing}`] : [];
-    state.missingStoresSaid = new Set(missing === null ? [] : [missing]);
+    const missingWarning = missing !== null && missing !== state.missingStoresSaid ? [`no sessions to watch: ${missing}`] : [];
+    state.missingStoresSaid = missing;
     return {
       count: rows.length,
       warnings: [...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],

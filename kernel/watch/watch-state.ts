@@ -50,8 +50,8 @@ export interface WatchState {
   looseTablesSaid: Set<string>;
   /** Triggers this watch has said never fire (never-fires.ts); never saved. */
   neverFiresSaid: Set<string>;
-  /** Client homes this watch has said do not exist (sessions/missing-stores.ts); never saved. */
-  missingStoresSaid: Set<string>;
+  /** The missing client homes this watch said last (sessions/missing-stores.ts), while they last; never saved. */
+  missingStoresSaid: string | null;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -77,7 +77,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: new Set() });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null });
   let text: string;
   try {
     const st = await lstat(path);
@@ -111,7 +111,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     // once discovery no longer lists the file.
     if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
-  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: new Set() };
+  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null };
 }
 
 /**
