@@ -4,6 +4,7 @@
  * auto-compaction near the end of the window.
  */
 import type { ContextBasis, ExplainCommandResult, ExplainedSession, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
+import { formatCount } from '../text/human.js';
 import { QUOTA_PRESSURE_FACTOR } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
@@ -19,9 +20,8 @@ export const triggerNeverReached = (trigger: number, window: number): boolean =>
  */
 export function neverFiresNote(outcome: PlanCommandNoPlan, window: number | null | undefined, sessionId: string): string | null {
   if (outcome.reason_code !== 'below_trigger' || !window || !triggerNeverReached(outcome.effective_trigger_tokens, window)) return null;
-  const count = (n: number) => n.toLocaleString('en-US');
   return (
-    `the trigger is at or above where the client compacts by itself (~${count(nativeTriggerTokens(window))} of a ${count(window)}-token window), ` +
+    `the trigger is at or above where the client compacts by itself (~${formatCount(nativeTriggerTokens(window))} of a ${formatCount(window)}-token window), ` +
     `so it never fires for this session; lower trigger_tokens (or --trigger), and see gobstopper explain ${sessionId}`
   );
 }

@@ -13,7 +13,11 @@ export interface SearchedStore extends T.SearchedFolder {
 /** The providers none of whose folders exist, each with the folders it looked in. */
 export function missingStores(searched: readonly SearchedStore[]): Array<{ provider: string; paths: string[] }> {
   const byProvider = new Map<string, SearchedStore[]>();
-  for (const s of searched) byProvider.set(s.provider, [...(byProvider.get(s.provider) ?? []), s]);
+  for (const s of searched) {
+    const folders = byProvider.get(s.provider);
+    if (folders) folders.push(s);
+    else byProvider.set(s.provider, [s]);
+  }
   return [...byProvider]
     .filter(([, folders]) => folders.every((f) => !f.exists))
     .map(([provider, folders]) => ({ provider, paths: folders.map((f) => f.path) }));

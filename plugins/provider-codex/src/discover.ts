@@ -75,6 +75,6 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
     }
   }
   sessions.sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0));
-  const searched = ROLLOUT_DIRS.map((dir) => ({ path: join(home, dir), exists: isDirectory(join(home, dir)) }));
+  const searched = ROLLOUT_DIRS.map((dir) => join(home, dir)).map((path) => ({ path, exists: isDirectory(path) }));
   return unreadable.length > 0 ? { sessions, unreadable, searched } : { sessions, searched };
 }
