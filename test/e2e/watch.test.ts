@@ -40,6 +40,21 @@ function watchLoop(h: Home) {
   };
 }
 
+/**
+ * Runs a looping watch until it has printed `count` passes, stops it with Ctrl-C (exit 130) and
+ * returns its passes, each checked against the schema.
+ */
+async function loopPasses(h: Home, count: number): Promise<any[]> {
+  const loop = watchLoop(h);
+  await loop.waitFor(() => loop.lines().length >= count);
+  loop.child.kill('SIGINT');
+  expect(await loop.exited).toBe(130);
+  const passes = loop.lines().filter((l) => l.pass !== undefined);
+  expect(passes.length).toBeGreaterThanOrEqual(count);
+  for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+  return passes;
+}
+
 describe('watch', () => {
   it('one pass compacts every idle session over its trigger into a fork, and the next pass leaves them be', async () => {
     home = demoHome();
@@ -133,13 +148,7 @@ describe('watch', () => {
     const text = await runCli(['watch', '--once'], { ...home.env, ...missing });
     expect(text.code).toBe(0);
     expect(text.stderr).toContain(`warning: ${said}`);
-    const loop = watchLoop({ ...home, env: { ...home.env, ...missing } });
-    await loop.waitFor(() => loop.lines().length >= 2);
-    loop.child.kill('SIGINT');
-    expect(await loop.exited).toBe(130);
-    const passes = loop.lines().filter((l) => l.pass !== undefined);
-    expect(passes.length).toBeGreaterThanOrEqual(2);
-    for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+    const passes = await loopPasses({ ...home, env: { ...home.env, ...missing } }, 2);
     expect(passes[0].warnings).toEqual([expect.stringContaining(said)]);
     expect(passes.slice(1).map((p) => p.warnings)).toEqual(passes.slice(1).map(() => undefined));
     // Homes that are there say nothing of the kind.
@@ -260,13 +269,7 @@ describe('watch', () => {
     const said = `[sessions."${prefix}"] is not applied: a session table is keyed by the full session id (${DEMO_CODEX_ID})`;
     // Under this trigger no session is planned, so no plan warns of the table either.
     home = demoHome(config(`[sessions."${prefix}"]\ntrigger_tokens = 30000\n`).replace('20000', '200000'));
-    const loop = watchLoop(home);
-    await loop.waitFor(() => loop.lines().length >= 3);
-    loop.child.kill('SIGINT');
-    expect(await loop.exited).toBe(130);
-    const passes = loop.lines().filter((l) => l.pass !== undefined);
-    expect(passes.length).toBeGreaterThanOrEqual(3);
-    for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+    const passes = await loopPasses(home, 3);
     // 200,000 is past where Claude Code compacts by itself in its 200,000-token window: said once as well.
     const neverFires = `the trigger 200,000 is at or above where claude_code compacts by itself (~180,000 of a 200,000-token window), so it never fires for its session ${DEMO_CLAUDE_ID}; lower trigger_tokens in [policy] or [provider.claude_code] (gobstopper explain ${DEMO_CLAUDE_ID} says why)`;
     expect(passes[0].warnings).toEqual([neverFires, said]);
