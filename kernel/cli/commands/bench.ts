@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
+import { shorten } from '../../text/human.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, noSessionsMessage, type BenchWindow } from '../../eval/bench-window.js';
@@ -71,7 +72,36 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     r.new_verify_errors === null || r.execution_state !== 'rendered' ? '-' : String(r.new_verify_errors),
     r.duration_ms === null ? '-' : `${formatInt(r.duration_ms)} ms`,
   ]);
-  return [...renderTable(columns, body, options), ...failureLines(rows, options)];
+  return [...renderTable(columns, body, options), ...failureLines(rows, options), ...noPlanLines(rows, options)];
+}
+
+/** As eval prints them: a strategy's own words on why it proposed nothing, a few lines each. */
+const NO_PLAN_WORDS_MAX = 240;
+/** Different things said, at most; the rest are counted, and --json or --output has them all. */
+const NO_PLAN_SHOWN = 12;
+
+/**
+ * What each strategy that proposed nothing said, under the table: its code alone does not say why.
+ * The same words from one strategy on several sessions are one line that counts them.
+ */
+function noPlanLines(rows: readonly BenchRow[], options: TableOptions): string[] {
+  const said = new Map<string, { strategy: string; words: string; sessions: string[] }>();
+  for (const r of rows) {
+    if (r.status !== 'no_plan' || !r.no_plan_rationale || r.strategy === null) continue;
+    const key = `${r.strategy}\u0000${r.no_plan_rationale}`;
+    const entry = said.get(key) ?? { strategy: r.strategy, words: r.no_plan_rationale, sessions: [] };
+    entry.sessions.push(`${r.provider} ${shortId(r.session)}`);
+    said.set(key, entry);
+  }
+  const groups = [...said.values()];
+  const entries = groups.slice(0, NO_PLAN_SHOWN).map((g) => {
+    const where = g.sessions.length === 1 ? g.sessions[0]! : `${formatInt(g.sessions.length)} sessions`;
+    return [`${g.strategy} (${where})`, shorten(g.words, NO_PLAN_WORDS_MAX)] as const;
+  });
+  const lines = messagesUnderTable('no plan, as the strategy said', entries, options.width);
+  const more = groups.length - entries.length;
+  if (more > 0) lines.push(...wrapText(`  +${formatInt(more)} more (--json or --output has each row's no_plan_rationale)`, options.width, '    '));
+  return lines;
 }
 
 /** Every failed session or strategy with its whole message, which the table cuts. */
@@ -118,7 +148,7 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
   static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on. A configuration \`eval\` would refuse (strategy_params that do not match the strategy's schema, a floor at or above the trigger) fails the bench once, before any session is read, with eval's error and nothing written.
 
-Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy; a row where a strategy proposed nothing carries what it said of why in no_plan_rationale, as eval's --json does) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why; a report with nothing in it says why at its top, as the command does (no sessions in the window, none measurable, every one under the trigger). Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
+Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy; a row where a strategy proposed nothing carries what it said of why in no_plan_rationale, as eval's --json does, and the table lists those words underneath, once for the same words on several sessions) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why; a report with nothing in it says why at its top, as the command does (no sessions in the window, none measurable, every one under the trigger). Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
 
 Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it: sessions_measured is 0), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [

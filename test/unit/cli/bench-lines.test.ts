@@ -63,6 +63,30 @@ describe('bench rows on a narrow terminal', () => {
     expect(under.map((l) => l.trim()).join(' ')).toContain(`session failed (session_evaluation_failed): ${long}`);
   });
 
+  it('say under the table why a strategy proposed nothing, one line for the same words on several sessions', () => {
+    const noPlan = (strategy: string, session: string, words: string): BenchRow =>
+      rendered(strategy, { session, status: 'no_plan', reason_code: 'nothing_to_elide', no_plan_rationale: words, execution_state: 'not_run', context_after: null, reduction_pct: null });
+    const rows = [
+      rendered('compacted'),
+      noPlan('elide', '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', 'no tool output is older than the protected tail'),
+      noPlan('elide', '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', 'no tool output is older than the protected tail'),
+      noPlan('micro', '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', 'only 2 stale outputs, under the minimum of 5'),
+    ];
+    const lines = benchRowLines(rows, { width: 100 });
+    const under = lines.slice(lines.indexOf('no plan, as the strategy said:') + 1);
+    expect(under).toEqual(['  elide (2 sessions): no tool output is older than the protected tail', '  micro (claude_code 019d2e4a-7c1…): only 2 stale outputs, under the minimum of 5']);
+    // Rows with a plan, or with nothing said, print no such section.
+    expect(benchRowLines([rendered('elide')], { width: 100 })).not.toContain('no plan, as the strategy said:');
+  });
+
+  it('list at most a dozen different no-plan words and count the rest', () => {
+    const rows = Array.from({ length: 15 }, (_, k) => rendered(`s${k}`, { status: 'no_plan', reason_code: 'other', no_plan_rationale: `reason number ${k}` }));
+    const lines = benchRowLines(rows, { width: 100 });
+    const under = lines.slice(lines.indexOf('no plan, as the strategy said:') + 1);
+    expect(under).toHaveLength(13);
+    expect(under[12]).toBe("  +3 more (--json or --output has each row's no_plan_rationale)");
+  });
+
   it('fit every line under 70 columns, leaving out columns in their stated order: the comparison stays', () => {
     const rows = [rendered('elide'), rendered('auto', { credited_strategy: 'cache_edits', execution_state: 'provider_only', status: 'plan', context_after: null, reduction_pct: null }), { ...rendered('dedupe'), status: 'no_plan' as const, reason_code: 'below_trigger' }];
     const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
