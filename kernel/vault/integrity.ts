@@ -18,6 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DamagedReceipt, DamagedSnapshot, OperationReceipt, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
 import { readReceipt, receiptOperations, receiptPath } from '../publish/receipt.js';
 import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
+import { filesystemMessage } from '../cli/filesystem-message.js';
 import { GobstopperError } from '../errors.js';
 import { vaultDamaged, VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';
@@ -90,7 +91,9 @@ function distinctClaims(lines: readonly NumberedLine[]): VaultEntry[] {
 
 function otherProblem(error: unknown): Problem {
   if (error instanceof GobstopperError) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: 'unreadable', message: error.message };
+  // Node's bare errno text ("EACCES: permission denied, open '…'") says neither what to do nor that
+  // the bytes may well be intact; the commands that refuse the same file say both.
+  if (error instanceof Error) return { code: 'unreadable', message: filesystemMessage(error as NodeJS.ErrnoException) ?? error.message };
   throw error;
 }
 
