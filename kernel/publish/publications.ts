@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import type { OperationReceipt, UsageSample } from '../../schemas/generated/types.js';
 import { vaultLayout } from '../vault/layout.js';
 import { readEvents } from './events.js';
-import { listReceipts } from './receipt.js';
+import { readableReceipts } from './receipt.js';
 
 /** A compaction whose output a published file holds: apply's fork, or an undo that restored it. */
 export interface CompactionOutput {
@@ -37,7 +37,8 @@ function canonical(path: string): string {
 
 /** Completed publications by canonical path. Best effort: an unreadable vault or log means none (or no projections) are known. */
 export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, Publication>> {
-  const receipts = (await listReceipts(vaultLayout(env)).catch(() => [] as OperationReceipt[])).filter((r) => r.completed);
+  // A damaged receipt hides its own fork only: the others are still known for what they are.
+  const receipts = (await readableReceipts(vaultLayout(env)).catch(() => [] as OperationReceipt[])).filter((r) => r.completed);
   const found = new Map<string, Publication>();
   if (receipts.length === 0) return found;
   // Receipts keep the projection; the events log (up to 16 MiB) is read only for older receipts.

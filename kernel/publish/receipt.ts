@@ -123,6 +123,24 @@ export async function receiptOperations(layout: VaultLayout): Promise<string[]> 
     .filter((operation): operation is string => operation !== undefined);
 }
 
+/**
+ * Every receipt that can be read, for the answers a damaged receipt should cost only its own fork:
+ * each damaged one goes to `onDamaged` and is left out. The operations folder itself unreadable
+ * still throws.
+ */
+export async function readableReceipts(layout: VaultLayout, onDamaged: (error: unknown) => void = () => undefined): Promise<OperationReceipt[]> {
+  const receipts: OperationReceipt[] = [];
+  for (const operation of await receiptOperations(layout)) {
+    try {
+      const receipt = await readReceipt(layout, operation);
+      if (receipt) receipts.push(receipt);
+    } catch (error) {
+      onDamaged(error);
+    }
+  }
+  return receipts;
+}
+
 /** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
 export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
   const receipts: OperationReceipt[] = [];

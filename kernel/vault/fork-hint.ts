@@ -4,13 +4,13 @@
  */
 import type { OperationReceipt } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
-import { listReceipts } from '../publish/receipt.js';
+import { readableReceipts } from '../publish/receipt.js';
 import type { VaultLayout } from './layout.js';
 import { looksLikePath, pathForms } from './selectors.js';
 
 /** The completed publications `selector` names (by output id prefix or path), one per output. */
 async function publishedMatches(layout: VaultLayout, selector: string): Promise<OperationReceipt[]> {
-  const receipts = (await listReceipts(layout).catch(() => [])).filter((r) => r.completed);
+  const receipts = (await readableReceipts(layout).catch(() => [])).filter((r) => r.completed);
   const forms = looksLikePath(selector) ? await pathForms(selector) : null;
   const prefix = selector.toLowerCase();
   const byOutput = new Map<string, OperationReceipt>();

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
 import { GobstopperError, usageError } from '../errors.js';
-import { listReceipts, publishedEntry } from '../publish/receipt.js';
+import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
 import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
@@ -81,9 +81,11 @@ export async function recallCards(
   const newest = new Map<string, VaultEntry>();
   // A published fork's own bytes are retained too (without an index entry): its card is found the
   // moment apply has written it, not only once the fork is archived.
-  // Receipts only add the forks' own cards: a damaged one costs those, not the answer, and the
-  // caller is told what is missing from it.
-  const receipts = await listReceipts(layout).catch((error: unknown) => {
+  // Receipts only add the forks' own cards: a damaged one costs its fork's, not the other forks'
+  // nor the answer, and the caller is told what is missing from it.
+  const receipts = await readableReceipts(layout, (error) => {
+    warn(`${(error as Error).message}; the state cards of the fork it published are left out of this answer`);
+  }).catch((error: unknown) => {
     warn(`${(error as Error).message}; the state cards of published forks are left out of this answer`);
     return [];
   });

@@ -432,6 +432,22 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(whole.stdout.split('\n')[0]).toBe('found 2 state-card digest(s)');
   });
 
+  it("a damaged receipt costs only its own fork: recall, detect and history still know every other fork for what it is", async () => {
+    home = demoHome();
+    const claude = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;
+    const codex = (await runJson(['apply', DEMO_CODEX_ID], home.env)).json.receipt;
+    writeFileSync(join(home.dataHome, 'gobstopper', 'vault', 'operations', `${codex.operation}.json`), '{"bogus":1}');
+    const recalled = await runJson(['recall'], home.env);
+    expect(recalled.json.map((r: { session_id: string }) => r.session_id)).toEqual([claude.output_session_id]);
+    expect(recalled.stderr).toContain(`${codex.operation}.json`);
+    expect(recalled.stderr).toContain('the state cards of the fork it published are left out of this answer');
+    // Taken for an ordinary session, the fork would show its source's stale report and be compacted again.
+    const rows = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; projected_context_tokens?: number }>;
+    expect(rows.find((r) => r.session_id === claude.output_session_id)?.projected_context_tokens).toBe(claude.context_tokens_after);
+    const history = await runJson(['history', claude.output_session_id], home.env);
+    expect(history.json.error).toMatchObject({ code: 'session_not_archived', details: { source_session_id: DEMO_CLAUDE_ID } });
+  });
+
   it('--rehearse without a usable client is refused before anything is archived or logged', async () => {
     home = demoHome();
     const before = snapshotOfStores(home);

@@ -213,8 +213,8 @@ describe('vault commands (built CLI)', () => {
     // …and says so, rather than answering as if nothing were missing.
     const warned = await cli('recall', '--query', 'database');
     expect(warned.stdout).toContain('goal: Fix the database connection');
-    expect(warned.stderr).toMatch(/^warning: .*aaaaaaaa.*the state cards of published forks are left out of this answer\n$/s);
-    expect((await cli('recall', '--query', 'database', '--json')).stderr).toContain('the state cards of published forks are left out of this answer');
+    expect(warned.stderr).toMatch(/^warning: .*aaaaaaaa.*the state cards of the fork it published are left out of this answer\n$/s);
+    expect((await cli('recall', '--query', 'database', '--json')).stderr).toContain('the state cards of the fork it published are left out of this answer');
     rmSync(damaged);
     // --sha keeps to one snapshot: the card is in the second, not the first; an unknown one is an error.
     expect(await json(V.validateRecallCommandOutput, 'recall', '--sha', second.slice(0, 12))).toEqual([expect.objectContaining({ snapshot_sha: second })]);
