@@ -142,13 +142,10 @@ export async function readableReceipts(layout: VaultLayout, onDamaged: (error: u
 }
 
 /** Every receipt in the vault; any damaged one fails the whole read (prune must not guess). */
-export async function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
-  const receipts: OperationReceipt[] = [];
-  for (const operation of await receiptOperations(layout)) {
-    const receipt = await readReceipt(layout, operation);
-    if (receipt) receipts.push(receipt);
-  }
-  return receipts;
+export function listReceipts(layout: VaultLayout): Promise<OperationReceipt[]> {
+  return readableReceipts(layout, (error) => {
+    throw error;
+  });
 }
 
 function serialize(receipt: OperationReceipt): Buffer {
