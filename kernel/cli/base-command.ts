@@ -1,7 +1,7 @@
 import { Command, Flags, toConfiguredId, ux, type Interfaces } from '@oclif/core';
 import { GobstopperError, usageError } from '../errors.js';
 import { isStopping, onStopSignal, stopNote } from '../exit-cleanup.js';
-import { filesystemMessage } from './filesystem-message.js';
+import { filesystemMessage } from '../filesystem-message.js';
 import type { ProgressStream } from './render/status-line.js';
 import { StatusLine } from './render/status-line.js';
 import { renderTable, type Column } from '../text/table.js';

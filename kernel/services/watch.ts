@@ -5,11 +5,13 @@
  * give. A live session is never touched: it is compacted once its client has left it idle.
  * The config is read again every pass, so an edit takes effect without a restart.
  */
+import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { filesystemMessage } from '../filesystem-message.js';
 import { noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
@@ -60,6 +62,24 @@ export interface WatchOptions {
  * if it did not change.
  */
 const TRANSIENT_CODES = new Set(['session_live', 'client_missing', 'source_changed', 'operation_running', 'undo_running', 'lock_busy', 'interrupted']);
+
+/**
+ * Failures of the vault rather than of the session (a file where a vault directory belongs, a
+ * damaged chunk, an index at its cap, a pending operation to repair): once the person has mended
+ * the vault, nothing about the session's file has changed, and a settled failure would leave it
+ * uncompacted for good.
+ */
+const VAULT_CODES = new Set(['vault_insecure', 'vault_damaged', 'vault_full', 'vault_busy', 'repair_required']);
+
+/**
+ * The codes of failures the file system raised (errorOf names them by their errno, lowercased, as
+ * every command's JSON error does): a full disk or a directory made unwritable is the machine's
+ * state, not the session's, and is tried again next pass too.
+ */
+const FILESYSTEM_CODES: ReadonlySet<string> = new Set(Object.keys(constants.errno).map((code) => code.toLowerCase()));
+
+/** A failure the next pass tries again although the session's file did not change. */
+const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || FILESYSTEM_CODES.has(code);
 
 /** The watch's own lock: two watches of one scope would apply the same sessions side by side. */
 export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<FileLock> {
@@ -203,7 +223,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
               : await evaluate(rt, row, withTrigger, options, rehearsal, unappliedSessionWarning(resolved));
       }
       decisions.push(decision);
-      if (decision.outcome === 'failed' && TRANSIENT_CODES.has(decision.error!.code)) continue;
+      if (decision.outcome === 'failed' && triedAgain(decision.error!.code)) continue;
       // The file as it was before the decision: had a client written to it meanwhile, what it wrote
       // was not decided on, and the next pass sees a file that changed.
       const next: WatchEntry = { provider: row.provider, session_id: row.session_id, fingerprint: fingerprint!, policy: policyDigest, outcome: decision.outcome, decided_at: Math.floor(Date.now() / 1000) };
@@ -337,10 +357,25 @@ async function refusedPolicy(rt: Runtime, resolved: Parameters<typeof requireRes
 }
 
 /** As --json reports an error, on one line: a decision is one entry of a pass, not a stack. */
+/**
+ * A failure as a decision reports it. One the file system raised (a full disk, a vault made
+ * unwritable, a directory in the way) is named as the commands name it, and marked: it says nothing
+ * of the session, and once the person has fixed the disk the next pass tries again without waiting
+ * for the file to change (FILESYSTEM_CODES).
+ */
 function errorOf(error: unknown): { code: string; message: string } {
   const flat = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
   if (error instanceof GobstopperError) return { code: error.code, message: flat(error.message) };
+  const errno = systemErrorCode(error);
+  if (errno !== null) return { code: errno.toLowerCase(), message: flat(filesystemMessage(error as object) ?? (error as Error).message) };
   return { code: 'internal', message: flat(error instanceof Error ? error.message : String(error)) };
+}
+
+/** The errno code of an error Node's file system calls raised (they name the call), else null. */
+function systemErrorCode(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof syscall === 'string' ? code : null;
 }
 
 function liveControl(provider: string): string | null {

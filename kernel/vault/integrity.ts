@@ -18,7 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DamagedReceipt, DamagedSnapshot, OperationReceipt, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
 import { readReceipt, receiptOperations, receiptPath } from '../publish/receipt.js';
 import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
-import { filesystemMessage } from '../cli/filesystem-message.js';
+import { filesystemMessage } from '../filesystem-message.js';
 import { GobstopperError } from '../errors.js';
 import { vaultDamaged, VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';

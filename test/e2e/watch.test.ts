@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
@@ -230,6 +230,36 @@ describe('watch', () => {
     const again = await runJson(['watch', '--once'], home.env);
     // Same bytes, same plan: the fork already published is found, not written twice.
     expect(byId(again.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true });
+  });
+
+  it('a failure of the vault or the disk is tried again next pass, once mended, though the session did not change', async () => {
+    home = demoHome();
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    mkdirSync(vault, { recursive: true, mode: 0o700 });
+    chmodSync(join(home.dataHome, 'gobstopper'), 0o700);
+    // A file where the vault keeps its chunks: a vault to mend, not a session that cannot be compacted.
+    writeFileSync(join(vault, 'chunks'), '');
+    const blocked = await runJson(['watch', '--once'], home.env);
+    expect(blocked.code).toBe(0);
+    expect(byId(blocked.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'failed', error: { code: 'vault_insecure' } });
+    rmSync(join(vault, 'chunks'));
+
+    // A file-size limit stops the chunk writes: the errno is the code, and the message says what to do.
+    const limited = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 8; exec "${process.execPath}" "${binPath}" watch --once --json`], { cwd: home!.env.HOME, env: { PATH: process.env.PATH ?? '', ...home!.env }, stdio: ['ignore', 'pipe', 'ignore'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.on('error', reject).on('close', (code) => resolve({ code, stdout }));
+    });
+    expect(limited.code).toBe(0);
+    const efbig = byId(JSON.parse(limited.stdout))[DEMO_CLAUDE_ID];
+    expect(efbig).toMatchObject({ outcome: 'failed', error: { code: 'efbig' } });
+    expect(efbig.error.message).toMatch(/^write failed on .*: the file would grow past the largest file this process may write \(ulimit -f\).* \(EFBIG\)$/);
+
+    const mended = await runJson(['watch', '--once'], home.env);
+    expect(mended.code).toBe(0);
+    for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) expect(byId(mended.json)[id]).toMatchObject({ outcome: 'compacted', reused: false });
+    expect(mended.json.skipped.settled).toBe(0);
   });
 
   it('a damaged state file is reported and replaced, not a reason to stop', async () => {
