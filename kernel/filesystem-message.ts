@@ -69,3 +69,9 @@ export function filesystemMessage(error: ErrnoLike): string | null {
   const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall, dest) : ADVICE[code];
   return advice ? `${what}: ${advice} (${code})` : null;
 }
+
+/** What went wrong, in one message: a file-system failure as filesystemMessage says it, else the error's own words. */
+export function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return filesystemMessage(error as ErrnoLike) ?? error.message;
+}

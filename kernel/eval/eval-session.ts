@@ -7,6 +7,7 @@
 import type { EvalCommandResult, EvalRow, Finding, TokenBasis, Transcript } from '../../schemas/generated/types.js';
 import { buildEvalResult, buildEvalRow, errorCode, evalBaseline, type EvalBaseline, type StrategyOutcome } from './rows.js';
 import { Slots } from './slots.js';
+import { errorMessage } from '../filesystem-message.js';
 
 export interface EvalSessionInput {
   provider: string;
@@ -65,7 +66,7 @@ export async function evaluateSession(input: EvalSessionInput, runStrategy: RunS
         try {
           outcome = await runStrategy(strategy, baseline);
         } catch (error) {
-          outcome = { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error) };
+          outcome = { status: 'error', message: errorMessage(error), code: errorCode(error) };
         }
         outcome.duration_ms ??= performance.now() - started;
         const row = buildEvalRow(baseline, strategy, outcome);

@@ -3,6 +3,7 @@
  * its parent sends, one at a time, replying with the result or a one-line failure.
  */
 import { pathToFileURL } from 'node:url';
+import { errorMessage } from '../filesystem-message.js';
 
 interface JobModule {
   runJob(job: unknown): unknown;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
         await send({ type: 'result', seq: msg.seq, result });
       } catch (error) {
         const err = error as NodeJS.ErrnoException;
-        const text = (err?.message ?? String(error)).split('\n')[0]!.slice(0, 512);
+        const text = errorMessage(error).split('\n')[0]!.slice(0, 512);
         const kind = (error as { kind?: unknown } | null)?.kind;
         await send({ type: 'failure', seq: msg.seq, error: text, code: typeof err?.code === 'string' ? err.code : null, kind: typeof kind === 'string' ? kind : null });
       }

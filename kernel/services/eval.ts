@@ -12,6 +12,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { maxTranscriptBytes } from '../../sdk/limits.js';
 import { unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { errorMessage } from '../filesystem-message.js';
 import { candidateSlots, eventRecord, retentionBaseline, type RetentionBaseline } from '../eval/applied-retention.js';
 import { errorCode, evaluateSession, type EvalBaseline, type RenderedCandidate, type StrategyOutcome } from '../eval/index.js';
 import { contextSeriesFromSource } from '../eval/context-series.js';
@@ -274,7 +275,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
         // A strategy is given the private copy as the session: what it says of it is said of the file
         // the copy stands for. Its own time, not the turns it waited for while another proposed.
         const error = ws.aboutOriginals(caught);
-        return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), duration_ms: clock.ms };
+        return { status: 'error', message: errorMessage(error), code: errorCode(error), duration_ms: clock.ms };
       }
       if (outcome.status === 'no_plan') return { status: 'no_plan', reason_code: outcome.reason_code, rationale: strategyRationaleOf(outcome), duration_ms: clock.ms };
       const plan = outcome.plan;
@@ -286,7 +287,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
       } catch (caught) {
         // The candidate's private copy is gone once the command ends: the message names what it was.
         const error = ws.aboutOriginals(caught);
-        return { status: 'error', message: (error as Error)?.message ?? String(error), code: errorCode(error), plan, duration_ms: clock.ms };
+        return { status: 'error', message: errorMessage(error), code: errorCode(error), plan, duration_ms: clock.ms };
       }
     };
 

@@ -11,7 +11,7 @@ import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
-import { filesystemMessage } from '../filesystem-message.js';
+import { errorMessage } from '../filesystem-message.js';
 import { noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
@@ -367,7 +367,7 @@ function errorOf(error: unknown): { code: string; message: string } {
   const flat = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
   if (error instanceof GobstopperError) return { code: error.code, message: flat(error.message) };
   const errno = systemErrorCode(error);
-  if (errno !== null) return { code: errno.toLowerCase(), message: flat(filesystemMessage(error as object) ?? (error as Error).message) };
+  if (errno !== null) return { code: errno.toLowerCase(), message: flat(errorMessage(error)) };
   return { code: 'internal', message: flat(error instanceof Error ? error.message : String(error)) };
 }
 

@@ -340,6 +340,13 @@ describe('parallel runner and bench collection', () => {
     expect(validateBenchCommandResult(result), JSON.stringify(validateBenchCommandResult.errors)).toBe(true);
   }, 30_000);
 
+  it('a session that fails on the file system says what failed where and what to do, not Node\'s errno text', async () => {
+    const path = writeSession('full', 4);
+    const outcomes = await runJobsInParallel<FixtureBenchJob, FixtureBenchResult>({ jobs: [{ provider: 'claude_code', session: 'full', path, mode: 'disk_full' }], jobModule, concurrency: 1 });
+    const [failure] = collectBench(outcomes as Parameters<typeof collectBench>[0]).result.rows;
+    expect(failure).toMatchObject({ session: 'full', failure: 'session_evaluation_failed', error: `write failed on ${path}.stage: the disk is full; free some space and run the command again (ENOSPC)` });
+  }, 30_000);
+
   it('writes CSV or JSON rows and the HTML report to new files, and refuses taken paths', async () => {
     const jobs: FixtureBenchJob[] = [0, 1, 2].map((i) => ({ provider: 'claude_code', session: `w${i}`, path: writeSession(`w${i}`, 4 + 2 * i) }));
     const outcomes = await runJobsInParallel<BenchJob, BenchSessionResult>({ jobs, jobModule, concurrency: 2 });

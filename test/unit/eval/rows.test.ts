@@ -223,6 +223,17 @@ describe('evaluateSession and the outputs', () => {
     expect(result.tail_start_line).toBe(session.resultLines[3]);
   });
 
+  it('a strategy failing on the file system gets a row that says what failed where and what to do, with the errno as its code', async () => {
+    const result = await evaluateSession({ ...input, strategies: ['full', 'elide'] }, async (id) => {
+      if (id === 'full') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write', path: '/tmp/stage-1' });
+      const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
+      const bytes = renderSessionBytes(session.source, plan.edits);
+      return { status: 'plan', plan, candidate: { bytes, findings: verifySessionBytes(bytes) } };
+    });
+    expect(result.rows[0]).toMatchObject({ strategy: 'full', status: 'error', error_code: 'enospc', error: 'write failed on /tmp/stage-1: the disk is full; free some space and run the command again (ENOSPC)' });
+    expect(result.rows[1]).toMatchObject({ strategy: 'elide', status: 'plan' });
+  });
+
   it('greedy elision reclaims more but loses the tail; the best row is the one that keeps the prefix and the tail', async () => {
     const result = await run();
     const [elide, greedy] = result.rows;
