@@ -16,7 +16,8 @@ function envInteger(name: string, min: number, max: number, fallback: number, en
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new LimitEnvironmentError(`${name} must be a whole number of ${name.endsWith('BYTES') ? 'bytes' : 'records'}, got ${JSON.stringify(raw)}`);
   const value = Number(raw);
-  if (value < min || value > max) throw new LimitEnvironmentError(`${name} must be between ${min} and ${max}, got ${value}`);
+  // Quoted as written: past 2^53 the number read is not the one typed (99999999999999999999 reads as 1e20).
+  if (value < min || value > max) throw new LimitEnvironmentError(`${name} must be between ${min} and ${max}, got ${raw}`);
   return value;
 }
 

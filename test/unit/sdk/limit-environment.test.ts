@@ -8,6 +8,8 @@ describe('limit variables are checked by the host before any plugin reads them',
     ['GOBSTOPPER_MAX_RECORDS', '0', 'GOBSTOPPER_MAX_RECORDS must be between 1 and 100000, got 0'],
     ['GOBSTOPPER_MAX_TRANSCRIPT_BYTES', '-1', 'GOBSTOPPER_MAX_TRANSCRIPT_BYTES must be a whole number of bytes, got "-1"'],
     ['GOBSTOPPER_MAX_RECORD_BYTES', '12', 'GOBSTOPPER_MAX_RECORD_BYTES must be between 1024 and 8589934592, got 12'],
+    ['GOBSTOPPER_MAX_TRANSCRIPT_BYTES', '99999999999999999999', 'GOBSTOPPER_MAX_TRANSCRIPT_BYTES must be between 1024 and 8589934592, got 99999999999999999999'],
+    ['GOBSTOPPER_MAX_RECORDS', '000', 'GOBSTOPPER_MAX_RECORDS must be between 1 and 100000, got 000'],
   ])('%s=%s is the environment\'s error, not a plugin\'s', (name, value, message) => {
     let thrown: unknown;
     try {
