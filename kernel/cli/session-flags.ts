@@ -2,6 +2,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
+import { providerIdOf } from '../config/cli-flags.js';
 import { usageError } from '../errors.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 
@@ -9,7 +10,7 @@ export const homeFlags = {
   'claude-home': Flags.string({ summary: 'Claude Code home (default $CLAUDE_CONFIG_DIR or ~/.claude).', helpGroup: 'PROVIDER HOMES' }),
   'codex-home': Flags.string({ summary: 'Codex home (default $CODEX_HOME or ~/.codex).', helpGroup: 'PROVIDER HOMES' }),
   'provider-home': Flags.string({
-    summary: 'Home of any provider, as <provider-id>=<path>; repeatable (--provider-home a=/x --provider-home b=/y).',
+    summary: 'Home of any provider, as <provider-id>=<path> (claude is taken for claude_code); repeatable (--provider-home a=/x --provider-home b=/y).',
     multiple: true,
     // One value per flag: a session argument after it is the argument, not a second home.
     multipleNonGreedy: true,
@@ -22,7 +23,7 @@ export function providerHomes(flags: { 'claude-home'?: string; 'codex-home'?: st
   for (const entry of flags['provider-home'] ?? []) {
     const eq = entry.indexOf('=');
     if (eq <= 0 || eq === entry.length - 1) throw usageError('bad_flag', `--provider-home takes <provider-id>=<path>, got ${JSON.stringify(entry)}`);
-    const id = entry.slice(0, eq);
+    const id = providerIdOf(entry.slice(0, eq));
     const home = givenHome(`--provider-home ${id}=`, entry.slice(eq + 1));
     if (homes[id] !== undefined && homes[id] !== home) throw usageError('bad_flag', `--provider-home names two homes for ${id}; give one`);
     homes[id] = home;

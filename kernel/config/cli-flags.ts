@@ -12,11 +12,21 @@ export const presetFlag = Flags.string({
   helpValue: '<name>',
 });
 
+/** A provider id as a person may type it: people say claude for Claude Code. */
+export const providerIdOf = (value: string): string => (value === 'claude' ? 'claude_code' : value);
+
 export const providerFlag = Flags.string({
   summary: 'Apply the [provider.<id>] table of the config (claude is taken for claude_code).',
   options: [...BUILTIN_PROVIDERS, 'claude'],
-  // As policy-check takes it: people say claude for Claude Code.
-  parse: async (value) => (value === 'claude' ? 'claude_code' : value),
+  parse: async (value) => providerIdOf(value),
+});
+
+/** The sessions of these providers only (detect, bench, watch). */
+export const providerFilterFlag = Flags.string({
+  summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.',
+  multiple: true,
+  multipleNonGreedy: true,
+  parse: async (value) => providerIdOf(value),
 });
 
 export const quotaPressureFlag = Flags.string({

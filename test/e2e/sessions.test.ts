@@ -92,6 +92,12 @@ describe('detect', () => {
     const both = await runJson(['verify', DEMO_CLAUDE_ID, '--provider-home', claudeHome, '--claude-home', home.root], home.env);
     expect(both.code).toBe(2);
     expect(both.json.error).toMatchObject({ code: 'bad_flag', message: '--claude-home and --provider-home claude_code= both name the claude_code home; give one' });
+    // claude is taken for claude_code here too, as --provider takes it.
+    const short = await runJson(['detect', '--provider-home', `claude=${home.claudeHome}`, '--provider', 'claude'], home.env, { extraEnv: { CLAUDE_CONFIG_DIR: home.root } });
+    expect(short.code, JSON.stringify(short.json)).toBe(0);
+    expect(short.json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);
+    const clash = await runJson(['detect', '--provider-home', `claude=${home.claudeHome}`, '--claude-home', home.root], home.env);
+    expect(clash.json.error).toMatchObject({ code: 'bad_flag', message: '--claude-home and --provider-home claude_code= both name the claude_code home; give one' });
   });
 
   it('a session whose last line is one huge tool result keeps its identity and its reported context', async () => {

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { providerFilterFlag } from '../../config/cli-flags.js';
 import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
@@ -160,7 +161,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).', exclusive: ['since'] }),
     since: Flags.string({ summary: `Only sessions updated since: ${SINCE_HELP}.` }),
     // People say claude for Claude Code, as config, explain and policy-check take it.
-    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
+    provider: providerFilterFlag,
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
 import { countedProjection, publications, publishedAt, stillAsPublished, type Publication } from '../../publish/publications.js';
-import { configFlag } from '../../config/cli-flags.js';
+import { configFlag, providerFilterFlag } from '../../config/cli-flags.js';
 import { loadConfig } from '../../config/load-config.js';
 import { discoveryMaxAge } from '../../config/resolve-config.js';
 import { discoveryWindow } from '../../policy/defaults.js';
@@ -44,7 +44,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     all: Flags.boolean({ summary: 'Include sessions of any age (default: the last 7 days, or [discovery] max_age_secs).' }),
     limit: Flags.integer({ summary: 'Show at most this many rows (0 shows all; --json always lists all).', default: 20, min: 0 }),
     // People say claude for Claude Code, as config, explain and policy-check take it.
-    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
+    provider: providerFilterFlag,
     ...homeFlags,
     config: configFlag,
   };

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { PolicyCheckCommandResult } from '../../../schemas/generated/types.js';
 import { BaseCommand } from '../base-command.js';
-import { configFlag, presetFlag, quotaPressureFlag } from '../../config/cli-flags.js';
+import { configFlag, presetFlag, providerIdOf, quotaPressureFlag } from '../../config/cli-flags.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
 import { PluginRegistry } from '../../plugins/registry/registry.js';
@@ -39,7 +39,7 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   async run(): Promise<PolicyCheckCommandResult> {
     const { flags } = await this.parse(PolicyCheck);
     const pressure = flags['quota-pressure'];
-    const provider = (flags.provider === 'claude' ? 'claude_code' : flags.provider) as BuiltinProvider;
+    const provider = providerIdOf(flags.provider) as BuiltinProvider;
     const { resolved } = await resolveForCommand({
       configPath: flags.config,
       provider,

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { providerFilterFlag } from '../../config/cli-flags.js';
 import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
 import { checkWatchSetup, lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
@@ -41,7 +42,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     rehearse: Flags.boolean({ summary: 'Publish a fork only once the real client resumes it offline and rebuilds the expected context, as apply --rehearse (needs the client of each watched provider).', exclusive: ['dry-run'] }),
     'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
     'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
-    provider: Flags.string({ summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.', multiple: true, multipleNonGreedy: true, parse: async (value) => (value === 'claude' ? 'claude_code' : value) }),
+    provider: providerFilterFlag,
     'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, max: Number.MAX_SAFE_INTEGER, exclusive: ['all'], helpValue: '<secs>' }),
     all: Flags.boolean({ summary: 'Sessions of any age.', exclusive: ['max-age'] }),
     // As plan takes them; a trigger is the config's to set, per session, provider or preset.
