@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-interface ErrnoLike {
+export interface ErrnoLike {
   code?: unknown;
   path?: unknown;
   /** The second path of a two-path call (link, rename, copyfile): where it was going. */
@@ -56,18 +56,31 @@ export function filesystemMessage(error: ErrnoLike): string | null {
   // Node asks for the working directory (project config search, relative paths) with no path to
   // name: its "uv_cwd" text says nothing of a directory deleted or moved from under the shell.
   if (error.syscall === 'uv_cwd' && code === 'ENOENT') return 'the current directory no longer exists (deleted or moved); cd to an existing directory and run the command again (ENOENT)';
+  const advice = filesystemAdvice(error);
+  if (advice === null) return null;
   const path = typeof error.path === 'string' ? error.path : null;
   const dest = typeof error.dest === 'string' ? error.dest : null;
   // A link or rename is refused for the directory it writes into, which is dest's, not path's.
   const where = dest ? ` from ${path ?? 'a file'} to ${dest}` : path ? ` on ${path}` : '';
   const what = typeof error.syscall === 'string' ? `${error.syscall} failed${where}` : `a file operation failed${where}`;
+  return `${what}: ${advice}`;
+}
+
+/**
+ * What to do about a file-system failure, with its errno (`the disk is full; free some space and
+ * run the command again (ENOSPC)`), for a message that already says which file it was; null for
+ * an error that is not one the kernel knows how to advise on.
+ */
+export function filesystemAdvice(error: ErrnoLike): string | null {
+  const code = typeof error.code === 'string' ? error.code : '';
+  const path = typeof error.path === 'string' ? error.path : null;
+  const dest = typeof error.dest === 'string' ? error.dest : null;
   if (code === 'ENOTDIR') {
     const blocker = path ? fileInTheWay(path) : null;
-    const advice = blocker ? `${blocker} is a file where a directory is expected; move it aside` : 'a file stands where a directory is expected; move it aside';
-    return `${what}: ${advice} (${code})`;
+    return `${blocker ? `${blocker} is a file where a directory is expected` : 'a file stands where a directory is expected'}; move it aside (${code})`;
   }
   const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall, dest) : ADVICE[code];
-  return advice ? `${what}: ${advice} (${code})` : null;
+  return advice ? `${advice} (${code})` : null;
 }
 
 /** What went wrong, in one message: a file-system failure as filesystemMessage says it, else the error's own words. */

@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { GobstopperError } from '../errors.js';
+import { filesystemAdvice } from '../filesystem-message.js';
 import { MAX_CONFIG_BYTES } from './paths.js';
 import { MAX_NESTING, toPlainData, type PlainDataMarks } from './plain-data.js';
 import { describeAt, placeAt } from './schema-messages.js';
@@ -46,7 +47,7 @@ export function readConfigText(path: string): string | null {
     linkStat = lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UnusableConfigPath(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UnusableConfigPath(`cannot read config ${path}: ${errnoText(error)}`);
   }
   if (linkStat.isSymbolicLink()) throw new UnusableConfigPath(`config ${path} is a symlink, and config is never read through one; replace the link with a regular file (or, for the user config, pass the real file with --config)`);
   if (!linkStat.isFile()) throw new UnusableConfigPath(`config ${path} is ${linkStat.isDirectory() ? 'a directory' : 'not a regular file'}`);
@@ -55,7 +56,7 @@ export function readConfigText(path: string): string | null {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    throw new UnusableConfigPath(`cannot open config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UnusableConfigPath(`cannot open config ${path}: ${errnoText(error)}`);
   }
   try {
     const stat = fstatSync(fd);
@@ -69,7 +70,7 @@ export function readConfigText(path: string): string | null {
         n = readSync(fd, buffer, length, buffer.length - length, null);
       } catch (error) {
         // EIO, EAGAIN (a FIFO swapped in after the check) and the like: name the file, not just the code.
-        throw invalid(`cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+        throw invalid(`cannot read config ${path}: ${errnoText(error)}`);
       }
       if (n === 0) break;
       length += n;
@@ -109,3 +110,9 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
 }
 
 const firstLine = (s: string) => s.split('\n')[0]?.trim() ?? s;
+
+/** Why a config file could not be read, with what to do where the kernel knows (a file in the way of its directory). */
+function errnoText(error: unknown): string {
+  const errno = error as NodeJS.ErrnoException;
+  return filesystemAdvice(errno) ?? errno.code ?? 'error';
+}

@@ -47,7 +47,9 @@ export function assertStudySourceSize(bytes: number, mode: 'replay' | 'audit' | 
 
 export function assertRounds(rounds: number): void {
   if (!Number.isInteger(rounds) || rounds < STUDY_LIMITS.minRounds || rounds > STUDY_LIMITS.maxRounds) {
-    throw new GobstopperError('invalid_rounds', `--rounds must be a whole number from ${STUDY_LIMITS.minRounds} to ${STUDY_LIMITS.maxRounds}, got ${rounds}`, { exit: 2 });
+    // Past 2^53 the number read is not the one typed (99999999999999999999 reads as 1e20): not quoted back.
+    const got = Math.abs(rounds) > Number.MAX_SAFE_INTEGER ? `a number far past ${STUDY_LIMITS.maxRounds}` : String(rounds);
+    throw new GobstopperError('invalid_rounds', `--rounds must be a whole number from ${STUDY_LIMITS.minRounds} to ${STUDY_LIMITS.maxRounds}, got ${got}`, { exit: 2 });
   }
 }
 

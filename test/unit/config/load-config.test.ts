@@ -192,6 +192,16 @@ describe('config file that fails while being read', () => {
   it.skipIf(!existsSync('/proc/self/mem'))('names the file and the error, not the bare errno', () => {
     expect(() => loadFile('user', '/proc/self/mem')).toThrow(/^cannot read config \/proc\/self\/mem: EIO$/);
   });
+
+  it('a file where a directory on the way should be is named, with what to do', () => {
+    const dir = makeConfigDir();
+    try {
+      const file = dir.write('gobstopper', '');
+      expect(() => loadFile('user', join(file, 'config.toml'))).toThrow(`cannot read config ${file}/config.toml: ${file} is a file where a directory is expected; move it aside (ENOTDIR)`);
+    } finally {
+      dir.cleanup();
+    }
+  });
 });
 
 describe('config locations', () => {

@@ -240,6 +240,7 @@ describe('manifest validation: each bad input gets its own clear error', () => {
 
   it('rounds outside 1-10 and sources over the limits', () => {
     for (const bad of [0, 11, 1.5, -1]) expect(() => assertRounds(bad)).toThrow(`--rounds must be a whole number from 1 to 10, got ${bad}`);
+    expect(() => assertRounds(Number('99999999999999999999'))).toThrow('--rounds must be a whole number from 1 to 10, got a number far past 10');
     for (const good of [1, 10]) expect(() => assertRounds(good)).not.toThrow();
     expect(() => assertStudySourceSize(64 * 1024 * 1024 + 1, 'replay')).toThrow(/replay reads at most 64 MiB; score an already-compacted file with --against instead/);
     expect(() => assertStudySourceSize(64 * 1024 * 1024 + 1, 'audit')).not.toThrow();
