@@ -22,7 +22,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LruMap } from '../../../sdk/lru-map.js';
 import { STRATEGY_ID_FORMAT } from '../../../sdk/strategy/plan.js';
 import { GobstopperError } from '../../errors.js';
-import { allowedValues } from '../protocol/schema-check.js';
+import { allowedValues, excludedValue } from '../protocol/schema-check.js';
 
 /** How long a check with patterns may take; a real one takes milliseconds, a worker's start most of them. */
 export const PARAMS_CHECK_DEADLINE_MS = 5_000;
@@ -251,7 +251,7 @@ export async function checkStrategyParams(strategyId: string, schema: unknown, p
   if (strategyIds !== null && isUnknownId(first)) throw unknownStrategies(strategyId, params, [first, ...verdict.everyError.filter(isUnknownId)], strategyIds);
   const where = first?.instancePath ? ` at ${first.instancePath}` : '';
   const extra = first?.keyword === 'additionalProperties' ? ` '${String((first.params as { additionalProperty?: unknown }).additionalProperty)}'` : '';
-  const said = (first && allowedValues(errors, first)) ?? first?.message ?? 'invalid';
+  const said = (first && (allowedValues(errors, first) ?? excludedValue(first, params))) ?? first?.message ?? 'invalid';
   throw new GobstopperError('invalid_strategy_params', `strategy_params for ${strategyId} do not match the params_schema it declares${where}: ${said}${extra}`, {
     details: { strategy: strategyId, pointer: first?.instancePath ?? '' },
   });

@@ -103,3 +103,18 @@ export function allowedValues(errors: readonly ErrorObject[], chosen: ErrorObjec
   if (listed.length === 0) return null;
   return listed.length === 1 ? `must be ${listed[0]}` : `must be one of ${listed.join(', ')}`;
 }
+
+/**
+ * "must not be ..." with the value itself, for a value a `not` keyword excludes (ajv says only "must
+ * NOT be valid", which reads as nothing). null when `chosen` is not such an error.
+ */
+export function excludedValue(chosen: ErrorObject, data: unknown): string | null {
+  if (chosen.keyword !== 'not') return null;
+  let value = data;
+  for (const token of chosen.instancePath.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return null;
+    value = (value as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  const shown = JSON.stringify(value);
+  return shown === undefined || shown.length > 120 ? 'is a value the schema excludes' : `must not be ${shown}`;
+}

@@ -14,7 +14,14 @@ export const AGENTIC_PARAMS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    editor: { description: 'Id of the strategy that proposes the edits, served by an installed or built-in plugin bundle (not a selector such as auto).', type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$', format: STRATEGY_ID_FORMAT },
+    editor: {
+      description: 'Id of the strategy that proposes the edits, served by an installed or built-in plugin bundle (not agentic itself, nor a selector such as auto, which may not ask for other strategies in turn).',
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.-]{1,128}$',
+      format: STRATEGY_ID_FORMAT,
+      // Refused where the config is checked, not found only once a plan asks the editor.
+      not: { enum: ['agentic', 'auto'] },
+    },
   },
 };
 

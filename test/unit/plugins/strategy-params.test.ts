@@ -15,6 +15,15 @@ describe("a strategy's params_schema", () => {
     await expect(checkStrategyParams('s', { type: 'object' }, { bogus: 1 })).resolves.toBeUndefined();
   });
 
+  it('a value the schema excludes with not is named, on either thread, not as "must NOT be valid"', async () => {
+    const schema = { type: 'object', properties: { 'a/b': { type: 'object', properties: { editor: { type: 'string', not: { enum: ['agentic', 'auto'] } } } } } };
+    // Without a pattern the CLI's thread checks; with one, the worker does.
+    await expect(checkStrategyParams('agentic', schema, { 'a/b': { editor: 'auto' } })).rejects.toThrow('strategy_params for agentic do not match the params_schema it declares at /a~1b/editor: must not be "auto"');
+    const patterned = { ...schema, properties: { 'a/b': { ...schema.properties['a/b'], properties: { editor: { ...schema.properties['a/b'].properties.editor, pattern: '^[a-z]+$' } } } } };
+    await expect(checkStrategyParams('agentic', patterned, { 'a/b': { editor: 'agentic' } })).rejects.toThrow('at /a~1b/editor: must not be "agentic"');
+    await expect(checkStrategyParams('agentic', patterned, { 'a/b': { editor: 'elide' } })).resolves.toBeUndefined();
+  });
+
   it('patterns are checked as any other keyword, off the CLI thread', async () => {
     const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } }, patternProperties: { '^x_': { type: 'integer' } } };
     await expect(checkStrategyParams('p', schema, { name: 'abc', x_keep: 3 })).resolves.toBeUndefined();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { proposeAgentic } from '../../../plugins/strategies-core/src/agentic.js';
+import { checkStrategyParams } from '../../../kernel/plugins/host/strategy-params.js';
+import { AGENTIC_PARAMS_SCHEMA, proposeAgentic } from '../../../plugins/strategies-core/src/agentic.js';
 import type { Edit } from '../../../schemas/generated/types.js';
 import { proposeParams, tableProposer } from '../../fixtures/transcripts/params.js';
 import { codingSession } from '../../fixtures/transcripts/sessions.js';
@@ -33,6 +34,14 @@ describe('agentic', () => {
     const host = tableProposer({ 'my-editor': { status: 'no_plan', reason_code: 'empty_external_edits' } });
     const params = proposeParams(codingSession().items, { policy: { ...policy, strategy_params: { editor: 'my-editor' } }, strategyId: 'agentic' });
     expect(await proposeAgentic(params, host.propose)).toEqual({ edits: [], rationale: "editor 'my-editor' deferred (empty_external_edits)" });
+  });
+
+  it('its params_schema refuses agentic itself and the auto selector as the editor where the config is checked', async () => {
+    const served = ['agentic', 'auto', 'elide', 'my-editor'];
+    await expect(checkStrategyParams('agentic', AGENTIC_PARAMS_SCHEMA, { editor: 'my-editor' }, served)).resolves.toBeUndefined();
+    for (const editor of ['agentic', 'auto']) {
+      await expect(checkStrategyParams('agentic', AGENTIC_PARAMS_SCHEMA, { editor }, served)).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining(`at /editor: must not be "${editor}"`) });
+    }
   });
 
   it('fails loudly when the editor fails, proposes a control edit, or is agentic itself', async () => {
