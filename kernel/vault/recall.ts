@@ -4,9 +4,11 @@
  * string value starting with the state-card marker, whatever the provider's record shape.
  */
 import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
 import { GobstopperError, usageError } from '../errors.js';
+import { errorMessage } from '../filesystem-message.js';
 import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
 import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
@@ -130,9 +132,8 @@ export async function recallCards(
       );
     } catch (error) {
       // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
-      if (only !== null || !(error instanceof GobstopperError) || (error.code !== 'vault_damaged' && error.code !== 'snapshot_not_found')) throw error;
-      // A manifest moved aside (as a damaged one's repair says) leaves its line naming nothing.
-      const why = error.code === 'snapshot_not_found' ? `its manifest is not in the vault (restore manifests/${entry.sha256} from a backup)` : error.message;
+      const why = only === null ? whyLeftOut(layout, entry.sha256, error) : null;
+      if (why === null) throw error;
       warn(`snapshot ${entry.sha256.slice(0, 16)} of ${entry.provider} ${entry.session_id} is left out: ${why}`);
       continue;
     }
@@ -144,4 +145,23 @@ export async function recallCards(
   }
   found.sort((a, b) => b.row.score - a.row.score || b.row.ts - a.row.ts || a.order - b.order);
   return { cards: found.slice(0, limit).map((f) => f.row), found: found.length };
+}
+
+/**
+ * Why one snapshot's cards cannot be read, when that is the snapshot's own trouble: damaged, its
+ * manifest gone, one of its own files unsafe to read (a link or a directory in a chunk's place), or
+ * a file the system would not read. null for anything else (the vault's own directories among it),
+ * which stops the answer.
+ */
+function whyLeftOut(layout: VaultLayout, sha256: string, error: unknown): string | null {
+  if (error instanceof GobstopperError) {
+    if (error.code === 'vault_damaged') return error.message;
+    // A manifest moved aside (as a damaged one's repair says) leaves its line naming nothing.
+    if (error.code === 'snapshot_not_found') return `its manifest is not in the vault (restore manifests/${sha256} from a backup)`;
+    const file = (error.details as { file?: unknown } | undefined)?.file;
+    const ownFile = typeof file === 'string' && (dirname(file) === layout.chunks || dirname(file) === layout.manifests);
+    return error.code === 'vault_insecure' && ownFile ? error.message : null;
+  }
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string' ? errorMessage(error) : null;
 }

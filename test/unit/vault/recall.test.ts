@@ -1,4 +1,4 @@
-import { readdirSync, renameSync, truncateSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recallCards } from '../../../kernel/vault/recall.js';
@@ -71,6 +71,29 @@ describe('recall', () => {
     const { cards: rows } = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
     expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
     expect(warnings).toEqual([`snapshot ${moved.sha256.slice(0, 16)} of claude_code sess-b is left out: its manifest is not in the vault (restore manifests/${moved.sha256} from a backup)`]);
+  });
+
+  it('a link or a directory in the place of a snapshot\'s chunk costs only that snapshot\'s cards; one in the place of the vault\'s chunks directory stops the answer', async () => {
+    await archive('a.jsonl', 'sess-a', 'claude_code', [claudeUser('sess-a', card({ goal: 'Fix the parser' }), 'card')], 100);
+    const before = new Set(readdirSync(home.layout.chunks));
+    const blocked = await archive('b.jsonl', 'sess-b', 'claude_code', [claudeUser('sess-b', card({ goal: 'Tune the parser' }), 'card')], 200);
+    const chunk = join(home.layout.chunks, readdirSync(home.layout.chunks).find((name) => !before.has(name))!);
+    rmSync(chunk);
+    mkdirSync(chunk, { mode: 0o700 });
+    const warnings: string[] = [];
+    const { cards: rows } = await recallCards(home.layout, { query: 'parser' }, process.env, (w) => warnings.push(w));
+    expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
+    expect(warnings).toEqual([`snapshot ${blocked.sha256.slice(0, 16)} of claude_code sess-b is left out: ${chunk}: is not a regular file; move it aside; gobstopper keeps its data in regular files only`]);
+    rmdirSync(chunk);
+    symlinkSync('/etc/hostname', chunk);
+    const linked: string[] = [];
+    expect((await recallCards(home.layout, { query: 'parser' }, process.env, (w) => linked.push(w))).cards).toHaveLength(1);
+    expect(linked).toEqual([expect.stringContaining(`left out: ${chunk}: is a symbolic link`)]);
+    // Asked for by id, the snapshot's trouble is the answer.
+    await expect(recallCards(home.layout, { sha: blocked.sha256 })).rejects.toMatchObject({ code: 'vault_insecure' });
+    // The vault's own directory is not one snapshot's trouble.
+    chmodSync(home.layout.chunks, 0o755);
+    await expect(recallCards(home.layout, { query: 'parser' })).rejects.toMatchObject({ code: 'vault_insecure', details: { file: home.layout.chunks } });
   });
 
   it('bounds the limit', async () => {
