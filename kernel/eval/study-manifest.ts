@@ -13,6 +13,7 @@ import { isElidable } from '../../sdk/tokens.js';
 import { contentTokens } from './study-text.js';
 import { extractSlots, type SlotExtractor, type SlotOrigin, type TextSlot } from './study-slots.js';
 import { sha256Hex } from '../digest.js';
+import { quotedFlagNumber } from '../text/numbers.js';
 
 export const RETENTION_SCHEMA = 'gobstopper-retention-v1';
 const MIB = 1024 * 1024;
@@ -47,8 +48,7 @@ export function assertStudySourceSize(bytes: number, mode: 'replay' | 'audit' | 
 
 export function assertRounds(rounds: number): void {
   if (!Number.isInteger(rounds) || rounds < STUDY_LIMITS.minRounds || rounds > STUDY_LIMITS.maxRounds) {
-    // Past 2^53 the number read is not the one typed (99999999999999999999 reads as 1e20): not quoted back.
-    const got = Math.abs(rounds) > Number.MAX_SAFE_INTEGER ? `a number far past ${STUDY_LIMITS.maxRounds}` : String(rounds);
+    const got = quotedFlagNumber(rounds, STUDY_LIMITS.minRounds, STUDY_LIMITS.maxRounds);
     throw new GobstopperError('invalid_rounds', `--rounds must be a whole number from ${STUDY_LIMITS.minRounds} to ${STUDY_LIMITS.maxRounds}, got ${got}`, { exit: 2 });
   }
 }

@@ -28,6 +28,7 @@ import { listPinnedManifests } from './pins.js';
 import { clearPruneJournal, readPruneJournal, writePruneJournal } from './prune-journal.js';
 import { fsyncDir, isTempName, namesIn } from './private-fs.js';
 import { listManifestIds } from './selectors.js';
+import { quotedFlagNumber } from '../text/numbers.js';
 
 export type { PruneCommandOutput };
 
@@ -51,7 +52,7 @@ async function sizeOf(path: string): Promise<number> {
 export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}, env: NodeJS.ProcessEnv = process.env): Promise<PruneCommandOutput> {
   const keep = request.keep ?? DEFAULT_PRUNE_KEEP;
   const apply = request.apply ?? false;
-  if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${keep}`);
+  if (!Number.isInteger(keep) || keep < 1 || keep > 1_000_000) throw usageError('invalid_keep', `--keep must be a whole number from 1 to 1000000, got ${quotedFlagNumber(keep, 1, 1_000_000)}`);
   const empty: PruneCommandOutput = {
     streams: 0,
     kept_entries: 0,

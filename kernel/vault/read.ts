@@ -13,6 +13,7 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { loadManifest } from './manifest.js';
 import { streamManifestChunks } from './reconstruct.js';
 import { parseFullSha } from './selectors.js';
+import { quotedFlagNumber } from '../text/numbers.js';
 
 export const MIN_PAGE_BYTES = 4;
 export const MAX_PAGE_BYTES = 16 * 1024;
@@ -100,7 +101,7 @@ function checkPage(request: PageRequest): Required<PageRequest> {
   if (!Number.isSafeInteger(record)) throw usageError('invalid_record', `--record is larger than any record index (at most ${Number.MAX_SAFE_INTEGER})`);
   if (!Number.isSafeInteger(offset)) throw usageError('invalid_offset', `--offset is larger than any byte offset (at most ${Number.MAX_SAFE_INTEGER})`);
   if (!Number.isInteger(maxBytes) || maxBytes < MIN_PAGE_BYTES || maxBytes > MAX_PAGE_BYTES) {
-    throw usageError('invalid_max_bytes', `--max-bytes must be from ${MIN_PAGE_BYTES} to ${MAX_PAGE_BYTES}, got ${maxBytes}`);
+    throw usageError('invalid_max_bytes', `--max-bytes must be from ${MIN_PAGE_BYTES} to ${MAX_PAGE_BYTES}, got ${quotedFlagNumber(maxBytes, MIN_PAGE_BYTES, MAX_PAGE_BYTES)}`);
   }
   return { record, offset, maxBytes };
 }

@@ -15,6 +15,7 @@ import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine }
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { checkSessionSelector, resolveShaPrefix } from './selectors.js';
+import { quotedFlagNumber } from '../text/numbers.js';
 
 export const DEFAULT_RECALL_LIMIT = 20;
 export const MAX_RECALL_LIMIT = 100;
@@ -48,7 +49,7 @@ export function scoreCard(digest: DigestBlock, query: string): number {
 
 function checkRequest(request: RecallRequest): { query: string | undefined; limit: number } {
   const limit = request.limit ?? DEFAULT_RECALL_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_LIMIT) throw usageError('invalid_limit', `--limit must be a whole number from 1 to ${MAX_RECALL_LIMIT}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_LIMIT) throw usageError('invalid_limit', `--limit must be a whole number from 1 to ${MAX_RECALL_LIMIT}, got ${quotedFlagNumber(limit, 1, MAX_RECALL_LIMIT)}`);
   // A query that is given must say something: an empty one would quietly mean "every card".
   if (request.query !== undefined && request.query.trim() === '') throw usageError('invalid_query', '--query is empty; give a phrase to look for, or leave it out to list every card');
   const query = request.query;

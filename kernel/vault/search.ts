@@ -12,6 +12,7 @@ import { countOccurrences, forEachStringValue, isJsonLine, LiteralPrefilter, par
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { parseFullSha } from './selectors.js';
+import { quotedFlagNumber } from '../text/numbers.js';
 
 export const MAX_QUERY_BYTES = 1024;
 export const MAX_SEARCH_RESULTS = 50;
@@ -28,7 +29,7 @@ export function checkQuery(query: string): void {
 }
 
 export function checkLimit(limit: number, max: number, flag = '--limit'): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw usageError('invalid_limit', `${flag} must be a whole number from 1 to ${max}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw usageError('invalid_limit', `${flag} must be a whole number from 1 to ${max}, got ${quotedFlagNumber(limit, 1, max)}`);
 }
 
 export async function searchSnapshot(

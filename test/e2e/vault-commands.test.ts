@@ -371,6 +371,20 @@ describe('vault commands (built CLI)', () => {
     expect(JSON.parse(pastEnd.stdout).error).toMatchObject({ code: 'invalid_offset', message: expect.stringContaining('is past the end of record 0') });
     expect((await cli('read-snapshot', second, '--record', '99999', '--json')).code).toBe(1);
 
+    // Past 2^53 the parsed number is not the one typed: the refusal must not quote one nobody typed.
+    for (const [args, flag, bounds] of [
+      [['prune', '--keep', '99999999999999999999'], '--keep', 'a whole number from 1 to 1000000'],
+      [['prune', '--keep', '9007199254740993'], '--keep', 'a whole number from 1 to 1000000'],
+      [['recall', '--limit', '99999999999999999999'], '--limit', 'a whole number from 1 to'],
+      [['read-snapshot', second, '--record', '0', '--max-bytes', '99999999999999999999'], '--max-bytes', 'from 4 to'],
+    ] as const) {
+      const huge = await cli(...args, '--json');
+      expect(huge.code, args.join(' ')).toBe(2);
+      const message = JSON.parse(huge.stdout).error.message as string;
+      expect(message).toMatch(new RegExp(`^${flag} must be ${bounds}.*, got a number far past \\d+$`));
+      expect(message).not.toMatch(/9007199254740992|100000000000000000000/);
+    }
+
     appendFileSync(home.layout.index, 'not json\n');
     const damaged = await cli('vault', '--json');
     expect(damaged.code).toBe(1);
