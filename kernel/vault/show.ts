@@ -43,8 +43,10 @@ async function sessionOrSnapshot(layout: VaultLayout, entries: VaultEntry[], tar
     if (hint) throw hint;
     if (!isHexPrefix(target) || target.length < MIN_SHA_PREFIX) throw error;
     const sha = await resolveShaPrefix(layout, target).catch((lookup: unknown) => {
-      // No such snapshot either: what was asked for was a session. An ambiguous prefix says so.
-      throw lookup instanceof GobstopperError && lookup.code === 'snapshot_not_found' ? error : lookup;
+      // No such snapshot either. A prefix copied from history (of a snapshot since pruned) was
+      // meant as a snapshot as often as a session, so both are said. An ambiguous prefix says so.
+      if (!(lookup instanceof GobstopperError && lookup.code === 'snapshot_not_found')) throw lookup;
+      throw new GobstopperError(error.code, `nothing archived matches '${target}': no archived session nor snapshot has that prefix (gobstopper vault lists them; apply and snapshot archive a session)`);
     });
     return { sha, label: entries.findLast((e) => e.sha256 === sha) };
   }

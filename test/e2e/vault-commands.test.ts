@@ -289,6 +289,12 @@ describe('vault commands (built CLI)', () => {
     const applied = await json<{ dropped_entries: number; manifests_removed: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1', '--yes');
     expect(applied).toMatchObject({ dropped_entries: 1, manifests_removed: 1, dry_run: false });
     expect((await json<Array<{ sha256: string }>>(V.validateVaultCommandOutput, 'vault')).map((e) => e.sha256)).toEqual([second]);
+    // The pruned snapshot's prefix, as history printed it: named as the snapshot it was meant as too.
+    const gone = await cli('show', first.slice(0, 8));
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim().split('\n')).toEqual([
+      `gobstopper: nothing archived matches '${first.slice(0, 8)}': no archived session nor snapshot has that prefix (gobstopper vault lists them; apply and snapshot archive a session)`,
+    ]);
   });
 
   it('prune never removes a snapshot whose index line is gone, and refuses to prune around a missing chunk', async () => {

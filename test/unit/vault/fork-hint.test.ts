@@ -71,6 +71,6 @@ describe('the hint for a session that is a published fork', () => {
     for (const tail of ['1', '2']) writeFileSync(join(home.layout.manifests, 'abcd'.padEnd(63, '0') + tail), '{}');
     await expect(showSnapshot(home.layout, 'abcd')).rejects.toMatchObject({ code: 'session_not_archived', message: expect.stringContaining('abcd1234-0000-4000-8000-000000000001 has not been archived itself') });
     await expect(showSnapshot(home.layout, 'abcd0')).rejects.toMatchObject({ code: 'ambiguous_sha', message: expect.stringContaining('matches 2 snapshots') });
-    await expect(showSnapshot(home.layout, 'fedc')).rejects.toMatchObject({ code: 'session_not_archived', message: "no archived session matches 'fedc' (gobstopper vault lists them; apply and snapshot archive a session)" });
+    await expect(showSnapshot(home.layout, 'fedc')).rejects.toMatchObject({ code: 'session_not_archived', message: "nothing archived matches 'fedc': no archived session nor snapshot has that prefix (gobstopper vault lists them; apply and snapshot archive a session)" });
   });
 });
