@@ -378,6 +378,23 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it("a bundle taking a built-in's id is refused, so the built-in stays the one that id names", async () => {
+    const before = snapshot();
+    const impostor = writeBundle(join(home.root, 'impostor'), { files: { 'main.mjs': 'x' }, manifest: { id: 'strategies-core', version: '0.1.0', provides: { strategies: ['impostor_s'] } } });
+    const human = await gob('plugin', 'add', impostor);
+    expect({ code: human.code, stdout: human.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(human.stderr).toBe(
+      'gobstopper: bundle id strategies-core is taken by a built-in bundle; give yours an id of its own in gobstopper-plugin.json (whatever its id, it replaces the built-in for each strategy, provider or scorer id it provides)\n',
+    );
+    const json = await gob('plugin', 'add', impostor, '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'plugin_id_builtin', details: { id: 'strategies-core' } });
+    expect(snapshot()).toEqual(before);
+    const inspected = await gobJson<{ source: string; strategies: { id: string }[] }>('PluginInspectCommandResult', 'plugin', 'inspect', 'strategies-core');
+    expect(inspected.source).toBe('builtin');
+    expect(inspected.strategies.map((s) => s.id)).toContain('elide');
+  });
+
   it('inspect warns about ids the manifest provides but the handshake does not offer', async () => {
     const dir = fixturePluginBundle(join(home.root, 'ghostly'), 'misbehaving-strategy.mjs', { id: 'fixture', provides: { strategies: ['fixture_strategy', 'ghost_strategy'] } });
     expect((await gob('plugin', 'add', dir)).code).toBe(0);

@@ -31,6 +31,7 @@ export async function installBundle(registry: PluginRegistry, spec: string, cwd 
   const source = await openBundleSource(spec, cwd);
   try {
     const admitted = admitSource(source, registry);
+    refuseBuiltinId(registry, admitted);
     return await withPluginsLock(registry.dataDir, () => placeAndPin(registry, admitted, source.kind));
   } finally {
     source.cleanup();
@@ -86,6 +87,21 @@ function admitSource(source: OpenedBundleSource, registry: PluginRegistry): Admi
   } catch (error) {
     throw aboutArchive(source, error);
   }
+}
+
+/**
+ * Errors, `plugin list`, `inspect`, `check` and `remove` name a bundle by its id@version: one that
+ * took a built-in's id would pass for the built-in in each, and hide it from the commands that
+ * take an id. Replacing a built-in's strategies takes only providing their ids.
+ */
+function refuseBuiltinId(registry: PluginRegistry, bundle: AdmittedBundle): void {
+  const { id } = bundle.manifest;
+  if (!registry.builtins().refs.some((ref) => ref.id === id)) return;
+  throw new GobstopperError(
+    'plugin_id_builtin',
+    `bundle id ${id} is taken by a built-in bundle; give yours an id of its own in ${MANIFEST_FILE} (whatever its id, it replaces the built-in for each strategy, provider or scorer id it provides)`,
+    { details: { id } },
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ export default class PluginAdd extends BaseCommand<PluginAddCommandResult> {
   static override description =
     'The bundle is admitted where it is (manifest schema, engines range, every file declared and hashed, no links, size caps), ' +
     'copied into $XDG_DATA_HOME/gobstopper/plugins/<id>/<version>/, admitted again there, and pinned by the SHA-256 of its manifest. ' +
-    'No code of the bundle runs. A bundle that provides the same strategy, provider or scorer id as a built-in replaces the built-in for that id. ' +
+    'No code of the bundle runs. A bundle that provides the same strategy, provider or scorer id as a built-in replaces the built-in for that id; its own id must differ from every built-in bundle\'s. ' +
     'An installed id@version with different content is never overwritten: remove it first.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./examples/plugins/keep-last-python',
