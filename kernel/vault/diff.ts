@@ -1,7 +1,9 @@
 /** `diff <a> <b>`: records added and removed between two snapshots, compared by record sha256. */
 import { createHash } from 'node:crypto';
 import type { DiffCommandOutput } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
 import { snapshotNotFound } from './errors.js';
+import { readIndex } from './index-file.js';
 import { parseJsonLine, recordType } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
@@ -52,8 +54,8 @@ export async function diffSnapshots(layout: VaultLayout, a: string, b: string, e
   checkShaPrefix(a, 'snapshot a');
   checkShaPrefix(b, 'snapshot b');
   if (!(await vaultExists(layout))) throw snapshotNotFound(a.toLowerCase());
-  const shaA = await resolveShaPrefix(layout, a, 'snapshot a');
-  const shaB = await resolveShaPrefix(layout, b, 'snapshot b');
+  const shaA = await snapshotOf(layout, a, 'snapshot a');
+  const shaB = await snapshotOf(layout, b, 'snapshot b');
   const sideA = await readSide(layout, shaA, env);
   const sideB = shaB === shaA ? sideA : await readSide(layout, shaB, env);
   const added = only(sideB, sideA);
@@ -72,4 +74,20 @@ export async function diffSnapshots(layout: VaultLayout, a: string, b: string, e
     type_summary_a: sortedCounts(sideA.types),
     type_summary_b: sortedCounts(sideB.types),
   };
+}
+
+/**
+ * The snapshot a prefix names. A session id's prefix (hex, as Claude Code's are) reads as a snapshot
+ * prefix here and matches none: said as such, with where that session's snapshot ids are listed.
+ */
+async function snapshotOf(layout: VaultLayout, prefix: string, what: string): Promise<string> {
+  try {
+    return await resolveShaPrefix(layout, prefix, what);
+  } catch (error) {
+    if (!(error instanceof GobstopperError) || error.code !== 'snapshot_not_found') throw error;
+    const lower = prefix.toLowerCase();
+    const session = (await readIndex(layout)).find((e) => e.session_id.toLowerCase().startsWith(lower));
+    if (session === undefined) throw error;
+    throw new GobstopperError('snapshot_not_found', `no snapshot ${lower} in the vault; ${prefix} starts the id of archived session ${session.session_id}, and diff compares two snapshots (gobstopper history ${session.session_id} lists its snapshot ids)`);
+  }
 }

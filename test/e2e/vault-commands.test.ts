@@ -145,6 +145,13 @@ describe('vault commands (built CLI)', () => {
 
     const diff = await json<{ added_count: number; removed_count: number }>(V.validateDiffCommandOutput, 'diff', first.slice(0, 12), second);
     expect(diff).toMatchObject({ added_count: 2, removed_count: 0 });
+    // A session id where a snapshot id belongs is said to be one, with where its snapshot ids are.
+    const bySession = await cli('diff', '0199a2f1', second, '--json');
+    expect(bySession.code).toBe(1);
+    expect(JSON.parse(bySession.stdout).error).toEqual({
+      code: 'snapshot_not_found',
+      message: 'no snapshot 0199a2f1 in the vault; 0199a2f1 starts the id of archived session 0199a2f1-aaaa, and diff compares two snapshots (gobstopper history 0199a2f1-aaaa lists its snapshot ids)',
+    });
 
     const found = await json<{ matches: Array<{ record_index: number }>; matched_records: number }>(V.validateSearchSnapshotCommandOutput, 'search-snapshot', first, '--query', 'ECONNREFUSED');
     expect(found.matches.map((m) => m.record_index)).toEqual([9]);
