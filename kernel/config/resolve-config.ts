@@ -161,6 +161,8 @@ class LayerState {
   private command: { value: string; table: string; path: string | null } | null = null;
   private plugin: { value: PluginRef; table: string } | null = null;
   private trusted = false;
+  /** The table whose `trusted_legacy_command = false` withdrew trust, when one did. */
+  private distrustedBy: ValueSource | null = null;
 
   constructor() {
     const builtin: ValueSource = { layer: 'default', scope: 'builtin', table: null, path: null };
@@ -187,16 +189,19 @@ class LayerState {
       this.command = { value: patch.command, table, path: source.path };
       this.plugin = null;
       this.trusted = false;
+      this.distrustedBy = null;
       this.sources.command = this.sources.plugin = this.sources.trusted_legacy_command = source;
     }
     if (patch.plugin !== undefined) {
       this.plugin = { value: patch.plugin, table };
       this.command = null;
       this.trusted = false;
+      this.distrustedBy = null;
       this.sources.command = this.sources.plugin = this.sources.trusted_legacy_command = source;
     }
     if (patch.trusted_legacy_command !== undefined) {
       this.trusted = patch.trusted_legacy_command;
+      this.distrustedBy = patch.trusted_legacy_command ? null : source;
       this.sources.trusted_legacy_command = source;
     }
   }
@@ -241,10 +246,11 @@ class LayerState {
     if (this.command) {
       if (!this.trusted) {
         const where = this.command.path ? `${this.command.table} of ${this.command.path}` : this.command.table;
-        throw new GobstopperError(
-          'untrusted_legacy_command',
-          `'command' in ${where} runs only with trusted_legacy_command = true; add it to that table if you trust the command`,
-        );
+        // "Add it to that table" would send someone to a table that may already say true, when a
+        // later table (or the same one) is what says false.
+        const off = this.distrustedBy;
+        const fix = off === null ? 'add it to that table if you trust the command' : `trusted_legacy_command = false in ${off.path ? `${off.table} of ${off.path}` : off.table} withdraws it`;
+        throw new GobstopperError('untrusted_legacy_command', `'command' in ${where} runs only with trusted_legacy_command = true; ${fix}`);
       }
       return { kind: 'legacy_command', command: this.command.value, table: this.command.table };
     }

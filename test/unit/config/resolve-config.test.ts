@@ -183,6 +183,13 @@ describe('proposers: command and plugin', () => {
     expect(resolveConfig(loaded(toml), { session_id: 's' }).external).toMatchObject({ kind: 'legacy_command', command: 'a', table: '[policy]' });
   });
 
+  it('a later trusted_legacy_command = false is named as what withdrew the trust, not the table that granted it', () => {
+    const toml = '[policy]\ncommand = "a"\ntrusted_legacy_command = true\n[provider.codex]\ntrusted_legacy_command = false\n';
+    expect(() => resolveConfig(loaded(toml), { provider: 'codex' })).toThrow(
+      `'command' in [policy] of ${USER_PATH} runs only with trusted_legacy_command = true; trusted_legacy_command = false in [provider.codex] of ${USER_PATH} withdraws it`,
+    );
+  });
+
   it('a later command replaces an earlier plugin, and a later plugin an earlier command', () => {
     const commandOverPlugin = `[policy]\nplugin = { manifest = "/p.json", trusted_sha256 = "${SHA}" }\n[provider.codex]\ncommand = "c"\ntrusted_legacy_command = true\n`;
     expect(resolveConfig(loaded(commandOverPlugin), { provider: 'codex' }).external).toMatchObject({ kind: 'legacy_command', command: 'c' });
