@@ -9,6 +9,7 @@ import { filesystemAdvice } from '../filesystem-message.js';
 import { MAX_CONFIG_BYTES } from './paths.js';
 import { MAX_NESTING, toPlainData, type PlainDataMarks } from './plain-data.js';
 import { describeAt, placeAt } from './schema-messages.js';
+import { describeRedefinition } from './toml-redefinition.js';
 
 /** A file's data, and where it wrote floats: numbers the schema cannot tell from integers. */
 export interface ParsedConfig {
@@ -93,6 +94,15 @@ export function parseConfigToml(text: string, path: string): ParsedConfig {
   } catch (error) {
     if (error instanceof TomlError) {
       const what = firstLine(error.message).replace(/^Invalid TOML document:\s*/, '');
+      const redefined = /^trying to redefine/.test(what) ? describeRedefinition(text, error.line, error.column) : null;
+      if (redefined) {
+        throw invalid(`config ${path} is not valid TOML: ${redefined.what} is defined a second time at line ${error.line}, column ${error.column}`, {
+          path,
+          line: error.line,
+          column: error.column,
+          ...redefined.place,
+        });
+      }
       throw invalid(`config ${path} is not valid TOML: ${what} at line ${error.line}, column ${error.column}`, { path, line: error.line, column: error.column });
     }
     throw invalid(`config ${path} is not valid TOML: ${firstLine(String((error as Error)?.message ?? error))}`);

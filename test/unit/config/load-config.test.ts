@@ -28,7 +28,11 @@ function errorOf(text: string | Buffer, scope: 'user' | 'project' = 'user'): { c
 describe('config file: bad input gets one clear line', () => {
   it.each([
     ['not TOML', '[policy]\ntrigger_tokens = = 1\n', /is not valid TOML: .* at line 2, column \d+$/],
-    ['a duplicate key', '[policy]\nadaptive = true\nadaptive = false\n', /is not valid TOML: .* at line 3, column \d+$/],
+    // TOML's own message names only a line; the table and key say which of two [policy] tables it is.
+    ['a duplicate key', '[policy]\nadaptive = true\nadaptive = false\n', /is not valid TOML: 'adaptive' in \[policy\] is defined a second time at line 3, column 1$/],
+    ['a table written twice', '[policy]\nadaptive = true\n\n[provider.codex]\nfloor_tokens = 1\n\n[policy]\nfloor_tokens = 2\n', /is not valid TOML: table \[policy\] is defined a second time at line 7, column 2$/],
+    ['a session table written twice, quoted two ways', '[sessions."a.b"]\nfloor_tokens = 1\n[sessions.\'a.b\']\n', /is not valid TOML: table \[sessions\."a\.b"\] is defined a second time at line 3, column 2$/],
+    ['a key repeated in the second of two tables', '[presets.x]\nfloor_tokens = 1\n[presets.y]\n"floor_tokens" = 1\nfloor_tokens = 2 # [presets.x]\n', /is not valid TOML: 'floor_tokens' in \[presets\.y\] is defined a second time at line 5, column 1$/],
     ['an unknown key in a provider table', '[provider.codex]\ntrigger = 100000\n', /: unknown key 'trigger' in \[provider\.codex\]$/],
     ['an unknown key in [policy]', '[policy]\nfloor = 1\n', /: unknown key 'floor' in \[policy\]$/],
     ['an unknown top-level key', 'trigger_tokens = 1\n', /: unknown key 'trigger_tokens' at the top level \(expected \[policy\]/],
@@ -105,6 +109,11 @@ describe('config file: bad input gets one clear line', () => {
     const error = errorOf(text);
     expect(error.code).toBe('invalid_config');
     expect(error.details).toEqual({ path: expect.stringMatching(/config\.toml$/), ...place });
+  });
+
+  it('names the table and key a TOML redefinition repeats in the details', () => {
+    expect(errorOf('[policy]\nadaptive = true\n[sessions."s-1"]\nadaptive = true\nadaptive = false\n').details).toEqual({ path: expect.stringMatching(/config\.toml$/), line: 5, column: 1, table: '[sessions."s-1"]', key: 'adaptive' });
+    expect(errorOf('[provider.codex]\n[provider.codex]\n').details).toMatchObject({ table: '[provider.codex]', key: null });
   });
 
   it('refuses code-running keys in a project file', () => {
