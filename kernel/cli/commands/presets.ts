@@ -45,6 +45,10 @@ export function listPresets(loaded: LoadedConfig): PresetEntry[] {
     for (const [name, patch] of Object.entries(file.data.presets ?? {})) {
       const earlier = byName.get(name);
       const keys: PolicyPatch = { ...(earlier?.keys ?? {}), ...patch };
+      // As the layering does: parameters belong to the strategy they were written for, so a project
+      // table that switches the strategy without its own leaves the user table's behind.
+      const switched = earlier?.keys.strategy !== undefined && patch.strategy !== undefined && patch.strategy !== earlier.keys.strategy;
+      if (switched && patch.strategy_params === undefined) delete keys.strategy_params;
       byName.set(name, { name, scope: earlier ? 'both' : file.scope, path: file.path, keys });
     }
   }

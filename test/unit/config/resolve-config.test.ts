@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkConfigData, type LoadedConfig } from '../../../kernel/config/load-config.js';
 import { parseConfigToml } from '../../../kernel/config/read-config-file.js';
 import { presetNames, resolveConfig, type ResolveOptions } from '../../../kernel/config/resolve-config.js';
+import { listPresets } from '../../../kernel/cli/commands/presets.js';
 import { toResolvedPolicy } from '../../../kernel/policy/effective-policy.js';
 import { validateConfigCommandResult, validateResolvedPolicy } from '../../../schemas/generated/validators.js';
 
@@ -209,6 +210,14 @@ describe('strategy parameters follow their strategy', () => {
     ['kept when a flag names the same strategy', { flags: { strategy: 'scored' } }, { window: 4 }],
   ])('%s', (_name, options, params) => {
     expect(resolveConfig(loaded(toml), options as ResolveOptions).values.strategy_params).toEqual(params);
+  });
+
+  it('presets lists what the layering keeps when a project preset switches the strategy', () => {
+    const both = loaded('[presets.x]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide"] }\n[presets.y]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide"] }\n', '[presets.x]\nstrategy = "elide"\n[presets.y]\nfloor_tokens = 1\n');
+    const listed = Object.fromEntries(listPresets(both).map((p) => [p.name, p.keys]));
+    expect(listed.x).toEqual({ strategy: 'elide' });
+    expect(listed.x.strategy_params ?? {}).toEqual(resolveConfig(both, { preset: 'x' }).values.strategy_params);
+    expect(listed.y).toEqual({ strategy: 'auto', strategy_params: { candidates: ['elide'] }, floor_tokens: 1 });
   });
 });
 
