@@ -170,10 +170,7 @@ class LayerState {
   }
 
   apply({ source, patch }: Layer): void {
-    if (patch.strategy !== undefined && patch.strategy !== this.values.strategy && patch.strategy_params === undefined) {
-      this.values.strategy_params = {};
-      this.sources.strategy_params = source;
-    }
+    if (patch.strategy !== undefined && patch.strategy !== this.values.strategy && patch.strategy_params === undefined) this.dropParams(source);
     for (const key of PLAIN_KEYS) {
       const value = patch[key];
       if (value === undefined) continue;
@@ -206,16 +203,24 @@ class LayerState {
     }
   }
 
+  /**
+   * A strategy switch drops the parameters an earlier table gave the previous strategy. Where no
+   * table gave any, nothing was dropped: they stay the built-in default, and `config` does not send
+   * the reader looking for strategy_params in a table that never mentions them.
+   */
+  private dropParams(source: ValueSource): void {
+    if (this.sources.strategy_params?.layer === 'default') return;
+    this.values.strategy_params = {};
+    this.sources.strategy_params = source;
+  }
+
   applyFlags(flags: PolicyFlags): void {
     const source: ValueSource = { layer: 'flag', scope: 'flag', table: null, path: null };
     if (flags.strategy !== undefined) {
       if (!STRATEGY_ID.test(flags.strategy)) {
         throw usageError('invalid_strategy_id', `--strategy ${JSON.stringify(flags.strategy)} is not a strategy id (1-128 letters, digits, '_', '.' or '-')`);
       }
-      if (flags.strategy !== this.values.strategy) {
-        this.values.strategy_params = {};
-        this.sources.strategy_params = source;
-      }
+      if (flags.strategy !== this.values.strategy) this.dropParams(source);
       // An explicit strategy is a request to run that strategy, not the configured proposer; but a
       // plugin pinned for the very strategy named is how that strategy runs, so it stays.
       const pinnedHere = this.plugin !== null && flags.strategy === this.values.strategy;

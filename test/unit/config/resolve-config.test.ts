@@ -212,6 +212,15 @@ describe('strategy parameters follow their strategy', () => {
     expect(resolveConfig(loaded(toml), options as ResolveOptions).values.strategy_params).toEqual(params);
   });
 
+  it('a switch that drops no parameters leaves them attributed to the built-in default', () => {
+    const builtin = { layer: 'default', scope: 'builtin', table: null, path: null };
+    expect(resolveConfig(loaded('[policy]\nstrategy = "compacted"\n')).sources.strategy_params).toEqual(builtin);
+    expect(resolveConfig(loaded('[policy]\ntrigger_tokens = 300000\n'), { flags: { strategy: 'elide' } }).sources.strategy_params).toEqual(builtin);
+    // Parameters a table did give are dropped by the switch, and it says which table switched.
+    expect(resolveConfig(loaded(toml), { preset: 'other' }).sources.strategy_params).toMatchObject({ layer: 'preset', table: '[presets.other]' });
+    expect(resolveConfig(loaded(toml), { flags: { strategy: 'middle' } }).sources.strategy_params).toMatchObject({ layer: 'flag' });
+  });
+
   it('presets lists what the layering keeps when a project preset switches the strategy', () => {
     const both = loaded('[presets.x]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide"] }\n[presets.y]\nstrategy = "auto"\nstrategy_params = { candidates = ["elide"] }\n', '[presets.x]\nstrategy = "elide"\n[presets.y]\nfloor_tokens = 1\n');
     const listed = Object.fromEntries(listPresets(both).map((p) => [p.name, p.keys]));
