@@ -8,9 +8,11 @@
  * or a list of blocks (`text`/`input_text`/`output_text` blocks carry the role's text, `tool_result`
  * blocks carry tool output), wherever it sits in the record, plus `function_call_output` /
  * `custom_tool_call_output` items whose `output` is tool text. A provider with another shape can
- * pass its own extractor.
+ * pass its own extractor. Texts are read as their UTF-8 bytes decode, the form manifest spans and
+ * hashes are cut from.
  */
 import type { TranscriptItem } from '../../schemas/generated/types.js';
+import { asUtf8Decodes } from './study-text.js';
 
 export type SlotOrigin = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -36,7 +38,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function contentSlots(value: unknown, pointer: string, origin: SlotOrigin, record: number, out: TextSlot[]): void {
   if (typeof value === 'string') {
-    out.push({ record, pointer, origin, text: value });
+    out.push({ record, pointer, origin, text: asUtf8Decodes(value) });
     return;
   }
   if (!Array.isArray(value)) return;

@@ -23,6 +23,17 @@ export function contentTokens(text: string): Set<string> {
   return out;
 }
 
+/**
+ * `text` as its UTF-8 bytes decode: a lone surrogate (a cut emoji in a tool output) has no UTF-8
+ * form, so a span's bytes and hash, and the check text decoded from them, hold U+FFFD in its place,
+ * and a slot must too to contain it.
+ */
+export function asUtf8Decodes(text: string): string {
+  // Node 20 has both (ES2024); the project's lib is ES2023.
+  const s = text as string & { isWellFormed(): boolean; toWellFormed(): string };
+  return s.isWellFormed() ? text : s.toWellFormed();
+}
+
 /** Share of `check`'s tokens found in `slot`; an empty check covers nothing. */
 export function lexicalCoverage(check: ReadonlySet<string>, slot: ReadonlySet<string>): number {
   if (check.size === 0) return 0;

@@ -14,6 +14,7 @@ import { sha256Hex } from '../../../kernel/digest.js';
 import { auditRetention, retentionCard, runRetentionStudy, type StudyDeps } from '../../../kernel/eval/study-replay.js';
 import type { BoundCheck } from '../../../kernel/eval/study-manifest.js';
 import { prepareManifestFile, renderStudyLines } from '../../../kernel/eval/study-output.js';
+import { candidateSlots, retentionBaseline } from '../../../kernel/eval/applied-retention.js';
 import { buildSession, filler, parseSessionBytes, planElide, renderSessionBytes, testPolicy, verifySessionBytes, type BuiltSession } from '../../fixtures/eval/session-builder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gob-study-test-'));
@@ -426,6 +427,41 @@ describe('--against: scoring an already-compacted file', () => {
     expect(() =>
       auditRetention({ provider: 'claude_code', source: session.source, source_transcript: session.transcript, source_findings: [], after: session.source, after_transcript: session.transcript, after_findings: [], manifest: otherManifest, manifest_sha256: 'a'.repeat(64) }),
     ).toThrow(/bound to another source/);
+  });
+});
+
+describe('a span holding a lone surrogate (a cut emoji)', () => {
+  const cut = buildSession({
+    goal: 'Never push to main \ud83d without review.',
+    turns: [
+      { command: 'ls', output: '- [ ] retry the upload \udca9 later\n' + filler(900) },
+      { command: 'ls', output: filler(900) },
+      { command: 'ls', output: filler(300) },
+    ],
+  });
+  const cutManifest = prepareManifest(cut.source, cut.transcript.items);
+
+  it('is found in the unchanged session, as its bytes decode', () => {
+    expect(cutManifest.checks.map((c) => c.kind)).toEqual(['open_task', 'constraint']);
+    const report = auditRetention({
+      provider: 'claude_code', source: cut.source, source_transcript: cut.transcript, source_findings: [],
+      after: cut.source, after_transcript: cut.transcript, after_findings: [], manifest: cutManifest, manifest_sha256: 'a'.repeat(64),
+    });
+    expect(report.rows[0]!.retention).toMatchObject({ total: 2, retained: 2, same_origin_retained: 2, source_bound_retained: 2, missing_ids: [] });
+  });
+
+  it('is kept in place by typed masking and carried by typed digest, not reported lost', async () => {
+    const policy = testPolicy({ floor_tokens: 0, keep_recent_tool_outputs: 1, min_savings_tokens: 0 });
+    const report = await runRetentionStudy(deps(), { provider: 'claude_code', source: cut.source, manifest: cutManifest, manifest_sha256: 'a'.repeat(64), policy, rounds: 1 });
+    const [masking, typed, digest] = report.rows;
+    expect(masking!.retention).toMatchObject({ retained: 1, missing_ids: ['check-0'] });
+    expect(typed!.retention).toMatchObject({ retained: 2, source_bound_retained: 2, missing_ids: [] });
+    expect(digest).toMatchObject({ card_items: 2, retention: { retained: 2, source_bound_retained: 1 } });
+  });
+
+  it('counts as kept in the retention an applied compaction records, when its record is untouched', () => {
+    const baseline = retentionBaseline(cut.source, cut.transcript.items)!;
+    expect(scoreRetention(baseline.checks, candidateSlots(baseline, cut.source, cut.source))).toMatchObject({ total: 2, source_bound_retained: 2 });
   });
 });
 
