@@ -243,7 +243,11 @@ function notTextReason(bytes: Buffer, start: number, end: number): string | null
 export function bindManifest(manifest: RetentionManifest, source: Buffer, items: readonly TranscriptItem[], slots: readonly TextSlot[]): BoundCheck[] {
   const sourceSha = sha256Hex(source);
   if (manifest.source_sha256 !== sourceSha) {
-    throw studyError('manifest_source_mismatch', `retention manifest is bound to another source (manifest ${manifest.source_sha256.slice(0, 12)}…, this source ${sourceSha.slice(0, 12)}…)`);
+    // A session that grew since its manifest was written is the usual case, and it is the same session.
+    throw studyError(
+      'manifest_source_mismatch',
+      `retention manifest is bound to another source (manifest ${manifest.source_sha256.slice(0, 12)}…, this source ${sourceSha.slice(0, 12)}…): the session changed after the manifest was prepared, or the manifest is another session's; prepare a new one with --prepare-manifest <new file>`,
+    );
   }
   const bySlot = new Map<string, TextSlot>();
   for (const s of slots) if (!bySlot.has(slotKey(s.record, s.pointer))) bySlot.set(slotKey(s.record, s.pointer), s);

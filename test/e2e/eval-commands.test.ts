@@ -680,6 +680,19 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     }
   });
 
+  it('a session that grew after its manifest was prepared is told so, and nothing changes', () => {
+    const lines = readFileSync(codexPath, 'utf8').trimEnd().split('\n');
+    const grown = join(work, 'rollout-grown.jsonl');
+    writeFileSync(grown, [...lines, lines.at(-1)].join('\n') + '\n');
+    const before = { home: treeDigest(home.root), grown: readFileSync(grown), manifest: readFileSync(manifestPath) };
+    const { status, body } = json(['eval-study', grown, '--manifest', manifestPath, ...LOW]);
+    expect(status).toBe(1);
+    expect(body.error.code).toBe('manifest_source_mismatch');
+    expect(body.error.message).toContain('the session changed after the manifest was prepared, or the manifest is another session\'s; prepare a new one with --prepare-manifest');
+    expect({ home: treeDigest(home.root), grown: readFileSync(grown), manifest: readFileSync(manifestPath) }).toEqual(before);
+    rmSync(grown);
+  });
+
   it('scores a fork made by apply with --against, by path and from the vault, without replaying', () => {
     const applied = json<any>(['apply', CODEX_ID, ...LOW, '--strategy', 'elide']);
     expect(applied.status, applied.stderr).toBe(0);

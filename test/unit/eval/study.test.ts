@@ -189,7 +189,7 @@ describe('manifest validation: each bad input gets its own clear error', () => {
     const other = studySession();
     const otherBytes = Buffer.concat([other.source, Buffer.from('{"type":"user","message":{"role":"user","content":"more"}}\n')]);
     const otherItems = parseSessionBytes(otherBytes).items;
-    expect(() => bind(manifest, otherBytes, otherItems, extractSlots(otherBytes, otherItems))).toThrow(/^retention manifest is bound to another source \(manifest [0-9a-f]{12}…, this source [0-9a-f]{12}…\)$/);
+    expect(() => bind(manifest, otherBytes, otherItems, extractSlots(otherBytes, otherItems))).toThrow(/^retention manifest is bound to another source \(manifest [0-9a-f]{12}…, this source [0-9a-f]{12}…\): the session changed after the manifest was prepared, or the manifest is another session's; prepare a new one with --prepare-manifest <new file>$/);
   });
 
   it('a wrong span hash', () => {
