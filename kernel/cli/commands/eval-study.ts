@@ -78,7 +78,7 @@ Everything runs on private copies; no model or provider service is called and no
     if (!this.jsonEnabled()) {
       if (isPrepared(result)) {
         const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');
-        this.say(`wrote ${result.checks} heuristic checks (${kinds}) to ${result.manifest_path}`);
+        this.say(`wrote ${result.checks} heuristic check${result.checks === 1 ? '' : 's'} (${kinds}) to ${result.manifest_path}`);
         this.say(`next: ${nextCommand(args.session, result.manifest_path, flags)}`);
       } else for (const line of renderStudyLines(result as RetentionStudyReport, { width: this.tableWidth() })) this.say(line);
     }
