@@ -1,6 +1,6 @@
 /**
  * Child-process entry of the parallel runner: loads the job module named on argv, then runs the jobs
- * its parent sends, one at a time, replying with the result or a one-line failure.
+ * its parent sends, one at a time, replying with the result or a failure flattened to one line.
  */
 import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../filesystem-message.js';
@@ -46,7 +46,9 @@ async function main(): Promise<void> {
         await send({ type: 'result', seq: msg.seq, result });
       } catch (error) {
         const err = error as NodeJS.ErrnoException;
-        const text = errorMessage(error).split('\n')[0]!.slice(0, 512);
+        // Flattened, not cut at the first line: a plugin's stderr tail follows its first line, and
+        // the line that says what broke (a traceback's last) is usually the one after it.
+        const text = errorMessage(error).replace(/\s+/g, ' ').trim().slice(0, 2048);
         const kind = (error as { kind?: unknown } | null)?.kind;
         await send({ type: 'failure', seq: msg.seq, error: text, code: typeof err?.code === 'string' ? err.code : null, kind: typeof kind === 'string' ? kind : null });
       }

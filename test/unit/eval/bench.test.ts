@@ -347,6 +347,14 @@ describe('parallel runner and bench collection', () => {
     expect(failure).toMatchObject({ session: 'full', failure: 'session_evaluation_failed', error: `write failed on ${path}.stage: the disk is full; free some space and run the command again (ENOSPC)` });
   }, 30_000);
 
+  it("a session's failure keeps every line of its message, flattened: what broke is often said after the first", async () => {
+    const path = writeSession('multiline', 4);
+    const outcomes = await runJobsInParallel<FixtureBenchJob, FixtureBenchResult>({ jobs: [{ provider: 'claude_code', session: 'ml', path, mode: 'multiline' }], jobModule, concurrency: 1 });
+    const [failure] = collectBench(outcomes as Parameters<typeof collectBench>[0]).result.rows;
+    expect(failure!.error).toBe('plugin provider-x/0.1.0 provider/parse failed: Traceback (most recent call last): File "main.py", line 9, in parse ValueError: line 41 repeats a tool_use id');
+    expect(benchCsv([failure!]).trimEnd().split('\n')).toHaveLength(2);
+  }, 30_000);
+
   it('writes CSV or JSON rows and the HTML report to new files, and refuses taken paths', async () => {
     const jobs: FixtureBenchJob[] = [0, 1, 2].map((i) => ({ provider: 'claude_code', session: `w${i}`, path: writeSession(`w${i}`, 4 + 2 * i) }));
     const outcomes = await runJobsInParallel<BenchJob, BenchSessionResult>({ jobs, jobModule, concurrency: 2 });
