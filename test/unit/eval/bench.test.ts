@@ -63,6 +63,20 @@ describe('CSV', () => {
     expect(line).toContain(",'@boom,");
   });
 
+  it('writes numbers in plain decimals, never in exponent notation, with the same value', () => {
+    // The score of 100 tokens reclaimed behind a 0.2% cached prefix: 100 x 0.002^3.
+    const tiny = 8e-7;
+    expect(csvField(tiny)).toBe('0.0000008');
+    expect(csvField(1.2345e-9)).toBe('0.0000000012345');
+    expect(csvField(-3e-8)).toBe('-0.00000003');
+    expect(csvField(1.5e22)).toBe('15000000000000000000000');
+    expect(csvField(2.5e-7 + 1e-22)).toMatch(/^0\.000000\d+$/);
+    for (const n of [tiny, 1.2345e-9, -3e-8, 1.5e22, 1e21, 123.456e-10]) expect(Number(csvField(n))).toBe(n);
+    const line = benchCsv([row('elide', { score: tiny, prefix_ratio: 1e-7 })]).split('\n')[1]!;
+    expect(line).not.toMatch(/\de-?\d/);
+    expect(line).toContain(',0.0000001,0.0000008,');
+  });
+
   it('starts with the 24 reference columns in order, then ours, one line per row', () => {
     const csv = benchCsv([row('elide', { session: 'odd,id "1"', context_before: 1000, recall: 0.75, tail_intact: true })]);
     const [header, line, end] = csv.split('\n');
