@@ -17,7 +17,24 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 // --strategy here picks which strategies to measure (repeatable), not the policy's strategy.
 const sharedPolicyFlags = { preset: policyFlags.preset, trigger: policyFlags.trigger, floor: policyFlags.floor, config: policyFlags.config };
 
-const shortId = (id: string) => (id.length > 13 ? `${id.slice(0, 12)}…` : id);
+const SHORT_ID_CHARS = 12;
+const shortId = (id: string) => (id.length > SHORT_ID_CHARS + 1 ? `${id.slice(0, SHORT_ID_CHARS)}…` : id);
+
+/**
+ * How many leading characters tell the sessions apart. Codex ids start with their creation time:
+ * sessions started within the same minute share the first 8, which a narrow column cut to.
+ */
+function distinguishingChars(ids: readonly string[]): number {
+  const sorted = [...new Set(ids)].sort();
+  let chars = 0;
+  for (let i = 1; i < sorted.length; i += 1) {
+    const [a, b] = [sorted[i - 1]!, sorted[i]!];
+    let same = 0;
+    while (same < a.length && a[same] === b[same]) same += 1;
+    chars = Math.max(chars, same + 1);
+  }
+  return Math.min(chars, SHORT_ID_CHARS);
+}
 const pct = (n: number | null) => (n === null ? '-' : `${n.toFixed(1)}%`);
 
 function resultCell(row: BenchRow): string {
@@ -42,8 +59,8 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
   const all: Column[] = [
     { header: '' },
     { header: 'provider' },
-    // Cut at the end: the prefix is what people select a session by.
-    { header: 'session', fit: 'end', minWidth: 9 },
+    // Cut at the end: the prefix is what people select a session by; never so short that two read alike.
+    { header: 'session', fit: 'end', minWidth: Math.max(9, distinguishingChars(rows.map((r) => r.session)) + 1) },
     // Wide enough for every built-in id; a selector's label (auto→cache_edits) is cut at its end.
     { header: 'strategy', fit: 'end', minWidth: 11 },
     // A failure's whole message is printed under the table (failureLines).

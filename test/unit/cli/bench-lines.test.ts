@@ -103,6 +103,22 @@ describe('bench rows on a narrow terminal', () => {
     expect(leftOut(benchRowLines(rows, { width: 50 }))).toBe('provider, result, before, after, tail, new errors, time');
   });
 
+  it('keep enough of each session id on a narrow terminal to tell apart two Codex sessions started in the same minute', () => {
+    const [a, b] = ['019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', '019d2e4a-9f02-7a11-8c3d-1e2f3a4b5c6d'];
+    const rows = [a, b].flatMap((session) => [
+      rendered('elide', { provider: 'codex', session }),
+      rendered('auto', { provider: 'codex', session, credited_strategy: 'middle' }),
+      { ...rendered('dedupe', { provider: 'codex', session }), status: 'no_plan' as const, reason_code: 'strategy_returned_no_plan' },
+    ]);
+    for (const width of [80, 79, 70, 62, 54]) {
+      const lines = benchRowLines(rows, { width });
+      for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+      const cells = lines.slice(1, 7).map((l) => l.trim().split(/\s+/)[0]);
+      expect(cells[0], String(width)).toMatch(/^019d2e4a-7/);
+      expect(cells[3], String(width)).toMatch(/^019d2e4a-9/);
+    }
+  });
+
   it('fit the per-strategy aggregates under 70 columns with short headers, then by leaving out the supporting counts', () => {
     const aggregates = aggregateBench([rendered('elide'), rendered('cache_aware', { reduction_pct: 12.5 }), { ...rendered('dedupe'), status: 'no_plan', reason_code: 'below_trigger' }]);
     const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
