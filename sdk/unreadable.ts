@@ -28,7 +28,12 @@ export function unreadableReason(error: unknown): string {
 
 /** Adds `path` to `list` unless the list is full. */
 export function noteUnreadable(list: UnreadableTranscript[], path: string, error: unknown): void {
-  if (list.length < MAX_UNREADABLE) list.push({ path, reason: unreadableReason(error) });
+  noteNotListed(list, path, unreadableReason(error));
+}
+
+/** Adds `path`, with why it is not listed, to `list` unless the list is full. */
+export function noteNotListed(list: UnreadableTranscript[], path: string, reason: string): void {
+  if (list.length < MAX_UNREADABLE) list.push({ path, reason });
 }
 
 /** The reason given for a transcript that is a symbolic link: sessions are the files a client wrote, never followed links. */
@@ -36,5 +41,5 @@ export const LINK_NOT_FOLLOWED = 'a symbolic link, not followed (name the file i
 
 /** Adds a linked transcript to `list` unless the list is full. */
 export function noteLinked(list: UnreadableTranscript[], path: string): void {
-  if (list.length < MAX_UNREADABLE) list.push({ path, reason: LINK_NOT_FOLLOWED });
+  noteNotListed(list, path, LINK_NOT_FOLLOWED);
 }

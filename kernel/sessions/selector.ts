@@ -51,6 +51,11 @@ export async function resolvePath(path: string, providers: ProviderPort[]): Prom
     if (code === 'EACCES' || code === 'EPERM') {
       throw new GobstopperError('session_unreadable', `cannot reach ${absolute}: permission denied on a directory on the way; check that you can enter every directory up to it (${code})`);
     }
+    // A name that is not UTF-8 reaches the program with U+FFFD in place of its bytes, and that name
+    // opens nothing: "no such file" would deny a file the user can see.
+    if (code === 'ENOENT' && absolute.includes('\uFFFD')) {
+      throw new GobstopperError('session_unreadable', `cannot open ${absolute}: a folder or file name in the path is not valid UTF-8, which gobstopper cannot open (rename it)`);
+    }
     throw new GobstopperError('session_not_found', `no such file: ${absolute}`);
   }
   if (st.isSymbolicLink()) throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path`);
@@ -122,7 +127,11 @@ export function unreadableSummary({ unreadable, unreadableCapped }: Pick<Discove
   const shown = unreadable.slice(0, 2).map((u) => `${u.path}: ${u.reason}`);
   const more = unreadable.length > 2 ? ', …' : '';
   const count = `${unreadableCapped ? 'at least ' : ''}${unreadable.length}`;
-  return `${count} transcript file${unreadable.length === 1 ? '' : 's'} could not be read (${shown.join(', ')}${more})`;
+  // A provider names a folder it could not search with a trailing slash.
+  const folders = unreadable.filter((u) => u.path.endsWith('/')).length;
+  const one = unreadable.length === 1 && !unreadableCapped;
+  const what = one ? (folders === 1 ? 'folder' : 'transcript file') : folders > 0 ? 'transcript files or folders' : 'transcript files';
+  return `${count} ${what} could not be read (${shown.join(', ')}${more})`;
 }
 
 /** Resolves a selector: a path, a full id, or a unique id prefix. */

@@ -3064,7 +3064,7 @@ export interface ProviderDiscoverParams {
 export interface ProviderDiscoverResult {
   sessions: DiscoveredSession[];
   /**
-   * Transcript files found but not read (no permission, a loop of links, an I/O error), so the host can say why a session it was asked for is missing. At most 64.
+   * Transcript files found but not read (no permission, a loop of links, an I/O error), and folders of the store not searched (no permission, a name that is not UTF-8; the path ends in '/'), so the host can say why a session it was asked for is missing. At most 64.
    *
    * @maxItems 64
    */

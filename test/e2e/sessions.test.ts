@@ -330,6 +330,31 @@ describe('detect', () => {
     expect(readFileSync(real).equals(before)).toBe(true);
   });
 
+  it('a project folder whose name is not UTF-8 is named, not passed over: detect warns, and a lookup by id or by path says why', async () => {
+    home = demoHome();
+    const projects = join(home.claudeDir, '..');
+    // "-café" as a system that names files in Latin-1 writes it.
+    const folder = Buffer.concat([Buffer.from(`${projects}/-caf`), Buffer.from([0xe9])]);
+    mkdirSync(folder);
+    const moved = Buffer.concat([folder, Buffer.from(`/${DEMO_CLAUDE_ID}.jsonl`)]);
+    const bytes = readFileSync(home.claudeSession);
+    renameSync(home.claudeSession, moved);
+    const said = `${projects}/-caf\\xe9/: folder not searched: its name is not valid UTF-8, so gobstopper cannot open it (rename it)`;
+    const detect = await runJson(['detect'], home.env);
+    expect(detect.code).toBe(0);
+    expect(detect.json.map((r: { session_id: string }) => r.session_id)).toEqual([DEMO_CODEX_ID]);
+    expect(detect.stderr).toBe(`warning: 1 folder could not be read (${said}); not listed\n`);
+    const byId = await runJson(['plan', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
+    expect(byId.code).toBe(1);
+    expect(byId.json.error).toMatchObject({ code: 'session_not_found', message: `no session matching '${DEMO_CLAUDE_ID.slice(0, 8)}'; 1 folder could not be read (${said})` });
+    // Typed in that folder, the name reaches gobstopper with U+FFFD for its byte: the file is there,
+    // so "no such file" would be wrong.
+    const inFolder = spawnSync('sh', ['-c', `cd "$(printf '%s/-caf\\351' "$1")" && exec "$2" "$3" verify ./${DEMO_CLAUDE_ID}.jsonl`, 'sh', projects, process.execPath, binPath], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...home.env }, encoding: 'utf8' });
+    expect(inFolder.status).toBe(1);
+    expect(inFolder.stderr).toBe(`gobstopper: cannot open ${projects}/-caf\uFFFD/${DEMO_CLAUDE_ID}.jsonl: a folder or file name in the path is not valid UTF-8, which gobstopper cannot open (rename it)\n`);
+    expect(readFileSync(moved).equals(bytes)).toBe(true);
+  });
+
   it('on an 80-column terminal detect keeps the id prefixes people select by and a readable project, and drops the lifetime sums with their footnote', async () => {
     home = demoHome();
     const narrow = await runCli(['detect'], home.env, { extraEnv: { COLUMNS: '80' } });

@@ -6,7 +6,7 @@
  * `<home>/projects/<slug>/<session-id>/subagents/agent-*.jsonl` (or `agent-*.jsonl` beside the
  * sessions in some versions).
  */
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDirectory } from '../../../sdk/resume-dir.js';
@@ -21,7 +21,8 @@ import type {
   SessionHandle,
   UnreadableTranscript,
 } from '../../../schemas/generated/types.js';
-import { noteLinked, noteUnreadable } from '../../../sdk/unreadable.js';
+import { listStoreDir } from '../../../sdk/store-dir.js';
+import { noteLinked, noteNotListed, noteUnreadable } from '../../../sdk/unreadable.js';
 import { absolutePath } from './analysis.js';
 import { analyseFileEnds, type EndsAnalysis } from './ends.js';
 import { asPluginError } from './errors.js';
@@ -38,23 +39,22 @@ export function claudeHome(home: string | null | undefined, env: NodeJS.ProcessE
   return join(env.HOME || homedir(), '.claude');
 }
 
-function entries(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
 const isJsonl = (e: Dirent) => e.isFile() && e.name.endsWith('.jsonl');
 const isLinkedJsonl = (e: Dirent) => e.isSymbolicLink() && e.name.endsWith('.jsonl');
 
 /**
  * Transcript files under `<home>/projects`, sub-agent files only when asked for. A `.jsonl` that is
- * a symbolic link is passed to `onLink` instead: it is not followed, but the user hears of it.
+ * a symbolic link is passed to `onLink` instead: it is not followed, but the user hears of it. So is
+ * what `listStoreDir` cannot list or name, to `onHidden`.
  */
-export function listTranscripts(projects: string, includeSubagents: boolean, onLink: (path: string) => void = () => {}): string[] {
+export function listTranscripts(
+  projects: string,
+  includeSubagents: boolean,
+  onLink: (path: string) => void = () => {},
+  onHidden: (path: string, reason: string) => void = () => {},
+): string[] {
   const out: string[] = [];
+  const entries = (dir: string): Dirent[] => listStoreDir(dir, onHidden);
   const wanted = (name: string) => includeSubagents || !name.startsWith('agent-');
   for (const slug of entries(projects)) {
     const slugDir = join(projects, slug.name);
@@ -99,7 +99,12 @@ export function discoverSessions(params: ProviderDiscoverParams): ProviderDiscov
   const now = Date.now();
   const sessions: DiscoveredSession[] = [];
   const unreadable: UnreadableTranscript[] = [];
-  for (const path of listTranscripts(projects, includeSubagents, (link) => noteLinked(unreadable, link))) {
+  for (const path of listTranscripts(
+    projects,
+    includeSubagents,
+    (link) => noteLinked(unreadable, link),
+    (path, reason) => noteNotListed(unreadable, path, reason),
+  )) {
     try {
       if (maxAgeMs !== null) {
         const st = lstatSync(path);

@@ -3,11 +3,12 @@
  * tails only. The client keeps live rollouts in `sessions/YYYY/MM/DD/` and moves archived ones to
  * `archived_sessions/`.
  */
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult, UnreadableTranscript } from '../../../sdk/index.js';
-import { noteLinked, noteUnreadable } from '../../../sdk/unreadable.js';
+import { listStoreDir } from '../../../sdk/store-dir.js';
+import { noteLinked, noteNotListed, noteUnreadable } from '../../../sdk/unreadable.js';
 import { isDirectory } from '../../../sdk/resume-dir.js';
 import { describeRollout } from './describe.js';
 import { isRolloutFileName } from './rollout-name.js';
@@ -23,22 +24,20 @@ export function codexHome(params: { home?: string | null }, env: NodeJS.ProcessE
   return join(env.HOME || homedir(), '.codex');
 }
 
-function listDir(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Rollout files below `root`; symbolic links are not followed. A rollout name that is a link is
- * passed to `onLink`, so the user hears why that session is not listed.
+ * passed to `onLink`, so the user hears why that session is not listed; so is what `listStoreDir`
+ * cannot list or name, to `onHidden`.
  */
-export function findRollouts(root: string, limit = MAX_FILES, onLink: (path: string) => void = () => {}): string[] {
+export function findRollouts(
+  root: string,
+  limit = MAX_FILES,
+  onLink: (path: string) => void = () => {},
+  onHidden: (path: string, reason: string) => void = () => {},
+): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
-    for (const entry of listDir(dir)) {
+    for (const entry of listStoreDir(dir, onHidden)) {
       if (found.length >= limit) return;
       const path = join(dir, entry.name);
       if (entry.isDirectory() && depth < MAX_DEPTH) walk(path, depth + 1);
@@ -56,7 +55,12 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
   const sessions: DiscoveredSession[] = [];
   const unreadable: UnreadableTranscript[] = [];
   for (const dir of ROLLOUT_DIRS) {
-    for (const path of findRollouts(join(home, dir), MAX_FILES, (link) => noteLinked(unreadable, link))) {
+    for (const path of findRollouts(
+      join(home, dir),
+      MAX_FILES,
+      (link) => noteLinked(unreadable, link),
+      (hidden, reason) => noteNotListed(unreadable, hidden, reason),
+    )) {
       let found: DiscoveredSession | null;
       try {
         // Age is checked on the inode first so old rollouts cost a stat, not a read.

@@ -133,6 +133,26 @@ describe('discover', () => {
     expect(result.unreadable).toEqual([{ path: join(dir, 'linked.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
     expect(validateProviderDiscoverResult(result)).toBe(true);
   });
+
+  it('names a project folder and a session file whose names are not UTF-8, instead of passing over them', () => {
+    const projects = join(home.claudeHome, 'projects');
+    place(project(), `${ID_A}.jsonl`, modernSession({ sessionId: ID_A }).toJsonl());
+    // "-café" written by a system whose names are Latin-1, and a session file named the same way.
+    const latin1 = Buffer.concat([Buffer.from(`${projects}/-caf`), Buffer.from([0xe9])]);
+    mkdirSync(latin1);
+    writeFileSync(Buffer.concat([latin1, Buffer.from(`/${ID_B}.jsonl`)]), modernSession({ sessionId: ID_B }).toJsonl());
+    writeFileSync(Buffer.concat([Buffer.from(`${project()}/`), Buffer.from([0xff]), Buffer.from('.jsonl')]), modernSession({ sessionId: ID_B }).toJsonl());
+    const result = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome, include_subagents: true });
+    expect(validateProviderDiscoverResult(result)).toBe(true);
+    expect(result.sessions.map((s) => s.session.session_id)).toEqual([ID_A]);
+    expect(result.unreadable).toEqual(
+      expect.arrayContaining([
+        { path: `${projects}/-caf\\xe9/`, reason: 'folder not searched: its name is not valid UTF-8, so gobstopper cannot open it (rename it)' },
+        { path: `${project()}/\\xff.jsonl`, reason: 'its name is not valid UTF-8, so gobstopper cannot open it (rename it)' },
+      ]),
+    );
+    expect(result.unreadable).toHaveLength(2);
+  });
 });
 
 describe('identify, usage and fork targets', () => {

@@ -87,6 +87,20 @@ describe('provider-codex discover', () => {
     expect(result.unreadable).toEqual([{ path: join(sessionsDir(home.codexHome), 'rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000aa.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
   });
 
+  it('names a folder whose name is not UTF-8, whose rollouts it cannot open, instead of passing over it', () => {
+    const live = legacySession().builder.writeTo(sessionsDir(home.codexHome));
+    const odd = Buffer.concat([Buffer.from(join(home.codexHome, 'sessions', '2026', '02') + '/'), Buffer.from([0xff, 0xfe])]);
+    mkdirSync(odd, { recursive: true });
+    const other = legacySession({ id: '019c0000-0000-7000-8000-0000000000bb' }).builder.text();
+    writeFileSync(Buffer.concat([odd, Buffer.from('/rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000bb.jsonl')]), other);
+    const result = discover({ provider_id: 'codex', home: home.codexHome });
+    expect(validateProviderDiscoverResult(result)).toBe(true);
+    expect(result.sessions.map((s) => s.session.path)).toEqual([live]);
+    expect(result.unreadable).toEqual([
+      { path: `${join(home.codexHome, 'sessions', '2026', '02')}/\\xff\\xfe/`, reason: 'folder not searched: its name is not valid UTF-8, so gobstopper cannot open it (rename it)' },
+    ]);
+  });
+
   it('filters by age and leaves sub-agent threads out unless asked', () => {
     const old = legacySession().builder.writeTo(sessionsDir(home.codexHome, '2025/01/01'));
     utimesSync(old, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));

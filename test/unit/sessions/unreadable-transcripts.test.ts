@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { discoverSessions } from '../../../plugins/provider-claude-code/src/discover.js';
 import { discover as discoverRollouts } from '../../../plugins/provider-codex/src/discover.js';
@@ -10,6 +11,8 @@ import { DEMO_CLAUDE_ID, demoHome } from '../../helpers/demo-home.js';
 // a directory that cannot be entered refuses the lstat of what is under it.
 const locked = new Set<string>();
 const lockedDirs = new Set<string>();
+/** Folders that exist but whose listing is refused (mode 0300, say). */
+const unlisted = new Set<string>();
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const openSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
@@ -20,13 +23,18 @@ vi.mock('node:fs', async (importOriginal) => {
     if ([...lockedDirs].some((dir) => String(path).startsWith(`${dir}/`))) throw Object.assign(new Error(`EACCES: permission denied, lstat '${String(path)}'`), { code: 'EACCES', syscall: 'lstat', path: String(path) });
     return (fs.lstatSync as (...a: unknown[]) => unknown)(path, ...rest);
   }) as typeof fs.lstatSync;
-  return { ...fs, openSync, lstatSync, default: { ...fs, openSync, lstatSync } };
+  const readdirSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
+    if (unlisted.has(String(path))) throw Object.assign(new Error(`EACCES: permission denied, scandir '${String(path)}'`), { code: 'EACCES', syscall: 'scandir', path: String(path) });
+    return (fs.readdirSync as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.readdirSync;
+  return { ...fs, openSync, lstatSync, readdirSync, default: { ...fs, openSync, lstatSync, readdirSync } };
 });
 
 let home: ReturnType<typeof demoHome> | undefined;
 afterEach(() => {
   locked.clear();
   lockedDirs.clear();
+  unlisted.clear();
   home?.cleanup();
 });
 
@@ -42,6 +50,24 @@ describe('a transcript the provider cannot read is reported, not only skipped', 
     expect(codex).toMatchObject({ sessions: [], unreadable: [{ path: home.codexSession, reason: 'permission denied' }] });
     locked.clear();
     expect(discoverSessions({ provider_id: 'claude_code', home: home.claudeHome })).not.toHaveProperty('unreadable');
+  });
+
+  it('a folder of the store that cannot be listed is named by both providers, and a lookup says so', async () => {
+    home = demoHome();
+    unlisted.add(home.claudeDir);
+    unlisted.add(home.codexDir);
+    const claude = discoverSessions({ provider_id: 'claude_code', home: home.claudeHome });
+    expect(validateProviderDiscoverResult(claude)).toBe(true);
+    expect(claude).toMatchObject({ sessions: [], unreadable: [{ path: `${home.claudeDir}/`, reason: 'folder not searched: permission denied' }] });
+    const codex = discoverRollouts({ provider_id: 'codex', home: home.codexHome });
+    expect(codex).toMatchObject({ sessions: [], unreadable: [{ path: `${home.codexDir}/`, reason: 'folder not searched: permission denied' }] });
+    const provider: ProviderPort = { id: 'claude_code', discover: async (p) => discoverSessions({ provider_id: 'claude_code', ...p }), identify: async () => ({ matches: false, session: null }) };
+    await expect(resolveSession(DEMO_CLAUDE_ID.slice(0, 8), [provider], { claude_code: home.claudeHome })).rejects.toMatchObject({
+      code: 'session_not_found',
+      message: `no session matching '${DEMO_CLAUDE_ID.slice(0, 8)}'; 1 folder could not be read (${home.claudeDir}/: folder not searched: permission denied)`,
+    });
+    // A client home that is not there yet is no problem to report.
+    expect(discoverSessions({ provider_id: 'claude_code', home: join(home.root, 'none') })).not.toHaveProperty('unreadable');
   });
 
   it('a path under a directory that cannot be entered is named as unreachable, not as missing', async () => {
