@@ -44,7 +44,15 @@ export interface DetectedSessions {
   unreadableCapped: boolean;
   /** The folders each provider looked in, as far as it said. */
   searched: SearchedStore[];
+  /** Listed sessions whose files were modified later than now by this machine's clock, most ahead first. */
+  ahead: { path: string; secs: number }[];
 }
+
+/**
+ * A file's timestamp may run a little ahead of the clock read just after (a network file system's
+ * server); past this it was set by another clock or by hand, and the session reads as live until then.
+ */
+const AHEAD_SLACK_MS = 60_000;
 
 /** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
 export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {
@@ -57,5 +65,9 @@ export async function detectSessions(providers: ProviderPort[], homes: ProviderH
     .filter((f) => (f.session.kind ?? 'session') !== 'session')
     .sort((a, b) => (b.session.mtime_ms ?? 0) - (a.session.mtime_ms ?? 0) || a.session.path.localeCompare(b.session.path))
     .map((f) => f.session.path);
-  return { rows, unlisted, unreadable, unreadableCapped, searched };
+  const ahead = sessions
+    .filter((f) => (f.session.mtime_ms ?? now) - now > AHEAD_SLACK_MS)
+    .map((f) => ({ path: f.session.path, secs: Math.round((f.session.mtime_ms! - now) / 1000) }))
+    .sort((a, b) => b.secs - a.secs || a.path.localeCompare(b.path));
+  return { rows, unlisted, unreadable, unreadableCapped, searched, ahead };
 }

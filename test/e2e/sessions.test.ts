@@ -330,6 +330,21 @@ describe('detect', () => {
     expect(readFileSync(real).equals(before)).toBe(true);
   });
 
+  it('a session modified later than the clock says it is now is listed as live, and detect says why', async () => {
+    home = demoHome();
+    const inTwoDays = new Date(Date.now() + 2 * 86400_000);
+    utimesSync(home.claudeSession, inTwoDays, inTwoDays);
+    const said = `warning: 1 session modified later than this machine's clock says it is now (${home.claudeSession}, 48h ahead): listed as live until then\n`;
+    const detect = await runJson(['detect'], home.env);
+    expect(detect.json.find((r: { session_id: string }) => r.session_id === DEMO_CLAUDE_ID)).toMatchObject({ active: true, age_secs: 0 });
+    expect(detect.stderr).toBe(said);
+    expect((await runCli(['detect'], home.env)).stderr).toBe(said);
+    // A timestamp a few seconds ahead is a coarse clock, not another one.
+    const soon = new Date(Date.now() + 5_000);
+    utimesSync(home.claudeSession, soon, soon);
+    expect((await runJson(['detect'], home.env)).stderr).toBe('');
+  });
+
   it('a project folder whose name is not UTF-8 is named, not passed over: detect warns, and a lookup by id or by path says why', async () => {
     home = demoHome();
     const projects = join(home.claudeDir, '..');

@@ -55,7 +55,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // (a floor above the trigger, an untrusted command) is plan's to report, not a reason to list nothing.
     const loaded = await loadConfig({ configPath: flags.config });
     const maxAgeSecs = flags.all ? null : discoveryWindow(discoveryMaxAge(loaded));
-    const { rows, unlisted, searched, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
+    const { rows, unlisted, searched, ahead, ...unread } = await withRuntime({ homes: providerHomes(flags), providers: flags.provider }, async (rt) =>
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
@@ -92,6 +92,12 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     }
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
     if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);
+    // Such a row reads "live, 0s" for as long as the clock is behind it: the user should hear why.
+    if (ahead.length > 0) {
+      const more = ahead.length > 1 ? ` and ${ahead.length - 1} more` : '';
+      const count = `${ahead.length} session${ahead.length === 1 ? '' : 's'}`;
+      this.warning(`${count} modified later than this machine's clock says it is now (${ahead[0]!.path}, ${formatAge(ahead[0]!.secs)} ahead${more}): listed as live until then`);
+    }
     return rows;
   }
 
