@@ -5,6 +5,7 @@
 import type * as T from '../../schemas/generated/types.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import { GobstopperError } from '../errors.js';
+import { formatAge } from '../text/human.js';
 import { appendEvent, EVENTS_SCHEMA, hasAppliedEvent } from '../publish/events.js';
 import { itemsCovered } from '../eval/plan-metrics.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
@@ -78,7 +79,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   }
   // Refused before anything else, even a hand-off to the client's own compaction: a live session's
   // client owns it until told otherwise.
-  if (planned.active && !options.allowLive) throw sessionLive(session.session_id);
+  if (planned.active && !options.allowLive) throw sessionLive(session.session_id, undefined, transcript.session.mtime_ms ?? session.mtime_ms);
   const cacheEdit = outcome.plan.edits.find((e) => e.op === 'cache_edit');
   if (cacheEdit) throw cacheEditRefused(outcome.plan.strategy, cacheEdit.tool_use_ids.length);
   const controlEdit = outcome.plan.edits.find((e) => e.op === 'provider_compact');
@@ -123,12 +124,18 @@ function cacheEditRefused(strategy: string, ids: number): GobstopperError {
   );
 }
 
-function sessionLive(session: string, cause?: unknown): GobstopperError {
-  return new GobstopperError(
-    'session_live',
-    `${session} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or pass --allow-live (a file strategy then prepares a separate fork; a plan of the client's own compaction, such as sawtooth's, is named for you to run)`,
-    cause === undefined ? undefined : { cause },
-  );
+/** Past this, a file's time ahead of the clock was set by another clock or by hand (detect says so too). */
+const AHEAD_SLACK_MS = 60_000;
+
+function sessionLive(session: string, cause?: unknown, mtimeMs?: number): GobstopperError {
+  const allow = "pass --allow-live (a file strategy then prepares a separate fork; a plan of the client's own compaction, such as sawtooth's, is named for you to run)";
+  const ahead = mtimeMs === undefined ? 0 : mtimeMs - Date.now();
+  // Waiting would not help for as long as the clock is behind the file: said, instead of "wait".
+  const message =
+    ahead > AHEAD_SLACK_MS
+      ? `${session} was modified later than this machine's clock says it is now (${formatAge(Math.round(ahead / 1000))} ahead), so it reads as live until then; if no client is writing to it, ${allow}`
+      : `${session} was updated within the last 180 s; a live session's client owns it. Wait until it is idle, or ${allow}`;
+  return new GobstopperError('session_live', message, cause === undefined ? undefined : { cause });
 }
 
 /** An apply whose plan is known and whose operation's lock is held. */

@@ -467,7 +467,13 @@ describe('apply publishes a verified fork and never touches the source', () => {
     utimesSync(home.claudeSession, now, now);
     const refused = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(refused.code).toBe(1);
-    expect(refused.json).toMatchObject({ ok: false, error: { code: 'session_live' } });
+    expect(refused.json).toMatchObject({ ok: false, error: { code: 'session_live', message: expect.stringContaining('was updated within the last 180 s') } });
+    // A file dated ahead of the clock reads as live until then: waiting would not help, and it says so.
+    const ahead = new Date(Date.now() + 2 * 3600_000);
+    utimesSync(home.claudeSession, ahead, ahead);
+    const future = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(future.code).toBe(1);
+    expect(future.json.error).toMatchObject({ code: 'session_live', message: expect.stringContaining("was modified later than this machine's clock says it is now (2h ahead), so it reads as live until then; if no client is writing to it, pass --allow-live") });
     const forced = await runJson(['apply', DEMO_CLAUDE_ID, '--allow-live'], home.env);
     expect(forced.code).toBe(0);
     expect(forced.json.status).toBe('applied');
