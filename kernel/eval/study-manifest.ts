@@ -14,6 +14,7 @@ import { contentTokens } from './study-text.js';
 import { extractSlots, type SlotExtractor, type SlotOrigin, type TextSlot } from './study-slots.js';
 import { sha256Hex } from '../digest.js';
 import { quotedFlagNumber } from '../text/numbers.js';
+import { jsonProblemAt } from '../text/json-problem.js';
 
 export const RETENTION_SCHEMA = 'gobstopper-retention-v1';
 const MIB = 1024 * 1024;
@@ -178,10 +179,12 @@ export function readManifestFile(path: string): { bytes: Buffer; sha256: string 
 export function parseManifest(bytes: Buffer): RetentionManifest {
   if (bytes.length > STUDY_LIMITS.manifestBytes) throw studyError('invalid_manifest', `retention manifest is ${bytes.length} bytes; at most 1 MiB is allowed`);
   let value: unknown;
+  // A reviewed manifest is edited by hand; an editor's byte-order mark is not a reason to refuse it.
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw studyError('invalid_manifest', 'retention manifest is not valid JSON');
+    value = JSON.parse(text);
+  } catch (error) {
+    throw studyError('invalid_manifest', `retention manifest is not valid JSON: ${jsonProblemAt(text, (error as Error).message)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw studyError('invalid_manifest', 'retention manifest must be a JSON object');
   const obj = value as Record<string, unknown>;

@@ -5,6 +5,7 @@ import semver from 'semver';
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 import { validatePluginManifest } from '../../../schemas/generated/validators.js';
 import { printableText } from '../../text/human.js';
+import { jsonProblemAt } from '../../text/json-problem.js';
 import { firstDuplicateKey } from './duplicate-keys.js';
 import { AdmissionError, BundleLimits, MANIFEST_FILE } from './rules.js';
 import { mostSpecific } from '../protocol/schema-check.js';
@@ -31,7 +32,7 @@ export function readManifest(manifestPath: string, bundle: string, runningVersio
   } catch (error) {
     // The parser's own words carry the position ("... in JSON at position 212"); the manifest is the
     // author's text, so quoting around it is fine. Not UTF-8 is said as such.
-    const why = error instanceof SyntaxError ? `: ${jsonProblemAt(buffer, error.message)}` : ' (it is not UTF-8)';
+    const why = error instanceof SyntaxError ? `: ${jsonProblemAt(text!, error.message)}` : ' (it is not UTF-8)';
     throw new AdmissionError('manifest_not_json', `bundle ${bundle}: ${MANIFEST_FILE} is not valid JSON${why}`, { bundle, file: MANIFEST_FILE });
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -57,17 +58,6 @@ function refuseDuplicateKey(text: string, bundle: string): void {
     `bundle ${bundle}: ${MANIFEST_FILE} has the key ${JSON.stringify(key)} twice at ${printableText(pointer)}; JSON parsers disagree on which one counts, so keep one`,
     { bundle, pointer, file: MANIFEST_FILE, key },
   );
-}
-
-/** A JSON.parse message with its byte position turned into a line and column, which an editor shows. */
-function jsonProblemAt(buffer: Buffer, message: string): string {
-  const firstLine = message.split('\n')[0]!.slice(0, 200);
-  const at = /at position (\d+)/.exec(firstLine);
-  if (!at) return firstLine;
-  const before = buffer.toString('utf8').slice(0, Number(at[1]));
-  const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
-  return `${firstLine.replace(/\s*in JSON at position \d+.*$/, '')} at line ${line}, column ${column}`;
 }
 
 function readManifestBytes(manifestPath: string, bundle: string): Buffer {

@@ -197,6 +197,12 @@ describe('manifest validation: each bad input gets its own clear error', () => {
     expect(() => bind(bad)).toThrow('check check-2: span hash does not match the source bytes at record ' + r1);
   });
 
+  it('a manifest saved with a byte-order mark reads as the same manifest; one that is not JSON says where', () => {
+    expect(parseManifest(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), manifestBytes]))).toEqual(parseManifest(manifestBytes));
+    const broken = Buffer.from(manifestBytes.toString('utf8').replace(/\n/, '\n,'));
+    expect(() => parseManifest(broken)).toThrow(/^retention manifest is not valid JSON: .* at line 2, column 1$/);
+  });
+
   it('a span that is not text: a cut UTF-8 character, control characters, a blank span, past the end', () => {
     const s = buildSession({ goal: 'g', turns: [{ command: 'ls', output: 'Never use the café printer\nbeep\u0007beep never again\n    \nend' }, { command: 'ls', output: 'x' }] });
     const sSlots = extractSlots(s.source, s.transcript.items);
