@@ -7,8 +7,14 @@ export function quantile(sorted: readonly number[], q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+  return tidy(sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo));
 }
+
+/**
+ * Interpolating between two-decimal reductions leaves binary noise (29.435000000000002) that a
+ * reader of the JSON or CSV would take for precision; six decimals keep every real digit.
+ */
+const tidy = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

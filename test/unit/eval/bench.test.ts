@@ -96,6 +96,8 @@ describe('aggregates', () => {
     expect(quartiles([40, 10, 30, 20, 50])).toEqual({ min: 10, q1: 20, median: 30, q3: 40, max: 50 });
     expect(quartiles([10, 20, 30, 40])).toEqual({ min: 10, q1: 17.5, median: 25, q3: 32.5, max: 40 });
     expect(quartiles([])).toBeNull();
+    // What a reader sees in the JSON and the CSV: the interpolated value, not its binary noise.
+    expect(quartiles([29.43, 29.44])!.median).toBe(29.435);
   });
 
   it('per strategy: sessions with a plan, reduction quartiles, median recall, no-plan counts by reason, best and failures', () => {
