@@ -67,6 +67,15 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
   throw new GobstopperError('snapshot_not_of_session', `snapshot ${entry.sha256.slice(0, 16)} is of ${entry.provider} ${entry.session_id}, not of '${target}' (gobstopper history ${target} lists its snapshots)`);
 }
 
+/**
+ * A candidate that cannot be tied to the target (another session's, or one no line or receipt
+ * names) is passed over; what is wrong with it does not concern a restore of another state.
+ */
+function notOfTarget(error: unknown): null {
+  if (error instanceof GobstopperError) return null;
+  throw error;
+}
+
 /** Labels of snapshots that are not a state a user would undo to. */
 const NOT_UNDO_TARGETS = new Set([PRE_UNDO_LABEL]);
 
@@ -129,9 +138,24 @@ async function chooseState(layout: VaultLayout, target: string, sha?: string): P
     forms ? forms.has(r.path) : r.output_session_id.toLowerCase() === wanted || (target.length >= MIN_SHA_PREFIX && r.output_session_id.toLowerCase().startsWith(wanted)),
   );
   if (sha) {
-    const chosen = await byManifest(await resolveShaPrefix(layout, sha));
-    await requireSnapshotOf(layout, target, chosen.entry, receipts);
-    return chosen;
+    const ofTarget = async (id: string): Promise<ChosenState> => {
+      const chosen = await byManifest(id);
+      await requireSnapshotOf(layout, target, chosen.entry, receipts);
+      return chosen;
+    };
+    let id: string;
+    try {
+      id = await resolveShaPrefix(layout, sha);
+    } catch (error) {
+      // --sha picks among the target's snapshots, so a short prefix that other sessions' snapshots
+      // share still names one state when only one of them is the target's.
+      if (!(error instanceof GobstopperError) || error.code !== 'ambiguous_sha') throw error;
+      const candidates = (error.details as { candidates: string[] }).candidates;
+      const own = (await Promise.all(candidates.map((c) => ofTarget(c).catch(notOfTarget)))).filter((c) => c !== null);
+      if (own.length === 1) return own[0]!;
+      throw error;
+    }
+    return ofTarget(id);
   }
   if (/^[0-9a-f]{64}$/i.test(target)) return byManifest(await resolveShaPrefix(layout, target));
   if (receipts.length === 1) return byManifest(receipts[0]!.snapshot_manifest_sha256);

@@ -136,6 +136,18 @@ describe('vault, history, show and diff', () => {
     });
   });
 
+  it("undo's --sha takes a prefix other snapshots share when only one of them is the target's", async () => {
+    const own = await archive('q.jsonl', 'q', [claudeUser('q', 'v1', 'u1')]);
+    await archive('r.jsonl', 'r', [claudeUser('r', 'v1', 'u1')]);
+    const prefix = own.sha256.slice(0, 4);
+    writeFileSync(join(home.layout.manifests, `${prefix}${own.sha256[4] === '0' ? '1' : '0'}${'0'.repeat(59)}`), '');
+    // Across the vault the prefix names two snapshots; among q's states, one.
+    await expect(diffSnapshots(home.layout, prefix, own.sha256)).rejects.toMatchObject({ code: 'ambiguous_sha' });
+    expect((await chooseSnapshot(home.layout, 'q', prefix)).sha256).toBe(own.sha256);
+    // For a session none of them belongs to, it is still ambiguous.
+    await expect(chooseSnapshot(home.layout, 'r', prefix)).rejects.toMatchObject({ code: 'ambiguous_sha' });
+  });
+
   it('treats an edited file archived again as a new state of the same stream', async () => {
     const path = writeSession(home.sessions, 'e.jsonl', jsonl([claudeUser('e', 'v1', 'u1')]));
     await snapshotFile(home.layout, { path, sessionId: 'e', provider: 'claude_code', strategy: 'snapshot' });
