@@ -1144,7 +1144,7 @@ export interface EventsCommandOutput {
 export interface CompactionEvent {
   schema: "gobstopper/compaction-events-v1";
   /**
-   * Unix seconds.
+   * Unix seconds, at most the last second of the year 9999: a time any readout can print as a date.
    */
   ts: number;
   provider: ProviderId;

@@ -288,6 +288,23 @@ describe('vault commands (built CLI)', () => {
     expect(readFileSync(log).equals(before)).toBe(true);
   });
 
+  it('events skips a line whose time no date can show, instead of failing on it', async () => {
+    const dataHome = join(home.root, 'far-future-data');
+    const log = join(dataHome, 'gobstopper', 'events.jsonl');
+    mkdirSync(join(dataHome, 'gobstopper'), { recursive: true, mode: 0o700 });
+    const good = { schema: 'gobstopper/compaction-events-v1', ts: 1_000_000_000, provider: 'claude_code', session_id: '0199a2f1-aaaa', strategy: 'elide', action: 'transcript_compact', outcome: 'applied', trigger_tokens: 1000, context_tokens_before: 5000, context_tokens_after: 2000, est_reclaimed_tokens: 3000, items_covered: 4, duration_ms: 12, error_code: null };
+    // A damaged digit: past what a Date holds, the readout used to stop with "Invalid time value".
+    writeFileSync(log, `${JSON.stringify(good)}\n${JSON.stringify({ ...good, ts: 99_999_999_999_999 })}\n`, { mode: 0o600 });
+    const env = { XDG_DATA_HOME: dataHome };
+    const human = await cliWith(env, 'events');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^1 event\(s\), 2001-09-09 01:46 to 2001-09-09 01:46 UTC\n/);
+    expect(human.stdout).toContain('  1 unreadable line(s) skipped\n');
+    const asJson = await cliWith(env, 'events', '--json');
+    expect(asJson.code).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ total_events: 1, skipped_lines: 1, first_ts: 1_000_000_000, last_ts: 1_000_000_000 });
+  });
+
   it('prune previews by default and deletes only with --apply (or the original\'s --yes)', async () => {
     const preview = await json<{ dropped_entries: number; dry_run: boolean }>(V.validatePruneCommandOutput, 'prune', '--keep', '1');
     expect(preview).toMatchObject({ dropped_entries: 1, dry_run: true });
