@@ -95,7 +95,15 @@ function nothingToAdjust(input: TuneInput, pinned: PinnedValues): string | null 
   if (pinned.trigger_tokens && pinned.floor_tokens) return null;
   if (pinned.trigger_tokens) return 'nothing else to adjust: the floor is within half the trigger';
   const window = input.model_context_window ? `the trigger is within a quarter of the ${n(input.model_context_window)}-token window` : 'the provider reports no context window';
-  return `nothing to adjust: ${window}, recent compactions were not all low-yield, and elidable output is not over half the context`;
+  // The back-off needs two compactions to judge by: with fewer, "not all low-yield" would claim a yield never seen.
+  const seen = Math.min(input.recent.length, RECENT_YIELD_LOOKBACK);
+  const yields =
+    seen === 0
+      ? 'no applied compaction of this session is logged to judge its yield by'
+      : seen === 1
+        ? 'only one applied compaction of this session is logged (the yield back-off needs two)'
+        : 'recent compactions were not all low-yield';
+  return `nothing to adjust: ${window}, ${yields}, and elidable output is not over half the context`;
 }
 
 /**

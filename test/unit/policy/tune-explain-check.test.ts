@@ -82,6 +82,15 @@ describe('tune', () => {
     expect(result.explanation).toEqual([expect.stringMatching(/^nothing to adjust: the trigger is within a quarter of the 1,000,000-token window/)]);
   });
 
+  it('does not call yields it never saw "not all low-yield": it says how many compactions it had to judge by', () => {
+    const policy = { ...defaultPolicy(), adaptive: true };
+    const said = (recent: Array<{ context_before: number; est_reclaimed: number }>) => tune({ ...base, model_context_window: 1_000_000, recent, policy }).explanation[0];
+    expect(said([])).toContain(', no applied compaction of this session is logged to judge its yield by,');
+    // One low-yield compaction alone moves nothing, and that is why.
+    expect(said([{ context_before: 100_000, est_reclaimed: 1_000 }])).toContain(', only one applied compaction of this session is logged (the yield back-off needs two),');
+    expect(said([{ context_before: 100_000, est_reclaimed: 1_000 }, { context_before: 100_000, est_reclaimed: 50_000 }])).toContain(', recent compactions were not all low-yield,');
+  });
+
   it('refuses a policy out of bounds', () => {
     expect(() => tune({ ...base, policy: { ...defaultPolicy(), floor_tokens: 300_000 } })).toThrow(/^invalid policy bounds/);
   });
