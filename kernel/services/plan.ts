@@ -105,9 +105,14 @@ export async function resolveSessionConfig(runtime: Runtime, session: T.SessionH
   return resolved;
 }
 
-/** Past applied compactions of this session, newest first, for adaptive back-off. */
-export async function recentYields(runtime: Runtime, session: T.SessionHandle): Promise<RecentYield[]> {
-  const { events } = await readEvents({ env: runtime.env });
+/**
+ * Past applied compactions of this session, newest first, for adaptive back-off. A log that cannot
+ * be read counts as none; `onUnreadable` hears why, for a readout that would otherwise explain the
+ * yields as if it had seen them.
+ */
+export async function recentYields(runtime: Runtime, session: T.SessionHandle, onUnreadable?: (message: string) => void): Promise<RecentYield[]> {
+  const { events, unreadable } = await readEvents({ env: runtime.env });
+  for (const bad of unreadable) onUnreadable?.(`the compactions in the events log are not counted: cannot read ${bad.file}: ${bad.reason}`);
   return events
     .filter((e) => e.session_id === session.session_id && e.provider === session.provider && e.outcome === 'applied' && e.action === 'transcript_compact')
     .reverse()

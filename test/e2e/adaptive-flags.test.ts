@@ -3,10 +3,11 @@
  * window, mostly tool output: a 250,000 trigger tunes to 40,000 and the 40,000 floor to 20,000).
  * A number the user gives (a flag, or a pasted `tune` snippet) is the number plans use.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateTuneCommandResult } from '../../schemas/generated/validators.js';
+import { eventsLogPath } from '../../kernel/paths.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
 
@@ -70,6 +71,29 @@ describe('adaptive tuning and the numbers a user gives', () => {
     expect(tuned.json).toMatchObject({ adjusted: { trigger_tokens: 100_000, floor_tokens: 40_000 }, reasons: [], suggested_toml: null });
     const help = (await runCli(['plan', '--help'], home.env)).stdout.replace(/\s+/g, ' ');
     expect(help).toContain('Compact when the context reaches this many tokens (this run only; adaptive tuning keeps it).');
+  });
+
+  it('tune and explain say so when the events log cannot be read, rather than judge past yields they never saw', async () => {
+    writeFileSync(config, ADAPTIVE);
+    const log = eventsLogPath(home.env);
+    mkdirSync(join(log, '..'), { recursive: true, mode: 0o700 });
+    // Two compactions that each reclaimed 1% of their context: readable, they back the trigger off.
+    const lowYield = { schema: 'gobstopper/compaction-events-v1', ts: 1_700_000_000, provider: 'claude_code', session_id: DEMO_CLAUDE_ID, strategy: 'compacted', action: 'transcript_compact', outcome: 'applied', trigger_tokens: 40_000, context_tokens_before: 100_000, context_tokens_after: 99_000, est_reclaimed_tokens: 1_000, items_covered: 2, duration_ms: 10, error_code: null };
+    writeFileSync(log, `${JSON.stringify(lowYield)}\n${JSON.stringify({ ...lowYield, ts: 1_700_000_100 })}\n`, { mode: 0o600 });
+    try {
+      const counted = await runJson(['tune', '7d3f'], home.env);
+      expect(counted.json.reasons).toContain('trigger_raised_low_yield');
+      expect(counted.stderr).toBe('');
+      chmodSync(log, 0o644);
+      for (const args of [['tune', '7d3f'], ['explain', '7d3f']]) {
+        const run = await runCli(args, home.env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toBe(`warning: the compactions in the events log are not counted: cannot read ${log}: has mode 0644, readable by others; run chmod 600 ${log} (or chmod -R go-rwx on gobstopper's data directory to fix every file at once)\n`);
+      }
+      expect((await runJson(['tune', '7d3f'], home.env)).json.reasons).not.toContain('trigger_raised_low_yield');
+    } finally {
+      rmSync(log);
+    }
   });
 
   it('on an 80-column terminal tune wraps its adaptive line under its numbers and prints the snippet to paste whole', async () => {

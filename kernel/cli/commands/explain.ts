@@ -74,7 +74,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
         if (unapplied !== null) this.warning(unapplied);
         const context = contextTokens(parsed.transcript);
         const window = parsed.transcript.usage.model_context_window ?? null;
-        const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session)));
+        const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session, (message) => this.warning(message))));
         const provider = (BUILTIN_PROVIDERS as readonly string[]).includes(parsed.session.provider) ? (parsed.session.provider as BuiltinProvider) : null;
         return explain({
           provider,

@@ -37,7 +37,7 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
         context_tokens: contextTokens(parsed.transcript),
         elidable_tokens: elidableTokens(parsed.transcript.items),
         model_context_window: parsed.transcript.usage.model_context_window ?? null,
-        recent: await recentYields(rt, parsed.session),
+        recent: await recentYields(rt, parsed.session, (message) => this.warning(message)),
         policy: config.values,
         pinned: pinnedByFlags(config.sources),
         adaptive_off_by_session: !config.values.adaptive && config.sources.adaptive?.layer === 'session',
