@@ -288,6 +288,18 @@ describe('vault commands (built CLI)', () => {
     expect(readFileSync(log).equals(before)).toBe(true);
   });
 
+  it('events says why it counts fewer applied compactions than the outcomes line labels applied', async () => {
+    const dataHome = join(home.root, 'noop-data');
+    const log = join(dataHome, 'gobstopper', 'events.jsonl');
+    mkdirSync(join(dataHome, 'gobstopper'), { recursive: true, mode: 0o700 });
+    const applied = { schema: 'gobstopper/compaction-events-v1', ts: 1_000_000_000, provider: 'codex', session_id: '019d2e4a', strategy: 'elide', action: 'transcript_compact', outcome: 'applied', trigger_tokens: 1000, context_tokens_before: 5000, context_tokens_after: 2000, est_reclaimed_tokens: 3000, items_covered: 4, duration_ms: 12, error_code: null };
+    const noop = { ...applied, ts: 1_000_000_100, action: 'provider_compact', context_tokens_after: 5000, est_reclaimed_tokens: 0, error_code: 'provider_noop' };
+    writeFileSync(log, `${JSON.stringify(applied)}\n${JSON.stringify(noop)}\n`, { mode: 0o600 });
+    const out = (await cliWith({ XDG_DATA_HOME: dataHome }, 'events')).stdout;
+    expect(out).toContain('  outcomes:   applied 2\n');
+    expect(out).toContain('  applied: 1 (1 more labelled applied carries an error code and changed nothing); ~3,000 tokens reclaimed (estimated context, not billing)\n');
+  });
+
   it('events skips a line whose time no date can show, instead of failing on it', async () => {
     const dataHome = join(home.root, 'far-future-data');
     const log = join(dataHome, 'gobstopper', 'events.jsonl');

@@ -57,7 +57,12 @@ export default class Events extends BaseCommand<EventsResult> {
     this.say(`  actions:    ${counts(s.by_action)}`);
     this.say(`  strategies: ${counts(s.by_strategy)}`);
     this.say(`  providers:  ${counts(s.by_provider)}`);
-    this.say(`  applied: ${formatCount(s.applied)}; ~${formatCount(s.est_reclaimed_tokens)} tokens reclaimed (estimated context, not billing)`);
+    // The outcomes line counts every event labelled applied; one with an error code changed nothing, and
+    // without a word the two "applied" counts would read as a contradiction.
+    const noop = (s.by_outcome.applied ?? 0) - s.applied;
+    const unchanged = noop > 0 ? ` (${formatCount(noop)} more labelled applied ${noop === 1 ? 'carries' : 'carry'} an error code and changed nothing)` : '';
+    const appliedLine = `  applied: ${formatCount(s.applied)}${unchanged}; ~${formatCount(s.est_reclaimed_tokens)} tokens reclaimed (estimated context, not billing)`;
+    for (const line of wrapText(appliedLine, this.tableWidth(), '           ')) this.say(line);
     const r = s.retention?.all;
     if (r && r.measured_events > 0) {
       const pct = (n: number) => (r.checks > 0 ? `${Math.round((100 * n) / r.checks)}%` : 'n/a');
