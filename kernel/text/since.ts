@@ -32,12 +32,17 @@ export function parseSince(text: string, nowSeconds: number): number {
   const trimmed = text.trim();
   const duration = DURATION.exec(trimmed);
   if (duration) return Math.max(0, nowSeconds - Number(duration[1]) * UNIT_SECONDS[duration[2]!]!);
+  // Ten digits and more are no duration worth counting back; most likely a Unix time was meant.
+  if (/^\d{10,}[smhd]?$/.test(trimmed)) throw invalid(text, 'a duration has at most 9 digits; for a point in time give a date, such as 2026-01-31T12:00:00Z');
   const calendar = CALENDAR.exec(trimmed);
   if (!calendar) throw invalid(text);
   const [year, month, day, hour, minute, second] = calendar.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part)));
   if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) throw invalid(text, 'a field is out of range');
-  const at = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!));
-  // Date.UTC rolls over (February 30th becomes March 2nd); the day must survive unchanged.
+  // Not Date.UTC, which reads the years 0-99 as 1900-1999 (and "0099-05 has no day 01" would follow).
+  const at = new Date(0);
+  at.setUTCFullYear(year!, month! - 1, day!);
+  at.setUTCHours(hour!, minute!, second!, 0);
+  // The date rolls over (February 30th becomes March 2nd); the day must survive unchanged.
   if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month! - 1 || at.getUTCDate() !== day) throw invalid(text, `${calendar[1]}-${calendar[2]} has no day ${calendar[3]}`);
   const offset = offsetMinutes(calendar[7]);
   if (offset === null) throw invalid(text, 'the offset is out of range');

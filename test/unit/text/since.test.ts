@@ -33,6 +33,18 @@ describe('--since', () => {
     expect(() => parseSince('2026-01-01T10:00+24:00', now)).toThrow(/offset is out of range/);
   });
 
+  it('reads a year under 100 as that year, not as 19xx, and starts such a window at the epoch', () => {
+    expect(parseSince('0099-05-01', now)).toBe(0);
+    expect(parseSince('0000-01-01T00:00:00Z', now)).toBe(0);
+    expect(() => parseSince('0099-02-29', now)).toThrow(/0099-02 has no day 29/);
+  });
+
+  it('says why a bare number of ten digits or more is refused: a Unix time is no duration', () => {
+    expect(() => parseSince('1796475000', now)).toThrow(/got "1796475000" \(a duration has at most 9 digits; for a point in time give a date, such as 2026-01-31T12:00:00Z\)$/);
+    expect(() => parseSince('99999999999d', now)).toThrow(/at most 9 digits/);
+    expect(parseSince('999999999', now)).toBe(now - 999_999_999);
+  });
+
   it('refuses anything else with the invalid_since code', () => {
     for (const text of ['yesterday', '5w', '2026-12-01 (hello)', '2026-1-5', '', '-3h', '1e3']) {
       expect(() => parseSince(text, now), text).toThrow(expect.objectContaining({ code: 'invalid_since' }));
