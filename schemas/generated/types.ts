@@ -169,6 +169,13 @@ export type Severity = "error" | "warning" | "info";
  */
 export type RehearsalStatus = "passed" | "rejected" | "wrong_session" | "context_mismatch" | "timed_out";
 /**
+ * Unix seconds, at most the last second of the year 9999: a time every readout can print as a date.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "UnixSeconds".
+ */
+export type UnixSeconds = number;
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "EventAction".
  */
@@ -1143,10 +1150,7 @@ export interface EventsCommandOutput {
  */
 export interface CompactionEvent {
   schema: "gobstopper/compaction-events-v1";
-  /**
-   * Unix seconds, at most the last second of the year 9999: a time any readout can print as a date.
-   */
-  ts: number;
+  ts: UnixSeconds;
   provider: ProviderId;
   session_id: string;
   strategy: string;
@@ -1355,7 +1359,7 @@ export interface HelpCommandResult {
  */
 export interface VaultEntry {
   /**
-   * Unix seconds when the snapshot was indexed.
+   * Unix seconds, at most the last second of the year 9999: a time every readout can print as a date.
    */
   ts: number;
   /**
@@ -2104,7 +2108,7 @@ export interface OperationReceipt {
   context_tokens_after?: number;
   completed: boolean;
   /**
-   * Unix seconds of the last receipt write.
+   * Unix seconds, at most the last second of the year 9999: a time every readout can print as a date.
    */
   ts: number;
 }

@@ -190,6 +190,7 @@ export declare const validateTranscriptItem: GeneratedValidator;
 export declare const validateTriggerFloor: GeneratedValidator;
 export declare const validateTuneCommandResult: GeneratedValidator;
 export declare const validateUndoCommandResult: GeneratedValidator;
+export declare const validateUnixSeconds: GeneratedValidator;
 export declare const validateUnreadableTranscript: GeneratedValidator;
 export declare const validateUsageSample: GeneratedValidator;
 export declare const validateVaultCommandOutput: GeneratedValidator;

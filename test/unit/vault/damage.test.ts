@@ -42,6 +42,15 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is not a valid index entry'));
   });
 
+  it('an index entry whose time no date can show is damage, named with its line, not a crash of the listing', async () => {
+    const entry = JSON.parse(readFileSync(home.layout.index, 'utf8').trim());
+    appendFileSync(home.layout.index, JSON.stringify({ ...entry, ts: 99_999_999_999_999 }) + '\n');
+    const before = readFileSync(home.layout.index);
+    await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is not a valid index entry \\(/ts must be <= 253402300799\\)'));
+    await expect(sessionHistory(home.layout, 'sess-a')).rejects.toMatchObject(indexFailure('line 2 is not a valid index entry'));
+    expect(readFileSync(home.layout.index).equals(before)).toBe(true);
+  });
+
   it('an index line over 64 KiB is rejected', async () => {
     appendFileSync(home.layout.index, JSON.stringify({ pad: 'x'.repeat(70_000) }) + '\n');
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('line 2 is longer than 65536 bytes'));
