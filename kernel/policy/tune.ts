@@ -95,15 +95,14 @@ function nothingToAdjust(input: TuneInput, pinned: PinnedValues): string | null 
   if (pinned.trigger_tokens && pinned.floor_tokens) return null;
   if (pinned.trigger_tokens) return 'nothing else to adjust: the floor is within half the trigger';
   const window = input.model_context_window ? `the trigger is within a quarter of the ${n(input.model_context_window)}-token window` : 'the provider reports no context window';
-  // The back-off needs two compactions to judge by: with fewer, "not all low-yield" would claim a yield never seen.
-  const seen = Math.min(input.recent.length, RECENT_YIELD_LOOKBACK);
-  const yields =
-    seen === 0
-      ? 'no applied compaction of this session is logged to judge its yield by'
-      : seen === 1
-        ? 'only one applied compaction of this session is logged (the yield back-off needs two)'
-        : 'recent compactions were not all low-yield';
-  return `nothing to adjust: ${window}, ${yields}, and elidable output is not over half the context`;
+  return `nothing to adjust: ${window}, ${yieldsJudged(input.recent.length)}, and elidable output is not over half the context`;
+}
+
+/** The back-off needs two compactions to judge by: with fewer, "not all low-yield" would claim a yield never seen. */
+function yieldsJudged(logged: number): string {
+  if (logged === 0) return 'no applied compaction of this session is logged to judge its yield by';
+  if (logged === 1) return 'only one applied compaction of this session is logged (the yield back-off needs two)';
+  return 'recent compactions were not all low-yield';
 }
 
 /**
