@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The main job on the bundled demo sessions, in a throwaway home: detect, plan, apply, a watch pass,
-// verify the fork, history, search and read back a detail the fork elided, undo. Never touches the real homes.
+// verify the fork, history, search and read back a detail the fork elided, recall, undo, the events log.
+// Never touches the real homes.
 // `--keep` leaves the temporary home in place for a look around.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -45,6 +46,7 @@ function files(dir) {
     .map((d) => join(d.parentPath ?? d.path, d.name));
 }
 const sha = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const shellQuote = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function layOut() {
   const hourAgo = new Date(Date.now() - 3600_000);
@@ -62,7 +64,7 @@ function layOut() {
 try {
   layOut();
   const sources = [...files(env.CLAUDE_CONFIG_DIR), ...files(env.CODEX_HOME)].map((f) => [f, sha(f)]);
-  console.log(`Demo home: ${home} (a throwaway HOME; your real sessions are never read)`);
+  console.log(`Demo home: ${home} (a throwaway HOME, removed at the end unless --keep; your real sessions are never read)`);
   console.log('Policy: ~/.config/gobstopper/config.toml sets strategy "compacted", trigger 20,000 tokens, floor 8,000.');
 
   step('1. Find the sessions', 'Context sizes come from the tails of the transcripts, as each client reported them.');
@@ -72,12 +74,9 @@ try {
   run(['plan', CLAUDE_ID.slice(0, 8)]);
 
   step('3. Apply it', 'Snapshot the exact source bytes into the vault, render a compacted copy, verify it, publish it as a new session.');
-  console.log(`$ gobstopper apply ${CLAUDE_ID.slice(0, 8)}`);
-  const applied = run(['apply', CLAUDE_ID.slice(0, 8)], { json: true, show: false });
-  const r = applied.receipt;
-  console.log(`prepared ${r.path}`);
-  console.log(`recovery snapshot: ${r.snapshot_manifest_sha256}`);
-  console.log(`reclaimed ${r.reclaimed_bytes.toLocaleString('en-US')} bytes; resume with: ${r.resume_command}`);
+  run(['apply', CLAUDE_ID.slice(0, 8)]);
+  // The same apply again returns the same fork and writes nothing: the demo reads its receipt that way.
+  const r = run(['apply', CLAUDE_ID.slice(0, 8)], { json: true, show: false }).receipt;
 
   step('4. Or let a watch do it', 'One pass of gobstopper watch applies every idle session that crossed its trigger: the Codex one now; the Claude one it finds already compacted.');
   run(['watch', '--once']);
@@ -119,12 +118,24 @@ try {
   const changed = sources.filter(([f, h]) => sha(f) !== h);
   console.log(changed.length === 0 ? `All ${sources.length} original transcripts are byte-identical.` : `CHANGED: ${changed.map(([f]) => f).join(', ')}`);
   if (changed.length) process.exitCode = 1;
+
+  step('12. What was done', 'The events log: one line per compaction, numbers and codes only, never transcript text.');
   run(['events']);
 } catch (error) {
   process.exitCode = 1;
   const e = /** @type {{stderr?: string, stdout?: string, message: string}} */ (error);
   console.error(`demo failed: ${e.stderr?.trim() || e.stdout?.trim() || e.message}`);
 } finally {
-  if (keep) console.log(`\nThe demo home is kept at ${home}`);
-  else rmSync(home, { recursive: true, force: true });
+  if (keep) {
+    // The user's own CLAUDE_CONFIG_DIR, XDG_* and so on would otherwise point the CLI back at their real homes.
+    const envLine = Object.entries(env)
+      .filter(([name]) => name !== 'PATH')
+      .map(([name, value]) => `${name}=${shellQuote(value)}`)
+      .join(' ');
+    console.log(`\nThe demo home is kept at ${home}; to run a command in it, for example vault:`);
+    console.log(`env ${envLine} ${shellQuote(process.execPath)} ${shellQuote(bin)} vault`);
+  } else {
+    rmSync(home, { recursive: true, force: true });
+    console.log('\nThe demo home was removed; npm run demo -- --keep keeps it, to run the commands above in it.');
+  }
 }
