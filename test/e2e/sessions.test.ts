@@ -402,9 +402,9 @@ describe('detect', () => {
     const applied = await runCli(['apply', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env, narrow);
     expect(applied.code, applied.stderr).toBe(0);
     const resume = applied.stdout.split('\n').find((l) => l.startsWith('resume the new session: '))!;
-    const fork = /^prepared (\S+)$/m.exec(applied.stdout)![1]!;
+    const fork = /^published (\S+)$/m.exec(applied.stdout)![1]!;
     expect(resume).toBe(`resume the new session: claude --resume ${fork}`);
-    const beforeResume = applied.stdout.slice(0, applied.stdout.indexOf('prepared '));
+    const beforeResume = applied.stdout.slice(0, applied.stdout.indexOf('published '));
     for (const line of beforeResume.trimEnd().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
   });
 

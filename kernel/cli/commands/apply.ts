@@ -69,7 +69,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
             ? `already applied; the fork has been resumed since: ${r.path}`
             : result.reused
               ? `already applied${r.strategy !== result.plan.plan.strategy ? ` by ${r.strategy}, whose edits were the same` : ''}: ${r.path}`
-              : `prepared ${r.path}`,
+              : `published ${r.path}`,
     );
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}${result.snapshot_unreadable ? ' (cannot be read now; see the warning below)' : ''}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);
