@@ -7,15 +7,27 @@
  */
 import { exitOnStopSignals } from './exit-cleanup.js';
 
-const liveGroups = new Set<number>();
+/** Each live group's leader, with what else to stop along with it (see trackGroup). */
+const liveGroups = new Map<number, (() => void) | undefined>();
 let exitHookInstalled = false;
 
 function killAll(): void {
-  for (const group of liveGroups) killGroup(group);
+  for (const [group, alsoStop] of liveGroups) {
+    killGroup(group);
+    try {
+      alsoStop?.();
+    } catch {
+      // What cannot be stopped must not keep the other groups from being killed.
+    }
+  }
 }
 
-export function trackGroup(pid: number): void {
-  liveGroups.add(pid);
+/**
+ * `alsoStop` (synchronous: it runs in the 'exit' hook) stops what the group started out of the
+ * group's reach, where the caller can find it.
+ */
+export function trackGroup(pid: number, alsoStop?: () => void): void {
+  liveGroups.set(pid, alsoStop);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', killAll);

@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admitBundle } from '../../kernel/plugins/admission/admit.js';
 import { MAX_PARAMS_SCHEMA_DEPTH } from '../../kernel/plugins/host/handshake.js';
 import { startBundle, type RunningBundle } from '../../kernel/plugins/host/running-bundle.js';
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
-import { fixturePluginBundle, tempDir, type ManifestFields, type TempDir } from '../fixtures/bundles/build-bundle.js';
+import { fixturePluginBundle, fixturesDir, tempDir, writeBundle, type ManifestFields, type TempDir } from '../fixtures/bundles/build-bundle.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { StrategyPropose } from '../../sdk/protocol.js';
 
@@ -23,6 +23,15 @@ function isGone(pid: number): boolean {
     return true;
   }
 }
+
+/** The misbehaving strategy, run by own-session.mjs in a session of its own (as `setsid -w` would). */
+function ownSessionBundle(dir: string, args: string[], manifest: ManifestFields = {}): string {
+  const read = (name: string) => readFileSync(join(fixturesDir, 'plugins', name));
+  const files = { 'own-session.mjs': read('own-session.mjs'), 'misbehaving-strategy.mjs': read('misbehaving-strategy.mjs') };
+  return writeBundle(dir, { files, manifest: { executable: 'own-session.mjs', args, ...manifest } });
+}
+
+const pidAfter = (label: string, text: string) => Number(new RegExp(`${label} (\\d+)`).exec(text)?.[1]);
 
 async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;
@@ -77,19 +86,59 @@ describe('plugin processes that misbehave', () => {
     expect(isGone(r.pid!)).toBe(false);
   });
 
-  it('leaves behind a program in a session of its own holding its pipes: gobstopper still ends at once', async () => {
+  it('leaves behind a program in a session of its own holding its pipes: gobstopper ends at once, and so does the program', async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['escaped-child'] });
     const started = Date.now();
     const out = execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'escaped-child-driver.ts'), root], { encoding: 'utf8', timeout: 30_000 });
-    const escaped = Number(/escaped (\d+)/.exec(out)?.[1]);
+    const escaped = pidAfter('escaped', out);
     expect(escaped).toBeGreaterThan(0);
     try {
-      // The program holds the pipes for a minute; the command was not kept waiting for it.
+      // The program would hold the pipes for a minute; the command was not kept waiting for it.
       expect(Date.now() - started).toBeLessThan(20_000);
-      expect(isGone(escaped)).toBe(false);
+      expect(await eventually(() => isGone(escaped))).toBe(true);
     } finally {
-      process.kill(escaped, 'SIGKILL');
+      if (!isGone(escaped)) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  it('runs itself again in a session of its own and hangs: the process that answered, and what it started, are killed too', async () => {
+    dir = tempDir();
+    const root = ownSessionBundle(join(dir.path, 'bundle'), ['hang'], { limits: { timeout_ms: 600 } });
+    running = await startBundle(admitBundle(root), { hostVersion: '0.1.0', cancelGraceMs: 200 });
+    const failure = await failureOf(propose(running));
+    expect(failure.code).toBe('plugin_timeout');
+    expect(failure.message).toMatch(/^plugin fixture@1\.0\.0 timed out after 600 ms during strategy\/propose/);
+    const inner = pidAfter('session', failure.stderrTail);
+    const grandchild = pidAfter('grandchild', failure.stderrTail);
+    try {
+      expect(inner).toBeGreaterThan(0);
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await eventually(() => isGone(running!.pid!))).toBe(true);
+      expect(await eventually(() => isGone(inner))).toBe(true);
+      expect(await eventually(() => isGone(grandchild))).toBe(true);
+    } finally {
+      for (const pid of [inner, grandchild]) if (pid > 0 && !isGone(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('runs itself again in a session of its own and gobstopper is interrupted mid-call: nothing of it is left', async () => {
+    dir = tempDir();
+    const log = join(dir.path, 'log');
+    writeFileSync(log, '');
+    const root = ownSessionBundle(join(dir.path, 'bundle'), ['hang', log], { limits: { timeout_ms: 60_000 } });
+    const driver = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'interrupted-driver.ts'), root, log], { encoding: 'utf8', timeout: 30_000 });
+    expect(driver.status).toBe(143);
+    const text = readFileSync(log, 'utf8');
+    const inner = pidAfter('session', text);
+    const grandchild = pidAfter('grandchild', text);
+    try {
+      expect(inner).toBeGreaterThan(0);
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await eventually(() => isGone(inner))).toBe(true);
+      expect(await eventually(() => isGone(grandchild))).toBe(true);
+    } finally {
+      for (const pid of [inner, grandchild]) if (pid > 0 && !isGone(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 

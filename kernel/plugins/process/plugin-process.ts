@@ -7,6 +7,7 @@ import { PluginFailure } from '../protocol/plugin-failure.js';
 import { pluginEnvironment } from './environment.js';
 import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import { launchFor } from './runtime.js';
+import { killPipeHolders, stdioLinks } from './pipe-holders.js';
 import { StderrRing } from './stderr-ring.js';
 import { stderrEcho } from './stderr-echo.js';
 import { MAX_NOTIFICATIONS_WITHOUT_ANSWER } from '../host/plugin-limits.js';
@@ -30,7 +31,9 @@ export interface PluginProcess {
 const DRAIN_AFTER_EXIT_MS = 300;
 /** Then how long pipes still held open (by something out of the group's reach) are read before they are closed. */
 const LET_GO_AFTER_EXIT_MS = 2000;
-/** How long to wait for a killed group's pipes to close before giving up on reaping. */
+/** How long a killed group's pipes may take to close before whatever else holds them is looked for. */
+const HOLDERS_AFTER_KILL_MS = 200;
+/** Then how long to wait for them to close before giving up on reaping. */
 const REAP_WAIT_MS = 2000;
 
 /**
@@ -59,7 +62,9 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
     void child.catch(() => undefined);
     throw new PluginFailure('plugin_spawn_failed', { pluginId: manifest.id, pluginVersion: manifest.version, reason: `could not be started (${launch.file}${whyNotStarted(launch.file)})` });
   }
-  trackGroup(pid);
+  const links = stdioLinks(pid);
+  const killHolders = () => void killPipeHolders(links);
+  trackGroup(pid, killHolders);
   const stderr = new StderrRing(options.stderrBytes);
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   if ((options.hostEnv ?? process.env).GOBSTOPPER_DEBUG) child.stderr!.on('data', stderrEcho(manifest.id));
@@ -71,9 +76,10 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
   child.stdout!.once('close', () => (stdoutEnded = true));
   const reaped = child.then(() => undefined, () => undefined);
   // Something the plugin started in a session of its own (setsid) is out of the group's reach and
-  // may hold the pipes open long after the plugin is gone, which would keep this process alive
-  // until that program ends. Once what was buffered has had time to be read, they are closed: a
-  // call in flight then fails as the plugin's exit.
+  // may hold the pipes open long after the plugin is gone. Such a process is killed when it is
+  // found holding them (pipe-holders.ts); where it cannot be found, or it holds them still, they
+  // are closed once what was buffered has had time to be read, so this process is not kept alive
+  // until that program ends. A call in flight then fails as the plugin's exit.
   const letGoOfPipes = () => {
     for (const pipe of [child.stdout!, child.stderr!, child.stdin!]) pipe.destroy();
   };
@@ -85,6 +91,7 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
       setTimeout(() => {
         if (stdoutEnded) return;
         killGroup(pid);
+        killHolders();
         setTimeout(() => {
           if (!stdoutEnded) letGoOfPipes();
         }, LET_GO_AFTER_EXIT_MS).unref();
@@ -97,8 +104,13 @@ export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions
     (terminated ??= (async () => {
       killGroup(pid);
       const timedOut = Symbol('timed out');
-      const outcome = await Promise.race([reaped, new Promise((r) => setTimeout(() => r(timedOut), REAP_WAIT_MS).unref())]);
-      if (outcome === timedOut) letGoOfPipes();
+      const within = (ms: number) => Promise.race([reaped, new Promise((r) => setTimeout(() => r(timedOut), ms).unref())]);
+      // Pipes still open once the group has had time to die are held from outside it; the scan
+      // of /proc is paid only then.
+      if ((await within(HOLDERS_AFTER_KILL_MS)) === timedOut) {
+        killHolders();
+        if ((await within(REAP_WAIT_MS)) === timedOut) letGoOfPipes();
+      }
       untrackGroup(pid);
     })());
 
