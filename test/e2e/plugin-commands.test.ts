@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -375,6 +375,28 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     const notASha = await gob('plugin', 'inspect', 'examples/plugins/keep-last-jq', '--trusted-sha256', 'abc');
     expect(notASha.code).toBe(2);
     expect(notASha.stderr.trim()).toBe('gobstopper: --trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check examples/plugins/keep-last-jq prints');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('a FIFO named gobstopper-plugin.json is refused at once as not a regular file, whichever path names it', async () => {
+    const before = snapshot();
+    const dir = join(home.root, 'fifo-bundle');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'main.mjs'), 'x');
+    const fifo = join(dir, 'gobstopper-plugin.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const said = `${dir} is not a plugin bundle: gobstopper-plugin.json is not a regular file`;
+    for (const target of [dir, fifo]) {
+      for (const command of ['check', 'add']) {
+        // Opened for reading, the FIFO would wait for a writer that never comes.
+        const started = Date.now();
+        const human = await gob('plugin', command, target);
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect({ code: human.code, stderr: human.stderr }).toEqual({ code: 1, stderr: `gobstopper: ${said}\n` });
+        const json = await gob('plugin', command, target, '--json');
+        expect({ code: json.code, error: JSON.parse(json.stdout).error }).toEqual({ code: 1, error: { code: 'not_a_bundle', message: said, details: { bundle: dir, file: 'gobstopper-plugin.json' } } });
+      }
+    }
     expect(snapshot()).toEqual(before);
   });
 

@@ -116,6 +116,12 @@ function locateRoot(offered: string): string {
     }
   }
   if (stat.isDirectory()) return offered;
-  if (stat.isFile() && basename(offered) === MANIFEST_FILE) return dirname(offered);
+  if (basename(offered) === MANIFEST_FILE) {
+    if (stat.isFile()) return dirname(offered);
+    // Said as the directory's manifest would be, and without opening it: a FIFO would block.
+    const bundle = dirname(offered);
+    throw new AdmissionError('not_a_bundle', `${bundle} is not a plugin bundle: ${MANIFEST_FILE} is not a regular file`, { bundle, file: MANIFEST_FILE });
+  }
+  if (!stat.isFile()) throw new AdmissionError('not_a_bundle', `${offered} is not a plugin bundle: it is neither a directory nor a regular file`, { bundle: offered });
   throw new AdmissionError('not_a_bundle', `${offered} is not a plugin bundle: give its directory or its ${MANIFEST_FILE}`, { bundle: offered });
 }
