@@ -150,6 +150,14 @@ describe('plugin processes that misbehave', () => {
     expect(failure.message).toContain('dying on purpose');
   });
 
+  it('closes stdout mid-call but keeps running: the error says so, and the process is killed', async () => {
+    const r = await start('close-stdout', { limits: { timeout_ms: 60_000 } });
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_exited');
+    expect(failure.message).toContain('plugin fixture@1.0.0 closed its output during strategy/propose');
+    expect(await eventually(() => isGone(r.pid!))).toBe(true);
+  });
+
   it('prints a line that is not JSON', async () => {
     const r = await start('nonjson');
     const failure = await failureOf(propose(r));
