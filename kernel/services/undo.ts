@@ -68,12 +68,20 @@ async function requireSnapshotOf(layout: VaultLayout, target: string, entry: T.V
 }
 
 /**
- * A candidate that cannot be tied to the target (another session's, or one no line or receipt
- * names) is passed over; what is wrong with it does not concern a restore of another state.
+ * One snapshot a short `--sha` prefix matched, checked as the target's: its state, or why it cannot
+ * be restored when the target's own index line or receipt names it (it may be the state the user
+ * means, so that is the answer), or null for a candidate that cannot be tied to the target (another
+ * session's, or one no line or receipt names), whose troubles do not concern a restore of another.
  */
-function notOfTarget(error: unknown): null {
-  if (error instanceof GobstopperError) return null;
-  throw error;
+type Candidate = { state: ChosenState } | { failure: GobstopperError } | null;
+
+async function candidateOfTarget(check: Promise<ChosenState>, claimed: boolean): Promise<Candidate> {
+  try {
+    return { state: await check };
+  } catch (error) {
+    if (!(error instanceof GobstopperError)) throw error;
+    return claimed ? { failure: error } : null;
+  }
 }
 
 /** Labels of snapshots that are not a state a user would undo to. */
@@ -151,8 +159,23 @@ async function chooseState(layout: VaultLayout, target: string, sha?: string): P
       // share still names one state when only one of them is the target's.
       if (!(error instanceof GobstopperError) || error.code !== 'ambiguous_sha') throw error;
       const candidates = (error.details as { candidates: string[] }).candidates;
-      const own = (await Promise.all(candidates.map((c) => ofTarget(c).catch(notOfTarget)))).filter((c) => c !== null);
-      if (own.length === 1) return own[0]!;
+      const history = await sessionHistory(layout, target).catch((notOne: unknown) => {
+        if (notOne instanceof GobstopperError) return [];
+        throw notOne;
+      });
+      // Named as the target's by its index line, by a receipt of the target fork, or (its line
+      // lost) by a receipt whose source is the target.
+      const claimed = (id: string) =>
+        history.some((e) => e.sha256 === id) ||
+        allReceipts.some((r) => r.snapshot_manifest_sha256 === id && (receipts.includes(r) || (forms ? forms.has(r.source_path) : r.source_session_id.toLowerCase() === wanted)));
+      const own = (await Promise.all(candidates.map((c) => candidateOfTarget(ofTarget(c), claimed(c))))).filter((c) => c !== null);
+      // Two of the target's own states (one of them damaged, say) are still two: restoring the
+      // intact one could restore a state the user did not mean.
+      const only = own.length === 1 ? own[0]! : null;
+      if (only) {
+        if ('state' in only) return only.state;
+        throw only.failure;
+      }
       throw error;
     }
     return ofTarget(id);

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chooseSnapshot } from '../../../kernel/services/undo.js';
 import { diffSnapshots } from '../../../kernel/vault/diff.js';
+import { serializeEntry } from '../../../kernel/vault/index-file.js';
 import { listSnapshots, sessionHistory } from '../../../kernel/vault/list.js';
 import { showSnapshot } from '../../../kernel/vault/show.js';
 import { snapshotFile } from '../../../kernel/vault/snapshot.js';
@@ -146,6 +147,36 @@ describe('vault, history, show and diff', () => {
     expect((await chooseSnapshot(home.layout, 'q', prefix)).sha256).toBe(own.sha256);
     // For a session none of them belongs to, it is still ambiguous.
     await expect(chooseSnapshot(home.layout, 'r', prefix)).rejects.toMatchObject({ code: 'ambiguous_sha' });
+  });
+
+  it("undo's --sha names the damage when the only snapshot of the target's a prefix matches is damaged", async () => {
+    const own = await archive('q.jsonl', 'q', [claudeUser('q', 'v1', 'u1')]);
+    await archive('r.jsonl', 'r', [claudeUser('r', 'v1', 'u1')]);
+    const prefix = own.sha256.slice(0, 4);
+    const other = `${prefix}${own.sha256[4] === '0' ? '1' : '0'}${'0'.repeat(59)}`;
+    writeFileSync(join(home.layout.manifests, other), '');
+    const manifest = join(home.layout.manifests, own.sha256);
+    chmodSync(manifest, 0o600);
+    appendFileSync(manifest, ' ');
+    // q's line names the damaged manifest, so that is the state meant: the damage and its repair,
+    // not "ambiguous", which would send the user after a full id that fails the same way.
+    await expect(chooseSnapshot(home.layout, 'q', prefix)).rejects.toMatchObject({
+      code: 'vault_damaged',
+      message: expect.stringContaining(`${manifest}: manifest bytes do not hash to its name; repair required: move ${manifest} out of the vault`),
+    });
+    // r has none of them: still ambiguous.
+    await expect(chooseSnapshot(home.layout, 'r', prefix)).rejects.toMatchObject({ code: 'ambiguous_sha' });
+  });
+
+  it("undo's --sha stays ambiguous when the prefix matches two of the target's states, one of them damaged", async () => {
+    const own = await archive('q.jsonl', 'q', [claudeUser('q', 'v1', 'u1')]);
+    const prefix = own.sha256.slice(0, 4);
+    const damaged = `${prefix}${own.sha256[4] === '0' ? '1' : '0'}${'0'.repeat(59)}`;
+    writeFileSync(join(home.layout.manifests, damaged), '', { mode: 0o600 });
+    // A second line of q names it: both are q's, so restoring the intact one may not be what was meant.
+    appendFileSync(home.layout.index, serializeEntry({ ...own, sha256: damaged, ts: own.ts + 1 }));
+    await expect(chooseSnapshot(home.layout, 'q', prefix)).rejects.toMatchObject({ code: 'ambiguous_sha', details: { candidates: [own.sha256, damaged].sort() } });
+    expect((await chooseSnapshot(home.layout, 'q', own.sha256)).sha256).toBe(own.sha256);
   });
 
   it('treats an edited file archived again as a new state of the same stream', async () => {
