@@ -13,13 +13,15 @@ export class VaultDamagedError extends GobstopperError {
     readonly file: string,
     readonly problem: string,
     repair: string,
+    more: Record<string, unknown> = {},
   ) {
-    super('vault_damaged', `vault damaged: ${file}: ${problem}; repair required: ${repair}`, { details: { file } });
+    super('vault_damaged', `vault damaged: ${file}: ${problem}; repair required: ${repair}`, { details: { file, ...more } });
   }
 }
 
-export function vaultDamaged(file: string, problem: string, repair: string): VaultDamagedError {
-  return new VaultDamagedError(file, problem, repair);
+/** `more`: what the repair names in full where the message shortens it (snapshot ids, files). */
+export function vaultDamaged(file: string, problem: string, repair: string, more?: Record<string, unknown>): VaultDamagedError {
+  return new VaultDamagedError(file, problem, repair, more);
 }
 
 export function insecureVault(file: string, problem: string, repair: string): GobstopperError {

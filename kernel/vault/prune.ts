@@ -17,7 +17,7 @@ import { usageError } from '../errors.js';
 import { judgeReceipts, type Settlement } from '../publish/abandoned.js';
 import { listReceipts } from '../publish/receipt.js';
 import { withExclusiveCustody } from './custody.js';
-import { vaultDamaged } from './errors.js';
+import { VaultDamagedError } from './errors.js';
 import { readIndex, rewriteIndexLocked, streamOf, withIndexLock } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { CHUNK_BYTES, DEFAULT_PRUNE_KEEP } from './limits.js';
@@ -25,6 +25,7 @@ import { checkChunkPresent, readChunk } from './chunks.js';
 import { chunkLength, loadManifest } from './manifest.js';
 import { sweepDeadRunLeftovers } from './leftovers.js';
 import { listPinnedManifests } from './pins.js';
+import { missingKeptManifest, unreadableKeptChunk, type ChunkUse, type Claims } from './prune-repair.js';
 import { clearPruneJournal, readPruneJournal, writePruneJournal } from './prune-journal.js';
 import { fsyncDir, isTempName, namesIn } from './private-fs.js';
 import { listManifestIds } from './selectors.js';
@@ -88,7 +89,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       referenced.add(receipt.snapshot_manifest_sha256);
       referenced.add(receipt.output_manifest_sha256);
     }
-    for (const sha of await listPinnedManifests(layout)) referenced.add(sha);
+    const pinned = new Set(await listPinnedManifests(layout));
+    for (const sha of pinned) referenced.add(sha);
 
     // The newest `keep` archived states per stream, by append order. A state is a snapshot, not
     // an index line: archiving the same bytes again under another label (snapshot, fork, apply)
@@ -118,6 +120,8 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
     // Validate every stored manifest before deciding anything; a damaged one stops the prune.
     const stored = new Set(await listManifestIds(layout));
     const liveChunks = new Map<string, number>();
+    // Which kept snapshots use each kept chunk, said when one cannot be read.
+    const chunkUses = new Map<string, ChunkUse[]>();
     const readChunks = new Set<string>();
     const unindexed: string[] = [];
     const deadManifests: string[] = [];
@@ -125,26 +129,31 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       const { manifest } = await loadManifest(layout, sha, env);
       const keptUnindexed = !liveManifests.has(sha) && !indexed.has(sha) && !request.includeUnindexed && !unfinished.has(sha) && !abandonedOutputs.has(sha);
       if (keptUnindexed) unindexed.push(sha);
-      if (liveManifests.has(sha) || keptUnindexed) manifest.chunks.forEach((chunk, i) => liveChunks.set(chunk, chunkLength(manifest.bytes, i)));
-      else deadManifests.push(sha);
+      if (liveManifests.has(sha) || keptUnindexed) {
+        manifest.chunks.forEach((chunk, i) => {
+          const length = chunkLength(manifest.bytes, i);
+          liveChunks.set(chunk, length);
+          const uses = chunkUses.get(chunk) ?? [];
+          uses.push({ sha256: sha, offset: i * CHUNK_BYTES, length });
+          chunkUses.set(chunk, uses);
+        });
+      } else deadManifests.push(sha);
       if (mustRead.has(sha)) for (const chunk of manifest.chunks) readChunks.add(chunk);
     }
     // What stays must still be readable: a missing or cut chunk is reported, not pruned around.
     // Every kept chunk is checked for its size; those of streams losing a state are read whole.
+    const claims: Claims = { entries: kept, receipts: receipts.filter((r) => !abandoned.has(r.operation)), pinned };
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     for (const [chunk, length] of liveChunks) {
-      if (readChunks.has(chunk)) await readChunk(layout.chunks, chunk, length, buffer);
-      else await checkChunkPresent(layout.chunks, chunk, length);
-    }
-    for (const sha of liveManifests) {
-      if (!stored.has(sha)) {
-        const file = join(layout.manifests, sha);
-        // The same bytes make the same manifest: a source unchanged since can write it again.
-        const archived = kept.find((e) => e.sha256 === sha);
-        const again = archived ? `, or, if ${archived.path} is unchanged since, run gobstopper snapshot ${archived.path} to write it again` : '';
-        throw vaultDamaged(file, 'a snapshot the index, a receipt or a pin references is missing', `restore ${file} from a backup${again}`);
+      try {
+        if (readChunks.has(chunk)) await readChunk(layout.chunks, chunk, length, buffer);
+        else await checkChunkPresent(layout.chunks, chunk, length);
+      } catch (error) {
+        if (!(error instanceof VaultDamagedError)) throw error;
+        throw await unreadableKeptChunk(layout, error, chunkUses.get(chunk) ?? [], claims, env);
       }
     }
+    for (const sha of liveManifests) if (!stored.has(sha)) throw missingKeptManifest(layout, sha, claims);
     const chunkNames = await namesIn(layout.chunks);
     const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 

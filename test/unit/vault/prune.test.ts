@@ -189,6 +189,54 @@ describe('prune', () => {
     expect((await readSnapshotRecord(home.layout, { snapshot: a[0]!, record: 0 })).record_bytes).toBeGreaterThan(0);
   });
 
+  /** The file of the first chunk of snapshot `sha`. */
+  function firstChunk(sha: string): string {
+    const manifest = JSON.parse(readFileSync(join(home.layout.manifests, sha), 'utf8')) as { chunks: string[] };
+    return join(home.layout.chunks, manifest.chunks[0]!);
+  }
+
+  it('a damaged kept chunk whose session file still holds it: moving it aside and archiving that file again is the way out', async () => {
+    const a = await history('a', 2);
+    const path = join(home.sessions, 'a.jsonl');
+    const chunk = firstChunk(a[1]!);
+    writeFileSync(chunk, readFileSync(chunk).fill(0x20));
+    const damaged = `${chunk}: chunk bytes do not hash to its name; repair required: move it out of the vault, then run gobstopper snapshot ${path} to write it again (that file still holds its bytes)`;
+    await expect(pruneVault(home.layout, { keep: 1 })).rejects.toMatchObject({ code: 'vault_damaged', message: expect.stringContaining(damaged), details: { rewrite_from: path } });
+    // Moved aside, the same chunk is missing: the advice still leads to the file, not back to a backup only.
+    rmSync(chunk);
+    await expect(pruneVault(home.layout, { keep: 1 })).rejects.toMatchObject({ message: expect.stringContaining(`chunk is missing; repair required: run gobstopper snapshot ${path} to write it again`) });
+    await snapshotFile(home.layout, { path, sessionId: 'a', provider: 'codex', strategy: 'snapshot' });
+    await expect(pruneVault(home.layout, { keep: 1, apply: true })).resolves.toMatchObject({ manifests_removed: 1 });
+  });
+
+  it('a kept chunk no file holds any more: names the lost snapshot and how to drop it, and dropping it lets prune run', async () => {
+    const a = await history('a', 2);
+    const path = join(home.sessions, 'a.jsonl');
+    const chunk = firstChunk(a[1]!);
+    rmSync(chunk);
+    // Appended to since: the bytes are still at the start of the file, but archiving it cuts a longer chunk.
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"type":"user","v":2}\n`);
+    const before = listing(home);
+    const lost = `chunk is missing; repair required: restore it from a backup; no archived file holds its bytes any more, so without one snapshot ${a[1]!.slice(0, 16)}… of codex a cannot be recovered: to drop it, delete its lines from index.jsonl, move manifests/${a[1]!.slice(0, 16)}… out of the vault, then prune again`;
+    const refusal = { code: 'vault_damaged', message: expect.stringContaining(lost), details: { lost_snapshots: [a[1]], receipts: [], manifests: [join(home.layout.manifests, a[1]!)] } };
+    for (const apply of [false, true]) await expect(pruneVault(home.layout, { keep: 1, apply })).rejects.toMatchObject(refusal);
+    expect(listing(home)).toEqual(before);
+    await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => e.sha256 !== a[1])));
+    rmSync(join(home.layout.manifests, a[1]!));
+    await expect(pruneVault(home.layout, { keep: 1, apply: true })).resolves.toMatchObject({ kept_entries: 1, manifests_removed: 0 });
+  });
+
+  it('a kept snapshot whose manifest is gone and whose file changed since: how to drop it', async () => {
+    const a = await history('a', 2);
+    rmSync(join(home.layout.manifests, a[0]!));
+    // a[0] is kept by the newest-N rule only with keep 2.
+    await expect(pruneVault(home.layout, { keep: 2 })).rejects.toMatchObject({
+      message: expect.stringContaining(`without either, snapshot ${a[0]!.slice(0, 16)}… of codex a cannot be recovered: to drop it, delete its lines from index.jsonl, then prune again`),
+    });
+    await withIndexLock(home.layout, async () => rewriteIndexLocked(home.layout, (await readIndex(home.layout)).filter((e) => e.sha256 !== a[0])));
+    await expect(pruneVault(home.layout, { keep: 2, apply: true })).resolves.toMatchObject({ kept_entries: 1 });
+  });
+
   it('a preview takes no lock and removes nothing, not even the holds of dead snapshotters', async () => {
     await history('a', 3);
     const deadHold = join(home.layout.custody, '.tmp-hold-999999-abc.json');
