@@ -19,7 +19,7 @@ import type { JobProgress } from '../eval/parallel-runner.js';
 import type { ProviderClient } from '../plugins/host/clients.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
-import { listReceipts } from '../publish/receipt.js';
+import { listReceipts, readableReceipts } from '../publish/receipt.js';
 import { discardStaging } from '../publish/staging.js';
 import { planSession } from '../policy/plan-pipeline.js';
 import { resolveSession } from '../sessions/selector.js';
@@ -57,7 +57,7 @@ interface LoadedCopy {
   /** The file name providers see (identity lives in it). */
   name: string;
   copy: string;
-  /** The provider recorded with a vault snapshot, when indexed. */
+  /** The provider recorded with a vault snapshot: by its index line, or for a fork's retained bytes by its receipt. */
   provider: string | null;
   /** The vault id it was rebuilt from, for `vault:<sha256>`. */
   vault_id?: string;
@@ -77,11 +77,14 @@ async function vaultSnapshot(runtime: Runtime, selector: string): Promise<{ froz
     chunk.copy(bytes, offset);
   });
   const entry = (await readIndex(layout)).find((e) => e.sha256 === id) ?? null;
+  // A fork's retained bytes have no index line; the receipt of the publication that made them
+  // records its provider. A damaged receipt costs only its own fork, as elsewhere.
+  const published = entry ? undefined : (await readableReceipts(layout)).find((r) => r.output_manifest_sha256 === id);
   return {
     frozen: { path: selector, bytes, sha256: loaded.manifest.source_sha256, mtimeMs: (entry?.ts ?? 0) * 1000 },
     // Retained outputs are not indexed; a name without an id keeps providers from reading one into it.
     name: entry ? basename(entry.path) : `snapshot-${id.slice(0, 16)}.jsonl`,
-    provider: entry?.provider ?? null,
+    provider: entry?.provider ?? published?.provider ?? null,
     session_id: entry?.session_id ?? null,
     vault_id: id,
   };

@@ -520,6 +520,7 @@ describe.skipIf(!built)('eval (built CLI)', () => {
 describe.skipIf(!built)('eval-study (built CLI)', () => {
   let manifestPath: string;
   let forkPath: string;
+  let forkReceipt: { snapshot_manifest_sha256: string; output_manifest_sha256: string };
   let manifest: RetentionManifest;
 
   beforeAll(() => {
@@ -736,6 +737,7 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(readFileSync(codexPath).equals(sourceBefore)).toBe(true);
     expect(treeDigest(home.root)).toEqual(before);
     forkPath = receipt.path;
+    forkReceipt = receipt;
   });
 
   it('the retention apply would put on its event matches what eval reported for the same plan', async () => {
@@ -803,6 +805,19 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     const { status, body } = json(['eval-study', CODEX_ID, '--manifest', manifestPath, '--against', claude]);
     expect(status).toBe(1);
     expect(body.error.code).toBe('provider_mismatch');
+  });
+
+  it('--against vault:<id> of another provider\'s fork is provider_mismatch, as its source snapshot is', () => {
+    plantedClaude();
+    const claudeManifest = join(work, 'claude-study.json');
+    expect(json(['eval-study', CLAUDE_ID, '--prepare-manifest', claudeManifest]).status).toBe(0);
+    const before = treeDigest(home.root);
+    // The fork's retained bytes have no index line; the receipt that published them names codex.
+    for (const id of [forkReceipt.snapshot_manifest_sha256, forkReceipt.output_manifest_sha256]) {
+      const { status, body } = json(['eval-study', CLAUDE_ID, '--manifest', claudeManifest, '--against', `vault:${id}`]);
+      expect({ status, error: body.error }).toEqual({ status: 1, error: { code: 'provider_mismatch', message: `vault:${id} is a codex snapshot but the session is claude_code; the providers must match` } });
+    }
+    expect(treeDigest(home.root)).toEqual(before);
   });
 
   it('--against another, smaller session of the same provider is refused: it is not derived from this one', () => {
