@@ -11,6 +11,7 @@ import { validateEdit } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
 import { checkAgainst } from '../plugins/protocol/schema-check.js';
 import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
+import { killPipeHolders, stdioLinks } from '../plugins/process/pipe-holders.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -59,7 +60,12 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
 
   let stopped: 'timeout' | 'overflow' | null = null;
   const pid = subprocess.pid;
-  if (pid !== undefined) trackGroup(pid);
+  // What the script was given to write to; whatever still holds it once the group is gone was
+  // started by the script (pipe-holders.ts).
+  const links = pid !== undefined ? stdioLinks(pid) : new Set<string>();
+  let escapees = 0;
+  const stopEscapees = () => void (escapees += killPipeHolders(links).length);
+  if (pid !== undefined) trackGroup(pid, stopEscapees);
   const stopGroup = () => {
     if (pid !== undefined) killGroup(pid);
   };
@@ -77,13 +83,15 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   });
   // A process that left the group (`setsid sleep 100 &`) survives the group's kill and may hold
   // stdout open, so the pipe would not end until it did: once the group is gone, what is in the
-  // pipe is read for a moment and then the pipe is closed from this end.
+  // pipe is read for a moment, then what still holds it is stopped and the pipe is closed from
+  // this end.
   let held = false;
   let cut: NodeJS.Timeout | undefined;
   const closePipeSoon = () => {
     cut ??= setTimeout(() => {
       if (subprocess.stdout && !subprocess.stdout.readableEnded) {
         held = true;
+        stopEscapees();
         subprocess.stdout.destroy();
       }
     }, PIPE_GRACE_MS);
@@ -126,7 +134,8 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   } catch (error) {
     // The likely cause is not the JSON: the answer was to come from what the command left running.
     if (held) {
-      throw failed(request.table, 'exited before printing a complete answer, and a process it started outside its process group (setsid?) still holds its output open; that process was not stopped');
+      const fate = escapees > 0 ? 'it was stopped' : 'it could not be found, and was not stopped';
+      throw failed(request.table, `exited before printing a complete answer, and a process it started outside its process group (setsid?) held its output open; ${fate}`);
     }
     if (!leftRunning) throw error;
     throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does');

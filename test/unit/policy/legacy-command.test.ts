@@ -107,9 +107,11 @@ describe('legacy command presets', () => {
       // then named as what holds the output.
       const exited = Date.now();
       await expect(runLegacyCommand(request(`setsid sleep 30 & echo $! > ${JSON.stringify(pidFile)}.2; sleep 0.2`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
-        message: expect.stringContaining('a process it started outside its process group (setsid?) still holds its output open'),
+        message: expect.stringContaining('a process it started outside its process group (setsid?) held its output open; it was stopped'),
       });
       expect(Date.now() - exited).toBeLessThan(5_000);
+      // Both escapees are gone: they held the output, so they were found and stopped.
+      for (const file of [pidFile, `${pidFile}.2`]) expect(alive(Number(readFileSync(file, 'utf8').trim())), file).toBe(false);
     } finally {
       for (const file of [pidFile, `${pidFile}.2`]) {
         if (existsSync(file)) process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGKILL');
@@ -181,3 +183,18 @@ describe('legacy command presets', () => {
     expect(outcome).toMatchObject({ status: 'plan', plan: { strategy: 'preset:custom-script', context_tokens_after: before - 10 * 976 } });
   });
 });
+
+/** Whether `pid` still runs (a zombie no parent has reaped yet counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
