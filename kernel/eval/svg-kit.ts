@@ -78,8 +78,30 @@ export function timeTicks(spanMs: number, count = 4): number[] {
   return ticks;
 }
 
-/** Okabe-Ito: distinguishable with the common colour-vision deficiencies. */
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+/**
+ * One colour per strategy: the 13 built-in ones (auto included) and two more before any repeats.
+ * Okabe-Ito first, distinguishable with the common colour-vision deficiencies, then darker hues from
+ * Paul Tol's schemes; Okabe-Ito's yellow gives way to olive, since a yellow mark on the white card
+ * all but disappears. Every colour keeps at least 2:1 against white and about 22 (CIELAB ΔE) from
+ * every other, so a swatch in the table, which has no shape to tell it apart, still names one strategy.
+ */
+export const PALETTE = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#56B4E9',
+  '#D55E00',
+  '#999933',
+  '#000000',
+  '#332288',
+  '#882255',
+  '#117733',
+  '#8C564B',
+  '#888888',
+  '#AA4499',
+  '#661100',
+];
 export const SHAPES = ['circle', 'square', 'triangle', 'diamond'] as const;
 export type Shape = (typeof SHAPES)[number];
 

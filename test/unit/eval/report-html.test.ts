@@ -62,6 +62,23 @@ describe('bench HTML report', () => {
     expect(hostile).toContain('a&quot;b&lt;c&gt;');
   });
 
+  it('gives each of the 13 built-in strategies its own legible colour, in the table swatches too', () => {
+    const strategies = ['elide', 'compacted', 'structured', 'scored', 'dedupe', 'micro', 'middle', 'cache_aware', 'cliff', 'agentic', 'auto', 'sawtooth', 'cache_edits'];
+    const template = input.rows.find((r) => r.status === 'plan')!;
+    const rows = strategies.map((strategy) => ({ ...template, strategy }));
+    const report = renderBenchReportHtml({ ...input, rows, aggregates: aggregateBench(rows), timelines: [] });
+    const table = report.slice(report.indexOf('<table>'), report.indexOf('</table>'));
+    const swatches = [...table.matchAll(/<span class="swatch" style="background:(#[0-9A-Fa-f]{6})"><\/span>([a-z_]+)</g)];
+    expect(swatches.map((m) => m[2]).sort()).toEqual([...strategies].sort());
+    const colours = swatches.map((m) => m[1]!);
+    expect(new Set(colours).size).toBe(13);
+    // Distinct to the eye, not just in hex: apart in CIELAB, and none fading into the white card.
+    for (const [i, a] of colours.entries()) {
+      expect(contrastOnWhite(a), a).toBeGreaterThanOrEqual(2);
+      for (const b of colours.slice(i + 1)) expect(labDistance(a, b), `${a} ${b}`).toBeGreaterThanOrEqual(20);
+    }
+  });
+
   it("a state card's stamp (the day it was written) does not stretch a session's time axis; its tokens still count", () => {
     const session = buildSession({ goal: 'g', turns: [{ command: 'ls', output: filler(300) }, { command: 'ls', output: filler(300) }] });
     const last = session.source.toString('utf8').trimEnd().split('\n').at(-1)!;
@@ -249,3 +266,23 @@ describe('chart helpers', () => {
     expect(out.at(-1)).toEqual(pts.at(-1));
   });
 });
+
+const linear = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+
+/** WCAG contrast ratio against #FFFFFF. */
+function contrastOnWhite(hex: string): number {
+  const [r, g, b] = linear(hex);
+  return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
+}
+
+/** CIE76 ΔE: Euclidean distance in CIELAB (D65). */
+function labDistance(a: string, b: string): number {
+  const lab = (hex: string) => {
+    const [r, g, bl] = linear(hex);
+    const xyz = [(0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * bl, (0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883];
+    const [fx, fy, fz] = xyz.map((t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116)) as [number, number, number];
+    return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+  };
+  const [p, q] = [lab(a), lab(b)];
+  return Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!, p[2]! - q[2]!);
+}
