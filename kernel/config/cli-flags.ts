@@ -30,6 +30,6 @@ export const providerFilterFlag = Flags.string({
 });
 
 export const quotaPressureFlag = Flags.string({
-  summary: 'Scale the trigger: low compacts later (×1.15), high earlier (×0.7).',
+  summary: 'Scale the trigger: low compacts later (×1.15), high earlier (×0.7, but not to within min_savings_tokens of the floor).',
   options: ['low', 'normal', 'high'],
 });

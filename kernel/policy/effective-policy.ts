@@ -6,7 +6,7 @@ import type { ResolvedPolicy } from '../../schemas/generated/types.js';
 import { adapt, type AdaptiveSample, type PinnedValues } from './adaptive.js';
 import { assertPolicyBounds } from './bounds.js';
 import type { PolicyValues } from './defaults.js';
-import { effectiveTrigger } from './quota.js';
+import { heldEffectiveTrigger } from './quota.js';
 
 export function toResolvedPolicy(values: PolicyValues, adaptiveReasons: ResolvedPolicy['adaptive_reasons'] = []): ResolvedPolicy {
   return {
@@ -23,7 +23,7 @@ export function toResolvedPolicy(values: PolicyValues, adaptiveReasons: Resolved
     result_max_bytes: values.result_max_bytes,
     quota_pressure: values.quota_pressure,
     adaptive: values.adaptive,
-    effective_trigger_tokens: effectiveTrigger(values.trigger_tokens, values.quota_pressure),
+    effective_trigger_tokens: heldEffectiveTrigger(values),
     adaptive_reasons: adaptiveReasons,
     scorer: values.scorer,
     strategy_params: values.strategy_params,

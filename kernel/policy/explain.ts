@@ -5,7 +5,7 @@
  */
 import type { ContextBasis, ExplainCommandResult, ExplainedSession, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { formatCount } from '../text/human.js';
-import { QUOTA_PRESSURE_FACTOR } from './quota.js';
+import { QUOTA_PRESSURE_FACTOR, pressureHoldNote } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
 /** Native auto-compaction fires near the end of the window and lands around this many tokens. */
@@ -90,16 +90,16 @@ export function explain(input: ExplainInput): ExplainCommandResult {
     lines.push(`Session ${session.provider} ${session.session_id}: ${windowNote}; the policy below is the one plan uses for it.`);
   }
   const factor = QUOTA_PRESSURE_FACTOR[policy.quota_pressure].toFixed(2).replace(/0$/, '');
+  const held = pressureHoldNote(policy);
+  const scaling = held === null ? ` (trigger ${n(policy.trigger_tokens)} ×${factor} for ${policy.quota_pressure} quota pressure)` : '';
   lines.push(
-    `Policy: strategy ${policy.strategy}; compact when the context reaches ${n(trigger)} tokens ` +
-      `(trigger ${n(policy.trigger_tokens)} ×${factor} for ${policy.quota_pressure} quota pressure) and aim for ${n(floor)} afterwards (the floor).`,
+    `Policy: strategy ${policy.strategy}; compact when the context reaches ${n(trigger)} tokens${scaling} and aim for ${n(floor)} afterwards (the floor)` +
+      (held === null ? '.' : `; ${held}.`),
   );
   lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
-  // The native compaction fires near 90% of the window: a trigger past it is never reached.
+  // The native compaction fires near 90% of the window: a trigger past it is never reached. (Quota
+  // pressure never brings it to the floor: see pressureHold.)
   const neverFires = trigger >= nativeTrigger;
-  // High quota pressure scales the trigger and not the floor; at or under the floor a cycle has
-  // nothing to reclaim.
-  const nothingToReclaim = trigger <= floor;
   if (neverFires) {
     const remedy = policy.adaptive
       ? 'adaptive, which is on, caps it per session at a quarter of the model window when plan runs, before any low-yield back-off (see gobstopper tune)'
@@ -107,12 +107,6 @@ export function explain(input: ExplainInput): ExplainCommandResult {
     lines.push(
       `Warning: the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
         `so as configured it never fires; set trigger_tokens below ${n(nativeTrigger)}${policy.adaptive ? `; ${remedy}` : `, ${remedy}`}.`,
-    );
-  }
-  if (nothingToReclaim) {
-    lines.push(
-      `Warning: under ${policy.quota_pressure} quota pressure the trigger (${n(trigger)}) is at or below the floor (${n(floor)}), so a compaction it starts has nothing to reclaim; ` +
-        `set floor_tokens below ${n(trigger)}.`,
     );
   }
   if (policy.adaptive && !neverFires) {
@@ -123,8 +117,8 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   lines.push('What counts as context:');
   for (const basis of contextBasis) lines.push(`  ${basis.provider}: ${basis.counts}.`);
   lines.push('  Without reported usage, gobstopper estimates 4 bytes a token over the records still in context.');
-  // A cycle that never happens (or reclaims nothing) has no cost or saving worth putting in words.
-  if (!neverFires && !nothingToReclaim) {
+  // A cycle that never happens has no cost or saving worth putting in words.
+  if (!neverFires) {
     lines.push(
       `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(cycle.reclaimed_per_cycle_tokens)}; ` +
         `an average turn carries about ${n(average)} tokens.`,

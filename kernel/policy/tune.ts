@@ -7,7 +7,7 @@ import { adaptWithSteps, RECENT_YIELD_LOOKBACK, type AdaptiveStep, type PinnedVa
 import { tableName } from '../config/schema-messages.js';
 import { assertPolicyBounds } from './bounds.js';
 import type { PolicyValues } from './defaults.js';
-import { effectiveTrigger } from './quota.js';
+import { heldEffectiveTrigger } from './quota.js';
 
 export interface TuneInput {
   provider: string;
@@ -55,7 +55,7 @@ export function tune(input: TuneInput): TuneCommandResult {
     recent_applied: Math.min(input.recent.length, RECENT_YIELD_LOOKBACK),
     configured,
     adjusted,
-    effective_trigger_tokens: effectiveTrigger(adjusted.trigger_tokens, input.policy.quota_pressure),
+    effective_trigger_tokens: heldEffectiveTrigger({ ...input.policy, ...adjusted }),
     reasons: result.reasons,
     explanation,
     suggested_toml: changed ? suggestedToml(input, adjusted.trigger_tokens, adjusted.floor_tokens) : null,

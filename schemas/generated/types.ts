@@ -581,7 +581,7 @@ export interface ResolvedPolicy {
   quota_pressure: QuotaPressure;
   adaptive: boolean;
   /**
-   * trigger_tokens after adaptive tuning and quota pressure.
+   * trigger_tokens after adaptive tuning and quota pressure; pressure brings it no lower than min_savings_tokens above the floor (or trigger_tokens, when lower).
    */
   effective_trigger_tokens: number;
   adaptive_reasons?: AdaptiveReason[];
@@ -1285,6 +1285,9 @@ export interface ExplainCommandResult {
     floor_tokens: number;
     min_savings_tokens: number;
     quota_pressure: QuotaPressure;
+    /**
+     * trigger_tokens scaled by quota pressure, no lower than min_savings_tokens above the floor (or trigger_tokens, when lower).
+     */
     effective_trigger_tokens: number;
     adaptive: boolean;
   };
@@ -1815,7 +1818,7 @@ export interface PolicyCheckCommandResult {
    */
   trigger_tokens: number;
   /**
-   * The trigger that fires: trigger_tokens scaled by quota pressure.
+   * The trigger that fires: trigger_tokens scaled by quota pressure, but no lower than min_savings_tokens above the floor (or trigger_tokens, when lower), where a compaction toward the floor can still save the minimum.
    */
   effective_trigger_tokens: number;
   floor_tokens: number;
@@ -1832,7 +1835,7 @@ export interface PolicyCheckCommandResult {
    */
   control: string | null;
   /**
-   * Present when the decision needs a caveat: adaptive tuning (which reads the transcript) is on, or no installed provider bundle reads this provider's sessions, so gobstopper cannot carry the action out.
+   * Present when the decision needs a caveat: high quota pressure was held above the floor (see effective_trigger_tokens), adaptive tuning (which reads the transcript) is on, or no installed provider bundle reads this provider's sessions, so gobstopper cannot carry the action out.
    */
   notes?: string[];
 }
@@ -2468,7 +2471,7 @@ export interface TuneCommandResult {
   configured: TriggerFloor;
   adjusted: TriggerFloor;
   /**
-   * The adjusted trigger under quota pressure.
+   * The adjusted trigger under quota pressure, no lower than min_savings_tokens above the adjusted floor (or the adjusted trigger, when lower).
    */
   effective_trigger_tokens: number;
   reasons: AdaptiveReason[];

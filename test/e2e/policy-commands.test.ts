@@ -540,6 +540,11 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '130000', '--session-active', '--quota-pressure', 'high']).stdout).toBe(
       'action=provider_compact strategy=auto trigger_tokens=180000 effective_trigger_tokens=126000 control=thread/compact/start\n',
     );
+    // ×0.7 would put the trigger under the floor; it stays where a compaction can still save the minimum, and says so.
+    const nearFloor = write(join(home.root, 'near-floor.toml'), '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 15000\n');
+    const held = json(['policy-check', '--provider', 'codex', '--context-tokens', '14500', '--quota-pressure', 'high', '--config', nearFloor]);
+    expect(validatePolicyCheckCommandResult(held.body)).toBe(true);
+    expect(held.body).toMatchObject({ action: 'none', effective_trigger_tokens: 19_096, notes: [expect.stringContaining('would bring the trigger 20,000 to 14,000 (×0.7), too near the floor (15,000)')] });
     // The reference's name for Claude Code is taken too.
     expect(json(['policy-check', '--provider', 'claude', '--context-tokens', '300000']).body).toMatchObject({ provider: 'claude_code', action: 'transcript_compact' });
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '300000', '--session-active']).stdout).toBe(

@@ -14,7 +14,7 @@ import { inertSettings } from '../../config/inert-keys.js';
 import { resolveForCommand } from '../../config/resolve-for-command.js';
 import { describeSource, unappliedSessionNote, type ResolvedConfig } from '../../config/resolve-config.js';
 import { toResolvedPolicy } from '../../policy/effective-policy.js';
-import { isQuotaPressure } from '../../policy/quota.js';
+import { isQuotaPressure, pressureHoldNote } from '../../policy/quota.js';
 
 /** What an unset key means, where it is not simply "nothing". */
 const UNSET_MEANS: Record<string, string> = {
@@ -107,7 +107,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       // Lines a person may paste into a [policy] table: an unset key is a comment, not `= null`.
       this.say(value === null || value === undefined ? `# ${key} is unset${UNSET_MEANS[key] ?? ''}  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
-    this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (trigger_tokens under ${policy.quota_pressure} quota pressure)`);
+    this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (${pressureHoldNote(policy) ?? `trigger_tokens under ${policy.quota_pressure} quota pressure`})`);
     if (policy.adaptive) {
       this.say(`# adaptive = true: plan tunes trigger_tokens and floor_tokens per session from its window and recent yields; gobstopper tune ${result.session_id ?? '<session>'} shows the values it uses`);
     }

@@ -9,13 +9,13 @@ import { policyCheck } from '../../policy/policy-check.js';
 import { requirePolicyIds } from '../../services/policy-ids.js';
 import { checkStrategyParamsEarly } from '../../services/strategy-params-check.js';
 import { BUILTIN_PROVIDERS, type BuiltinProvider } from '../../policy/provider-controls.js';
-import { isQuotaPressure } from '../../policy/quota.js';
+import { isQuotaPressure, pressureHoldNote } from '../../policy/quota.js';
 import { MAX_CONTEXT_TOKENS } from '../../policy/bounds.js';
 
 export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
   static override summary = 'Decide what to do at a given context size, for orchestrators; reads no transcript.';
   static override description =
-    'Below the effective trigger (trigger_tokens scaled by quota pressure; both are in the JSON) the action is none. At or above it, a live session ' +
+    'Below the effective trigger (trigger_tokens scaled by quota pressure, high pressure stopping min_savings_tokens above the floor; both are in the JSON) the action is none. At or above it, a live session ' +
     '(--session-active) gets provider_compact with the control to invoke (Codex thread/compact/start, Claude Code /compact or relaunch --autocompact, since only the person at its prompt can type /compact; Devin /compact); ' +
     'an idle session gets transcript_compact, which gobstopper apply performs on a fork. The trigger comes from your config: ' +
     '[policy], then [provider.<id>], then the --preset table. Adaptive tuning (adaptive = true) is not applied: it reads the transcript, which this command never does; plan and tune show the adaptive trigger.';
@@ -60,6 +60,9 @@ export default class PolicyCheck extends BaseCommand<PolicyCheckCommandResult> {
     const control = result.control === null ? '' : ` control=${/\s/.test(result.control) ? JSON.stringify(result.control) : result.control}`;
     this.say(`action=${result.action} strategy=${result.strategy} trigger_tokens=${result.trigger_tokens}${scaled}${control}`);
     const notes: string[] = [];
+    // Otherwise a script sees effective_trigger_tokens above trigger × 0.7 and no reason for it.
+    const held = pressureHoldNote(result);
+    if (held !== null) notes.push(held);
     // The decision is the policy's either way; say when nothing here could carry it out.
     if (result.action === 'transcript_compact' && !registry.declared('provider').includes(provider)) {
       notes.push(`no installed provider bundle reads ${provider} sessions, so gobstopper apply cannot act on this`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertPolicyBounds } from '../../../kernel/policy/bounds.js';
 import { defaultPolicy } from '../../../kernel/policy/defaults.js';
-import { effectivePolicy } from '../../../kernel/policy/effective-policy.js';
+import { effectivePolicy, toResolvedPolicy } from '../../../kernel/policy/effective-policy.js';
 import { effectiveTrigger } from '../../../kernel/policy/quota.js';
 import { validateResolvedPolicy } from '../../../schemas/generated/validators.js';
 
@@ -65,8 +65,21 @@ describe('quota pressure', () => {
     expect(boundsError({ trigger_tokens: 10_000_000, quota_pressure: 'low' })).toBeNull();
   });
 
-  it('accepts a floor that high pressure brings the trigger down to, as the configured bounds hold', () => {
+  it('accepts a floor that high pressure would bring the trigger down to, as the configured bounds hold', () => {
     expect(boundsError({ trigger_tokens: 70_000, floor_tokens: 60_000, quota_pressure: 'high' })).toBeNull();
+  });
+
+  it('stops high pressure min_savings_tokens above the floor, never raising the configured trigger', () => {
+    const held = (trigger_tokens: number, floor_tokens: number, min_savings_tokens = 4_096) =>
+      toResolvedPolicy({ ...defaultPolicy(), trigger_tokens, floor_tokens, min_savings_tokens, quota_pressure: 'high' }).effective_trigger_tokens;
+    expect(held(70_000, 60_000)).toBe(64_096);
+    expect(held(250_000, 40_000)).toBe(175_000);
+    // Under the configured trigger when that is lower: pressure then moves nothing.
+    expect(held(62_000, 60_000)).toBe(62_000);
+    // With no minimum, still above the floor.
+    expect(held(20_000, 14_000, 0)).toBe(14_001);
+    const low = toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 70_000, floor_tokens: 60_000, quota_pressure: 'low' });
+    expect(low.effective_trigger_tokens).toBe(80_500);
   });
 });
 

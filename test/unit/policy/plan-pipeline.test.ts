@@ -6,6 +6,9 @@ import { defaultPolicy, type PolicyValues } from '../../../kernel/policy/default
 import { planSession, type PlanOutcome, type StrategyRunner } from '../../../kernel/policy/plan-pipeline.js';
 import { CandidateTally } from '../../../kernel/policy/gated-candidates.js';
 import { noPlan } from '../../../kernel/policy/no-plan.js';
+import { toResolvedPolicy } from '../../../kernel/policy/effective-policy.js';
+import { explain } from '../../../kernel/policy/explain.js';
+import { policyCheck } from '../../../kernel/policy/policy-check.js';
 import type { LegacyCommandRunner } from '../../../kernel/policy/legacy-command.js';
 import { resultLines, toolSession, transcriptOf } from './transcript-builder.js';
 
@@ -62,6 +65,20 @@ describe('plan pipeline: the five no-plan reasons', () => {
       projected_savings_tokens: null,
     });
     expect(runStrategy).not.toHaveBeenCalled();
+  });
+
+  it('below_trigger: high quota pressure does not bring the trigger to where a cycle toward the floor saves too little', async () => {
+    // ×0.7 would put the trigger at 38,500, under this session's 41,290 and only 500 over the floor;
+    // a floorless strategy (structured, cliff) would then compact a session the floor calls small enough.
+    const runStrategy = strategyReturning({ edits: [elide(STALE)], rationale: 'floorless' });
+    const policy = { trigger_tokens: 55_000, floor_tokens: 38_000, quota_pressure: 'high' } as const;
+    const outcome = await run({ policy, runStrategy });
+    expect(outcome).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger', effective_trigger_tokens: 42_096 });
+    expect(runStrategy).not.toHaveBeenCalled();
+    // policy-check and explain give the same answer for the same numbers.
+    const resolved = toResolvedPolicy(values(policy));
+    expect(policyCheck({ provider: 'codex', context_tokens: BEFORE, session_active: false, policy: resolved })).toMatchObject({ action: 'none', effective_trigger_tokens: 42_096 });
+    expect(explain({ provider: 'codex', policy: resolved, context_tokens: BEFORE }).assessment).toMatchObject({ over_trigger: false, tokens_until_trigger: 42_096 - BEFORE });
   });
 
   it('strategy_returned_no_plan: the strategy proposed nothing', async () => {

@@ -124,6 +124,16 @@ describe('policy-check', () => {
     const low = toResolvedPolicy({ ...defaultPolicy(), quota_pressure: 'low' });
     expect(policyCheck({ provider: 'codex', context_tokens: 280_000, session_active: true, policy: low }).action).toBe('none');
   });
+
+  it('does not call for a compaction that could not save the minimum: high pressure stops min_savings_tokens above the floor', () => {
+    const pressed = toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 20_000, floor_tokens: 15_000, quota_pressure: 'high' });
+    // ×0.7 alone would be 14,000, under the floor: an idle session there has nothing to reclaim.
+    const under = policyCheck({ provider: 'codex', context_tokens: 14_500, session_active: false, policy: pressed });
+    expect(validatePolicyCheckCommandResult(under)).toBe(true);
+    expect(under).toMatchObject({ action: 'none', effective_trigger_tokens: 19_096 });
+    expect(policyCheck({ provider: 'codex', context_tokens: 19_096, session_active: false, policy: pressed }).action).toBe('transcript_compact');
+    expect(explain({ provider: 'codex', policy: pressed, context_tokens: 19_096 }).assessment).toMatchObject({ over_trigger: true, worth_a_cycle: true });
+  });
 });
 
 describe('explain', () => {
@@ -178,11 +188,16 @@ describe('explain', () => {
     const adaptive = explain({ provider: 'claude_code', policy: toResolvedPolicy({ ...defaultPolicy(), adaptive: true }), context_tokens: null, window_tokens: 200_000 });
     expect(text(adaptive)).toContain('adaptive, which is on, caps it per session at a quarter of the model window');
     expect(text(adaptive)).not.toContain('turn adaptive on');
-    // High pressure scales the trigger down to the floor: a cycle would reclaim nothing.
-    const pressed = explain({ provider: 'codex', policy: toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 10_000, floor_tokens: 9_000, quota_pressure: 'high' }), context_tokens: 7_500 });
-    expect(text(pressed)).toContain('under high quota pressure the trigger (7,000) is at or below the floor (9,000), so a compaction it starts has nothing to reclaim; set floor_tokens below 7,000');
-    expect(text(pressed)).not.toMatch(/Each cycle|averages about/);
-    expect(pressed.assessment).toMatchObject({ over_trigger: true, reclaimable_to_floor_tokens: 0, worth_a_cycle: false });
+  });
+
+  it('says why high pressure left the trigger where it is, rather than at or under the floor', () => {
+    const pressed = explain({ provider: 'codex', policy: toResolvedPolicy({ ...defaultPolicy(), trigger_tokens: 20_000, floor_tokens: 15_000, quota_pressure: 'high' }), context_tokens: 14_500 });
+    expect(pressed.lines[0]).toBe(
+      'Policy: strategy auto; compact when the context reaches 19,096 tokens and aim for 15,000 afterwards (the floor); high quota pressure would bring the trigger 20,000 to 14,000 (×0.7), ' +
+        'too near the floor (15,000) for a compaction to save min_savings_tokens (4,096), so it stays at 19,096.',
+    );
+    expect(pressed.assessment).toMatchObject({ over_trigger: false, tokens_until_trigger: 4_596 });
+    expect(pressed.cycle).toMatchObject({ reclaimed_per_cycle_tokens: 4_096, compaction_input_tokens: 19_096 });
   });
 
   it('says when the figures use another window than the session recorded', () => {
