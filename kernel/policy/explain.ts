@@ -3,7 +3,7 @@
  * counts as its context, and what a cycle costs compared with waiting for the provider's own
  * auto-compaction near the end of the window.
  */
-import type { ContextBasis, ExplainCommandResult, ExplainedSession, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
+import type { ContextBasis, ExplainCommandResult, ExplainCycle, ExplainedSession, ExplainWarning, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { formatCount } from '../text/human.js';
 import { QUOTA_PRESSURE_FACTOR, pressureHoldNote } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
@@ -53,18 +53,22 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   const window = input.window_tokens ?? DEFAULT_EXPLAIN_WINDOW_TOKENS;
   const nativeTrigger = nativeTriggerTokens(window);
   const nativeFloor = Math.min(NATIVE_FLOOR_TOKENS, Math.floor(nativeTrigger / 2));
+  // The native compaction fires near 90% of the window: a trigger past it is never reached. (Quota
+  // pressure never brings it to the floor: see pressureHold.)
+  const neverFires = trigger >= nativeTrigger;
   const average = Math.round((trigger + floor) / 2);
   const nativeAverage = Math.round((nativeTrigger + nativeFloor) / 2);
   const ratio = Math.round((nativeAverage / Math.max(1, average)) * 100) / 100;
-  const cycle = {
-    reclaimed_per_cycle_tokens: Math.max(0, trigger - floor),
-    average_context_tokens: average,
-    compaction_input_tokens: trigger,
+  // A script reads the numbers without the warnings in lines: a cycle that never happens has none.
+  const cycle: ExplainCycle = {
+    reclaimed_per_cycle_tokens: neverFires ? null : trigger - floor,
+    average_context_tokens: neverFires ? null : average,
+    compaction_input_tokens: neverFires ? null : trigger,
     window_tokens: window,
     native_trigger_tokens: nativeTrigger,
     native_floor_tokens: nativeFloor,
     native_average_context_tokens: nativeAverage,
-    fewer_tokens_ratio: ratio,
+    fewer_tokens_ratio: neverFires ? null : ratio,
   };
   const providers = input.provider ? [input.provider] : [...BUILTIN_PROVIDERS];
   const contextBasis: ContextBasis[] = providers.map((p) => ({ provider: p, counts: CONTEXT_COUNTS[p], native_control: PROVIDER_CONTROLS[p] }));
@@ -97,18 +101,19 @@ export function explain(input: ExplainInput): ExplainCommandResult {
       (held === null ? '.' : `; ${held}.`),
   );
   lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
-  // The native compaction fires near 90% of the window: a trigger past it is never reached. (Quota
-  // pressure never brings it to the floor: see pressureHold.)
-  const neverFires = trigger >= nativeTrigger;
+  const warnings: ExplainWarning[] = [];
   if (neverFires) {
     const remedy = policy.adaptive
       ? 'adaptive, which is on, caps it per session at a quarter of the model window when plan runs, before any low-yield back-off (see gobstopper tune)'
       : 'or turn adaptive on (it caps the trigger at a quarter of the window, before any low-yield back-off)';
-    lines.push(
-      `Warning: the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
+    warnings.push({
+      code: 'trigger_never_reached',
+      message:
+        `the trigger (${n(trigger)}) is at or above where the client compacts by itself (about ${n(nativeTrigger)}, 90% of a ${n(window)}-token window), ` +
         `so as configured it never fires; set trigger_tokens below ${n(nativeTrigger)}${policy.adaptive ? `; ${remedy}` : `, ${remedy}`}.`,
-    );
+    });
   }
+  for (const warning of warnings) lines.push(`Warning: ${warning.message}`);
   if (policy.adaptive && !neverFires) {
     lines.push(
       'Adaptive is on: per session the trigger is capped at a quarter of the model window, backed off after low-yield compactions and tightened when over half the context is elidable tool output (see gobstopper tune).',
@@ -120,7 +125,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   // A cycle that never happens has no cost or saving worth putting in words.
   if (!neverFires) {
     lines.push(
-      `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(cycle.reclaimed_per_cycle_tokens)}; ` +
+      `Each cycle lets the context grow from about ${n(floor)} to ${n(trigger)} tokens and reclaims about ${n(trigger - floor)}; ` +
         `an average turn carries about ${n(average)} tokens.`,
     );
     lines.push(
@@ -130,7 +135,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   }
   lines.push(
     `What a cycle costs: the provider's own compaction (${[...new Set(contextBasis.map((b) => b.native_control))].join(', ')}) is one extra model call that reads the whole context ` +
-      `(about ${n(trigger)} input tokens) and writes a summary. A transcript compaction calls no model, but the next turn re-reads everything from the first changed record without the prompt cache; ` +
+      `${neverFires ? '' : `(about ${n(trigger)} input tokens) `}and writes a summary. A transcript compaction calls no model, but the next turn re-reads everything from the first changed record without the prompt cache; ` +
       'strategies that keep a long unchanged prefix keep more of it cached.',
   );
   if (assessment) {
@@ -160,6 +165,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
     assessment,
     context_basis: contextBasis,
     cycle,
+    warnings,
     lines,
   };
 }

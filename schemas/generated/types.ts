@@ -1231,22 +1231,24 @@ export interface ExplainAssessment {
   worth_a_cycle: boolean;
 }
 /**
+ * The policy's sawtooth beside the native one. When the trigger is never reached (warnings has trigger_never_reached) the policy's figures are null: that cycle never happens; the native figures stand.
+ *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ExplainCycle".
  */
 export interface ExplainCycle {
   /**
-   * effective trigger - floor.
+   * effective trigger - floor; null when the trigger is never reached.
    */
-  reclaimed_per_cycle_tokens: number;
+  reclaimed_per_cycle_tokens: number | null;
   /**
-   * (effective trigger + floor) / 2: what an average turn carries.
+   * (effective trigger + floor) / 2: what an average turn carries; null when the trigger is never reached.
    */
-  average_context_tokens: number;
+  average_context_tokens: number | null;
   /**
-   * A provider-side compaction reads the whole context once: the effective trigger.
+   * A provider-side compaction reads the whole context once: the effective trigger; null when the trigger is never reached.
    */
-  compaction_input_tokens: number;
+  compaction_input_tokens: number | null;
   window_tokens: number;
   /**
    * 90% of the window, where native auto-compaction fires.
@@ -1255,9 +1257,23 @@ export interface ExplainCycle {
   native_floor_tokens: number;
   native_average_context_tokens: number;
   /**
-   * native average / policy average.
+   * native average / policy average; null when the trigger is never reached.
    */
-  fewer_tokens_ratio: number;
+  fewer_tokens_ratio: number | null;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ExplainWarning".
+ */
+export interface ExplainWarning {
+  /**
+   * trigger_never_reached: the effective trigger is at or above where the client compacts by itself (90% of the window), so the policy's cycle never happens.
+   */
+  code: "trigger_never_reached";
+  /**
+   * The warning as printed without --json.
+   */
+  message: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -1294,6 +1310,10 @@ export interface ExplainCommandResult {
   assessment: ExplainAssessment | null;
   context_basis: ContextBasis[];
   cycle: ExplainCycle;
+  /**
+   * What makes figures of the cycle null, by code; empty when the policy's cycle happens as configured. Also among lines, as "Warning: <message>".
+   */
+  warnings: ExplainWarning[];
   /**
    * The same facts in plain words, as printed without --json.
    */

@@ -55,6 +55,7 @@ export declare const validateEventsCommandOutput: GeneratedValidator;
 export declare const validateExplainAssessment: GeneratedValidator;
 export declare const validateExplainCommandResult: GeneratedValidator;
 export declare const validateExplainCycle: GeneratedValidator;
+export declare const validateExplainWarning: GeneratedValidator;
 export declare const validateExplainedSession: GeneratedValidator;
 export declare const validateExternalProposer: GeneratedValidator;
 export declare const validateFinding: GeneratedValidator;

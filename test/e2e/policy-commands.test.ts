@@ -652,6 +652,12 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain('compact when the context reaches 200,000 tokens');
     expect(human.stdout).toContain('What counts as context:');
     expect(human.stdout).toContain('What a cycle costs:');
+    // A trigger past where a small window's client compacts by itself: no figures of a cycle that never happens.
+    const small = json(['explain', '--window', '20000']);
+    expect(validateExplainCommandResult(small.body), JSON.stringify(validateExplainCommandResult.errors)).toBe(true);
+    expect(small.body.cycle).toMatchObject({ reclaimed_per_cycle_tokens: null, average_context_tokens: null, compaction_input_tokens: null, fewer_tokens_ratio: null, native_trigger_tokens: 18_000 });
+    expect(small.body.warnings.map((w: { code: string }) => w.code)).toEqual(['trigger_never_reached']);
+    expect(body.warnings).toEqual([]);
     // The window is bounded as a context size is: no ratio from an absurd window, no advice to go below 1.
     for (const window of ['999', '100000001']) expect(json(['explain', '--window', window]).status, window).toBe(2);
     expect(json(['explain', '--window', '100000000']).status).toBe(0);

@@ -150,6 +150,7 @@ describe('explain', () => {
       native_average_context_tokens: 480_000,
       fewer_tokens_ratio: 3.31,
     });
+    expect(result.warnings).toEqual([]);
     expect(result.context_basis.map((b) => b.provider)).toEqual(['claude_code', 'codex', 'devin']);
     expect(result.assessment).toBeNull();
     expect(result.lines.join('\n')).toContain('averages about 480,000 tokens a turn: 3.31× what this policy carries');
@@ -178,12 +179,26 @@ describe('explain', () => {
     expect(over.lines.at(-1)).toContain("a live session calls for the provider's own compaction (thread/compact/start)");
   });
 
-  it('warns instead of working out a cycle that never happens or reclaims nothing', () => {
+  it('warns instead of working out a cycle that never happens, in words and in JSON', () => {
     const text = (result: ReturnType<typeof explain>) => result.lines.join('\n');
     // A 250,000 trigger in a 200,000-token window is past where the client compacts by itself.
     const off = explain({ provider: 'claude_code', policy: toResolvedPolicy(defaultPolicy()), context_tokens: null, window_tokens: 200_000 });
     expect(text(off)).toContain('so as configured it never fires; set trigger_tokens below 180,000, or turn adaptive on');
-    expect(text(off)).not.toMatch(/Each cycle|averages about/);
+    expect(text(off)).not.toMatch(/Each cycle|averages about|250,000 input tokens/);
+    // In JSON too: the policy's figures are null, and a code says why; the native sawtooth stands.
+    expect(validateExplainCommandResult(off), JSON.stringify(validateExplainCommandResult.errors)).toBe(true);
+    expect(off.cycle).toEqual({
+      reclaimed_per_cycle_tokens: null,
+      average_context_tokens: null,
+      compaction_input_tokens: null,
+      window_tokens: 200_000,
+      native_trigger_tokens: 180_000,
+      native_floor_tokens: 60_000,
+      native_average_context_tokens: 120_000,
+      fewer_tokens_ratio: null,
+    });
+    expect(off.warnings).toEqual([{ code: 'trigger_never_reached', message: expect.stringContaining('so as configured it never fires; set trigger_tokens below 180,000') }]);
+    expect(off.lines).toContain(`Warning: ${off.warnings[0]!.message}`);
     // With adaptive on, the advice is not to turn it on, but what it does.
     const adaptive = explain({ provider: 'claude_code', policy: toResolvedPolicy({ ...defaultPolicy(), adaptive: true }), context_tokens: null, window_tokens: 200_000 });
     expect(text(adaptive)).toContain('adaptive, which is on, caps it per session at a quarter of the model window');
