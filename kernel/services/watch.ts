@@ -26,8 +26,9 @@ import { ensurePrivateDir } from '../vault/private-fs.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
 import { neverFires, neverFiresWarnings, type NeverFires } from '../watch/never-fires.js';
 import { policyVerdicts } from '../watch/policy-verdicts.js';
+import { saveOrWarn } from '../watch/state-save.js';
 import { triage } from '../watch/triage.js';
-import { fingerprintOf, forgetLapsed, loadWatchState, saveWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
+import { fingerprintOf, forgetLapsed, loadWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession, type ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
@@ -240,7 +241,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       warnings: [...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
-  if (!options.dryRun) await saveWatchState(state);
+  const unsaved = options.dryRun ? null : await saveOrWarn(state);
+  const warnings = unsaved === null ? listed.warnings : [...listed.warnings, unsaved];
   return {
     pass,
     started_at: startedAt,
@@ -249,7 +251,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     sessions: listed.count,
     decisions,
     skipped,
-    ...(listed.warnings.length > 0 ? { warnings: listed.warnings } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(discarded ? { state_discarded: discarded } : {}),
   };
 }

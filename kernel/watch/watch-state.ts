@@ -4,7 +4,8 @@
  * unchanged since a final decision is not read again; `min_interval_secs` counts from the last
  * compaction. The state is a cache of decisions, not a record anyone needs: a state file that
  * cannot be read is reported and replaced, never a reason to stop watching (a directory in its
- * place, which cannot be replaced, is refused before a pass runs).
+ * place, which cannot be replaced, is refused before a pass runs), and one that cannot be saved
+ * is a warning (state-save.ts).
  */
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -52,6 +53,8 @@ export interface WatchState {
   neverFiresSaid: Set<string>;
   /** The missing client homes this watch said last (sessions/missing-stores.ts), while they last; never saved. */
   missingStoresSaid: string | null;
+  /** The code of the failure to save this state the watch last warned of (state-save.ts), while it lasts; never saved. */
+  saveFailureSaid: string | null;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -77,7 +80,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null });
   let text: string;
   try {
     const st = await lstat(path);
@@ -111,7 +114,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     // once discovery no longer lists the file.
     if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
-  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null };
+  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null };
 }
 
 /**

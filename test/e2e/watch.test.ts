@@ -514,4 +514,38 @@ describe('watch', () => {
     const third = await runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
     expect(third.json.skipped.settled).toBe(1);
   }, 60_000);
+
+  it('a pass whose state cannot be saved still reports its forks, with a warning said once; the watch goes on', async () => {
+    home = demoHome(config().replace('20000', '200000'));
+    const loop = watchLoop(home);
+    try {
+      await loop.waitFor(() => loop.lines().length >= 1);
+      expect(loop.lines()[0].decisions.filter((d: any) => d.outcome === 'compacted')).toEqual([]);
+      // A directory where the state file goes (not there when the watch read it), then a trigger the sessions cross.
+      rmSync(statePath(home));
+      mkdirSync(join(statePath(home), 'in-the-way'), { recursive: true });
+      writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config());
+      await loop.waitFor(() => loop.lines().some((l) => l.decisions?.some((d: any) => d.outcome === 'compacted')));
+      const at = loop.lines().findIndex((l) => l.decisions?.some((d: any) => d.outcome === 'compacted'));
+      await loop.waitFor(() => loop.lines().length >= at + 3);
+    } finally {
+      loop.child.kill('SIGINT');
+    }
+    expect(await loop.exited).toBe(130);
+    const passes = loop.lines().filter((l) => l.pass !== undefined);
+    for (const pass of passes) expect(validateWatchPass(pass)).toBe(true);
+    const at = passes.findIndex((p) => p.decisions.some((d: any) => d.outcome === 'compacted'));
+    const compacted = passes[at];
+    for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) {
+      expect(byId(compacted)[id]).toMatchObject({ outcome: 'compacted', reused: false });
+      expect(existsSync(byId(compacted)[id].fork.path)).toBe(true);
+    }
+    const unsaved = compacted.warnings.filter((w: string) => w.startsWith('the watch state was not saved'));
+    expect(unsaved).toEqual([expect.stringMatching(/^the watch state was not saved \(rename failed from .* to .*watch-state-all\.json: a directory stands where a file is expected; move it aside \(EISDIR\)\); this watch remembers its decisions while it runs, but the next one to start makes them again$/)]);
+    // Said once: later passes fail to save alike, and remember what was decided all the same.
+    for (const later of passes.slice(at + 1)) {
+      expect(later.warnings ?? []).toEqual([]);
+      expect(later.decisions).toEqual([]);
+    }
+  }, 90_000);
 });
