@@ -6,7 +6,6 @@
  * The config is read again every pass, so an edit takes effect without a restart.
  */
 import { constants } from 'node:os';
-import { dirname } from 'node:path';
 import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
@@ -21,13 +20,12 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
-import { FileLock, LockBusyError } from '../vault/lock.js';
-import { ensurePrivateDir } from '../vault/private-fs.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
 import { neverFires, neverFiresWarnings, type NeverFires } from '../watch/never-fires.js';
 import { policyVerdicts } from '../watch/policy-verdicts.js';
 import { saveOrWarn } from '../watch/state-save.js';
 import { triage } from '../watch/triage.js';
+import { WatchLocks } from '../watch/watch-locks.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession, type ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
@@ -49,6 +47,11 @@ export interface WatchOptions {
   maxAgeSecs?: number | null;
   /** Decide and report, but write nothing: no fork, no vault, no event, no watch state. */
   dryRun: boolean;
+  /**
+   * The providers' locks this watch holds (lockWatch): a pass decides only on the sessions of
+   * providers it holds. Absent for a dry run, which writes nothing and so locks nothing.
+   */
+  locks?: WatchLocks;
   /** Told as each session is taken up, for a status line. */
   onSession?: (row: T.DetectRow, index: number, of: number) => void;
   /**
@@ -82,19 +85,13 @@ const FILESYSTEM_CODES: ReadonlySet<string> = new Set(Object.keys(constants.errn
 /** A failure the next pass tries again although the session's file did not change. */
 const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || FILESYSTEM_CODES.has(code);
 
-/** The watch's own lock: two watches of one scope would apply the same sessions side by side. */
-export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[] | undefined): Promise<FileLock> {
-  const scope = watchScope(providers);
-  const path = watchStatePath(env, scope).replace(/\.json$/, '.lock');
-  await ensurePrivateDir(dirname(path));
-  try {
-    return await FileLock.acquire(path, { waitMs: 0, what: `the watch of ${scope === 'all' ? 'every provider' : scope}` });
-  } catch (error) {
-    if (error instanceof LockBusyError) {
-      throw new GobstopperError('watch_running', `another watch of ${scope === 'all' ? 'every provider' : scope} is running (${error.message.replace(/^.* is locked /, 'locked ')})`, { details: error.details });
-    }
-    throw error;
-  }
+/**
+ * The lock of each provider the watch covers (`providers`, as checkWatchSetup found them): two
+ * watches that share a provider would apply the same sessions side by side. A provider another
+ * watch holds refuses this one (`watch_running`, naming the lock and its holder).
+ */
+export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[]): Promise<WatchLocks> {
+  return WatchLocks.take(env, providers);
 }
 
 /**
@@ -102,10 +99,11 @@ export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly stri
  * a provider nothing provides (the lock's and the state's file names are made from the providers
  * named), a config that does not load, a strategy or preset on the command line nothing serves. A
  * mistyped command then leaves no file or directory behind. A config table's own mistakes are
- * left to the pass, which fails only the sessions that table governs.
+ * left to the pass, which fails only the sessions that table governs. Answers the providers the
+ * watch covers, whose locks it is to take.
  */
-export async function checkWatchSetup(options: WatchOptions): Promise<void> {
-  await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
+export async function checkWatchSetup(options: WatchOptions): Promise<string[]> {
+  return withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const ids = rt.providerIds();
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const refusals: GobstopperError[] = [];
@@ -122,6 +120,7 @@ export async function checkWatchSetup(options: WatchOptions): Promise<void> {
     const bounds = refusals.filter((e) => e.code === 'invalid_policy');
     if (ids.length > 0 && bounds.length === ids.length) throw bounds[0]!;
     if (options.rehearse) requireRehearsalClients(ids, options.rehearse, options.env);
+    return ids;
   });
 }
 
@@ -158,7 +157,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
   const listed = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
-    const { rows, unlisted, searched } = await detectSessions(await rt.providers(), rt.homes, { maxAgeSecs });
+    const covered = options.locks ? await options.locks.cover(rt.providerIds()) : { watched: rt.providerIds(), warnings: [] };
+    const providers = await Promise.all(covered.watched.map((id) => rt.provider(id)));
+    const { rows, unlisted, searched } = await detectSessions(providers, rt.homes, { maxAgeSecs });
     const published = await publications(options.env);
     // Loaded only when asked for: it is the one part that runs real clients.
     const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
@@ -238,7 +239,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     state.missingStoresSaid = missing;
     return {
       count: rows.length,
-      warnings: [...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+      warnings: [...covered.warnings, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
   const unsaved = options.dryRun ? null : await saveOrWarn(state);

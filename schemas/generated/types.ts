@@ -2783,7 +2783,7 @@ export interface WatchPass {
    */
   state_discarded?: string;
   /**
-   * What the pass warns of beyond its decisions, each said in the first pass that finds it and again only once it was fixed and came back, or when the watch restarts: [sessions."<prefix>"] tables keyed by a prefix of a listed session's id (or the id in another case), which never apply, each with the sessions it names; a trigger that never fires; client homes that are not there; a watch state that could not be saved (the pass's work stands and is reported; the next watch to start decides again). Present only when there is one.
+   * What the pass warns of beyond its decisions, each said in the first pass that finds it and again only once it was fixed and came back, or when the watch restarts: [sessions."<prefix>"] tables keyed by a prefix of a listed session's id (or the id in another case), which never apply, each with the sessions it names; a trigger that never fires; client homes that are not there; a provider whose lock another watch holds (its sessions are left to that watch); a watch state that could not be saved (the pass's work stands and is reported; the next watch to start decides again). Present only when there is one.
    *
    * @minItems 1
    */

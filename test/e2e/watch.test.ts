@@ -2,13 +2,14 @@
  * `watch` end to end on the demo sessions: what a pass compacts, what it passes over without
  * reading, what it remembers, and that a dry run writes nothing.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
-import { binPath, runCli, runJson } from '../helpers/cli.js';
+import { binPath, runCli, runJson, type RunOptions } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 
 type Home = ReturnType<typeof demoHome>;
@@ -16,13 +17,14 @@ let home: Home | undefined;
 afterEach(() => home?.cleanup());
 
 const statePath = (h: Home) => join(h.dataHome, 'gobstopper', 'watch-state-all.json');
+const lockPath = (h: Home, provider: string) => join(h.dataHome, 'gobstopper', 'locks', `watch-${provider}.lock`);
 const config = (extra = '') => `[policy]\nstrategy = "compacted"\ntrigger_tokens = 20000\nfloor_tokens = 8000\n${extra}`;
 const byId = (pass: any) => Object.fromEntries(pass.decisions.map((d: any) => [d.session_id, d]));
 const hashes = (dirs: string[]) => Object.fromEntries(dirs.flatMap(listFiles).map((f) => [f, sha256File(f)]));
 
-/** `watch --interval 1 --json` running in the background, its output gathered as it comes. */
-function watchLoop(h: Home) {
-  const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json'], { env: { PATH: process.env.PATH ?? '', ...h.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `watch --interval 1 --json` (and `args`) running in the background, its output gathered as it comes. */
+function watchLoop(h: Home, args: string[] = []) {
+  const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', '--json', ...args], { env: { PATH: process.env.PATH ?? '', ...h.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -38,6 +40,19 @@ function watchLoop(h: Home) {
       while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     },
   };
+}
+
+/**
+ * How to run the CLI as a user whom file modes bind. Root writes through any mode, so under root the
+ * home is handed to `nobody` and the CLI runs as that user; null when it cannot run the CLI here
+ * (a checkout it may not read).
+ */
+function modeBoundUser(h: Home): RunOptions | null {
+  if (process.getuid?.() !== 0) return {};
+  const nobody = { uid: 65534, gid: 65534 };
+  execFileSync('chown', ['-R', `${nobody.uid}:${nobody.gid}`, h.root]);
+  const probe = spawnSync(process.execPath, [binPath, '--version'], { cwd: h.root, env: { PATH: process.env.PATH ?? '', ...h.env }, stdio: 'ignore', ...nobody });
+  return probe.status === 0 ? { user: nobody } : null;
 }
 
 /**
@@ -359,7 +374,7 @@ describe('watch', () => {
     const stopped = await Promise.race([loop.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000))]);
     if (stopped === 'running') loop.child.kill('SIGKILL');
     expect(stopped).toBe(1);
-    expect(existsSync(join(home.dataHome, 'gobstopper', 'watch-state-all.lock'))).toBe(false);
+    for (const provider of ['claude_code', 'codex']) expect(existsSync(lockPath(home, provider))).toBe(false);
   }, 90_000);
 
   it('refuses bad flags as usage errors', async () => {
@@ -548,4 +563,89 @@ describe('watch', () => {
       expect(later.decisions).toEqual([]);
     }
   }, 90_000);
+
+  it('one watch of a provider at a time: a watch that would share one is refused, naming its lock and holder; disjoint watches run together', async () => {
+    home = demoHome();
+    const loop = watchLoop(home, ['--provider', 'codex']);
+    await loop.waitFor(() => loop.lines().length >= 1);
+    expect(loop.lines()[0].pass).toBe(1);
+    try {
+      // Every provider, codex included, as `watch --once` from cron beside the running watch.
+      const all = await runJson(['watch', '--once'], home.env);
+      expect(all.code).toBe(1);
+      expect(all.json).toMatchObject({ ok: false, error: { code: 'watch_running', details: { provider: 'codex', lock: lockPath(home, 'codex'), pid: loop.child.pid } } });
+      const human = await runCli(['watch', '--once', '--provider', 'codex', '--provider', 'claude_code'], home.env);
+      expect(human.code).toBe(1);
+      expect(human.stdout).toBe('');
+      expect(human.stderr).toBe(`gobstopper: another watch of codex is running as process ${loop.child.pid} (lock ${lockPath(home, 'codex')}); stop that watch first, or remove the file if no gobstopper process is running\n`);
+      // Refused before a pass: nothing of claude_code's was decided, nor any lock of it left behind.
+      expect(existsSync(lockPath(home, 'claude_code'))).toBe(false);
+      expect(existsSync(join(home.dataHome, 'gobstopper', 'watch-state-all.json'))).toBe(false);
+      // A watch of the other provider shares nothing with it and runs.
+      const other = await runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+      expect(other.code, other.stderr).toBe(0);
+      expect(byId(other.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted' });
+      // A dry run writes nothing and locks nothing.
+      expect((await runJson(['watch', '--once', '--dry-run'], home.env)).code).toBe(0);
+    } finally {
+      loop.child.kill('SIGINT');
+    }
+    expect(await loop.exited).toBe(130);
+    expect(loop.lines()[0].decisions.map((d: any) => d.session_id)).toEqual([DEMO_CODEX_ID]);
+    expect(existsSync(lockPath(home, 'codex'))).toBe(false);
+    expect((await runJson(['watch', '--once'], home.env)).code).toBe(0);
+  }, 90_000);
+
+  it('a lock left by a watch that was killed is taken over; one taken on another host is not', async () => {
+    home = demoHome();
+    const loop = watchLoop(home);
+    await loop.waitFor(() => loop.lines().length >= 1);
+    // Killed outright: no exit hook removes its locks.
+    loop.child.kill('SIGKILL');
+    await loop.exited;
+    for (const provider of ['claude_code', 'codex']) expect(JSON.parse(readFileSync(lockPath(home, provider), 'utf8')).pid).toBe(loop.child.pid);
+    const next = await runJson(['watch', '--once'], home.env);
+    expect(next.code, JSON.stringify(next.json)).toBe(0);
+    expect(validateWatchPass(next.json)).toBe(true);
+    expect(existsSync(lockPath(home, 'codex'))).toBe(false);
+
+    // A holder on another machine sharing the data directory cannot be probed from here.
+    writeFileSync(lockPath(home, 'codex'), JSON.stringify({ pid: 4242, host: 'elsewhere.example', ts: Date.now() }) + '\n', { mode: 0o600 });
+    expect(hostname()).not.toBe('elsewhere.example');
+    const refused = await runJson(['watch', '--once'], home.env);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'watch_running', details: { provider: 'codex', pid: 4242, host: 'elsewhere.example' } });
+    expect(refused.json.error.message).toContain('running as process 4242 on elsewhere.example');
+    expect(refused.json.error.message).toContain('remove the file if no gobstopper process is running on elsewhere.example');
+    expect(existsSync(lockPath(home, 'codex'))).toBe(true);
+  });
+
+  it('a read-only data directory: the pass still compacts and reports, warning that its state was not saved (exit 0)', async (ctx) => {
+    home = demoHome();
+    const as = modeBoundUser(home);
+    if (as === null) return ctx.skip('the unprivileged user cannot run the CLI from this checkout');
+    const data = join(home.dataHome, 'gobstopper');
+    // A first watch made the vault, staging and lock directories, then the data directory was made read-only.
+    const first = await runJson(['watch', '--once', '--provider', 'claude_code'], home.env, as);
+    expect(first.code, first.stderr).toBe(0);
+    chmodSync(data, 0o500);
+    try {
+      const r = await runJson(['watch', '--once'], home.env, as);
+      expect(r.code, JSON.stringify(r.json)).toBe(0);
+      expect(validateWatchPass(r.json)).toBe(true);
+      expect(byId(r.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted', reused: false });
+      expect(existsSync(byId(r.json)[DEMO_CODEX_ID].fork.path)).toBe(true);
+      expect(byId(r.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true });
+      expect(r.json.warnings).toEqual([expect.stringMatching(/^the watch state was not saved \(.*permission denied.*\(EACCES\)\); /)]);
+      expect(existsSync(statePath(home))).toBe(false);
+      const human = await runCli(['watch', '--once'], home.env, as);
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toMatch(new RegExp(`^already compacted codex ${DEMO_CODEX_ID}`, 'm'));
+      expect(human.stderr).toMatch(/^warning: the watch state was not saved \(/m);
+      // The locks went with the watches.
+      expect(existsSync(lockPath(home, 'codex'))).toBe(false);
+    } finally {
+      chmodSync(data, 0o700);
+    }
+  });
 });

@@ -11,13 +11,21 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  cwd?: string;
+  extraEnv?: Record<string, string>;
+  /** Another user to run as (only root may ask): one whom file modes bind, as root is not. */
+  user?: { uid: number; gid: number };
+}
+
 /** Runs the built CLI as a user would, with exactly the given environment (plus PATH). */
-export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, options: RunOptions & { stdin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd: options.cwd ?? env.HOME,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, ...options.extraEnv },
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...(options.user ?? {}),
     });
     if (options.stdin !== undefined) child.stdin!.end(options.stdin);
     let stdout = '';
@@ -30,7 +38,7 @@ export function runCli(args: string[], env: Record<string, string>, options: { c
 }
 
 /** Runs with --json and parses stdout (errors are one JSON object too). */
-export async function runJson<T = any>(args: string[], env: Record<string, string>, options: { cwd?: string; extraEnv?: Record<string, string> } = {}): Promise<{ code: number | null; json: T; stderr: string }> {
+export async function runJson<T = any>(args: string[], env: Record<string, string>, options: RunOptions = {}): Promise<{ code: number | null; json: T; stderr: string }> {
   const r = await runCli([...args, '--json'], env, options);
   let json: T;
   try {

@@ -18,7 +18,9 @@ export default class Watch extends BaseCommand<WatchPass | undefined> {
   static override summary = 'Follow your sessions and compact each one that crosses its trigger, once it is idle.';
   static override description = `Every --interval seconds, lists the sessions (as detect does) and runs apply on each idle one whose context has reached the trigger its session, provider or preset tables set: a vault snapshot, then a verified fork under a new id; the source is never changed. The config is read again on every pass.
 
-Passed over without reading the transcript: live sessions (updated within 180 s; a live one over its trigger is named once, with the control its client compacts with), sessions unchanged since the watch last decided on them under the same policy (within a day; since it compacted them, under any policy and however long ago), sessions compacted less than min_interval_secs ago, forks and restores gobstopper published that no client has resumed, and sessions whose reported context is under the trigger (unless adaptive is on, which needs the transcript). Sessions are taken smallest first. What was decided is kept in gobstopper's data directory, in watch-state-all.json (watch-state-codex.json for --provider codex, and so on); a state that cannot be saved there (a read-only data directory, a full disk) is a warning, and the pass's work still stands and is reported. One watch per set of providers runs at a time.
+Passed over without reading the transcript: live sessions (updated within 180 s; a live one over its trigger is named once, with the control its client compacts with), sessions unchanged since the watch last decided on them under the same policy (within a day; since it compacted them, under any policy and however long ago), sessions compacted less than min_interval_secs ago, forks and restores gobstopper published that no client has resumed, and sessions whose reported context is under the trigger (unless adaptive is on, which needs the transcript). Sessions are taken smallest first. What was decided is kept in gobstopper's data directory, in watch-state-all.json (watch-state-codex.json for --provider codex, and so on); a state that cannot be saved there (a read-only data directory, a full disk) is a warning, and the pass's work still stands and is reported.
+
+One watch of each provider runs at a time: a watch that would cover a provider another watch is following (watch beside watch --provider codex, or watch --once from cron beside a running watch) exits 1 (watch_running), naming that provider's lock (locks/watch-<provider>.lock in the data directory) and the process that holds it. A lock left behind by a watch that was killed is taken over. --dry-run takes no lock.
 
 A [sessions."<prefix>"] table keyed by a prefix of a session id never applies: the watch warns of each such table once, in the first pass that finds it, not on every pass (again if the table is fixed and then broken anew, and when the watch restarts). A trigger at or above where a session's client compacts by itself (90% of its model window; the default 250,000 is past it for Claude Code and Codex) never fires: the watch says so once for each provider, trigger and window, unless adaptive is on.
 
@@ -68,9 +70,9 @@ A session that cannot be compacted is reported as failed (so is one, under its t
       rehearse: flags.rehearse ? { claude_code: flags['claude-bin'], codex: flags['codex-bin'] } : undefined,
       onSession: (row, index, of) => status.show(`watch: session ${index + 1} of ${of} (${row.provider} ${row.session_id.slice(0, 8)})…`),
     };
-    await checkWatchSetup(options);
-    // A dry run writes nothing, so it neither needs nor takes the watch's lock.
-    const lock = options.dryRun ? null : await lockWatch(process.env, providers);
+    const covered = await checkWatchSetup(options);
+    // A dry run writes nothing, so it neither needs nor takes the providers' locks.
+    options.locks = options.dryRun ? undefined : await lockWatch(process.env, covered);
     // oclif swallows EPIPE on stdout, which suits a command that answers once; a watch whose reader
     // has gone (`watch --json | head -1`) would go on compacting, its lock held, and tell no one.
     let outputClosed = false;
@@ -106,7 +108,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
       }
     } finally {
       process.stdout.off('error', onOutputError);
-      await lock?.release();
+      await options.locks?.release();
     }
   }
 
