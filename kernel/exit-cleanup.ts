@@ -20,6 +20,7 @@ let removalInstalled = false;
 
 let announce: ((signal: NodeJS.Signals) => void) | null = null;
 let note: string | null | (() => string | null) = null;
+const completed: string[] = [];
 
 /** Makes SIGINT, SIGTERM and SIGHUP end the process through exit(128 + n), once. */
 export function exitOnStopSignals(): void {
@@ -92,9 +93,28 @@ export function noteForStop(text: string | null | (() => string | null)): void {
   note = text;
 }
 
-/** The note, a function asked only when a stop comes (what is done may depend on that moment). */
+/**
+ * Work a command finished earlier in the same run, kept apart from the note of the step under way:
+ * a watch publishes a fork for one session and goes on to the next, whose own note replaces the
+ * last; what it published before must still be told if a stop comes before the pass is reported.
+ */
+export function noteCompletedForStop(text: string): void {
+  completed.push(text);
+}
+
+/** The completed work noted so far has been reported (a watch printed its pass): a stop no longer tells it. */
+export function forgetCompletedForStop(): void {
+  completed.length = 0;
+}
+
+/**
+ * What a stop adds: the completed work, oldest first, then the step under way (a function asked
+ * only when a stop comes, since what is done may depend on that moment).
+ */
 export function stopNote(): string | null {
-  return typeof note === 'function' ? note() : note;
+  const current = typeof note === 'function' ? note() : note;
+  const all = current === null ? completed : [...completed, current];
+  return all.length > 0 ? all.join('; ') : null;
 }
 
 /** Removes the file or directory `path` when the process exits, unless the returned function is called first. */

@@ -49,7 +49,8 @@ export abstract class BaseCommand<TResult> extends Command {
       const done = stopNote();
       const message = `interrupted by ${signal}${done ? `; ${done}` : ''}`;
       if (this.jsonEnabled()) process.stdout.write(terminalSafeJson({ ok: false, error: { code: 'interrupted', message, details: { signal, ...(done ? { done } : {}) } } }) + '\n');
-      else process.stderr.write(`gobstopper: ${message}\n`);
+      // The note names files (a fork's path), whose names may hold characters that steer a terminal.
+      else process.stderr.write(terminalSafe(`gobstopper: ${message}`) + '\n');
     });
   }
 

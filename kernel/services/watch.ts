@@ -11,10 +11,11 @@ import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
 import { errorMessage } from '../filesystem-message.js';
-import { noteForStop } from '../exit-cleanup.js';
+import { forgetCompletedForStop, noteCompletedForStop, noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
+import { completedNote } from '../publish/published-note.js';
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
@@ -154,6 +155,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
   const decisions: T.WatchDecision[] = [];
   const discarded = state.discarded;
   state.discarded = null;
+  // What an interrupt would name as published earlier in the pass: only this pass's forks, since
+  // an earlier pass has reported its own.
+  forgetCompletedForStop();
   const listed = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
@@ -225,6 +229,12 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
               : await evaluate(rt, row, withTrigger, options, rehearsal, unappliedSessionWarning(resolved));
       }
       decisions.push(decision);
+      if (decision.outcome === 'compacted' && !decision.reused) {
+        // Told by an interrupt later in the pass too, which would otherwise end without a word
+        // of this fork: the pass that names it is printed only once every session is decided.
+        noteForStop(null);
+        noteCompletedForStop(completedNote(decision.fork!.path, decision.fork!.resume_command));
+      }
       if (decision.outcome === 'failed' && triedAgain(decision.error!.code)) continue;
       // The file as it was before the decision: had a client written to it meanwhile, what it wrote
       // was not decided on, and the next pass sees a file that changed.

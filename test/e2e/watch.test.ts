@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -648,4 +648,57 @@ describe('watch', () => {
       chmodSync(data, 0o700);
     }
   });
+
+  it('stopped in the middle of a pass, it names the forks that pass had already published, a path escaped on the terminal', async () => {
+    // The smaller codex session is compacted first; the claude one waits on a slow strategy.
+    const slowClaude = '[provider.claude_code]\nstrategy = "slow_strategy"\n';
+    home = demoHome(config(slowClaude));
+    // A codex home whose name holds a control character: its fork is published beside the source.
+    const codexHome = join(home.root, 'codex-\u001b[31m-red');
+    renameSync(home.codexHome, codexHome);
+    const env = { ...home.env, CODEX_HOME: codexHome };
+    const log = join(home.root, 'slow-strategy.log');
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', log, 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], env)).code).toBe(0);
+    /** A looping watch, stopped with Ctrl-C once the claude session's plan has been asked for. */
+    const stopMidPass = async (args: string[]) => {
+      rmSync(log, { force: true });
+      const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      return { code: await exited, stdout, stderr };
+    };
+
+    const json = await stopMidPass(['--json']);
+    expect(json.code).toBe(130);
+    // The pass was never printed: the stop is all there is, and it names the codex fork.
+    const [stopped, ...rest] = json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rest).toEqual([]);
+    expect(stopped).toMatchObject({ ok: false, error: { code: 'interrupted', details: { signal: 'SIGINT' } } });
+    const named = /^interrupted by SIGINT; (\S+) was published; resume it with: (.+)$/.exec(stopped.error.message);
+    expect(named, stopped.error.message).not.toBeNull();
+    expect(stopped.error.details.done).toBe(stopped.error.message.slice('interrupted by SIGINT; '.length));
+    const [, forkPath, resume] = named!;
+    expect(forkPath!.startsWith(codexHome)).toBe(true);
+    expect(existsSync(forkPath!)).toBe(true);
+    // It is the codex session's fork, as the next watch finds it.
+    const again = await runJson(['watch', '--once', '--provider', 'codex'], env);
+    expect(byId(again.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted', reused: true, fork: { path: forkPath, resume_command: resume } });
+
+    // Another strategy for codex makes another fork; a person sees the stop on stderr, the path escaped.
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config(`${slowClaude}[provider.codex]\nstrategy = "elide"\n`));
+    const human = await stopMidPass([]);
+    expect(human.code).toBe(130);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).not.toContain('\u001b');
+    const line = human.stderr.split('\n').find((l) => l.startsWith('gobstopper: interrupted'));
+    expect(line).toMatch(/^gobstopper: interrupted by SIGINT; \S+ was published; resume it with: .+$/);
+    expect(line).toContain(`${join(home.root, 'codex-\\u001b[31m-red')}/`);
+    expect(line).not.toContain(forkPath!.replace('\u001b', '\\u001b'));
+  }, 90_000);
 });

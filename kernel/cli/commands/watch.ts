@@ -6,6 +6,7 @@ import { controlWords, nativeControlOf } from '../../policy/provider-controls.js
 import { formatCount } from '../../text/human.js';
 import { terminalSafeJson } from '../../text/json-output.js';
 import { GobstopperError } from '../../errors.js';
+import { forgetCompletedForStop } from '../../exit-cleanup.js';
 import { BaseCommand, toEnvelope } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { stillOverTriggerNote } from '../render/plan-lines.js';
@@ -26,7 +27,7 @@ A [sessions."<prefix>"] table keyed by a prefix of a session id never applies: t
 
 A session that cannot be compacted is reported as failed (so is one, under its trigger too, whose policy plan would refuse: a config table naming a strategy or scorer nothing serves, or strategy_params its strategy's schema refuses) and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it, or lay with the vault or the disk, such as a full disk or a file where a vault directory belongs, once mended); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
 
---rehearse publishes each fork only once the real client (claude or codex, offline against a local stub) has resumed it and rebuilt the context the plan predicts; a fork it refuses is that session's failure. --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C; it also stops (exit 1) once whatever reads its output has gone.`;
+--rehearse publishes each fork only once the real client (claude or codex, offline against a local stub) has resumed it and rebuilt the context the plan predicts; a fork it refuses is that session's failure. --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C: stopped in the middle of a pass, it names the forks that pass had already published, with their resume commands. It also stops (exit 1) once whatever reads its output has gone.`;
   static override examples = [
     '<%= config.bin %> watch --dry-run --once',
     '<%= config.bin %> watch --interval 60 --provider codex',
@@ -104,6 +105,8 @@ A session that cannot be compacted is reported as failed (so is one, under its t
         }
         if (this.jsonEnabled()) process.stdout.write(terminalSafeJson(result) + '\n');
         else this.print(result, pass === 1);
+        // The pass named its forks: an interrupt while the watch waits has none to add.
+        forgetCompletedForStop();
         await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
       }
     } finally {
