@@ -43,3 +43,12 @@ export const LINK_NOT_FOLLOWED = 'a symbolic link, not followed (name the file i
 export function noteLinked(list: UnreadableTranscript[], path: string): void {
   noteNotListed(list, path, LINK_NOT_FOLLOWED);
 }
+
+/**
+ * The reason given for a file in a client's session folder that holds none of its records (another
+ * client's transcript, a file written by hand): listing it nowhere would leave the user wondering
+ * where their session went. An empty file is no session and is passed over without a word.
+ */
+export function notATranscript(client: string): string {
+  return `none of the lines read from its start and end is a ${client} record (gobstopper verify <path> says what the file is)`;
+}

@@ -22,7 +22,7 @@ import type {
   UnreadableTranscript,
 } from '../../../schemas/generated/types.js';
 import { listStoreDir } from '../../../sdk/store-dir.js';
-import { noteLinked, noteNotListed, noteUnreadable } from '../../../sdk/unreadable.js';
+import { noteLinked, noteNotListed, notATranscript, noteUnreadable } from '../../../sdk/unreadable.js';
 import { absolutePath } from './analysis.js';
 import { analyseFileEnds, type EndsAnalysis } from './ends.js';
 import { asPluginError } from './errors.js';
@@ -111,7 +111,10 @@ export function discoverSessions(params: ProviderDiscoverParams): ProviderDiscov
         if (now - st.mtimeMs > maxAgeMs) continue;
       }
       const a = analyseFileEnds(path);
-      if (a.claudeRecords === 0) continue;
+      if (a.claudeRecords === 0) {
+        if (a.size > 0) noteNotListed(unreadable, path, notATranscript('Claude Code'));
+        continue;
+      }
       if (a.kind === 'subagent' && !includeSubagents) continue;
       const reported = a.usage.context_state === 'reported';
       sessions.push({

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredSession, ProviderDiscoverParams, ProviderDiscoverResult, UnreadableTranscript } from '../../../sdk/index.js';
 import { listStoreDir } from '../../../sdk/store-dir.js';
-import { noteLinked, noteNotListed, noteUnreadable } from '../../../sdk/unreadable.js';
+import { noteLinked, noteNotListed, notATranscript, noteUnreadable } from '../../../sdk/unreadable.js';
 import { isDirectory } from '../../../sdk/resume-dir.js';
 import { describeRollout } from './describe.js';
 import { isRolloutFileName } from './rollout-name.js';
@@ -66,6 +66,7 @@ export function discover(params: ProviderDiscoverParams, now = Date.now()): Prov
         // Age is checked on the inode first so old rollouts cost a stat, not a read.
         if (minMtime !== -Infinity && lstatSync(path).mtimeMs < minMtime) continue;
         found = describeRollout(path);
+        if (found === null && lstatSync(path).size > 0) noteNotListed(unreadable, path, notATranscript('Codex'));
       } catch (error) {
         // A file that vanished since it was listed is simply gone; one that cannot be read (no
         // permission, an I/O error) is a session the user would otherwise never hear of.

@@ -115,10 +115,11 @@ describe('discover', () => {
     expect(discoverSessions({ provider_id: 'claude_code', home: join(home.root, 'nowhere') }).sessions).toEqual([]);
   });
 
-  it('skips what it cannot read and what is not Claude, and reports composites as such', () => {
+  it('names what it cannot read and what is not Claude, passes over an empty file, and reports composites as such', () => {
     const dir = project();
     place(dir, `${ID_A}.jsonl`, modernSession({ sessionId: ID_A }).toJsonl());
     place(dir, 'codex.jsonl', '{"timestamp":"x","type":"session_meta","payload":{"id":"y"}}\n');
+    place(dir, 'empty.jsonl', '');
     symlinkSync(join(dir, `${ID_A}.jsonl`), join(dir, 'linked.jsonl'));
     const mixed = modernSession({ sessionId: ID_B });
     mixed.records[3]!.version = '[trimmed for fixture]';
@@ -130,7 +131,12 @@ describe('discover', () => {
       [ID_A, 'session'],
       [ID_B, 'composite'],
     ]);
-    expect(result.unreadable).toEqual([{ path: join(dir, 'linked.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
+    // A file in the session folder that is not a transcript is named too: a user looking for a
+    // session there hears where it went.
+    expect(result.unreadable!.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: join(dir, 'codex.jsonl'), reason: 'none of the lines read from its start and end is a Claude Code record (gobstopper verify <path> says what the file is)' },
+      { path: join(dir, 'linked.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' },
+    ]);
     expect(validateProviderDiscoverResult(result)).toBe(true);
   });
 

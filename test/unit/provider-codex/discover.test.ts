@@ -76,6 +76,10 @@ describe('provider-codex discover', () => {
     const archived = compactedSession().builder.writeTo(join(home.codexHome, 'archived_sessions'));
     writeFileSync(join(sessionsDir(home.codexHome), 'notes.jsonl'), '{"type":"session_meta","payload":{"id":"x"}}\n');
     writeFileSync(join(home.codexHome, 'history.jsonl'), '{"session_id":"x","ts":1,"text":"hi"}\n');
+    // Named like a rollout but holding none (an empty one is passed over): named, not passed over.
+    const foreign = join(sessionsDir(home.codexHome), 'rollout-2026-02-23T11-00-00-019c0000-0000-7000-8000-0000000000bb.jsonl');
+    writeFileSync(foreign, '{"type":"user","sessionId":"x","uuid":"u","parentUuid":null}\n');
+    writeFileSync(join(sessionsDir(home.codexHome), 'rollout-2026-02-23T10-00-00-019c0000-0000-7000-8000-0000000000cc.jsonl'), '');
     const elsewhere = legacySession({ id: '019c0000-0000-7000-8000-0000000000aa' }).builder.writeTo(join(home.root, 'elsewhere'));
     symlinkSync(elsewhere, join(sessionsDir(home.codexHome), 'rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000aa.jsonl'));
     const linkDir = join(home.codexHome, 'sessions', '2026', '02', '24');
@@ -84,7 +88,10 @@ describe('provider-codex discover', () => {
     const result = discover({ provider_id: 'codex', home: home.codexHome });
     expect(result.sessions.map((s) => s.session.path).sort()).toEqual([archived, live].sort());
     // The linked rollout is named (a lookup of its id says why it is missing); the linked folder is not walked.
-    expect(result.unreadable).toEqual([{ path: join(sessionsDir(home.codexHome), 'rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000aa.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' }]);
+    expect(result.unreadable!.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: foreign, reason: 'none of the lines read from its start and end is a Codex record (gobstopper verify <path> says what the file is)' },
+      { path: join(sessionsDir(home.codexHome), 'rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-0000000000aa.jsonl'), reason: 'a symbolic link, not followed (name the file it points to)' },
+    ]);
   });
 
   it('names a folder whose name is not UTF-8, whose rollouts it cannot open, instead of passing over it', () => {
