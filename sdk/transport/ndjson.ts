@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
 import { arrayText, isLargeArray, ItemsText, mayBeOffer, OfferReader, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 import { Methods } from '../protocol.js';
+import { clipUtf8Bytes } from '../utf8.js';
 
 export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.js';
 
@@ -11,11 +12,19 @@ export { ItemsText, type ItemsOnTheWay, type ParsedOffer } from './items-lines.j
  */
 export type FramingReason = 'overflow' | 'not_json' | 'not_jsonrpc' | 'flood';
 
+/**
+ * How much of a refused line a FramingError keeps: enough for whoever wrote the peer to recognise
+ * the print it left in (a log line, a banner, a message without "jsonrpc"), not a transcript's worth.
+ */
+export const REFUSED_LINE_BYTES = 80;
+
 /** Raised through onError when a peer sends something that is not a JSON-RPC message on one line. */
 export class FramingError extends Error {
   constructor(
     readonly reason: FramingReason,
     message: string,
+    /** The start of the refused line (at most REFUSED_LINE_BYTES), for not_json and not_jsonrpc. */
+    readonly line?: { start: string; clipped: boolean },
   ) {
     super(message);
     this.name = 'FramingError';
@@ -201,11 +210,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     } catch {
       settle?.(undefined);
       if (offer && this.options.dropBrokenOffers) return;
-      return this.fail('not_json', 'a line that is not JSON');
+      return this.fail('not_json', 'a line that is not JSON', refusedLine(line, end));
     }
     if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
       settle?.(undefined);
-      return this.fail('not_jsonrpc', 'a line that is not a JSON-RPC 2.0 message');
+      return this.fail('not_jsonrpc', 'a line that is not a JSON-RPC 2.0 message', refusedLine(line, end));
     }
     if (!offer || (message as { method?: unknown }).method !== Methods.items) {
       if (this.flooded(message as Message, end)) return;
@@ -240,12 +249,17 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     return true;
   }
 
-  private fail(reason: FramingReason, message: string): void {
+  private fail(reason: FramingReason, message: string, line?: FramingError['line']): void {
     this.failed = true;
     this.pending = [];
     this.pendingBytes = 0;
-    this.fireError(new FramingError(reason, message));
+    this.fireError(new FramingError(reason, message, line));
   }
+}
+
+function refusedLine(line: Buffer, end: number): FramingError['line'] {
+  const start = clipUtf8Bytes(line.subarray(0, end), REFUSED_LINE_BYTES);
+  return { start: start.toString('utf8'), clipped: start.length < end };
 }
 
 const ITEMS_PLACEHOLDER = '\u0000gobstopper-items\u0000';

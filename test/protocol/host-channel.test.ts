@@ -232,6 +232,24 @@ describe('PluginChannel over in-memory streams', () => {
     expect(mem!.terminations()).toBe(1);
   });
 
+  it('quotes the start of the stray line, so its author can find the print that left it', async () => {
+    for (const [line, code, quoted] of [
+      ['halve-js starting', 'plugin_not_json', 'printed a line that is not JSON on stdout during strategy/propose: "halve-js starting" (logs belong on stderr)'],
+      ['{"id":1,"result":{"edits":[]}}', 'plugin_not_jsonrpc', 'printed a line that is not a JSON-RPC 2.0 message during strategy/propose: "{\\"id\\":1,\\"result\\":{\\"edits\\":[]}}"'],
+      // Escaped, and cut on a character boundary: a long line costs the message no more than its start.
+      [`\u001b[31mé${'x'.repeat(500)}`, 'plugin_not_json', `: "\\u001b[31mé${'x'.repeat(73)}"… (logs`],
+    ] as const) {
+      const r = await connect();
+      const pending = r.channel.request(StrategyPropose, params('hang'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      mem!.toHost.write(`${line}\n`);
+      const failure = (await pending.catch((e: unknown) => e)) as PluginFailure;
+      expect(failure.code, line).toBe(code);
+      expect(failure.message, line).toContain(quoted);
+      mem!.dispose();
+    }
+  });
+
   it('kills the plugin at once when it answers a request it was never sent', async () => {
     const r = await connect();
     const started = Date.now();

@@ -533,9 +533,9 @@ export class PluginChannel {
       } else if (framing.reason === 'flood') {
         void this.fatal('plugin_output_overflow', `sent ${framing.message}${method ? ` during ${method}` : ''}; a plugin may send at most ${MAX_NOTIFICATIONS_WITHOUT_ANSWER.count.toLocaleString('en-US')} notifications in a row`, method);
       } else if (framing.reason === 'not_json') {
-        void this.fatal('plugin_not_json', `printed a line that is not JSON on stdout${method ? ` during ${method}` : ''} (logs belong on stderr)`, method);
+        void this.fatal('plugin_not_json', `printed a line that is not JSON on stdout${method ? ` during ${method}` : ''}${quotedLine(framing.line)} (logs belong on stderr)`, method);
       } else {
-        void this.fatal('plugin_not_jsonrpc', `printed a line that is not a JSON-RPC 2.0 message${method ? ` during ${method}` : ''}`, method);
+        void this.fatal('plugin_not_jsonrpc', `printed a line that is not a JSON-RPC 2.0 message${method ? ` during ${method}` : ''}${quotedLine(framing.line)}`, method);
       }
       return;
     }
@@ -594,6 +594,16 @@ const BREACHES: ReadonlySet<PluginFailureCode> = new Set(['plugin_not_jsonrpc', 
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * The refused line as the plugin's own words, quoted and escaped: without it an author knows a
+ * stray print broke the protocol but not which one (a print before the SDK took stdout over, a
+ * child process's output), and the stderr tail the error carries does not hold it.
+ */
+function quotedLine(line: FramingError['line']): string {
+  if (!line) return '';
+  return `: ${JSON.stringify(line.start)}${line.clipped ? '…' : ''}`;
 }
 
 function oneLine(text: string, max: number): string {
