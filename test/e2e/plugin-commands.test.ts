@@ -117,6 +117,32 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     });
   }
 
+  it("takes an id for the bundle it names when a folder of that name without a manifest is where the command runs (an author's source folder)", async () => {
+    expect((await gob('plugin', 'add', join('examples', 'plugins', 'keep-last-jq'))).code).toBe(0);
+    const work = join(home.root, 'src');
+    mkdirSync(join(work, 'keep-last-jq', 'bundle'), { recursive: true });
+    mkdirSync(join(work, 'no-such-bundle'), { recursive: true });
+    const env = { PATH: process.env.PATH ?? '', ...home.env };
+    const inWork = async (...args: string[]) => {
+      try {
+        return { code: 0, ...(await run(process.execPath, [cli, ...args], { env, cwd: work, timeout: 60_000 })) };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const inspected = await inWork('plugin', 'inspect', 'keep-last-jq');
+    expect(inspected.code, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain(`keep-last-jq 0.1.0 (installed, ${join(installedDir(), 'keep-last-jq', '0.1.0')})`);
+    const checked = await inWork('plugin', 'check', 'keep-last-jq', '--json');
+    expect(checked.code, checked.stdout).toBe(0);
+    expect(JSON.parse(checked.stdout)).toMatchObject({ id: 'keep-last-jq', path: join(installedDir(), 'keep-last-jq', '0.1.0') });
+    // A folder that names no bundle is still read as the path it is.
+    const unknown = await inWork('plugin', 'check', 'no-such-bundle', '--json');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({ code: 'not_a_bundle', message: `${join(work, 'no-such-bundle')} is not a plugin bundle: it has no gobstopper-plugin.json` });
+  });
+
   it('checks a bundle without running it and prints manifest_sha256', async () => {
     const result = await gobJson<{ code_executed: boolean; manifest_sha256: string; trusted: boolean }>('PluginCheckCommandResult', 'plugin', 'check', 'examples/plugins/keep-last-jq');
     expect(result.code_executed).toBe(false);

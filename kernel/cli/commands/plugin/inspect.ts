@@ -18,7 +18,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     'and shut down. Shows the protocol version it chose and its providers, strategies (with kinds and params schemas) and scorers. ' +
     'A bundle given as a directory runs only with --trusted-sha256 set to the manifest_sha256 that `plugin check` printed, or when `plugin add` pinned exactly its bytes (the directory it was added from). ' +
     'A bundle id names the bundle a config table pins (plugin = {manifest, trusted_sha256}) first, since a pin shadows the others, then an installed one, then a built-in. ' +
-    'An argument that is both an existing path and a bundle id names the path.';
+    'An argument that is both an existing path and a bundle id names the path, unless that path is a directory with no gobstopper-plugin.json.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> keep-last-python',
     '<%= config.bin %> <%= command.id %> ./my-bundle --trusted-sha256 <manifest_sha256> --json',
