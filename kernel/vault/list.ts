@@ -18,9 +18,13 @@ export async function listSnapshots(layout: VaultLayout, session?: string): Prom
 }
 
 /**
- * How many different states `entries` hold: the same bytes are archived again by every apply or
- * snapshot of an unchanged session, and each archiving is a line of its own.
+ * Why a listing can hold more lines than states: unchanged bytes archived again under another label
+ * (an apply's strategy, snapshot --label) get a line of their own, while a repeat of a session's
+ * newest line (same bytes, same label) is not written at all.
  */
+export const REARCHIVED_NOTE = 'unchanged bytes archived again under another label add a line each';
+
+/** How many different states `entries` hold. */
 export function distinctStates(entries: readonly VaultEntry[]): number {
   return new Set(entries.map((e) => e.sha256)).size;
 }

@@ -26,6 +26,8 @@ export interface SnapshotRequest extends StoreOptions {
 export interface SnapshotResult {
   entry: VaultEntry;
   stored: StoredSnapshot;
+  /** false when the stream's newest line already recorded these bytes under this label: `entry` is that line. */
+  newLine: boolean;
 }
 
 /** The directory's real path plus the file name: the file itself must not be a link. */
@@ -67,7 +69,7 @@ export async function snapshotFile(layout: VaultLayout, request: SnapshotRequest
     const archived: VaultEntry = { ...draft, sha256: stored.manifestSha256, bytes: stored.bytes, record_count: stored.recordCount, source_sha256: stored.sourceSha256 };
     faultPoint('vault.before_index', request.fault, request.env);
     const [entry] = await appendIndexEntries(layout, [archived]);
-    return { entry: entry!, stored };
+    return { entry: entry!, stored, newLine: entry === archived };
   });
 }
 

@@ -2363,6 +2363,10 @@ export interface SnapshotCommandResult {
    * Bytes of chunks this snapshot added; unchanged chunks are reused.
    */
   new_chunk_bytes: number;
+  /**
+   * true when the session's newest index line already held these bytes under this label: no line was written, and entry is that earlier line (its ts is when it was archived).
+   */
+  already_archived: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -812,6 +812,31 @@ describe('fork and undo', () => {
     expect(shown.json.strategy).toBe('before-refactor');
   });
 
+  it('snapshot of bytes already archived under the same label says so and writes no line; another label does add one', async () => {
+    home = demoHome();
+    const first = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    expect(validateSnapshotCommandResult(first.json)).toBe(true);
+    expect(first.json.already_archived).toBe(false);
+    const index = join(home.dataHome, 'gobstopper', 'vault', 'index.jsonl');
+    const lines = readFileSync(index, 'utf8');
+    const again = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);
+    expect(again.code).toBe(0);
+    expect(validateSnapshotCommandResult(again.json)).toBe(true);
+    expect(again.json).toMatchObject({ already_archived: true, entry: first.json.entry, new_chunk_bytes: 0 });
+    const human = await runCli(['snapshot', DEMO_CLAUDE_ID], home.env);
+    const { entry } = first.json;
+    const when = new Date(entry.ts * 1000).toISOString().slice(0, 16).replace('T', ' ');
+    expect(human.stdout.split('\n').slice(0, 2)).toEqual([
+      `already archived claude_code ${DEMO_CLAUDE_ID}: ${entry.sha256} (unchanged since ${when} UTC, label snapshot; no new line)`,
+      `${entry.bytes.toLocaleString('en-US')} bytes, ${entry.record_count.toLocaleString('en-US')} records, 0 bytes of new chunks`,
+    ]);
+    expect(readFileSync(index, 'utf8')).toBe(lines);
+    const labelled = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'before-refactor'], home.env);
+    expect(labelled.json.already_archived).toBe(false);
+    const history = await runCli(['history', DEMO_CLAUDE_ID], home.env);
+    expect(history.stdout.split('\n')[0]).toBe(`${DEMO_CLAUDE_ID} (claude_code): 1 archived state(s), archived 2 times (unchanged bytes archived again under another label add a line each)`);
+  });
+
   it('a session that ends in an unfinished line is not forked or restored: the client would glue its next record onto it', async () => {
     home = demoHome();
     const archived = await runJson(['snapshot', DEMO_CLAUDE_ID], home.env);

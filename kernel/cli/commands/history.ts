@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import type { HistoryCommandOutput } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
-import { distinctStates, sessionHistory } from '../../vault/list.js';
+import { distinctStates, REARCHIVED_NOTE, sessionHistory } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { labelMeaning } from '../render/label-help.js';
@@ -23,7 +23,7 @@ export default class History extends BaseCommand<HistoryResult> {
     const entries = await sessionHistory(vaultLayout(process.env), args.session);
     const first = entries[0]!;
     const states = distinctStates(entries);
-    const again = states === entries.length ? '' : `, archived ${entries.length} times (each apply or snapshot of unchanged bytes archives them again)`;
+    const again = states === entries.length ? '' : `, archived ${entries.length} times (${REARCHIVED_NOTE})`;
     this.say(`${first.session_id} (${first.provider}): ${states} archived state(s)${again}`);
     const rows = entries.map((e) => [e.sha256, formatBytes(e.bytes), formatCount(e.record_count), e.strategy, formatTs(e.ts), e.path]);
     // The full id where there is room (search-snapshot and read-snapshot take nothing shorter; --json

@@ -5,7 +5,7 @@ import { GobstopperError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { forkHintFor } from '../../vault/fork-hint.js';
 import { verifyVault, type VerifyProgress } from '../../vault/integrity.js';
-import { distinctStates, listSnapshots, unlistedSnapshots } from '../../vault/list.js';
+import { distinctStates, REARCHIVED_NOTE, listSnapshots, unlistedSnapshots } from '../../vault/list.js';
 import { formatBytes, formatCount, formatTs } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { labelMeaning } from '../render/label-help.js';
@@ -70,7 +70,7 @@ export default class Vault extends BaseCommand<VaultResult> {
       rows,
     );
     const states = distinctStates(entries);
-    this.say(states === entries.length ? `${states} snapshot(s)` : `${states} snapshot(s) in ${entries.length} archivings (each apply or snapshot of unchanged bytes archives them again)`);
+    this.say(states === entries.length ? `${states} snapshot(s)` : `${states} snapshot(s) in ${entries.length} archivings (${REARCHIVED_NOTE})`);
     this.sayUnlisted(unlisted);
     return entries;
   }
