@@ -432,6 +432,24 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(whole.stdout.split('\n')[0]).toBe('found 2 state-card digest(s)');
   });
 
+  it('recall --session of a compacted session, whose cards are in its fork under the fork id, names the fork to ask for', async () => {
+    home = demoHome();
+    const fork = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt.output_session_id as string;
+    const none = await runCli(['recall', '--session', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
+    expect(none.code).toBe(0);
+    expect(none.stdout.split('\n').slice(0, 3)).toEqual([
+      `no state-card digests found in the vault of sessions starting with '${DEMO_CLAUDE_ID.slice(0, 8)}'`,
+      'compacting it put state cards in the forks it published, which hold them under their own ids:',
+      `  gobstopper recall --session ${fork}   # 1 card(s)`,
+    ]);
+    expect((await runCli(['recall', '--session', DEMO_CLAUDE_ID, '--query', 'zz-not-in-any-card'], home.env)).stdout.trim()).toBe(`no state-card digest of sessions starting with '${DEMO_CLAUDE_ID}' mentions 'zz-not-in-any-card'`);
+    // What it points to lists the card.
+    const listed = await runJson(['recall', '--session', fork], home.env);
+    expect(listed.json.map((r: { session_id: string }) => r.session_id)).toEqual([fork]);
+    // --json stays the (empty) list of cards.
+    expect((await runJson(['recall', '--session', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json).toEqual([]);
+  });
+
   it("a damaged receipt costs only its own fork: recall, detect and history still know every other fork for what it is", async () => {
     home = demoHome();
     const claude = (await runJson(['apply', DEMO_CLAUDE_ID], home.env)).json.receipt;

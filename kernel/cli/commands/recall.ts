@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import type { RecallCommandOutput, RecallRow } from '../../../schemas/generated/types.js';
 import { vaultLayout } from '../../vault/layout.js';
-import { DEFAULT_RECALL_LIMIT, MAX_RECALL_LIMIT, recallCards } from '../../vault/recall.js';
+import { compactedForksOf } from '../../vault/compacted-forks.js';
+import { DEFAULT_RECALL_LIMIT, MAX_RECALL_LIMIT, recallCards, type RecallRequest } from '../../vault/recall.js';
 import { formatCount, formatTs, printableText, shorten } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
@@ -33,7 +34,8 @@ export default class Recall extends BaseCommand<RecallResult> {
   static override description =
     'Looks for state cards (the digests a compaction leaves in a session) in every archived snapshot, whatever the provider. ' +
     'With --query, cards are ranked by case-insensitive occurrences of the query across their fields and cards without it are dropped; ties go to the newest. ' +
-    'A card archived in several states of a session is listed once, from its newest snapshot.';
+    'A card archived in several states of a session is listed once, from its newest snapshot. ' +
+    "A compaction's card is in the fork it published, under the fork's id: --session with the compacted session's id finds none, and then names the forks that hold some.";
   static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json', '<%= config.bin %> recall --sha 3f9c0a5e'];
   static override flags = {
     query: Flags.string({ description: 'A phrase to rank cards by, matched as one literal string (case-insensitive); cards without it are dropped.' }),
@@ -49,6 +51,7 @@ export default class Recall extends BaseCommand<RecallResult> {
     if (rows.length === 0) {
       const scope = flags.sha !== undefined ? ` in snapshot ${flags.sha}` : flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
       this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
+      if (flags.session !== undefined && flags.sha === undefined) await this.pointToForks(flags.session, request);
       return rows;
     }
     this.say(`found ${formatCount(found)} state-card digest(s)` + (found > rows.length ? `, first ${rows.length} listed` : ''));
@@ -58,5 +61,23 @@ export default class Recall extends BaseCommand<RecallResult> {
       for (const line of describeRow(row, flags.query !== undefined, width)) this.say(line);
     }
     return rows;
+  }
+
+  /**
+   * A compaction's card is in the fork it published, under the fork's id: asked for the compacted
+   * session, say which of its forks hold matching cards and how to list them.
+   */
+  private async pointToForks(session: string, request: RecallRequest): Promise<void> {
+    const layout = vaultLayout(process.env);
+    const holding: Array<{ fork: string; found: number }> = [];
+    for (const fork of await compactedForksOf(layout, session)) {
+      const { found } = await recallCards(layout, { ...request, session: fork, limit: 1 }, process.env);
+      if (found > 0) holding.push({ fork, found });
+    }
+    if (holding.length === 0) return;
+    const more = holding.length > 3 ? ` (the first 3 of ${holding.length} listed)` : '';
+    this.sayProse(`compacting it put state cards in the forks it published, which hold them under their own ids${more}:`);
+    // Each on a line of its own: a command to copy must not be wrapped.
+    for (const { fork, found } of holding.slice(0, 3)) this.say(`  gobstopper recall --session ${fork}   # ${formatCount(found)} ${request.query === undefined ? '' : 'matching '}card(s)`);
   }
 }
