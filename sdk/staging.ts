@@ -123,6 +123,9 @@ function cannotWrite(path: string, error: unknown): PluginError {
       ? `the disk is full (${code}); free space there and run the command again`
       : code === 'EROFS'
         ? 'the file system is read-only (EROFS)'
-        : `${(error as Error | undefined)?.message ?? String(error)}`;
+        : code === 'EFBIG'
+          ? // A shell's `ulimit -f` stops the fork mid-write: Node's "file too large" names neither.
+            'the file would grow past the largest file this process may write (ulimit -f) or the file system holds (EFBIG); raise that limit and run the command again'
+          : `${(error as Error | undefined)?.message ?? String(error)}`;
   return new PluginError(ErrorCodes.InternalError, `cannot write the candidate into ${path}: ${why}`);
 }

@@ -15,21 +15,38 @@ function staging(): string {
 }
 
 describe('StagingWriter', () => {
-  it('answers a full disk with an error that names the file and says to free space', () => {
-    const path = staging();
-    let room = 3 * 1024 * 1024;
-    const disk = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
-      if (length > room) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28 });
-      room -= length;
+  /** Writes 1 MiB records into a file whose writes fail past `room` bytes with `code`; returns the writer's error. */
+  function writePast(path: string, room: number, code: string, text: string): unknown {
+    const limited = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+      if (position + length > room) throw Object.assign(new Error(`${code}: ${text}, write`), { code });
       return writeSync(fd, buffer, offset, length, position);
     }) as typeof writeSync;
-    const writer = new StagingWriter(path, disk);
-    const write = () => {
+    const writer = new StagingWriter(path, limited);
+    try {
       for (let i = 0; i < 8; i++) writer.writeRecord(Buffer.alloc(1024 * 1024, 0x61));
       writer.finish();
-    };
-    expect(write).toThrow(expect.objectContaining({ code: -32603, message: `cannot write the candidate into ${path}: the disk is full (ENOSPC); free space there and run the command again` }));
-    writer.abort();
+      return undefined;
+    } catch (error) {
+      return error;
+    } finally {
+      writer.abort();
+    }
+  }
+
+  it('answers a full disk with an error that names the file and says to free space', () => {
+    const path = staging();
+    expect(writePast(path, 3 * 1024 * 1024, 'ENOSPC', 'no space left on device')).toMatchObject({
+      code: -32603,
+      message: `cannot write the candidate into ${path}: the disk is full (ENOSPC); free space there and run the command again`,
+    });
+  });
+
+  it('says what a file-size limit (ulimit -f) stopping the candidate means and what to do', () => {
+    const path = staging();
+    expect(writePast(path, 2 * 1024 * 1024, 'EFBIG', 'file too large')).toMatchObject({
+      code: -32603,
+      message: `cannot write the candidate into ${path}: the file would grow past the largest file this process may write (ulimit -f) or the file system holds (EFBIG); raise that limit and run the command again`,
+    });
   });
 
   it('writes records of every size, whole or in parts, exactly and in order, and says what it wrote', () => {
