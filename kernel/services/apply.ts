@@ -8,6 +8,7 @@ import { GobstopperError } from '../errors.js';
 import { formatAge } from '../text/human.js';
 import { appendEvent, EVENTS_SCHEMA, hasAppliedEvent } from '../publish/events.js';
 import { itemsCovered } from '../eval/plan-metrics.js';
+import { failedApplyCode } from '../publish/failed-apply-code.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { controlWords } from '../policy/provider-controls.js';
 import { deriveOutputSessionId, lockOperation, operationId, readReceipt, sha256OfJson } from '../publish/receipt.js';
@@ -302,7 +303,7 @@ async function applyLocked(runtime: Runtime, planned: PlannedSession, op: Locked
   } catch (error) {
     // Without a snapshot there is nothing to record against: the snapshot's own error is the answer.
     const snapshot = await snapshotting;
-    await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, error instanceof GobstopperError && error.code === 'verification_failed' ? 'verification_failed' : 'apply_failed');
+    await recordEvent(runtime, planned, 'failed', started, snapshot.entry.sha256, failedApplyCode(error));
     throw error;
   }
   // What the fork itself keeps: a fork under a new id may repair an error of its source.

@@ -5,11 +5,11 @@
  * give. A live session is never touched: it is compacted once its client has left it idle.
  * The config is read again every pass, so an edit takes effect without a restart.
  */
-import { constants } from 'node:os';
 import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
+import { isFilesystemCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { forgetCompletedForStop, noteCompletedForStop, noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
@@ -77,14 +77,10 @@ const TRANSIENT_CODES = new Set(['session_live', 'client_missing', 'source_chang
 const VAULT_CODES = new Set(['vault_insecure', 'vault_damaged', 'vault_full', 'vault_busy', 'repair_required']);
 
 /**
- * The codes of failures the file system raised (errorOf names them by their errno, lowercased, as
- * every command's JSON error does): a full disk or a directory made unwritable is the machine's
- * state, not the session's, and is tried again next pass too.
+ * A failure the next pass tries again although the session's file did not change; a failure the
+ * file system raised (errorOf names it by its errno, lowercased) is the machine's state too.
  */
-const FILESYSTEM_CODES: ReadonlySet<string> = new Set(Object.keys(constants.errno).map((code) => code.toLowerCase()));
-
-/** A failure the next pass tries again although the session's file did not change. */
-const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || FILESYSTEM_CODES.has(code);
+const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || isFilesystemCode(code);
 
 /**
  * The lock of each provider the watch covers (`providers`, as checkWatchSetup found them): two
@@ -374,7 +370,7 @@ async function refusedPolicy(rt: Runtime, resolved: Parameters<typeof requireRes
  * A failure as a decision reports it. One the file system raised (a full disk, a vault made
  * unwritable, a directory in the way) is named as the commands name it, and marked: it says nothing
  * of the session, and once the person has fixed the disk the next pass tries again without waiting
- * for the file to change (FILESYSTEM_CODES).
+ * for the file to change (isFilesystemCode).
  */
 function errorOf(error: unknown): { code: string; message: string } {
   const flat = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();

@@ -1,0 +1,12 @@
+/**
+ * Whether an error code names a failure the file system raised: Node's errno names (`ENOSPC`), or
+ * the lowercased form every command's JSON error gives them (`enospc`). A full disk or a directory
+ * made unwritable is the machine's state, not the session's.
+ */
+import { constants } from 'node:os';
+
+const ERRNO_NAMES: ReadonlySet<string> = new Set(Object.keys(constants.errno).map((code) => code.toLowerCase()));
+
+export function isFilesystemCode(code: unknown): boolean {
+  return typeof code === 'string' && ERRNO_NAMES.has(code.toLowerCase());
+}
