@@ -63,9 +63,14 @@ export interface PluginDefinition {
 }
 
 /** Throw from a handler to answer with a protocol error code instead of a generic failure. */
-export class PluginError extends ResponseError<undefined> {
-  constructor(code: number, message: string) {
-    super(code, message);
+/** What a plugin may attach to an error answer: the errno name of a file-system failure. */
+export interface PluginErrorData {
+  errno: string;
+}
+
+export class PluginError extends ResponseError<PluginErrorData | undefined> {
+  constructor(code: number, message: string, data?: PluginErrorData) {
+    super(code, message, data);
     // ResponseError pins its own prototype, which would make `instanceof PluginError` false.
     Object.setPrototypeOf(this, new.target.prototype);
   }

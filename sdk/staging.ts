@@ -127,5 +127,6 @@ function cannotWrite(path: string, error: unknown): PluginError {
           ? // A shell's `ulimit -f` stops the fork mid-write: Node's "file too large" names neither.
             'the file would grow past the largest file this process may write (ulimit -f) or the file system holds (EFBIG); raise that limit and run the command again'
           : `${(error as Error | undefined)?.message ?? String(error)}`;
-  return new PluginError(ErrorCodes.InternalError, `cannot write the candidate into ${path}: ${why}`);
+  // The errno goes along, so the host treats a full disk under this write as it treats one under its own.
+  return new PluginError(ErrorCodes.InternalError, `cannot write the candidate into ${path}: ${why}`, typeof code === 'string' ? { errno: code } : undefined);
 }

@@ -13,6 +13,7 @@ import {
   StrategyPropose,
 } from '../../../sdk/protocol.js';
 import { GobstopperError } from '../../errors.js';
+import { isFilesystemCode } from '../../filesystem-codes.js';
 import type { HostCallbacks } from '../protocol/host-callbacks.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
 import type { RunningBundle } from './running-bundle.js';
@@ -36,6 +37,9 @@ const SESSION_ANSWERS: ReadonlyMap<number, string> = new Map([
 
 function asSessionError(error: unknown): unknown {
   if (!(error instanceof PluginFailure) || error.code !== 'plugin_error' || error.rpcCode === undefined || !error.rpcMessage) return error;
+  // A disk that filled under the provider's write is the machine's state, as one under the
+  // kernel's is: the same errno code (`enospc`), which watch tries again and the events log counts as io.
+  if (isFilesystemCode(error.rpcErrno)) return new GobstopperError(error.rpcErrno!.toLowerCase(), error.rpcMessage, { details: error.details, cause: error });
   const code = SESSION_ANSWERS.get(error.rpcCode);
   if (code === undefined) return error;
   const advice = code === 'source_changed' ? '; run the command again on the session as it is now' : '';

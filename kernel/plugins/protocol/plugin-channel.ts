@@ -433,7 +433,9 @@ export class PluginChannel {
           if (frame.cancelled) return settle(() => reject(timedOut()));
           if (error instanceof ResponseError && error.code !== ErrorCodes.PendingResponseRejected && error.code !== ErrorCodes.MessageWriteError) {
             const text = oneLine(String(error.message ?? ''), 300);
-            return settle(() => reject(this.failureFor('plugin_error', `answered ${method} with error ${error.code}: ${text}`, method, undefined, error.code, text)));
+            const errno = (error.data as { errno?: unknown } | undefined)?.errno;
+            const failure = this.failureFor('plugin_error', `answered ${method} with error ${error.code}: ${text}`, method, undefined, error.code, text, typeof errno === 'string' ? errno : undefined);
+            return settle(() => reject(failure));
           }
           if (this.dying) return; // the fatal path fails this frame with the real cause
           if (error instanceof ResponseError) return void this.onClosed();
@@ -556,12 +558,12 @@ export class PluginChannel {
     void this.fatal('plugin_exited', `${how}${method ? ` during ${method}` : ' while idle'}`, method);
   }
 
-  private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number, rpcMessage?: string): PluginFailure {
+  private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number, rpcMessage?: string, rpcErrno?: string): PluginFailure {
     // A plugin that answered with an error is alive and said what went wrong; its stderr (a
     // traceback its SDK printed) would only bury that. Deaths and kills keep the tail: it is often
     // the only clue.
     const stderrTail = code === 'plugin_error' ? undefined : this.transport.stderrTail?.();
-    return new PluginFailure(code, { pluginId: this.pluginId, pluginVersion: this.pluginVersion, method, reason, pointer, rpcCode, rpcMessage, stderrTail, stderrText: this.transport.stderrText?.() });
+    return new PluginFailure(code, { pluginId: this.pluginId, pluginVersion: this.pluginVersion, method, reason, pointer, rpcCode, rpcMessage, rpcErrno, stderrTail, stderrText: this.transport.stderrText?.() });
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */

@@ -32,6 +32,8 @@ export interface PluginFailureInit {
   rpcCode?: number;
   /** The message of that error answer, on one line. */
   rpcMessage?: string;
+  /** The errno name a plugin gave in its error's data (`{"errno": "ENOSPC"}`) for a failure of the file system. */
+  rpcErrno?: string;
 }
 
 /**
@@ -45,6 +47,7 @@ export class PluginFailure extends GobstopperError {
   readonly stderrText: string;
   readonly rpcCode: number | undefined;
   readonly rpcMessage: string | undefined;
+  readonly rpcErrno: string | undefined;
 
   constructor(code: PluginFailureCode, init: PluginFailureInit) {
     const tail = init.stderrTail?.trim() ?? '';
@@ -66,6 +69,7 @@ export class PluginFailure extends GobstopperError {
     this.stderrText = init.stderrText ?? '';
     this.rpcCode = init.rpcCode;
     this.rpcMessage = init.rpcMessage;
+    this.rpcErrno = init.rpcErrno;
   }
 
   declare readonly code: PluginFailureCode;
