@@ -9,9 +9,9 @@ import type * as T from '../../schemas/generated/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import { discoveryMaxAge, resolveConfig, unappliedSessionWarning, type ResolvedConfig } from '../config/resolve-config.js';
 import { GobstopperError } from '../errors.js';
-import { isFilesystemCode } from '../filesystem-codes.js';
+import { isFilesystemCode, systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
-import { forgetCompletedForStop, noteCompletedForStop, noteForStop } from '../exit-cleanup.js';
+import { noteCompletedForStop, noteForStop } from '../exit-cleanup.js';
 import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
@@ -26,7 +26,7 @@ import { neverFires, neverFiresWarnings, type NeverFires } from '../watch/never-
 import { policyVerdicts } from '../watch/policy-verdicts.js';
 import { saveOrWarn } from '../watch/state-save.js';
 import { triage } from '../watch/triage.js';
-import { WatchLocks } from '../watch/watch-locks.js';
+import type { WatchLocks } from '../watch/watch-locks.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
 import { applySession, type ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
@@ -49,7 +49,7 @@ export interface WatchOptions {
   /** Decide and report, but write nothing: no fork, no vault, no event, no watch state. */
   dryRun: boolean;
   /**
-   * The providers' locks this watch holds (lockWatch): a pass decides only on the sessions of
+   * The providers' locks this watch holds (WatchLocks.take): a pass decides only on the sessions of
    * providers it holds. Absent for a dry run, which writes nothing and so locks nothing.
    */
   locks?: WatchLocks;
@@ -81,15 +81,6 @@ const VAULT_CODES = new Set(['vault_insecure', 'vault_damaged', 'vault_full', 'v
  * file system raised (errorOf names it by its errno, lowercased) is the machine's state too.
  */
 const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || isFilesystemCode(code);
-
-/**
- * The lock of each provider the watch covers (`providers`, as checkWatchSetup found them): two
- * watches that share a provider would apply the same sessions side by side. A provider another
- * watch holds refuses this one (`watch_running`, naming the lock and its holder).
- */
-export async function lockWatch(env: NodeJS.ProcessEnv, providers: readonly string[]): Promise<WatchLocks> {
-  return WatchLocks.take(env, providers);
-}
 
 /**
  * What would stop the first pass before it reads a session, found before the watch takes its lock:
@@ -151,9 +142,6 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
   const decisions: T.WatchDecision[] = [];
   const discarded = state.discarded;
   state.discarded = null;
-  // What an interrupt would name as published earlier in the pass: only this pass's forks, since
-  // an earlier pass has reported its own.
-  forgetCompletedForStop();
   const listed = await withRuntime({ env: options.env, homes: options.homes, providers: options.providers }, async (rt) => {
     const loaded = await loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
@@ -378,13 +366,6 @@ function errorOf(error: unknown): { code: string; message: string } {
   const errno = systemErrorCode(error);
   if (errno !== null) return { code: errno.toLowerCase(), message: flat(errorMessage(error)) };
   return { code: 'internal', message: flat(error instanceof Error ? error.message : String(error)) };
-}
-
-/** The errno code of an error Node's file system calls raised (they name the call), else null. */
-function systemErrorCode(error: unknown): string | null {
-  if (!(error instanceof Error)) return null;
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof syscall === 'string' ? code : null;
 }
 
 function liveControl(provider: string): string | null {

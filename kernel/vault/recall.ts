@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
 import { GobstopperError, usageError } from '../errors.js';
+import { systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
@@ -163,6 +164,5 @@ function whyLeftOut(layout: VaultLayout, sha256: string, error: unknown): string
     const ownFile = typeof file === 'string' && (dirname(file) === layout.chunks || dirname(file) === layout.manifests);
     return error.code === 'vault_insecure' && ownFile ? error.message : null;
   }
-  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
-  return typeof code === 'string' && typeof syscall === 'string' ? errorMessage(error) : null;
+  return systemErrorCode(error) !== null ? errorMessage(error) : null;
 }

@@ -7,6 +7,7 @@
  * would leave those forks unreported and fail `watch --once`.
  */
 import { GobstopperError } from '../errors.js';
+import { systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { ReadBackMismatchError } from '../vault/private-fs.js';
 import { saveWatchState, type WatchState } from './watch-state.js';
@@ -22,16 +23,12 @@ export async function saveOrWarn(state: WatchState): Promise<string | null> {
     state.saveFailureSaid = null;
     return null;
   } catch (error) {
-    if (!(error instanceof GobstopperError) && !(error instanceof ReadBackMismatchError) && !isSystemError(error)) throw error;
+    // A failure of the file system (it names the call) is warned of; a fault of the code still throws.
+    if (!(error instanceof GobstopperError) && !(error instanceof ReadBackMismatchError) && systemErrorCode(error) === null) throw error;
     // By its code: the message names a temporary file, another each time.
     const said = String((error as { code?: unknown }).code);
     if (said === state.saveFailureSaid) return null;
     state.saveFailureSaid = said;
     return `the watch state was not saved (${errorMessage(error)}); this watch remembers its decisions while it runs, but the next one to start makes them again`;
   }
-}
-
-/** A failure the file system raised (it names the call), as opposed to a fault of the code, which still throws. */
-function isSystemError(error: unknown): boolean {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }

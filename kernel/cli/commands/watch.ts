@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { providerFilterFlag } from '../../config/cli-flags.js';
 import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
-import { checkWatchSetup, lockWatch, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { checkWatchSetup, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { WatchLocks } from '../../watch/watch-locks.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
 import { formatCount } from '../../text/human.js';
 import { terminalSafeJson } from '../../text/json-output.js';
@@ -72,8 +73,9 @@ A session that cannot be compacted is reported as failed (so is one, under its t
       onSession: (row, index, of) => status.show(`watch: session ${index + 1} of ${of} (${row.provider} ${row.session_id.slice(0, 8)})…`),
     };
     const covered = await checkWatchSetup(options);
-    // A dry run writes nothing, so it neither needs nor takes the providers' locks.
-    options.locks = options.dryRun ? undefined : await lockWatch(process.env, covered);
+    // A dry run writes nothing, so it neither needs nor takes the providers' locks; a watch takes
+    // the lock of every provider it covers, and one another watch holds refuses it (watch_running).
+    options.locks = options.dryRun ? undefined : await WatchLocks.take(process.env, covered);
     // oclif swallows EPIPE on stdout, which suits a command that answers once; a watch whose reader
     // has gone (`watch --json | head -1`) would go on compacting, its lock held, and tell no one.
     let outputClosed = false;
@@ -105,7 +107,8 @@ A session that cannot be compacted is reported as failed (so is one, under its t
         }
         if (this.jsonEnabled()) process.stdout.write(terminalSafeJson(result) + '\n');
         else this.print(result, pass === 1);
-        // The pass named its forks: an interrupt while the watch waits has none to add.
+        // The pass named its forks: an interrupt from here on has none to add. (A pass that failed
+        // named none, so its forks stay in the note until a pass is reported.)
         forgetCompletedForStop();
         await sleep(Math.max(0, flags.interval * 1000 - (Date.now() - started)));
       }
