@@ -16,7 +16,7 @@ describe('the Python SDK through the real host', () => {
   beforeAll(async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'sdk_features.py', {
-      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy'] },
+      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy', 'disk_full_strategy'] },
       capabilities: ['read_content'],
     });
     running = await startBundle(admitBundle(root), { hostVersion: '0.1.0' });
@@ -33,9 +33,10 @@ describe('the Python SDK through the real host', () => {
       'inner_strategy:file',
       'failing_strategy:file',
       'buggy_strategy:file',
+      'disk_full_strategy:file',
     ]);
     // A strategy that asks for scores says so, so the host can start the scorer early.
-    expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false]);
+    expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false, false]);
   });
 
   it("marks a strategy id in a params_schema with the SDK's STRATEGY_ID_FORMAT, which the host checks as the TypeScript SDK's", async () => {
@@ -82,6 +83,16 @@ describe('the Python SDK through the real host', () => {
       message: expect.stringMatching(/KeyError: 'missing' \(at sdk_features\.py:\d+ in \w+\)/),
     });
     await expect(running.channel.request(StrategyPropose, proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
+    expect(running.channel.alive).toBe(true);
+  });
+
+  it("names the errno of an OSError a handler lets through, as the TypeScript SDK's staging writer does, so the host can tell a full disk from a plugin's fault", async () => {
+    await expect(running.channel.request(StrategyPropose, proposeParams('disk_full_strategy', syntheticItems(1)))).rejects.toMatchObject({
+      code: 'plugin_error',
+      rpcCode: -32603,
+      rpcErrno: 'ENOSPC',
+      message: expect.stringContaining('No space left on device'),
+    });
     expect(running.channel.alive).toBe(true);
   });
 });

@@ -19,10 +19,14 @@ functions you register. Copy it next to your plugin's entry file and list it in 
 Handlers receive the request params (a dict) and a Context that can ask the host for things while
 the handler runs (ctx.score, ctx.propose, ctx.read_items) and report to it (ctx.log, ctx.progress).
 Raise PluginError (or use invalid_input / source_changed / limit_exceeded) to answer with a
-protocol error. stdout belongs to the protocol: print() and sys.stdout go to stderr once serve()
-starts, and stderr is the plugin's log, captured by gobstopper.
+protocol error. An OSError a handler lets through (a full disk under a provider's write of the
+staging file) is answered as an internal error whose data names the errno, so gobstopper treats it
+as the machine's state, as it treats a failure of its own writes. stdout belongs to the protocol:
+print() and sys.stdout go to stderr once serve() starts, and stderr is the plugin's log, captured
+by gobstopper.
 """
 
+import errno
 import json
 import os
 import sys
@@ -62,12 +66,22 @@ PROVIDER_METHODS = {
 
 
 class PluginError(Exception):
-    """Raise from a handler to answer the request with this JSON-RPC error."""
+    """Raise from a handler to answer the request with this JSON-RPC error.
 
-    def __init__(self, code, message):
+    data, when given, is the error's data: {"errno": "ENOSPC"} names the file-system failure behind it.
+    """
+
+    def __init__(self, code, message, data=None):
         Exception.__init__(self, message)
         self.code = code
         self.message = message
+        self.data = data
+
+    def answer(self):
+        error = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
 
 
 class HostError(Exception):
@@ -77,6 +91,13 @@ class HostError(Exception):
         Exception.__init__(self, "host answered with error %s: %s" % (code, message))
         self.code = code
         self.message = message
+
+
+def _errno_data(error):
+    """{"errno": name} for an OSError that carries a known errno, else None."""
+    code = getattr(error, "errno", None) if isinstance(error, OSError) else None
+    name = errno.errorcode.get(code) if isinstance(code, int) else None
+    return {"errno": name} if name else None
 
 
 def invalid_input(message):
@@ -270,13 +291,13 @@ class Plugin(object):
             result = self._dispatch(method, message.get("params"), request_id)
             self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
         except PluginError as error:
-            self._send({"jsonrpc": "2.0", "id": request_id, "error": {"code": error.code, "message": error.message}})
-        except Exception as error:  # a bug in the handler: report it, keep serving
+            self._send({"jsonrpc": "2.0", "id": request_id, "error": error.answer()})
+        except Exception as error:  # a bug in the handler, or the file system: report it, keep serving
             traceback.print_exc(file=sys.stderr)
             # The host shows this message, not the traceback on stderr: name where it happened.
             where = traceback.extract_tb(error.__traceback__)[-1]
             text = "%s: %s (at %s:%d in %s)" % (type(error).__name__, error, os.path.basename(where.filename), where.lineno, where.name)
-            self._send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INTERNAL_ERROR, "message": text[:1000]}})
+            self._send({"jsonrpc": "2.0", "id": request_id, "error": PluginError(INTERNAL_ERROR, text[:1000], _errno_data(error)).answer()})
         finally:
             self._cancelled.discard(request_id)
 
