@@ -142,7 +142,7 @@ export const benchmarks = [
         const { withRuntime } = await dist('kernel/services/runtime.js');
         const { discoverAll } = await dist('kernel/sessions/selector.js');
         const start = nowMs();
-        const found = await withRuntime({ env }, async (rt) => discoverAll(await rt.providers(), rt.homes, { maxAgeSecs: null }));
+        const { sessions: found } = await withRuntime({ env }, async (rt) => discoverAll(await rt.providers(), rt.homes, { maxAgeSecs: null }));
         const value = nowMs() - start;
         const maxRead = Math.max(...found.map((s) => s.bytes_read));
         if (found.length !== 1000) throw new Error(`detect found ${found.length} of 1000 sessions`);

@@ -12,6 +12,9 @@ import { median, nowMs } from './lib/measure.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
 
+/** The request type the channel sends (set once the compiled SDK is loaded). */
+let StrategyPropose;
+
 /** Builds the benchmark strategy into a temporary bundle and starts it through the real host. */
 async function startBenchPlugin() {
   const dir = mkdtempSync(join(tmpdir(), 'gob-bench-'));
@@ -32,6 +35,7 @@ async function startBenchPlugin() {
   const { admitBundle } = await dist('kernel/plugins/admission/admit.js');
   const { startBundle } = await dist('kernel/plugins/host/running-bundle.js');
   const running = await startBundle(admitBundle(dir), { hostVersion: 'bench' });
+  ({ StrategyPropose } = await dist('sdk/protocol.js'));
   return { running, cleanup: async () => { await running.channel.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
@@ -88,7 +92,7 @@ export const benchmarks = [
       const { running, cleanup } = await startBenchPlugin();
       try {
         const params = proposeParams(1);
-        const send = () => running.channel.request('strategy/propose', params);
+        const send = () => running.channel.request(StrategyPropose, params);
         for (let i = 0; i < 300; i++) await send();
         const times = [];
         let result;
@@ -118,7 +122,7 @@ export const benchmarks = [
           // A fresh array each time: the same one again would travel as an items_ref (measured below).
           const fresh = { ...params, items: [...params.items] };
           const start = nowMs();
-          result = await running.channel.request('strategy/propose', fresh);
+          result = await running.channel.request(StrategyPropose, fresh);
           if (i > 0) times.push(nowMs() - start);
         }
         if (result.edits[0].line_indexes.length !== 24_992) throw new Error('the benchmark plugin returned an unexpected plan');
@@ -137,12 +141,12 @@ export const benchmarks = [
       const { running, cleanup } = await startBenchPlugin();
       try {
         const params = proposeParams(100_000);
-        await running.channel.request('strategy/propose', params);
+        await running.channel.request(StrategyPropose, params);
         const times = [];
         let result;
         for (let i = 0; i < 6; i++) {
           const start = nowMs();
-          result = await running.channel.request('strategy/propose', params);
+          result = await running.channel.request(StrategyPropose, params);
           times.push(nowMs() - start);
         }
         const floors = [];
