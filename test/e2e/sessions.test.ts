@@ -332,9 +332,10 @@ describe('detect', () => {
 
   it('a session modified later than the clock says it is now is listed as live, and detect says why', async () => {
     home = demoHome();
-    const inTwoDays = new Date(Date.now() + 2 * 86400_000);
-    utimesSync(home.claudeSession, inTwoDays, inTwoDays);
-    const said = `warning: 1 session modified later than this machine's clock says it is now (${home.claudeSession}, 48h ahead): listed as live until then\n`;
+    // 30 hours rather than a round two days: a run a few hundred milliseconds slower must not cross a unit.
+    const ahead = new Date(Date.now() + 30 * 3600_000);
+    utimesSync(home.claudeSession, ahead, ahead);
+    const said = `warning: 1 session modified later than this machine's clock says it is now (${home.claudeSession}, 30h ahead): listed as live until then\n`;
     const detect = await runJson(['detect'], home.env);
     expect(detect.json.find((r: { session_id: string }) => r.session_id === DEMO_CLAUDE_ID)).toMatchObject({ active: true, age_secs: 0 });
     expect(detect.stderr).toBe(said);
