@@ -1,14 +1,18 @@
 // Eval and bench benchmarks, each against a floor measured in the same run. They import the
 // compiled kernel from dist/ (run after the build) and generate their sessions with the project's
-// own fixture builders, bundled on the fly.
+// own fixture builders, bundled on the fly. A smoke run (bench/lib/scale.mjs) evaluates 1 MiB and
+// benches 4 sessions (every fourth is a Codex rollout, so one is), one run each.
 import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { MIB, floorAndValue, nowMs, readSplitParse } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const EVAL_MIB = scaled(10, 1);
+const BENCH_SESSIONS = scaled(200, 4);
 const dist = (path) => import(join(root, 'dist', path));
 
 /** The fixture builders (TypeScript) bundled into one temporary ES module. */
@@ -76,7 +80,7 @@ function writeSmallSession(f, env, i) {
 
 export const benchmarks = [
   {
-    name: 'eval.all_strategies_10mib_vs_parse_floor',
+    name: `eval.all_strategies_${EVAL_MIB}mib_vs_parse_floor`,
     target: 'ratio <= 10',
     async run() {
       const dir = mkdtempSync(join(tmpdir(), 'gob-bench-eval-'));
@@ -86,9 +90,9 @@ export const benchmarks = [
         const projects = join(env.CLAUDE_CONFIG_DIR, 'projects', '-home-dev-projects-demo');
         mkdirSync(projects, { recursive: true });
         const path = join(projects, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
-        f.writeBigSession(path, { targetBytes: 10 * MIB, records: 5_000 });
+        f.writeBigSession(path, { targetBytes: EVAL_MIB * MIB, records: EVAL_MIB * 500 });
         hourAgo(path);
-        if (statSync(path).size < 9 * MIB) throw new Error('the generated session is smaller than intended');
+        if (statSync(path).size < 0.9 * EVAL_MIB * MIB) throw new Error('the generated session is smaller than intended');
         const { Runtime } = await dist('kernel/services/runtime.js');
         const { evaluateFile, resolveEvalStrategies } = await dist('kernel/services/eval.js');
         const runtime = new Runtime({ env });
@@ -98,7 +102,7 @@ export const benchmarks = [
           // The first eval starts the plugin processes, and the first read warms the page cache.
           await once();
           await readSplitParse(path);
-          const measured = await floorAndValue(3, {
+          const measured = await floorAndValue(scaled(3, 1), {
             floor: () => readSplitParse(path),
             value: once,
             check: ({ result }) => {
@@ -115,19 +119,19 @@ export const benchmarks = [
     },
   },
   {
-    name: 'bench.200_sessions_wall_vs_sum_of_sessions',
+    name: `bench.${BENCH_SESSIONS}_sessions_wall_vs_sum_of_sessions`,
     target: `ratio <= 0.7 on 2 cores (this machine: ${availableParallelism()})`,
     async run() {
       const dir = mkdtempSync(join(tmpdir(), 'gob-bench-bench-'));
       try {
         const f = await fixtures(dir);
         const env = tempHome(join(dir, 'home'));
-        for (let i = 0; i < 200; i++) writeSmallSession(f, env, i);
+        for (let i = 0; i < BENCH_SESSIONS; i++) writeSmallSession(f, env, i);
         const { planBench, benchJobModule } = await dist('kernel/services/bench.js');
         const { runJobsInParallel } = await dist('kernel/eval/parallel-runner.js');
         const options = { env, trigger: 1000, floor: 0, jobs: availableParallelism(), cwd: dir };
         const plan = await planBench(options);
-        if (plan.jobs.length !== 200) throw new Error(`discovered ${plan.jobs.length} sessions, expected 200`);
+        if (plan.jobs.length !== BENCH_SESSIONS) throw new Error(`discovered ${plan.jobs.length} sessions, expected ${BENCH_SESSIONS}`);
         // Wall time of the parallel run against the sum of each session's own time in its worker.
         const start = nowMs();
         const outcomes = await runJobsInParallel({ jobs: plan.jobs, jobModule: benchJobModule(), concurrency: options.jobs, env });

@@ -2,17 +2,20 @@
 // run: plan (every strategy, and auto) and apply on a generated 128 MiB, 100,000-record Claude
 // session against the providers' parse floor (readSplitParse: read + split + JSON.parse of every
 // line), and detect over 1,000 generated 1 MiB sessions against stat + a tail read of the files.
-// GOBSTOPPER_BENCH_MIB shrinks the big session for a quick run.
+// GOBSTOPPER_BENCH_MIB shrinks the big session for a quick run. A smoke run (bench/lib/scale.mjs)
+// uses 2 MiB unless GOBSTOPPER_BENCH_MIB says otherwise, 20 sessions for detect, and one run each.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { floorAndValue, MIB, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-const bigMib = Number(process.env.GOBSTOPPER_BENCH_MIB ?? 128);
+const bigMib = Number(process.env.GOBSTOPPER_BENCH_MIB ?? scaled(128, 2));
+const DETECT_SESSIONS = scaled(1000, 20);
 
 let fixture;
 /** One temp home with the big session, shared by the benchmarks of this file. */
@@ -45,7 +48,7 @@ async function bigSession() {
 }
 
 /** Runs of each end-to-end benchmark; each is timed right after a floor, and both medians count. */
-const RUNS = 3;
+const RUNS = scaled(3, 1);
 
 const fmtSeconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -119,7 +122,7 @@ export const benchmarks = [
   {
     // Cold: it includes starting the provider plugin processes, which a long-lived watch keeps warm;
     // bench/provider-*.bench.mjs measures discovery itself against a 512 KiB tail-read floor.
-    name: 'detect (cold, processes started) over 1,000 sessions of 1 MiB vs stat + 64 KiB tail read',
+    name: `detect (cold, processes started) over ${DETECT_SESSIONS.toLocaleString('en-US')} sessions of 1 MiB vs stat + 64 KiB tail read`,
     // The issue's <= 3x is met by discovery itself (provider-*.discover_1000x1mib, warm, in-process);
     // this cold run adds two plugin process starts (~80 ms) and a cold JIT that no floor of file reads
     // contains, so it is reported for the record with only the read limit enforced.
@@ -132,7 +135,7 @@ export const benchmarks = [
         const { writeBigSession } = await tsImport(pathToFileURL(join(root, 'test', 'fixtures', 'claude', 'big-session.ts')).href, import.meta.url);
         const template = join(home, 'template.jsonl');
         writeBigSession(template, { targetBytes: MIB, records: 800 });
-        for (let i = 0; i < 1000; i++) copyFileSync(template, join(dir, `00000000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`));
+        for (let i = 0; i < DETECT_SESSIONS; i++) copyFileSync(template, join(dir, `00000000-0000-4000-8000-${String(i).padStart(12, '0')}.jsonl`));
         const files = readdirSync(dir).map((n) => join(dir, n));
         const floorStart = nowMs();
         statAndTail(files, 64 * 1024);
@@ -145,7 +148,7 @@ export const benchmarks = [
         const { sessions: found } = await withRuntime({ env }, async (rt) => discoverAll(await rt.providers(), rt.homes, { maxAgeSecs: null }));
         const value = nowMs() - start;
         const maxRead = Math.max(...found.map((s) => s.bytes_read));
-        if (found.length !== 1000) throw new Error(`detect found ${found.length} of 1000 sessions`);
+        if (found.length !== DETECT_SESSIONS) throw new Error(`detect found ${found.length} of ${DETECT_SESSIONS} sessions`);
         if (maxRead > 600 * 1024) throw new Error(`detect read ${maxRead} bytes of one session (limit 600 KiB)`);
         return { name: `${this.name} (max ${Math.round(maxRead / 1024)} KiB read)`, value, floor, unit: 'ms' };
       } finally {

@@ -1,5 +1,6 @@
 // Plugin host benchmarks, each a ratio against a floor measured in the same run. They import the
-// compiled kernel from dist/ (run after the build).
+// compiled kernel from dist/ (run after the build). A smoke run (bench/lib/scale.mjs) sends 2,000
+// items instead of 100,000, and far fewer requests and CLI starts.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { median, nowMs } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ITEMS = scaled(100_000, 2_000);
+/** Timed round trips of the trivial request, after WARM_UPS untimed ones. */
+const ROUND_TRIPS = scaled(2000, 100);
+const WARM_UPS = scaled(300, 20);
+/** Requests of each transcript benchmark, at least 2: the first floor (and fresh request) is dropped. */
+const TRANSCRIPT_RUNS = scaled(6, 2);
 const dist = (path) => import(join(root, 'dist', path));
 
 /** The request type the channel sends (set once the compiled SDK is loaded). */
@@ -93,16 +101,16 @@ export const benchmarks = [
       try {
         const params = proposeParams(1);
         const send = () => running.channel.request(StrategyPropose, params);
-        for (let i = 0; i < 300; i++) await send();
+        for (let i = 0; i < WARM_UPS; i++) await send();
         const times = [];
         let result;
-        for (let i = 0; i < 2000; i++) {
+        for (let i = 0; i < ROUND_TRIPS; i++) {
           const start = nowMs();
           result = await send();
           times.push(nowMs() - start);
         }
         const floors = [];
-        for (let i = 0; i < 2000; i++) floors.push(jsonRoundTripMs(params, result));
+        for (let i = 0; i < ROUND_TRIPS; i++) floors.push(jsonRoundTripMs(params, result));
         return { name: this.name, value: median(times), floor: median(floors), unit: 'ms' };
       } finally {
         await cleanup();
@@ -110,24 +118,25 @@ export const benchmarks = [
     },
   },
   {
-    name: 'plugin.transcript_100k_propose',
+    name: `plugin.transcript_${ITEMS / 1000}k_propose`,
     target: 'ratio <= 3',
     async run() {
       const { running, cleanup } = await startBenchPlugin();
       try {
-        const params = proposeParams(100_000);
+        const params = proposeParams(ITEMS);
         const times = [];
         let result;
-        for (let i = 0; i < 6; i++) {
+        for (let i = 0; i < TRANSCRIPT_RUNS; i++) {
           // A fresh array each time: the same one again would travel as an items_ref (measured below).
           const fresh = { ...params, items: [...params.items] };
           const start = nowMs();
           result = await running.channel.request(StrategyPropose, fresh);
           if (i > 0) times.push(nowMs() - start);
         }
-        if (result.edits[0].line_indexes.length !== 24_992) throw new Error('the benchmark plugin returned an unexpected plan');
+        // Every fourth item is a tool result, and the plugin keeps the newest 8.
+        if (result.edits[0].line_indexes.length !== Math.floor(ITEMS / 4) - 8) throw new Error('the benchmark plugin returned an unexpected plan');
         const floors = [];
-        for (let i = 0; i < 6; i++) floors.push(jsonRoundTripMs(params, result));
+        for (let i = 0; i < TRANSCRIPT_RUNS; i++) floors.push(jsonRoundTripMs(params, result));
         return { name: this.name, value: median(times), floor: median(floors.slice(1)), unit: 'ms' };
       } finally {
         await cleanup();
@@ -135,22 +144,22 @@ export const benchmarks = [
     },
   },
   {
-    name: 'plugin.transcript_100k_propose_again_by_items_ref',
+    name: `plugin.transcript_${ITEMS / 1000}k_propose_again_by_items_ref`,
     target: 'for the record (the same items sent again are named, not resent)',
     async run() {
       const { running, cleanup } = await startBenchPlugin();
       try {
-        const params = proposeParams(100_000);
+        const params = proposeParams(ITEMS);
         await running.channel.request(StrategyPropose, params);
         const times = [];
         let result;
-        for (let i = 0; i < 6; i++) {
+        for (let i = 0; i < TRANSCRIPT_RUNS; i++) {
           const start = nowMs();
           result = await running.channel.request(StrategyPropose, params);
           times.push(nowMs() - start);
         }
         const floors = [];
-        for (let i = 0; i < 6; i++) floors.push(jsonRoundTripMs(params, result));
+        for (let i = 0; i < TRANSCRIPT_RUNS; i++) floors.push(jsonRoundTripMs(params, result));
         return { name: this.name, value: median(times), floor: median(floors.slice(1)), unit: 'ms' };
       } finally {
         await cleanup();
@@ -170,7 +179,7 @@ export const benchmarks = [
       time([cli, '--version']);
       const values = [];
       const floors = [];
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < scaled(10, 1); i++) {
         values.push(time([cli, '--version']));
         floors.push(time(['-e', '0']));
       }

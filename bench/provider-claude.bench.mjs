@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIB } from './lib/measure.mjs';
-import { loadBundle, providerBenchmarks } from './lib/provider-suite.mjs';
+import { LARGE, loadBundle, MANY, providerBenchmarks } from './lib/provider-suite.mjs';
 
 const TEMPLATE_ID = 'b16b16b1-0000-4000-8000-000000000128';
 
@@ -29,8 +29,8 @@ export const benchmarks = providerBenchmarks({
   },
   writeLarge(claude, dir) {
     const path = join(dir, `${TEMPLATE_ID}.jsonl`);
-    const written = claude.writeBigSession(path, { targetBytes: 128 * MIB, records: 100_000 });
-    if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+    const written = claude.writeBigSession(path, { targetBytes: LARGE.mib * MIB, records: LARGE.records });
+    if (written.records !== LARGE.records) throw new Error(`generated ${written.records} records, expected ${LARGE.records}`);
     return path;
   },
   writeMany(claude, dir) {
@@ -41,7 +41,7 @@ export const benchmarks = providerBenchmarks({
     const project = join(home, 'projects', '-home-dev-projects-demo');
     mkdirSync(project, { recursive: true });
     const files = [];
-    for (let k = 0; k < 1000; k++) {
+    for (let k = 0; k < MANY; k++) {
       const id = `b16b16b1-0000-4000-8000-${String(k).padStart(12, '0')}`;
       const file = join(project, `${id}.jsonl`);
       writeFileSync(file, text.replaceAll(TEMPLATE_ID, id));
@@ -53,14 +53,14 @@ export const benchmarks = providerBenchmarks({
   render: (claude, params) => claude.renderCandidate(params),
   verify: (claude, params) => claude.verifyTranscript(params),
   discover: (claude, params) => claude.discoverSessions(params),
-  renderedRecords: 100_002,
+  recordsAdded: 2,
   targets: { parse: 2.5, discover: 3, render: 3.5, verify: 2.5 },
   // After a parse of the same bytes, as in apply and eval, a render starts from the parse's tree
   // (render-from-parse.ts); without one (fork, undo) it reads every record, on threads.
   renderForms: [
-    { name: 'render_128mib_elide_card_fork', check: (claude, runs) => startedFromParse(claude, runs) },
+    { name: 'elide_card_fork', check: (claude, runs) => startedFromParse(claude, runs) },
     {
-      name: 'render_128mib_elide_card_fork_without_kept_parse',
+      name: 'elide_card_fork_without_kept_parse',
       before: (claude) => claude.forgetParsed(),
       check: (claude) => startedFromParse(claude, 0),
     },

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { floorAndValue, MIB, readSplitParse } from './lib/measure.mjs';
-import { loadBundle, providerBenchmarks } from './lib/provider-suite.mjs';
+import { LARGE, loadBundle, MANY, providerBenchmarks } from './lib/provider-suite.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const ROLLOUT_ID = '019c9999-0000-7000-8000-000000000128';
 
@@ -26,8 +27,8 @@ const suite = providerBenchmarks({
   },
   writeLarge(codex, dir) {
     const path = join(dir, `rollout-2026-02-23T12-54-34-${ROLLOUT_ID}.jsonl`);
-    const written = codex.writeLargeRollout(path, { records: 100_000, bytes: 128 * MIB, paginated: true, id: ROLLOUT_ID });
-    if (written.records !== 100_000) throw new Error(`generated ${written.records} records, expected 100000`);
+    const written = codex.writeLargeRollout(path, { records: LARGE.records, bytes: LARGE.mib * MIB, paginated: true, id: ROLLOUT_ID });
+    if (written.records !== LARGE.records) throw new Error(`generated ${written.records} records, expected ${LARGE.records}`);
     return path;
   },
   writeMany(codex, dir) {
@@ -43,7 +44,7 @@ const suite = providerBenchmarks({
     const day = codex.sessionsDir(home);
     mkdirSync(day, { recursive: true });
     const files = [];
-    for (let k = 0; k < 1000; k++) {
+    for (let k = 0; k < MANY; k++) {
       const id = `019c0000-0000-7000-8000-${String(k).padStart(12, '0')}`;
       const file = join(day, `rollout-2026-02-23T12-00-00-${id}.jsonl`);
       writeFileSync(file, text.replace(template.id, id));
@@ -55,19 +56,20 @@ const suite = providerBenchmarks({
   render: (codex, params) => codex.render(params),
   verify: (codex, params) => codex.verify(params),
   discover: (codex, params) => codex.discover(params),
-  renderedRecords: 100_001,
+  recordsAdded: 1,
   targets: { parse: 2.5, discover: 3, render: 2, verify: 2 },
 });
 
-const HISTORY_OUTPUTS = 10_000;
+const HISTORY_OUTPUTS = scaled(10_000, 500);
 
 /**
- * One compacted record whose replacement history holds 10,000 tool outputs of 3 KB, all elided: the
- * render finds every output of that ~30 MB line in one walk (member-splice.ts), so it stays a small
- * multiple of parsing the file, however many outputs one line holds.
+ * One compacted record whose replacement history holds 10,000 tool outputs of 3 KB (a smoke run:
+ * 500), all elided: the render finds every output of that ~30 MB line in one walk
+ * (member-splice.ts), so it stays a small multiple of parsing the file, however many outputs one
+ * line holds.
  */
 const manyOutputsInOneLine = {
-  name: 'provider-codex.render_one_line_10000_elided_outputs',
+  name: `provider-codex.render_one_line_${HISTORY_OUTPUTS}_elided_outputs`,
   target: 'ratio <= 4',
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'gob-bench-codex-history-'));
@@ -94,7 +96,7 @@ const manyOutputsInOneLine = {
         return codex.render({ provider_id: 'codex', path, source_sha256: sha, edits, staging_path: staging, new_session_id: null, now: new Date().toISOString() });
       };
       await render();
-      const measured = await floorAndValue(5, {
+      const measured = await floorAndValue(scaled(5, 1), {
         floor: () => readSplitParse(path),
         value: render,
         check: (result) => {

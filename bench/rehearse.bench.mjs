@@ -2,7 +2,8 @@
 // namespace when available, analysis, cleanup) against the floor of a bare resume by the same client
 // against the same in-process stub, with a home prepared beforehand. Target: ≤ 1.5× the floor.
 // Needs the real clients (GOBSTOPPER_CLAUDE_BIN / GOBSTOPPER_CODEX_BIN, see .ci/install-real-clients);
-// without them there is nothing to measure and no benchmark is offered.
+// without them there is nothing to measure and no benchmark is offered. A smoke run
+// (bench/lib/scale.mjs) uses 12 turns and one run.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,13 +11,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { median, nowMs } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
-const RUNS = 3;
+const RUNS = scaled(3, 1);
+const TURNS = scaled(120, 12);
 
 /**
- * A 120-turn Claude session with a tool call per turn, in the on-disk shape. Assistant records carry
+ * A TURNS-turn Claude session with a tool call per turn, in the on-disk shape. Assistant records carry
  * the full API message (type, model, usage): Claude Code 2.1.197 hangs before its first request on
  * a transcript whose assistant records lack them.
  */
@@ -31,7 +34,7 @@ function writeClaudeSession(dir, sessionId) {
     parent = uuid;
   };
   const reply = (id, content) => ({ id, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: null, stop_sequence: null, usage });
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < TURNS; i++) {
     push('user', { role: 'user', content: `Step ${i}: check module ${i % 17} and report.` });
     push('assistant', reply(`msg_bench_${i}_a`, [{ type: 'tool_use', id: `toolu_bench_${i}`, name: 'Bash', input: { command: `npm test -- module-${i % 17}` } }]));
     push('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_bench_${i}`, content: `PASS module-${i % 17}\n`.repeat(20) }] });
@@ -42,11 +45,11 @@ function writeClaudeSession(dir, sessionId) {
   return path;
 }
 
-/** A 120-turn legacy Codex rollout (no ordinals), recorded for a custom provider. */
+/** A TURNS-turn legacy Codex rollout (no ordinals), recorded for a custom provider. */
 function writeCodexRollout(dir, sessionId) {
   const records = [{ timestamp: '2026-01-02T03:04:05.000Z', type: 'session_meta', payload: { id: sessionId, timestamp: '2026-01-02T03:04:05.000Z', cwd: '/home/u/proj', originator: 'codex_cli_rs', cli_version: '0.171.0' } }];
   const item = (payload) => records.push({ timestamp: '2026-01-02T03:04:06.000Z', type: 'response_item', payload });
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < TURNS; i++) {
     item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `Step ${i}: check module ${i % 17}.` }] });
     item({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: `npm test -- module-${i % 17}` }), call_id: `call_bench_${i}` });
     item({ type: 'function_call_output', call_id: `call_bench_${i}`, output: `PASS module-${i % 17}\n`.repeat(20) });
@@ -80,7 +83,7 @@ async function bareResume(provider, bin, source, sessionId) {
 
 function overheadBenchmark(provider, bin) {
   return {
-    name: `rehearse ${provider} resume (120 turns) vs bare client resume`,
+    name: `rehearse ${provider} resume (${TURNS} turns) vs bare client resume`,
     target: '≤ 1.5×',
     async run() {
       const { rehearse } = await dist('kernel/rehearse/run/rehearse.js');

@@ -1,15 +1,21 @@
 // Every built-in strategy and the heuristic scorer over 100,000 records against the same code over
 // a quarter of them, in-process (no plugin transport): a linear or n log n step stays near 4x, a
 // quadratic one shows as 16x. The strategy definitions and session builders are bundled from source.
+// A smoke run (bench/lib/scale.mjs) uses 2,000 records against 500, one run each.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { median, nowMs } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LARGE_STEPS = 33_333; // 2 + 3 x 33,333 = 100,001 records
+const RECORDS = scaled(100_000, 2_000);
+const RUNS = scaled(3, 1);
+// largeSession(steps) holds 2 + 3 x steps records.
+const LARGE_STEPS = Math.ceil((RECORDS - 2) / 3);
 const SMALL_STEPS = LARGE_STEPS / 4;
+const sizes = `${RECORDS.toLocaleString('en-US')} records vs ${(RECORDS / 4).toLocaleString('en-US')}`;
 
 let loaded;
 /** The in-process host, the scorer and the session builders, bundled once into a temporary module. */
@@ -37,7 +43,7 @@ async function load() {
   // A floor far below the context makes every strategy walk most of the transcript.
   const params = (steps) => m.proposeParams(m.largeSession(steps).items, { policy: { trigger_tokens: 1000, floor_tokens: 1000, min_savings_tokens: 0 } });
   loaded = { m, small: params(SMALL_STEPS), large: params(LARGE_STEPS) };
-  if (loaded.large.items.length < 100_000) throw new Error(`the large session has ${loaded.large.items.length} records, expected 100,000`);
+  if (loaded.large.items.length < RECORDS) throw new Error(`the large session has ${loaded.large.items.length} records, expected ${RECORDS.toLocaleString('en-US')}`);
   return loaded;
 }
 
@@ -54,8 +60,8 @@ async function timed(runs, fn) {
 async function scaling(name, run) {
   const { small, large } = await load();
   await run(small);
-  const floor = await timed(3, () => run(small));
-  const value = await timed(3, () => run(large));
+  const floor = await timed(RUNS, () => run(small));
+  const value = await timed(RUNS, () => run(large));
   return { name, value, floor, unit: 'ms' };
 }
 
@@ -63,7 +69,7 @@ const ids = ['elide', 'compacted', 'structured', 'scored', 'dedupe', 'micro', 'm
 
 export const benchmarks = [
   {
-    name: 'scorer heuristic, 100,000 records vs 25,000',
+    name: `scorer heuristic, ${sizes}`,
     target: 'ratio <= 10 (4x the records)',
     run() {
       return scaling(this.name, async (p) => {
@@ -73,7 +79,7 @@ export const benchmarks = [
     },
   },
   ...ids.map((id) => ({
-    name: `strategy ${id}, 100,000 records vs 25,000`,
+    name: `strategy ${id}, ${sizes}`,
     target: 'ratio <= 10 (4x the records)',
     run() {
       return scaling(this.name, async (p) => (await load()).m.runStrategy(id, p));

@@ -1,5 +1,6 @@
 // Vault benchmarks on a generated 128 MiB session, each against a floor measured in the same run.
-// They import the compiled kernel from dist/ (run after the build).
+// They import the compiled kernel from dist/ (run after the build). A smoke run
+// (bench/lib/scale.mjs) uses 2 MiB, one run each.
 //
 // Floors:
 // - snapshot: reading + sha256 of the file, plus a durable copy of it (copyFileSync + fsync). A
@@ -12,11 +13,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MIB, floorAndValue, median, nowMs } from './lib/measure.mjs';
+import { scaled } from './lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(join(root, 'dist', path));
-const SIZE = 128 * MIB;
-const RUNS = 3;
+const SIZE_MIB = scaled(128, 2);
+const RUNS = scaled(3, 1);
 
 /** A transcript-shaped JSONL file: user turns, assistant text, long escaped tool outputs. */
 function writeSession(path, bytes) {
@@ -75,7 +77,7 @@ async function withSession(body) {
   const dir = mkdtempSync(join(tmpdir(), 'gob-vault-bench-'));
   try {
     const source = join(dir, 'session.jsonl');
-    writeSession(source, SIZE);
+    writeSession(source, SIZE_MIB * MIB);
     return await body(dir, source);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -89,7 +91,7 @@ async function freshVault(dir, n) {
 
 export const benchmarks = [
   {
-    name: 'vault.snapshot_128mib',
+    name: `vault.snapshot_${SIZE_MIB}mib`,
     target: 'ratio <= 2',
     async run() {
       const { snapshotFile } = await dist('kernel/vault/snapshot.js');
@@ -133,7 +135,7 @@ export const benchmarks = [
     },
   },
   {
-    name: 'vault.search_snapshot_128mib',
+    name: `vault.search_snapshot_${SIZE_MIB}mib`,
     target: 'ratio <= 3',
     async run() {
       const { snapshotFile } = await dist('kernel/vault/snapshot.js');

@@ -2,9 +2,12 @@
 // Runs every bench/*.bench.mjs benchmark and prints `name: value floor ratio`, the floor measured in
 // the same run. `--only <substring>` filters by name; `--json` prints one JSON array instead.
 // Benchmarks import the compiled code from dist/, so build first (npm run bench does).
+// GOBSTOPPER_BENCH_SMOKE=1 shrinks every input and run count (bench/lib/scale.mjs) to check that
+// the benchmarks still work, not to measure; each --json record then carries `smoke: true`.
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SMOKE } from '../bench/lib/scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -15,11 +18,13 @@ if (onlyAt >= 0 && !only) {
   console.error('bench: --only needs a substring of a benchmark name');
   process.exit(2);
 }
+if (SMOKE) console.error('bench: smoke run (GOBSTOPPER_BENCH_SMOKE=1): sizes and runs are shrunk, so the ratios mean nothing against the targets');
 
 const benchDir = join(root, 'bench');
 const files = readdirSync(benchDir).filter((f) => f.endsWith('.bench.mjs')).sort();
 const results = [];
 let failed = 0;
+const record = (r) => results.push(SMOKE ? { ...r, smoke: true } : r);
 for (const file of files) {
   const module = await import(pathToFileURL(join(benchDir, file)).href);
   for (const bench of module.benchmarks ?? []) {
@@ -27,12 +32,11 @@ for (const file of files) {
     try {
       const { name, value, floor, unit } = await bench.run();
       const ratio = floor > 0 ? value / floor : null;
-      const record = { name, value: round(value), floor: round(floor), unit, ratio: ratio === null ? null : round(ratio), target: bench.target ?? null, file };
-      results.push(record);
+      record({ name, value: round(value), floor: round(floor), unit, ratio: ratio === null ? null : round(ratio), target: bench.target ?? null, file });
       if (!json) console.log(`${name}: ${fmt(value)} ${unit} ${fmt(floor)} ${unit} ${ratio === null ? 'n/a' : `${fmt(ratio)}x`}${bench.target ? `  (target ${bench.target})` : ''}`);
     } catch (error) {
       failed += 1;
-      results.push({ name: bench.name, error: String(error?.message ?? error), file });
+      record({ name: bench.name, error: String(error?.message ?? error), file });
       if (!json) console.log(`${bench.name}: failed: ${error?.message ?? error}`);
     }
   }

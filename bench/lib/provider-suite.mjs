@@ -3,6 +3,8 @@
 //   reading the file, splitting it into lines and JSON.parse-ing every line (render also hashes
 //   what it reads and writes, and fsyncs the candidate);
 // - discover over 1,000 sessions of 1 MiB, against stat + a 512 KiB tail read of the same files.
+// A smoke run (bench/lib/scale.mjs) uses 2 MiB and 2,000 records, and 20 sessions (still of 1 MiB,
+// so the limit on what discover reads of one session is still tested).
 // A provider's bench file describes the provider (how its modules are bundled, its sessions
 // written, and its methods called); the measuring is here.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +14,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { floorAndValue, readSplitParse, statAndTail } from './measure.mjs';
+import { scaled } from './scale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const RUNS = 5;
-const RECORDS = 100_000;
+const RUNS = scaled(5, 1);
+/** The large session every provider writes (`writeLarge`), and how many sessions `writeMany` writes. */
+export const LARGE = { mib: scaled(128, 2), records: scaled(100_000, 2_000) };
+export const MANY = scaled(1000, 20);
 
 /**
  * The provider's modules and its session generators, bundled from source into `dir` and loaded
@@ -56,15 +61,18 @@ function applyParams(providerId, newSessionId, transcript, path, staging) {
 /**
  * `p` describes a provider:
  * - `name` (benchmark names are `provider-<name>.…`), `id` (its provider id), `newSessionId` (a fork id);
- * - `load(dir)`: its loaded bundle; `writeLarge(mod, dir)`: the path of a generated 128 MiB,
- *   100,000-record session; `writeMany(mod, dir)`: `{ home, files }`, 1,000 sessions of 1 MiB;
+ * - `load(dir)`: its loaded bundle; `writeLarge(mod, dir)`: the path of a generated session of
+ *   LARGE.mib MiB and LARGE.records records; `writeMany(mod, dir)`: `{ home, files }`, MANY
+ *   sessions of 1 MiB;
  * - `parse`, `render`, `verify`, `discover`: its methods, called with the bundle and the params;
- * - `renderedRecords`: the records of the render apply asks for; `targets`: the ratio per benchmark;
- * - `renderForms` (optional): renders measured under other names, each with a `before(mod)` run
- *   ahead of every render and a `check(mod)` run after them all.
+ * - `recordsAdded`: the records the render apply asks for adds to the large session;
+ *   `targets`: the ratio per benchmark;
+ * - `renderForms` (optional): renders measured under other names (`render_<size>_<name>`), each
+ *   with a `before(mod)` run ahead of every render and a `check(mod, runs)` run after them all.
  */
 export function providerBenchmarks(p) {
   const name = (what) => `provider-${p.name}.${what}`;
+  const size = `${LARGE.mib}mib_${LARGE.records / 1000}k_records`;
   async function withDir(fn) {
     const dir = mkdtempSync(join(tmpdir(), `gob-bench-${p.name}-`));
     try {
@@ -90,24 +98,24 @@ export function providerBenchmarks(p) {
       });
     },
   });
-  const renderForms = p.renderForms ?? [{ name: 'render_128mib_elide_card_fork' }];
+  const renderForms = p.renderForms ?? [{ name: 'elide_card_fork' }];
   return [
-    onLarge('parse_128mib_100k_records', p.targets.parse, p.parse, (transcript) => {
-      if (transcript.items.length !== RECORDS) throw new Error('parse returned the wrong number of items');
+    onLarge(`parse_${size}`, p.targets.parse, p.parse, (transcript) => {
+      if (transcript.items.length !== LARGE.records) throw new Error('parse returned the wrong number of items');
     }),
     {
-      name: name('discover_1000x1mib'),
+      name: name(`discover_${MANY}x1mib`),
       target: `ratio <= ${p.targets.discover}, and at most 600 KiB read per session`,
       run() {
         return withDir(async (mod, dir) => {
           const { home, files } = p.writeMany(mod, dir);
-          if (files.length !== 1000) throw new Error(`wrote ${files.length} sessions, expected 1000`);
+          if (files.length !== MANY) throw new Error(`wrote ${files.length} sessions, expected ${MANY}`);
           p.discover(mod, { provider_id: p.id, home });
           const measured = await floorAndValue(RUNS, {
             floor: () => statAndTail(files, 512 * 1024),
             value: () => p.discover(mod, { provider_id: p.id, home }),
             check: (found) => {
-              if (found.sessions.length !== 1000) throw new Error(`discover found ${found.sessions.length} of 1000 sessions`);
+              if (found.sessions.length !== MANY) throw new Error(`discover found ${found.sessions.length} of ${MANY} sessions`);
               const most = Math.max(...found.sessions.map((s) => s.bytes_read));
               if (most > 600 * 1024) throw new Error(`discover read ${most} bytes of one session`);
             },
@@ -117,7 +125,7 @@ export function providerBenchmarks(p) {
       },
     },
     ...renderForms.map((form) => ({
-      name: name(form.name),
+      name: name(`render_${LARGE.mib}mib_${form.name}`),
       target: `ratio <= ${p.targets.render}`,
       run() {
         return large(async (mod, path, dir) => {
@@ -131,7 +139,7 @@ export function providerBenchmarks(p) {
             floor: () => readSplitParse(path),
             value: (r) => p.render(mod, applyParams(p.id, p.newSessionId, transcript, path, staging(r))),
             check: (result, r) => {
-              if (result.record_count !== p.renderedRecords || result.elided_records < 1000) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
+              if (result.record_count !== LARGE.records + p.recordsAdded || result.elided_records < LARGE.records / 100) throw new Error(`render wrote ${result.record_count} records, ${result.elided_records} elided`);
               rmSync(staging(r));
             },
           });
@@ -140,8 +148,8 @@ export function providerBenchmarks(p) {
         });
       },
     })),
-    onLarge('verify_128mib_100k_records', p.targets.verify, p.verify, (result) => {
-      if (result.record_count !== RECORDS || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the session as sound');
+    onLarge(`verify_${size}`, p.targets.verify, p.verify, (result) => {
+      if (result.record_count !== LARGE.records || result.findings.some((f) => f.severity === 'error')) throw new Error('verify did not read the session as sound');
     }),
   ];
 }
