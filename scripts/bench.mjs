@@ -4,8 +4,11 @@
 // Benchmarks import the compiled code from dist/, so build first (npm run bench does).
 // GOBSTOPPER_BENCH_SMOKE=1 shrinks every input and run count (bench/lib/scale.mjs) to check that
 // the benchmarks still work, not to measure; each --json record then carries `smoke: true`.
+// GOBSTOPPER_BENCH_DIR takes the *.bench.mjs files from another directory (the tests use it).
+// A file that cannot be loaded is reported as a failed benchmark, `<file>: failed to load: …`
+// (--json: `{file, error}`), and the run goes on to the other files.
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SMOKE } from '../bench/lib/scale.mjs';
 
@@ -20,14 +23,24 @@ if (onlyAt >= 0 && !only) {
 }
 if (SMOKE) console.error('bench: smoke run (GOBSTOPPER_BENCH_SMOKE=1): sizes and runs are shrunk, so the ratios mean nothing against the targets');
 
-const benchDir = join(root, 'bench');
+const benchDir = process.env.GOBSTOPPER_BENCH_DIR ? resolve(process.env.GOBSTOPPER_BENCH_DIR) : join(root, 'bench');
 const files = readdirSync(benchDir).filter((f) => f.endsWith('.bench.mjs')).sort();
 const results = [];
 let failed = 0;
 const record = (r) => results.push(SMOKE ? { ...r, smoke: true } : r);
 for (const file of files) {
-  const module = await import(pathToFileURL(join(benchDir, file)).href);
-  for (const bench of module.benchmarks ?? []) {
+  let module;
+  try {
+    module = await import(pathToFileURL(join(benchDir, file)).href);
+    // A renamed export would otherwise offer no benchmark and pass unseen.
+    if (!Array.isArray(module.benchmarks)) throw new Error('it exports no `benchmarks` array');
+  } catch (error) {
+    failed += 1;
+    record({ file, error: String(error?.message ?? error) });
+    if (!json) console.log(`${file}: failed to load: ${error?.message ?? error}`);
+    continue;
+  }
+  for (const bench of module.benchmarks) {
     if (only && !bench.name.includes(only)) continue;
     try {
       const { name, value, floor, unit } = await bench.run();
