@@ -171,9 +171,14 @@ export const benchmarks = [
     target: 'ratio <= 5',
     async run() {
       const cli = join(root, 'bin', 'run.js');
+      // An empty home: the start must not depend on (or touch) the configuration and plugins of
+      // whoever runs the benchmark.
+      const home = mkdtempSync(join(tmpdir(), 'gob-bench-cli-'));
+      const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
+      process.on('exit', () => rmSync(home, { recursive: true, force: true }));
       const time = (args) => {
         const start = nowMs();
-        execFileSync(process.execPath, args, { stdio: 'ignore' });
+        execFileSync(process.execPath, args, { stdio: 'ignore', env });
         return nowMs() - start;
       };
       time([cli, '--version']);
