@@ -9,6 +9,8 @@ export interface VaultLayout {
   manifests: string;
   operations: string;
   pins: string;
+  /** One file of state cards per snapshot (card-file.ts), so recall need not read the snapshot. */
+  cards: string;
   /** Hold files of snapshotters in progress; prune waits for them (see custody.ts). */
   custody: string;
   index: string;
@@ -25,6 +27,7 @@ export function vaultLayoutAt(root: string): VaultLayout {
     manifests: join(root, 'manifests'),
     operations: join(root, 'operations'),
     pins: join(root, 'pins'),
+    cards: join(root, 'cards'),
     custody: join(root, 'custody'),
     index: join(root, 'index.jsonl'),
     indexLock: join(root, 'index.lock'),
@@ -40,7 +43,7 @@ export function vaultLayout(env: PathEnv = process.env): VaultLayout {
 /** Creates every vault directory (0700) or verifies the existing ones. */
 export async function ensureVault(layout: VaultLayout): Promise<void> {
   await ensurePrivateDir(layout.root);
-  for (const dir of [layout.chunks, layout.manifests, layout.operations, layout.pins, layout.custody]) await ensurePrivateDir(dir);
+  for (const dir of [layout.chunks, layout.manifests, layout.operations, layout.pins, layout.custody, layout.cards]) await ensurePrivateDir(dir);
 }
 
 /** For readers: false when there is no vault yet; throws when what exists is not private. */

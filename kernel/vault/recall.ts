@@ -1,18 +1,22 @@
 /**
  * `recall`: state cards (the digests compactions leave behind) found anywhere in archived
  * snapshots, ranked by how often the query occurs in their fields. A card is any decoded JSON
- * string value starting with the state-card marker, whatever the provider's record shape.
+ * string value starting with the state-card marker, whatever the provider's record shape, in a
+ * record whose bytes spell the marker literally (as every client's JSON writer does). A snapshot's
+ * cards come from its card file when it has a usable one, and from reading it otherwise; both give
+ * the same answer.
  */
-import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
-import { parseStateCard, STATE_CARD_MARKER } from '../../sdk/state-card.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
-import { countOccurrences, forEachStringValue, LiteralPrefilter, parseJsonLine } from './json-text.js';
+import { cardSha256, forEachCardInRecord, indexedCards } from './card-index.js';
+import { MARKER_BYTES } from './card-scan.js';
+import { checkPrivateDir } from './private-fs.js';
+import { countOccurrences } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { checkSessionSelector, resolveShaPrefix } from './selectors.js';
@@ -107,31 +111,33 @@ export async function recallCards(
     if (only !== null && entry.sha256 !== only) continue;
     if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
   }
-  const prefilter = new LiteralPrefilter(STATE_CARD_MARKER);
+  const useCardFiles = await cardFilesReadable(layout);
+  const presentChunks = new Set<string>();
   const seen = new Set<string>();
   const found: Found[] = [];
   for (const entry of newest.values()) {
-    // A snapshot's cards count only once all of it has been read back and verified.
+    // A snapshot's cards count only once all of it has been read back and verified, or its card
+    // file read and every chunk found in place.
     const cards: Array<{ key: string; row: RecallRow }> = [];
+    const add = (recordIndex: number, sha: string, digest: DigestBlock) => {
+      const score = query === undefined ? 0 : scoreCard(digest, query);
+      if (query !== undefined && score === 0) return;
+      const key = `${entry.provider}\0${entry.session_id}\0${sha}`;
+      cards.push({ key, row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: recordIndex, score, digest } });
+    };
     try {
-      await forEachRecord(
-        layout,
-        entry.sha256,
-        ({ index, bytes }) => {
-          if (!prefilter.mayMatch(bytes)) return;
-          const parsed = parseJsonLine(bytes);
-          if (parsed === undefined) return;
-          forEachStringValue(parsed, (value) => {
-            const digest = parseStateCard(value);
-            if (!digest) return;
-            const score = query === undefined ? 0 : scoreCard(digest, query);
-            if (query !== undefined && score === 0) return;
-            const key = `${entry.provider}\0${entry.session_id}\0${createHash('sha256').update(value).digest('hex')}`;
-            cards.push({ key, row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: index, score, digest } });
-          });
-        },
-        env,
-      );
+      const indexed = useCardFiles ? await indexedCards(layout, entry.sha256, env, presentChunks) : null;
+      if (indexed !== null) for (const c of indexed) add(c.record_index, c.card_sha256, c.digest);
+      else {
+        await forEachRecord(
+          layout,
+          entry.sha256,
+          ({ index, bytes }) => {
+            if (bytes.includes(MARKER_BYTES)) forEachCardInRecord(bytes, (value, digest) => add(index, cardSha256(value), digest));
+          },
+          env,
+        );
+      }
     } catch (error) {
       // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
       const why = only === null ? whyLeftOut(layout, entry.sha256, error) : null;
@@ -147,6 +153,11 @@ export async function recallCards(
   }
   found.sort((a, b) => b.row.score - a.row.score || b.row.ts - a.row.ts || a.order - b.order);
   return { cards: found.slice(0, limit).map((f) => f.row), found: found.length };
+}
+
+/** Card files are read only from a private directory; without one every snapshot is read instead. */
+async function cardFilesReadable(layout: VaultLayout): Promise<boolean> {
+  return checkPrivateDir(layout.cards).catch(() => false);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Archiving a file's exact bytes: one streaming pass hashes the whole source, cuts it into 1 MiB
  * chunks and stores each new one (several in flight); every stored byte is read back and compared
- * before the snapshot counts.
+ * before the snapshot counts. The same pass notes the records holding a state card, whose cards are
+ * then recorded in the snapshot's card file.
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import { storeChunk } from './chunks.js';
 import { vaultDamaged } from './errors.js';
 import type { VaultLayout } from './layout.js';
 import { CHUNK_BYTES } from './limits.js';
-import { LineCounter } from './line-count.js';
+import { indexStoredCards } from './card-index.js';
+import { CardScanner } from './card-scan.js';
 import { sha256Hex } from '../digest.js';
 import { chunkLength, loadManifest, serializeManifest } from './manifest.js';
 import { sharedBuffer, streamingSha256 } from './sha256-stream.js';
@@ -101,7 +103,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
   const chunks: string[] = [];
   const tasks: ChunkTask[] = [];
   let total = 0;
-  const lines = new LineCounter();
+  const records = new CardScanner();
   let sourceSha256: string;
   try {
     for (;;) {
@@ -117,7 +119,7 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
       const data = buffer.subarray(0, got);
       const hashed = sourceHash.update(data);
       hashed.catch(() => undefined);
-      lines.push(data);
+      records.push(data);
       const sha = sha256Hex(data);
       chunks.push(sha);
       const done = storeChunk(layout.chunks, sha, data, writeAll);
@@ -160,8 +162,10 @@ export async function storeSnapshot(layout: VaultLayout, path: string, options: 
   await fsyncDir(layout.manifests);
   faultPoint('vault.after_manifest', options.fault, env);
   await checkStored(layout, manifestSha256, sourceSha256, total, chunks, env);
+  // Only now are the bytes the cards are read from known to be the source's.
+  await indexStoredCards(layout, { manifestSha256, sourceSha256, bytes: total, chunks }, records.finish(), writeAll);
 
-  const recordCount = lines.count;
+  const recordCount = records.recordCount;
   const file = { dev: before.dev, ino: before.ino, size: before.size, mtimeMs: before.mtimeMs };
   return { manifestSha256, sourceSha256, bytes: total, recordCount, chunkCount: chunks.length, newChunks, newChunkBytes, file };
 }

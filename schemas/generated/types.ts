@@ -3554,6 +3554,53 @@ export interface VaultManifest {
   chunks: Sha256[];
 }
 /**
+ * vault/cards/<manifest_sha256>.json: the state cards of one snapshot, written once its bytes were stored and read back, so recall need not read the snapshot. A card is a JSON string value starting with the state-card marker in a record whose bytes spell the marker literally. Derived data: deleting the file is always safe (recall then reads the snapshot).
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "VaultCardFile".
+ */
+export interface VaultCardFile {
+  schema_version: 1;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  manifest_sha256: string;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+  /**
+   * The manifest's bytes.
+   */
+  bytes: number;
+  /**
+   * In record order, and within a record in the order recall visits its string values.
+   */
+  cards: {
+    record_index: LineIndex;
+    /**
+     * Lowercase hex SHA-256 digest.
+     */
+    card_sha256: string;
+    digest: DigestBlock1;
+  }[];
+}
+/**
+ * The state card: a bounded, metadata-derived summary appended in the provider's own shape. All text fields together are at most 32768 bytes.
+ */
+export interface DigestBlock1 {
+  goal?: string | null;
+  summary?: string | null;
+  concepts?: string[];
+  files_touched?: string[];
+  decisions?: string[];
+  errors?: string[];
+  open_tasks?: string[];
+  current_work?: string | null;
+  context?: string | null;
+  covers_items: number;
+}
+/**
  * vault/pins/<name>.json: keeps a snapshot from prune forever.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

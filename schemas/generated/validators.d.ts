@@ -194,6 +194,7 @@ export declare const validateUndoCommandResult: GeneratedValidator;
 export declare const validateUnixSeconds: GeneratedValidator;
 export declare const validateUnreadableTranscript: GeneratedValidator;
 export declare const validateUsageSample: GeneratedValidator;
+export declare const validateVaultCardFile: GeneratedValidator;
 export declare const validateVaultCommandOutput: GeneratedValidator;
 export declare const validateVaultEntry: GeneratedValidator;
 export declare const validateVaultLabel: GeneratedValidator;

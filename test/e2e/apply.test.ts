@@ -423,6 +423,23 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(narrow.stdout).not.toContain('score');
   });
 
+  it("apply records the fork's card in a card file, and recall --query answers from it", async () => {
+    home = demoHome();
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(applied.code).toBe(0);
+    const output = applied.json.receipt.output_manifest_sha256;
+    const file = join(home.dataHome, 'gobstopper', 'vault', 'cards', `${output}.json`);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(written).toMatchObject({ schema_version: 1, manifest_sha256: output });
+    expect(written.cards.length).toBeGreaterThan(0);
+    // A word only the card file holds: recall found the card there, not by reading the fork's bytes.
+    for (const c of written.cards) c.digest.open_tasks = ['zz-recorded-in-the-card-file'];
+    writeFileSync(file, JSON.stringify(written), { mode: 0o600 });
+    const found = await runJson(['recall', '--query', 'zz-recorded-in-the-card-file'], home.env);
+    expect(found.code).toBe(0);
+    expect(found.json.map((r: { snapshot_sha: string; session_id: string }) => [r.snapshot_sha, r.session_id])).toEqual([[output, applied.json.receipt.output_session_id]]);
+  });
+
   it('recall cut at --limit says how many cards it found and how many it lists', async () => {
     home = demoHome();
     for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) await runJson(['apply', id], home.env);
