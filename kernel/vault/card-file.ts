@@ -10,7 +10,7 @@ import { validateVaultCardFile } from '../../schemas/generated/validators.js';
 import { MIB } from '../../sdk/limits.js';
 import { GobstopperError } from '../errors.js';
 import type { VaultLayout } from './layout.js';
-import { FileTooLargeError, readPrivateFile, replacePrivateFile, type WriteAll } from './private-fs.js';
+import { checkPrivateDir, FileTooLargeError, namesIn, readPrivateFile, replacePrivateFile, type WriteAll } from './private-fs.js';
 
 export type { VaultCardFile };
 export type IndexedCard = VaultCardFile['cards'][number];
@@ -83,6 +83,16 @@ export async function writeCardFile(layout: VaultLayout, card: VaultCardFile, wr
   // Too many cards to be worth a file: recall reads this snapshot as it reads one stored before card files.
   if (data.length > MAX_CARD_FILE_BYTES) return;
   await replacePrivateFile(cardFilePath(layout, card.manifest_sha256), data, writeAll);
+}
+
+/** The card files of snapshots other than `kept`: what is left of snapshots gone or going. */
+export async function cardFilesOutside(layout: VaultLayout, kept: ReadonlySet<string>): Promise<string[]> {
+  // Files are removed only from a private directory of ours, never through a link.
+  if (!(await checkPrivateDir(layout.cards))) return [];
+  return (await namesIn(layout.cards)).filter((name) => {
+    const sha = cardFileManifest(name);
+    return sha !== null && !kept.has(sha);
+  });
 }
 
 function badCardFile(file: string, problem: string): GobstopperError {

@@ -12,6 +12,9 @@
  * Every operation receipt is read as prune, apply and undo read it (one damaged receipt makes them
  * refuse), each on its own so that one damaged receipt hides neither the others' damage nor the
  * retained copies they name, and the snapshots a readable receipt names must be in manifests/.
+ *
+ * Every card file is read as recall reads it (card-file-check.ts): one recall would pass over, or
+ * one left from a snapshot that is gone, is reported with its repair (deleting it is always safe).
  */
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -20,6 +23,7 @@ import { readReceipt, receiptOperations, receiptPath } from '../publish/receipt.
 import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
 import { filesystemMessage } from '../filesystem-message.js';
 import { GobstopperError } from '../errors.js';
+import { damagedCardFiles } from './card-file-check.js';
 import { vaultDamaged, VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
@@ -320,6 +324,7 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   const stillThere = (sha: string) => !pruned.has(sha);
   const checked = targets.filter((t) => stillThere(t.sha256));
   const reached = (reach: Reach) => checked.filter((t) => t.reach === reach).length;
+  const cardFiles = await damagedCardFiles(layout, env, request.session === undefined ? undefined : new Set(targets.map((t) => t.sha256)));
   return {
     verified: checked.length,
     listed: reached('listed'),
@@ -330,5 +335,6 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
     index_problem: indexProblem,
     receipts: receipts.checked,
     damaged_receipts: receipts.damaged,
+    damaged_card_files: cardFiles,
   };
 }

@@ -8,9 +8,11 @@
  * Every manifest is validated and every kept chunk checked before anything changes, the index is
  * rewritten before any file is unlinked (a crash leaves snapshots without a line behind, never a
  * line naming removed data; the journal of what it dropped lets the next prune delete those), and
- * the whole run holds the vault exclusively so no snapshot in progress loses its chunks.
+ * the whole run holds the vault exclusively so no snapshot in progress loses its chunks. A removed
+ * snapshot's card file goes before its manifest, so a stopped prune leaves no card file naming a
+ * snapshot that is gone; one left by other means (a manifest moved aside) goes with the next prune.
  */
-import { lstat, unlink } from 'node:fs/promises';
+import { lstat, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PruneCommandOutput } from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
@@ -21,6 +23,7 @@ import { VaultDamagedError } from './errors.js';
 import { readIndex, rewriteIndexLocked, streamOf, withIndexLock } from './index-file.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { CHUNK_BYTES, DEFAULT_PRUNE_KEEP } from './limits.js';
+import { cardFilesOutside } from './card-file.js';
 import { checkChunkPresent, readChunk } from './chunks.js';
 import { chunkLength, loadManifest } from './manifest.js';
 import { sweepDeadRunLeftovers } from './leftovers.js';
@@ -157,7 +160,12 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
     const chunkNames = await namesIn(layout.chunks);
     const deadChunks = chunkNames.filter((name) => HEX64.test(name) && !liveChunks.has(name));
 
+    const dead = new Set(deadManifests);
+    const staying = new Set([...stored].filter((sha) => !dead.has(sha)));
+    const deadCardFiles = await cardFilesOutside(layout, staying);
+
     let bytesReclaimed = 0;
+    for (const name of deadCardFiles) bytesReclaimed += await sizeOf(join(layout.cards, name));
     for (const sha of deadManifests) bytesReclaimed += await sizeOf(join(layout.manifests, sha));
     for (const sha of deadChunks) bytesReclaimed += await sizeOf(join(layout.chunks, sha));
 
@@ -166,6 +174,10 @@ export async function pruneVault(layout: VaultLayout, request: PruneRequest = {}
       // Before any line or file goes: a receipt must never name a snapshot that is gone.
       await judged.settle();
       if (kept.length !== entries.length) await rewriteIndexLocked(layout, kept);
+      const cardNames = await namesIn(layout.cards);
+      for (const name of deadCardFiles) await rm(join(layout.cards, name), { force: true });
+      for (const name of cardNames) if (isTempName(name)) await unlink(join(layout.cards, name)).catch(() => undefined);
+      if (cardNames.length > 0) await fsyncDir(layout.cards);
       for (const sha of deadManifests) await unlink(join(layout.manifests, sha));
       // Temp files are leftovers of interrupted writes: no writer can be running now.
       for (const name of await namesIn(layout.manifests)) if (isTempName(name)) await unlink(join(layout.manifests, name)).catch(() => undefined);

@@ -2552,6 +2552,10 @@ export interface VaultVerifyCommandOutput {
    * The receipts prune, apply or undo would refuse (each with the first problem and its repair, as those commands say it), and those naming a snapshot manifests/ does not hold; sorted by operation id.
    */
   damaged_receipts: DamagedReceipt[];
+  /**
+   * Files in `<vault>/cards/` recall would not use: not JSON, not a valid card file, not the snapshot its name gives (or not its manifest's size and source digest), not a card file's name, unsafe to read, or the card file of a snapshot manifests/ does not hold; sorted by file. Deleting one is always safe: recall then reads the snapshot itself.
+   */
+  damaged_card_files: DamagedCardFile[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -2633,6 +2637,26 @@ export interface DamagedReceipt {
     code: string;
     /**
      * What prune, apply or undo say refusing it: the file, the problem, and the repair.
+     */
+    message: string;
+  };
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "DamagedCardFile".
+ */
+export interface DamagedCardFile {
+  /**
+   * The card file, or the cards directory when it cannot be read at all.
+   */
+  file: string;
+  problem: {
+    /**
+     * card_file_damaged (not JSON, not a valid card file, another snapshot's, or not a card file's name), manifest_missing (its snapshot is not in manifests/), vault_insecure (a link, not a regular file, not yours, or readable by others), or unreadable (the file system refused a read).
+     */
+    code: string;
+    /**
+     * The problem and the repair.
      */
     message: string;
   };

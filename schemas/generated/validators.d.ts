@@ -26,6 +26,7 @@ export declare const validateContextComparison: GeneratedValidator;
 export declare const validateContextComponents: GeneratedValidator;
 export declare const validateContextReason: GeneratedValidator;
 export declare const validateContextState: GeneratedValidator;
+export declare const validateDamagedCardFile: GeneratedValidator;
 export declare const validateDamagedReceipt: GeneratedValidator;
 export declare const validateDamagedSnapshot: GeneratedValidator;
 export declare const validateDetectOutput: GeneratedValidator;

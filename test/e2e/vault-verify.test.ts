@@ -87,7 +87,7 @@ describe('vault --verify (built CLI)', () => {
 
     const { code, result } = await verifyJson();
     expect(code).toBe(0);
-    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed], index_problem: null, receipts: 1, damaged_receipts: [] });
+    expect(result).toEqual({ verified: 5, listed: 3, retained: 1, damaged: [], unindexed: 1, unindexed_snapshots: [unindexed], index_problem: null, receipts: 1, damaged_receipts: [], damaged_card_files: [] });
     // A transcript limit lowered since they were archived bounds what a parse holds, not what this
     // check reads a chunk at a time: the snapshots are as intact as before, not damaged.
     const lowered = await runCli(['vault', '--verify'], home.env, { extraEnv: { GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '1024' } });
@@ -267,7 +267,7 @@ describe('vault --verify reads every operation receipt (built CLI)', () => {
     const { code, result } = await verifyJson();
     expect(code).toBe(0);
     healthy = result;
-    expect(result).toEqual({ verified: 4, listed: 2, retained: 2, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 2, damaged_receipts: [] });
+    expect(result).toEqual({ verified: 4, listed: 2, retained: 2, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 2, damaged_receipts: [], damaged_card_files: [] });
     // One session: its own receipt only.
     expect((await verifyJson(DEMO_CODEX_ID.slice(0, 8))).result).toMatchObject({ verified: 1, receipts: 1, damaged_receipts: [] });
   });

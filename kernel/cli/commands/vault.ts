@@ -99,6 +99,7 @@ export default class Vault extends BaseCommand<VaultResult> {
     if (session !== undefined && unknown.length > 0) {
       this.sayProse(`${unknown.length === 1 ? 'a receipt that cannot be read is' : 'receipts that cannot be read are'} checked whatever the session: which session ${unknown.length === 1 ? 'it belongs' : 'they belong'} to cannot be told`);
     }
+    for (const d of result.damaged_card_files) this.say(`damaged card file: ${d.problem.message}`);
     this.sayUnlisted(result.unindexed_snapshots, unknown.length > 0);
     this.say(`${readBack(result)}: ${result.damaged.length} damaged${receiptsRead(result)}`);
     if (result.damaged.length > 0) {
@@ -108,6 +109,10 @@ export default class Vault extends BaseCommand<VaultResult> {
     }
     if (result.damaged_receipts.length > 0) {
       this.sayProse('prune refuses while a receipt is damaged, as undo and a new run of its operation do when they read it; each damaged receipt\'s line says the repair');
+      process.exitCode = 1;
+    }
+    if (result.damaged_card_files.length > 0) {
+      this.sayProse('recall reads a snapshot itself where its card file cannot be used, so no card is lost; deleting a damaged card file is always safe');
       process.exitCode = 1;
     }
     return result;

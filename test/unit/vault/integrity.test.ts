@@ -32,11 +32,12 @@ describe('verifyVault', () => {
         if (p.sha256 !== a || p.bytes === 0) return;
         // What prune does, in its order, once the check has read this snapshot's manifest.
         writeFileSync(home.layout.index, lines.filter((l) => !l.includes(a)).join('\n') + '\n');
+        unlinkSync(join(home.layout.cards, `${a}.json`));
         unlinkSync(join(home.layout.manifests, a));
         for (const chunk of chunksOfA) unlinkSync(join(home.layout.chunks, chunk));
       },
     });
-    expect(result).toEqual({ verified: 1, listed: 1, retained: 0, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 0, damaged_receipts: [] });
+    expect(result).toEqual({ verified: 1, listed: 1, retained: 0, damaged: [], unindexed: 0, unindexed_snapshots: [], index_problem: null, receipts: 0, damaged_receipts: [], damaged_card_files: [] });
   });
 
   it('names an index line whose size disagrees with its manifest, and a manifest whose chunks are not its source', async () => {

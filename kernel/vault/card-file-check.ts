@@ -1,0 +1,69 @@
+/**
+ * `vault --verify`'s look at the card files: each one read as recall reads it, against the manifest
+ * its name gives. Recall reads a snapshot whose card file it cannot use, so nothing here is lost
+ * data; it is reported because a file recall passes over on every run is work it keeps redoing,
+ * and one naming a snapshot that is gone is left over.
+ */
+import { join } from 'node:path';
+import type { DamagedCardFile } from '../../schemas/generated/types.js';
+import { GobstopperError } from '../errors.js';
+import { filesystemMessage } from '../filesystem-message.js';
+import { cardFileManifest, readCardFile, type CardFileClaim } from './card-file.js';
+import type { VaultLayout } from './layout.js';
+import { loadManifest } from './manifest.js';
+import { checkPrivateDir, isTempName, namesIn } from './private-fs.js';
+
+const DELETE_IT = 'delete it (recall then reads the snapshot itself)';
+
+function problemOf(error: unknown): DamagedCardFile['problem'] {
+  if (error instanceof GobstopperError) return { code: error.code, message: error.message };
+  if (error instanceof Error) return { code: 'unreadable', message: filesystemMessage(error as NodeJS.ErrnoException) ?? error.message };
+  throw error;
+}
+
+/** The manifest's size and digest to hold the card file to; null when the snapshot is not stored. */
+async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<CardFileClaim | null> {
+  try {
+    const { manifest } = await loadManifest(layout, sha, env);
+    return { manifestSha256: sha, sourceSha256: manifest.source_sha256, bytes: manifest.bytes };
+  } catch (error) {
+    if (error instanceof GobstopperError && error.code === 'snapshot_not_found') return null;
+    // A damaged manifest is the snapshot's damage, reported with it; the card file is checked alone.
+    return { manifestSha256: sha };
+  }
+}
+
+/**
+ * The card files recall would not use, sorted by file; with `only`, just those of these snapshots.
+ * Temp files are a snapshotter's writes in progress (this check takes no custody) and are skipped.
+ */
+export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>): Promise<DamagedCardFile[]> {
+  let names: string[];
+  try {
+    if (!(await checkPrivateDir(layout.cards))) return [];
+    names = await namesIn(layout.cards);
+  } catch (error) {
+    return [{ file: layout.cards, problem: problemOf(error) }];
+  }
+  const damaged: DamagedCardFile[] = [];
+  for (const name of names.sort()) {
+    if (isTempName(name)) continue;
+    const file = join(layout.cards, name);
+    const sha = cardFileManifest(name);
+    if (sha === null) {
+      if (only === undefined) damaged.push({ file, problem: { code: 'card_file_damaged', message: `${file} is not named as a card file (<snapshot id>.json); move it out of the vault` } });
+      continue;
+    }
+    if (only !== undefined && !only.has(sha)) continue;
+    const claim = await claimOf(layout, sha, env);
+    try {
+      // Gone since the directory was read: a prune removed it with its snapshot.
+      if ((await readCardFile(layout, claim ?? { manifestSha256: sha })) === null) continue;
+    } catch (error) {
+      damaged.push({ file, problem: problemOf(error) });
+      continue;
+    }
+    if (claim === null) damaged.push({ file, problem: { code: 'manifest_missing', message: `card file ${file} belongs to snapshot ${sha.slice(0, 16)}, which manifests/ does not hold; ${DELETE_IT}, or restore manifests/${sha} from a backup (prune deletes it too)` } });
+  }
+  return damaged;
+}
