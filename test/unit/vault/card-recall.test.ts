@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateVaultCardFile } from '../../../schemas/generated/validators.js';
 import { cardFilePath } from '../../../kernel/vault/card-file.js';
 import { recallCards, type RecallRequest } from '../../../kernel/vault/recall.js';
-import { snapshotFile } from '../../../kernel/vault/snapshot.js';
-import { card, claudeSession, claudeUser, codexCompacted, codexStateCardMessage, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+import { archiveSession, card, claudeSession, claudeUser, codexCompacted, codexStateCardMessage, jsonl, makeVaultHome, type VaultHome } from './helpers.js';
 
 describe('recall from card files', () => {
   let home: VaultHome;
@@ -14,10 +13,7 @@ describe('recall from card files', () => {
   });
   afterEach(() => home.cleanup());
 
-  async function archive(name: string, sessionId: string, provider: string, content: string, ts: number) {
-    const path = writeSession(home.sessions, name, content);
-    return (await snapshotFile(home.layout, { path, sessionId, provider, strategy: 'snapshot', ts, env: home.env })).entry;
-  }
+  const archive = (name: string, sessionId: string, provider: string, content: string, ts: number) => archiveSession(home, name, sessionId, provider, content, ts);
 
   /** Every answer recall gives to `requests`, with its warnings. */
   async function answers(requests: RecallRequest[]) {

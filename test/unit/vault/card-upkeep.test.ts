@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardFilePath } from '../../../kernel/vault/card-file.js';
 import { verifyVault } from '../../../kernel/vault/integrity.js';
 import { pruneVault } from '../../../kernel/vault/prune.js';
-import { snapshotFile } from '../../../kernel/vault/snapshot.js';
-import { card, claudeSession, claudeUser, jsonl, makeVaultHome, writeSession, type VaultHome } from './helpers.js';
+import { archiveSession, card, claudeSession, claudeUser, jsonl, makeVaultHome, type VaultHome } from './helpers.js';
 
 describe('card files kept in step with their snapshots', () => {
   let home: VaultHome;
@@ -14,10 +13,7 @@ describe('card files kept in step with their snapshots', () => {
   });
   afterEach(() => home.cleanup());
 
-  async function archive(name: string, sessionId: string, provider: string, content: string, ts: number) {
-    const path = writeSession(home.sessions, name, content);
-    return (await snapshotFile(home.layout, { path, sessionId, provider, strategy: 'snapshot', ts, env: home.env })).entry;
-  }
+  const archive = (name: string, sessionId: string, provider: string, content: string, ts: number) => archiveSession(home, name, sessionId, provider, content, ts);
 
   const cardFiles = () => readdirSync(home.layout.cards).filter((n) => n.endsWith('.json'));
 

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from '../../helpers/temp-home.js';
 import { vaultLayout, type VaultLayout } from '../../../kernel/vault/layout.js';
+import { snapshotFile } from '../../../kernel/vault/snapshot.js';
 import { renderStateCard } from '../../../sdk/state-card.js';
 import type { DigestBlock } from '../../../schemas/generated/types.js';
 
@@ -31,6 +32,12 @@ export function writeSession(dir: string, name: string, content: string | Buffer
   const path = join(dir, name);
   writeFileSync(path, content, { mode: 0o600 });
   return path;
+}
+
+/** Writes `content` as a session file and archives it under `sessionId`; its index entry. */
+export async function archiveSession(home: VaultHome, name: string, sessionId: string, provider: string, content: string, ts: number) {
+  const path = writeSession(home.sessions, name, content);
+  return (await snapshotFile(home.layout, { path, sessionId, provider, strategy: 'snapshot', ts, env: home.env })).entry;
 }
 
 export function claudeUser(sessionId: string, text: string, uuid: string) {
