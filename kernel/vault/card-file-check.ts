@@ -1,14 +1,18 @@
 /**
  * `vault --verify`'s look at the card files: each one read as recall reads it, against the manifest
- * its name gives. Recall reads a snapshot whose card file it cannot use, so nothing here is lost
- * data; it is reported because a file recall passes over on every run is work it keeps redoing,
- * and one naming a snapshot that is gone is left over.
+ * its name gives, and, for a snapshot the check read back whole, against the cards its records
+ * hold. Recall reads a snapshot whose card file it cannot use, so such a file loses nothing and is
+ * reported as work recall keeps redoing; one naming a snapshot that is gone is left over; and one
+ * that lists other cards than its snapshot holds (an edit) is what recall would answer wrongly from.
  */
 import { join } from 'node:path';
 import type { DamagedCardFile } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
 import { filesystemMessage } from '../filesystem-message.js';
-import { cardFileManifest, readCardFile, type CardFileClaim } from './card-file.js';
+import type { VaultManifest } from '../../schemas/generated/types.js';
+import { cardFileManifest, readCardFile, type CardFileClaim, type VaultCardFile } from './card-file.js';
+import { chunkSpanReader, collectCards } from './card-index.js';
+import type { CardLine } from './card-scan.js';
 import type { VaultLayout } from './layout.js';
 import { loadManifest } from './manifest.js';
 import { checkPrivateDir, isTempName, namesIn } from './private-fs.js';
@@ -22,10 +26,10 @@ function problemOf(error: unknown): DamagedCardFile['problem'] {
 }
 
 /** The manifest's size and digest to hold the card file to; null when the snapshot is not stored. */
-async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<CardFileClaim | null> {
+async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<(CardFileClaim & { manifest?: VaultManifest }) | null> {
   try {
     const { manifest } = await loadManifest(layout, sha, env);
-    return { manifestSha256: sha, sourceSha256: manifest.source_sha256, bytes: manifest.bytes };
+    return { manifestSha256: sha, sourceSha256: manifest.source_sha256, bytes: manifest.bytes, manifest };
   } catch (error) {
     if (error instanceof GobstopperError && error.code === 'snapshot_not_found') return null;
     // A damaged manifest is the snapshot's damage, reported with it; the card file is checked alone.
@@ -33,11 +37,23 @@ async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv)
   }
 }
 
+/** Whether the card file lists exactly the cards of the records the read-back found; null when that cannot be told now. */
+async function listsItsCards(layout: VaultLayout, card: VaultCardFile, manifest: VaultManifest, lines: readonly CardLine[]): Promise<boolean | null> {
+  try {
+    const cards = await collectCards(lines, chunkSpanReader(layout, manifest.chunks, manifest.bytes));
+    return JSON.stringify(cards) === JSON.stringify(card.cards);
+  } catch {
+    // Its chunks were read back whole just before: gone or changed since is a prune's doing or the snapshot's damage.
+    return null;
+  }
+}
+
 /**
- * The card files recall would not use, sorted by file; with `only`, just those of these snapshots.
+ * The card files recall would not use or would answer wrongly from, sorted by file; with `only`,
+ * just those of these snapshots. `scanned` holds the card records of the snapshots read back whole.
  * Temp files are a snapshotter's writes in progress (this check takes no custody) and are skipped.
  */
-export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessEnv, only?: ReadonlySet<string>): Promise<DamagedCardFile[]> {
+export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessEnv, scanned: ReadonlyMap<string, CardLine[]>, only?: ReadonlySet<string>): Promise<DamagedCardFile[]> {
   let names: string[];
   try {
     if (!(await checkPrivateDir(layout.cards))) return [];
@@ -56,12 +72,18 @@ export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessE
     }
     if (only !== undefined && !only.has(sha)) continue;
     const claim = await claimOf(layout, sha, env);
+    let card: VaultCardFile | null;
     try {
-      // Gone since the directory was read: a prune removed it with its snapshot.
-      if ((await readCardFile(layout, claim ?? { manifestSha256: sha })) === null) continue;
+      card = await readCardFile(layout, claim ?? { manifestSha256: sha });
     } catch (error) {
       damaged.push({ file, problem: problemOf(error) });
       continue;
+    }
+    // Gone since the directory was read: a prune removed it with its snapshot.
+    if (card === null) continue;
+    const lines = scanned.get(sha);
+    if (claim?.manifest !== undefined && lines !== undefined && (await listsItsCards(layout, card, claim.manifest, lines)) === false) {
+      damaged.push({ file, problem: { code: 'card_file_mismatch', message: `card file ${file} does not list the state cards snapshot ${sha.slice(0, 16)} holds (edited since it was written); ${DELETE_IT}` } });
     }
     if (claim === null) damaged.push({ file, problem: { code: 'manifest_missing', message: `card file ${file} belongs to snapshot ${sha.slice(0, 16)}, which manifests/ does not hold; ${DELETE_IT}, or restore manifests/${sha} from a backup (prune deletes it too)` } });
   }

@@ -29,7 +29,7 @@ import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
 import { manifestOfEntry } from './indexed-manifest.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { LineCounter } from './line-count.js';
+import { CardScanner, type CardLine } from './card-scan.js';
 import { listSnapshots } from './list.js';
 import { loadManifest, type LoadedManifest } from './manifest.js';
 import { numberNewestFirst, recordCountDamage, type NumberedLine } from './record-count-check.js';
@@ -132,7 +132,13 @@ const present = (path: string) => lstat(path).then(
  * naming it counts its records right. The records are counted as the chunks stream past: a count
  * is only known once the whole snapshot was read, and reading it twice would double the check.
  */
-async function damageOf(layout: VaultLayout, target: Target, env: NodeJS.ProcessEnv, onRead: (loaded: LoadedManifest, read: number) => void): Promise<Damage | null> {
+async function damageOf(
+  layout: VaultLayout,
+  target: Target,
+  env: NodeJS.ProcessEnv,
+  onRead: (loaded: LoadedManifest, read: number) => void,
+  onCards: (lines: CardLine[]) => void,
+): Promise<Damage | null> {
   let loaded: LoadedManifest;
   try {
     loaded = await loadManifest(layout, target.sha256, env);
@@ -147,7 +153,8 @@ async function damageOf(layout: VaultLayout, target: Target, env: NodeJS.Process
     }
   }
   let read = 0;
-  const records = new LineCounter();
+  // The same pass finds the records holding a card, for the card file to be checked against.
+  const records = new CardScanner();
   onRead(loaded, read);
   try {
     await streamManifestChunks(layout, loaded, (chunk) => {
@@ -158,7 +165,8 @@ async function damageOf(layout: VaultLayout, target: Target, env: NodeJS.Process
   } catch (error) {
     return { problem: await contentProblem(error, layout) };
   }
-  return recordCountDamage(layout.index, target.lines, records.count);
+  onCards(records.finish());
+  return recordCountDamage(layout.index, target.lines, records.recordCount);
 }
 
 interface ReceiptCheck {
@@ -309,11 +317,12 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   }
 
   const damaged: DamagedSnapshot[] = [];
+  const cardLines = new Map<string, CardLine[]>();
   for (const [done, target] of targets.entries()) {
     const report = (loaded: LoadedManifest | null, read: number) =>
       request.onProgress?.({ done, total: targets.length, sha256: target.sha256, read, bytes: loaded?.manifest.bytes ?? 0 });
     report(null, 0);
-    const damage = await damageOf(layout, target, env, report);
+    const damage = await damageOf(layout, target, env, report, (lines) => cardLines.set(target.sha256, lines));
     if (damage === null) continue;
     const newest = target.lines[0]?.entry;
     damaged.push({ sha256: target.sha256, session_id: newest?.session_id ?? null, provider: newest?.provider ?? null, indexed: newest !== undefined, ...damage });
@@ -324,7 +333,7 @@ export async function verifyVault(layout: VaultLayout, request: VerifyRequest = 
   const stillThere = (sha: string) => !pruned.has(sha);
   const checked = targets.filter((t) => stillThere(t.sha256));
   const reached = (reach: Reach) => checked.filter((t) => t.reach === reach).length;
-  const cardFiles = await damagedCardFiles(layout, env, request.session === undefined ? undefined : new Set(targets.map((t) => t.sha256)));
+  const cardFiles = await damagedCardFiles(layout, env, cardLines, request.session === undefined ? undefined : new Set(targets.map((t) => t.sha256)));
   return {
     verified: checked.length,
     listed: reached('listed'),

@@ -2553,7 +2553,7 @@ export interface VaultVerifyCommandOutput {
    */
   damaged_receipts: DamagedReceipt[];
   /**
-   * Files in `<vault>/cards/` recall would not use: not JSON, not a valid card file, not the snapshot its name gives (or not its manifest's size and source digest), not a card file's name, unsafe to read, or the card file of a snapshot manifests/ does not hold; sorted by file. Deleting one is always safe: recall then reads the snapshot itself.
+   * Files in `<vault>/cards/` recall would not use: not JSON, not a valid card file, not the snapshot its name gives (or not its manifest's size and source digest), not a card file's name, unsafe to read, or the card file of a snapshot manifests/ does not hold; and those recall would answer wrongly from, listing other cards than their snapshot holds; sorted by file. Deleting one is always safe: recall then reads the snapshot itself.
    */
   damaged_card_files: DamagedCardFile[];
 }
@@ -2652,7 +2652,7 @@ export interface DamagedCardFile {
   file: string;
   problem: {
     /**
-     * card_file_damaged (not JSON, not a valid card file, another snapshot's, or not a card file's name), manifest_missing (its snapshot is not in manifests/), vault_insecure (a link, not a regular file, not yours, or readable by others), or unreadable (the file system refused a read).
+     * card_file_damaged (not JSON, not a valid card file, another snapshot's, or not a card file's name), card_file_mismatch (a valid card file listing other cards than the records of its snapshot, read back whole by this check, hold), manifest_missing (its snapshot is not in manifests/), vault_insecure (a link, not a regular file, not yours, or readable by others), or unreadable (the file system refused a read).
      */
     code: string;
     /**

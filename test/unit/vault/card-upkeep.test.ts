@@ -42,6 +42,13 @@ describe('card files kept in step with their snapshots', () => {
         { file: cardFilePath(home.layout, moved.sha256), problem: { code: 'manifest_missing', message: expect.stringContaining('which manifests/ does not hold; delete it') } },
       ].sort((x, y) => x.file.localeCompare(y.file)),
     );
+    // A card file that is valid but lists other cards than its snapshot holds is what recall would answer wrongly from.
+    const edited = await archive('c.jsonl', 'sess-c', 'claude_code', jsonl([claudeUser('sess-c', card({ goal: 'Fix the lexer' }), 'c')]), 300);
+    const file = cardFilePath(home.layout, edited.sha256);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    written.cards[0].digest.goal = 'Fix the parser';
+    writeFileSync(file, JSON.stringify(written), { mode: 0o600 });
+    expect((await verifyVault(home.layout, { env: home.env, session: 'sess-c' })).damaged_card_files).toEqual([{ file, problem: { code: 'card_file_mismatch', message: expect.stringContaining(`does not list the state cards snapshot ${edited.sha256.slice(0, 16)} holds`) } }]);
     // For one session, only its snapshots' card files.
     const one = await verifyVault(home.layout, { env: home.env, session: 'sess-a' });
     expect(one.damaged_card_files.map((d) => d.file)).toEqual([cardFilePath(home.layout, kept.sha256)]);
