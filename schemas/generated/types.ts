@@ -3606,23 +3606,8 @@ export interface VaultCardFile {
      * Lowercase hex SHA-256 digest.
      */
     card_sha256: string;
-    digest: DigestBlock1;
+    digest: DigestBlock;
   }[];
-}
-/**
- * The state card: a bounded, metadata-derived summary appended in the provider's own shape. All text fields together are at most 32768 bytes.
- */
-export interface DigestBlock1 {
-  goal?: string | null;
-  summary?: string | null;
-  concepts?: string[];
-  files_touched?: string[];
-  decisions?: string[];
-  errors?: string[];
-  open_tasks?: string[];
-  current_work?: string | null;
-  context?: string | null;
-  covers_items: number;
 }
 /**
  * vault/pins/<name>.json: keeps a snapshot from prune forever.
