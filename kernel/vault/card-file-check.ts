@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import type { DamagedCardFile } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
-import { filesystemMessage } from '../filesystem-message.js';
 import type { VaultManifest } from '../../schemas/generated/types.js';
+import { checkProblem } from './check-problem.js';
 import { cardFileManifest, readCardFile, type CardFileClaim, type VaultCardFile } from './card-file.js';
 import { chunkSpanReader, collectCards } from './card-index.js';
 import type { CardLine } from './card-scan.js';
@@ -18,12 +18,6 @@ import { loadManifest } from './manifest.js';
 import { checkPrivateDir, isTempName, namesIn } from './private-fs.js';
 
 const DELETE_IT = 'delete it (recall then reads the snapshot itself)';
-
-function problemOf(error: unknown): DamagedCardFile['problem'] {
-  if (error instanceof GobstopperError) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: 'unreadable', message: filesystemMessage(error as NodeJS.ErrnoException) ?? error.message };
-  throw error;
-}
 
 /** The manifest's size and digest to hold the card file to; null when the snapshot is not stored. */
 async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<(CardFileClaim & { manifest?: VaultManifest }) | null> {
@@ -59,7 +53,7 @@ export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessE
     if (!(await checkPrivateDir(layout.cards))) return [];
     names = await namesIn(layout.cards);
   } catch (error) {
-    return [{ file: layout.cards, problem: problemOf(error) }];
+    return [{ file: layout.cards, problem: checkProblem(error) }];
   }
   const damaged: DamagedCardFile[] = [];
   for (const name of names.sort()) {
@@ -76,7 +70,7 @@ export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessE
     try {
       card = await readCardFile(layout, claim ?? { manifestSha256: sha });
     } catch (error) {
-      damaged.push({ file, problem: problemOf(error) });
+      damaged.push({ file, problem: checkProblem(error) });
       continue;
     }
     // Gone since the directory was read: a prune removed it with its snapshot.

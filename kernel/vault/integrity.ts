@@ -21,9 +21,9 @@ import { basename, dirname, join } from 'node:path';
 import type { DamagedReceipt, DamagedSnapshot, OperationReceipt, VaultEntry, VaultVerifyCommandOutput } from '../../schemas/generated/types.js';
 import { readReceipt, receiptOperations, receiptPath } from '../publish/receipt.js';
 import { MAX_TRANSCRIPT_LIMIT_BYTES } from '../../sdk/limits.js';
-import { filesystemMessage } from '../filesystem-message.js';
 import { GobstopperError } from '../errors.js';
 import { damagedCardFiles } from './card-file-check.js';
+import { checkProblem } from './check-problem.js';
 import { vaultDamaged, VaultDamagedError } from './errors.js';
 import { withForkHint } from './fork-hint.js';
 import { readIndex, streamOf } from './index-file.js';
@@ -93,29 +93,21 @@ function distinctClaims(lines: readonly NumberedLine[]): VaultEntry[] {
   return [...seen.values()];
 }
 
-function otherProblem(error: unknown): Problem {
-  if (error instanceof GobstopperError) return { code: error.code, message: error.message };
-  // Node's bare errno text ("EACCES: permission denied, open '…'") says neither what to do nor that
-  // the bytes may well be intact; the commands that refuse the same file say both.
-  if (error instanceof Error) return { code: 'unreadable', message: filesystemMessage(error as NodeJS.ErrnoException) ?? error.message };
-  throw error;
-}
-
 function manifestProblem(error: unknown, target: Target): Problem {
   if (error instanceof GobstopperError && error.code === 'snapshot_not_found') {
     return { code: 'manifest_missing', message: `manifest missing: ${target.lines.length > 0 ? 'the index lists the snapshot, ' : ''}manifests/ does not hold it` };
   }
   if (error instanceof VaultDamagedError) return { code: 'manifest_unreadable', message: `manifest unreadable: ${error.problem}` };
-  return otherProblem(error);
+  return checkProblem(error);
 }
 
 function lineProblem(error: unknown): Problem {
   if (error instanceof VaultDamagedError) return { code: 'index_mismatch', message: `index line does not match the manifest: ${error.problem}` };
-  return otherProblem(error);
+  return checkProblem(error);
 }
 
 async function contentProblem(error: unknown, layout: VaultLayout): Promise<Problem> {
-  if (!(error instanceof VaultDamagedError)) return otherProblem(error);
+  if (!(error instanceof VaultDamagedError)) return checkProblem(error);
   if (dirname(error.file) !== layout.chunks) return { code: 'content_mismatch', message: `size or hash mismatch: ${error.problem}` };
   const chunk = basename(error.file);
   if (!(await present(error.file))) return { code: 'chunk_missing', message: `missing chunk ${chunk}` };
@@ -184,7 +176,7 @@ async function readEveryReceipt(layout: VaultLayout): Promise<ReceiptCheck> {
   try {
     operations = await receiptOperations(layout);
   } catch (error) {
-    check.damaged.push({ file: layout.operations, operation: null, session_id: null, problem: otherProblem(error) });
+    check.damaged.push({ file: layout.operations, operation: null, session_id: null, problem: checkProblem(error) });
     return check;
   }
   for (const operation of operations) {
@@ -193,7 +185,7 @@ async function readEveryReceipt(layout: VaultLayout): Promise<ReceiptCheck> {
       receipt = await readReceipt(layout, operation);
     } catch (error) {
       check.checked++;
-      check.damaged.push({ file: receiptPath(layout, operation), operation, session_id: null, problem: otherProblem(error) });
+      check.damaged.push({ file: receiptPath(layout, operation), operation, session_id: null, problem: checkProblem(error) });
       continue;
     }
     // Gone since the directory was read: a prune settled it.
