@@ -1,6 +1,6 @@
 /**
- * `cards/<manifest_sha256>.json`: the state cards of one snapshot, recorded when it was stored so
- * that recall need not read it back. The file only ever saves work: whatever is wrong with one
+ * `cards/<manifest_sha256>.json`: the state cards of one snapshot, recorded when it was stored (or
+ * by the first recall that read it whole) so that recall need not read it back. The file only ever saves work: whatever is wrong with one
  * (absent, unreadable, not what this module writes, another snapshot's) makes its reader read the
  * snapshot instead, and deleting it is always safe.
  */
@@ -96,5 +96,5 @@ export async function cardFilesOutside(layout: VaultLayout, kept: ReadonlySet<st
 }
 
 function badCardFile(file: string, problem: string): GobstopperError {
-  return new GobstopperError('card_file_damaged', `card file ${file} ${problem}; delete it (recall then reads the snapshot, and the next snapshot of the same bytes writes it again)`, { details: { file } });
+  return new GobstopperError('card_file_damaged', `card file ${file} ${problem}; delete it (the next recall reads the snapshot instead and writes the card file again)`, { details: { file } });
 }

@@ -41,16 +41,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
 
-/** Runs `body` while holding a shared custody of the vault (many snapshotters at once). */
-export async function withSharedCustody<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
+/**
+ * Runs `body` while holding a shared custody of the vault (many snapshotters at once). `waitMs` is
+ * how long to wait behind a running prune before failing with the lock's vault_busy.
+ */
+export async function withSharedCustody<T>(layout: VaultLayout, body: () => Promise<T>, waitMs = CUSTODY_LOCK_WAIT_MS): Promise<T> {
   const held = heldHere.getStore();
   if (held?.has(layout.custody)) return body();
-  return heldHere.run(new Set([...(held ?? []), layout.custody]), () => holdShared(layout, body));
+  return heldHere.run(new Set([...(held ?? []), layout.custody]), () => holdShared(layout, body, waitMs));
 }
 
-async function holdShared<T>(layout: VaultLayout, body: () => Promise<T>): Promise<T> {
+async function holdShared<T>(layout: VaultLayout, body: () => Promise<T>, waitMs: number): Promise<T> {
   const holdPath = join(layout.custody, `${tempName('hold')}.json`);
-  const gate = await FileLock.acquire(layout.custodyLock, { waitMs: CUSTODY_LOCK_WAIT_MS, what: 'the vault (a prune is running)' });
+  const gate = await FileLock.acquire(layout.custodyLock, { waitMs, what: 'the vault (a prune is running)' });
   // A stop signal skips the `finally` below; the hold must not outlive this process either.
   const forget = removeOnExit(holdPath);
   try {

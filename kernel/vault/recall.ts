@@ -6,16 +6,21 @@
  * cards come from its card file when it has a usable one, and from reading it otherwise; both give
  * the same answer.
  */
-import { dirname } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { DigestBlock, RecallRow, VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError, usageError } from '../errors.js';
 import { systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
+import { CARD_FILE_SCHEMA_VERSION, writeCardFile, type IndexedCard, type VaultCardFile } from './card-file.js';
 import { cardSha256, forEachCardInRecord, indexedCards } from './card-index.js';
 import { MARKER_BYTES } from './card-scan.js';
-import { checkPrivateDir } from './private-fs.js';
+import { withSharedCustody } from './custody.js';
+import { LockBusyError } from './lock.js';
+import { checkPrivateDir, ensurePrivateDir } from './private-fs.js';
+import type { LoadedManifest } from './manifest.js';
 import { countOccurrences } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
@@ -111,7 +116,8 @@ export async function recallCards(
     if (only !== null && entry.sha256 !== only) continue;
     if (!newest.has(entry.sha256)) newest.set(entry.sha256, entry);
   }
-  const useCardFiles = await cardFilesReadable(layout);
+  const useCardFiles = await cardFilesUsable(layout);
+  let filling = useCardFiles;
   const presentChunks = new Set<string>();
   const seen = new Set<string>();
   const found: Found[] = [];
@@ -129,14 +135,21 @@ export async function recallCards(
       const indexed = useCardFiles ? await indexedCards(layout, entry.sha256, env, presentChunks) : null;
       if (indexed !== null) for (const c of indexed) add(c.record_index, c.card_sha256, c.digest);
       else {
-        await forEachRecord(
+        const every: IndexedCard[] = [];
+        const { loaded } = await forEachRecord(
           layout,
           entry.sha256,
           ({ index, bytes }) => {
-            if (bytes.includes(MARKER_BYTES)) forEachCardInRecord(bytes, (value, digest) => add(index, cardSha256(value), digest));
+            if (!bytes.includes(MARKER_BYTES)) return;
+            forEachCardInRecord(bytes, (value, digest) => {
+              const sha = cardSha256(value);
+              every.push({ record_index: index, card_sha256: sha, digest });
+              add(index, sha, digest);
+            });
           },
           env,
         );
+        if (filling) filling = await fillCardFile(layout, entry.sha256, loaded, every);
       }
     } catch (error) {
       // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
@@ -155,9 +168,52 @@ export async function recallCards(
   return { cards: found.slice(0, limit).map((f) => f.row), found: found.length };
 }
 
-/** Card files are read only from a private directory; without one every snapshot is read instead. */
-async function cardFilesReadable(layout: VaultLayout): Promise<boolean> {
-  return checkPrivateDir(layout.cards).catch(() => false);
+/**
+ * Card files are read and written only in a private directory of ours, made here when a vault
+ * archived before card files has none; without one every snapshot is read instead.
+ */
+async function cardFilesUsable(layout: VaultLayout): Promise<boolean> {
+  try {
+    if (!(await checkPrivateDir(layout.cards))) await ensurePrivateDir(layout.cards);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How long recall waits behind a prune before leaving a card file unwritten: it is only a saving. */
+const FILL_CUSTODY_WAIT_MS = 1000;
+
+/**
+ * A snapshot recall had to read whole (stored before card files, or its card file unusable) gets
+ * the card file it lacked, from the cards this read just verified, so the next recall need not
+ * read it. Written in a snapshotter's custody, and only while the manifest is still stored, so that
+ * a prune that removed the snapshot meanwhile is not left an orphan card file. Best effort: the file
+ * only ever saves work, and a write left undone costs the next recall this same read. False when a
+ * prune holds the vault: the rest of this recall writes none rather than wait behind it again.
+ */
+async function fillCardFile(layout: VaultLayout, sha: string, loaded: LoadedManifest, cards: IndexedCard[]): Promise<boolean> {
+  const { source_sha256, bytes } = loaded.manifest;
+  const card: VaultCardFile = { schema_version: CARD_FILE_SCHEMA_VERSION, manifest_sha256: sha, source_sha256, bytes, cards };
+  try {
+    await withSharedCustody(
+      layout,
+      async () => {
+        if (await manifestStored(layout, sha)) await writeCardFile(layout, card);
+      },
+      FILL_CUSTODY_WAIT_MS,
+    );
+  } catch (error) {
+    return !(error instanceof LockBusyError);
+  }
+  return true;
+}
+
+async function manifestStored(layout: VaultLayout, sha: string): Promise<boolean> {
+  return lstat(join(layout.manifests, sha)).then(
+    (st) => st.isFile(),
+    () => false,
+  );
 }
 
 /**

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateVaultCardFile } from '../../../schemas/generated/validators.js';
 import { cardFilePath } from '../../../kernel/vault/card-file.js';
+import { FileLock } from '../../../kernel/vault/lock.js';
 import { recallCards, type RecallRequest } from '../../../kernel/vault/recall.js';
 import { archiveSession, card, claudeSession, claudeUser, codexCompacted, codexStateCardMessage, jsonl, makeVaultHome, type VaultHome } from './helpers.js';
 
@@ -80,5 +81,46 @@ describe('recall from card files', () => {
     const { cards } = await recallCards(home.layout, { query: 'parser' }, home.env, (w) => warnings.push(w));
     expect(cards.map((r) => r.session_id)).toEqual(['sess-a']);
     expect(warnings).toEqual([`snapshot ${gone.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: ${join(home.layout.chunks, chunks[0]!)}: chunk is missing; repair required: restore ${join(home.layout.chunks, chunks[0]!)} from a backup; snapshots that use it cannot be recovered without it, and the next snapshot of the same bytes writes it again`]);
+  });
+
+  it('recall writes the card file a snapshot lacks, byte for byte what archiving writes', async () => {
+    const withCard = await archive('a.jsonl', 'sess-a', 'claude_code', jsonl([claudeUser('sess-a', card({ goal: 'Fix the parser' }), 'c')]), 100);
+    const without = await archive('b.jsonl', 'sess-b', 'claude_code', jsonl(claudeSession('sess-b', 2)), 200);
+    const archived = [withCard, without].map((e) => readFileSync(cardFilePath(home.layout, e.sha256)));
+    // A vault archived before card files existed has no cards/ directory at all.
+    rmSync(home.layout.cards, { recursive: true });
+    expect((await recallCards(home.layout, { query: 'parser' }, home.env)).found).toBe(1);
+    expect(statSync(home.layout.cards).mode & 0o777).toBe(0o700);
+    for (const [i, e] of [withCard, without].entries()) {
+      const file = cardFilePath(home.layout, e.sha256);
+      expect(readFileSync(file)).toEqual(archived[i]);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    // A damaged card file is replaced by the cards the snapshot holds.
+    writeFileSync(cardFilePath(home.layout, withCard.sha256), 'not json', { mode: 0o600 });
+    expect((await recallCards(home.layout, { query: 'parser' }, home.env)).found).toBe(1);
+    expect(readFileSync(cardFilePath(home.layout, withCard.sha256))).toEqual(archived[0]);
+  });
+
+  it('recall leaves a missing card file unwritten while a prune holds the vault, and answers all the same', async () => {
+    const entries = [];
+    for (const id of ['sess-a', 'sess-b', 'sess-c']) entries.push(await archive(`${id}.jsonl`, id, 'claude_code', jsonl([claudeUser(id, card({ goal: 'Fix the parser' }), 'c')]), 100));
+    const files = entries.map((e) => cardFilePath(home.layout, e.sha256));
+    for (const file of files) unlinkSync(file);
+    const prune = await FileLock.acquire(home.layout.custodyLock, { waitMs: 0, what: 'the vault' });
+    const acquire = vi.spyOn(FileLock, 'acquire');
+    try {
+      expect((await recallCards(home.layout, { query: 'parser' }, home.env)).found).toBe(3);
+      // It waits behind the prune once, not once per snapshot.
+      expect(acquire.mock.calls.filter(([path]) => path === home.layout.custodyLock)).toHaveLength(1);
+      expect(files.filter((f) => existsSync(f))).toEqual([]);
+    } finally {
+      acquire.mockRestore();
+      await prune.release();
+    }
+    expect((await recallCards(home.layout, { query: 'parser' }, home.env)).found).toBe(3);
+    expect(files.filter((f) => existsSync(f))).toEqual(files);
+    // Its shared hold is gone with the recall: nothing is left in custody/ to keep a prune waiting.
+    expect(readdirSync(home.layout.custody)).toEqual([]);
   });
 });
