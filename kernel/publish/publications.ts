@@ -10,6 +10,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { OperationReceipt, UsageSample } from '../../schemas/generated/types.js';
+import { errorMessage } from '../filesystem-message.js';
 import { vaultLayout } from '../vault/layout.js';
 import { readEvents } from './events.js';
 import { readableReceipts } from './receipt.js';
@@ -35,10 +36,21 @@ function canonical(path: string): string {
   }
 }
 
-/** Completed publications by canonical path. Best effort: an unreadable vault or log means none (or no projections) are known. */
-export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, Publication>> {
+/**
+ * Completed publications by canonical path. Best effort: an unreadable vault or log means none (or
+ * no projections) are known; `onUnreadable` hears each receipt (or the whole operations folder)
+ * that could not be read, for a listing that would otherwise show such a fork as a session of its
+ * own without saying why.
+ */
+export async function publications(env: NodeJS.ProcessEnv, onUnreadable: (message: string) => void = () => undefined): Promise<Map<string, Publication>> {
+  const heard = (error: unknown) => onUnreadable(errorMessage(error));
   // A damaged receipt hides its own fork only: the others are still known for what they are.
-  const receipts = (await readableReceipts(vaultLayout(env)).catch(() => [] as OperationReceipt[])).filter((r) => r.completed);
+  const receipts = (
+    await readableReceipts(vaultLayout(env), heard).catch((error: unknown) => {
+      heard(error);
+      return [] as OperationReceipt[];
+    })
+  ).filter((r) => r.completed);
   const found = new Map<string, Publication>();
   if (receipts.length === 0) return found;
   // Receipts keep the projection; the events log (up to 16 MiB) is read only for older receipts.
@@ -62,6 +74,16 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Map<string, 
     found.set(canonical(receipt.path), { receipt, compaction });
   }
   return found;
+}
+
+/**
+ * One line for receipts `publications` could not read: the first one's trouble and repair, and what
+ * it costs a listing of sessions.
+ */
+export function unreadableReceiptsWarning(messages: readonly string[]): string | null {
+  if (messages.length === 0) return null;
+  const more = messages.length > 1 ? ` (and ${messages.length - 1} more receipt(s) that cannot be read)` : '';
+  return `${messages[0]}${more}; a fork or restore such a receipt describes is listed as a session of its own: its context is its source's last report, and it counts as live for 180 s after it was written`;
 }
 
 /** The publication gobstopper made at `path`, whatever has been written to the file since. */

@@ -16,7 +16,7 @@ import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
 import { completedNote } from '../publish/published-note.js';
-import { publications, untouchedPublication } from '../publish/publications.js';
+import { publications, unreadableReceiptsWarning, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
@@ -148,7 +148,12 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const covered = options.locks ? await options.locks.cover(rt.providerIds()) : { watched: rt.providerIds(), warnings: [] };
     const providers = await Promise.all(covered.watched.map((id) => rt.provider(id)));
     const { rows, unlisted, searched } = await detectSessions(providers, rt.homes, { maxAgeSecs });
-    const published = await publications(options.env);
+    const unreadableReceipts: string[] = [];
+    const published = await publications(options.env, (message) => unreadableReceipts.push(message));
+    // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
+    const receipts = unreadableReceiptsWarning(unreadableReceipts);
+    const receiptsWarning = receipts !== null && receipts !== state.receiptsSaid ? [receipts] : [];
+    state.receiptsSaid = receipts;
     // Loaded only when asked for: it is the one part that runs real clients.
     const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
     // Small sessions first: one large session does not hold up every other decision.
@@ -233,7 +238,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     state.missingStoresSaid = missing;
     return {
       count: rows.length,
-      warnings: [...covered.warnings, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+      warnings: [...covered.warnings, ...receiptsWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
   const unsaved = options.dryRun ? null : await saveOrWarn(state);

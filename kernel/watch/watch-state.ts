@@ -55,6 +55,8 @@ export interface WatchState {
   missingStoresSaid: string | null;
   /** The code of the failure to save this state the watch last warned of (state-save.ts), while it lasts; never saved. */
   saveFailureSaid: string | null;
+  /** The warning about unreadable receipts this watch said last (publications.ts), while it lasts; never saved. */
+  receiptsSaid: string | null;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -80,7 +82,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null });
   let text: string;
   try {
     const st = await lstat(path);
@@ -114,7 +116,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     // once discovery no longer lists the file.
     if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
-  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null };
+  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null };
 }
 
 /**

@@ -170,6 +170,39 @@ describe('watch', () => {
     expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings ?? []).not.toEqual(expect.arrayContaining([expect.stringContaining('no sessions to watch')]));
   });
 
+  it('a receipt that cannot be read is named by detect, and by watch once while it lasts; its fork is then listed as a session of its own', async () => {
+    home = demoHome();
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(applied.code, applied.stderr).toBe(0);
+    const { receipt } = applied.json;
+    const receiptFile = join(home.dataHome, 'gobstopper', 'vault', 'operations', `${receipt.operation}.json`);
+    const said = (text: string) => text.includes(`${receiptFile}: receipt is not JSON`) && text.includes('is listed as a session of its own');
+    // Known, the fork is gobstopper's own: not live, counted at its projection, and nothing is said.
+    const clean = await runJson(['detect', '--provider', 'claude_code'], home.env);
+    expect(clean.json.find((r: any) => r.session_id === receipt.output_session_id)).toMatchObject({ active: false, projected_context_tokens: expect.any(Number) });
+    expect(clean.stderr).toBe('');
+    writeFileSync(receiptFile, 'not json', { mode: 0o600 });
+
+    const listed = await runJson(['detect', '--provider', 'claude_code'], home.env);
+    expect(listed.code).toBe(0);
+    expect(said(listed.stderr)).toBe(true);
+    const fork = listed.json.find((r: any) => r.session_id === receipt.output_session_id);
+    expect(fork).toMatchObject({ active: true, context_basis: 'reported' });
+    expect(fork).not.toHaveProperty('published');
+    expect(fork).not.toHaveProperty('projected_context_tokens');
+    const text = await runCli(['detect', '--provider', 'claude_code'], home.env);
+    expect(said(text.stderr)).toBe(true);
+    expect(text.stdout).not.toContain('projected');
+
+    const loop = watchLoop(home, ['--dry-run']);
+    await loop.waitFor(() => loop.lines().length >= 2);
+    loop.child.kill('SIGINT');
+    expect(await loop.exited).toBe(130);
+    const passes = loop.lines().filter((l) => l.pass !== undefined);
+    expect((passes[0].warnings ?? []).filter(said)).toHaveLength(1);
+    expect(passes.slice(1).flatMap((p) => p.warnings ?? []).filter(said)).toEqual([]);
+  });
+
   it('a live session over its trigger is named once and left to its client', async () => {
     home = demoHome();
     const now = new Date();

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
-import { countedProjection, publications, publishedAt, stillAsPublished, type Publication } from '../../publish/publications.js';
+import { countedProjection, publications, publishedAt, stillAsPublished, unreadableReceiptsWarning, type Publication } from '../../publish/publications.js';
 import { configFlag, providerFilterFlag } from '../../config/cli-flags.js';
 import { loadConfig } from '../../config/load-config.js';
 import { discoveryMaxAge } from '../../config/resolve-config.js';
@@ -36,7 +36,7 @@ function madeBy(p: DetectPublication): string {
 
 export default class Detect extends BaseCommand<DetectRow[]> {
   static override summary = 'List agent sessions, newest first, with their context size.';
-  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated by its client within 180 s; live sessions are never rewritten, and a fork gobstopper just wrote is not live until a client writes to it), the current context in tokens (as the provider reported it, estimated from the bytes, or, for a fork gobstopper published that nobody has resumed, its plan's projection, which --json gives as projected_context_tokens beside the reported context_tokens; the BASIS column says which: reported, estimated or projected, and unknown when there is nothing to count; --json gives context_basis for context_tokens), the model's context window when known, the lifetime input and cached tokens, and, for a file gobstopper published (a fork, a restore), the session it was made from (--json: published).
+  static override description = `Finds Claude Code and Codex sessions (and those of any installed provider plugin) from the tails of their transcripts, without reading whole files. For each: provider, id, project folder, age, whether it is live (updated by its client within 180 s; live sessions are never rewritten, and a fork gobstopper just wrote is not live until a client writes to it), the current context in tokens (as the provider reported it, estimated from the bytes, or, for a fork gobstopper published that nobody has resumed, its plan's projection, which --json gives as projected_context_tokens beside the reported context_tokens; the BASIS column says which: reported, estimated or projected, and unknown when there is nothing to count; --json gives context_basis for context_tokens), the model's context window when known, the lifetime input and cached tokens, and, for a file gobstopper published (a fork, a restore), the session it was made from (--json: published). A receipt in the vault that cannot be read is named on stderr: the fork it describes is then listed as a session of its own.
 
 By default only sessions updated in the last 7 days are listed ([discovery] max_age_secs in the config changes that; 0 lists every session); --all lists every session.`;
   static override examples = ['<%= config.bin %> detect', '<%= config.bin %> detect --all --limit 0', '<%= config.bin %> detect --provider codex --json'];
@@ -59,7 +59,8 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
-    const published = await publications(process.env);
+    const unreadableReceipts: string[] = [];
+    const published = await publications(process.env, (message) => unreadableReceipts.push(message));
     const untouched = new Map<DetectRow, Publication | null>();
     for (const row of rows) {
       const publication = publishedAt(published, row.path);
@@ -90,6 +91,8 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
         this.say(`  ${unlisted[0]}`);
       }
     }
+    const receiptsWarning = unreadableReceiptsWarning(unreadableReceipts);
+    if (receiptsWarning !== null) this.warning(receiptsWarning);
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
     if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);
     // Such a row reads "live, 0s" for as long as the clock is behind it: the user should hear why.
