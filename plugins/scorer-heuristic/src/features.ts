@@ -1,7 +1,7 @@
 /** The ten features of a candidate, each in [0, 1] or a flag. */
 import { toolName } from '../../../sdk/strategy/candidates.js';
 import { hasScorerErrorMarker } from '../../../sdk/strategy/markers.js';
-import type { ScoringContext } from './scoring-context.js';
+import { itemText, type ScoringContext } from './scoring-context.js';
 import { toolImportance } from './tool-importance.js';
 
 /** A token referenced this often later is as referenced as it gets. */
@@ -23,56 +23,72 @@ export interface Features {
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 
-/** Number of entries in the ascending `list` greater than `position`. */
-function countAfter(list: readonly number[], position: number): number {
-  let lo = 0;
-  let hi = list.length;
+/** Number of entries of the ascending run list[from .. to) greater than `position`. */
+function countAfter(list: Int32Array, from: number, to: number, position: number): number {
+  let lo = from;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid]! <= position) lo = mid + 1;
     else hi = mid;
   }
-  return list.length - lo;
+  return to - lo;
 }
 
-/** |a ∩ b| / |a ∪ b|; two empty sets are identical. */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
+/** |a ∩ b| / |a ∪ b| of the token sets of texts `a` and `b`; two empty sets are identical. */
+export function textJaccard(ctx: ScoringContext, a: number, b: number): number {
+  const { textStart, textTokens, marks } = ctx;
+  const aSize = textStart[a + 1]! - textStart[a]!;
+  const bSize = textStart[b + 1]! - textStart[b]!;
+  if (aSize === 0 && bSize === 0) return 1;
+  if (a === b) return 1;
+  // b's tokens are marked with a number no earlier comparison used, then a's are looked up.
+  if (marks.stamp === 0xffffffff) {
+    marks.seen.fill(0);
+    marks.stamp = 0;
+  }
+  const stamp = ++marks.stamp;
+  for (let k = textStart[b]!; k < textStart[b + 1]!; k++) marks.seen[textTokens[k]!] = stamp;
   let common = 0;
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  for (const t of small) if (large.has(t)) common++;
-  return common / (a.size + b.size - common);
+  for (let k = textStart[a]!; k < textStart[a + 1]!; k++) if (marks.seen[textTokens[k]!] === stamp) common++;
+  return common / (aSize + bSize - common);
 }
 
 /** Features of the candidate at rank `rank` (its place in candidate order) and item position `position`. */
 export function candidateFeatures(ctx: ScoringContext, rank: number, position: number): Features {
   const item = ctx.items[position]!;
-  const tokens = ctx.tokens[position]!;
-  const size = tokens.size;
+  const text = ctx.textOf[position]!;
+  const { textStart, textTokens, occurrenceStart, occurrences, goalToken } = ctx;
+  const from = textStart[text]!;
+  const to = textStart[text + 1]!;
+  const size = to - from;
 
   let idfSum = 0;
   let futureSum = 0;
   let goalHits = 0;
-  for (const t of tokens) {
-    const occ = ctx.occurrences.get(t)!;
-    idfSum += Math.log(ctx.nDocs / occ.length);
-    futureSum += Math.min(countAfter(occ, position), FUTURE_REF_CAP);
-    if (ctx.goalTokens.has(t)) goalHits++;
+  // In each text's first-seen token order, as the sums have always been added up.
+  for (let k = from; k < to; k++) {
+    const t = textTokens[k]!;
+    const first = occurrenceStart[t]!;
+    const end = occurrenceStart[t + 1]!;
+    idfSum += Math.log(ctx.nDocs / (end - first));
+    futureSum += Math.min(countAfter(occurrences, first, end, position), FUTURE_REF_CAP);
+    goalHits += goalToken[t]!;
   }
 
   const labelInfo = ctx.candidateLabels.get(item.label);
   const newestOfLabel = labelInfo === undefined || labelInfo.newestLine === item.line_index;
-  const latest = ctx.labelLatestTokens.get(item.label) ?? new Set<string>();
+  const latest = ctx.labelLatestText.get(item.label) ?? text;
 
   return {
     recency: rank / ctx.candidateCount,
     tool_importance: toolImportance(toolName(item.label)),
-    error_marker: hasScorerErrorMarker(ctx.texts[position]!),
+    error_marker: hasScorerErrorMarker(itemText(item)),
     idf_score: size === 0 ? 0 : clamp01(idfSum / (size * ctx.maxIdf)),
     future_ref_score: size === 0 ? 0 : clamp01(futureSum / size / FUTURE_REF_CAP),
     goal_overlap: size === 0 ? 0 : goalHits / size,
     superseded: labelInfo !== undefined && labelInfo.count > 1 && !newestOfLabel,
-    near_duplicate: size > 0 && !newestOfLabel && jaccard(tokens, latest) >= NEAR_DUPLICATE_JACCARD,
+    near_duplicate: size > 0 && !newestOfLabel && textJaccard(ctx, text, latest) >= NEAR_DUPLICATE_JACCARD,
     parent_of_tail: item.uuid != null && ctx.tailParents.has(item.uuid),
     position_ratio: ctx.maxLine === 0 ? 0 : item.line_index / ctx.maxLine,
   };

@@ -2,6 +2,10 @@
  * Everything the features need that depends on the whole transcript, computed once so scoring
  * 100,000 candidates stays O(total tokens × log n): document frequencies, each token's ordered
  * occurrence list (future references by binary search), goal tokens, tail parents, label history.
+ *
+ * Tokens are numbered and kept in flat typed arrays (a text's tokens, a token's positions), not as
+ * a Set per record and an array per token: the scorer holds this for the whole transcript, and on a
+ * 100,000-record session those small objects were a third of its time in garbage collection.
  */
 import type { TranscriptItem } from '../../../schemas/generated/types.js';
 import { STATE_CARD_MARKER } from '../../../sdk/state-card.js';
@@ -12,18 +16,24 @@ export const TAIL_LOOKBACK = 8;
 
 export interface ScoringContext {
   items: readonly TranscriptItem[];
-  /** `"{label} {summary}"` per item position. */
-  texts: string[];
-  /** Its tokens (records with the same text share one set). */
-  tokens: Set<string>[];
-  /** Item positions containing each token, ascending. Its length is the token's document frequency. */
-  occurrences: Map<string, number[]>;
+  /** Which distinct text (`"{label} {summary}"`) each item position has. */
+  textOf: Int32Array;
+  /** Text t's token ids are textTokens[textStart[t] .. textStart[t + 1]), each once, in first-seen order. */
+  textStart: Int32Array;
+  textTokens: Int32Array;
+  /** Token k occurs at the item positions occurrences[occurrenceStart[k] .. occurrenceStart[k + 1]), ascending; their count is its document frequency. */
+  occurrenceStart: Int32Array;
+  occurrences: Int32Array;
   nDocs: number;
   maxIdf: number;
   goalTokens: Set<string>;
+  /** 1 for each token id among the goal tokens. */
+  goalToken: Uint8Array;
   tailParents: Set<string>;
-  /** Tokens of each label's last occurrence over all items. */
-  labelLatestTokens: Map<string, Set<string>>;
+  /** The text of each label's last occurrence over all items. */
+  labelLatestText: Map<string, number>;
+  /** Scratch for comparing two texts' tokens (features.ts textJaccard): one slot per token id. */
+  marks: { stamp: number; seen: Uint32Array };
   /** For candidate labels: how many candidates carry it and the newest such line. */
   candidateLabels: Map<string, { count: number; newestLine: number }>;
   positionOfLine: Map<number, number>;
@@ -49,23 +59,37 @@ export function transcriptPart(items: readonly TranscriptItem[]): TranscriptPart
   return part;
 }
 
+/** Number of a token, given on first sight. */
+class TokenNumbers {
+  readonly ids = new Map<string, number>();
+  idOf(token: string): number {
+    let id = this.ids.get(token);
+    if (id === undefined) this.ids.set(token, (id = this.ids.size));
+    return id;
+  }
+}
+
 function buildTranscriptPart(items: readonly TranscriptItem[]): TranscriptPart {
-  // Records with the same label and summary share one token set (it is only read).
-  const byText = new Map<string, Set<string>>();
-  const texts = items.map(itemText);
-  const tokens = texts.map((text) => {
-    let set = byText.get(text);
-    if (set === undefined) byText.set(text, (set = tokenSet(text)));
-    return set;
-  });
-  const occurrences = new Map<string, number[]>();
-  tokens.forEach((set, position) => {
-    for (const t of set) {
-      const list = occurrences.get(t);
-      if (list) list.push(position);
-      else occurrences.set(t, [position]);
+  const numbers = new TokenNumbers();
+  // Records with the same label and summary share one text (its tokens are only read).
+  const textIds = new Map<string, number>();
+  const textOf = new Int32Array(items.length);
+  const starts: number[] = [0];
+  const tokenIds: number[] = [];
+  items.forEach((item, position) => {
+    const text = itemText(item);
+    let id = textIds.get(text);
+    if (id === undefined) {
+      textIds.set(text, (id = textIds.size));
+      for (const token of tokenSet(text)) tokenIds.push(numbers.idOf(token));
+      starts.push(tokenIds.length);
     }
+    textOf[position] = id;
   });
+  const textStart = Int32Array.from(starts);
+  const textTokens = Int32Array.from(tokenIds);
+  const { occurrenceStart, occurrences } = occurrenceLists(textOf, textStart, textTokens, numbers.ids.size);
+
   const nDocs = Math.max(1, items.length);
   const goalTokens = new Set<string>();
   let goalItems = 0;
@@ -75,6 +99,12 @@ function buildTranscriptPart(items: readonly TranscriptItem[]): TranscriptPart {
     goalItems++;
     for (const t of tokenSet(item.summary)) goalTokens.add(t);
   }
+  // A goal token no item's text holds is never looked up: only the ones numbered need a flag.
+  const goalToken = new Uint8Array(numbers.ids.size);
+  for (const t of goalTokens) {
+    const id = numbers.ids.get(t);
+    if (id !== undefined) goalToken[id] = 1;
+  }
 
   const tailParents = new Set<string>();
   for (let i = Math.max(0, items.length - TAIL_LOOKBACK); i < items.length; i++) {
@@ -82,24 +112,41 @@ function buildTranscriptPart(items: readonly TranscriptItem[]): TranscriptPart {
     if (parent) tailParents.add(parent);
   }
 
-  const labelLatestTokens = new Map<string, Set<string>>();
-  items.forEach((item, position) => labelLatestTokens.set(item.label, tokens[position]!));
+  const labelLatestText = new Map<string, number>();
+  items.forEach((item, position) => labelLatestText.set(item.label, textOf[position]!));
 
   const positionOfLine = new Map<number, number>();
   items.forEach((item, position) => positionOfLine.set(item.line_index, position));
   return {
     items,
-    texts,
-    tokens,
+    textOf,
+    textStart,
+    textTokens,
+    occurrenceStart,
     occurrences,
     nDocs,
     maxIdf: Math.max(1, Math.log(nDocs)),
     goalTokens,
+    goalToken,
     tailParents,
-    labelLatestTokens,
+    labelLatestText,
+    marks: { stamp: 0, seen: new Uint32Array(numbers.ids.size) },
     positionOfLine,
     maxLine: items.length > 0 ? items[items.length - 1]!.line_index : 0,
   };
+}
+
+/** Each token's item positions, ascending, as one flat array cut by token (counted first, then filled in order). */
+function occurrenceLists(textOf: Int32Array, textStart: Int32Array, textTokens: Int32Array, tokenCount: number): { occurrenceStart: Int32Array; occurrences: Int32Array } {
+  const occurrenceStart = new Int32Array(tokenCount + 1);
+  for (const text of textOf) for (let k = textStart[text]!; k < textStart[text + 1]!; k++) occurrenceStart[textTokens[k]! + 1]! += 1;
+  for (let t = 0; t < tokenCount; t++) occurrenceStart[t + 1]! += occurrenceStart[t]!;
+  const occurrences = new Int32Array(occurrenceStart[tokenCount]!);
+  const next = occurrenceStart.slice(0, tokenCount);
+  textOf.forEach((text, position) => {
+    for (let k = textStart[text]!; k < textStart[text + 1]!; k++) occurrences[next[textTokens[k]!]!++] = position;
+  });
+  return { occurrenceStart, occurrences };
 }
 
 export function buildScoringContext(items: readonly TranscriptItem[], candidateLines: readonly number[]): ScoringContext {

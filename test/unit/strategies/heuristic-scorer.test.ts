@@ -100,6 +100,50 @@ describe('heuristic scorer', () => {
     expect(scoreHeuristic(items, lines)).toEqual(scoreHeuristic([...items], lines));
   });
 
+  it('computes rarity, later references, goal overlap and near-duplicates as plain token sets say', () => {
+    const items = mixedSession(11, 200).items;
+    const lines = items.map((i) => i.line_index);
+    const ctx = buildScoringContext(items, lines);
+    // The definitions, spelled out with a Set per record.
+    const sets = items.map((i) => tokenSet(`${i.label} ${i.summary ?? ''}`));
+    const latest = new Map(items.map((i, k) => [i.label, sets[k]!]));
+    const docs = (t: string) => sets.filter((set) => set.has(t)).length;
+    const later = (t: string, k: number) => sets.slice(k + 1).filter((set) => set.has(t)).length;
+    let nearDuplicates = 0;
+    items.forEach((item, k) => {
+      const f = candidateFeatures(ctx, k, k);
+      const tokens = [...sets[k]!];
+      if (tokens.length === 0) return expect(f).toMatchObject({ idf_score: 0, future_ref_score: 0, goal_overlap: 0, near_duplicate: false });
+      const idf = tokens.reduce((sum, t) => sum + Math.log(items.length / docs(t)), 0) / (tokens.length * Math.log(items.length));
+      expect(f.idf_score).toBeCloseTo(Math.min(1, idf), 12);
+      expect(f.future_ref_score).toBeCloseTo(tokens.reduce((sum, t) => sum + Math.min(later(t, k), 12), 0) / tokens.length / 12, 12);
+      expect(f.goal_overlap).toBe(tokens.filter((t) => ctx.goalTokens.has(t)).length / tokens.length);
+      const other = latest.get(item.label)!;
+      const common = tokens.filter((t) => other.has(t)).length;
+      const newest = lines.filter((line, j) => items[j]!.label === item.label).at(-1) === item.line_index;
+      expect(f.near_duplicate, `line ${item.line_index}`).toBe(!newest && common / (tokens.length + other.size - common) >= 0.85);
+      if (f.near_duplicate) nearDuplicates += 1;
+    });
+    // The session has some, or the comparison above would not have been tried.
+    expect(nearDuplicates).toBeGreaterThan(0);
+  });
+
+  it('calls an older output a near-duplicate of its label\'s newest when their tokens overlap by 85% or more, identical or not', () => {
+    const words = Array.from({ length: 12 }, (_, i) => `w${i}`).join(' ');
+    const b = new TranscriptBuilder();
+    b.toolResult({ label: 'Read(src/a.ts)', bytes: 4000, summary: words });
+    b.toolResult({ label: 'Read(src/b.ts)', bytes: 4000, summary: 'w0 w1 w2 w3 w4 w5' });
+    b.toolResult({ label: 'Read(src/b.ts)', bytes: 4000, summary: 'w0 w1 w2 w3 w4 w5 w6 w7 w8 w9' });
+    b.toolResult({ label: 'Read(src/a.ts)', bytes: 4000, summary: `${words} extra` });
+    const ctx = buildScoringContext(b.items, [0, 1, 2, 3]);
+    // 14 shared of 15 tokens (read, src/a.ts and w0..w11, against one more): 0.93.
+    expect(candidateFeatures(ctx, 0, 0).near_duplicate).toBe(true);
+    // 8 shared of 12 (read, src/b.ts, w0..w5 against four more): 0.67.
+    expect(candidateFeatures(ctx, 1, 1).near_duplicate).toBe(false);
+    // The newest of each label is what the others are compared with, never a duplicate itself.
+    expect([2, 3].map((k) => candidateFeatures(ctx, k, k).near_duplicate)).toEqual([false, false]);
+  });
+
   it('answers null for a line that names no record', () => {
     expect(scoreHeuristic(cacheSession(), [99])).toEqual([{ line_index: 99, keep_probability: null }]);
   });
