@@ -1,8 +1,8 @@
 /**
  * `cards/<manifest_sha256>.json`: the state cards of one snapshot, recorded when it was stored (or
- * by the first recall that read it whole) so that recall need not read it back. The file only ever saves work: whatever is wrong with one
- * (absent, unreadable, not what this module writes, another snapshot's) makes its reader read the
- * snapshot instead, and deleting it is always safe.
+ * by the first recall that read it whole) so that recall need not read it back. The file only ever
+ * saves work: whatever is wrong with one (absent, unreadable, not what this module writes, another
+ * snapshot's) makes its reader read the snapshot instead, and deleting it is always safe.
  */
 import { join } from 'node:path';
 import type { VaultCardFile } from '../../schemas/generated/types.js';
