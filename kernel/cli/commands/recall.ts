@@ -35,7 +35,8 @@ export default class Recall extends BaseCommand<RecallResult> {
     'Looks for state cards (the digests a compaction leaves in a session) in every archived snapshot, whatever the provider. ' +
     'With --query, cards are ranked by case-insensitive occurrences of the query across their fields and cards without it are dropped; ties go to the newest. ' +
     'A card archived in several states of a session is listed once, from its newest snapshot. ' +
-    "A compaction's card is in the fork it published, under the fork's id: --session with the compacted session's id finds none, and then names the forks that hold some.";
+    "A compaction's card is in the fork it published, under the fork's id: --session with the compacted session's id finds none, and then names the forks that hold some. " +
+    "Archiving a snapshot records its cards in a card file, which recall reads instead of the snapshot; a snapshot archived before card files existed (or whose card file was deleted) is read whole once, and recall then writes its card file.";
   static override examples = ['<%= config.bin %> recall --query parser', '<%= config.bin %> recall --query "rate limit" --limit 5 --json', '<%= config.bin %> recall --sha 3f9c0a5e'];
   static override flags = {
     query: Flags.string({ description: 'A phrase to rank cards by, matched as one literal string (case-insensitive); cards without it are dropped.' }),
