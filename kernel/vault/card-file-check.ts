@@ -17,7 +17,7 @@ import type { VaultLayout } from './layout.js';
 import { loadManifest } from './manifest.js';
 import { checkPrivateDir, isTempName, namesIn } from './private-fs.js';
 
-const DELETE_IT = 'delete it (recall then reads the snapshot itself)';
+const DELETE_IT = 'delete it (the next recall reads the snapshot itself and writes the card file again)';
 
 /** The manifest's size and digest to hold the card file to; null when the snapshot is not stored. */
 async function claimOf(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<(CardFileClaim & { manifest?: VaultManifest }) | null> {

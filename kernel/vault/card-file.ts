@@ -41,6 +41,13 @@ export interface CardFileClaim {
   bytes?: number;
 }
 
+/** A claim that names everything a card file records of its snapshot. */
+export type FullCardFileClaim = Required<CardFileClaim>;
+
+export function cardFileOf(claim: FullCardFileClaim, cards: IndexedCard[]): VaultCardFile {
+  return { schema_version: CARD_FILE_SCHEMA_VERSION, manifest_sha256: claim.manifestSha256, source_sha256: claim.sourceSha256, bytes: claim.bytes, cards };
+}
+
 /**
  * The card file of `claim.manifestSha256`; null when there is none. Throws, with the reason, for a
  * file that cannot be trusted to describe that snapshot (its file-system errors included).

@@ -1,30 +1,35 @@
 /**
  * The state cards of a snapshot: collected from the records a CardScanner found once the snapshot
- * is stored, and read back by recall from the card file instead of the snapshot's bytes.
+ * is stored (or from every record, reading a snapshot whole), and read back by recall from the card
+ * file instead of the snapshot's bytes.
  */
 import { createHash } from 'node:crypto';
 import { parseStateCard } from '../../sdk/state-card.js';
-import type { DigestBlock } from '../../schemas/generated/types.js';
-import { CARD_FILE_SCHEMA_VERSION, usableCardFile, writeCardFile, type IndexedCard } from './card-file.js';
-import type { CardLine } from './card-scan.js';
+import { cardFileOf, usableCardFile, writeCardFile, type FullCardFileClaim, type IndexedCard } from './card-file.js';
+import { MARKER_BYTES, type CardLine } from './card-scan.js';
 import { checkChunkPresent, readChunk } from './chunks.js';
 import { forEachStringValue, parseJsonLine } from './json-text.js';
 import type { VaultLayout } from './layout.js';
 import { CHUNK_BYTES } from './limits.js';
-import { chunkLength, loadManifest } from './manifest.js';
+import { chunkLength, loadManifest, type LoadedManifest } from './manifest.js';
 import type { WriteAll } from './private-fs.js';
+import { forEachRecord } from './records.js';
 
-export function cardSha256(value: string): string {
+function cardSha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-/** Calls `visit` for every state card in one record, in the order recall has always visited them. */
-export function forEachCardInRecord(bytes: Buffer, visit: (value: string, digest: DigestBlock) => void): void {
+/**
+ * The state cards of one record, in the order recall has always visited them, added to `into`. A
+ * record that does not spell the marker literally holds none (the rule recall keeps either way).
+ */
+export function cardsInRecord(recordIndex: number, bytes: Buffer, into: IndexedCard[]): void {
+  if (!bytes.includes(MARKER_BYTES)) return;
   const parsed = parseJsonLine(bytes);
   if (parsed === undefined) return;
   forEachStringValue(parsed, (value) => {
     const digest = parseStateCard(value);
-    if (digest) visit(value, digest);
+    if (digest) into.push({ record_index: recordIndex, card_sha256: cardSha256(value), digest });
   });
 }
 
@@ -33,12 +38,15 @@ export type ReadSpan = (start: number, end: number) => Promise<Buffer>;
 
 export async function collectCards(lines: readonly CardLine[], read: ReadSpan): Promise<IndexedCard[]> {
   const cards: IndexedCard[] = [];
-  for (const line of lines) {
-    forEachCardInRecord(await read(line.start, line.end), (value, digest) => {
-      cards.push({ record_index: line.recordIndex, card_sha256: cardSha256(value), digest });
-    });
-  }
+  for (const line of lines) cardsInRecord(line.recordIndex, await read(line.start, line.end), cards);
   return cards;
+}
+
+/** The cards of snapshot `sha` read from all of its bytes (each chunk verified as it is read), and its manifest. */
+export async function readSnapshotCards(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<{ cards: IndexedCard[]; loaded: LoadedManifest }> {
+  const cards: IndexedCard[] = [];
+  const { loaded } = await forEachRecord(layout, sha, ({ index, bytes }) => cardsInRecord(index, bytes, cards), env);
+  return { cards, loaded };
 }
 
 /**
@@ -79,10 +87,10 @@ export interface StoredBytes {
  * A valid one already there (the same bytes archived before) is kept: it holds the same cards.
  */
 export async function indexStoredCards(layout: VaultLayout, stored: StoredBytes, lines: readonly CardLine[], writeAll?: WriteAll): Promise<void> {
-  const claim = { manifestSha256: stored.manifestSha256, sourceSha256: stored.sourceSha256, bytes: stored.bytes };
+  const claim: FullCardFileClaim = { manifestSha256: stored.manifestSha256, sourceSha256: stored.sourceSha256, bytes: stored.bytes };
   if ((await usableCardFile(layout, claim)) !== null) return;
   const cards = await collectCards(lines, chunkSpanReader(layout, stored.chunks, stored.bytes));
-  await writeCardFile(layout, { schema_version: CARD_FILE_SCHEMA_VERSION, manifest_sha256: stored.manifestSha256, source_sha256: stored.sourceSha256, bytes: stored.bytes, cards }, writeAll);
+  await writeCardFile(layout, cardFileOf(claim, cards), writeAll);
 }
 
 /**

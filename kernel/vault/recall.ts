@@ -14,16 +14,14 @@ import { systemErrorCode } from '../filesystem-codes.js';
 import { errorMessage } from '../filesystem-message.js';
 import { publishedEntry, readableReceipts } from '../publish/receipt.js';
 import { readIndex } from './index-file.js';
-import { CARD_FILE_SCHEMA_VERSION, writeCardFile, type IndexedCard, type VaultCardFile } from './card-file.js';
-import { cardSha256, forEachCardInRecord, indexedCards } from './card-index.js';
-import { MARKER_BYTES } from './card-scan.js';
+import { cardFileOf, writeCardFile, type IndexedCard } from './card-file.js';
+import { indexedCards, readSnapshotCards } from './card-index.js';
 import { withSharedCustody } from './custody.js';
 import { LockBusyError } from './lock.js';
 import { checkPrivateDir, ensurePrivateDir } from './private-fs.js';
 import type { LoadedManifest } from './manifest.js';
 import { countOccurrences } from './json-text.js';
 import { vaultExists, type VaultLayout } from './layout.js';
-import { forEachRecord } from './records.js';
 import { checkSessionSelector, resolveShaPrefix } from './selectors.js';
 import { quotedFlagNumber } from '../text/numbers.js';
 
@@ -132,25 +130,13 @@ export async function recallCards(
       cards.push({ key, row: { snapshot_sha: entry.sha256, ts: entry.ts, provider: entry.provider, session_id: entry.session_id, record_index: recordIndex, score, digest } });
     };
     try {
-      const indexed = useCardFiles ? await indexedCards(layout, entry.sha256, env, presentChunks) : null;
-      if (indexed !== null) for (const c of indexed) add(c.record_index, c.card_sha256, c.digest);
-      else {
-        const every: IndexedCard[] = [];
-        const { loaded } = await forEachRecord(
-          layout,
-          entry.sha256,
-          ({ index, bytes }) => {
-            if (!bytes.includes(MARKER_BYTES)) return;
-            forEachCardInRecord(bytes, (value, digest) => {
-              const sha = cardSha256(value);
-              every.push({ record_index: index, card_sha256: sha, digest });
-              add(index, sha, digest);
-            });
-          },
-          env,
-        );
-        if (filling) filling = await fillCardFile(layout, entry.sha256, loaded, every);
+      let cards = useCardFiles ? await indexedCards(layout, entry.sha256, env, presentChunks) : null;
+      if (cards === null) {
+        const read = await readSnapshotCards(layout, entry.sha256, env);
+        cards = read.cards;
+        if (filling) filling = await fillCardFile(layout, entry.sha256, read.loaded, cards);
       }
+      for (const c of cards) add(c.record_index, c.card_sha256, c.digest);
     } catch (error) {
       // One damaged snapshot costs its own cards, not every session's; asked for by id, it is the answer.
       const why = only === null ? whyLeftOut(layout, entry.sha256, error) : null;
@@ -193,8 +179,7 @@ const FILL_CUSTODY_WAIT_MS = 1000;
  * prune holds the vault: the rest of this recall writes none rather than wait behind it again.
  */
 async function fillCardFile(layout: VaultLayout, sha: string, loaded: LoadedManifest, cards: IndexedCard[]): Promise<boolean> {
-  const { source_sha256, bytes } = loaded.manifest;
-  const card: VaultCardFile = { schema_version: CARD_FILE_SCHEMA_VERSION, manifest_sha256: sha, source_sha256, bytes, cards };
+  const card = cardFileOf({ manifestSha256: sha, sourceSha256: loaded.manifest.source_sha256, bytes: loaded.manifest.bytes }, cards);
   try {
     await withSharedCustody(
       layout,

@@ -112,7 +112,7 @@ export default class Vault extends BaseCommand<VaultResult> {
       process.exitCode = 1;
     }
     if (result.damaged_card_files.length > 0) {
-      this.sayProse('recall reads a snapshot itself where its card file cannot be used, so no card is lost; deleting a damaged card file is always safe');
+      this.sayProse('recall reads a snapshot itself where its card file cannot be used, so no card is lost, and then writes the card file again; deleting a damaged card file is always safe');
       process.exitCode = 1;
     }
     return result;

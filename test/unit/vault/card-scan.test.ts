@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cardSha256, collectCards, forEachCardInRecord } from '../../../kernel/vault/card-index.js';
-import { CardScanner, MARKER_BYTES } from '../../../kernel/vault/card-scan.js';
+import type { IndexedCard } from '../../../kernel/vault/card-file.js';
+import { cardsInRecord, collectCards } from '../../../kernel/vault/card-index.js';
+import { CardScanner } from '../../../kernel/vault/card-scan.js';
 import { LineCounter } from '../../../kernel/vault/line-count.js';
 import { RecordSplitter } from '../../../kernel/vault/records.js';
 import { card, claudeSession, claudeUser, codexCompacted, jsonl } from './helpers.js';
@@ -21,14 +22,11 @@ async function scanned(bytes: Buffer, piece: number): Promise<{ cards: Found[]; 
 
 /** What recall finds reading the same bytes record by record. */
 function readWhole(bytes: Buffer): Found[] {
-  const cards: Found[] = [];
-  const splitter = new RecordSplitter(({ index, bytes: line }) => {
-    if (!line.includes(MARKER_BYTES)) return;
-    forEachCardInRecord(line, (value, digest) => cards.push({ record_index: index, card_sha256: cardSha256(value), goal: digest.goal }));
-  });
+  const cards: IndexedCard[] = [];
+  const splitter = new RecordSplitter(({ index, bytes: line }) => cardsInRecord(index, line, cards));
   splitter.push(bytes, 0);
   splitter.finish();
-  return cards;
+  return cards.map((c) => ({ record_index: c.record_index, card_sha256: c.card_sha256, goal: c.digest.goal }));
 }
 
 function lineCount(bytes: Buffer): number {
