@@ -78,7 +78,7 @@ export function candidateFeatures(ctx: ScoringContext, rank: number, position: n
 
   const labelInfo = ctx.candidateLabels.get(item.label);
   const newestOfLabel = labelInfo === undefined || labelInfo.newestLine === item.line_index;
-  const latest = ctx.labelLatestText.get(item.label) ?? text;
+  const latest = ctx.labelLatestText.get(item.label);
 
   return {
     recency: rank / ctx.candidateCount,
@@ -88,7 +88,7 @@ export function candidateFeatures(ctx: ScoringContext, rank: number, position: n
     future_ref_score: size === 0 ? 0 : clamp01(futureSum / size / FUTURE_REF_CAP),
     goal_overlap: size === 0 ? 0 : goalHits / size,
     superseded: labelInfo !== undefined && labelInfo.count > 1 && !newestOfLabel,
-    near_duplicate: size > 0 && !newestOfLabel && textJaccard(ctx, text, latest) >= NEAR_DUPLICATE_JACCARD,
+    near_duplicate: size > 0 && !newestOfLabel && latest !== undefined && textJaccard(ctx, text, latest) >= NEAR_DUPLICATE_JACCARD,
     parent_of_tail: item.uuid != null && ctx.tailParents.has(item.uuid),
     position_ratio: ctx.maxLine === 0 ? 0 : item.line_index / ctx.maxLine,
   };
