@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { MIB, floorAndValue, nowMs, readSplitParse } from './lib/measure.mjs';
 import { scaled } from './lib/scale.mjs';
+import { tempHomeEnv } from './lib/temp-home.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const EVAL_MIB = scaled(10, 1);
@@ -29,20 +30,6 @@ async function fixtures(dir) {
   const out = join(dir, 'fixtures.mjs');
   await build({ absWorkingDir: root, entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
   return import(pathToFileURL(out).href);
-}
-
-/** A throwaway home: provider homes and XDG directories inside one temporary directory. */
-function tempHome(dir) {
-  const env = {
-    ...process.env,
-    HOME: dir,
-    CLAUDE_CONFIG_DIR: join(dir, '.claude'),
-    CODEX_HOME: join(dir, '.codex'),
-    XDG_DATA_HOME: join(dir, '.local', 'share'),
-    XDG_CONFIG_HOME: join(dir, '.config'),
-  };
-  for (const key of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME']) mkdirSync(env[key], { recursive: true });
-  return env;
 }
 
 const hourAgo = (path) => {
@@ -86,7 +73,7 @@ export const benchmarks = [
       const dir = mkdtempSync(join(tmpdir(), 'gob-bench-eval-'));
       try {
         const f = await fixtures(dir);
-        const env = tempHome(join(dir, 'home'));
+        const env = tempHomeEnv(join(dir, 'home'));
         const projects = join(env.CLAUDE_CONFIG_DIR, 'projects', '-home-dev-projects-demo');
         mkdirSync(projects, { recursive: true });
         const path = join(projects, 'b16b16b1-0000-4000-8000-000000000128.jsonl');
@@ -125,7 +112,7 @@ export const benchmarks = [
       const dir = mkdtempSync(join(tmpdir(), 'gob-bench-bench-'));
       try {
         const f = await fixtures(dir);
-        const env = tempHome(join(dir, 'home'));
+        const env = tempHomeEnv(join(dir, 'home'));
         for (let i = 0; i < BENCH_SESSIONS; i++) writeSmallSession(f, env, i);
         const { planBench, benchJobModule } = await dist('kernel/services/bench.js');
         const { runJobsInParallel } = await dist('kernel/eval/parallel-runner.js');

@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { floorAndValue, MIB, nowMs, readSplitParse, statAndTail } from './lib/measure.mjs';
 import { scaled } from './lib/scale.mjs';
+import { tempHomeEnv } from './lib/temp-home.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
@@ -29,15 +30,7 @@ async function bigSession() {
   writeBigSession(path, { targetBytes: bigMib * MIB, records: Math.min(100_000, Math.round((100_000 * bigMib) / 128)) });
   const hourAgo = new Date(Date.now() - 3600_000);
   utimesSync(path, hourAgo, hourAgo);
-  const env = {
-    ...process.env,
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    CODEX_HOME: join(home, '.codex'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-  };
-  mkdirSync(env.CODEX_HOME, { recursive: true });
+  const env = tempHomeEnv(home);
   // The first reads right after writing 128 MiB swing with the page cache and writeback; they are
   // not timed. Each benchmark then times its own floor next to every run (floorAndValue).
   await readSplitParse(path);
@@ -140,8 +133,7 @@ export const benchmarks = [
         const floorStart = nowMs();
         statAndTail(files, 64 * 1024);
         const floor = nowMs() - floorStart;
-        const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex'), XDG_DATA_HOME: join(home, '.local', 'share') };
-        mkdirSync(env.CODEX_HOME, { recursive: true });
+        const env = tempHomeEnv(home);
         const { withRuntime } = await dist('kernel/services/runtime.js');
         const { discoverAll } = await dist('kernel/sessions/selector.js');
         const start = nowMs();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { median, nowMs } from './lib/measure.mjs';
 import { scaled } from './lib/scale.mjs';
+import { tempHomeEnv } from './lib/temp-home.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ITEMS = scaled(100_000, 2_000);
@@ -174,7 +175,7 @@ export const benchmarks = [
       // An empty home: the start must not depend on (or touch) the configuration and plugins of
       // whoever runs the benchmark.
       const home = mkdtempSync(join(tmpdir(), 'gob-bench-cli-'));
-      const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
+      const env = tempHomeEnv(home);
       process.on('exit', () => rmSync(home, { recursive: true, force: true }));
       const time = (args) => {
         const start = nowMs();
