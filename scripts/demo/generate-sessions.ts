@@ -53,7 +53,7 @@ function claudeSession(): string {
 function codexRollout(): string {
   const b = new RolloutBuilder({ paginated: true, id: '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', cwd: '/home/dev/projects/billing-api' });
   b.sessionMeta().preamble().turnContext('gpt-5.6').tokenCount(null);
-  b.user('Add rate limiting to the public API and make sure the load test passes.');
+  b.user('Add rate limiting to the public API and make sure the load test passes.\nDo not change the response format: clients parse it.');
   b.reasoning('Find where requests enter the router');
   b.shell('call_1', 'rg -n "router.use" src', listing('rg', 30));
   b.shell('call_2', 'npm run loadtest', `${listing('loadtest', 50)}\nFAIL: p99 latency 2300ms > 500ms budget`);
@@ -65,7 +65,7 @@ function codexRollout(): string {
   b.tokenCount({ input: 90_000, cached: 70_000, output: 900 }, { input: 400_000, cached: 300_000, output: 4000 }, 272_000);
   b.assistant('Rate limiting is in place (token bucket, 100 req/s per key). The load test passes with p99 310ms.');
   b.response(item.user('Thanks. Keep the limit configurable per plan.'));
-  b.assistant('Noted: the limit will come from the plan table.');
+  b.assistant('Noted: the limit will come from the plan table.\n- [ ] read the per-plan limit from the plans table');
   b.tokenCount({ input: 96_000, cached: 80_000, output: 300 }, { input: 496_000, cached: 380_000, output: 4300 }, 272_000);
   return b.text();
 }
