@@ -5,13 +5,13 @@
  * killed when the command exits (whatever it left running goes with it), at the deadline, or when
  * output passes the cap, so a stuck or chatty script cannot hang or flood the host.
  */
-import { execa } from 'execa';
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { validateEdit } from '../../schemas/generated/validators.js';
 import { GobstopperError } from '../errors.js';
 import { checkAgainst } from '../plugins/protocol/schema-check.js';
 import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
 import { killPipeHolders, stdioLinks } from '../plugins/process/pipe-holders.js';
+import { loadExeca } from '../load-execa.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -44,6 +44,7 @@ const failed = (table: string, what: string, details?: Record<string, unknown>) 
 export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   const timeoutMs = request.timeoutMs ?? LEGACY_COMMAND_TIMEOUT_MS;
   const maxOutputBytes = request.maxOutputBytes ?? LEGACY_COMMAND_MAX_OUTPUT_BYTES;
+  const execa = await loadExeca();
   const subprocess = execa('sh', ['-c', request.command], {
     input: JSON.stringify(request.input),
     // Its own process group, tracked: an interrupted plan ends the script and what it started.

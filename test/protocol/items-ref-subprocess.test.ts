@@ -22,7 +22,7 @@ interface Sent {
 
 async function startRecorded(root: string): Promise<{ running: RunningBundle; sent: Sent[] }> {
   const bundle = admitBundle(root);
-  const child = spawnPluginProcess(bundle, { maxOutputBytes: 64 << 20, stderrBytes: 8192 });
+  const child = await spawnPluginProcess(bundle, { maxOutputBytes: 64 << 20, stderrBytes: 8192 });
   const sent: Sent[] = [];
   const writer: MessageWriter = child.transport.writer;
   const recording: MessageWriter = {
@@ -76,7 +76,7 @@ describe('items_ref over real plugin processes', () => {
   it('a TypeScript SDK plugin that logs to the console keeps working: the SDK sends console output to stderr', async () => {
     const root = await buildSdkFixtureBundle(join(dir.path, 'chatty'), 'chatty-sdk-strategy.ts', { id: 'chatty' });
     const bundle = admitBundle(root);
-    const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 8192 });
+    const child = await spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 8192 });
     const connected = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
     running.push(connected);
     const result = await connected.channel.request(StrategyPropose, proposeParams('fixture_strategy', syntheticItems(10)));

@@ -109,7 +109,7 @@ describe('built strategy bundles under the real plugin host', () => {
     // Being killed after the grace period would also end it (signal SIGKILL), but every command
     // would wait for that.
     const bundle = admitBundle(join(dirs.path, 'builtins', 'strategies-core'));
-    const child = spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 4096 });
+    const child = await spawnPluginProcess(bundle, { maxOutputBytes: 1 << 20, stderrBytes: 4096 });
     const running = await connectBundle(bundle, child.transport, { hostVersion: '0.1.0' }, child.pid);
     await running.channel.close();
     expect(await child.transport.exited).toEqual({ code: 0, signal: null });

@@ -26,7 +26,7 @@ export interface StartOptions {
 /** Spawns an admitted bundle and runs the initialize handshake; a failed handshake leaves nothing running. */
 export async function startBundle(bundle: AdmittedBundle, options: StartOptions): Promise<RunningBundle> {
   const limits = effectiveLimits(bundle.manifest);
-  const child = spawnPluginProcess(bundle, { hostEnv: options.hostEnv, maxOutputBytes: limits.maxOutputBytes, stderrBytes: limits.stderrBytes });
+  const child = await spawnPluginProcess(bundle, { hostEnv: options.hostEnv, maxOutputBytes: limits.maxOutputBytes, stderrBytes: limits.stderrBytes });
   return connectBundle(bundle, child.transport, options, child.pid);
 }
 

@@ -18,7 +18,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { LruMap } from '../../../sdk/lru-map.js';
 import { STRATEGY_ID_FORMAT } from '../../../sdk/strategy/plan.js';
 import { GobstopperError } from '../../errors.js';
@@ -47,6 +47,9 @@ const isUnknownId = (error: ErrorObject | undefined): error is ErrorObject => er
  * stopping at the first error or going on to the end. The ajv instance is made at the first
  * schema, so a process that never sees an unknown id never makes the second.
  */
+/** The Ajv class, loaded by the first check (judgeSafely): ~60 modules that most commands never use. */
+let AjvClass: typeof Ajv | null = null;
+
 function validators(allErrors: boolean): (schema: object) => ValidateFunction | Error {
   let ajv: Ajv | null = null;
   const compiled = new Map<string, ValidateFunction | Error>();
@@ -57,7 +60,7 @@ function validators(allErrors: boolean): (schema: object) => ValidateFunction | 
       try {
         if (ajv === null) {
           // A plugin's schema may name formats ajv does not know; they are ignored without a word on the CLI's stderr.
-          ajv = new Ajv({ strict: false, allErrors, logger: false });
+          ajv = new AjvClass!({ strict: false, allErrors, logger: false });
           ajv.addFormat(STRATEGY_ID_FORMAT, { type: 'string', validate: (id: string) => servedStrategies === null || servedStrategies.has(id) });
         }
         found = ajv.compile(schema);
@@ -183,6 +186,7 @@ function offersText(value: unknown): boolean {
 const offThreadVerdicts = new LruMap<string, Verdict>(64);
 
 async function judgeSafely(strategyId: string, schema: object, params: unknown, strategyIds: readonly string[] | null): Promise<Verdict> {
+  AjvClass ??= (await import('ajv')).Ajv;
   if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params, strategyIds);
   const key = JSON.stringify([schema, params, strategyIds]);
   const known = offThreadVerdicts.get(key);

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { statSync } from 'node:fs';
 import type { AdmittedBundle } from '../admission/admit.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../../sdk/transport/ndjson.js';
@@ -11,6 +10,7 @@ import { killPipeHolders, stdioLinks } from './pipe-holders.js';
 import { StderrRing } from './stderr-ring.js';
 import { stderrEcho } from './stderr-echo.js';
 import { MAX_NOTIFICATIONS_WITHOUT_ANSWER } from '../host/plugin-limits.js';
+import { loadExeca } from '../../load-execa.js';
 
 export interface SpawnOptions {
   /** The environment declared names are copied from; defaults to this process's. */
@@ -40,8 +40,9 @@ const REAP_WAIT_MS = 2000;
  * Starts a bundle's process: cwd = bundle root, only declared environment variables, its own
  * process group, stdin/stdout carrying NDJSON JSON-RPC, stderr into a ring buffer.
  */
-export function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions): PluginProcess {
+export async function spawnPluginProcess(bundle: AdmittedBundle, options: SpawnOptions): Promise<PluginProcess> {
   const { manifest, root } = bundle;
+  const execa = await loadExeca();
   const launch = launchFor(manifest, root, options.hostEnv ?? process.env);
   const child = execa(launch.file, launch.args, {
     cwd: root,

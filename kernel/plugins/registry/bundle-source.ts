@@ -1,11 +1,11 @@
 import { chmodSync, createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { GobstopperError } from '../../errors.js';
 import { removeOnExit } from '../../exit-cleanup.js';
 import { createGunzip } from 'node:zlib';
 import { AdmissionError, BundleLimits, MANIFEST_FILE } from '../admission/rules.js';
+import { loadExeca } from '../../load-execa.js';
 
 export type BundleSourceKind = 'directory' | 'tarball' | 'npm';
 
@@ -71,6 +71,7 @@ async function packFromNpm(spec: string, cwd: string): Promise<OpenedBundleSourc
   try {
     // npm's debug log and its update check would otherwise land in the person's home, for a fetch
     // that failed too; they go to the temporary directory, removed with it.
+    const execa = await loadExeca();
     const result = await execa('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', temp, '--logs-dir', join(temp, 'npm-logs'), '--no-update-notifier'], {
       cwd,
       reject: false,
@@ -159,6 +160,7 @@ async function unpack(tarball: string, kind: BundleSourceKind): Promise<OpenedBu
     // GNU tar refuses members with absolute or ".." names by default; admission then refuses links.
     // In the C locale tar's reasons are the English the rest of the message is in, and the notes
     // tarErrorLine leaves out are recognised.
+    const execa = await loadExeca();
     const result = await execa('tar', ['-xzf', tarball, '-C', dir, '--no-same-owner', '--no-same-permissions'], { reject: false, timeout: 120_000, stdin: 'ignore', env: { LC_ALL: 'C' } });
     // A tar that never ran says nothing about the archive: naming the archive would send people
     // looking for a fault in it.

@@ -1,6 +1,6 @@
-import { execa } from 'execa';
 import { killGroup, trackGroup, untrackGroup } from '../../process-group.js';
 import type { ClientLaunch } from './client-launch.js';
+import { loadExeca } from '../../load-execa.js';
 
 export interface ClientOutcome {
   exitCode: number | null;
@@ -21,6 +21,7 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
  */
 export async function runClientGroup(launch: ClientLaunch, timeoutMs: number): Promise<ClientOutcome> {
   const started = Date.now();
+  const execa = await loadExeca();
   const subprocess = execa(launch.command, launch.args, {
     cwd: launch.cwd,
     env: launch.env,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from '../../load-execa.js';
 
 export type NetworkChoice = 'auto' | 'netns' | 'loopback';
 
@@ -39,6 +39,7 @@ async function probe(env: NodeJS.ProcessEnv): Promise<NamespaceSupport> {
   if (!ip) return { available: false, reason: 'ip (iproute2) is not installed' };
   let lastError = '';
   for (const unshareArgs of [['-n'], ['-r', '-n']]) {
+    const execa = await loadExeca();
     const result = await execa(unshare, [...unshareArgs, '--', ip, 'link', 'set', 'lo', 'up'], {
       reject: false,
       timeout: 5000,
