@@ -42,14 +42,14 @@ let servedStrategies: ReadonlySet<string> | null = null;
 /** Whether an error is a string marked as a strategy id that no bundle serves. */
 const isUnknownId = (error: ErrorObject | undefined): error is ErrorObject => error?.keyword === 'format' && (error.params as { format?: unknown }).format === STRATEGY_ID_FORMAT;
 
+/** The Ajv class, loaded by the first check (judgeSafely): ~60 modules that most commands never use. */
+let AjvClass: typeof Ajv | null = null;
+
 /**
  * Validators compiled per schema text (a process asks about the same few schemas over and over),
  * stopping at the first error or going on to the end. The ajv instance is made at the first
  * schema, so a process that never sees an unknown id never makes the second.
  */
-/** The Ajv class, loaded by the first check (judgeSafely): ~60 modules that most commands never use. */
-let AjvClass: typeof Ajv | null = null;
-
 function validators(allErrors: boolean): (schema: object) => ValidateFunction | Error {
   let ajv: Ajv | null = null;
   const compiled = new Map<string, ValidateFunction | Error>();
