@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -38,7 +39,8 @@ afterAll(() => home.cleanup());
 async function modulesOf(args: string[], name: string): Promise<string[]> {
   const log = join(home.root, `${name}.log`);
   writeFileSync(log, '');
-  const r = await runCli(args, home.env, { extraEnv: { NODE_OPTIONS: `--import ${register}`, GOB_TEST_MODULE_LOG: log } });
+  // A file URL: NODE_OPTIONS splits on spaces, which a temporary directory may hold.
+  const r = await runCli(args, home.env, { extraEnv: { NODE_OPTIONS: `--import ${pathToFileURL(register).href}`, GOB_TEST_MODULE_LOG: log } });
   expect(r.code, r.stderr).toBe(0);
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
