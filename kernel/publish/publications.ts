@@ -36,14 +36,22 @@ function canonical(path: string): string {
   }
 }
 
+/** What gobstopper published, and the warning a listing of sessions owes for receipts it could not read. */
+export interface Publications {
+  /** Completed publications by canonical path. */
+  found: Map<string, Publication>;
+  /** unreadableReceiptsWarning of the receipts (or the whole operations folder) that could not be read. */
+  receiptsWarning: string | null;
+}
+
 /**
- * Completed publications by canonical path. Best effort: an unreadable vault or log means none (or
- * no projections) are known; `onUnreadable` hears each receipt (or the whole operations folder)
- * that could not be read, for a listing that would otherwise show such a fork as a session of its
- * own without saying why.
+ * Completed publications. Best effort: an unreadable vault or log means none (or no projections)
+ * are known, and a receipt that cannot be read is named in the warning, for a listing that would
+ * otherwise show its fork as a session of its own without saying why.
  */
-export async function publications(env: NodeJS.ProcessEnv, onUnreadable: (message: string) => void = () => undefined): Promise<Map<string, Publication>> {
-  const heard = (error: unknown) => onUnreadable(errorMessage(error));
+export async function publications(env: NodeJS.ProcessEnv): Promise<Publications> {
+  const unreadable: string[] = [];
+  const heard = (error: unknown) => unreadable.push(errorMessage(error));
   // A damaged receipt hides its own fork only: the others are still known for what they are.
   const receipts = (
     await readableReceipts(vaultLayout(env), heard).catch((error: unknown) => {
@@ -51,6 +59,10 @@ export async function publications(env: NodeJS.ProcessEnv, onUnreadable: (messag
       return [] as OperationReceipt[];
     })
   ).filter((r) => r.completed);
+  return { found: await publicationsOf(receipts, env), receiptsWarning: unreadableReceiptsWarning(unreadable) };
+}
+
+async function publicationsOf(receipts: OperationReceipt[], env: NodeJS.ProcessEnv): Promise<Map<string, Publication>> {
   const found = new Map<string, Publication>();
   if (receipts.length === 0) return found;
   // Receipts keep the projection; the events log (up to 16 MiB) is read only for older receipts.
@@ -80,7 +92,7 @@ export async function publications(env: NodeJS.ProcessEnv, onUnreadable: (messag
  * One line for receipts `publications` could not read: the first one's trouble and repair, and what
  * it costs a listing of sessions.
  */
-export function unreadableReceiptsWarning(messages: readonly string[]): string | null {
+function unreadableReceiptsWarning(messages: readonly string[]): string | null {
   if (messages.length === 0) return null;
   const more = messages.length > 1 ? ` (and ${messages.length - 1} more receipt(s) that cannot be read)` : '';
   return `${messages[0]}${more}; a fork or restore such a receipt describes is listed as a session of its own: its context is its source's last report, and it counts as live for 180 s after it was written`;
@@ -128,7 +140,7 @@ export interface PublicationView {
 }
 
 export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean, file: { path: string; bytes: number; sha256: string; usage: UsageSample }): Promise<PublicationView> {
-  const publication = untouchedPublication(await publications(env), file.path, file.bytes, file.sha256);
+  const publication = untouchedPublication((await publications(env)).found, file.path, file.bytes, file.sha256);
   const active = recent && publication === null;
   const compaction = publication?.compaction;
   if (!compaction || file.usage.context_state !== 'reported' || file.usage.context_reason != null) return { active, usage: file.usage, staleReport: null };

@@ -16,7 +16,7 @@ import { discoveryWindow } from '../policy/defaults.js';
 import { toResolvedPolicy } from '../policy/effective-policy.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-controls.js';
 import { completedNote } from '../publish/published-note.js';
-import { publications, unreadableReceiptsWarning, untouchedPublication } from '../publish/publications.js';
+import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
@@ -148,10 +148,8 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const covered = options.locks ? await options.locks.cover(rt.providerIds()) : { watched: rt.providerIds(), warnings: [] };
     const providers = await Promise.all(covered.watched.map((id) => rt.provider(id)));
     const { rows, unlisted, searched } = await detectSessions(providers, rt.homes, { maxAgeSecs });
-    const unreadableReceipts: string[] = [];
-    const published = await publications(options.env, (message) => unreadableReceipts.push(message));
+    const { found: published, receiptsWarning: receipts } = await publications(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
-    const receipts = unreadableReceiptsWarning(unreadableReceipts);
     const receiptsWarning = receipts !== null && receipts !== state.receiptsSaid ? [receipts] : [];
     state.receiptsSaid = receipts;
     // Loaded only when asked for: it is the one part that runs real clients.

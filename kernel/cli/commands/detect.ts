@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { DetectPublication, DetectRow } from '../../../schemas/generated/types.js';
-import { countedProjection, publications, publishedAt, stillAsPublished, unreadableReceiptsWarning, type Publication } from '../../publish/publications.js';
+import { countedProjection, publications, publishedAt, stillAsPublished, type Publication } from '../../publish/publications.js';
 import { configFlag, providerFilterFlag } from '../../config/cli-flags.js';
 import { loadConfig } from '../../config/load-config.js';
 import { discoveryMaxAge } from '../../config/resolve-config.js';
@@ -59,8 +59,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
-    const unreadableReceipts: string[] = [];
-    const published = await publications(process.env, (message) => unreadableReceipts.push(message));
+    const { found: published, receiptsWarning } = await publications(process.env);
     const untouched = new Map<DetectRow, Publication | null>();
     for (const row of rows) {
       const publication = publishedAt(published, row.path);
@@ -91,7 +90,6 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
         this.say(`  ${unlisted[0]}`);
       }
     }
-    const receiptsWarning = unreadableReceiptsWarning(unreadableReceipts);
     if (receiptsWarning !== null) this.warning(receiptsWarning);
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
     if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);
