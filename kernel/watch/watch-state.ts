@@ -116,7 +116,7 @@ export async function loadWatchState(path: string, nowSecs: number): Promise<Wat
     // once discovery no longer lists the file.
     if (entry && !future && (entry.outcome === 'compacted' || nowSecs - entry.decided_at <= DECISION_TTL_SECS)) entries.set(key, entry);
   }
-  return { path, entries, discarded: null, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null };
+  return { ...fresh(null), entries };
 }
 
 /**
