@@ -15,13 +15,16 @@ export type { DiffCommandOutput };
 interface Side {
   sha: string;
   recordCount: number;
-  /** Record sha256 → type, first occurrence order. */
-  records: Map<string, string>;
+  /** Each record's sha256 and top-level type, in the snapshot's order. */
+  records: Array<{ hash: string; type: string }>;
+  /** Record sha256 → how many records have it. */
+  counts: Map<string, number>;
   types: Record<string, number>;
 }
 
 async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<Side> {
-  const records = new Map<string, string>();
+  const records: Side['records'] = [];
+  const counts = new Map<string, number>();
   const types: Record<string, number> = {};
   const { recordCount } = await forEachRecord(
     layout,
@@ -30,18 +33,29 @@ async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv
       const type = recordType(parseJsonLine(bytes));
       types[type] = (types[type] ?? 0) + 1;
       const hash = createHash('sha256').update(bytes).digest('hex');
-      if (!records.has(hash)) records.set(hash, type);
+      records.push({ hash, type });
+      counts.set(hash, (counts.get(hash) ?? 0) + 1);
     },
     env,
   );
-  return { sha, recordCount, records, types };
+  return { sha, recordCount, records, counts, types };
 }
 
+/**
+ * The records of `from` that `other` has no match for. Records are matched one for one, so a record
+ * `from` repeats more often than `other` counts once per extra copy (the later copies), and
+ * record_count_b - added = record_count_a - removed always holds.
+ */
 function only(from: Side, other: Side): { hashes: string[]; byType: Record<string, number> } {
+  const unmatched = new Map(other.counts);
   const hashes: string[] = [];
   const byType: Record<string, number> = {};
-  for (const [hash, type] of from.records) {
-    if (other.records.has(hash)) continue;
+  for (const { hash, type } of from.records) {
+    const left = unmatched.get(hash) ?? 0;
+    if (left > 0) {
+      unmatched.set(hash, left - 1);
+      continue;
+    }
     hashes.push(hash);
     byType[type] = (byType[type] ?? 0) + 1;
   }

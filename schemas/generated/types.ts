@@ -658,11 +658,11 @@ export interface DiffCommandOutput {
   added_count: number;
   removed_count: number;
   /**
-   * Record sha256s in b's order.
+   * The sha256 of each record of b that a has no match for, in b's order. Records are matched one for one: a record b repeats more often than a is listed once per extra copy.
    */
   added: Sha256[];
   /**
-   * Record sha256s in a's order.
+   * The sha256 of each record of a that b has no match for, in a's order, matched as in added.
    */
   removed: Sha256[];
   added_by_type: RecordTypeCounts;

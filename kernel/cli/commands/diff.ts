@@ -37,6 +37,7 @@ export default class Diff extends BaseCommand<DiffResult> {
   static override summary = 'Records added and removed between two snapshots.';
   static override description =
     'Splits both verified snapshots into physical records, hashes each, and reports the records of <b> not in <a> (added) and of <a> not in <b> (removed), with counts by top-level record type. ' +
+    'Records are matched one for one: a record repeated more often on one side counts once per extra copy. ' +
     'When one is what apply, fork or undo published from the other, it says so (publication with --json): every record of that one carries the new session id, so nearly every record counts as added and removed. ' +
     'Snapshot ids may be unique hex prefixes of at least 4 characters.';
   static override examples = ['<%= config.bin %> diff 3f9c0a5e 8b21d7c0', '<%= config.bin %> diff 3f9c0a5e 8b21d7c0 --json'];
@@ -52,7 +53,7 @@ export default class Diff extends BaseCommand<DiffResult> {
     const result: DiffResult = { ...compared, publication: await publicationOf(layout, compared.sha_a, compared.sha_b) };
     this.say(`a ${result.sha_a}  ${formatCount(result.record_count_a)} records`);
     this.say(`b ${result.sha_b}  ${formatCount(result.record_count_b)} records`);
-    this.say(`added ${formatCount(result.added_count)}, removed ${formatCount(result.removed_count)} (distinct records, by sha256)`);
+    this.say(`added ${formatCount(result.added_count)}, removed ${formatCount(result.removed_count)} (records matched one for one by sha256)`);
     if (result.publication) this.say(publicationNote(result.publication));
     this.say('');
     const types = [...new Set([...Object.keys(result.type_summary_a), ...Object.keys(result.type_summary_b)])].sort();

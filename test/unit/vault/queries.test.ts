@@ -104,15 +104,22 @@ describe('vault, history, show and diff', () => {
       sha_b: b.sha256,
       record_count_a: 3,
       record_count_b: 5,
-      added_count: 2,
+      // `added` twice in b and never in a: two records added, not one.
+      added_count: 3,
       removed_count: 1,
-      added: [sha256(JSON.stringify(added)), sha256(JSON.stringify('not an object'))],
+      added: [sha256(JSON.stringify(added)), sha256(JSON.stringify(added)), sha256(JSON.stringify('not an object'))],
       removed: [sha256(JSON.stringify(removed))],
-      added_by_type: { assistant: 1, unknown: 1 },
+      added_by_type: { assistant: 2, unknown: 1 },
       removed_by_type: { assistant: 1 },
       type_summary_a: { assistant: 1, summary: 1, user: 1 },
       type_summary_b: { assistant: 2, summary: 1, unknown: 1, user: 1 },
     });
+    // A record repeated on both sides is matched copy for copy: only the copies one side has beyond
+    // the other's count differ, the later ones, and the counts always add up.
+    const c = await archive('d-c.jsonl', 'd', [shared, shared, removed, shared]);
+    const back = await diffSnapshots(home.layout, b.sha256, c.sha256);
+    expect(back).toMatchObject({ added_count: 3, removed_count: 4, added: [sha256(JSON.stringify(shared)), sha256(JSON.stringify(removed)), sha256(JSON.stringify(shared))], added_by_type: { assistant: 1, user: 2 }, removed_by_type: { assistant: 2, summary: 1, unknown: 1 } });
+    expect(back.record_count_b - back.added_count).toBe(back.record_count_a - back.removed_count);
     await expect(diffSnapshots(home.layout, 'xyz', b.sha256)).rejects.toMatchObject({ code: 'invalid_sha' });
     // One hex character too many is named as such, not as "not hex".
     await expect(diffSnapshots(home.layout, `${b.sha256}0`, b.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
