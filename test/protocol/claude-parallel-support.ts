@@ -2,6 +2,7 @@
  * What the Claude provider's parallel-read tests share: the provider bundled with esbuild (workers
  * start from the bundle file, as they do from main.cjs), and the range splits they sweep.
  */
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -53,4 +54,20 @@ export function sweep(text: string | Buffer, fourStep = 3): ParallelConfig[] {
     ...starts.map((s, i) => ({ threads: 2, mainShare: share(s), batchRows: 1 + (i % 7) })),
     ...starts.filter((_, i) => i % fourStep === 0).map((s, i) => ({ threads: 4, mainShare: share(s), batchRows: 2 + (i % 5) })),
   ];
+}
+
+let made = 0;
+
+/** A session file holding `text` in `dir`, under a name no other call gives. */
+export function sessionFile(dir: string, text: string | Buffer): string {
+  const path = join(dir, `s${made++}.jsonl`);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** An empty private staging file in `dir`, as the host creates one. */
+export function stagingFile(dir: string): string {
+  const path = join(dir, `stage-${made++}.jsonl`);
+  closeSync(openSync(path, 'wx', 0o600));
+  return path;
 }

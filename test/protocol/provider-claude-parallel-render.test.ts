@@ -5,7 +5,7 @@
  * file, as they do from main.cjs) with parallelism forced on small files; the single pass is the
  * provider's sources, which never start threads. Range boundaries are swept across every line.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { branchedSession, modernSession } from '../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
-import { bundleProvider, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
+import { bundleProvider, sessionFile, stagingFile, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
 
 interface ParallelBundle extends PoolControls {
   renderCandidate: (params: ProviderRenderParams) => Promise<ProviderRenderResult>;
@@ -26,7 +26,6 @@ interface ParallelBundle extends PoolControls {
 let dir: string;
 let bundleFile: string;
 let par: ParallelBundle;
-let n = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-render-'));
@@ -39,17 +38,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function file(text: string | Buffer): string {
-  const path = join(dir, `s${n++}.jsonl`);
-  writeFileSync(path, text);
-  return path;
-}
-
-function stagingFile(): string {
-  const path = join(dir, `stage-${n++}.jsonl`);
-  closeSync(openSync(path, 'wx', 0o600));
-  return path;
-}
+const file = (text: string | Buffer) => sessionFile(dir, text);
 
 const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: [], decisions: ['keep the reader'], errors: [], open_tasks: [] };
 const NEW_ID = '7d1f6c2a-0b3e-4f5a-9c8d-2e4f6a8b0c1d';
@@ -72,7 +61,7 @@ const uuidsOf = (source: string) => sourceUuids.get(source) ?? sourceUuids.set(s
 type Rendered = { result: ProviderRenderResult; text: string } | { error: { code: unknown; message: string } };
 
 async function renderWith(fn: ParallelBundle['renderCandidate'], source: string, sha: string, ask: Ask): Promise<Rendered> {
-  const staging = stagingFile();
+  const staging = stagingFile(dir);
   try {
     const result = await fn({ provider_id: 'claude_code', path: source, source_sha256: ask.sha ?? sha, edits: ask.edits, staging_path: staging, new_session_id: ask.newSessionId ?? null, now: '2026-03-01T10:00:00.000Z' });
     const known = uuidsOf(source);

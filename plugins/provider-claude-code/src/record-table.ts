@@ -271,6 +271,31 @@ export class RecordTable {
     return at;
   }
 
+  /**
+   * Appends row `i` of `from` as a read without detail would have left it: its line state, tree
+   * links, tool ids, kind, flags and response number, and nothing only items need (labels,
+   * summaries, usage, payload measures). Its parent is found again when the rows are indexed.
+   */
+  addTreeRowOf(from: RecordTable, i: number): number {
+    const row = this.add(from.bytes[i]!, from.state(i));
+    this.kindCodes[row] = from.kindCodes[i]!;
+    this.flags[row] = from.flags[i]!;
+    this.response[row] = from.response[i]!;
+    this.uuidHash[row] = from.uuidHash[i]!;
+    this.parentHash[row] = from.parentHash[i]!;
+    this.type[row] = from.type[i]!;
+    this.uuid[row] = from.uuid[i]!;
+    const parent = from.parentUuid[i]!;
+    this.parentUuid[row] = parent;
+    // A string parentUuid is looked up when the rows are indexed (uuid-index.ts); any other has none.
+    this.parentLine[row] = parent === null ? NO_PARENT : PARENT_UNKNOWN;
+    this.toolUseIds[row] = from.toolUseIds[i]!;
+    this.toolResultIds[row] = from.toolResultIds[i]!;
+    const leaf = from.leafUuid.get(i);
+    if (leaf !== undefined) this.leafUuid.set(row, leaf);
+    return row;
+  }
+
   state(i: number): LineState {
     return STATES[this.stateCodes[i]!]!;
   }

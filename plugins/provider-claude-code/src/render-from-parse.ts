@@ -31,6 +31,8 @@ export interface RenderedFromParse {
   analysis: Analysis;
   bytes: number;
   elided: number;
+  /** The source lines written through an edit (elide targets); every other line was copied as it is. */
+  edited: Set<number>;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function renderFromParse(
   const idJson = sessionIdJson(fork);
   const skeletons = new SkeletonReader();
   let elided = 0;
+  const edited = new Set<number>();
   const known = knownParts.get(parsed);
   const learned = new Map<number, readonly PartShape[]>();
 
@@ -113,9 +116,10 @@ export async function renderFromParse(
         learned.set(rec.index, parts);
         partCounts.parsed += 1;
       }
-      const edited = editLine(rec.bytes, parts, target, fork);
-      if (edited.elided) elided += 1;
-      writer.writeRecordParts(edited.pieces, newline);
+      const edit = editLine(rec.bytes, parts, target, fork);
+      if (edit.elided) elided += 1;
+      edited.add(rec.index);
+      writer.writeRecordParts(edit.pieces, newline);
       return;
     }
     if (table.state(rec.index) !== 'ok') {
@@ -158,5 +162,5 @@ export async function renderFromParse(
     knownParts.set(parsed, parts);
   }
   countParsedSource(true);
-  return { analysis, bytes: summary.bytes, elided };
+  return { analysis, bytes: summary.bytes, elided, edited };
 }

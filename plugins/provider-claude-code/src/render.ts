@@ -31,6 +31,7 @@ import { checkRenderable } from './render-checks.js';
 import { renderFromParse } from './render-from-parse.js';
 import { LineRenderer } from './render-lines.js';
 import { readPlan, type RenderPlan } from './render-plan.js';
+import { rememberRendered } from './rendered-files.js';
 import { countParallelScan, parallelPlan } from './scan-pool.js';
 import { newScanState, scanRows } from './scan-state.js';
 
@@ -185,7 +186,12 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
       if (reused) {
         requireUnchanged(path, before, reused.bytes);
         const appended = plan.digest ? appendCard(path, before, reused.analysis, plan, writer) : 0;
-        return { ...writer.finish(), elided_records: reused.elided, appended_records: appended };
+        const done = writer.finish();
+        // A fork rewrites every line's sessionId: no line is the source's, so there is nothing to start from.
+        if (plan.newSessionId === null) {
+          rememberRendered(absolutePath(params.staging_path), { sha256: done.output_sha256, bytes: done.bytes, source: reused.analysis, limits, edited: reused.edited });
+        }
+        return { ...done, elided_records: reused.elided, appended_records: appended };
       }
       // Rendered on threads, the rows are checked while the source is still being hashed.
       let rendered = await renderInThreads(path, plan, limits, before, writer, hooks);

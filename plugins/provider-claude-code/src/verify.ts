@@ -11,13 +11,18 @@ import { NOT_CLAUDE, absolutePath, analyseAndUse, looksForeign, type Analysis } 
 import { asPluginError } from './errors.js';
 import { transcriptFindings } from './findings.js';
 import { readLimits } from './limits.js';
+import { verifyRendered } from './verify-rendered.js';
 
 export async function verifyTranscript(params: ProviderVerifyParams): Promise<ProviderVerifyResult> {
   const path = absolutePath(params.path);
   try {
     // Findings need the tree, the pairing and the line states, not labels or payload measures.
     // Nothing here reads the file's sha256, so it is not computed.
-    const { value } = await analyseAndUse(path, { limits: readLimits(params), strict: false, detail: false, hash: false }, report);
+    const limits = readLimits(params);
+    // A candidate this process has just rendered is read with the rows of the source it copied.
+    const fromRender = await verifyRendered(path, limits, report);
+    if (fromRender !== null) return fromRender;
+    const { value } = await analyseAndUse(path, { limits, strict: false, detail: false, hash: false }, report);
     return value;
   } catch (error) {
     const refusal = readRefusalFinding(error);

@@ -1,0 +1,58 @@
+/**
+ * The candidates this process has just rendered from a kept parse without forking them: `eval`
+ * renders one per strategy and verifies each right after. Such a candidate is the source with some
+ * lines edited and a card appended; every other line is a copy of the source line at the same
+ * index. A verify of the file starts from that (verify-rendered.ts): once the whole file hashes to
+ * what the render wrote, a copied line's row is the source row the parse already read, and only
+ * the edited and appended lines are read again.
+ */
+import { LruMap } from '../../../sdk/lru-map.js';
+import type { Analysis } from './analysis.js';
+import type { ReadLimits } from './limits.js';
+
+export interface RenderedFile {
+  /** sha256 and size of every byte the render wrote. */
+  sha256: string;
+  bytes: number;
+  /** The parse of the source the render copied lines from. */
+  source: Analysis;
+  /** The limits that parse read under: a verify under others reads in full. */
+  limits: ReadLimits;
+  /** Source lines the render edited (elide targets); every other source line was copied as it is. */
+  edited: ReadonlySet<number>;
+}
+
+/** Two: `eval` verifies each candidate right after its render, and renders are queued two deep. */
+const KEPT = 2;
+
+const rendered = new LruMap<string, RenderedFile>(KEPT);
+const counts = { reused: 0, declined: 0 };
+
+export function rememberRendered(path: string, file: RenderedFile): void {
+  rendered.set(path, file);
+}
+
+/**
+ * What the last render to `path` wrote, if this process made it; taken, not kept: the staging file
+ * is verified once, and a second verify reads it in full.
+ */
+export function takeRendered(path: string): RenderedFile | null {
+  const file = rendered.get(path);
+  if (file === undefined) return null;
+  rendered.delete(path);
+  return file;
+}
+
+export function forgetRendered(): void {
+  rendered.clear();
+}
+
+/** Verifies that started from a render and finished so, and those that were then read in full. */
+export function renderedVerifyCounts(): { reused: number; declined: number } {
+  return { ...counts };
+}
+
+export function countRenderedVerify(reused: boolean): void {
+  if (reused) counts.reused += 1;
+  else counts.declined += 1;
+}

@@ -1,0 +1,123 @@
+/**
+ * A verify of a candidate this process has just rendered without forking it (rendered-files.ts).
+ * The file is read and hashed as always, but a line the render copied from the source is not parsed
+ * again: the source row the parse read from the same bytes is taken, as a read without detail
+ * would have left it. Edited and appended lines are read as any verify reads them.
+ *
+ * It counts only once the whole file hashed to what the render wrote: the copied lines are then the
+ * source's bytes. Anything else (another hash or size, a read limit other than the parse's, a line
+ * of another length, an edited line whose row is not the source row's, a reader error) returns
+ * null, and the file is read in full, which reports whatever is there.
+ *
+ * Envelope facts (session id, cwd, title, version, whose records) are the source's, with the
+ * appended lines' added: an edit replaces text inside `message` and `toolUseResult` only
+ * (elide-line.ts), and no fact is read from either. The differential test holds both reads to the
+ * same findings.
+ */
+import { statSync } from 'node:fs';
+import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
+import { analysisOf, type Analysis } from './analysis.js';
+import { EnvelopeTracker } from './envelope.js';
+import { jsonlOptions, type ReadLimits } from './limits.js';
+import type { RecordTable } from './record-table.js';
+import { countRenderedVerify, takeRendered, type RenderedFile } from './rendered-files.js';
+import type { ScanRows } from './scan.js';
+import { readLine, type LineProblem } from './scan-line.js';
+import { checkUnchanged, countLine, newScanState, scanRows } from './scan-state.js';
+
+/** Thrown from inside the read at the first line that is not what the render wrote. */
+class NotAsRendered extends Error {}
+
+const sameLimits = (a: ReadLimits, b: ReadLimits) => a.maxBytes === b.maxBytes && a.maxRecords === b.maxRecords && a.maxRecordBytes === b.maxRecordBytes;
+
+function sameIds(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((id, k) => id === b[k]);
+}
+
+/** Whether row `r` of `fresh` holds exactly what row `s` of `source` holds for the tree and the pairing. */
+function sameTreeRow(fresh: RecordTable, r: number, source: RecordTable, s: number): boolean {
+  return (
+    fresh.state(r) === source.state(s) &&
+    fresh.kind(r) === source.kind(s) &&
+    fresh.flags[r] === source.flags[s] &&
+    fresh.response[r] === source.response[s] &&
+    fresh.type[r] === source.type[s] &&
+    fresh.uuid[r] === source.uuid[s] &&
+    fresh.parentUuid[r] === source.parentUuid[s] &&
+    fresh.leafUuid.get(r) === source.leafUuid.get(s) &&
+    sameIds(fresh.toolUseIds[r]!, source.toolUseIds[s]!) &&
+    sameIds(fresh.toolResultIds[r]!, source.toolResultIds[s]!)
+  );
+}
+
+/** The source's envelope with the appended lines' facts added; null when they carry a title (read in full). */
+function envelopeWith(source: ScanRows, appended: EnvelopeTracker): Pick<ScanRows, 'sessionId' | 'cwd' | 'title' | 'versionAnomaly' | 'claudeRecords' | 'foreignRecords'> | null {
+  const facts = appended.facts();
+  if (facts.customTitle !== null || facts.aiTitle !== null || facts.summaryTitle !== null) return null;
+  return {
+    sessionId: source.sessionId ?? facts.sessionId,
+    cwd: source.cwd ?? facts.cwd,
+    title: source.title,
+    versionAnomaly: source.versionAnomaly || facts.versionAnomaly,
+    claudeRecords: source.claudeRecords + facts.claudeRecords,
+    foreignRecords: source.foreignRecords + facts.foreignRecords,
+  };
+}
+
+/** The analysis of the rendered file at `path`, or null when it must be read in full. */
+async function analyseRendered(path: string, limits: ReadLimits, rendered: RenderedFile): Promise<Analysis | null> {
+  if (!sameLimits(limits, rendered.limits)) return null;
+  const before = statSync(path);
+  if (!before.isFile() || before.size !== rendered.bytes) return null;
+  const source = rendered.source.scan;
+  const sourceTable = source.table;
+  const sourceProblems = new Map<number, LineProblem[]>();
+  for (const p of source.problems) (sourceProblems.get(p.line) ?? sourceProblems.set(p.line, []).get(p.line)!).push(p);
+  const state = newScanState();
+  const { ctx, problems, typeCounts } = state;
+  // Edited lines are seen by a tracker of their own, which is dropped: their facts are the source's.
+  const editedEnvelope = new EnvelopeTracker();
+  const appendedEnvelope = new EnvelopeTracker();
+
+  const readRow = (rec: JsonlRecord): number => {
+    const i = rec.index;
+    if (i >= sourceTable.length) {
+      const row = readLine(rec.bytes, i, limits, ctx, appendedEnvelope, problems, false, false);
+      // Response numbers of copied rows are the source's; a new one would need the ids behind them.
+      if (ctx.table.type[row] === 'assistant') throw new NotAsRendered();
+      return row;
+    }
+    if (rendered.edited.has(i)) {
+      const row = readLine(rec.bytes, i, limits, ctx, editedEnvelope, problems, false, false);
+      if (!sameTreeRow(ctx.table, row, sourceTable, i)) throw new NotAsRendered();
+      return row;
+    }
+    if (rec.bytes.length !== sourceTable.bytes[i]) throw new NotAsRendered();
+    for (const p of sourceProblems.get(i) ?? []) problems.push(p);
+    return ctx.table.addTreeRowOf(sourceTable, i);
+  };
+
+  const summary = await readJsonl(path, jsonlOptions(limits), (rec) => countLine(typeCounts, ctx.table, readRow(rec))).catch((error: unknown) => {
+    if (error instanceof NotAsRendered || error instanceof JsonlLimitError || error instanceof JsonlInputError) return null;
+    throw error;
+  });
+  if (summary === null || summary.sha256 !== rendered.sha256 || summary.bytes !== rendered.bytes) return null;
+  const envelope = envelopeWith(source, appendedEnvelope);
+  const after = checkUnchanged(path, before, summary.bytes);
+  const rows = scanRows(path, state, { bytes: summary.bytes, recordCount: summary.recordCount, unterminatedFinalLine: summary.unterminatedFinalLine, mtimeMs: after.mtimeMs });
+  return analysisOf(path, { ...rows, ...envelope });
+}
+
+/**
+ * `report` of the candidate at `path` when this process rendered it and it is still what was
+ * written; null otherwise (the caller reads it in full). A reader error is null too: the full read
+ * meets it again and reports it as it always does.
+ */
+export async function verifyRendered<T>(path: string, limits: ReadLimits, report: (a: Analysis) => T): Promise<T | null> {
+  const rendered = takeRendered(path);
+  if (rendered === null) return null;
+  const analysis = await analyseRendered(path, limits, rendered).catch(() => null);
+  countRenderedVerify(analysis !== null);
+  return analysis === null ? null : report(analysis);
+}

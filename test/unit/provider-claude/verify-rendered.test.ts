@@ -1,0 +1,173 @@
+/**
+ * A verify of a candidate this process has just rendered without forking it starts from the rows
+ * of the source the render copied (verify-rendered.ts). It must report exactly what reading the
+ * file in full reports. Each candidate below is verified twice: right after its render (from the
+ * render), then again (the render is taken by the first verify, so the second reads in full).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forgetParsed } from '../../../plugins/provider-claude-code/src/parsed-source.js';
+import { forgetRendered, renderedVerifyCounts } from '../../../plugins/provider-claude-code/src/rendered-files.js';
+import { verifyTranscript } from '../../../plugins/provider-claude-code/src/verify.js';
+import type { DigestBlock, Edit, ProviderVerifyResult } from '../../../schemas/generated/types.js';
+import { writeBigSession } from '../../fixtures/claude/big-session.js';
+import { breakages } from '../../fixtures/claude/breakages.js';
+import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
+import { branchedSession, compactedSession, modernSession, oldSession } from '../../fixtures/claude/sessions.js';
+import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
+import { parse, render, scratch, STUB, verify } from './support.js';
+
+const tmp = scratch('claude-verify-rendered-');
+const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: [], decisions: ['keep the reader'], errors: [], open_tasks: [] };
+const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, stub_template: STUB });
+
+async function elidable(source: string): Promise<number[]> {
+  const t = await parse(source);
+  return t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+}
+
+const editsFor = (lines: number[]): Edit[][] => [
+  [],
+  [elide(lines)],
+  [elide(lines.filter((_, i) => i % 2 === 1))],
+  [elide(lines), { op: 'inject_digest', digest }],
+  [{ op: 'inject_digest', digest }],
+];
+
+/**
+ * Parses `source`, renders each set of edits from that parse and verifies the candidate twice;
+ * expects both verifies to agree. Returns how many verifies started from a render, and the results.
+ */
+async function expectSameAsFull(source: string, asks: Edit[][]): Promise<{ fromRender: number; results: ProviderVerifyResult[] }> {
+  forgetParsed();
+  forgetRendered();
+  const sha = (await parse(source)).source_sha256;
+  const results: ProviderVerifyResult[] = [];
+  let fromRender = 0;
+  for (const edits of asks) {
+    let path: string;
+    try {
+      path = (await render(tmp.dir, source, sha, edits)).path;
+    } catch {
+      continue; // A refused render leaves nothing to verify.
+    }
+    const before = renderedVerifyCounts().reused;
+    const first = await verify(path);
+    fromRender += renderedVerifyCounts().reused - before;
+    const full = await verify(path);
+    expect(first, JSON.stringify({ source, edits: edits.map((e) => e.op) })).toStrictEqual(full);
+    results.push(full);
+  }
+  return { fromRender, results };
+}
+
+const jsonl = (lines: readonly string[]) => lines.join('\n') + '\n';
+
+/** A session with a content block the client drops and a blank line: findings a verify copies from the source. */
+function problemSession(): string {
+  const lines = modernSession().toJsonl().trimEnd().split('\n');
+  const at = lines.findIndex((l) => l.includes('"type":"user"') && l.includes('"content":"'));
+  const record = JSON.parse(lines[at]!);
+  record.message.content = [{ type: 'text', text: 'see this' }, 'not a block'];
+  lines[at] = JSON.stringify(record);
+  lines.splice(at + 1, 0, '   ');
+  return jsonl(lines);
+}
+
+describe('a verify that starts from the render reports what a full read reports', () => {
+  it('every kind of session, with every kind of edit', async () => {
+    const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), jsonl(spreadSessionLines()), problemSession()];
+    let fromRender = 0;
+    let findings = 0;
+    for (const text of texts) {
+      const source = tmp.file('session.jsonl', text);
+      const result = await expectSameAsFull(source, editsFor(await elidable(source)));
+      fromRender += result.fromRender;
+      findings += result.results.reduce((n, r) => n + r.findings.length, 0);
+    }
+    // Every render here is one from the parse, so every first verify starts from it.
+    expect(fromRender).toBe(texts.length * editsFor([]).length);
+    // Sessions with findings are among them, so agreeing is not agreeing on nothing.
+    expect(findings).toBeGreaterThan(0);
+  });
+
+  it('sessions with broken trees, pairings and lines', async () => {
+    let fromRender = 0;
+    const codes = new Set<string>();
+    for (const b of breakages()) {
+      const source = tmp.file('broken.jsonl', b.text);
+      const lines = await elidable(source).catch(() => null);
+      if (lines === null) continue; // Refused by the parse: nothing is rendered from it.
+      const result = await expectSameAsFull(source, editsFor(lines));
+      fromRender += result.fromRender;
+      for (const r of result.results) for (const f of r.findings) codes.add(f.code);
+    }
+    expect(fromRender).toBeGreaterThan(0);
+    for (const code of ['dangling_parent', 'invalid_json', 'orphan_tool_result', 'orphan_tool_use', 'shared_message_id', 'duplicate_uuid']) expect(codes).toContain(code);
+  });
+
+  it('a session of several MiB, with lines across the read chunks', async () => {
+    const source = join(tmp.dir, 'big.jsonl');
+    writeBigSession(source, { targetBytes: 9 * 1024 * 1024, records: 3000 });
+    const lines = await elidable(source);
+    const { fromRender } = await expectSameAsFull(source, [[elide(lines)], [elide(lines.slice(0, 40)), { op: 'inject_digest', digest }]]);
+    expect(fromRender).toBe(2);
+  });
+
+  it('CRLF lines and an unterminated final line', async () => {
+    const crlf = tmp.file('crlf.jsonl', modernSession().toJsonl().replace(/\n/g, '\r\n'));
+    const unterminated = tmp.file('unterminated.jsonl', modernSession().toJsonl().replace(/\n$/, ''));
+    for (const source of [crlf, unterminated]) {
+      const { fromRender } = await expectSameAsFull(source, editsFor(await elidable(source)));
+      expect(fromRender).toBe(editsFor([]).length);
+    }
+  });
+
+  it('tool results in text blocks, one of them empty', async () => {
+    const b = new ClaudeSessionBuilder();
+    for (let t = 0; t < 5; t++) {
+      b.user(`Step ${t}: read the notes`);
+      b.tools([{ name: 'Read', input: { file_path: `/notes/${t}.md` }, output: [{ type: 'text', text: `notes ${t} `.repeat(200) }, { type: 'text', text: '' }] }]);
+      b.text(`Read notes ${t}.`);
+    }
+    const source = tmp.file('blocks.jsonl', b.toJsonl());
+    const { fromRender } = await expectSameAsFull(source, editsFor(await elidable(source)));
+    expect(fromRender).toBe(editsFor([]).length);
+  });
+});
+
+describe('a candidate that is not what the render wrote is read in full', () => {
+  async function rendered(): Promise<{ path: string; text: string; lines: number[] }> {
+    const source = tmp.file('changed.jsonl', modernSession().toJsonl());
+    forgetParsed();
+    const sha = (await parse(source)).source_sha256;
+    const lines = await elidable(source);
+    const { path } = await render(tmp.dir, source, sha, [elide(lines), { op: 'inject_digest', digest }]);
+    return { path, text: readFileSync(path, 'utf8'), lines };
+  }
+
+  it('a copied line changed under the same size: the hash differs, and the full read reports it', async () => {
+    const { path, text, lines } = await rendered();
+    const rows = text.split('\n');
+    // A copied line (not an elide target) loses its parent: the same bytes count, another tree.
+    const copied = rows.findIndex((row, i) => !lines.includes(i) && /"parentUuid":"[0-9a-f]/.test(row));
+    rows[copied] = rows[copied]!.replace(/"parentUuid":"[0-9a-f]/, '"parentUuid":"f');
+    writeFileSync(path, rows.join('\n'));
+    const before = renderedVerifyCounts();
+    const result = await verifyTranscript({ provider_id: 'claude_code', path });
+    const after = renderedVerifyCounts();
+    expect(after.declined - before.declined).toBe(1);
+    expect(after.reused).toBe(before.reused);
+    expect(result.findings.map((f) => f.code)).toContain('dangling_parent');
+    expect(result).toStrictEqual(await verify(path));
+  });
+
+  it('a candidate verified under other read limits is read in full under them', async () => {
+    const { path } = await rendered();
+    const before = renderedVerifyCounts();
+    const limited = await verifyTranscript({ provider_id: 'claude_code', path, max_records: 3 });
+    expect(renderedVerifyCounts().declined - before.declined).toBe(1);
+    expect(limited.findings.map((f) => f.code)).toContain('over_record_limit');
+  });
+});
