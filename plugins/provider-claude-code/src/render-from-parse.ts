@@ -9,7 +9,8 @@
  * The copy is hashed as it is read. Whatever is not exactly the parsed file (another hash, a line
  * of another length or read another way, a reader error, a check the analysis refuses) empties the
  * staging file and returns null, and the caller renders in full, which reports the problem exactly
- * as always.
+ * as always. A render that does not fork keeps the lines it read and hashed, and the next such
+ * render of the unchanged file copies them instead of reading it again (source-lines.ts).
  */
 import type { Stats } from 'node:fs';
 import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
@@ -24,6 +25,7 @@ import { sessionIdJson, writeUnedited } from './render-lines.js';
 import type { RecordTable } from './record-table.js';
 import type { RenderPlan } from './render-plan.js';
 import { sessionKind } from './session-kind.js';
+import { keepSourceLines, MAX_KEPT_SOURCE_BYTES, sourceLinesOf } from './source-lines.js';
 import { SkeletonReader } from './skeleton.js';
 import { readTreeRecord, treeSessionIdSpans } from './tree-line.js';
 
@@ -142,10 +144,34 @@ export async function renderFromParse(
     writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
   };
 
-  const summary = await readJsonl(path, jsonlOptions(limits), (rec) => {
-    copyLine(rec);
-    afterLine?.(rec.index);
-  }).catch((error: unknown) => {
+  const copyAll = async (): Promise<{ sha256: string; bytes: number; recordCount: number } | null> => {
+    const lines = fork === null ? sourceLinesOf(parsed, path, before) : null;
+    if (lines !== null) {
+      // The bytes were hashed when they were read, and the file has not been written since.
+      let bytes = 0;
+      for (const [index, line] of lines.lines.entries()) {
+        const terminated = index < lines.lines.length - 1 || lines.lastTerminated;
+        copyLine({ index, offset: bytes, bytes: line, terminated });
+        bytes += line.length + (terminated ? 1 : 0);
+        afterLine?.(index);
+      }
+      return { sha256: sourceSha256, bytes, recordCount: lines.lines.length };
+    }
+    const keep: Buffer[] | null = fork === null && before.size <= MAX_KEPT_SOURCE_BYTES ? [] : null;
+    let lastTerminated = true;
+    const summary = await readJsonl(path, jsonlOptions(limits), (rec) => {
+      copyLine(rec);
+      if (keep !== null) {
+        keep.push(Buffer.from(rec.bytes));
+        lastTerminated = rec.terminated;
+      }
+      afterLine?.(rec.index);
+    });
+    if (keep !== null && summary.sha256 === sourceSha256) keepSourceLines(parsed, { path, stat: before, lines: keep, lastTerminated });
+    return summary;
+  };
+
+  const summary = await copyAll().catch((error: unknown) => {
     // A line unlike the parsed one, or a refusal of the reader's own: the full render reads the
     // file again and reports it as it always does. Anything else (a failed write) is thrown.
     if (error instanceof NotTheParsedFile || error instanceof JsonlLimitError || error instanceof JsonlInputError || isReadError(error)) return null;

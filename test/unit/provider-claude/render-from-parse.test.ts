@@ -4,11 +4,12 @@
  * writes, and refuse exactly as it refuses: the same bytes, the same result, the same error. Each
  * render below is done twice, right after a parse and with the parse forgotten, and compared.
  */
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetParsed, parsedSourceCounts } from '../../../plugins/provider-claude-code/src/parsed-source.js';
 import { targetPartsCounts } from '../../../plugins/provider-claude-code/src/render-from-parse.js';
+import { sourceLinesTaken } from '../../../plugins/provider-claude-code/src/source-lines.js';
 import type { RenderHooks } from '../../../plugins/provider-claude-code/src/render.js';
 import type { DigestBlock, Edit, ProviderRenderResult } from '../../../schemas/generated/types.js';
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
@@ -34,7 +35,7 @@ interface Ask {
 type Rendered = { result: ProviderRenderResult; text: string } | { error: { code: unknown; message: string } };
 
 /** A render's result and bytes, or its error; a state card's fresh uuids are masked, as its own uuids are random. */
-async function renderOf(source: string, sha: string, ask: Ask, original: Buffer): Promise<Rendered> {
+async function renderOf(source: string, sha: string, ask: Ask, original: Buffer, restore = true): Promise<Rendered> {
   const known = new Set(original.toString('utf8').match(UUID));
   const hooks: RenderHooks = {};
   if (ask.changeAfterLine !== undefined) {
@@ -55,7 +56,8 @@ async function renderOf(source: string, sha: string, ask: Ask, original: Buffer)
     const message = ask.changeAfterLine !== undefined && /changed (since it was hashed|while the candidate was written)/.test(error.message) ? 'changed' : error.message;
     return { error: { code: error.code ?? null, message } };
   } finally {
-    writeFileSync(source, original);
+    // Written only when asked: a write moves the file's change time, and a render that follows notices.
+    if (restore) writeFileSync(source, original);
   }
 }
 
@@ -187,6 +189,43 @@ describe('a render that starts from the parse writes what a full render writes',
     expect(refused).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
     writeFileSync(source, original);
     expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
+  });
+
+  it('later renders that do not fork copy the lines the first one read, until the file is written again', async () => {
+    const text = modernSession().toJsonl();
+    const source = tmp.file('kept-lines.jsonl', text);
+    // Whole seconds, so that the time can be put back exactly below.
+    const mtime = Math.floor(Date.now() / 1000) - 60;
+    utimesSync(source, mtime, mtime);
+    const lines = await elidable(source);
+    const asks: Ask[] = [{ edits: [elide(lines)] }, { edits: [elide(lines), { op: 'inject_digest', digest }] }, { edits: [] }, { edits: [elide(lines)], newSessionId: NEW_ID }];
+    const original = readFileSync(source);
+    forgetParsed();
+    const sha = (await parse(source)).source_sha256;
+    forgetParsed();
+    const full: Rendered[] = [];
+    for (const ask of asks) full.push(await renderOf(source, sha, ask, original));
+    utimesSync(source, mtime, mtime);
+    await parse(source);
+    const before = sourceLinesTaken();
+    for (const [i, ask] of asks.entries()) expect(await renderOf(source, sha, ask, original, false), `ask ${i}`).toStrictEqual(full[i]);
+    // The first render reads the file; the next two copy its lines; a fork always reads.
+    expect(sourceLinesTaken() - before).toBe(2);
+
+    // Rewritten in place at the same size, its modification time put back: the change time still
+    // moved, so the next render reads the file, finds another hash and refuses it.
+    const target = text.split('\n')[lines[0]!]!;
+    const at = text.indexOf(target) + target.lastIndexOf('"content":"') + '"content":"'.length;
+    const changed = Buffer.from(original);
+    changed[at] = changed[at] === 0x61 ? 0x62 : 0x61;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writeFileSync(source, changed);
+    utimesSync(source, mtime, mtime);
+    expect(statSync(source).mtimeMs).toBe(mtime * 1000);
+    const taken = sourceLinesTaken();
+    expect(await renderOf(source, sha, asks[0]!, changed, false)).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
+    expect(sourceLinesTaken()).toBe(taken);
+    writeFileSync(source, original);
   });
 
   it('a large session whose lines cross the 1 MiB read chunks', async () => {
