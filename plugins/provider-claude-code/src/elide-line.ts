@@ -34,13 +34,14 @@ const UI_COPY_TEXT_BYTES = 1024;
  * Whether a string of the `toolUseResult` UI copy is output to stub: longer than the stub, and
  * either several lines or at least 1 KiB. Paths (`filePath`, `filenames`), titles, urls, statuses
  * and patch lines are single short lines that a transcript viewer shows beside the stub; stubbing
- * them would save a few bytes and lose where the output came from. `text` is the decoded string.
+ * them would save a few bytes and lose where the output came from. `multiline`: the decoded string
+ * holds a line break.
  */
-function isUiCopyText(span: ByteSpan, text: string, stubBytes: number): boolean {
+function isUiCopyText(span: ByteSpan, multiline: boolean, stubBytes: number): boolean {
   const bytes = span.end - span.start;
   if (bytes <= stubBytes) return false;
   if (bytes >= UI_COPY_TEXT_BYTES) return true;
-  return /[\r\n]/.test(text);
+  return multiline;
 }
 
 /**
@@ -55,19 +56,23 @@ function isUiCopyText(span: ByteSpan, text: string, stubBytes: number): boolean 
  * send, Claude Code gives the model a short `<persisted-output>` note and keeps the whole output
  * (over 100 KiB on real sessions) only here, where the payload's count would be wrong by that much.
  */
-function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubFor: (bytes: number) => string): ByteReplacement[] {
+function uiCopyReplacements(line: Buffer, copies: readonly ByteSpan[], stubFor: (bytes: number) => string, anatomy: LineAnatomy): ByteReplacement[] {
   const out: ByteReplacement[] = [];
   // No stub is shorter than the one for 0 bytes, and a string's JSON is never shorter than its
   // UTF-8: a span no longer than that stub cannot be replaced, and is not decoded to find out.
   const shortestStub = jsonBytes(stubFor(0)).length;
-  for (const copy of copies) {
-    for (const span of rawStringValueSpans(line, copy)) {
-      if (span.end - span.start <= shortestStub) continue;
-      const text: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
-      if (typeof text !== 'string') continue;
-      const stub = jsonBytes(stubFor(Buffer.byteLength(text, 'utf8')));
-      if (isUiCopyText(span, text, stub.length)) out.push({ span, bytes: stub });
+  anatomy.uiStrings ??= copies.flatMap((copy) => rawStringValueSpans(line, copy));
+  for (const span of anatomy.uiStrings) {
+    if (span.end - span.start <= shortestStub) continue;
+    let text = anatomy.uiTexts.get(span.start);
+    if (text === undefined) {
+      const value: unknown = JSON.parse(line.toString('utf8', span.start, span.end));
+      text = typeof value === 'string' ? { bytes: Buffer.byteLength(value, 'utf8'), multiline: /[\r\n]/.test(value) } : null;
+      anatomy.uiTexts.set(span.start, text);
     }
+    if (text === null) continue;
+    const stub = jsonBytes(stubFor(text.bytes));
+    if (isUiCopyText(span, text.multiline, stub.length)) out.push({ span, bytes: stub });
   }
   return out;
 }
@@ -82,6 +87,27 @@ interface TopLevel {
   message: ByteSpan | null;
   toolUseResults: ByteSpan[];
   sessionIds: ByteSpan[];
+}
+
+/**
+ * Where an edit of one line finds what it replaces, as far as editing it has looked: its top level,
+ * the span at each rewrite path, the UI copy's strings and the size of those it decoded. All of it
+ * follows from the line's bytes alone, so a render that edits the same bytes again (another stub,
+ * another strategy's candidate) may pass the anatomy an earlier edit filled in instead of walking
+ * and decoding the line again (render-from-parse.ts keeps them with the parse).
+ */
+export interface LineAnatomy {
+  /** undefined: not looked at yet; null: not one object this walk can follow. */
+  top?: TopLevel | null;
+  /** By rewrite path joined with '/'; null when nothing is there. */
+  valueSpans: Map<string, ByteSpan | null>;
+  uiStrings?: ByteSpan[];
+  /** By span start: the decoded string's UTF-8 size and whether it holds a line break; null when it is no string. */
+  uiTexts: Map<number, { bytes: number; multiline: boolean } | null>;
+}
+
+export function newLineAnatomy(): LineAnatomy {
+  return { valueSpans: new Map(), uiTexts: new Map() };
 }
 
 /** The members of a record's top level that an edit touches; null when the bytes cannot be followed. */
@@ -106,15 +132,18 @@ const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value),
  * The replacements that elide one line's payload and its UI copy, or none when the stubs would not
  * make the line smaller. `parts` are the line's eligible payload parts (payload.ts).
  */
-function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], target: ElideTarget): ByteReplacement[] {
+function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], target: ElideTarget, anatomy: LineAnatomy): ByteReplacement[] {
   if (top.message === null) return [];
+  const message = top.message;
   const out: ByteReplacement[] = [];
   let rewritten = false;
   for (const part of parts) {
     const stub = target.stub ?? stubText(target.template, part.bytes);
     for (const rewrite of partRewrites(part, stub)) {
       // Paths start at the record; the walk starts at its message.
-      const span = rawValueSpanAt(line, rewrite.path.slice(1), top.message);
+      const key = rewrite.path.join('/');
+      let span = anatomy.valueSpans.get(key);
+      if (span === undefined) anatomy.valueSpans.set(key, (span = rawValueSpanAt(line, rewrite.path.slice(1), message)));
       // The line parsed, so a missing span means a shape this locator does not follow: leave the line whole.
       if (!span) return [];
       out.push({ span, bytes: jsonBytes(rewrite.value) });
@@ -122,7 +151,7 @@ function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], targe
     }
   }
   if (!rewritten) return [];
-  out.push(...uiCopyReplacements(line, top.toolUseResults, (bytes) => target.stub ?? stubText(target.template, bytes)));
+  out.push(...uiCopyReplacements(line, top.toolUseResults, (bytes) => target.stub ?? stubText(target.template, bytes), anatomy));
   let saved = 0;
   for (const r of out) saved += r.span.end - r.span.start - r.bytes.length;
   return saved > 0 ? out : [];
@@ -134,10 +163,17 @@ function elision(line: Buffer, top: TopLevel, parts: readonly PartShape[], targe
  * to `newSessionId` when given. One walk over the record's top level serves both, and every byte
  * outside the replaced values stays as the client wrote it.
  */
-export function editLine(line: Buffer, parts: readonly PartShape[], target: ElideTarget, newSessionId: string | null): { pieces: Buffer[]; elided: boolean } {
-  const top = topLevelOf(line);
+export function editLine(
+  line: Buffer,
+  parts: readonly PartShape[],
+  target: ElideTarget,
+  newSessionId: string | null,
+  anatomy: LineAnatomy = newLineAnatomy(),
+): { pieces: Buffer[]; elided: boolean } {
+  if (anatomy.top === undefined) anatomy.top = topLevelOf(line);
+  const top = anatomy.top;
   if (top === null) return { pieces: [line], elided: false };
-  const replacements = elision(line, top, parts, target);
+  const replacements = elision(line, top, parts, target, anatomy);
   const elided = replacements.length > 0;
   if (newSessionId !== null) {
     const id = jsonBytes(newSessionId);

@@ -16,7 +16,7 @@ import type { Stats } from 'node:fs';
 import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
-import { editLine, parseLine, recordSessionIdSpans } from './elide-line.js';
+import { editLine, newLineAnatomy, parseLine, recordSessionIdSpans, type LineAnatomy } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
 import { eligibleParts, shapeOf, stringPartShape, type PartShape } from './payload.js';
@@ -44,6 +44,17 @@ export interface RenderedFromParse {
  * too, so parts used for a line whose bytes changed go into an output that is thrown away.
  */
 const knownParts = new WeakMap<Analysis, Map<number, readonly PartShape[]>>();
+/**
+ * Where earlier renders of a kept analysis's bytes found what they replaced in each elide target
+ * (elide-line.ts LineAnatomy), kept on the same terms as the parts: learned only from a render whose
+ * copy then hashed to the analysis (or was copied from lines that did), and handed to a render as a
+ * copy, so what a render of other bytes adds is dropped with its output.
+ */
+const knownAnatomy = new WeakMap<Analysis, Map<number, LineAnatomy>>();
+
+function copyOf(a: LineAnatomy): LineAnatomy {
+  return { top: a.top, valueSpans: new Map(a.valueSpans), uiStrings: a.uiStrings, uiTexts: new Map(a.uiTexts) };
+}
 const partCounts = { parsed: 0, reused: 0, fromParse: 0 };
 
 /**
@@ -100,6 +111,8 @@ export async function renderFromParse(
   const edited = new Set<number>();
   const known = knownParts.get(parsed);
   const learned = new Map<number, readonly PartShape[]>();
+  const anatomies = knownAnatomy.get(parsed);
+  const usedAnatomy = new Map<number, LineAnatomy>();
 
   /** Writes what the candidate holds for one line; throws NotTheParsedFile at a line unlike the parsed one. */
   const copyLine = (rec: JsonlRecord): void => {
@@ -118,7 +131,10 @@ export async function renderFromParse(
         learned.set(rec.index, parts);
         partCounts.parsed += 1;
       }
-      const edit = editLine(rec.bytes, parts, target, fork);
+      const seen = anatomies?.get(rec.index);
+      const anatomy = seen === undefined ? newLineAnatomy() : copyOf(seen);
+      usedAnatomy.set(rec.index, anatomy);
+      const edit = editLine(rec.bytes, parts, target, fork, anatomy);
       if (edit.elided) elided += 1;
       edited.add(rec.index);
       writer.writeRecordParts(edit.pieces, newline);
@@ -186,6 +202,11 @@ export async function renderFromParse(
     const parts = known ?? new Map<number, readonly PartShape[]>();
     for (const [line, shapes] of learned) parts.set(line, shapes);
     knownParts.set(parsed, parts);
+  }
+  if (usedAnatomy.size > 0) {
+    const kept = anatomies ?? new Map<number, LineAnatomy>();
+    for (const [line, anatomy] of usedAnatomy) kept.set(line, anatomy);
+    knownAnatomy.set(parsed, kept);
   }
   countParsedSource(true);
   return { analysis, bytes: summary.bytes, elided, edited };

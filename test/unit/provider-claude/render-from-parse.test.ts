@@ -228,6 +228,34 @@ describe('a render that starts from the parse writes what a full render writes',
     writeFileSync(source, original);
   });
 
+  it('what a render of another file under the same line lengths found in the UI copy is not kept', async () => {
+    const text = modernSession().toJsonl();
+    const source = tmp.file('poison-copy.jsonl', text);
+    const lines = await elidable(source);
+    const rows = text.split('\n');
+    const target = lines.find((l) => rows[l]!.includes('"toolUseResult":{"stdout":"'))!;
+    expect(target).toBeDefined();
+    // Six bytes of the UI copy's stdout that decode to one: its stub would count five bytes fewer.
+    const stdout = rows[target]!.indexOf('"toolUseResult":{"stdout":"') + '"toolUseResult":{"stdout":"'.length;
+    const run = stdout + rows[target]!.slice(stdout).search(/x{6}/);
+    expect(run).toBeGreaterThan(stdout);
+    const changed = [...rows];
+    changed[target] = rows[target]!.slice(0, run) + '\\u0078' + rows[target]!.slice(run + 6);
+    expect(changed[target]!.length).toBe(rows[target]!.length);
+    const ask: Ask = { edits: [elide([target])] };
+    const original = Buffer.from(text);
+    forgetParsed();
+    const sha = (await parse(source)).source_sha256;
+    forgetParsed();
+    const expected = await renderOf(source, sha, ask, original);
+    await parse(source);
+    // The first render after the parse reads the changed file, decodes its UI copy and is refused.
+    writeFileSync(source, changed.join('\n'));
+    expect(await renderOf(source, sha, ask, Buffer.from(changed.join('\n')))).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
+    writeFileSync(source, original);
+    expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
+  });
+
   it('a large session whose lines cross the 1 MiB read chunks', async () => {
     const source = join(tmp.dir, 'big.jsonl');
     writeBigSession(source, { targetBytes: 3 * 1024 * 1024, records: 2000 });
