@@ -91,6 +91,30 @@ async function elidable(source: string): Promise<number[]> {
 
 const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, stub_template: STUB });
 
+/**
+ * Six bytes at `at` of line `target` become one `\u` escape (same length, another decoded text).
+ * After a parse of `text`, a render of the file so changed eliding `target` must be refused, and a
+ * render of the restored file must equal a full render: nothing learned from the changed bytes stays.
+ */
+async function expectChangedCopyForgotten(source: string, text: string, target: number, at: number, escape: string): Promise<void> {
+  const rows = text.split('\n');
+  const changed = [...rows];
+  changed[target] = rows[target]!.slice(0, at) + escape + rows[target]!.slice(at + 6);
+  expect(escape).toHaveLength(6);
+  const ask: Ask = { edits: [elide([target])] };
+  const original = Buffer.from(text);
+  forgetParsed();
+  const sha = (await parse(source)).source_sha256;
+  forgetParsed();
+  const expected = await renderOf(source, sha, ask, original);
+  await parse(source);
+  // The render of the changed file reads the target, then finds the hash differs and refuses.
+  writeFileSync(source, changed.join('\n'));
+  expect(await renderOf(source, sha, ask, Buffer.from(changed.join('\n')))).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
+  writeFileSync(source, original);
+  expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
+}
+
 const asksFor = (lines: number[]): Ask[] => [
   { edits: [] },
   { edits: [elide(lines)] },
@@ -164,31 +188,15 @@ describe('a render that starts from the parse writes what a full render writes',
   it('parts read from a copy that turned out to be another file are not kept', async () => {
     const text = modernSession().toJsonl();
     const source = tmp.file('poison.jsonl', text);
-    const lines = await elidable(source);
-    const target = lines[0]!;
-    const rows = text.split('\n');
-    // The same length, but six payload bytes that decode to one: the part measures 5 bytes less.
-    const result = rows[target]!.indexOf('"tool_result"');
-    const payload = rows[target]!.indexOf('"content":"', result) + '"content":"'.length;
-    const payloadRun = payload + rows[target]!.slice(payload).search(/[A-Za-z0-9]{6}/);
+    const target = (await elidable(source))[0]!;
+    const row = text.split('\n')[target]!;
+    // Six payload bytes that decode to one: the part measures 5 bytes less.
+    const result = row.indexOf('"tool_result"');
+    const payload = row.indexOf('"content":"', result) + '"content":"'.length;
+    const payloadRun = payload + row.slice(payload).search(/[A-Za-z0-9]{6}/);
     expect(result).toBeGreaterThan(0);
     expect(payloadRun).toBeGreaterThanOrEqual(payload);
-    const changed = [...rows];
-    changed[target] = rows[target]!.slice(0, payloadRun) + '\\u0041' + rows[target]!.slice(payloadRun + 6);
-    expect(changed[target]!.length).toBe(rows[target]!.length);
-    const ask: Ask = { edits: [elide([target])] };
-    const original = Buffer.from(text);
-    forgetParsed();
-    const sha = (await parse(source)).source_sha256;
-    forgetParsed();
-    const expected = await renderOf(source, sha, ask, original);
-    await parse(source);
-    // The render of the changed file reads the target, then finds the hash differs and refuses.
-    writeFileSync(source, changed.join('\n'));
-    const refused = await renderOf(source, sha, ask, Buffer.from(changed.join('\n')));
-    expect(refused).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
-    writeFileSync(source, original);
-    expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
+    await expectChangedCopyForgotten(source, text, target, payloadRun, '\\u0041');
   });
 
   it('later renders that do not fork copy the lines the first one read, until the file is written again', async () => {
@@ -231,29 +239,14 @@ describe('a render that starts from the parse writes what a full render writes',
   it('what a render of another file under the same line lengths found in the UI copy is not kept', async () => {
     const text = modernSession().toJsonl();
     const source = tmp.file('poison-copy.jsonl', text);
-    const lines = await elidable(source);
     const rows = text.split('\n');
-    const target = lines.find((l) => rows[l]!.includes('"toolUseResult":{"stdout":"'))!;
+    const target = (await elidable(source)).find((l) => rows[l]!.includes('"toolUseResult":{"stdout":"'))!;
     expect(target).toBeDefined();
     // Six bytes of the UI copy's stdout that decode to one: its stub would count five bytes fewer.
     const stdout = rows[target]!.indexOf('"toolUseResult":{"stdout":"') + '"toolUseResult":{"stdout":"'.length;
     const run = stdout + rows[target]!.slice(stdout).search(/x{6}/);
     expect(run).toBeGreaterThan(stdout);
-    const changed = [...rows];
-    changed[target] = rows[target]!.slice(0, run) + '\\u0078' + rows[target]!.slice(run + 6);
-    expect(changed[target]!.length).toBe(rows[target]!.length);
-    const ask: Ask = { edits: [elide([target])] };
-    const original = Buffer.from(text);
-    forgetParsed();
-    const sha = (await parse(source)).source_sha256;
-    forgetParsed();
-    const expected = await renderOf(source, sha, ask, original);
-    await parse(source);
-    // The first render after the parse reads the changed file, decodes its UI copy and is refused.
-    writeFileSync(source, changed.join('\n'));
-    expect(await renderOf(source, sha, ask, Buffer.from(changed.join('\n')))).toMatchObject({ error: { message: expect.stringMatching(/changed/) } });
-    writeFileSync(source, original);
-    expect(await renderOf(source, sha, ask, original)).toStrictEqual(expected);
+    await expectChangedCopyForgotten(source, text, target, run, '\\u0078');
   });
 
   it('a large session whose lines cross the 1 MiB read chunks', async () => {
