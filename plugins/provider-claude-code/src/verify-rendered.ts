@@ -104,6 +104,7 @@ async function analyseRendered(path: string, limits: ReadLimits, rendered: Rende
   });
   if (summary === null || summary.sha256 !== rendered.sha256 || summary.bytes !== rendered.bytes) return null;
   const envelope = envelopeWith(source, appendedEnvelope);
+  if (envelope === null) return null;
   const after = checkUnchanged(path, before, summary.bytes);
   const rows = scanRows(path, state, { bytes: summary.bytes, recordCount: summary.recordCount, unterminatedFinalLine: summary.unterminatedFinalLine, mtimeMs: after.mtimeMs });
   return analysisOf(path, { ...rows, ...envelope });

@@ -4,11 +4,12 @@
  * file in full reports. Each candidate below is verified twice: right after its render (from the
  * render), then again (the render is taken by the first verify, so the second reads in full).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetParsed } from '../../../plugins/provider-claude-code/src/parsed-source.js';
-import { forgetRendered, renderedVerifyCounts } from '../../../plugins/provider-claude-code/src/rendered-files.js';
+import { forgetRendered, rememberRendered, renderedVerifyCounts, takeRendered } from '../../../plugins/provider-claude-code/src/rendered-files.js';
 import { verifyTranscript } from '../../../plugins/provider-claude-code/src/verify.js';
 import type { DigestBlock, Edit, ProviderVerifyResult } from '../../../schemas/generated/types.js';
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
@@ -160,6 +161,18 @@ describe('a candidate that is not what the render wrote is read in full', () => 
     expect(after.declined - before.declined).toBe(1);
     expect(after.reused).toBe(before.reused);
     expect(result.findings.map((f) => f.code)).toContain('dangling_parent');
+    expect(result).toStrictEqual(await verify(path));
+  });
+
+  it('lines after the source that carry a title are read in full: the title is not the source\'s', async () => {
+    const { path } = await rendered();
+    const note = takeRendered(path)!;
+    appendFileSync(path, JSON.stringify({ type: 'custom-title', customTitle: 'Renamed', sessionId: '3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f' }) + '\n');
+    // The note says the file is what was written, title line included: only the title declines it.
+    rememberRendered(path, { ...note, sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), bytes: statSync(path).size });
+    const before = renderedVerifyCounts();
+    const result = await verifyTranscript({ provider_id: 'claude_code', path });
+    expect(renderedVerifyCounts().declined - before.declined).toBe(1);
     expect(result).toStrictEqual(await verify(path));
   });
 
