@@ -94,6 +94,30 @@ class EarliestEntries {
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+interface CardFacts {
+  concept: string;
+  text: string;
+  section: CardSection;
+}
+
+/**
+ * What each item adds to a card, by item. Strategies of one process choose among the same
+ * transcript's items (the SDK keeps one array per transcript, items-cache.ts, and handlers never
+ * change it): `auto` has five of them build cards over mostly the same records, and each used to
+ * classify every record again.
+ */
+const cardFacts = new WeakMap<TranscriptItem, CardFacts>();
+
+function cardFactsOf(item: TranscriptItem): CardFacts {
+  let facts = cardFacts.get(item);
+  if (facts === undefined) {
+    const text = cardText(item);
+    facts = { concept: clipUtf8(toolName(item.label), CARD_ENTRY_MAX_BYTES), text, section: cardSection(item, text) };
+    cardFacts.set(item, facts);
+  }
+  return facts;
+}
+
 /** Builds the card incrementally as records are chosen; `build()` is O(1) in the chosen count. */
 export class DigestAccumulator {
   private readonly sections: Record<CardSection, EarliestEntries> = {
@@ -115,7 +139,7 @@ export class DigestAccumulator {
 
   add(item: TranscriptItem): void {
     this.chosen++;
-    const concept = clipUtf8(toolName(item.label), CARD_ENTRY_MAX_BYTES);
+    const { concept, text, section } = cardFactsOf(item);
     if (concept !== '' && !this.seenConcepts.has(concept)) {
       this.seenConcepts.add(concept);
       const list = this.firstConcepts;
@@ -125,8 +149,7 @@ export class DigestAccumulator {
         if (list.length > CARD_LIST_CAP) list.pop();
       }
     }
-    const text = cardText(item);
-    this.sections[cardSection(item, text)].add(item.line_index, text);
+    this.sections[section].add(item.line_index, text);
   }
 
   build(): DigestBlock {

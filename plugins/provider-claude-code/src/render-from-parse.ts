@@ -55,6 +55,7 @@ const knownAnatomy = new WeakMap<Analysis, Map<number, LineAnatomy>>();
 function copyOf(a: LineAnatomy): LineAnatomy {
   return { top: a.top, valueSpans: new Map(a.valueSpans), uiStrings: a.uiStrings, uiTexts: new Map(a.uiTexts) };
 }
+
 const partCounts = { parsed: 0, reused: 0, fromParse: 0 };
 
 /**
