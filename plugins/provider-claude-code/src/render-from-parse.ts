@@ -35,6 +35,8 @@ export interface RenderedFromParse {
   elided: number;
   /** The source lines written through an edit (elide targets); every other line was copied as it is. */
   edited: Set<number>;
+  /** The source's lines as read and hashed, when this render kept or took them (source-lines.ts). */
+  sourceLines: readonly Buffer[] | null;
 }
 
 /**
@@ -161,9 +163,11 @@ export async function renderFromParse(
     writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
   };
 
+  let sourceLines: readonly Buffer[] | null = null;
   const copyAll = async (): Promise<{ sha256: string; bytes: number; recordCount: number } | null> => {
     const lines = fork === null ? sourceLinesOf(parsed, path, before) : null;
     if (lines !== null) {
+      sourceLines = lines.lines;
       // The bytes were hashed when they were read, and the file has not been written since.
       let bytes = 0;
       for (const [index, line] of lines.lines.entries()) {
@@ -184,7 +188,10 @@ export async function renderFromParse(
       }
       afterLine?.(rec.index);
     });
-    if (keep !== null && summary.sha256 === sourceSha256) keepSourceLines(parsed, { path, stat: before, lines: keep, lastTerminated });
+    if (keep !== null && summary.sha256 === sourceSha256) {
+      keepSourceLines(parsed, { path, stat: before, lines: keep, lastTerminated });
+      sourceLines = keep;
+    }
     return summary;
   };
 
@@ -210,5 +217,5 @@ export async function renderFromParse(
     knownAnatomy.set(parsed, kept);
   }
   countParsedSource(true);
-  return { analysis, bytes: summary.bytes, elided, edited };
+  return { analysis, bytes: summary.bytes, elided, edited, sourceLines };
 }

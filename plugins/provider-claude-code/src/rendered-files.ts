@@ -2,9 +2,9 @@
  * The candidates this process has just rendered from a kept parse without forking them: `eval`
  * renders one per strategy and verifies each right after. Such a candidate is the source with some
  * lines edited and a card appended; every other line is a copy of the source line at the same
- * index. A verify of the file starts from that (verify-rendered.ts): once the whole file hashes to
- * what the render wrote, a copied line's row is the source row the parse already read, and only
- * the edited and appended lines are read again.
+ * index. A verify of the file starts from that (verify-rendered.ts): a line equal byte for byte to
+ * the source line at its index has the source row the parse already read, and only the edited and
+ * appended lines are read again.
  */
 import { LruMap } from '../../../sdk/lru-map.js';
 import type { Analysis } from './analysis.js';
@@ -16,6 +16,8 @@ export interface RenderedFile {
   bytes: number;
   /** The parse of the source the render copied lines from. */
   source: Analysis;
+  /** That source's lines, as read and hashed: a copied line must equal its source line byte for byte. */
+  sourceLines: readonly Buffer[];
   /** The limits that parse read under: a verify under others reads in full. */
   limits: ReadLimits;
   /** Source lines the render edited (elide targets); every other source line was copied as it is. */

@@ -1,13 +1,14 @@
 /**
  * A verify of a candidate this process has just rendered without forking it (rendered-files.ts).
- * The file is read and hashed as always, but a line the render copied from the source is not parsed
- * again: the source row the parse read from the same bytes is taken, as a read without detail
- * would have left it. Edited and appended lines are read as any verify reads them.
+ * The file is read and hashed as always, but a line the render copied from the source, once found
+ * equal byte for byte to the source line at its index, is not parsed again: the source row the
+ * parse read from the same bytes is taken, as a read without detail would have left it. Edited and
+ * appended lines are read as any verify reads them.
  *
- * It counts only once the whole file hashed to what the render wrote: the copied lines are then the
- * source's bytes. Anything else (another hash or size, a read limit other than the parse's, a line
- * of another length, an edited line whose row is not the source row's, a reader error) returns
- * null, and the file is read in full, which reports whatever is there.
+ * It counts only once the whole file hashed to what the render wrote. Anything else (another hash
+ * or size, a read limit other than the parse's, a copied line unlike its source line, an edited
+ * line whose row is not the source row's, a reader error) returns null, and the file is read in
+ * full, which reports whatever is there.
  *
  * Envelope facts (session id, cwd, title, version, whose records) are the source's, with the
  * appended lines' added: an edit replaces text inside `message` and `toolUseResult` only
@@ -93,7 +94,8 @@ async function analyseRendered(path: string, limits: ReadLimits, rendered: Rende
       if (!sameTreeRow(ctx.table, row, sourceTable, i)) throw new NotAsRendered();
       return row;
     }
-    if (rec.bytes.length !== sourceTable.bytes[i]) throw new NotAsRendered();
+    // Compared, not taken on the render's word: a line the render got wrong is read in full.
+    if (!rec.bytes.equals(rendered.sourceLines[i]!)) throw new NotAsRendered();
     for (const p of sourceProblems.get(i) ?? []) problems.push(p);
     return ctx.table.addTreeRowOf(sourceTable, i);
   };

@@ -176,6 +176,22 @@ describe('a candidate that is not what the render wrote is read in full', () => 
     expect(result).toStrictEqual(await verify(path));
   });
 
+  it('a copied line the render got wrong is found, though the file is what the render wrote', async () => {
+    const { path, text, lines } = await rendered();
+    const note = takeRendered(path)!;
+    const rows = text.split('\n');
+    const copied = rows.findIndex((row, i) => !lines.includes(i) && /"parentUuid":"[0-9a-f]/.test(row));
+    rows[copied] = rows[copied]!.replace(/"parentUuid":"[0-9a-f]/, '"parentUuid":"f');
+    writeFileSync(path, rows.join('\n'));
+    // As if the render had written that line so: the note's hash and size are the file's.
+    rememberRendered(path, { ...note, sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), bytes: statSync(path).size });
+    const before = renderedVerifyCounts();
+    const result = await verifyTranscript({ provider_id: 'claude_code', path });
+    expect(renderedVerifyCounts().declined - before.declined).toBe(1);
+    expect(result.findings.map((f) => f.code)).toContain('dangling_parent');
+    expect(result).toStrictEqual(await verify(path));
+  });
+
   it('a candidate verified under other read limits is read in full under them', async () => {
     const { path } = await rendered();
     const before = renderedVerifyCounts();
