@@ -17,14 +17,11 @@ interface Side {
   recordCount: number;
   /** Each record's sha256 and top-level type, in the snapshot's order. */
   records: Array<{ hash: string; type: string }>;
-  /** Record sha256 → how many records have it. */
-  counts: Map<string, number>;
   types: Record<string, number>;
 }
 
 async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv): Promise<Side> {
   const records: Side['records'] = [];
-  const counts = new Map<string, number>();
   const types: Record<string, number> = {};
   const { recordCount } = await forEachRecord(
     layout,
@@ -34,11 +31,10 @@ async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv
       types[type] = (types[type] ?? 0) + 1;
       const hash = createHash('sha256').update(bytes).digest('hex');
       records.push({ hash, type });
-      counts.set(hash, (counts.get(hash) ?? 0) + 1);
     },
     env,
   );
-  return { sha, recordCount, records, counts, types };
+  return { sha, recordCount, records, types };
 }
 
 /**
@@ -47,7 +43,8 @@ async function readSide(layout: VaultLayout, sha: string, env: NodeJS.ProcessEnv
  * record_count_b - added = record_count_a - removed always holds.
  */
 function only(from: Side, other: Side): { hashes: string[]; byType: Record<string, number> } {
-  const unmatched = new Map(other.counts);
+  const unmatched = new Map<string, number>();
+  for (const { hash } of other.records) unmatched.set(hash, (unmatched.get(hash) ?? 0) + 1);
   const hashes: string[] = [];
   const byType: Record<string, number> = {};
   for (const { hash, type } of from.records) {
