@@ -16,12 +16,12 @@ import { verifyRendered } from './verify-rendered.js';
 export async function verifyTranscript(params: ProviderVerifyParams): Promise<ProviderVerifyResult> {
   const path = absolutePath(params.path);
   try {
-    // Findings need the tree, the pairing and the line states, not labels or payload measures.
-    // Nothing here reads the file's sha256, so it is not computed.
     const limits = readLimits(params);
     // A candidate this process has just rendered is read with the rows of the source it copied.
     const fromRender = await verifyRendered(path, limits, report);
     if (fromRender !== null) return fromRender;
+    // Findings need the tree, the pairing and the line states, not labels or payload measures.
+    // Nothing here reads the file's sha256, so it is not computed.
     const { value } = await analyseAndUse(path, { limits, strict: false, detail: false, hash: false }, report);
     return value;
   } catch (error) {
