@@ -3,6 +3,7 @@
  * start from the bundle file, as they do from main.cjs), and the range splits they sweep.
  */
 import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -39,6 +40,12 @@ export async function bundleProvider(dir: string, name: string, exports: string[
     logLevel: 'silent',
   });
   return file;
+}
+
+/** bundleProvider, then the bundle loaded: its file (the workers' entry) and what it exports. */
+export async function loadBundledProvider<T>(dir: string, name: string, exports: string[]): Promise<{ file: string; bundle: T }> {
+  const file = await bundleProvider(dir, name, exports);
+  return { file, bundle: createRequire(import.meta.url)(file) as T };
 }
 
 /**

@@ -6,7 +6,6 @@
  * provider's sources, which never start threads. Range boundaries are swept across every line.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,8 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { branchedSession, modernSession } from '../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
-import { bundleProvider, sessionFile, stagingFile, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
+import { loadBundledProvider, sessionFile, stagingFile, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 interface ParallelBundle extends PoolControls {
   renderCandidate: (params: ProviderRenderParams) => Promise<ProviderRenderResult>;
@@ -29,11 +29,10 @@ let par: ParallelBundle;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-render-'));
-  bundleFile = await bundleProvider(dir, 'claude-parallel-render.cjs', [
+  ({ file: bundleFile, bundle: par } = await loadBundledProvider<ParallelBundle>(dir, 'claude-parallel-render.cjs', [
     "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
     "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
-  ]);
-  par = createRequire(import.meta.url)(bundleFile) as ParallelBundle;
+  ]));
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,7 +94,7 @@ async function expectSameRenders(source: string, asks: Ask[], configs: ParallelC
 /** Elide targets: the source's elidable tool results, as parse reports them. */
 async function elidable(source: string): Promise<number[]> {
   const t = await parseTranscript({ provider_id: 'claude_code', path: source });
-  return t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  return elidableLines(t.items);
 }
 
 const asksFor = (lines: number[]): Ask[] => [

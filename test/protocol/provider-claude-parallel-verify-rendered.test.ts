@@ -6,7 +6,6 @@
  * files and range boundaries swept across every line; the single pass is the provider's sources.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,8 @@ import type { DigestBlock, Edit, ProviderParseParams, ProviderRenderParams, Prov
 import { breakages } from '../fixtures/claude/breakages.js';
 import { branchedSession, modernSession } from '../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
-import { bundleProvider, sessionFile, stagingFile, sweep, type PoolControls } from './claude-parallel-support.js';
+import { loadBundledProvider, sessionFile, stagingFile, sweep, type PoolControls } from './claude-parallel-support.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 interface ParallelBundle extends PoolControls {
   parseTranscript: (params: ProviderParseParams) => Promise<Transcript>;
@@ -30,14 +30,13 @@ let par: ParallelBundle;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-verify-rendered-'));
-  bundleFile = await bundleProvider(dir, 'claude-parallel-verify-rendered.cjs', [
+  ({ file: bundleFile, bundle: par } = await loadBundledProvider<ParallelBundle>(dir, 'claude-parallel-verify-rendered.cjs', [
     "export { enableParallelScan, parallelScanCounts } from './plugins/provider-claude-code/src/scan-pool.ts';",
     "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
     "export { renderCandidate } from './plugins/provider-claude-code/src/render.ts';",
     "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
     "export { renderedVerifyCounts } from './plugins/provider-claude-code/src/rendered-files.ts';",
-  ]);
-  par = createRequire(import.meta.url)(bundleFile) as ParallelBundle;
+  ]));
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,7 +63,7 @@ async function expectSameVerifies(source: string, text: string): Promise<{ fromR
     } catch {
       return { fromRender, parallel: 0 }; // Refused by the parse: nothing is rendered from it.
     }
-    const lines = parsed.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+    const lines = elidableLines(parsed.items);
     const edits: Edit[] = [{ op: 'elide', line_indexes: lines, stub_template: STUB }, { op: 'inject_digest', digest }];
     const staging = stagingFile(dir);
     const renderWith = (asked: Edit[]) =>

@@ -22,7 +22,7 @@ import { writeBigSession } from '../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../fixtures/claude/breakages.js';
 import { spreadSessionLines } from '../fixtures/claude/spread-session.js';
 import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../fixtures/claude/sessions.js';
-import { bundleProvider, repoRoot, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
+import { loadBundledProvider, repoRoot, sweep, type ParallelConfig, type PoolControls } from './claude-parallel-support.js';
 
 const fixturesDir = join(repoRoot, '..', 'shared', 'fixtures');
 const realDir = join(fixturesDir, 'real');
@@ -46,15 +46,14 @@ let n = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'claude-parallel-'));
-  bundleFile = await bundleProvider(dir, 'claude-parallel.cjs', [
+  ({ file: bundleFile, bundle: par } = await loadBundledProvider<ParallelBundle>(dir, 'claude-parallel.cjs', [
     "export { enableParallelScan, parallelScanCounts, startedScanWorkers } from './plugins/provider-claude-code/src/scan-pool.ts';",
     "export { claudeCodePlugin } from './plugins/provider-claude-code/src/plugin.ts';",
     "export { parseTranscript } from './plugins/provider-claude-code/src/parse.ts';",
     "export { verifyTranscript } from './plugins/provider-claude-code/src/verify.ts';",
     "export { scanTranscript } from './plugins/provider-claude-code/src/scan.ts';",
     "export { readLimits } from './plugins/provider-claude-code/src/limits.ts';",
-  ]);
-  par = createRequire(import.meta.url)(bundleFile) as ParallelBundle;
+  ]));
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

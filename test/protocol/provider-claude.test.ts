@@ -9,6 +9,7 @@ import { modernSession } from '../fixtures/claude/sessions.js';
 import { checkedCall as call } from '../helpers/checked-call.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 
 const SESSION = '3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f';
@@ -56,7 +57,7 @@ describe('provider-claude-code over the plugin protocol', () => {
     // The host creates the staging file; the provider only fills it.
     const stagingPath = `${target.target_path}.staging`;
     closeSync(openSync(stagingPath, 'wx', 0o600));
-    const elidable = t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+    const elidable = elidableLines(t.items);
     const rendered = await call<ProviderRenderResult>(conn, P.Methods.providerRender, {
       provider_id: 'claude_code',
       path: sessionPath,

@@ -20,6 +20,7 @@ import { modernSession } from '../fixtures/claude/sessions.js';
 import { breakages as codexBreakages } from '../fixtures/codex/breakages.js';
 import { legacySession } from '../fixtures/codex/sessions.js';
 import { connectInMemory } from '../helpers/memory-connection.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown };
 const validator = (name: string) => (validators as unknown as Record<string, Validator>)[`validate${name}`]!;
@@ -144,7 +145,7 @@ describe.each(providers)('%s renders every input it can parse, or refuses it cle
         }
         const staging = join(work, `render-${providerId}-${n}.jsonl`);
         writeFileSync(staging, '', { mode: 0o600 });
-        const elide = transcript.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+        const elide = elidableLines(transcript.items);
         const edits = [
           ...(elide.length > 0 ? [{ op: 'elide', line_indexes: elide.slice(0, 64), stub_template: '[elided {bytes} bytes]' }] : []),
           { op: 'inject_digest', digest: { goal: 'keep going', covers_items: elide.length } },

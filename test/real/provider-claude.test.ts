@@ -14,6 +14,7 @@ import { renderCandidate } from '../../plugins/provider-claude-code/src/render.j
 import { verifyTranscript } from '../../plugins/provider-claude-code/src/verify.js';
 import type { Edit, Finding, Transcript } from '../../schemas/generated/types.js';
 import { validateTranscript } from '../../schemas/generated/validators.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const shared = join(repoRoot, '..', 'shared');
@@ -127,7 +128,7 @@ describe.skipIf(!present)('real Claude Code transcripts', () => {
   it.each(mainTranscripts)('%s renders an elide plan that verifies with no new findings', async (name) => {
     const source = join(claudeDir, name);
     const t = await parse(source);
-    const elidable = t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+    const elidable = elidableLines(t.items);
     if (elidable.length === 0) return;
     const { staging, result } = await renderTo(source, t, [{ op: 'elide', line_indexes: elidable, stub_template: '[output elided by gobstopper: {bytes} bytes]' }], null);
     expect(result.elided_records).toBe(elidable.length);

@@ -17,6 +17,7 @@ import { render } from '../../plugins/provider-codex/src/render.js';
 import { verify } from '../../plugins/provider-codex/src/verify.js';
 import type { Edit, Finding, Transcript } from '../../sdk/index.js';
 import { validateTranscript } from '../../schemas/generated/validators.js';
+import { elidableLines } from '../helpers/elide-targets.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = join(repoRoot, '..', 'shared', 'fixtures');
@@ -121,7 +122,7 @@ describe.skipIf(!present)('provider-codex on real rollouts', () => {
       const t = await parse({ provider_id: 'codex', path });
       const newId = '019f1111-aaaa-7bbb-8ccc-ddddeeeeffff';
       const staging = stagingFor(path, newId);
-      const targets = t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+      const targets = elidableLines(t.items);
       const edits: Edit[] = [{ op: 'inject_digest', digest: { goal: 'continue the task', decisions: ['keep the API'], covers_items: t.items.length } }];
       if (targets.length > 0) edits.unshift({ op: 'elide', line_indexes: targets.slice(0, 64), stub_template: '[output elided by gobstopper: {bytes} bytes]' });
       const result = await render({ provider_id: 'codex', path, source_sha256: t.source_sha256, edits, staging_path: staging, new_session_id: newId, now: '2026-03-01T00:00:00.000Z' });
@@ -236,7 +237,7 @@ describe.skipIf(!existsSync(join(dialectsDir, 'codex-window.jsonl')))('provider-
     const manifest = JSON.parse(readFileSync(join(dialectsDir, 'manifest.json'), 'utf8'));
     const oracle = manifest.fixtures.find((f: { file: string }) => f.file === 'codex-window.jsonl');
     const t = await parse({ provider_id: 'codex', path });
-    const targets = t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+    const targets = elidableLines(t.items);
     const staging = join(work, `window-${n++}.jsonl`);
     writeFileSync(staging, '');
     await render({ provider_id: 'codex', path, source_sha256: t.source_sha256, edits: [{ op: 'elide', line_indexes: targets, stub_template: '[elided]' }], staging_path: staging, new_session_id: null, now: '2026-03-01T00:00:00.000Z' });

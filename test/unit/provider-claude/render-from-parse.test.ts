@@ -18,6 +18,7 @@ import { branchedSession, compactedSession, modernSession, oldSession, subagentT
 import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
 import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
 import { parse, render, scratch, STUB } from './support.js';
+import { elidableLines } from '../../helpers/elide-targets.js';
 
 const tmp = scratch('claude-render-from-parse-');
 const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: [], decisions: ['keep the reader'], errors: [], open_tasks: [] };
@@ -86,7 +87,7 @@ async function expectSameAsFull(source: string, asks: Ask[], parsedPath = source
 
 async function elidable(source: string): Promise<number[]> {
   const t = await parse(source);
-  return t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  return elidableLines(t.items);
 }
 
 const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, stub_template: STUB });

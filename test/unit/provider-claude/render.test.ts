@@ -9,6 +9,7 @@ import { validateProviderRenderResult } from '../../../schemas/generated/validat
 import { ClaudeSessionBuilder, longOutput } from '../../fixtures/claude/session-builder.js';
 import { branchedSession, modernSession, oldSession, subagentTranscript } from '../../fixtures/claude/sessions.js';
 import { parse, render, scratch, staging, STUB, verify } from './support.js';
+import { elidableLines } from '../../helpers/elide-targets.js';
 
 const tmp = scratch('claude-render-');
 const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: ['read'], decisions: [], errors: [], open_tasks: ['update changelog'] };
@@ -17,7 +18,7 @@ const NEW_ID = '7d1f6c2a-0b3e-4f5a-9c8d-2e4f6a8b0c1d';
 async function source(text: string) {
   const path = tmp.file('source.jsonl', text);
   const t = await parse(path);
-  const elidable = t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  const elidable = elidableLines(t.items);
   return { path, t, elidable, lines: text.split('\n') };
 }
 

@@ -18,6 +18,7 @@ import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
 import { branchedSession, compactedSession, modernSession, oldSession } from '../../fixtures/claude/sessions.js';
 import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
 import { parse, render, scratch, STUB, verify } from './support.js';
+import { elidableLines } from '../../helpers/elide-targets.js';
 
 const tmp = scratch('claude-verify-rendered-');
 const digest: DigestBlock = { goal: 'Fix the parser', covers_items: 3, files_touched: ['src/parse.ts'], concepts: [], decisions: ['keep the reader'], errors: [], open_tasks: [] };
@@ -25,7 +26,7 @@ const elide = (lines: number[]): Edit => ({ op: 'elide', line_indexes: lines, st
 
 async function elidable(source: string): Promise<number[]> {
   const t = await parse(source);
-  return t.items.filter((i) => i.est_tokens > 0 && (i.elidable_bytes ?? 0) > 0).map((i) => i.line_index);
+  return elidableLines(t.items);
 }
 
 const editsFor = (lines: number[]): Edit[][] => [
