@@ -7,6 +7,7 @@
  * appended as a user message in the shape the client keeps: a real timestamp, and on rollouts that
  * number their records the next ordinal.
  */
+import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import {
   MAX_DIGEST_BYTES,
   StagingWriter,
@@ -14,6 +15,7 @@ import {
   digestTextBytes,
   endsWithCr,
   invalidInput,
+  isBlankLine,
   readJsonl,
   renderStateCard,
   sourceChanged,
@@ -79,6 +81,10 @@ class CopyState {
   sawSessionMeta = false;
   /** The last line ended in CRLF: lines the render appends do too. */
   lastLineCr = false;
+  /** Where the last line lies in the source, and whether it parsed (null: copied without a parse). */
+  lastOffset = 0;
+  lastLength = 0;
+  lastParsed: boolean | null = null;
   elided = 0;
   readonly seenTargets = new Set<number>();
 }
@@ -116,6 +122,9 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     // A re-serialized line keeps its own line ending (a CRLF file stays CRLF where it is rewritten).
     const cr = endsWithCr(record.bytes);
     state.lastLineCr = cr;
+    state.lastOffset = record.offset;
+    state.lastLength = record.bytes.length;
+    state.lastParsed = null;
     const stub = plan.stubs.get(record.index);
     // Appending after a torn write would turn it into a broken line in the middle of the file.
     const mustParse = stub !== undefined || (!record.terminated && plan.digest !== null);
@@ -138,6 +147,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
       } catch {
         parsed = false;
       }
+      state.lastParsed = parsed || isBlankLine(record.bytes);
     }
     const changes: MemberChange[] = [];
     if (parsed && isObject(value)) observeAndRewrite(value, state, newId, changes);
@@ -166,6 +176,9 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     if (newId !== null && !state.sawSessionMeta) throw invalidInput(missingSessionMetaMessage(path));
     let appended = 0;
     if (plan.digest && timestamp) {
+      // A final line that is not JSON is a torn write even when a newline follows it; after a card
+      // it would be a broken line in the middle of the file, which the client skips as an error.
+      if (!finalLineParses(path, state)) throw invalidInput(`the final line (${recordCount}) is torn; refusing to append after it`);
       writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)) + (state.lastLineCr ? '\r' : ''), true);
       appended += 1;
     }
@@ -174,6 +187,28 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
   } catch (error) {
     writer.abort();
     throw toPluginError(error, path);
+  }
+}
+
+/**
+ * Whether the source's last line is JSON (or blank: a blank line is a warning wherever it stands).
+ * A line copied without a parse is read back by its place in the file, which the read just hashed.
+ */
+function finalLineParses(path: string, state: CopyState): boolean {
+  if (state.lastParsed !== null) return state.lastParsed;
+  const bytes = Buffer.alloc(state.lastLength);
+  const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    if (readSync(fd, bytes, 0, bytes.length, state.lastOffset) !== bytes.length) return false;
+  } finally {
+    closeSync(fd);
+  }
+  if (isBlankLine(bytes)) return true;
+  try {
+    JSON.parse(decodeUtf8(bytes, 0));
+    return true;
+  } catch {
+    return false;
   }
 }
 

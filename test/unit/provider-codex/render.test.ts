@@ -202,6 +202,21 @@ describe('provider-codex render: inject_digest', () => {
     await expect(render(params(torn.source, torn.staging, torn.sourceText, [digest]))).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('torn') });
   });
 
+  it('refuses to append after a final line that is not JSON even when a newline ends it, and copies it when nothing is appended', async () => {
+    const { builder, lines } = legacySession();
+    const torn = setup(builder, builder.text() + '{"timestamp":"2026-03-01T09:00:00.000Z","type":"response_item","payload":{"type":"mess\n');
+    const before = (await verify({ provider_id: 'codex', path: torn.source })).findings.filter((f) => f.severity !== 'info');
+    expect(before.map((f) => [f.code, f.severity])).toContainEqual(['torn_final_line', 'warning']);
+    await expect(render(params(torn.source, torn.staging, torn.sourceText, [elide([lines.shellOutput]), digest]))).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('torn') });
+    await render(params(torn.source, torn.staging, torn.sourceText, [elide([lines.shellOutput])]));
+    const after = (await verify({ provider_id: 'codex', path: torn.staging })).findings.filter((f) => f.severity !== 'info');
+    expect(after.map((f) => [f.code, f.severity, f.line_index])).toEqual(before.map((f) => [f.code, f.severity, f.line_index]));
+    // A blank last line is no torn write: the card goes after it.
+    const blank = setup(builder, builder.text() + '  \n');
+    await render(params(blank.source, blank.staging, blank.sourceText, [digest]));
+    expect(readFileSync(blank.staging, 'utf8').startsWith(blank.sourceText)).toBe(true);
+  });
+
   it('adds no finding when the session stopped during a call (the client answers it "aborted" either way)', async () => {
     const { builder } = paginatedSession();
     builder.shell('call_cut', 'sleep 100', null);
