@@ -4,11 +4,9 @@
  * file plans into a candidate the provider's own verifier accepts without new errors.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CancellationToken } from 'vscode-jsonrpc/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { admitProposal } from '../../kernel/policy/admit-proposal.js';
 import { contextTokens } from '../../kernel/policy/context.js';
@@ -16,43 +14,17 @@ import { admitEdits } from '../../kernel/validate/edit-rules.js';
 import { claudeCodePlugin } from '../../plugins/provider-claude-code/src/plugin.js';
 import { codexPlugin } from '../../plugins/provider-codex/src/plugin.js';
 import { PluginErrorCodes } from '../../sdk/protocol.js';
-import type { HostContext, ProviderDefinition } from '../../sdk/serve.js';
 import { staleCandidates } from '../../sdk/strategy/candidates.js';
 import { elisionSavings } from '../../sdk/tokens.js';
 import type { Transcript } from '../../schemas/generated/types.js';
 import { proposeParams } from '../fixtures/transcripts/params.js';
 import { runStrategy, STRATEGIES } from '../unit/strategies/in-process-host.js';
+import { errorCodes, mainFixtures, noHost as ctx, PROVIDERS, REAL } from './provider-fixtures.js';
 
-const REAL = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'fixtures', 'real');
-const PROVIDERS: Record<string, { id: string; def: ProviderDefinition }> = {
-  claude: { id: 'claude_code', def: claudeCodePlugin.providers!.claude_code! },
-  codex: { id: 'codex', def: codexPlugin.providers!.codex! },
-};
 const NOW = '2026-03-01T10:00:00.000Z';
 /** Lower than the default 4,096 so small fixtures still produce plans, high enough that a plan is real work. */
 const MIN_SAVINGS = 1024;
 const KEEP = 1;
-
-const ctx: HostContext = {
-  token: CancellationToken.None,
-  score: () => Promise.reject(new Error('not used')),
-  propose: () => Promise.reject(new Error('not used')),
-  readItems: () => Promise.reject(new Error('not used')),
-  log: () => undefined,
-  progress: () => undefined,
-};
-
-/** Session transcripts only: subagent sidechains are not sessions a client resumes. */
-function mainFixtures(): Array<{ dir: string; file: string }> {
-  if (!existsSync(REAL)) return [];
-  return Object.keys(PROVIDERS).flatMap((dir) =>
-    existsSync(join(REAL, dir))
-      ? readdirSync(join(REAL, dir))
-          .filter((f) => f.endsWith('.jsonl') && !f.includes('subagent'))
-          .map((file) => ({ dir, file }))
-      : [],
-  );
-}
 
 const fixtures = mainFixtures();
 const work = mkdtempSync(join(tmpdir(), 'gob-real-strategies-'));
@@ -60,8 +32,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
 /** Strategy id -> fixtures whose plan was admitted, rendered and verified. */
 const renderedBy = new Map<string, number>();
-
-const errorCodes = (findings: Array<{ severity: string; code: string }>) => new Set(findings.filter((f) => f.severity === 'error').map((f) => f.code));
 
 describe.skipIf(fixtures.length === 0)('strategies on real transcripts', () => {
   if (fixtures.length === 0) console.warn(`skipping: no real fixtures at ${REAL}`);
