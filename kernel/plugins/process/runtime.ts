@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { PluginManifest } from '../../../schemas/generated/types.js';
 import { GobstopperError } from '../../errors.js';
@@ -20,7 +20,7 @@ export function launchFor(manifest: PluginManifest, root: string, hostEnv: NodeJ
   const args = manifest.args ?? [];
   switch (manifest.runtime) {
     case 'node':
-      return { file: process.execPath, args: [entry, ...args] };
+      return { file: process.execPath, args: [...profilingFlags(hostEnv), entry, ...args] };
     case 'python3':
       // -B: never write __pycache__ into the bundle (it would be an undeclared file next time);
       // -s: no user site-packages.
@@ -31,6 +31,16 @@ export function launchFor(manifest: PluginManifest, root: string, hostEnv: NodeJ
     case 'exec':
       return { file: entry, args };
   }
+}
+
+/**
+ * GOBSTOPPER_PROFILE_PLUGINS=<dir>: node plugins (and their worker threads) write a V8 CPU profile
+ * there when they exit, one file per thread, for whoever measures where a command's time goes. The
+ * plugin's environment is cleared, so NODE_OPTIONS cannot do this.
+ */
+export function profilingFlags(hostEnv: NodeJS.ProcessEnv): string[] {
+  const dir = hostEnv.GOBSTOPPER_PROFILE_PLUGINS;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(dir)}`] : [];
 }
 
 /** Finds an executable on PATH. */
