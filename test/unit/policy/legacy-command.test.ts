@@ -103,10 +103,12 @@ describe('legacy command presets', () => {
         message: `legacy command from ${TABLE} did not finish within 400 ms and was stopped`,
       });
       expect(Date.now() - started).toBeLessThan(5_000);
-      // After its own process exits, too; the pause lets the escapee leave the group first, and it is
-      // then named as what holds the output.
+      // After its own process exits, too. The script exits only once the escapee has left the group
+      // (it writes its pid after setsid), so the group's kill cannot take it first on a loaded
+      // machine; it is then named as what holds the output.
       const exited = Date.now();
-      await expect(runLegacyCommand(request(`setsid sleep 30 & echo $! > ${JSON.stringify(pidFile)}.2; sleep 0.2`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
+      const second = JSON.stringify(`${pidFile}.2`);
+      await expect(runLegacyCommand(request(`setsid sh -c 'echo $$ > ${second}; exec sleep 30' & while [ ! -s ${second} ]; do sleep 0.01; done`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
         message: expect.stringContaining('a process it started outside its process group (setsid?) held its output open; it was stopped'),
       });
       expect(Date.now() - exited).toBeLessThan(5_000);
