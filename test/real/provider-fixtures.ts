@@ -33,7 +33,7 @@ export const noHost: HostContext = {
 export function mainFixtures(): Array<{ dir: string; file: string }> {
   if (!existsSync(REAL)) return [];
   return Object.keys(PROVIDERS).flatMap((dir) =>
-    existsSync(join(REAL, dir)) ? readdirSync(join(REAL, dir)).filter((f) => f.endsWith('.jsonl') && !f.includes('subagent')).map((file) => ({ dir, file })) : [],
+    existsSync(join(REAL, dir)) ? readdirSync(join(REAL, dir)).sort().filter((f) => f.endsWith('.jsonl') && !f.includes('subagent')).map((file) => ({ dir, file })) : [],
   );
 }
 
