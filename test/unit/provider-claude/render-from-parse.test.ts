@@ -14,10 +14,10 @@ import type { RenderHooks } from '../../../plugins/provider-claude-code/src/rend
 import type { DigestBlock, Edit, ProviderRenderResult } from '../../../schemas/generated/types.js';
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
 import { breakages, tornFinalLine } from '../../fixtures/claude/breakages.js';
-import { branchedSession, compactedSession, modernSession, oldSession, subagentTranscript } from '../../fixtures/claude/sessions.js';
+import { branchedSession, compactedSession, modernSession, subagentTranscript } from '../../fixtures/claude/sessions.js';
 import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
 import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
-import { parse, render, scratch, STUB } from './support.js';
+import { everyKindOfSession, parse, render, scratch, STUB } from './support.js';
 import { elidableLines } from '../../helpers/elide-targets.js';
 
 const tmp = scratch('claude-render-from-parse-');
@@ -142,7 +142,7 @@ function blockPayloadSession(): string {
 
 describe('a render that starts from the parse writes what a full render writes', () => {
   it('every kind of session, with every kind of edit', async () => {
-    const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), jsonl(spreadSessionLines())];
+    const texts = everyKindOfSession();
     let reused = 0;
     let cards = 0;
     for (const text of texts) {

@@ -7,6 +7,8 @@ import type { Edit, ProviderRenderResult, Transcript } from '../../../schemas/ge
 import { parseTranscript } from '../../../plugins/provider-claude-code/src/parse.js';
 import { renderCandidate, type RenderHooks } from '../../../plugins/provider-claude-code/src/render.js';
 import { verifyTranscript } from '../../../plugins/provider-claude-code/src/verify.js';
+import { branchedSession, compactedSession, modernSession, oldSession } from '../../fixtures/claude/sessions.js';
+import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
 
 /** A scratch directory removed after the test file. */
 export function scratch(prefix: string): { dir: string; file(name: string, text: string | Buffer): string } {
@@ -61,3 +63,11 @@ export async function render(
 }
 
 export const STUB = '[output elided by gobstopper: {bytes} bytes]';
+
+/**
+ * One session of each kind the renders and verifies must agree on with a full read: a modern one,
+ * a branched one, one after a compaction, an old-format one, and one spread over many records.
+ */
+export function everyKindOfSession(): string[] {
+  return [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), spreadSessionLines().join('\n') + '\n'];
+}

@@ -15,9 +15,8 @@ import type { DigestBlock, Edit, ProviderVerifyResult } from '../../../schemas/g
 import { writeBigSession } from '../../fixtures/claude/big-session.js';
 import { breakages } from '../../fixtures/claude/breakages.js';
 import { ClaudeSessionBuilder } from '../../fixtures/claude/session-builder.js';
-import { branchedSession, compactedSession, modernSession, oldSession } from '../../fixtures/claude/sessions.js';
-import { spreadSessionLines } from '../../fixtures/claude/spread-session.js';
-import { parse, render, scratch, STUB, verify } from './support.js';
+import { modernSession } from '../../fixtures/claude/sessions.js';
+import { everyKindOfSession, parse, render, scratch, STUB, verify } from './support.js';
 import { elidableLines } from '../../helpers/elide-targets.js';
 
 const tmp = scratch('claude-verify-rendered-');
@@ -79,7 +78,7 @@ function problemSession(): string {
 
 describe('a verify that starts from the render reports what a full read reports', () => {
   it('every kind of session, with every kind of edit', async () => {
-    const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), compactedSession().b.toJsonl(), oldSession().b.toJsonl(), jsonl(spreadSessionLines()), problemSession()];
+    const texts = [...everyKindOfSession(), problemSession()];
     let fromRender = 0;
     let findings = 0;
     for (const text of texts) {
