@@ -126,17 +126,17 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     state.lastLength = record.bytes.length;
     state.lastParsed = null;
     const stub = plan.stubs.get(record.index);
-    // Appending after a torn write would turn it into a broken line in the middle of the file.
-    const mustParse = stub !== undefined || (!record.terminated && plan.digest !== null);
+    // A card is appended after the last line, so that line must end with a newline.
+    const newline = record.terminated || plan.digest !== null;
     let value: unknown;
     let parsed = false;
-    if (!mustParse && record.bytes.length > 0) {
+    if (stub === undefined && record.bytes.length > 0) {
       // A copied line is not parsed: its envelope says all the append needs, unless it is a
       // session_meta record (the fork moves those to the new id) or the walk cannot follow it.
       const envelope = readRawEnvelope(record.bytes);
       if (envelope !== null && !envelope.sessionMeta) {
         observeOrdinal(state, envelope.hasOrdinal, envelope.ordinal);
-        writer.writeRecord(record.bytes, record.terminated);
+        writer.writeRecord(record.bytes, newline);
         return;
       }
     }
@@ -158,14 +158,7 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
       if (outcome === 'elided') state.elided += 1;
     }
     const bytes = changes.length > 0 ? rewrittenLine(record.bytes, value as JsonObject, changes, cr) : record.bytes;
-    if (!record.terminated && plan.digest) {
-      if (!parsed) {
-        throw invalidInput(`the final line (${record.index + 1}) is torn; refusing to append after it`);
-      }
-      writer.writeRecord(bytes, true);
-      return;
-    }
-    writer.writeRecord(bytes, record.terminated);
+    writer.writeRecord(bytes, newline);
   };
 
   try {
@@ -176,8 +169,8 @@ export async function render(params: ProviderRenderParams): Promise<ProviderRend
     if (newId !== null && !state.sawSessionMeta) throw invalidInput(missingSessionMetaMessage(path));
     let appended = 0;
     if (plan.digest && timestamp) {
-      // A final line that is not JSON is a torn write even when a newline follows it; after a card
-      // it would be a broken line in the middle of the file, which the client skips as an error.
+      // A final line that is not JSON is a torn write, with its newline or without; after a card it
+      // would be a broken line in the middle of the file, which the client skips as an error.
       if (!finalLineParses(path, state)) throw invalidInput(`the final line (${recordCount}) is torn; refusing to append after it`);
       writer.writeRecord(JSON.stringify(digestRecord(renderStateCard(plan.digest), timestamp, state)) + (state.lastLineCr ? '\r' : ''), true);
       appended += 1;
