@@ -16,7 +16,7 @@ import {
 import { resultPayloads, type PayloadPart } from './payload.js';
 import { readUsage } from './usage-reading.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
-import { ARGUMENT_SUMMARY_BYTES, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
+import { ARGUMENT_SUMMARY_BYTES, failureLine, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
 import { SYNTHETIC_MODEL } from './models.js';
 import { sentBytes } from './sent-bytes.js';
 import { idHash } from './uuid-index.js';
@@ -394,7 +394,7 @@ function readUser(r: RawRecord, i: number, ctx: LineContext, detail: boolean): n
     t.payloadSha256[i] = payloadSha256(payloads.parts);
   }
   const shape = call === undefined ? label : t.summary[call] ?? label;
-  const outcome = sawError ? `error${errorText ? `: ${firstLine(errorText, ARGUMENT_SUMMARY_BYTES) ?? ''}` : ''}` : `${payloads.textBytes} bytes`;
+  const outcome = sawError ? `error${errorText ? `: ${failureLine(errorText, ARGUMENT_SUMMARY_BYTES) ?? ''}` : ''}` : `${payloads.textBytes} bytes`;
   t.summary[i] = resultSummary(shape, outcome);
   if (call === undefined && firstId !== undefined && ctx.range) ctx.range.unresolvedResults.push({ row: i, toolUseId: firstId, outcome });
   return results === (c as unknown[]).length ? FLAG_RESULT_ONLY : 0;

@@ -38,6 +38,37 @@ export function firstLine(text: string, maxBytes: number): string | null {
   return null;
 }
 
+/**
+ * How a line that reports a failure reads: a thrown error or exception, a compiler's `error:` or
+ * `error[E0308]`, a test runner's FAILED or FAIL, a Rust panic, git's `fatal:`. Case matters, so
+ * that "0 errors" in a summary line is not taken for one.
+ */
+const FAILURE_LINE = /(?:Error|Exception)\b|\berror(?:\[|:)|\bFAIL(?:ED)?\b|\bpanicked\b|\bfatal:/;
+
+/** How much of a failed call's output is searched for the line that says what failed. */
+const FAILURE_SEARCH_CHARS = 256 * 1024;
+
+/**
+ * The line of a failed call's output that says what failed, for the summary a state card files
+ * under errors: the first line that reads as a failure, else the first non-blank line. Outputs often
+ * open with a command's progress and name the error further down.
+ */
+export function failureLine(text: string, maxBytes: number): string | null {
+  const limit = Math.min(text.length, FAILURE_SEARCH_CHARS);
+  let start = 0;
+  while (start < limit) {
+    let end = text.indexOf('\n', start);
+    if (end === -1 || end > limit) end = limit;
+    const line = text.slice(start, end);
+    if (FAILURE_LINE.test(line)) {
+      const cleaned = line.replace(CONTROL, ' ').trim();
+      if (cleaned.length > 0) return ownCopy(clipUtf8(cleaned, maxBytes));
+    }
+    start = end + 1;
+  }
+  return firstLine(text, maxBytes);
+}
+
 const LABEL_UNSAFE = /[^A-Za-z0-9_.:-]+/g;
 
 /**

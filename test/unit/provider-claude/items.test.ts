@@ -118,6 +118,23 @@ describe('normalized items', () => {
     expect(t.items.find((i) => i.kind === 'tool_result')!.summary).toMatch(/-> error: ok$/);
   });
 
+  it("summarises a failed call by the line that says what failed, not the output's first line", async () => {
+    const b = new ClaudeSessionBuilder();
+    b.user('migrate');
+    const progress = Array.from({ length: 30 }, (_, i) => `step ${i}: applied, 0 errors so far`).join('\n');
+    b.tools([{ name: 'Bash', input: { command: 'npm run migrate' }, output: `${progress}\nError: ECONNREFUSED 127.0.0.1:5433\n    at Migrator.run`, isError: true }]);
+    b.tools([{ name: 'Bash', input: { command: 'cargo test' }, output: 'running 3 tests\ntest parse ... FAILED', isError: true }]);
+    b.tools([{ name: 'Bash', input: { command: 'false' }, output: '\n  nothing to see\nexit 1', isError: true }]);
+    const t = await parse(tmp.file('failures.jsonl', b.toJsonl()));
+    const results = t.items.filter((i) => i.kind === 'tool_result').map((i) => i.summary);
+    expect(results).toEqual([
+      'Bash command=npm run migrate -> error: Error: ECONNREFUSED 127.0.0.1:5433',
+      'Bash command=cargo test -> error: test parse ... FAILED',
+      // Nothing reads as a failure: the first non-blank line, as before.
+      'Bash command=false -> error: nothing to see',
+    ]);
+  });
+
   it('makes only live tool-result payload text over 256 bytes elidable, with a payload hash for dedupe', async () => {
     const b = new ClaudeSessionBuilder();
     b.user('go');
