@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'run.js');
 const keep = process.argv.includes('--keep');
+// The failed migration's error line, which the state card keeps, and a detail only its elided
+// output held, which the vault finds.
 const PLANTED = 'ECONNREFUSED 127.0.0.1:5433';
+const DETAIL = 'at Migrator.run (src/db/migrate.ts:88:13)';
 const CLAUDE_ID = '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11';
 const CODEX_ID = '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77';
 
@@ -85,17 +88,17 @@ try {
   run(['verify', r.output_session_id]);
   const forkText = readFileSync(r.path, 'utf8');
   console.log(
-    forkText.includes(PLANTED)
-      ? `The fork still holds "${PLANTED}" (in a copy the client never sends to the model).`
-      : `"${PLANTED}" is gone from the fork: that tool output was elided. The vault still has it.`,
+    forkText.includes(DETAIL)
+      ? `The fork still holds "${DETAIL}".`
+      : `The migration's output is gone from the fork; its state card keeps the error line ("${PLANTED}…"), and the vault keeps the rest, such as "${DETAIL}".`,
   );
 
   step('6. History of the session', 'Every archived state, newest first.');
   run(['history', CLAUDE_ID.slice(0, 8)]);
 
   step('7. Find the elided detail in the vault', 'search-snapshot returns record numbers and hashes, never content.');
-  const found = run(['search-snapshot', r.snapshot_manifest_sha256, '--query', PLANTED], { json: true, show: false });
-  console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256} --query '${PLANTED}' --json`);
+  const found = run(['search-snapshot', r.snapshot_manifest_sha256, '--query', DETAIL], { json: true, show: false });
+  console.log(`$ gobstopper search-snapshot ${r.snapshot_manifest_sha256} --query '${DETAIL}' --json`);
   console.log('(its JSON, summed up:)');
   for (const m of found.matches) console.log(`record ${m.record_index}: ${m.match_count} match(es), sha256 ${m.record_sha256.slice(0, 16)}…`);
   const record = found.matches[0].record_index;
@@ -103,9 +106,9 @@ try {
   step('8. Read that record back', 'One bounded UTF-8 page of the archived record, bound to the snapshot and record hashes.');
   const page = run(['read-snapshot', r.snapshot_manifest_sha256, '--record', String(record), '--max-bytes', '16384'], { json: true, show: false });
   console.log(`$ gobstopper read-snapshot ${r.snapshot_manifest_sha256} --record ${record} --max-bytes 16384 --json`);
-  console.log('(the part of its content around the planted error:)');
+  console.log('(the part of its content around that detail:)');
   const at = page.content.indexOf(PLANTED);
-  console.log(`…${page.content.slice(Math.max(0, at - 40), at + 90)}…`);
+  console.log(`…${page.content.slice(Math.max(0, at - 40), page.content.indexOf(DETAIL, at) + DETAIL.length)}…`);
   console.log(`(${page.record_bytes} bytes in the record; content_trust: ${page.content_trust})`);
 
   step('9. Recall state cards', "Search every state card in the vault, the fork's included.");

@@ -46,11 +46,11 @@ describe('adaptive tuning and the numbers a user gives', () => {
 
   it('a --trigger or --floor is used as given by plan, apply, eval and tune, and adaptive tunes only the rest', async () => {
     writeFileSync(config, ADAPTIVE);
-    // Tuned, the trigger would be 40,000 and the 58,865-token session would plan.
+    // Tuned, the trigger would be 40,000 and the 45,513-token session would plan.
     const plan = await runJson(['plan', '7d3f', '--trigger', '100000', '--floor', '5000'], home.env);
     expect(plan.json).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger', effective_trigger_tokens: 100_000, target_context_tokens: 5_000 });
     const human = await runCli(['plan', '7d3f', '--trigger', '100000', '--floor', '5000'], home.env);
-    expect(human.stdout).toContain('nothing to do: context ~58,865 tokens is under the trigger 100,000');
+    expect(human.stdout).toContain('nothing to do: context ~45,513 tokens is under the trigger 100,000');
     const apply = await runJson(['apply', '7d3f', '--trigger', '100000'], home.env);
     expect(apply.json).toMatchObject({ status: 'no_plan', outcome: { reason_code: 'below_trigger', effective_trigger_tokens: 100_000 } });
 

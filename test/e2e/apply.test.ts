@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult, validateShowCommandOutput } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
-import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_PLANTED, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
+import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, DEMO_ELIDED_DETAIL, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 import { writeBigSession } from '../fixtures/claude/big-session.js';
 
 type Home = ReturnType<typeof demoHome>;
@@ -172,11 +172,11 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(detected.stdout).toContain('projected: a fork gobstopper published and nobody has resumed yet');
     // Scripts see it too: the report stays in context_tokens, the projection is beside it.
     const rows = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json as Array<{ session_id: string; context_tokens: number; projected_context_tokens?: number }>;
-    expect(rows.find((r) => r.session_id === json.receipt.output_session_id)).toMatchObject({ context_tokens: 58_865, projected_context_tokens: after });
+    expect(rows.find((r) => r.session_id === json.receipt.output_session_id)).toMatchObject({ context_tokens: 45_513, projected_context_tokens: after });
     expect(rows.find((r) => r.session_id === DEMO_CLAUDE_ID)).not.toHaveProperty('projected_context_tokens');
     const planned = await runCli(['plan', json.receipt.output_session_id], home.env);
     expect(planned.stdout).toContain(`note: gobstopper published this compaction and nobody has resumed it yet: its last usage report predates it, so its plan's projection (~${after.toLocaleString('en-US')} tokens) is counted instead`);
-    // Every decision counts that projection, not the source's stale report (58,865).
+    // Every decision counts that projection, not the source's stale report (45,513).
     const again = await runJson(['plan', json.receipt.output_session_id, '--trigger', '1000', '--floor', '0'], home.env);
     expect(again.json.status === 'plan' ? again.json.plan.context_tokens_before : again.json.context_tokens_before).toBe(after);
     const evaluated = await runJson(['eval', json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
@@ -377,18 +377,19 @@ describe('apply publishes a verified fork and never touches the source', () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     const sha = json.receipt.snapshot_manifest_sha256;
-    const found = await runJson(['search-snapshot', sha, '--query', DEMO_PLANTED], home.env);
+    expect(readFileSync(json.receipt.path, 'utf8')).not.toContain(DEMO_ELIDED_DETAIL);
+    const found = await runJson(['search-snapshot', sha, '--query', DEMO_ELIDED_DETAIL], home.env);
     expect(found.code).toBe(0);
     expect(found.json.matches.length).toBeGreaterThan(0);
-    expect(JSON.stringify(found.json)).not.toContain(DEMO_PLANTED);
+    expect(JSON.stringify(found.json)).not.toContain(DEMO_ELIDED_DETAIL);
     const record = found.json.matches[0].record_index;
     const page = await runJson(['read-snapshot', sha, '--record', String(record), '--max-bytes', '16384'], home.env);
-    expect(page.json.content).toContain(DEMO_PLANTED);
+    expect(page.json.content).toContain(DEMO_ELIDED_DETAIL);
     expect(page.json.content_trust).toBe('untrusted_archived_data');
     // The receipt's snapshot_sha256 (the source's digest, the original's field) names the same snapshot.
     const source = json.receipt.snapshot_sha256;
     expect(source).not.toBe(sha);
-    expect((await runJson(['search-snapshot', source, '--query', DEMO_PLANTED], home.env)).json.snapshot_sha256).toBe(sha);
+    expect((await runJson(['search-snapshot', source, '--query', DEMO_ELIDED_DETAIL], home.env)).json.snapshot_sha256).toBe(sha);
     expect((await runJson(['read-snapshot', source, '--record', String(record)], home.env)).json.snapshot_sha256).toBe(sha);
     expect((await runJson(['show', source], home.env)).json.sha256).toBe(sha);
   });

@@ -98,7 +98,7 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
     expect(human.status).toBe(1);
     expect(human.stdout).toContain('2 session(s), 2 could not be measured');
 
-    // The Claude session (142 records) fails, the Codex one (60) is measured: the bench succeeds.
+    // The Claude session (196 records) fails, the Codex one (87) is measured: the bench succeeds.
     const some = json<BenchCommandResult>(['bench', '--strategy', 'elide'], { GOBSTOPPER_MAX_RECORDS: '100' });
     expect(some.status).toBe(0);
     expect(some.body).toMatchObject({ sessions: 2, sessions_measured: 1, sessions_failed: 1 });
@@ -111,12 +111,12 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
 
     it('does not blame the trigger when a row failed, and the report says which strategy failed where and why', () => {
       const html = join(work, 'damaged.html');
-      const args = ['bench', '--strategy', 'keep_last_jq', '--trigger', '70000', '--floor', '8000'];
+      const args = ['bench', '--strategy', 'keep_last_jq', '--trigger', '43000', '--floor', '8000'];
       const { body } = json<BenchCommandResult>(args);
-      // Codex (96k) fails on the damaged copy; Claude (59k) is under the trigger.
+      // Claude (46k) fails on the damaged copy; Codex (40k) is under the trigger.
       const failed = body.rows.find((r) => r.failure !== null)!;
-      expect(failed).toMatchObject({ session: DEMO_CODEX_ID, strategy: 'keep_last_jq', failure: 'strategy_evaluation_failed', error_code: 'file_hash_mismatch' });
-      expect(body.rows.find((r) => r.session === DEMO_CLAUDE_ID)).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger' });
+      expect(failed).toMatchObject({ session: DEMO_CLAUDE_ID, strategy: 'keep_last_jq', failure: 'strategy_evaluation_failed', error_code: 'file_hash_mismatch' });
+      expect(body.rows.find((r) => r.session === DEMO_CODEX_ID)).toMatchObject({ status: 'no_plan', reason_code: 'below_trigger' });
 
       const run = gob([...args, '--html', html]);
       expect(run.status, run.stderr).toBe(0);
@@ -124,7 +124,7 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
       const report = readFileSync(html, 'utf8');
       const section = report.slice(report.indexOf('<h2>Strategies that failed</h2>'));
       expect(report).toContain('<h2>Strategies that failed</h2>');
-      expect(section).toContain(`<td>codex</td><td>${DEMO_CODEX_ID}</td><td>keep_last_jq</td><td>file_hash_mismatch</td><td class="reasons">`);
+      expect(section).toContain(`<td>claude_code</td><td>${DEMO_CLAUDE_ID}</td><td>keep_last_jq</td><td>file_hash_mismatch</td><td class="reasons">`);
       expect(section).toContain('main.sh does not match the sha256 pinned in the manifest');
 
       // Nothing failed and nothing fired: then the hint is the answer.

@@ -14,8 +14,8 @@ afterAll(() => home.cleanup());
 
 describe('eval row of a candidate that fails a check', () => {
   it('reports the broken limit as a new verify error of a rendered row, which is not the best', async () => {
-    // The demo rollout has exactly 60 records; the state card middle adds makes its copy 61.
-    const { code, json } = await runJson(['eval', DEMO_CODEX_ID, '--strategy', 'middle'], home.env, { extraEnv: { GOBSTOPPER_MAX_RECORDS: '60' } });
+    // The demo rollout has exactly 87 records; the state card middle adds makes its copy 88.
+    const { code, json } = await runJson(['eval', DEMO_CODEX_ID, '--strategy', 'middle'], home.env, { extraEnv: { GOBSTOPPER_MAX_RECORDS: '87' } });
     expect(code).toBe(0);
     const row = json.rows[0];
     expect(row).toMatchObject({ strategy: 'middle', status: 'plan', execution_state: 'rendered', new_verify_errors: 1, best: false });

@@ -62,11 +62,11 @@ describe.skipIf(!built)('a refused plan says which rule it broke and by how much
   });
 
   it('protected_or_non_elidable says which of its two rules applies', async () => {
-    const tail = await refused([{ op: 'elide', line_indexes: [139], stub_template: '[x]' }]);
+    const tail = await refused([{ op: 'elide', line_indexes: [187], stub_template: '[x]' }]);
     expect(tail.line).toBe(
-      'gobstopper: edit targets protected or non-elidable content: line 140 is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs (edit 0, proposed by the command of [presets.u])\n',
+      'gobstopper: edit targets protected or non-elidable content: line 188 is in the protected tail: keep_recent_tool_outputs = 8 keeps the newest 8 tool outputs (edit 0, proposed by the command of [presets.u])\n',
     );
-    expect(tail.error).toMatchObject({ code: 'protected_or_non_elidable', details: { line_index: 139, why_code: 'protected_tail' } });
+    expect(tail.error).toMatchObject({ code: 'protected_or_non_elidable', details: { line_index: 187, why_code: 'protected_tail' } });
     const header = await refused([{ op: 'elide', line_indexes: [0], stub_template: '[x]' }]);
     expect(header.line).toMatch(/^gobstopper: edit targets protected or non-elidable content: line 1 holds nothing elidable: it is a \w+ record/);
     expect(header.error).toMatchObject({ code: 'protected_or_non_elidable', details: { line_index: 0, why_code: 'non_elidable' } });

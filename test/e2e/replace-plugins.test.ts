@@ -75,11 +75,11 @@ describe('built-ins are replaceable bundles', () => {
   });
 
   it('a scorer bundle in Python, selected by configuration, changes what scored elides', async () => {
-    home = demoHome('[policy]\ntrigger_tokens = 50000\nfloor_tokens = 45000\nstrategy = "scored"\n');
+    home = demoHome('[policy]\ntrigger_tokens = 40000\nfloor_tokens = 35000\nstrategy = "scored"\n');
     const heuristic = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
     expect(heuristic.json.plan.rationale).toContain('heuristic');
     await runJson(['plugin', 'add', join(root, 'examples', 'plugins', 'scorer-recency-python')], home.env);
-    setConfig(home, '[policy]\ntrigger_tokens = 50000\nfloor_tokens = 45000\nstrategy = "scored"\nscorer = "recency"\n');
+    setConfig(home, '[policy]\ntrigger_tokens = 40000\nfloor_tokens = 35000\nstrategy = "scored"\nscorer = "recency"\n');
     const recency = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
     expect(recency.json.plan.rationale).toContain('recency');
     expect(recency.json.plan.edits).not.toEqual(heuristic.json.plan.edits);

@@ -26,8 +26,8 @@ describe('detect', () => {
     expect(code).toBe(0);
     expect(validateDetectOutput(json)).toBe(true);
     const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
-    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', active: false, context_basis: 'reported', context_tokens: 58865 });
-    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 96300, model_context_window: 272000 });
+    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', active: false, context_basis: 'reported', context_tokens: 45513 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 40492, model_context_window: 272000 });
     const table = await runCli(['detect'], home.env);
     expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+SESSION\s+STATE/);
     // Lifetime sums read from the tail alone are shown as lower bounds, and the table says why.
@@ -119,15 +119,15 @@ describe('detect', () => {
     for (const f of [home.claudeSession, home.codexSession]) utimesSync(f, hourAgo, hourAgo);
     const { json } = await runJson(['detect'], home.env);
     const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
-    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', context_basis: 'reported', context_tokens: 58865 });
-    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', context_basis: 'reported', context_tokens: 96300 });
+    expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', context_basis: 'reported', context_tokens: 45513 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', context_basis: 'reported', context_tokens: 40492 });
   });
 
   it('a malformed last usage report gives detect the same estimate plan makes', async () => {
     home = demoHome();
     const text = readFileSync(home.claudeSession, 'utf8');
-    expect(text).toContain('"cache_read_input_tokens":56800');
-    writeFileSync(home.claudeSession, text.replace('"cache_read_input_tokens":56800', '"cache_read_input_tokens":"56800"'));
+    expect(text).toContain('"cache_read_input_tokens":43393');
+    writeFileSync(home.claudeSession, text.replace('"cache_read_input_tokens":43393', '"cache_read_input_tokens":"43393"'));
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const detected = (await runJson(['detect', '--provider', 'claude_code'], home.env)).json[0];
     // claude names Claude Code here too, as in config, explain and policy-check.
@@ -674,7 +674,7 @@ describe('plan', () => {
     // A floor just under the context: every strategy that aims at the floor saves ~2,000 tokens,
     // under the 4,096 minimum. Were they scored anyway, one of them would win on its kept prefix
     // and the gate would then refuse auto's plan, although structured has one that passes.
-    home = demoHome('[policy]\ntrigger_tokens = 58000\nfloor_tokens = 57000\n');
+    home = demoHome('[policy]\ntrigger_tokens = 45000\nfloor_tokens = 44000\n');
     const auto = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'auto'], home.env);
     expect(auto.json.status).toBe('plan');
     expect(auto.json.est_savings_tokens).toBeGreaterThanOrEqual(4096);
@@ -737,16 +737,16 @@ describe('plan', () => {
   });
 
   it('explain <session> assesses the session with its own context, window and policy', async () => {
-    home = demoHome('[provider.codex]\ntrigger_tokens = 90000\nfloor_tokens = 30000\n');
+    home = demoHome('[provider.codex]\ntrigger_tokens = 30000\nfloor_tokens = 10000\n');
     const codex = await runJson(['explain', DEMO_CODEX_ID.slice(0, 8)], home.env);
     expect(codex.code).toBe(0);
     expect(codex.json.session).toMatchObject({ provider: 'codex', session_id: DEMO_CODEX_ID, model_context_window: 272_000 });
-    expect(codex.json.policy).toMatchObject({ trigger_tokens: 90_000, floor_tokens: 30_000 });
-    expect(codex.json.assessment).toMatchObject({ context_tokens: 96_300, over_trigger: true, reclaimable_to_floor_tokens: 66_300 });
+    expect(codex.json.policy).toMatchObject({ trigger_tokens: 30_000, floor_tokens: 10_000 });
+    expect(codex.json.assessment).toMatchObject({ context_tokens: 40_492, over_trigger: true, reclaimable_to_floor_tokens: 30_492 });
     expect(codex.json.cycle.window_tokens).toBe(272_000);
     const human = await runCli(['explain', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
     expect(human.stdout.split('\n')[0]).toBe(`Session claude_code ${DEMO_CLAUDE_ID}: its model window is 200,000 tokens; the policy below is the one plan uses for it.`);
-    expect(human.stdout).toContain('At 58,865 tokens the session is 191,135 tokens below the trigger');
+    expect(human.stdout).toContain('At 45,513 tokens the session is 204,487 tokens below the trigger');
     // The default trigger is past where Claude compacts by itself in a 200,000-token window: said.
     expect(human.stdout.replace(/\n\s*/g, ' ')).toContain('Warning: the trigger (250,000) is at or above where the client compacts by itself (about 180,000, 90% of a 200,000-token window), so as configured it never fires');
     expect(codex.json.lines.join('\n')).not.toContain('Warning:');

@@ -99,21 +99,22 @@ describe('watch', () => {
   });
 
   it('--dry-run says what it would compact and writes nothing at all', async () => {
-    home = demoHome();
+    // A trigger of 15,000: the compaction gets the Claude session under 20,000 but not under that.
+    home = demoHome(config().replace('20000', '15000'));
     const files = hashes([home.claudeHome, home.codexHome]);
     const dry = await runCli(['watch', '--once', '--dry-run'], home.env);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`would compact claude_code ${DEMO_CLAUDE_ID}: 58,865 → `);
+    expect(dry.stdout).toContain(`would compact claude_code ${DEMO_CLAUDE_ID}: 45,513 → `);
     expect(dry.stdout).toContain(`would compact codex ${DEMO_CODEX_ID}`);
     expect(dry.stdout).toMatch(/pass 1 \(dry run\): 2 sessions: 2 would be compacted/);
-    // Under a trigger of 20,000 neither gets there: said under each, as plan says it.
-    expect(dry.stdout).toMatch(new RegExp(`would compact claude_code ${DEMO_CLAUDE_ID}: 58,865 → ([0-9,]+) tokens \\(compacted\\)\n  note: this leaves ~\\1 tokens, still over the trigger 20,000;`));
+    // Not getting under the trigger is said under the session, as plan says it.
+    expect(dry.stdout).toMatch(new RegExp(`would compact claude_code ${DEMO_CLAUDE_ID}: 45,513 → ([0-9,]+) tokens \\(compacted\\)\n  note: this leaves ~\\1 tokens, still over the trigger 15,000;`));
     expect(hashes([home.claudeHome, home.codexHome])).toEqual(files);
     expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
   });
 
   it('a session under its reported trigger is not read; with adaptive on it must be, and its damage is that session\'s failure alone', async () => {
-    home = demoHome(config().replace('20000', '70000'));
+    home = demoHome(config('[provider.claude_code]\ntrigger_tokens = 70000\n'));
     // A NUL byte near the start: any parse refuses the file, the tail read discovery does never sees it.
     const bytes = readFileSync(home.claudeSession);
     bytes[100] = 0;
@@ -121,11 +122,11 @@ describe('watch', () => {
     utimesSync(home.claudeSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const under = await runJson(['watch', '--once'], home.env);
     expect(under.code).toBe(0);
-    expect(byId(under.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'below_trigger', context_tokens: 58865, effective_trigger_tokens: 70000 });
-    // The Codex session is over 70,000 and is compacted beside it.
+    expect(byId(under.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'below_trigger', context_tokens: 45513, effective_trigger_tokens: 70000 });
+    // The Codex session is over its trigger of 20,000 and is compacted beside it.
     expect(byId(under.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
 
-    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('adaptive = true\n').replace('20000', '70000'));
+    writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('adaptive = true\n[provider.claude_code]\ntrigger_tokens = 70000\n'));
     const adaptive = await runJson(['watch', '--once'], home.env);
     expect(adaptive.code).toBe(0);
     const failed = byId(adaptive.json)[DEMO_CLAUDE_ID];
@@ -218,7 +219,7 @@ describe('watch', () => {
     const now2 = new Date();
     utimesSync(home.codexSession, now2, now2);
     const codex = await runCli(['watch', '--once', '--provider', 'codex'], home.env);
-    expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 96,300 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
+    expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 40,492 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
   });
 
   it('on an 80-column terminal its sentences wrap, while a fork\'s path and resume command stay whole', async () => {

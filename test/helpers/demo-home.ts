@@ -6,7 +6,8 @@ import { makeTempHome, type TempHome } from './temp-home.js';
 const root = join(import.meta.dirname, '..', '..');
 export const DEMO_CLAUDE_ID = '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11';
 export const DEMO_CODEX_ID = '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77';
-export const DEMO_PLANTED = 'ECONNREFUSED 127.0.0.1:5433';
+/** A detail only the demo's failed migration output holds: its stack frame, which no state card keeps. */
+export const DEMO_ELIDED_DETAIL = 'at Migrator.run (src/db/migrate.ts:88:13)';
 
 export function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
