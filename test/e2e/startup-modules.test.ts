@@ -61,15 +61,20 @@ describe('modules loaded at startup (built CLI)', () => {
     expect(ajvCompiler(urls)).toEqual([]);
   });
 
-  it('a plan, which starts plugins and checks strategy parameters, loads both', async () => {
+  it('a plan starts plugins with execa, and loads the Ajv compiler only for a strategy that declares params', async () => {
     const id = 'a1b2c3d4-0000-4000-8000-000000000001';
     const dir = join(home.claudeHome, 'projects', '-home-dev-projects-demo');
     mkdirSync(dir, { recursive: true });
     const path = modernSession({ sessionId: id }).write(join(dir, `${id}.jsonl`));
     const hourAgo = new Date(Date.now() - 3600_000);
     utimesSync(path, hourAgo, hourAgo);
-    const urls = await modulesOf(['plan', 'a1b2c3d4', '--strategy', 'elide', '--trigger', '1000', '--floor', '500', '--json'], 'plan');
-    expect(execa(urls).length).toBeGreaterThan(10);
-    expect(ajvCompiler(urls)).toHaveLength(1);
+    const plan = (strategy: string) => ['plan', 'a1b2c3d4', '--strategy', strategy, '--trigger', '1000', '--floor', '500', '--json'];
+    // elide declares none: its empty params pass without a compiler.
+    const elide = await modulesOf(plan('elide'), 'plan-elide');
+    expect(execa(elide).length).toBeGreaterThan(10);
+    expect(ajvCompiler(elide)).toEqual([]);
+    // auto declares its candidates and the like: its schema is compiled, even for empty params.
+    const auto = await modulesOf(plan('auto'), 'plan-auto');
+    expect(new Set(ajvCompiler(auto)).size).toBe(1);
   });
 });

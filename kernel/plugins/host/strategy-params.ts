@@ -182,10 +182,37 @@ function offersText(value: unknown): boolean {
   return Object.keys(value).length > 0;
 }
 
+/** Members a schema that declares no params at all may have besides them, none of which can refuse `{}`. */
+const ANNOTATIONS = new Set(['description', 'title', '$comment']);
+
+/**
+ * Whether `params` is `{}` and `schema` declares no params in the plain way every built-in file
+ * strategy does (the SDK's NO_PARAMS_SCHEMA: an object, no properties, additional ones allowed or
+ * not). Each of its members is checked here, so the verdict (valid) is the one Ajv would give, and
+ * a `plan` with no params then never loads the compiler (~80-100 ms).
+ */
+function emptyParamsOfParamlessSchema(schema: object, params: unknown): boolean {
+  if (params === null || typeof params !== 'object' || Array.isArray(params) || Object.keys(params).length > 0) return false;
+  if (Array.isArray(schema)) return false;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type') {
+      if (value !== 'object') return false;
+    } else if (key === 'properties') {
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length > 0) return false;
+    } else if (key === 'additionalProperties') {
+      if (typeof value !== 'boolean') return false;
+    } else if (!ANNOTATIONS.has(key) || typeof value !== 'string') {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Verdicts on a worker, by schema and parameters: a watch or a bench checks the same pair over and over. */
 const offThreadVerdicts = new LruMap<string, Verdict>(64);
 
 async function judgeSafely(strategyId: string, schema: object, params: unknown, strategyIds: readonly string[] | null): Promise<Verdict> {
+  if (emptyParamsOfParamlessSchema(schema, params)) return { valid: true };
   AjvClass ??= (await import('ajv')).Ajv;
   if (!offersText(params) || !holdsPatterns(schema)) return judgeHere(schema, params, strategyIds);
   const key = JSON.stringify([schema, params, strategyIds]);

@@ -10,6 +10,16 @@ describe("a strategy's params_schema", () => {
     });
   });
 
+  it('empty params pass a schema that declares none, and are checked against any other', async () => {
+    await expect(checkStrategyParams('none_s', { type: 'object', additionalProperties: false, properties: {} }, {})).resolves.toBeUndefined();
+    await expect(checkStrategyParams('none_s', { type: 'object', description: 'no params' }, {})).resolves.toBeUndefined();
+    // Shapes the shortcut does not take go through the compiler, which says what is wrong.
+    await expect(checkStrategyParams('min_s', { type: 'object', properties: {}, minProperties: 1 }, {})).rejects.toMatchObject({ code: 'invalid_strategy_params' });
+    await expect(checkStrategyParams('arr_s', { type: 'array', properties: {} }, {})).rejects.toMatchObject({ code: 'invalid_strategy_params' });
+    await expect(checkStrategyParams('bad_s', { type: 'object', properties: {}, description: 5 }, {})).rejects.toMatchObject({ code: 'plugin_schema_violation' });
+    await expect(checkStrategyParams('none_s', { type: 'object', additionalProperties: false, properties: {} }, { keep: 1 })).rejects.toMatchObject({ code: 'invalid_strategy_params' });
+  });
+
   it('a usable one still refuses params that do not match it', async () => {
     await expect(checkStrategyParams('s', { type: 'object', additionalProperties: false }, { bogus: 1 })).rejects.toThrow(/do not match the params_schema it declares: must NOT have additional properties 'bogus'/);
     await expect(checkStrategyParams('s', { type: 'object' }, { bogus: 1 })).resolves.toBeUndefined();
