@@ -25,7 +25,7 @@ const anchor = (heading) => heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').re
 
 export async function generateReferenceText() {
   const config = await Config.load({ root });
-  const { default: Help, commandsUnder } = await import(pathToFileURL(join(root, 'dist/kernel/cli/help-class.js')).href);
+  const { default: Help, commandsUnder } = await import(pathToFileURL(join(root, 'dist/cli/help-class.js')).href);
   const help = new Help(config, { maxWidth: WIDTH, stripAnsi: true });
   const listed = new Map(commandsUnder(config, '').map((c) => [c.command, c.summary]));
   const grouped = GROUPS.flatMap(([, names]) => names);

@@ -6,9 +6,9 @@
  * (a plugin host, say) between jobs.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { compiledKernelModule } from '../plugins/package-root.js';
 
 export interface JobProgress {
   done: number;
@@ -54,8 +54,8 @@ interface WorkerMessage {
 }
 
 function workerEntry(): { path: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL('./parallel-worker.js', import.meta.url));
-  if (existsSync(js)) return { path: js, execArgv: [] };
+  const js = compiledKernelModule(import.meta.url, 'eval/parallel-worker.js');
+  if (js !== null) return { path: js, execArgv: [] };
   // Running from TypeScript sources (tests): let tsx load the entry and the job module.
   return { path: fileURLToPath(new URL('./parallel-worker.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
 }

@@ -38,3 +38,16 @@ export function gobstopperVersion(): string {
   if (typeof pkg.version !== 'string') throw new Error('gobstopper package.json has no version');
   return (cachedVersion = pkg.version);
 }
+
+/**
+ * The compiled file of a kernel module (`name` relative to kernel/, as `eval/parallel-worker.js`)
+ * that a worker or child process is started with, when the caller at `callerUrl` runs compiled;
+ * null when it runs from TypeScript sources (tests), whose callers then start the source beside
+ * them. Found from the package root, not beside the caller: the CLI's commands run bundled from
+ * dist/cli/, while the modules workers start stay in dist/kernel/.
+ */
+export function compiledKernelModule(callerUrl: string, name: string): string | null {
+  if (!callerUrl.endsWith('.js')) return null;
+  const file = join(packageRoot(), 'dist', 'kernel', name);
+  return existsSync(file) ? file : null;
+}

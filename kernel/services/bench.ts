@@ -4,9 +4,9 @@
  * a session that fails, vanishes or crashes its worker becomes a failure row while the rest go on.
  * Output files are checked before the first session is read and written only as new files.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { compiledKernelModule } from '../plugins/package-root.js';
 import type * as T from '../../schemas/generated/types.js';
 import { resolveForCommand } from '../config/resolve-for-command.js';
 import { effectivePolicy } from '../policy/effective-policy.js';
@@ -53,8 +53,7 @@ const DEFAULT_JOB_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** The compiled job module in dist, or its source when running from TypeScript. */
 export function benchJobModule(): string {
-  const js = fileURLToPath(new URL('./bench-job.js', import.meta.url));
-  return existsSync(js) ? js : fileURLToPath(new URL('./bench-job.ts', import.meta.url));
+  return compiledKernelModule(import.meta.url, 'services/bench-job.js') ?? fileURLToPath(new URL('./bench-job.ts', import.meta.url));
 }
 
 export interface BenchPlan {

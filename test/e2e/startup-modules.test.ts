@@ -45,7 +45,8 @@ async function modulesOf(args: string[], name: string): Promise<string[]> {
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
 
-const execa = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/execa/'));
+// The built CLI bundles execa into a chunk of its own (scripts/build.mjs); from node_modules it is ~100 modules.
+const execa = (urls: string[]) => urls.filter((u) => u.includes('/node_modules/execa/') || /\/dist\/cli\/chunks\/execa-\w+\.js$/.test(u));
 const ajvCompiler = (urls: string[]) => urls.filter((u) => u.endsWith('/node_modules/ajv/dist/ajv.js'));
 
 describe('modules loaded at startup (built CLI)', () => {
@@ -71,7 +72,7 @@ describe('modules loaded at startup (built CLI)', () => {
     const plan = (strategy: string) => ['plan', 'a1b2c3d4', '--strategy', strategy, '--trigger', '1000', '--floor', '500', '--json'];
     // elide declares none: its empty params pass without a compiler.
     const elide = await modulesOf(plan('elide'), 'plan-elide');
-    expect(execa(elide).length).toBeGreaterThan(10);
+    expect(execa(elide).length).toBeGreaterThan(0);
     expect(ajvCompiler(elide)).toEqual([]);
     // auto declares its candidates and the like: its schema is compiled, even for empty params.
     const auto = await modulesOf(plan('auto'), 'plan-auto');
