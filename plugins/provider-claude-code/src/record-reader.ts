@@ -16,7 +16,8 @@ import {
 import { resultPayloads, type PayloadPart } from './payload.js';
 import { readUsage } from './usage-reading.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
-import { ARGUMENT_SUMMARY_BYTES, failureLine, firstLine, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
+import { failureLine, firstLine } from '../../../sdk/summary-lines.js';
+import { ARGUMENT_SUMMARY_BYTES, safeLabel, SUMMARY_MAX_BYTES, TEXT_SUMMARY_BYTES } from './text.js';
 import { SYNTHETIC_MODEL } from './models.js';
 import { sentBytes } from './sent-bytes.js';
 import { idHash } from './uuid-index.js';

@@ -4,7 +4,7 @@
  * items inside a `compacted` record's replacement history alike.
  */
 import type { ItemKind } from '../../../sdk/index.js';
-import { measureOutput, type OutputMeasure } from './payload.js';
+import { ENCODED_OUTPUT_START, measureOutput, type OutputMeasure } from './payload.js';
 import {
   STANDALONE_CALLS,
   NOT_SENT_TO_MODEL,
@@ -20,6 +20,7 @@ import {
   type ToolFamily,
 } from './records.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
+import { failureLine } from '../../../sdk/summary-lines.js';
 import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel } from './text.js';
 
 export interface ToolLink {
@@ -72,13 +73,60 @@ function callSummary(name: string, payload: JsonObject, payloadType: string): st
   return clipUtf8(`${name}(${argumentShape(payload.arguments)})`, SUMMARY_MAX_BYTES);
 }
 
-const EXIT_CODE = /(?:Exit code:\s*|"exit_code"\s*:\s*)(-?\d+)/;
+/** Where a newer build's plain-text output states how the command ended, in its first lines. */
+const HEADER_EXIT = /^(?:Exit code:|Process exited with code)\s*(-?\d+)/m;
+/** Where an older build's `{"output": …, "metadata": {exit_code, …}}` states it: after the output. */
+const METADATA_EXIT = /"exit_code"\s*:\s*(-?\d+)/;
+const HEADER_CHARS = 256;
+const OUTPUT_MARK = '\nOutput:\n';
+/** A failed command's line in a summary: room for a compiler message, far under the summary bound. */
+const FAILURE_SUMMARY_BYTES = 160;
 
+interface ExitStatus {
+  code: number;
+  /** The command's own text, without the header or the JSON around it; read only when it failed. */
+  body: () => string;
+}
+
+function exitStatus(text: string): ExitStatus | null {
+  if (text.startsWith(ENCODED_OUTPUT_START)) {
+    const found = METADATA_EXIT.exec(text.slice(-HEADER_CHARS));
+    if (found === null) return null;
+    return { code: Number(found[1]), body: () => decodedOutput(text) };
+  }
+  const head = text.slice(0, HEADER_CHARS);
+  const found = HEADER_EXIT.exec(head);
+  if (found === null) return null;
+  return {
+    code: Number(found[1]),
+    body: () => {
+      const mark = head.indexOf(OUTPUT_MARK);
+      return mark === -1 ? '' : text.slice(mark + OUTPUT_MARK.length);
+    },
+  };
+}
+
+function decodedOutput(text: string): string {
+  try {
+    const decoded: unknown = JSON.parse(text);
+    return isObject(decoded) && typeof decoded.output === 'string' ? decoded.output : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A failed command names the line that says what failed, and says "failed" so that a state card
+ * files it under errors: after compaction that line is often all the next turn has of the output.
+ */
 function outputSummary(name: string, measure: OutputMeasure | null): string {
   if (measure === null) return `${name} output`;
-  const exit = EXIT_CODE.exec((measure.parts[0] ?? '').slice(0, 160));
-  // Number(): the match is a view into the output text and must not outlive this call.
-  return `${name} output, ${measure.bytes} bytes${exit ? `, exit ${Number(exit[1])}` : ''}`;
+  const status = measure.parts.length === 1 ? exitStatus(measure.parts[0]!) : null;
+  const size = `${name} output, ${measure.bytes} bytes`;
+  if (status === null) return size;
+  if (status.code === 0) return `${size}, exit 0`;
+  const line = failureLine(status.body(), FAILURE_SUMMARY_BYTES);
+  return clipUtf8(`${size}, failed with exit ${status.code}${line === null ? '' : `: ${line}`}`, SUMMARY_MAX_BYTES);
 }
 
 /** Descriptions are built field by field: object spreads cost measurably at 100,000 records. */

@@ -65,7 +65,7 @@ export function elideOutput(output: Json | undefined, stub: (oldBytes: number) =
 }
 
 /** How older builds wrote a shell call's output: its text and how the command ended, as one JSON string. */
-const ENCODED_OUTPUT_START = '{"output":';
+export const ENCODED_OUTPUT_START = '{"output":';
 
 /**
  * An older build's `{"output": …, "metadata": {exit_code, duration_seconds}}` string with only its

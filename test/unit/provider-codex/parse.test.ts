@@ -76,6 +76,32 @@ describe('provider-codex parse: legacy rollouts', () => {
     expect(t.items[lines.smallOutput]!.summary).toBe('exec_command output, 15 bytes, exit 0');
   });
 
+  it('names what failed in a failed command\'s summary, in each way builds state how a command ended', async () => {
+    const progress = Array.from({ length: 40 }, (_, i) => `  compiling crate ${i}`).join('\n');
+    const compilerError = 'error[E0308]: mismatched types in src/lexer.rs:12:5';
+    const b = new RolloutBuilder({ paginated: true });
+    b.sessionMeta().preamble().turnContext().user('Build it');
+    b.shell('call_plain', 'cargo build', `Exit code: 101\nWall time: 2.1 seconds\nOutput:\n${progress}\n${compilerError}\n`);
+    const plain = b.nextLine - 1;
+    b.shell('call_unified', 'npm test', `Chunk ID: 4f1a\nWall time: 0.4 seconds\nProcess exited with code 1\nOriginal token count: 90\nOutput:\n> vitest\nFAIL test/lexer.test.ts > reads numbers\n`);
+    const unified = b.nextLine - 1;
+    // An older build puts the exit code after the output, so a long output hides it from the head.
+    const encoded = JSON.stringify({ output: `${progress}\nfatal: not a git repository\n`, metadata: { exit_code: 128, duration_seconds: 0.1 } });
+    b.shell('call_encoded', 'git status', encoded);
+    const older = b.nextLine - 1;
+    b.shell('call_quiet', 'false', 'Exit code: 1\nWall time: 0 seconds\nOutput:\n');
+    const quiet = b.nextLine - 1;
+    b.shell('call_ok', 'cargo build', `Exit code: 0\nWall time: 2.1 seconds\nOutput:\n${progress}\nwarning: unused error: variable\n`);
+    const ok = b.nextLine - 1;
+    const t = await run(write(b));
+    const summary = (line: number) => t.items[line]!.summary;
+    expect(summary(plain)).toMatch(/^exec_command output, \d+ bytes, failed with exit 101: error\[E0308\]: mismatched types in src\/lexer\.rs:12:5$/);
+    expect(summary(unified)).toMatch(/, failed with exit 1: FAIL test\/lexer\.test\.ts > reads numbers$/);
+    expect(summary(older)).toMatch(/, failed with exit 128: fatal: not a git repository$/);
+    expect(summary(quiet)).toMatch(/, failed with exit 1$/);
+    expect(summary(ok)).toMatch(/, exit 0$/);
+  });
+
   it('takes context from the newest last_token_usage and lifetime from total_token_usage, skipping info: null', async () => {
     const { builder } = legacySession();
     builder.tokenCount(null);
