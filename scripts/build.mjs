@@ -59,6 +59,10 @@ async function bundleCli() {
     // CommonJS dependencies inside an ES module bundle call require, which ES modules lack.
     banner: { js: "import { createRequire as __gobCreateRequire } from 'node:module'; const require = __gobCreateRequire(import.meta.url);" },
     legalComments: 'none',
+    // Linked maps, chained through tsc's, lead a GOBSTOPPER_DEBUG stack trace from a chunk back to
+    // the TypeScript line; without the flag Node never reads them.
+    sourcemap: 'linked',
+    sourcesContent: false,
     logLevel: 'warning',
   });
 }
