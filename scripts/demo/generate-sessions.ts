@@ -79,6 +79,11 @@ function codexContext(rollout: string): number {
   return PROMPT_TOKENS + Math.round(bytes / 4);
 }
 
+/** A shell call's output as newer Codex builds write it: how the command ended, then its text. */
+function ran(output: string, exitCode = 0, seconds = 0.4): string {
+  return `Exit code: ${exitCode}\nWall time: ${seconds} seconds\nOutput:\n${output}`;
+}
+
 function codexRollout(): string {
   const b = new RolloutBuilder({ paginated: true, id: '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', cwd: '/home/dev/projects/billing-api' });
   const total = { input: 0, cached: 0, output: 0 };
@@ -93,11 +98,11 @@ function codexRollout(): string {
   b.sessionMeta().preamble().turnContext('gpt-5.6').tokenCount(null);
   b.user('Add rate limiting to the public API and make sure the load test passes.\nDo not change the response format: clients parse it.');
   b.reasoning('Find where requests enter the router');
-  b.shell('call_1', 'rg -n "router.use" src', listing('rg', 30));
-  b.shell('call_2', 'npm run loadtest', `${listing('loadtest', 50)}\nFAIL: p99 latency 2300ms > 500ms budget`);
+  b.shell('call_1', 'rg -n "router.use" src', ran(listing('rg', 30)));
+  b.shell('call_2', 'npm run loadtest', ran(`${listing('loadtest', 50)}\nFAIL: p99 latency 2300ms > 500ms budget`, 1, 41.2));
   turn(400);
   for (let i = 0; i < 16; i += 1) {
-    b.shell(`call_r${i}`, `cat src/routes/route${i}.ts`, listing(`route${i}.ts`, 60));
+    b.shell(`call_r${i}`, `cat src/routes/route${i}.ts`, ran(listing(`route${i}.ts`, 60), 0, 0.1));
     b.patch(`call_p${i}`, [`Success. Updated the following files:\nM src/routes/route${i}.ts\n${listing('patch', 8)}`]);
     if (i % 4 === 3) turn(500);
   }

@@ -4,7 +4,9 @@
  * items inside a `compacted` record's replacement history alike.
  */
 import type { ItemKind } from '../../../sdk/index.js';
-import { ENCODED_OUTPUT_START, measureOutput, type OutputMeasure } from './payload.js';
+import { callShape } from './call-shape.js';
+import { outputOutcome } from './output-outcome.js';
+import { measureOutput, type OutputMeasure } from './payload.js';
 import {
   STANDALONE_CALLS,
   NOT_SENT_TO_MODEL,
@@ -12,7 +14,6 @@ import {
   callIdOf,
   firstText,
   hasElidableOutputField,
-  isObject,
   isPreambleText,
   outputFamily,
   toolNameOf,
@@ -20,7 +21,6 @@ import {
   type ToolFamily,
 } from './records.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
-import { failureLine } from '../../../sdk/summary-lines.js';
 import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel } from './text.js';
 
 export interface ToolLink {
@@ -43,90 +43,17 @@ export interface ItemDescription {
   output: OutputMeasure | null;
 }
 
-/** Argument objects larger than this are summarised by size alone, to keep the pass linear. */
-const MAX_ARGUMENT_SHAPE_BYTES = 64 * 1024;
-
-function argumentShape(args: unknown): string {
-  let value: unknown = args;
-  if (typeof args === 'string') {
-    if (args.length > MAX_ARGUMENT_SHAPE_BYTES) return `${args.length} chars`;
-    try {
-      value = JSON.parse(args);
-    } catch {
-      return `${args.length} chars`;
-    }
-  }
-  if (isObject(value)) {
-    const keys = Object.keys(value).map((k) => sanitizeLabel(k, '?'));
-    return keys.join(', ');
-  }
-  if (Array.isArray(value)) return `${value.length} items`;
-  return value === null || value === undefined ? '' : typeof value;
+/** A tool call as the calls before its output saw it: its label and what it acted on. */
+export interface CallSeen {
+  name: string;
+  /** null when items are read without detail (verify). */
+  shape: string | null;
 }
 
-function callSummary(name: string, payload: JsonObject, payloadType: string): string {
-  if (payloadType === 'custom_tool_call') {
-    const input = typeof payload.input === 'string' ? payload.input : '';
-    return clipUtf8(`${name}(${input.length} chars)`, SUMMARY_MAX_BYTES);
-  }
-  if (payloadType === 'local_shell_call') return clipUtf8(`${name}(${argumentShape(payload.action)})`, SUMMARY_MAX_BYTES);
-  return clipUtf8(`${name}(${argumentShape(payload.arguments)})`, SUMMARY_MAX_BYTES);
-}
-
-/** Where a newer build's plain-text output states how the command ended, in its first lines. */
-const HEADER_EXIT = /^(?:Exit code:|Process exited with code)\s*(-?\d+)/m;
-/** Where an older build's `{"output": …, "metadata": {exit_code, …}}` states it: after the output. */
-const METADATA_EXIT = /"exit_code"\s*:\s*(-?\d+)/;
-const HEADER_CHARS = 256;
-const OUTPUT_MARK = '\nOutput:\n';
-/** A failed command's line in a summary: room for a compiler message, far under the summary bound. */
-const FAILURE_SUMMARY_BYTES = 160;
-
-interface ExitStatus {
-  code: number;
-  /** The command's own text, without the header or the JSON around it; read only when it failed. */
-  body: () => string;
-}
-
-function exitStatus(text: string): ExitStatus | null {
-  if (text.startsWith(ENCODED_OUTPUT_START)) {
-    const found = METADATA_EXIT.exec(text.slice(-HEADER_CHARS));
-    if (found === null) return null;
-    return { code: Number(found[1]), body: () => decodedOutput(text) };
-  }
-  const head = text.slice(0, HEADER_CHARS);
-  const found = HEADER_EXIT.exec(head);
-  if (found === null) return null;
-  return {
-    code: Number(found[1]),
-    body: () => {
-      const mark = head.indexOf(OUTPUT_MARK);
-      return mark === -1 ? '' : text.slice(mark + OUTPUT_MARK.length);
-    },
-  };
-}
-
-function decodedOutput(text: string): string {
-  try {
-    const decoded: unknown = JSON.parse(text);
-    return isObject(decoded) && typeof decoded.output === 'string' ? decoded.output : '';
-  } catch {
-    return '';
-  }
-}
-
-/**
- * A failed command names the line that says what failed, and says "failed" so that a state card
- * files it under errors: after compaction that line is often all the next turn has of the output.
- */
-function outputSummary(name: string, measure: OutputMeasure | null): string {
-  if (measure === null) return `${name} output`;
-  const status = measure.parts.length === 1 ? exitStatus(measure.parts[0]!) : null;
-  const size = `${name} output, ${measure.bytes} bytes`;
-  if (status === null) return size;
-  if (status.code === 0) return `${size}, exit 0`;
-  const line = failureLine(status.body(), FAILURE_SUMMARY_BYTES);
-  return clipUtf8(`${size}, failed with exit ${status.code}${line === null ? '' : `: ${line}`}`, SUMMARY_MAX_BYTES);
+/** "exec_command cmd=npm test -> 812 bytes, exit 0": what the call did, then what came back. */
+function outputSummary(call: CallSeen | undefined, name: string, measure: OutputMeasure | null): string {
+  const shape = call?.shape ?? name;
+  return clipUtf8(measure === null ? `${shape} -> output` : `${shape} -> ${outputOutcome(measure)}`, SUMMARY_MAX_BYTES);
 }
 
 /** Descriptions are built field by field: object spreads cost measurably at 100,000 records. */
@@ -138,7 +65,7 @@ function describe(kind: ItemKind, label: string, summary: string | null, userTur
  * What one item is. `detail: false` leaves out summaries and output measures (null), which only
  * the transcript's items carry: verify needs kinds and links alone.
  */
-export function describeResponseItem(payload: JsonObject, payloadType: string, toolNames: Map<string, string>, detail = true): ItemDescription {
+export function describeResponseItem(payload: JsonObject, payloadType: string, calls: Map<string, CallSeen>, detail = true): ItemDescription {
   if (payloadType === 'message') {
     const role = typeof payload.role === 'string' ? payload.role : '';
     const text = firstText(payload.content);
@@ -159,17 +86,19 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, t
   if (asCall !== undefined) {
     const name = sanitizeLabel(toolNameOf(payload, payloadType), 'tool');
     const id = callIdOf(payload);
-    if (id !== null) toolNames.set(id, name);
-    const d = describe('tool_call', name, detail ? callSummary(name, payload, payloadType) : null);
+    const shape = detail ? callShape(name, payload, payloadType) : null;
+    if (id !== null) calls.set(id, { name, shape });
+    const d = describe('tool_call', name, shape);
     d.link = { role: 'call', id, family: asCall };
     return d;
   }
   const asOutput = outputFamily(payloadType);
   if (asOutput !== undefined) {
     const id = callIdOf(payload);
-    const name = (id !== null ? toolNames.get(id) : undefined) ?? 'tool_output';
+    const call = id !== null ? calls.get(id) : undefined;
+    const name = call?.name ?? 'tool_output';
     const output = detail && hasElidableOutputField(payloadType) ? measureOutput(payload.output) : null;
-    const d = describe('tool_result', name, detail ? outputSummary(name, output) : null);
+    const d = describe('tool_result', name, detail ? outputSummary(call, name, output) : null);
     d.link = { role: 'output', id, family: asOutput };
     d.output = output;
     return d;

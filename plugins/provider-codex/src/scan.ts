@@ -12,7 +12,7 @@
 import { decodeUtf8, estimateTokens, isBlankLine, readJsonl, type Finding, type JsonlRecord, type JsonlSummary, type TranscriptItem, type UsageSample } from '../../../sdk/index.js';
 import { Code, FindingList } from './findings.js';
 import { SessionIdentity } from './identity.js';
-import { describeResponseItem, type ItemDescription } from './items.js';
+import { describeResponseItem, type CallSeen, type ItemDescription } from './items.js';
 import { unsupportedReason } from './item-shapes.js';
 import { EnvelopeChecker } from './ordinals.js';
 import { ToolPairing } from './pairing.js';
@@ -48,7 +48,7 @@ export class RolloutScanner {
   readonly usage = new UsageTracker();
   private readonly envelope = new EnvelopeChecker(this.findings);
   private pairing = new ToolPairing();
-  private readonly toolNames = new Map<string, string>();
+  private readonly calls = new Map<string, CallSeen>();
   private windowStart: number | null = null;
   private pendingBadLine: number | null = null;
   private readonly recordTypeNames = new Map<string, Map<string, string>>();
@@ -166,7 +166,7 @@ export class RolloutScanner {
     if (unsupported !== null) {
       this.unsupportedInWindow.push({ severity: 'warning', code: Code.unsupportedResponseItem, message: `response_item on line ${line + 1} ${unsupported}: an item the client does not support`, line_index: line });
     }
-    const d = describeResponseItem(payload, payload.type, this.toolNames, this.detail);
+    const d = describeResponseItem(payload, payload.type, this.calls, this.detail);
     this.link(d, line);
     if (!this.detail) return;
     const sentBytes = d.sentToModel ? payloadSentBytes(bytes, payload) : 0;
@@ -207,7 +207,7 @@ export class RolloutScanner {
     let unsupported = 0;
     for (const entry of history) {
       if (unsupportedReason(entry, entry.type) !== null) unsupported += 1;
-      const d = describeResponseItem(entry, entry.type, this.toolNames, this.detail);
+      const d = describeResponseItem(entry, entry.type, this.calls, this.detail);
       this.link(d, line);
       if (d.link?.role === 'call') {
         replayed.tool_calls += 1;

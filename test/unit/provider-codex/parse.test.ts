@@ -40,9 +40,9 @@ describe('provider-codex parse: legacy rollouts', () => {
     expect(t.items.filter((i) => i.kind === 'system').map((i) => i.label)).toEqual(['developer', 'preamble']);
     const output = t.items[lines.shellOutput]!;
     expect(output).toMatchObject({ kind: 'tool_result', label: 'exec_command', tool_use_ids: ['call_read'] });
-    expect(output.summary).toBe(`exec_command output, ${BIG_OUTPUT.length} bytes`);
+    expect(output.summary).toBe(`exec_command cmd=cat src/parser.ts -> ${BIG_OUTPUT.length} bytes`);
     const call = t.items[lines.shellOutput - 1]!;
-    expect(call).toMatchObject({ kind: 'tool_call', label: 'exec_command', summary: 'exec_command(cmd, workdir)' });
+    expect(call).toMatchObject({ kind: 'tool_call', label: 'exec_command', summary: 'exec_command cmd=cat src/parser.ts' });
     expect(t.items[lines.patchOutputString]!.label).toBe('apply_patch');
     expect(t.items.find((i) => i.kind === 'user')!.summary).toBe('Fix the failing test in parser.ts');
     for (const i of t.items) {
@@ -73,7 +73,7 @@ describe('provider-codex parse: legacy rollouts', () => {
     expect(t.items[lines.shellOutput]!.payload_sha256).toBe(createHash('sha256').update(BIG_OUTPUT).digest('hex'));
     expect(t.items[lines.patchOutputString]).toMatchObject({ elidable_bytes: BIG_PATCH_OUTPUT.length, elidable_parts: 1 });
     expect(t.items[lines.smallOutput]!.elidable_bytes ?? null).toBeNull();
-    expect(t.items[lines.smallOutput]!.summary).toBe('exec_command output, 15 bytes, exit 0');
+    expect(t.items[lines.smallOutput]!.summary).toBe('exec_command cmd=npm test -> 15 bytes, exit 0');
   });
 
   it('names what failed in a failed command\'s summary, in each way builds state how a command ended', async () => {
@@ -95,11 +95,41 @@ describe('provider-codex parse: legacy rollouts', () => {
     const ok = b.nextLine - 1;
     const t = await run(write(b));
     const summary = (line: number) => t.items[line]!.summary;
-    expect(summary(plain)).toMatch(/^exec_command output, \d+ bytes, failed with exit 101: error\[E0308\]: mismatched types in src\/lexer\.rs:12:5$/);
+    expect(summary(plain)).toMatch(/^exec_command cmd=cargo build -> \d+ bytes, failed with exit 101: error\[E0308\]: mismatched types in src\/lexer\.rs:12:5$/);
     expect(summary(unified)).toMatch(/, failed with exit 1: FAIL test\/lexer\.test\.ts > reads numbers$/);
     expect(summary(older)).toMatch(/, failed with exit 128: fatal: not a git repository$/);
     expect(summary(quiet)).toMatch(/, failed with exit 1$/);
     expect(summary(ok)).toMatch(/, exit 0$/);
+  });
+
+  it('names what a call acted on in its summary and its output\'s: the command, the path, the patched file', async () => {
+    const b = new RolloutBuilder({ paginated: true });
+    b.sessionMeta().preamble().turnContext().user('Look around');
+    b.response(item.functionCall('call_argv', 'shell', { command: ['bash', '-lc', 'ls src'], timeout_ms: 1000 }));
+    b.response(item.functionOutput('call_argv', 'a.ts\nb.ts'));
+    const argvOutput = b.nextLine - 1;
+    b.response(item.functionCall('call_view', 'view_image', { path: '/work/project/shot.png' }));
+    const view = b.nextLine - 1;
+    b.response(item.functionCall('call_plan', 'update_plan', { plan: [], explanation: 'x' }));
+    const plan = b.nextLine - 1;
+    b.response({ type: 'function_call', name: 'exec_command', arguments: '{not json', call_id: 'call_bad' });
+    const bad = b.nextLine - 1;
+    b.response(item.customCall('call_patch', 'apply_patch', '*** Begin Patch\n*** Update File: src/lexer.ts\n@@\n-a\n+b\n*** End Patch'));
+    b.response(item.customOutput('call_patch', 'Success. Updated the following files:\nM src/lexer.ts'));
+    const patchOutput = b.nextLine - 1;
+    b.response(item.functionOutput('call_unknown', 'orphan'));
+    const orphan = b.nextLine - 1;
+    const t = await run(write(b));
+    const summary = (line: number) => t.items[line]!.summary;
+    expect(summary(argvOutput - 1)).toBe('shell command=bash -lc ls src');
+    expect(summary(argvOutput)).toBe('shell command=bash -lc ls src -> 9 bytes');
+    expect(summary(view)).toBe('view_image path=/work/project/shot.png');
+    expect(summary(plan)).toBe('update_plan(plan, explanation)');
+    expect(summary(bad)).toBe('exec_command(9 chars)');
+    expect(summary(patchOutput - 1)).toBe('apply_patch Update File: src/lexer.ts');
+    expect(summary(patchOutput)).toBe('apply_patch Update File: src/lexer.ts -> 52 bytes');
+    expect(summary(orphan)).toBe('tool_output -> 6 bytes');
+    for (const i of t.items) expect(i.label).not.toMatch(/lexer|src|bash/);
   });
 
   it('takes context from the newest last_token_usage and lifetime from total_token_usage, skipping info: null', async () => {
