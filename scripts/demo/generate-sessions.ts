@@ -103,7 +103,7 @@ function codexRollout(): string {
   turn(400);
   for (let i = 0; i < 16; i += 1) {
     b.shell(`call_r${i}`, `cat src/routes/route${i}.ts`, ran(listing(`route${i}.ts`, 60), 0, 0.1));
-    b.patch(`call_p${i}`, [`Success. Updated the following files:\nM src/routes/route${i}.ts\n${listing('patch', 8)}`]);
+    b.patch(`call_p${i}`, [`Success. Updated the following files:\nM src/routes/route${i}.ts\n${listing('patch', 8)}`], `*** Begin Patch\n*** Update File: src/routes/route${i}.ts\n@@\n-router.get(path, handler);\n+router.get(path, limited(handler));\n*** End Patch`);
     if (i % 4 === 3) turn(500);
   }
   b.assistant('Rate limiting is in place (token bucket, 100 req/s per key). The load test passes with p99 310ms.');

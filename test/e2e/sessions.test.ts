@@ -27,7 +27,7 @@ describe('detect', () => {
     expect(validateDetectOutput(json)).toBe(true);
     const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
     expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', active: false, context_basis: 'reported', context_tokens: 45513 });
-    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 40704, model_context_window: 272000 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', active: false, context_basis: 'reported', context_tokens: 41030, model_context_window: 272000 });
     const table = await runCli(['detect'], home.env);
     expect(table.stdout.split('\n')[0]).toMatch(/^PROVIDER\s+SESSION\s+STATE/);
     // Lifetime sums read from the tail alone are shown as lower bounds, and the table says why.
@@ -120,7 +120,7 @@ describe('detect', () => {
     const { json } = await runJson(['detect'], home.env);
     const byId = Object.fromEntries(json.map((r: any) => [r.session_id, r]));
     expect(byId[DEMO_CLAUDE_ID]).toMatchObject({ provider: 'claude_code', context_basis: 'reported', context_tokens: 45513 });
-    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', context_basis: 'reported', context_tokens: 40704 });
+    expect(byId[DEMO_CODEX_ID]).toMatchObject({ provider: 'codex', context_basis: 'reported', context_tokens: 41030 });
   });
 
   it('a malformed last usage report gives detect the same estimate plan makes', async () => {
@@ -742,7 +742,7 @@ describe('plan', () => {
     expect(codex.code).toBe(0);
     expect(codex.json.session).toMatchObject({ provider: 'codex', session_id: DEMO_CODEX_ID, model_context_window: 272_000 });
     expect(codex.json.policy).toMatchObject({ trigger_tokens: 30_000, floor_tokens: 10_000 });
-    expect(codex.json.assessment).toMatchObject({ context_tokens: 40_704, over_trigger: true, reclaimable_to_floor_tokens: 30_704 });
+    expect(codex.json.assessment).toMatchObject({ context_tokens: 41_030, over_trigger: true, reclaimable_to_floor_tokens: 31_030 });
     expect(codex.json.cycle.window_tokens).toBe(272_000);
     const human = await runCli(['explain', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
     expect(human.stdout.split('\n')[0]).toBe(`Session claude_code ${DEMO_CLAUDE_ID}: its model window is 200,000 tokens; the policy below is the one plan uses for it.`);

@@ -219,7 +219,7 @@ describe('watch', () => {
     const now2 = new Date();
     utimesSync(home.codexSession, now2, now2);
     const codex = await runCli(['watch', '--once', '--provider', 'codex'], home.env);
-    expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 40,704 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
+    expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 41,030 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
   });
 
   it('on an 80-column terminal its sentences wrap, while a fork\'s path and resume command stay whole', async () => {
