@@ -26,16 +26,14 @@ function exitStatus(text: string): ExitStatus | null {
     const found = METADATA_EXIT.exec(text.slice(-HEADER_CHARS));
     return found === null ? null : { code: Number(found[1]), body: () => decodedOutput(text) };
   }
+  // Only the header counts: the command's own text may quote an exit code too.
   const head = text.slice(0, HEADER_CHARS);
-  const found = HEADER_EXIT.exec(head);
+  const mark = head.indexOf(OUTPUT_MARK);
+  const lineEnd = head.indexOf('\n');
+  const header = mark !== -1 ? head.slice(0, mark) : lineEnd === -1 ? head : head.slice(0, lineEnd);
+  const found = HEADER_EXIT.exec(header);
   if (found === null) return null;
-  return {
-    code: Number(found[1]),
-    body: () => {
-      const mark = head.indexOf(OUTPUT_MARK);
-      return mark === -1 ? '' : text.slice(mark + OUTPUT_MARK.length);
-    },
-  };
+  return { code: Number(found[1]), body: () => (mark === -1 ? '' : text.slice(mark + OUTPUT_MARK.length)) };
 }
 
 function decodedOutput(text: string): string {

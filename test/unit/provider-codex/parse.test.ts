@@ -93,6 +93,10 @@ describe('provider-codex parse: legacy rollouts', () => {
     const quiet = b.nextLine - 1;
     b.shell('call_ok', 'cargo build', `Exit code: 0\nWall time: 2.1 seconds\nOutput:\n${progress}\nwarning: unused error: variable\n`);
     const ok = b.nextLine - 1;
+    b.shell('call_quoted', 'cat ci.log', 'Exit code: 0\nWall time: 0 seconds\nOutput:\nstep 1\nExit code: 3\n');
+    const quoted = b.nextLine - 1;
+    b.shell('call_headless', 'cat notes.txt', 'notes\nExit code: 3 means a lint failure\n');
+    const headless = b.nextLine - 1;
     const t = await run(write(b));
     const summary = (line: number) => t.items[line]!.summary;
     expect(summary(plain)).toMatch(/^exec_command cmd=cargo build -> \d+ bytes, failed with exit 101: error\[E0308\]: mismatched types in src\/lexer\.rs:12:5$/);
@@ -100,6 +104,9 @@ describe('provider-codex parse: legacy rollouts', () => {
     expect(summary(older)).toMatch(/, failed with exit 128: fatal: not a git repository$/);
     expect(summary(quiet)).toMatch(/, failed with exit 1$/);
     expect(summary(ok)).toMatch(/, exit 0$/);
+    // An exit code the command's own text quotes is not how the command ended.
+    expect(summary(quoted)).toMatch(/ -> \d+ bytes, exit 0$/);
+    expect(summary(headless)).toMatch(/ -> \d+ bytes$/);
   });
 
   it('names what a call acted on in its summary and its output\'s: the command, the path, the patched file', async () => {
