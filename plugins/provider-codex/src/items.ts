@@ -21,7 +21,8 @@ import {
   type ToolFamily,
 } from './records.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
-import { SUMMARY_MAX_BYTES, firstLine, sanitizeLabel } from './text.js';
+import { firstLine } from '../../../sdk/summary-lines.js';
+import { SUMMARY_MAX_BYTES, sanitizeLabel } from './text.js';
 
 export interface ToolLink {
   role: 'call' | 'output';
@@ -69,7 +70,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, c
   if (payloadType === 'message') {
     const role = typeof payload.role === 'string' ? payload.role : '';
     const text = firstText(payload.content);
-    const summary = text === null || !detail ? null : firstLine(text) || null;
+    const summary = text === null || !detail ? null : firstLine(text, SUMMARY_MAX_BYTES);
     if (role === 'user') {
       const preamble = text !== null && isPreambleText(text);
       return describe(preamble ? 'system' : 'user', preamble ? 'preamble' : 'user', summary, !preamble);
@@ -80,7 +81,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, c
   }
   if (payloadType === 'reasoning') {
     const summaryText = detail && Array.isArray(payload.summary) ? firstText(payload.summary) : null;
-    return describe('reasoning', 'reasoning', summaryText === null ? null : firstLine(summaryText) || null);
+    return describe('reasoning', 'reasoning', summaryText === null ? null : firstLine(summaryText, SUMMARY_MAX_BYTES));
   }
   const asCall = callFamily(payloadType);
   if (asCall !== undefined) {
@@ -110,7 +111,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, c
   if (payloadType === 'agent_message') {
     // A message from another agent of a multi-agent run: it reaches the model as input.
     const text = detail ? firstText(payload.content) : null;
-    return describe('user', 'agent_message', text === null ? null : firstLine(text) || null);
+    return describe('user', 'agent_message', text === null ? null : firstLine(text, SUMMARY_MAX_BYTES));
   }
   if (payloadType === 'compaction') return describe('system', 'compaction', null);
   const d = describe('meta', sanitizeLabel(payloadType, 'response_item'), null);

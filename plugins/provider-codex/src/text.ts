@@ -1,24 +1,8 @@
 /** Small string helpers for labels and summaries: bounded, one line, never split inside a character. */
-import { clipUtf8 } from '../../../sdk/utf8.js';
 
 /** Summaries stay well under the schema's 512-byte bound so 100,000 items remain cheap to send. */
 export const SUMMARY_MAX_BYTES = 256;
 const LABEL_MAX_CHARS = 64;
-
-/** The first non-empty line, without control characters, bounded to `maxBytes`. */
-export function firstLine(text: string, maxBytes = SUMMARY_MAX_BYTES): string {
-  // Only the head of a long text can hold its first line within the bound.
-  const head = text.length > maxBytes * 4 ? text.slice(0, maxBytes * 4) : text;
-  let line = '';
-  for (const candidate of head.split(/\r?\n|\r/)) {
-    const trimmed = candidate.trim();
-    if (trimmed.length > 0) {
-      line = trimmed;
-      break;
-    }
-  }
-  return detach(clipUtf8(line.replace(/[\u0000-\u001f\u007f]/g, ' '), maxBytes));
-}
 
 /**
  * A copy that shares no memory with the string it was cut from. V8 represents a substring as a

@@ -6,7 +6,8 @@ import { forkTarget } from '../../../plugins/provider-codex/src/fork.js';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
 import { render } from '../../../plugins/provider-codex/src/render.js';
 import { parseRolloutName, rolloutTimestamp } from '../../../plugins/provider-codex/src/rollout-name.js';
-import { firstLine, sanitizeLabel } from '../../../plugins/provider-codex/src/text.js';
+import { sanitizeLabel } from '../../../plugins/provider-codex/src/text.js';
+import { firstLine } from '../../../sdk/summary-lines.js';
 import { clipUtf8 } from '../../../sdk/utf8.js';
 import { verify } from '../../../plugins/provider-codex/src/verify.js';
 import { validateProviderForkTargetResult } from '../../../schemas/generated/validators.js';
@@ -100,8 +101,9 @@ describe('provider-codex names and text helpers', () => {
   it('never cuts inside a character and keeps labels free of payload text', () => {
     expect(clipUtf8('aé', 2)).toBe('a');
     expect(clipUtf8('😀😀', 5)).toBe('😀');
-    expect(firstLine('\n\n  first\nsecond')).toBe('first');
-    expect(firstLine('tab\there')).toBe('tab here');
+    expect(firstLine('\n\n  first\nsecond', 256)).toBe('first');
+    expect(firstLine('tab\there', 256)).toBe('tab here');
+    expect(firstLine(' \n\t\n', 256)).toBeNull();
     expect(sanitizeLabel('rm -rf / && curl evil', 'tool')).toBe('rm_-rf_/____curl_evil');
     expect(sanitizeLabel('!!!', 'tool')).toBe('tool');
   });
