@@ -1806,6 +1806,10 @@ export interface PluginListCommandResult {
   builtin_dir: string;
   installed_dir: string;
   bundles: PluginListEntry[];
+  /**
+   * Why the list may be short: a default config that could not be read, so the bundles it pins are not listed (also printed on stderr).
+   */
+  warnings?: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

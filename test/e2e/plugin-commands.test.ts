@@ -156,6 +156,43 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     expect(fromTgz).toMatchObject({ manifest_sha256: result.manifest_sha256, path: packed });
   });
 
+  it('a config with a typo, or a pin still holding its placeholder, stops neither the check that prints the pin nor the list', async () => {
+    const configDir = join(home.configHome, 'gobstopper');
+    mkdirSync(configDir, { recursive: true });
+    const configPath = join(configDir, 'config.toml');
+    const manifest = join(repoRoot, 'examples', 'plugins', 'keep-last-jq', 'gobstopper-plugin.json');
+    writeFileSync(configPath, `[presets.mine]\nstrategy = "keep_last_jq"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "<manifest_sha256>" }\n`);
+    try {
+      // The value to paste over the placeholder comes from check, which needs no config for a path.
+      const checked = await gobJson<{ manifest_sha256: string }>('PluginCheckCommandResult', 'plugin', 'check', 'examples/plugins/keep-last-jq');
+      expect(checked.manifest_sha256).toBe(sha256(readFileSync(manifest)));
+
+      const list = await gob('plugin', 'list', '--json');
+      expect(list.code, list.stderr).toBe(0);
+      const listed = JSON.parse(list.stdout) as { bundles: { id: string; source: string }[]; warnings: string[] };
+      expect(validators.validatePluginListCommandResult(listed)).toBe(true);
+      expect(listed.bundles.some((b) => b.source === 'builtin' && b.id === 'strategies-core')).toBe(true);
+      expect(listed.warnings).toEqual([expect.stringMatching(/^the config could not be read, so no bundle it pins is listed: .*trusted_sha256.*64 lowercase hex digits/)]);
+      const listHuman = await gob('plugin', 'list');
+      expect(listHuman.code).toBe(0);
+      expect(listHuman.stdout).toContain('strategies-core');
+      expect(listHuman.stderr).toContain('warning: the config could not be read, so no bundle it pins is listed');
+
+      // An id may name a pin, so there the config's problem is the answer.
+      const byId = await gob('plugin', 'check', 'strategies-core', '--json');
+      expect(byId.code).toBe(1);
+      expect(JSON.parse(byId.stdout).error).toMatchObject({ code: 'invalid_config' });
+      expect(JSON.parse(byId.stdout).error.message).toContain('trusted_sha256');
+
+      // A --config the command line names that cannot be read is refused at once, path or not.
+      const named = await gob('plugin', 'check', 'examples/plugins/keep-last-jq', '--config', configPath, '--json');
+      expect(named.code).toBe(1);
+      expect(JSON.parse(named.stdout).error.code).toBe('invalid_config');
+    } finally {
+      rmSync(configPath);
+    }
+  });
+
   it('a packed bundle that admission refuses is named by its archive, not by the temporary copy it was unpacked into', async () => {
     const work = join(home.root, 'packed-damaged');
     cpSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq'), join(work, 'keep-last-jq'), { recursive: true });

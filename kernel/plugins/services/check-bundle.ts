@@ -8,7 +8,7 @@ import type { PluginRegistry } from '../registry/registry.js';
 import { bundleTarget } from './bundle-target.js';
 
 /** `plugin check`: admission only; nothing of the bundle runs. A bundle id names one of the config's `pins` first. */
-export function checkBundle(arg: string, registry: PluginRegistry, pins: PluginRef[], cwd = process.cwd()): PluginCheckCommandResult {
+export function checkBundle(arg: string, registry: PluginRegistry, pins: () => PluginRef[], cwd = process.cwd()): PluginCheckCommandResult {
   const target = bundleTarget(arg, registry, pins, cwd);
   const admitted = 'ref' in target ? registry.admit(target.ref) : admitBundle(target.path, { gobstopperVersion: registry.version });
   const { manifest } = admitted;
@@ -36,7 +36,7 @@ export function checkBundle(arg: string, registry: PluginRegistry, pins: PluginR
  * `plugin check` of anything it takes: a packed bundle (.tgz) is checked as `plugin add` would see
  * it, unpacked into a temporary directory, admitted and thrown away; anything else as checkBundle.
  */
-export async function checkBundleSource(arg: string, registry: PluginRegistry, pins: PluginRef[], cwd = process.cwd()): Promise<PluginCheckCommandResult> {
+export async function checkBundleSource(arg: string, registry: PluginRegistry, pins: () => PluginRef[], cwd = process.cwd()): Promise<PluginCheckCommandResult> {
   const local = resolve(cwd, arg);
   if (!isTarballFile(local)) return checkBundle(arg, registry, pins, cwd);
   const opened = await openBundleSource(local);

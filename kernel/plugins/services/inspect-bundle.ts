@@ -10,22 +10,26 @@ import { bundleTarget } from './bundle-target.js';
 export interface InspectOptions {
   /** Required to run a bundle from a directory: the manifest_sha256 `plugin check` printed. */
   trustedSha256?: string;
-  /** The config's pins: a bundle id names a pinned bundle first, and the result names the tables pinning it. */
-  pins?: ConfigPin[];
+  /**
+   * The config's pins: a bundle id names a pinned bundle first, and the result names the tables
+   * pinning it. Asked only for an id, so a config that cannot be read stops no look at a path.
+   */
+  pins?: () => ConfigPin[];
   hostEnv?: NodeJS.ProcessEnv;
   cwd?: string;
 }
 
 /** `plugin inspect`: starts the bundle, runs initialize, reports the handshake, shuts it down. */
 export async function inspectBundle(arg: string, registry: PluginRegistry, options: InspectOptions = {}): Promise<PluginInspectCommandResult> {
-  const target = bundleTarget(arg, registry, options.pins ?? [], options.cwd);
+  const pins = options.pins ?? (() => []);
+  const target = bundleTarget(arg, registry, pins, options.cwd);
   let ref: BundleRef;
   let source: PluginInspectCommandResult['source'];
   let pinnedIn: ConfigPinUse[] | undefined;
   if ('ref' in target) {
     ref = withTrustedPin(target.ref, options.trustedSha256);
     source = ref.source;
-    if (source === 'config') pinnedIn = pinUses(options.pins ?? [], target.ref);
+    if (source === 'config') pinnedIn = pinUses(pins(), target.ref);
   } else {
     // Running code from a directory is only done against the pin the user read from `plugin check`,
     // or the one `plugin add` recorded for exactly these bytes (the directory it installed from).

@@ -4,8 +4,7 @@ import { checkBundleSource } from '../../../plugins/services/check-bundle.js';
 import { describeProvides } from '../../../plugins/services/describe.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { configFlag } from '../../../config/cli-flags.js';
-import { loadConfig } from '../../../config/load-config.js';
-import { configPins } from '../../../services/config-pins.js';
+import { pinsForPluginCommand } from '../../../services/config-pins.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
@@ -27,7 +26,8 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
 
   async run(): Promise<PluginCheckCommandResult> {
     const { args, flags } = await this.parse(PluginCheck);
-    const result = await checkBundleSource(args.bundle, new PluginRegistry(), configPins(await loadConfig({ configPath: flags.config })));
+    const { pins } = await pinsForPluginCommand(flags.config);
+    const result = await checkBundleSource(args.bundle, new PluginRegistry(), pins);
     this.say(`${result.id} ${result.version}: admitted (${result.files} files, ${result.bytes} bytes); no code was run`);
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);

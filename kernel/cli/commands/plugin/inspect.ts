@@ -7,8 +7,7 @@ import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { usageError } from '../../../errors.js';
 import { printableText } from '../../../text/human.js';
 import { configFlag } from '../../../config/cli-flags.js';
-import { loadConfig } from '../../../config/load-config.js';
-import { configPins } from '../../../services/config-pins.js';
+import { pinsForPluginCommand } from '../../../services/config-pins.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginInspect extends BaseCommand<PluginInspectCommandResult> {
@@ -37,7 +36,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     if (trusted !== undefined && !/^[0-9a-f]{64}$/i.test(trusted)) {
       throw usageError('invalid_sha', `--trusted-sha256 must be the 64-hex manifest_sha256 that gobstopper plugin check ${args.plugin} prints`);
     }
-    const pins = configPins(await loadConfig({ configPath: flags.config }));
+    const { pins } = await pinsForPluginCommand(flags.config);
     const result = await inspectBundle(args.plugin, new PluginRegistry(), { trustedSha256: flags['trusted-sha256'], pins });
     this.say(`${result.id} ${result.version} (${result.source}, ${result.path})`);
     // What it serves is what plan would find once it started it: its handshake's strategies.

@@ -1,11 +1,10 @@
 import type { PluginListCommandResult } from '../../../../schemas/generated/types.js';
 import { configFlag } from '../../../config/cli-flags.js';
-import { loadConfig } from '../../../config/load-config.js';
 import { describeProvides } from '../../../plugins/services/describe.js';
 import { listBundles } from '../../../plugins/services/list-bundles.js';
 import { listNotes } from '../../../plugins/services/list-notes.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
-import { configPins } from '../../../services/config-pins.js';
+import { pinsForPluginCommand } from '../../../services/config-pins.js';
 import { BaseCommand } from '../../base-command.js';
 
 export default class PluginList extends BaseCommand<PluginListCommandResult> {
@@ -22,8 +21,11 @@ export default class PluginList extends BaseCommand<PluginListCommandResult> {
 
   async run(): Promise<PluginListCommandResult> {
     const { flags } = await this.parse(PluginList);
-    const pins = configPins(await loadConfig({ configPath: flags.config }));
-    const result = listBundles(new PluginRegistry(), pins);
+    const { pins, problem } = await pinsForPluginCommand(flags.config);
+    const listed = listBundles(new PluginRegistry(), problem === null ? pins() : []);
+    // The bundles on disk are listed all the same; only the config's own pins are missing.
+    const result = problem === null ? listed : { ...listed, warnings: [`the config could not be read, so no bundle it pins is listed: ${problem}`] };
+    for (const warning of result.warnings ?? []) this.note(`warning: ${warning}`);
     if (result.bundles.length === 0) {
       this.say(`No plugin bundles: none built in under ${result.builtin_dir}, none installed under ${result.installed_dir}.`);
       return result;
