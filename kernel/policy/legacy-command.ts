@@ -3,7 +3,9 @@
  * under `sh -c` in its own process group, reads one JSON object on stdin and prints `{"edits": [...]}`.
  * Its edits then go through exactly the admission every other proposal does. The whole group is
  * killed when the command exits (whatever it left running goes with it), at the deadline, or when
- * output passes the cap, so a stuck or chatty script cannot hang or flood the host.
+ * output passes the cap, so a stuck or chatty script cannot hang or flood the host. A failure says
+ * what the script last wrote to stderr and how its output began, as a plugin's does: those are the
+ * words its author needs to fix it.
  */
 import type { Edit, TranscriptItem, UsageSample } from '../../schemas/generated/types.js';
 import { validateEdit } from '../../schemas/generated/validators.js';
@@ -11,12 +13,18 @@ import { GobstopperError } from '../errors.js';
 import { checkAgainst } from '../plugins/protocol/schema-check.js';
 import { killGroup, trackGroup, untrackGroup } from '../process-group.js';
 import { killPipeHolders, stdioLinks } from '../plugins/process/pipe-holders.js';
+import { stderrEcho } from '../plugins/process/stderr-echo.js';
+import { StderrRing } from '../plugins/process/stderr-ring.js';
 import { loadExeca } from '../load-execa.js';
 
 export const LEGACY_COMMAND_TIMEOUT_MS = 30_000;
 export const LEGACY_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** How long the output pipe is read after the command's group is gone (what it printed is in the pipe already). */
 const PIPE_GRACE_MS = 250;
+/** What is kept of the command's stderr, as for a plugin's: its last lines name the failure. */
+const STDERR_KEPT_BYTES = 64 * 1024;
+/** How much of output that is not JSON an error quotes, as for a plugin's line. */
+const QUOTED_OUTPUT_CHARS = 80;
 
 export interface LegacyCommandInput {
   session_id: string;
@@ -38,8 +46,10 @@ export interface LegacyCommandRequest {
 
 export type LegacyCommandRunner = (request: LegacyCommandRequest) => Promise<Edit[]>;
 
-const failed = (table: string, what: string, details?: Record<string, unknown>) =>
-  new GobstopperError('legacy_command_failed', `legacy command from ${table} ${what}`, { details: { table, ...details } });
+const failed = (table: string, what: string, details?: Record<string, unknown>, stderrTail = '') =>
+  new GobstopperError('legacy_command_failed', `legacy command from ${table} ${what}${stderrTail ? ` (stderr: ${stderrTail})` : ''}`, {
+    details: { table, ...details, ...(stderrTail ? { stderr_tail: stderrTail } : {}) },
+  });
 
 export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   const timeoutMs = request.timeoutMs ?? LEGACY_COMMAND_TIMEOUT_MS;
@@ -53,8 +63,7 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     buffer: false,
     reject: false,
     stdout: 'pipe',
-    // The script's own diagnostics may quote what it read; they reach the terminal only when debugging.
-    stderr: process.env.GOBSTOPPER_DEBUG ? 'inherit' : 'ignore',
+    stderr: 'pipe',
     ...(request.cwd ? { cwd: request.cwd } : {}),
     ...(request.env ? { env: request.env, extendEnv: false } : {}),
   });
@@ -70,6 +79,10 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   const stopGroup = () => {
     if (pid !== undefined) killGroup(pid);
   };
+  const stderr = new StderrRing(STDERR_KEPT_BYTES);
+  subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // Everything it writes reaches the terminal only when debugging; a failure quotes the last lines.
+  if (process.env.GOBSTOPPER_DEBUG) subprocess.stderr?.on('data', stderrEcho(`command of ${request.table}`));
   const chunks: Buffer[] = [];
   let outputBytes = 0;
   subprocess.stdout?.on('data', (chunk: Buffer) => {
@@ -94,6 +107,11 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
         held = true;
         stopEscapees();
         subprocess.stdout.destroy();
+      }
+      // Held stderr says nothing about the answer, but the command is not done until it ends.
+      if (subprocess.stderr && !subprocess.stderr.readableEnded) {
+        stopEscapees();
+        subprocess.stderr.destroy();
       }
     }, PIPE_GRACE_MS);
   };
@@ -123,23 +141,24 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
     if (pid !== undefined) untrackGroup(pid);
   }
 
-  if (stopped === 'timeout') throw failed(request.table, `did not finish within ${formatMs(timeoutMs)} and was stopped`, { timeout_ms: timeoutMs });
-  if (stopped === 'overflow') throw failed(request.table, `printed more than ${maxOutputBytes} bytes and was stopped`, { max_output_bytes: maxOutputBytes });
+  const tail = stderr.tail();
+  if (stopped === 'timeout') throw failed(request.table, `did not finish within ${formatMs(timeoutMs)} and was stopped`, { timeout_ms: timeoutMs }, tail);
+  if (stopped === 'overflow') throw failed(request.table, `printed more than ${maxOutputBytes} bytes and was stopped`, { max_output_bytes: maxOutputBytes }, tail);
   if (result.exitCode === undefined && result.signal === undefined && result.failed) {
     throw failed(request.table, `could not be started (${(result as { code?: string }).code ?? 'spawn error'})`);
   }
-  if (result.signal) throw failed(request.table, `was killed by ${result.signal}`);
-  if (result.exitCode !== 0) throw failed(request.table, `exited with status ${result.exitCode}`, { exit_code: result.exitCode });
+  if (result.signal) throw failed(request.table, `was killed by ${result.signal}`, undefined, tail);
+  if (result.exitCode !== 0) throw failed(request.table, `exited with status ${result.exitCode}`, { exit_code: result.exitCode }, tail);
   try {
-    return parseLegacyOutput(Buffer.concat(chunks), request.table);
+    return parseLegacyOutput(Buffer.concat(chunks), request.table, tail);
   } catch (error) {
     // The likely cause is not the JSON: the answer was to come from what the command left running.
     if (held) {
       const fate = escapees > 0 ? 'it was stopped' : 'it could not be found, and was not stopped';
-      throw failed(request.table, `exited before printing a complete answer, and a process it started outside its process group (setsid?) held its output open; ${fate}`);
+      throw failed(request.table, `exited before printing a complete answer, and a process it started outside its process group (setsid?) held its output open; ${fate}`, undefined, tail);
     }
     if (!leftRunning) throw error;
-    throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does');
+    throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does', undefined, tail);
   }
 };
 
@@ -154,23 +173,27 @@ function groupAlive(pid: number | undefined): boolean {
   }
 }
 
-/** Exactly one JSON object with an `edits` array of schema-valid edits. Other top-level keys are ignored. */
-export function parseLegacyOutput(output: Buffer, table: string): Edit[] {
+/**
+ * Exactly one JSON object with an `edits` array of schema-valid edits. Other top-level keys are
+ * ignored. `stderrTail` (what the command last wrote to stderr) goes into every error.
+ */
+export function parseLegacyOutput(output: Buffer, table: string, stderrTail = ''): Edit[] {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(output);
   } catch {
-    throw failed(table, 'printed output that is not UTF-8');
+    throw failed(table, 'printed output that is not UTF-8', undefined, stderrTail);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    // The parser's message would quote the output, which may hold transcript-derived text.
-    throw failed(table, `did not print valid JSON (${output.length} bytes)`);
+    // How the output began, quoted and escaped: a stray print is found by its words. The parser's
+    // own message is left out; it says only where the JSON broke.
+    throw failed(table, `did not print valid JSON (${output.length} bytes${output.length > 0 ? `, beginning ${quotedStart(text)}` : ''})`, undefined, stderrTail);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !Array.isArray((parsed as { edits?: unknown }).edits)) {
-    throw failed(table, 'must print one JSON object of the form {"edits": [...]}');
+    throw failed(table, 'must print one JSON object of the form {"edits": [...]}', undefined, stderrTail);
   }
   const edits = (parsed as { edits: unknown[] }).edits;
   edits.forEach((edit, index) => {
@@ -181,10 +204,15 @@ export function parseLegacyOutput(output: Buffer, table: string): Edit[] {
       // The schema's words and place say what to fix; they quote no value of the output (at most the
       // name of a member the edit should not have).
       const where = `${violation.pointer || '/'}: ${violation.message}`;
-      throw failed(table, `printed edit ${index}${opText}, which is not a valid elide, inject_digest, provider_compact or cache_edit edit (at ${where})`, { edit_index: index, pointer: violation.pointer });
+      throw failed(table, `printed edit ${index}${opText}, which is not a valid elide, inject_digest, provider_compact or cache_edit edit (at ${where})`, { edit_index: index, pointer: violation.pointer }, stderrTail);
     }
   });
   return edits as Edit[];
+}
+
+function quotedStart(text: string): string {
+  const chars = [...text];
+  return `${JSON.stringify(chars.slice(0, QUOTED_OUTPUT_CHARS).join(''))}${chars.length > QUOTED_OUTPUT_CHARS ? '…' : ''}`;
 }
 
 function formatMs(ms: number): string {

@@ -134,10 +134,24 @@ describe('legacy command presets', () => {
     await expect(runLegacyCommand(request('cat >/dev/null; exit 3'))).rejects.toMatchObject({ message: `legacy command from ${TABLE} exited with status 3` });
   });
 
-  it('reports output that is not JSON without quoting it', async () => {
-    const error = await failure(runLegacyCommand(request('echo secret-transcript-words')));
-    expect(error.message).toBe(`legacy command from ${TABLE} did not print valid JSON (24 bytes)`);
-    expect(error.message).not.toContain('secret');
+  it('says what a failing command last wrote to stderr, so its author sees why', async () => {
+    const error = await failure(runLegacyCommand(request(`cat >/dev/null; echo 'Traceback (most recent call last):' >&2; echo 'ModuleNotFoundError: No module named foo' >&2; exit 3`)));
+    expect(error.message).toBe(`legacy command from ${TABLE} exited with status 3 (stderr: Traceback (most recent call last): | ModuleNotFoundError: No module named foo)`);
+    expect(error).toMatchObject({ code: 'legacy_command_failed', details: { table: TABLE, exit_code: 3, stderr_tail: 'Traceback (most recent call last): | ModuleNotFoundError: No module named foo' } });
+  });
+
+  it('quotes how output that is not JSON began, escaped, with a stderr line after it', async () => {
+    const error = await failure(runLegacyCommand(request(`echo 'loading model'; printf 'warn: \\033[31mred\\n' >&2; echo '{"edits":[]}'`)));
+    expect(error.message).toBe(`legacy command from ${TABLE} did not print valid JSON (27 bytes, beginning "loading model\\n{\\"edits\\":[]}\\n") (stderr: warn:  [31mred)`);
+    const long = await failure(runLegacyCommand(request(`printf '%0200d' 0`)));
+    expect(long.message).toBe(`legacy command from ${TABLE} did not print valid JSON (200 bytes, beginning "${'0'.repeat(80)}"…)`);
+  });
+
+  it('a command that writes stderr from a process outside its group still ends at its own exit', async () => {
+    const started = Date.now();
+    const error = await failure(runLegacyCommand(request(`(setsid sh -c 'sleep 30' 2>&2 &); echo nope`)));
+    expect(error.message).toMatch(/did not print valid JSON|held its output open/);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it.each([
