@@ -3,7 +3,7 @@
  * counts as its context, and what a cycle costs compared with waiting for the provider's own
  * auto-compaction near the end of the window.
  */
-import type { ContextBasis, ExplainCommandResult, ExplainCycle, ExplainedSession, ExplainWarning, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
+import type { ContextBasis, ExplainCommandResult, ExplainCycle, ExplainedSession, ExplainWarning, ExternalProposer, PlanCommandNoPlan, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { formatCount } from '../text/human.js';
 import { QUOTA_PRESSURE_FACTOR, pressureHoldNote } from './quota.js';
 import { BUILTIN_PROVIDERS, PROVIDER_CONTROLS, type BuiltinProvider } from './provider-controls.js';
@@ -42,6 +42,8 @@ export interface ExplainInput {
   window_tokens?: number;
   /** The session whose context is assessed, when one was named. */
   session?: ExplainedSession | null;
+  /** A command or pinned plugin a config table runs in the strategy bundle's place. */
+  proposer?: ExternalProposer | null;
 }
 
 const n = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -97,7 +99,7 @@ export function explain(input: ExplainInput): ExplainCommandResult {
   const held = pressureHoldNote(policy);
   const scaling = held === null ? ` (trigger ${n(policy.trigger_tokens)} ×${factor} for ${policy.quota_pressure} quota pressure)` : '';
   lines.push(
-    `Policy: strategy ${policy.strategy}; compact when the context reaches ${n(trigger)} tokens${scaling} and aim for ${n(floor)} afterwards (the floor)` +
+    `Policy: strategy ${policy.strategy}${proposerNote(input.proposer ?? null, policy.strategy)}; compact when the context reaches ${n(trigger)} tokens${scaling} and aim for ${n(floor)} afterwards (the floor)` +
       (held === null ? '.' : `; ${held}.`),
   );
   lines.push(`A plan must reclaim at least ${n(policy.min_savings_tokens)} tokens, after paying for the stubs it leaves, to be worth a cycle.`);
@@ -165,7 +167,15 @@ export function explain(input: ExplainInput): ExplainCommandResult {
     assessment,
     context_basis: contextBasis,
     cycle,
+    ...(input.proposer ? { proposer: input.proposer } : {}),
     warnings,
     lines,
   };
+}
+
+/** Who proposes instead of the strategy's bundle: "the command of [presets.c]". */
+export const proposerName = (proposer: ExternalProposer): string => `${proposer.kind === 'legacy_command' ? 'the command' : 'the pinned plugin'} of ${proposer.table}`;
+
+function proposerNote(proposer: ExternalProposer | null, strategy: string): string {
+  return proposer === null ? '' : ` (proposed by ${proposerName(proposer)}; plans are named preset:${strategy})`;
 }

@@ -2,7 +2,7 @@
  * The numeric decision orchestrators ask for: given a provider, a context size and whether the session
  * is live, what should happen now. Reads no transcript and calls no provider.
  */
-import type { PolicyCheckCommandResult, ResolvedPolicy } from '../../schemas/generated/types.js';
+import type { ExternalProposer, PolicyCheckCommandResult, ResolvedPolicy } from '../../schemas/generated/types.js';
 import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from './provider-controls.js';
 
 export interface PolicyCheckInput {
@@ -10,6 +10,8 @@ export interface PolicyCheckInput {
   context_tokens: number;
   session_active: boolean;
   policy: ResolvedPolicy;
+  /** A command or pinned plugin a config table runs in the strategy bundle's place; plans are then named preset:<strategy>. */
+  proposer?: ExternalProposer | null;
 }
 
 /**
@@ -22,7 +24,7 @@ export function policyCheck(input: PolicyCheckInput): PolicyCheckCommandResult {
   const action = !over ? 'none' : input.session_active ? 'provider_compact' : 'transcript_compact';
   return {
     action,
-    strategy: policy.strategy,
+    strategy: input.proposer ? `preset:${policy.strategy}` : policy.strategy,
     provider: input.provider,
     trigger_tokens: policy.trigger_tokens,
     effective_trigger_tokens: policy.effective_trigger_tokens,
@@ -33,5 +35,6 @@ export function policyCheck(input: PolicyCheckInput): PolicyCheckCommandResult {
     context_tokens: input.context_tokens,
     session_active: input.session_active,
     control: action === 'provider_compact' ? LIVE_SESSION_CONTROLS[input.provider] : null,
+    ...(input.proposer ? { proposer: input.proposer } : {}),
   };
 }

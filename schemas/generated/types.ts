@@ -1315,6 +1315,21 @@ export interface ExplainCommandResult {
    */
   warnings: ExplainWarning[];
   /**
+   * A configured userspace proposer that replaces the strategy bundle; its plans are named preset:<strategy>.
+   */
+  proposer?:
+    | {
+        kind: "legacy_command";
+        command: string;
+        table: string;
+      }
+    | {
+        kind: "plugin";
+        manifest: string;
+        trusted_sha256: Sha256;
+        table: string;
+      };
+  /**
    * The same facts in plain words, as printed without --json.
    */
   lines: string[];
@@ -1835,7 +1850,25 @@ export interface PluginRemoveCommandResult {
  */
 export interface PolicyCheckCommandResult {
   action: PolicyAction;
+  /**
+   * The strategy a plan would be named by: the policy's strategy, or preset:<strategy> when a config table runs a command or pinned plugin in its place (see proposer).
+   */
   strategy: string;
+  /**
+   * A configured userspace proposer that replaces the strategy bundle; its plans are named preset:<strategy>.
+   */
+  proposer?:
+    | {
+        kind: "legacy_command";
+        command: string;
+        table: string;
+      }
+    | {
+        kind: "plugin";
+        manifest: string;
+        trusted_sha256: Sha256;
+        table: string;
+      };
   provider: "claude_code" | "codex" | "devin";
   /**
    * The configured trigger.

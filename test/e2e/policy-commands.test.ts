@@ -685,6 +685,18 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const { body } = json(['plan', '7d3f', '--preset', 'u', '--config', config]);
     expect(body.error).toMatchObject({ code: 'unknown_edit_index', details: { rule: 'unknown_edit_index', edit_index: 0, line_index: 99999, proposer: 'command of [presets.u]' } });
     expect(body.error.message).toBe(`unknown edit index: ${body.error.details.why}`);
+
+    // Orchestrators and readers of explain learn that a user's script writes the edits, as plan names it.
+    const check = json(['policy-check', '--provider', 'codex', '--context-tokens', '30000', '--preset', 'u', '--config', config]);
+    expect(validatePolicyCheckCommandResult(check.body)).toBe(true);
+    expect(check.body).toMatchObject({ strategy: 'preset:auto', proposer: { kind: 'legacy_command', command: script, table: '[presets.u]' }, notes: ['plans come from the command of [presets.u], not from a strategy bundle'] });
+    expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '30000', '--preset', 'u', '--config', config]).stdout).toBe('action=transcript_compact strategy=preset:auto trigger_tokens=2\n');
+    const explained = json(['explain', '--preset', 'u', '--config', config]);
+    expect(validateExplainCommandResult(explained.body)).toBe(true);
+    expect(explained.body.proposer).toMatchObject({ kind: 'legacy_command', table: '[presets.u]' });
+    expect(explained.body.lines[0]).toMatch(/^Policy: strategy auto \(proposed by the command of \[presets\.u\]; plans are named preset:auto\); compact when/);
+    // Without one, neither says anything of a proposer.
+    expect(json(['policy-check', '--provider', 'codex', '--context-tokens', '30000', '--config', config]).body.proposer).toBeUndefined();
   });
 
   it('a project file may not configure a command', () => {

@@ -82,6 +82,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
           context_tokens: context,
           window_tokens: flags.window ?? window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
           session: { provider: parsed.session.provider, session_id: parsed.session.session_id, path: parsed.session.path, model_context_window: window },
+          proposer: resolved.external,
         });
       });
       for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
@@ -96,6 +97,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
       policy: toResolvedPolicy(resolved.values),
       context_tokens: flags['context-tokens'] ?? null,
       window_tokens: flags.window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
+      proposer: resolved.external,
     });
     for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
     return result;
