@@ -1314,21 +1314,7 @@ export interface ExplainCommandResult {
    * What makes figures of the cycle null, by code; empty when the policy's cycle happens as configured. Also among lines, as "Warning: <message>".
    */
   warnings: ExplainWarning[];
-  /**
-   * A configured userspace proposer that replaces the strategy bundle; its plans are named preset:<strategy>.
-   */
-  proposer?:
-    | {
-        kind: "legacy_command";
-        command: string;
-        table: string;
-      }
-    | {
-        kind: "plugin";
-        manifest: string;
-        trusted_sha256: Sha256;
-        table: string;
-      };
+  proposer?: ExternalProposer;
   /**
    * The same facts in plain words, as printed without --json.
    */
@@ -1854,21 +1840,7 @@ export interface PolicyCheckCommandResult {
    * The strategy a plan would be named by: the policy's strategy, or preset:<strategy> when a config table runs a command or pinned plugin in its place (see proposer).
    */
   strategy: string;
-  /**
-   * A configured userspace proposer that replaces the strategy bundle; its plans are named preset:<strategy>.
-   */
-  proposer?:
-    | {
-        kind: "legacy_command";
-        command: string;
-        table: string;
-      }
-    | {
-        kind: "plugin";
-        manifest: string;
-        trusted_sha256: Sha256;
-        table: string;
-      };
+  proposer?: ExternalProposer;
   provider: "claude_code" | "codex" | "devin";
   /**
    * The configured trigger.
