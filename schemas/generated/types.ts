@@ -208,6 +208,15 @@ export type EventErrorCode =
  */
 export type HistoryCommandOutput = VaultEntry[];
 /**
+ * Present when the plan was made without something it asked for: a candidate strategy that failed, so auto (or another strategy asking through the host) chose without it, or a session table keyed by a prefix, which never applies. Also printed on stderr.
+ *
+ * @minItems 1
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "PlanWarnings".
+ */
+export type PlanWarnings = string[];
+/**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "NoPlanReasonCode".
  */
@@ -1422,6 +1431,7 @@ export interface PlanCommandNoPlan {
   min_savings_tokens: TokenCount;
   projected_context_tokens_after: TokenCount | null;
   projected_savings_tokens: TokenCount | null;
+  warnings?: PlanWarnings;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
@@ -1448,6 +1458,7 @@ export interface PlanCommandPlan {
    * The session was updated by its client within 180 s (a file gobstopper just published is not live until a client writes to it).
    */
   active?: boolean;
+  warnings?: PlanWarnings;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

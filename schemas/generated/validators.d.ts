@@ -89,6 +89,7 @@ export declare const validateOperationReceipt: GeneratedValidator;
 export declare const validatePlanCommandNoPlan: GeneratedValidator;
 export declare const validatePlanCommandPlan: GeneratedValidator;
 export declare const validatePlanCommandResult: GeneratedValidator;
+export declare const validatePlanWarnings: GeneratedValidator;
 export declare const validatePluginAddCommandResult: GeneratedValidator;
 export declare const validatePluginCheckCommandResult: GeneratedValidator;
 export declare const validatePluginErrorCode: GeneratedValidator;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { validatePlanCommandResult } from '../../schemas/generated/validators.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome, listFiles } from '../helpers/demo-home.js';
@@ -119,9 +120,12 @@ describe('built-ins are replaceable bundles', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('why: auto: selected');
     expect(r.stderr).toMatch(/^warning: strategy scored failed, so auto chose without it: plugin dying-scorer@[0-9.]+ exited with code 3 during scorer\/score.*scorer giving up on purpose/m);
-    // With --json too: stdout is the plan alone, and the warning is on stderr.
+    // With --json too: the plan carries the warning for a script, and stderr repeats it.
     const json = await runCli(['plan', DEMO_CLAUDE_ID, '--json'], home.env);
-    expect(JSON.parse(json.stdout).status).toBe('plan');
+    const planned = JSON.parse(json.stdout);
+    expect(validatePlanCommandResult(planned)).toBe(true);
+    expect(planned.status).toBe('plan');
+    expect(planned.warnings).toEqual([expect.stringMatching(/^strategy scored failed, so auto chose without it: plugin dying-scorer@/)]);
     expect(json.stderr).toContain('warning: strategy scored failed, so auto chose without it');
   });
 

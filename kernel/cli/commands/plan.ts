@@ -58,9 +58,10 @@ When there is nothing to do the answer is a "no plan" with one of five reasons: 
         this.note('warning: the session ends with a torn record (a write in progress?); apply refuses it until the client finishes that line');
       }
     }
-    // The plan's JSON has no place for them, and a script should still hear what auto did without.
+    // On stderr with --json too, as before they had a place in the JSON.
     for (const w of planned.warnings) this.warning(w);
-    if (outcome.status === 'plan') return { ...outcome, session, active: planned.active };
-    return outcome;
+    const warnings = planned.warnings.length > 0 ? { warnings: planned.warnings } : {};
+    if (outcome.status === 'plan') return { ...outcome, session, active: planned.active, ...warnings };
+    return { ...outcome, ...warnings };
   }
 }
