@@ -13,7 +13,7 @@ const WIDTH = 100;
 
 const GROUPS = [
   ['Sessions', ['watch', 'detect', 'plan', 'apply', 'verify', 'fork', 'undo', 'snapshot', 'rehearse']],
-  ['Vault', ['vault', 'history', 'show', 'diff', 'search-snapshot', 'read-snapshot', 'recall', 'prune', 'events']],
+  ['Vault', ['vault', 'history', 'show', 'diff', 'search-snapshot', 'read-snapshot', 'export', 'recall', 'prune', 'events']],
   ['Policy', ['config', 'presets', 'explain', 'tune', 'policy-check']],
   ['Measurement', ['eval', 'bench', 'eval-study']],
   ['Plugins', ['plugin add', 'plugin check', 'plugin list', 'plugin inspect', 'plugin remove']],

@@ -90,17 +90,33 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS']);
  */
 export function writeNewFile(path: string, data: string | Buffer, mode = 0o644): void {
   const absolute = assertNewOutputPath(path);
-  const temp = join(dirname(absolute), `.${namePart(basename(absolute))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const temp = tempNameBeside(absolute);
   writeWhole(temp, path, data, mode);
+  try {
+    linkIntoPlace(temp, absolute, path, () => writeWhole(absolute, path, data, mode));
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** The hidden temporary name a new file at `absolute` is written under before it is linked into place. */
+export function tempNameBeside(absolute: string): string {
+  return join(dirname(absolute), `.${namePart(basename(absolute))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * Gives the whole file at `temp` its name `absolute` (`path` as the user wrote it, for messages)
+ * without ever replacing a file that appeared there meanwhile. On a file system without hard
+ * links, `fallback` creates the file in place instead.
+ */
+export function linkIntoPlace(temp: string, absolute: string, path: string, fallback: () => void): void {
   try {
     linkSync(temp, absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'EEXIST') throw outputExists(path);
     if (!NO_LINKS.has(code)) throw new GobstopperError('output_write_failed', `cannot create ${path}: ${(error as Error).message}`);
-    writeWhole(absolute, path, data, mode);
-  } finally {
-    rmSync(temp, { force: true });
+    fallback();
   }
 }
 

@@ -351,11 +351,11 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
     const errors = verified.findings.filter((f) => f.severity === 'error');
     if (errors.length) {
       // Which errors, and where else to go: a state archived mid-write (a cut tool call) stays so,
-      // and the other states of the session, or this one's records, are what is left to the user.
+      // and the other states of the session, or this one's bytes as they are, are what is left to the user.
       const codes = [...new Set(errors.map((f) => f.code))].join(', ');
       throw new GobstopperError(
         'snapshot_invalid',
-        `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s) (${codes}); restoring it would not resume, so nothing was published. gobstopper history ${entry.session_id} lists the other archived states (undo --sha restores one), and gobstopper read-snapshot ${entry.sha256} --record N reads this one's records`,
+        `snapshot ${entry.sha256.slice(0, 16)} has ${errors.length} verify error(s) (${codes}); restoring it would not resume, so nothing was published. gobstopper history ${entry.session_id} lists the other archived states (undo --sha restores one), and gobstopper export ${entry.sha256} --output <new file> writes this one's bytes as they are`,
         { details: { findings: errors } },
       );
     }

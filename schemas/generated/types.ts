@@ -1331,6 +1331,54 @@ export interface ExplainCommandResult {
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "ExportCommandResult".
+ */
+export interface ExportCommandResult {
+  snapshot: VaultEntry;
+  /**
+   * The new file holding the bytes (mode 0600).
+   */
+  output: string;
+  bytes: number;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+}
+/**
+ * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
+ *
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
+ * via the `definition` "VaultEntry".
+ */
+export interface VaultEntry {
+  /**
+   * Unix seconds, at most the last second of the year 9999: a time every readout can print as a date.
+   */
+  ts: number;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  sha256: string;
+  /**
+   * Canonical absolute path of the archived file.
+   */
+  path: string;
+  session_id: SessionId;
+  provider: ProviderId;
+  bytes: number;
+  /**
+   * Physical lines: newline count, plus one when the last line is unterminated.
+   */
+  record_count: number;
+  strategy: VaultLabel;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_sha256: string;
+}
+/**
+ * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "HelpCommandEntry".
  */
 export interface HelpCommandEntry {
@@ -1383,38 +1431,6 @@ export interface HelpCommandResult {
   args?: HelpArg[];
   flags?: HelpFlag[];
   examples?: string[];
-}
-/**
- * One line of vault/index.jsonl. Append order, not ts, defines recency. Unknown fields are rejected.
- *
- * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
- * via the `definition` "VaultEntry".
- */
-export interface VaultEntry {
-  /**
-   * Unix seconds, at most the last second of the year 9999: a time every readout can print as a date.
-   */
-  ts: number;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  sha256: string;
-  /**
-   * Canonical absolute path of the archived file.
-   */
-  path: string;
-  session_id: SessionId;
-  provider: ProviderId;
-  bytes: number;
-  /**
-   * Physical lines: newline count, plus one when the last line is unterminated.
-   */
-  record_count: number;
-  strategy: VaultLabel;
-  /**
-   * Lowercase hex SHA-256 digest.
-   */
-  source_sha256: string;
 }
 /**
  * A successful inspection that found nothing to do. Projections are non-null only when a rejected proposal supplied them.

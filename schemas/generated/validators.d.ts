@@ -58,6 +58,7 @@ export declare const validateExplainCommandResult: GeneratedValidator;
 export declare const validateExplainCycle: GeneratedValidator;
 export declare const validateExplainWarning: GeneratedValidator;
 export declare const validateExplainedSession: GeneratedValidator;
+export declare const validateExportCommandResult: GeneratedValidator;
 export declare const validateExternalProposer: GeneratedValidator;
 export declare const validateFinding: GeneratedValidator;
 export declare const validateForkCommandResult: GeneratedValidator;

@@ -3,7 +3,7 @@
  * against a throwaway home whose vault holds synthetic sessions.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +187,43 @@ describe('vault commands (built CLI)', () => {
     expect(escaped.stdout).toBe('\\u001b[31mred alert\n');
     const raw = await json<{ content: string }>(V.validateReadSnapshotCommandOutput, 'read-snapshot', second, '--record', '11');
     expect(raw.content).toBe('\u001b[31mred alert');
+  });
+
+  it('export writes any archived state byte for byte, a damaged one included, to a new private file or a pipe', async () => {
+    // The damaged state: its last line is not JSON. undo will not publish it, and says where to go.
+    const archived = readFileSync(sessionPath);
+    const refused = await cli('undo', second, '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'snapshot_invalid' });
+    expect(JSON.parse(refused.stdout).error.message).toContain(`gobstopper export ${second} --output <new file> writes this one's bytes as they are`);
+
+    const out = join(home.root, 'put-back.jsonl');
+    const result = await json<{ output: string; bytes: number; source_sha256: string; snapshot: { sha256: string; strategy: string } }>(V.validateExportCommandResult, 'export', second, '--output', out);
+    expect(result).toMatchObject({ output: out, bytes: archived.length, snapshot: { sha256: second, strategy: 'elide' } });
+    expect(readFileSync(out).equals(archived)).toBe(true);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+
+    // A name already taken is refused and left as it was, whatever its content.
+    writeFileSync(out, 'mine');
+    const taken = await cli('export', second, '--output', out, '--json');
+    expect(taken.code).toBe(1);
+    expect(JSON.parse(taken.stdout).error).toMatchObject({ code: 'output_exists' });
+    expect(readFileSync(out, 'utf8')).toBe('mine');
+
+    // Without --output the bytes go down the pipe; the session's older state by --sha, as undo takes it.
+    const piped = await cli('export', '0199a2f1-aaaa', '--sha', first.slice(0, 16));
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(Buffer.from(piped.stdout, 'utf8').equals(archived.subarray(0, Buffer.byteLength(piped.stdout)))).toBe(true);
+    expect(Buffer.byteLength(piped.stdout)).toBeLessThan(archived.length);
+    const noFile = await cli('export', second, '--json');
+    expect(noFile.code).toBe(2);
+    expect(JSON.parse(noFile.stdout).error).toMatchObject({ code: 'output_required' });
+    const unknown = await cli('export', 'f'.repeat(64), '--output', join(home.root, 'never.jsonl'));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(home.root, 'never.jsonl'))).toBe(false);
+    // Nothing is left under a hidden name beside the output either.
+    expect(readdirSync(home.root).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
   it('search-snapshot and read-snapshot refuse a cut id and name commands that print it whole, on a narrow terminal too', async () => {
