@@ -10,6 +10,7 @@ import { isAbsolute } from 'node:path';
 import { validateVaultEntry } from '../../schemas/generated/validators.js';
 import type { VaultEntry } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
+import { shellWord } from '../text/shell-word.js';
 import { insecureVault, vaultDamaged } from './errors.js';
 import type { VaultLayout } from './layout.js';
 import { MAX_INDEX_BYTES, MAX_INDEX_LINE_BYTES, MAX_PATH_BYTES, MAX_SESSION_ID_BYTES } from './limits.js';
@@ -56,9 +57,7 @@ function oversizedIndex(file: string, size: number): Error {
 /** Parses and validates the whole index text. */
 export function parseIndex(file: string, data: Buffer): VaultEntry[] {
   if (data.length === 0) return [];
-  if (data[data.length - 1] !== 0x0a) {
-    throw vaultDamaged(file, 'the last line is not terminated (a torn append)', `delete the unterminated last line of ${file} (snapshots stay in manifests/; only that history line is lost)`);
-  }
+  if (data[data.length - 1] !== 0x0a) throw unterminatedIndex(file, data);
   const entries: VaultEntry[] = [];
   let start = 0;
   let lineNo = 0;
@@ -79,6 +78,25 @@ export function parseIndex(file: string, data: Buffer): VaultEntry[] {
     entries.push(value as VaultEntry);
   }
   return entries;
+}
+
+/**
+ * An index whose last line has no newline. When that line is a whole, valid entry (an editor that
+ * drops the final newline, or an append cut just before it), deleting it would lose a history line
+ * for nothing: the repair is the newline. Anything else is a torn append, and the line goes.
+ */
+function unterminatedIndex(file: string, data: Buffer): Error {
+  const last = data.subarray(data.lastIndexOf(0x0a) + 1);
+  let whole = false;
+  if (last.length + 1 <= MAX_INDEX_LINE_BYTES) {
+    try {
+      whole = entryProblem(JSON.parse(last.toString('utf8'))) === null;
+    } catch {
+      whole = false;
+    }
+  }
+  if (whole) return vaultDamaged(file, 'the last line is a whole entry without its newline', `add the newline at the end of the file (printf '\\n' >> ${shellWord(file)}); keep the line, it is a state's history`);
+  return vaultDamaged(file, 'the last line is not terminated (a torn append)', `delete the unterminated last line of ${file} (snapshots stay in manifests/; only that history line is lost)`);
 }
 
 /** Pauses before reading an index again whose last line is not finished yet (ms). */

@@ -70,6 +70,18 @@ describe('a damaged vault fails closed and names what to repair', () => {
     await expect(listSnapshots(home.layout)).rejects.toMatchObject(indexFailure('last line is not terminated'));
   });
 
+  it('a whole last index line without its newline is named as such, and the repair keeps it', async () => {
+    const text = readFileSync(home.layout.index, 'utf8');
+    writeFileSync(home.layout.index, text.slice(0, -1));
+    const refused = (await listSnapshots(home.layout).catch((error: unknown) => error)) as Error;
+    expect(refused).toMatchObject({ code: 'vault_damaged', message: expect.stringContaining('the last line is a whole entry without its newline') });
+    expect(refused.message).toContain(`printf '\\n' >> ${home.layout.index}`);
+    expect(refused.message).not.toContain('delete');
+    // Following the advice gives the history back whole.
+    appendFileSync(home.layout.index, '\n');
+    expect((await listSnapshots(home.layout)).map((e) => e.session_id)).toEqual(['sess-a']);
+  });
+
   it('a read that meets an append still being written waits for it instead of calling the index damaged', async () => {
     const line = readFileSync(home.layout.index, 'utf8').trimEnd();
     const other = JSON.stringify({ ...JSON.parse(line), session_id: 'sess-b', path: join(home.sessions, 'b.jsonl') });
