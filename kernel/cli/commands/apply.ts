@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { GobstopperError } from '../../errors.js';
 import { applySession, type ApplyResult, type ApplyStep } from '../../services/apply.js';
 import { withRuntime } from '../../services/runtime.js';
+import { printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
 import { policyFlags } from '../plan-flags.js';
@@ -62,14 +63,14 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
     const r = result.receipt;
     this.say(
       result.interrupted
-        ? `finished an earlier apply that stopped before publishing: ${r.path}`
+        ? `finished an earlier apply that stopped before publishing: ${printableText(r.path)}`
         : result.restored
-          ? `already applied; the fork had been removed and is published again: ${r.path}`
+          ? `already applied; the fork had been removed and is published again: ${printableText(r.path)}`
           : result.resumed
-            ? `already applied; the fork has been resumed since: ${r.path}`
+            ? `already applied; the fork has been resumed since: ${printableText(r.path)}`
             : result.reused
-              ? `already applied${r.strategy !== result.plan.plan.strategy ? ` by ${r.strategy}, whose edits were the same` : ''}: ${r.path}`
-              : `published ${r.path}`,
+              ? `already applied${r.strategy !== result.plan.plan.strategy ? ` by ${r.strategy}, whose edits were the same` : ''}: ${printableText(r.path)}`
+              : `published ${printableText(r.path)}`,
     );
     this.say(`recovery snapshot: ${r.snapshot_manifest_sha256}${result.snapshot_unreadable ? ' (cannot be read now; see the warning below)' : ''}`);
     if (result.rehearsal) this.say(`rehearsed before publishing: ${result.rehearsal.reason}`);

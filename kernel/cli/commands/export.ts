@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { ExportCommandResult } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { exportSnapshot } from '../../services/export.js';
-import { formatCount } from '../../text/human.js';
+import { formatCount, printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 
 export default class Export extends BaseCommand<ExportCommandResult | null> {
@@ -38,7 +38,7 @@ export default class Export extends BaseCommand<ExportCommandResult | null> {
     const result = await exportSnapshot(process.env, args.target, { sha: flags.sha, output: flags.output });
     const e = result.snapshot;
     this.say(`exported snapshot ${e.sha256.slice(0, 16)} (${formatCount(result.bytes)} bytes, archived with label '${e.strategy}') of ${e.provider} ${e.session_id}`);
-    this.say(`wrote ${result.output}`);
+    this.say(`wrote ${printableText(result.output!)}`);
     return { ...result, output: result.output! };
   }
 }

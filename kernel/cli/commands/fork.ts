@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { forkSession, type ForkResult } from '../../services/fork.js';
 import { withRuntime } from '../../services/runtime.js';
+import { printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -21,7 +22,7 @@ export default class Fork extends BaseCommand<ForkResult> {
     );
     const r = result.receipt;
     this.say(`forked ${result.session.session_id} -> ${r.output_session_id}`);
-    this.say(r.path);
+    this.say(printableText(r.path));
     this.sayResume(resumeLines('resume', r));
     return result;
   }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { withRuntime } from '../../services/runtime.js';
 import { undo, type UndoResult } from '../../services/undo.js';
+import { printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { resumeLines } from '../render/resume-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
@@ -21,13 +22,13 @@ export default class Undo extends BaseCommand<UndoResult> {
     // The label is the archiving's (the strategy an apply was about to run, 'snapshot', 'pre-undo'), not
     // a description of the bytes, which are the session as it was before any of it.
     this.say(`restored snapshot ${e.sha256.slice(0, 16)} (${e.bytes.toLocaleString('en-US')} bytes, archived with label '${e.strategy}') of ${e.provider} ${e.session_id}`);
-    if (result.named_by_operation) this.say(`the vault index has no line for it; the receipt of operation ${result.named_by_operation.slice(0, 16)} names it as a state of ${e.path}`);
+    if (result.named_by_operation) this.say(`the vault index has no line for it; the receipt of operation ${result.named_by_operation.slice(0, 16)} names it as a state of ${printableText(e.path)}`);
     if (result.indexed_again) this.say(`indexed again: its line is back in the vault index (gobstopper history ${e.session_id} lists it)`);
     if (result.index_line_not_written) this.warning(`the restore is published, but its line could not be written back to the vault index: ${result.index_line_not_written}; run the same undo again to write it`);
     // apply publishes forks, so the session named is often unchanged since its snapshot.
-    if (result.pre_undo_snapshot === e.sha256) this.say(`${e.path} is unchanged since that snapshot`);
+    if (result.pre_undo_snapshot === e.sha256) this.say(`${printableText(e.path)} is unchanged since that snapshot`);
     else if (result.pre_undo_snapshot) this.say(`the current file is archived as ${result.pre_undo_snapshot}`);
-    this.say(result.reused ? `already restored, unchanged since: ${result.receipt.path}` : `restored copy ${result.receipt.path}`);
+    this.say(result.reused ? `already restored, unchanged since: ${printableText(result.receipt.path)}` : `restored copy ${printableText(result.receipt.path)}`);
     this.sayResume(resumeLines('resume', result.receipt));
     return result;
   }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import type { VerifyOutput } from '../../../schemas/generated/types.js';
 import { withRuntime } from '../../services/runtime.js';
 import { verifySession } from '../../services/verify.js';
+import { printableText } from '../../text/human.js';
 import { BaseCommand } from '../base-command.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
@@ -16,12 +17,12 @@ export default class Verify extends BaseCommand<VerifyOutput> {
     const { args, flags } = await this.parse(Verify);
     const result = await withRuntime({ homes: providerHomes(flags) }, (rt) => verifySession(rt, args.session));
     if (!this.jsonEnabled()) {
-      if (result.findings.length === 0) this.say(`${result.path}: clean (${result.record_count} records)`);
+      if (result.findings.length === 0) this.say(`${printableText(result.path)}: clean (${result.record_count} records)`);
       for (const f of result.findings) {
         const where = f.line_index === null || f.line_index === undefined ? '' : ` line ${f.line_index + 1}`;
         this.say(`${f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warn ' : 'info '}${where} [${f.code}] ${f.message}`);
       }
-      if (result.findings.length) this.say(`${result.errors} error(s), ${result.warnings} warning(s) in ${result.path}`);
+      if (result.findings.length) this.say(`${result.errors} error(s), ${result.warnings} warning(s) in ${printableText(result.path)}`);
     }
     if (result.errors > 0) process.exitCode = 1;
     return result;

@@ -4,7 +4,7 @@ import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.
 import { checkWatchSetup, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
 import { WatchLocks } from '../../watch/watch-locks.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
-import { formatCount } from '../../text/human.js';
+import { formatCount, printableText } from '../../text/human.js';
 import { terminalSafeJson } from '../../text/json-output.js';
 import { GobstopperError } from '../../errors.js';
 import { forgetCompletedForStop } from '../../exit-cleanup.js';
@@ -179,7 +179,7 @@ function outcomeLines(d: WatchDecision): DecisionLine[] {
       return [
         prose(`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`),
         ...overTrigger(d),
-        { text: `  fork: ${d.fork!.path}`, whole: true },
+        { text: `  fork: ${printableText(d.fork!.path)}`, whole: true },
         ...(d.rehearsal ? [prose(`  rehearsed before publishing: ${d.rehearsal}`)] : []),
         { text: `  resume: ${d.fork!.resume_command}`, whole: true },
       ];
