@@ -40,6 +40,11 @@ function canonical(path: string): string {
 export interface Publications {
   /** Completed publications by canonical path. */
   found: Map<string, Publication>;
+  /**
+   * The same by the sha256 of the bytes published: a copy of a published file elsewhere (a home
+   * copied or moved, a fork copied by hand) holds the same records, stale report included.
+   */
+  byContent: Map<string, Publication>;
   /** unreadableReceiptsWarning of the receipts (or the whole operations folder) that could not be read. */
   receiptsWarning: string | null;
 }
@@ -59,7 +64,9 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Publications
       return [] as OperationReceipt[];
     })
   ).filter((r) => r.completed);
-  return { found: await publicationsOf(receipts, env), receiptsWarning: unreadableReceiptsWarning(unreadable) };
+  const found = await publicationsOf(receipts, env);
+  const byContent = new Map([...found.values()].map((p) => [p.receipt.output_sha256, p]));
+  return { found, byContent, receiptsWarning: unreadableReceiptsWarning(unreadable) };
 }
 
 async function publicationsOf(receipts: OperationReceipt[], env: NodeJS.ProcessEnv): Promise<Map<string, Publication>> {
@@ -140,9 +147,13 @@ export interface PublicationView {
 }
 
 export async function viewOfPublication(env: NodeJS.ProcessEnv, recent: boolean, file: { path: string; bytes: number; sha256: string; usage: UsageSample }): Promise<PublicationView> {
-  const publication = untouchedPublication((await publications(env)).found, file.path, file.bytes, file.sha256);
+  const known = await publications(env);
+  const publication = untouchedPublication(known.found, file.path, file.bytes, file.sha256);
+  // Only what gobstopper wrote at this very path is known not to be a client's write; a copy
+  // elsewhere is known by its bytes, for the report they carry.
   const active = recent && publication === null;
-  const compaction = publication?.compaction;
+  const copied = known.byContent.get(file.sha256);
+  const compaction = publication?.compaction ?? (copied && stillAsPublished(copied, file.bytes, file.sha256) ? copied.compaction : null);
   if (!compaction || file.usage.context_state !== 'reported' || file.usage.context_reason != null) return { active, usage: file.usage, staleReport: null };
   const projection = countedProjection(compaction, file.usage.context_tokens);
   if (projection === null) return { active, usage: { ...file.usage, context_reason: 'rewritten' }, staleReport: 'estimated' };

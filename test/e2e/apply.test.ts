@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateApplyCommandResult, validateShowCommandOutput } from '../../schemas/generated/validators.js';
 import { runCli, runJson } from '../helpers/cli.js';
@@ -190,6 +190,12 @@ describe('apply publishes a verified fork and never touches the source', () => {
     // A fork of that fork, untouched too, holds the same records: the same projection counts.
     const copied = await runJson(['fork', json.receipt.output_session_id], home.env);
     expect((await runJson(['eval', copied.json.receipt.output_session_id, '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env)).json).toMatchObject({ token_basis: 'projected', context_tokens: after });
+    // A copy elsewhere (a home copied or moved, a fork copied by hand) holds the same bytes, stale report included.
+    const elsewhere = join(home.root, 'copied-home', 'projects', '-home-dev-projects-invoices');
+    mkdirSync(elsewhere, { recursive: true });
+    copyFileSync(json.receipt.path, join(elsewhere, basename(json.receipt.path)));
+    const copiedEval = await runJson(['eval', join(elsewhere, basename(json.receipt.path)), '--strategy', 'elide', '--trigger', '1000', '--floor', '0'], home.env);
+    expect(copiedEval.json).toMatchObject({ token_basis: 'projected', context_tokens: after });
     // A home reached through a symbolic link is the same home.
     const linked = `${home.claudeHome}-link`;
     symlinkSync(home.claudeHome, linked);
