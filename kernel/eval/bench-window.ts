@@ -26,6 +26,13 @@ export function noSessionsMessage(window: BenchWindow): string {
   return 'No sessions found.';
 }
 
+/** Where the sessions a bench measured came from, said under its table: "updated since …", "from the last 7 days". */
+export function windowPhrase(window: BenchWindow): string {
+  if (window.kind === 'since') return `updated since ${formatTs(window.since)} UTC`;
+  if (window.kind === 'recent') return `from the last ${describeWindow(window.max_age_secs)}`;
+  return 'of every age';
+}
+
 export const ALL_BELOW_TRIGGER_MESSAGE = 'every session is under the trigger, so no strategy planned anything; --trigger and --floor measure them at a lower one';
 
 /**

@@ -27,9 +27,23 @@ function offsetMinutes(zone: string | undefined): number | null {
   return (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
 }
 
+/**
+ * `20261207` as `2026-12-07`, when a bare eight-digit number is a real date of this era: counted
+ * as seconds it would start the window some eight months back, and nothing would say so.
+ */
+function compactDate(text: string): string | null {
+  const match = /^(19[7-9]\d|20\d\d)(\d{2})(\d{2})$/.exec(text);
+  if (!match) return null;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const at = new Date(Date.UTC(year, month - 1, day));
+  return at.getUTCMonth() === month - 1 && at.getUTCDate() === day ? `${match[1]}-${match[2]}-${match[3]}` : null;
+}
+
 /** Unix seconds of the window start that `text` names. */
 export function parseSince(text: string, nowSeconds: number): number {
   const trimmed = text.trim();
+  const compact = compactDate(trimmed);
+  if (compact !== null) throw invalid(text, `it reads as the date ${compact}: write the date so, or give seconds a unit (${trimmed}s)`);
   const duration = DURATION.exec(trimmed);
   if (duration) return Math.max(0, nowSeconds - Number(duration[1]) * UNIT_SECONDS[duration[2]!]!);
   // Ten digits and more are no duration worth counting back; most likely a Unix time was meant.

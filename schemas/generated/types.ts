@@ -903,13 +903,16 @@ export interface EvalRow {
   elided_records: number;
   execution_state: EvalExecutionState;
   context_tokens_before: TokenCount;
-  context_tokens_after: TokenCount;
   /**
-   * context_tokens_before - context_tokens_after, never below 0; 0 without a plan.
+   * The context the rendered copy holds. For a provider control (execution_state provider_only) it is the plan's projection of what the client's own compaction leaves (the floor, for sawtooth): nothing was rendered or measured, so the table and bench show none; rank rows by it only where execution_state is rendered.
+   */
+  context_tokens_after: number;
+  /**
+   * context_tokens_before - context_tokens_after, never below 0; 0 without a plan. A projection for a provider control, as context_tokens_after is.
    */
   est_reclaimed: number;
   /**
-   * est_reclaimed as a percentage of context_tokens_before.
+   * est_reclaimed as a percentage of context_tokens_before. A projection for a provider control, as context_tokens_after is.
    */
   reduction_pct: number;
   probe_score: ProbeScore | null;

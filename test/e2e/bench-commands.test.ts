@@ -200,7 +200,8 @@ describe.skipIf(!built)('bench (built CLI)', () => {
 
     expect(stdout).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median\s+q1-q3\s+median recall/m);
     expect(stdout).toMatch(/^elide\s+3\s+3\s+/m);
-    expect(stdout).toContain(`3 session(s); * marks each session's best clean rewrite`);
+    // The summary says where the sessions came from: a --since that meant a date shows here.
+    expect(stdout).toContain(`3 session(s) from the last 7 days; * marks each session's best clean rewrite`);
     expect(stdout).toContain(`wrote ${RECENT.length * STRATEGIES} rows to ${csv}`);
     expect(stdout).toContain(`wrote the report to ${html}`);
     // Not a terminal: no progress bar.

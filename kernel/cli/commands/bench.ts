@@ -7,7 +7,7 @@ import { formatInt } from '../../text/numbers.js';
 import { shorten } from '../../text/human.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
-import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, noSessionsMessage, type BenchWindow } from '../../eval/bench-window.js';
+import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, noSessionsMessage, windowPhrase, type BenchWindow } from '../../eval/bench-window.js';
 import { wrapText } from '../../text/wrap.js';
 import { SINCE_HELP } from '../../text/since.js';
 import { BaseCommand } from '../base-command.js';
@@ -232,7 +232,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       this.say('');
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
-      for (const line of wrapText(`${formatInt(result.sessions)} session(s)${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
+      for (const line of wrapText(`${formatInt(result.sessions)} session(s) ${windowPhrase(window)}${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway.
       if (allBelowTrigger(result.rows)) for (const line of wrapText(ALL_BELOW_TRIGGER_MESSAGE, this.tableWidth())) this.say(line);
     }

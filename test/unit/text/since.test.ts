@@ -45,6 +45,15 @@ describe('--since', () => {
     expect(parseSince('999999999', now)).toBe(now - 999_999_999);
   });
 
+  it('refuses a bare eight-digit date instead of counting it as eight months of seconds', () => {
+    expect(() => parseSince('20261207', now)).toThrow(/got "20261207" \(it reads as the date 2026-12-07: write the date so, or give seconds a unit \(20261207s\)\)$/);
+    expect(parseSince('20261207s', now)).toBe(now - 20_261_207);
+    // Not a date: a thirteenth month, a 31st of February's kind, another era.
+    expect(parseSince('20261307', now)).toBe(now - 20_261_307);
+    expect(parseSince('20260231', now)).toBe(now - 20_260_231);
+    expect(parseSince('12345678', now)).toBe(now - 12_345_678);
+  });
+
   it('refuses anything else with the invalid_since code', () => {
     for (const text of ['yesterday', '5w', '2026-12-01 (hello)', '2026-1-5', '', '-3h', '1e3']) {
       expect(() => parseSince(text, now), text).toThrow(expect.objectContaining({ code: 'invalid_since' }));
