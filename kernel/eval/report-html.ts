@@ -78,7 +78,9 @@ svg .grid line { stroke: var(--grid); }
 figcaption { font-size: 13px; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 table { width: 100%; border-collapse: collapse; font-size: 14px; font-variant-numeric: tabular-nums; }
 th, td { text-align: right; padding: 7px 10px; border-bottom: 1px solid var(--grid); white-space: nowrap; }
-td.reasons { white-space: normal; }
+th, td.reasons, td.wrap { white-space: normal; }
+td.reasons { min-width: 14em; }
+.table-wrap { overflow-x: auto; }
 th:first-child, td:first-child, td.reasons, th.reasons { text-align: left; }
 th { color: var(--muted); font-weight: 600; font-size: 13px; }
 td .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; vertical-align: middle; }
@@ -101,9 +103,20 @@ function legendSwatch(style: StrategyStyle): string {
   return `<svg viewBox="0 0 14 14" aria-hidden="true">${marker(style.shape, 7, 7, 5, `fill="${style.color}"`)}</svg>`;
 }
 
-function legend(aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
-  const items = aggregates.map((a) => `<span>${legendSwatch(styles.get(a.strategy)!)}${esc(a.strategy)}</span>`);
-  return `<div class="legend" role="list" aria-label="strategies">${items.join('')}</div>`;
+/** Whether a bench row is a mark on the reduction-against-retention chart. */
+const plotted = (row: BenchRow): boolean => row.status === 'plan' && row.recall !== null && row.recall_available && row.reduction_pct !== null && row.strategy !== null;
+
+/**
+ * The scatter's legend: only the strategies it has marks for, since a swatch with nothing behind
+ * it sends the eye to look for a colour that is not there (or to a near one that is); the others
+ * are named in a line of their own.
+ */
+function scatterLegend(rows: readonly BenchRow[], aggregates: readonly BenchAggregate[], styles: Map<string, StrategyStyle>): string {
+  const shown = new Set(rows.filter(plotted).map((r) => r.strategy!));
+  const items = aggregates.filter((a) => shown.has(a.strategy)).map((a) => `<span>${legendSwatch(styles.get(a.strategy)!)}${esc(a.strategy)}</span>`);
+  const absent = aggregates.filter((a) => !shown.has(a.strategy)).map((a) => esc(a.strategy));
+  const note = absent.length > 0 ? `<p class="note">Not on this chart (no rendered rewrite with probes to keep): ${absent.join(', ')}.</p>` : '';
+  return `<div class="legend" role="list" aria-label="strategies">${items.join('')}</div>${note}`;
 }
 
 /** Reduction (x) against probe recall (y): one faint mark per session, a bold mark per strategy median with its IQR. */
@@ -135,11 +148,12 @@ function scatterChart(rows: readonly BenchRow[], aggregates: readonly BenchAggre
   parts.push('<g class="sessions">');
   for (const row of rows) {
     // A session without probes has no recall to plot (its 100% is a definition, not a measure).
-    if (row.status !== 'plan' || row.recall === null || !row.recall_available || row.reduction_pct === null || row.strategy === null) continue;
-    const style = styles.get(row.strategy);
+    if (!plotted(row)) continue;
+    const style = styles.get(row.strategy!);
     if (!style) continue;
     points += 1;
-    parts.push(marker(style.shape, x(row.reduction_pct), y(row.recall * 100), 3.5, `fill="${style.color}" fill-opacity="0.28"`));
+    // The outline keeps the hue a faint fill washes out (a wine red read as pink beside a pink).
+    parts.push(marker(style.shape, x(row.reduction_pct!), y(row.recall! * 100), 3.5, `fill="${style.color}" fill-opacity="0.28" stroke="${style.color}" stroke-opacity="0.7" stroke-width="0.8"`));
   }
   parts.push('</g><g class="medians">');
   for (const a of aggregates) {
@@ -261,11 +275,12 @@ function summaryTable(aggregates: readonly BenchAggregate[], styles: Map<string,
     const q = a.reduction_pct;
     const reasons = Object.entries(a.no_plan_by_reason)
       .sort((p, q2) => q2[1] - p[1])
-      .map(([reason, n]) => `${esc(reason)} ${n}`)
+      // A code may break after its underscores, never between it and its count.
+      .map(([reason, n]) => `${esc(reason).replace(/_/g, '_<wbr>')}&nbsp;${n}`)
       .join(', ');
-    return `<tr><td><span class="swatch" style="background:${styles.get(a.strategy)!.color}"></span>${esc(a.strategy)}</td><td>${a.sessions_with_plan}/${a.sessions}${a.sessions_with_control > 0 ? ` (${a.sessions_with_control} provider control${a.sessions_with_control === 1 ? '' : 's'})` : ''}</td><td>${q ? pct(q.median) : '–'}</td><td>${q ? `${pct(q.q1)} – ${pct(q.q3)}` : '–'}</td><td>${a.median_recall === null ? '–' : pct(a.median_recall * 100)}</td><td>${a.tail_intact_sessions}</td><td>${a.sessions_best}</td><td>${a.sessions_failed}</td><td class="reasons">${reasons || '–'}</td></tr>`;
+    return `<tr><td><span class="swatch" style="background:${styles.get(a.strategy)!.color}"></span>${esc(a.strategy)}</td><td class="wrap">${a.sessions_with_plan}/${a.sessions}${a.sessions_with_control > 0 ? ` (${a.sessions_with_control}&nbsp;provider control${a.sessions_with_control === 1 ? '' : 's'})` : ''}</td><td>${q ? pct(q.median) : '–'}</td><td>${q ? `${pct(q.q1)} – ${pct(q.q3)}` : '–'}</td><td>${a.median_recall === null ? '–' : pct(a.median_recall * 100)}</td><td>${a.tail_intact_sessions}</td><td>${a.sessions_best}</td><td>${a.sessions_failed}</td><td class="reasons">${reasons || '–'}</td></tr>`;
   });
-  return `<table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<div class="table-wrap"><table><thead><tr><th>strategy</th><th>planned</th><th>median reduction</th><th>IQR</th><th>median kept</th><th>tail intact</th><th>best</th><th>failed</th><th class="reasons">no plan, by reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /**
@@ -280,7 +295,7 @@ function failureTable(headers: readonly string[], rows: readonly BenchRow[], cel
   const head = headers.map((h, i) => (i === headers.length - 1 ? `<th class="reasons">${h}</th>` : `<th>${h}</th>`)).join('');
   const body = shown.map((r) => `<tr>${cells(r).map((c, i, all) => (i === all.length - 1 ? `<td class="reasons">${esc(c)}</td>` : `<td>${esc(c)}</td>`)).join('')}</tr>`);
   const cut = rows.length > shown.length ? `<p class="note">Showing the first ${shown.length} of ${rows.length}; the rows file (--output) has every one.</p>` : '';
-  return `<table><thead><tr>${head}</tr></thead><tbody>${body.join('')}</tbody></table>${cut}`;
+  return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body.join('')}</tbody></table></div>${cut}`;
 }
 
 /** Sessions the bench could not measure, with why (messages name files and codes, never content). */
@@ -355,7 +370,7 @@ ${reason === null ? '' : `<p class="why" role="status">${esc(reason)}</p>\n`}<di
 <h2>Reduction against retention</h2>
 <p class="note">Each faint mark is one session; the bold mark is the strategy's median, its bar the middle half of reductions. Up and to the right keeps more while reclaiming more.</p>
 ${scatterChart(input.rows, input.aggregates, styles)}
-${legend(input.aggregates, styles)}
+${scatterLegend(input.rows, input.aggregates, styles)}
 </section>
 <section>
 <h2>How much each strategy reclaims</h2>
