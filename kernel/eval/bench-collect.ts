@@ -43,7 +43,7 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
   let measured = 0;
   for (const outcome of outcomes) {
     if (outcome.ok) {
-      const sessionRows = benchRowsFromEval(outcome.result.eval);
+      const sessionRows = benchRowsFromEval(outcome.result.eval, outcome.job.path);
       // Read but every strategy failed on it: as unmeasured as a session that failed whole.
       if (sessionRows.some((r) => r.failure === null)) measured += 1;
       rows.push(...sessionRows);
@@ -51,7 +51,7 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
     } else {
       const message = outcome.code === 'ENOENT' ? `session file is gone: ${outcome.error}` : outcome.error;
       const failure = outcome.kind === 'policy_resolution_failed' ? 'policy_resolution_failed' : 'session_evaluation_failed';
-      rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, failure, message, null, outcome.code));
+      rows.push(benchFailureRow(outcome.job.provider, outcome.job.session, outcome.job.path, failure, message, null, outcome.code));
     }
   }
   return {

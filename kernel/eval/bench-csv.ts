@@ -16,7 +16,7 @@ export const BENCH_CSV_COLUMNS = [
   'execution_state', 'token_basis', 'source_sha256', 'result_sha256', 'retention_complete', 'recall_available',
   'retention_basis', 'failure',
   'status', 'reason_code', 'reduction_pct', 'new_verify_errors', 'best', 'error', 'error_code', 'credited_strategy',
-  'no_plan_rationale',
+  'no_plan_rationale', 'path',
 ] as const satisfies ReadonlyArray<keyof BenchRow>;
 
 const FORMULA_START = /^[=+\-@\t\r]/;

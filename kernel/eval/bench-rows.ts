@@ -5,7 +5,7 @@
 import type { BenchFailure, BenchRow, EvalCommandResult } from '../../schemas/generated/types.js';
 import { errorCode, planned, rowError } from './rows.js';
 
-export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
+export function benchRowsFromEval(result: EvalCommandResult, path: string): BenchRow[] {
   return result.rows.map((row) => {
     const rendered = row.probe_score !== null;
     const failed = row.status === 'error';
@@ -18,6 +18,7 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
     return {
       provider: result.provider,
       session: result.session_id,
+      path,
       strategy: row.strategy,
       status: row.status,
       reason_code: row.reason_code,
@@ -59,10 +60,11 @@ export function benchRowsFromEval(result: EvalCommandResult): BenchRow[] {
 }
 
 /** A row for a session (strategy null) or a strategy that produced no measurement at all. */
-export function benchFailureRow(provider: string, session: string, failure: BenchFailure, message: string, strategy: string | null = null, code: string | null = null): BenchRow {
+export function benchFailureRow(provider: string, session: string, path: string, failure: BenchFailure, message: string, strategy: string | null = null, code: string | null = null): BenchRow {
   return {
     provider,
     session,
+    path,
     strategy,
     status: strategy === null ? null : 'error',
     reason_code: null,

@@ -403,6 +403,10 @@ export interface BenchRow {
   provider: string;
   session: string;
   /**
+   * The transcript measured: two files may hold one session id (a copied project folder), and only the path tells their rows apart.
+   */
+  path: string;
+  /**
    * The strategy id, or null on a whole-session failure row.
    */
   strategy: string | null;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import type { BenchAggregate, BenchCommandResult, BenchRow } from '../../../schemas/generated/types.js';
 import { ProgressBar } from '../render/progress-bar.js';
 import { formatInt } from '../../text/numbers.js';
-import { shorten } from '../../text/human.js';
+import { printableText, shorten } from '../../text/human.js';
 import { dropInOrder, MESSAGE_CELL_MAX, messagesUnderTable, renderTable, type Column, type TableOptions } from '../../text/table.js';
 import { runBench } from '../../services/bench.js';
 import { ALL_BELOW_TRIGGER_MESSAGE, allBelowTrigger, noSessionsMessage, windowPhrase, type BenchWindow } from '../../eval/bench-window.js';
@@ -233,10 +233,26 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
       for (const line of wrapText(`${formatInt(result.sessions)} session(s) ${windowPhrase(window)}${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
+      for (const note of sharedIdNotes(result.rows)) for (const line of wrapText(note, this.tableWidth())) this.say(line);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway.
       if (allBelowTrigger(result.rows)) for (const line of wrapText(ALL_BELOW_TRIGGER_MESSAGE, this.tableWidth())) this.say(line);
     }
     if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);
     if (result.html_path) this.say(`wrote the report to ${result.html_path}`);
   }
+}
+
+/**
+ * Files that hold one session id (a copied project folder) give rows the table cannot tell apart;
+ * each such id is named once, with its files, as the rows in --json and --output carry them.
+ */
+function sharedIdNotes(rows: readonly BenchRow[]): string[] {
+  const files = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const key = `${row.provider} ${row.session}`;
+    (files.get(key) ?? files.set(key, new Set()).get(key)!).add(row.path);
+  }
+  return [...files]
+    .filter(([, paths]) => paths.size > 1)
+    .map(([key, paths]) => `note: ${paths.size} files hold ${printableText(key)}, so the table shows its rows once per file: ${[...paths].map(printableText).join(', ')} (--json and --output name each row's path)`);
 }

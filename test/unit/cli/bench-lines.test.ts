@@ -8,7 +8,7 @@ import { benchFailureRow } from '../../../kernel/eval/bench-rows.js';
 /** A rendered plan row of a long-named session, so a narrow terminal has to drop columns. */
 function rendered(strategy: string, overrides: Partial<BenchRow> = {}): BenchRow {
   return {
-    ...benchFailureRow('claude_code', '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', 'strategy_evaluation_failed', 'x', strategy),
+    ...benchFailureRow('claude_code', '7d3f1c2a-8b4e-4f6a-9c1d-2e5b7a9c0d11', '/home/dev/session.jsonl', 'strategy_evaluation_failed', 'x', strategy),
     status: 'plan',
     failure: null,
     error: null,
@@ -54,7 +54,7 @@ describe('bench rows on a narrow terminal', () => {
 
   it('cut a long failure in its row and print it whole under the table, wrapped to the width', () => {
     const long = `the provider stopped answering while it parsed the session, ${'and then again on its retry, '.repeat(4)}so it was given up`;
-    const failed = benchFailureRow('codex', '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', 'session_evaluation_failed', long);
+    const failed = benchFailureRow('codex', '019d2e4a-7c1b-7f30-9a52-3b8c6d1e0f77', '/home/dev/session.jsonl', 'session_evaluation_failed', long);
     const lines = benchRowLines([rendered('elide'), failed], { width: 70 });
     expect(lines.every((l) => l.length <= 70)).toBe(true);
     const under = lines.slice(lines.indexOf('failures:') + 1);

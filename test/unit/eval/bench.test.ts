@@ -32,7 +32,7 @@ function writeSession(name: string, turns: number): string {
 }
 
 const row = (strategy: string | null, over: Partial<BenchRow>): BenchRow => ({
-  ...benchFailureRow('codex', 's1', 'session_evaluation_failed', 'x', strategy),
+  ...benchFailureRow('codex', 's1', '/home/dev/session.jsonl', 'session_evaluation_failed', 'x', strategy),
   failure: null, error: null, status: 'plan', ...over,
 });
 
@@ -112,7 +112,7 @@ describe('aggregates', () => {
       row('elide', { session: 'f', status: 'no_plan', reason_code: 'minimum_savings_not_met' }),
       row('elide', { session: 'g', status: 'error', failure: 'strategy_evaluation_failed', error: 'boom' }),
       row('dedupe', { session: 'a', status: 'no_plan', reason_code: 'strategy_returned_no_plan' }),
-      benchFailureRow('codex', 'h', 'session_evaluation_failed', 'gone'),
+      benchFailureRow('codex', 'h', '/home/dev/session.jsonl', 'session_evaluation_failed', 'gone'),
     ];
     const [elide, dedupe] = aggregateBench(rows);
     expect(elide).toEqual({
@@ -127,8 +127,8 @@ describe('aggregates', () => {
     const rows: BenchRow[] = [
       row('elide', { session: 'same', reduction_pct: 10, best: true }),
       row('elide', { session: 'same', reduction_pct: 20, best: true }),
-      benchFailureRow('codex', 'gone', 'session_evaluation_failed', 'vanished'),
-      benchFailureRow('codex', 'gone', 'session_evaluation_failed', 'vanished'),
+      benchFailureRow('codex', 'gone', '/home/dev/session.jsonl', 'session_evaluation_failed', 'vanished'),
+      benchFailureRow('codex', 'gone', '/home/dev/session.jsonl', 'session_evaluation_failed', 'vanished'),
     ];
     expect(aggregateBench(rows)[0]).toMatchObject({ sessions: 2, sessions_with_plan: 2, sessions_best: 2 });
     expect(failedSessionCount(rows)).toBe(2);

@@ -225,7 +225,7 @@ describe('bench HTML report', () => {
     }
 
     // Found but every one failed: the failures below say why; the top says to look there.
-    const gone = [benchFailureRow('codex', 'a', 'session_evaluation_failed', 'session file is gone')];
+    const gone = [benchFailureRow('codex', 'a', '/home/dev/session.jsonl', 'session_evaluation_failed', 'session file is gone')];
     expect(why(renderBenchReportHtml({ ...nothing, sessions: 1, rows: gone, aggregates: aggregateBench(gone) }))).toBe('Not one of the 1 session(s) found could be measured: each failed, or every strategy failed on it (the failures are listed below).');
 
     // Measured, but no strategy fired: the trigger is why, as the command's note says.

@@ -367,35 +367,38 @@ describe('evaluateSession and the outputs', () => {
     expect(body.slice(header.indexOf('tail'))).toMatch(/^- \(no tail probes\)/);
     expect(lines.join('\n')).not.toContain('intact');
     // bench agrees: no tail probe is no finding, in its rows and in the count of intact sessions.
-    const [benchRow] = benchRowsFromEval(result);
+    const [benchRow] = benchRowsFromEval(result, '/home/dev/session.jsonl');
     expect(benchRow).toMatchObject({ strategy: 'elide', tail_intact: null, probes_total: elide.probe_score!.probes_total });
     expect(aggregateBench([benchRow!])[0]).toMatchObject({ sessions_with_plan: 1, tail_intact_sessions: 0 });
   });
 
   it('bench rows of a provider control carry no after, reduction or score, so aggregates do not count a placeholder', async () => {
-    const rows = benchRowsFromEval(await run());
+    const rows = benchRowsFromEval(await run(), '/home/dev/session.jsonl');
     expect(rows.find((r) => r.strategy === 'sawtooth')).toMatchObject({ status: 'plan', execution_state: 'provider_only', context_after: null, reduction_pct: null, est_reclaimed: null, score: null });
     expect(rows.find((r) => r.strategy === 'greedy')!.reduction_pct).toBeGreaterThan(0);
     expect(aggregateBench(rows).find((a) => a.strategy === 'sawtooth')).toMatchObject({ sessions_with_plan: 1, sessions_with_control: 1, reduction_pct: null });
   });
 
   it('a bench row carries what a strategy that proposed nothing said, in JSON and the CSV; other rows have null', async () => {
-    const rows = benchRowsFromEval(await run());
+    const rows = benchRowsFromEval(await run(), '/home/dev/session.jsonl');
     const dedupe = rows.find((r) => r.strategy === 'dedupe')!;
     expect(dedupe).toMatchObject({ status: 'no_plan', reason_code: 'strategy_returned_no_plan', no_plan_rationale: 'no older duplicate tool outputs outside the 2 protected recent ones' });
     expect(rows.filter((r) => r.strategy !== 'dedupe').map((r) => r.no_plan_rationale)).toEqual(rows.filter((r) => r.strategy !== 'dedupe').map(() => null));
-    expect(benchFailureRow('codex', 's', 'session_evaluation_failed', 'gone').no_plan_rationale).toBeNull();
+    expect(benchFailureRow('codex', 's', '/home/dev/session.jsonl', 'session_evaluation_failed', 'gone').no_plan_rationale).toBeNull();
     const [header, ...lines] = benchCsv(rows).trimEnd().split('\n');
     const col = header!.split(',').indexOf('no_plan_rationale');
     // After the reference columns and every earlier addition, so readers by position keep working.
-    expect(col).toBe(BENCH_CSV_COLUMNS.length - 1);
+    expect(col).toBe(BENCH_CSV_COLUMNS.length - 2);
+    // The transcript's path comes last: two files may hold one session id.
+    expect(header!.split(',').at(-1)).toBe('path');
+    expect(lines.every((l) => l.endsWith(',/home/dev/session.jsonl'))).toBe(true);
     const cells = lines.map((l) => l.split(',')[col]);
     expect(cells[rows.indexOf(dedupe)]).toBe('no older duplicate tool outputs outside the 2 protected recent ones');
     expect(cells.filter((c) => c !== '')).toHaveLength(1);
   });
 
   it('bench rows of a failed strategy leave what was not measured empty, in JSON and in the CSV', async () => {
-    const rows = benchRowsFromEval(await run());
+    const rows = benchRowsFromEval(await run(), '/home/dev/session.jsonl');
     const broken = rows.find((r) => r.strategy === 'broken')!;
     expect(broken).toMatchObject({
       status: 'error', failure: 'strategy_evaluation_failed', context_before: context,
@@ -411,7 +414,7 @@ describe('evaluateSession and the outputs', () => {
     // A plan that failed to render keeps its projection, but its copy was never verified.
     const plan = planElide(session.transcript, { floor_tokens: 0, keep_recent_tool_outputs: 2 })!;
     const unrendered = buildEvalRow(evalBaseline({ ...input, source_findings: [] }), 'elide', { status: 'error', message: 'render failed', plan });
-    const [benchRow] = benchRowsFromEval({ ...(await run()), rows: [unrendered] });
+    const [benchRow] = benchRowsFromEval({ ...(await run()), rows: [unrendered] }, '/home/dev/session.jsonl');
     expect(benchRow).toMatchObject({ context_after: plan.context_tokens_after, est_reclaimed: plan.context_tokens_before - plan.context_tokens_after, verify_errors: null, new_verify_errors: null });
   });
 
@@ -431,13 +434,13 @@ describe('evaluateSession and the outputs', () => {
       ['odd', 'error', null],
       ['elide', 'plan', null],
     ]);
-    const bench = benchRowsFromEval(result);
+    const bench = benchRowsFromEval(result, '/home/dev/session.jsonl');
     expect(bench.map((r) => r.error_code)).toEqual(['plugin_timeout', 'file_hash_mismatch', null, null]);
     const [header, first] = benchCsv(bench).split('\n');
     const col = header!.split(',').indexOf('error_code');
     expect(col).toBeGreaterThanOrEqual(24);
     expect(first!.split(',')[col]).toBe('plugin_timeout');
-    expect(benchFailureRow('codex', 's', 'session_evaluation_failed', 'session file is gone', null, 'ENOENT').error_code).toBe('enoent');
+    expect(benchFailureRow('codex', 's', '/home/dev/session.jsonl', 'session_evaluation_failed', 'session file is gone', null, 'ENOENT').error_code).toBe('enoent');
   });
 
   it('side by side, rows keep the requested order, at most `concurrency` run at once, and a failure stays one row', async () => {
