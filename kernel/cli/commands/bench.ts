@@ -68,7 +68,7 @@ export function benchRowLines(rows: readonly BenchRow[], options: TableOptions =
     { header: 'before', align: 'right' },
     { header: 'after', align: 'right' },
     { header: 'reduction', short: 'reduced', align: 'right' },
-    { header: 'recall', align: 'right' },
+    { header: 'kept', align: 'right' },
     { header: 'tail' },
     { header: 'new errors', align: 'right' },
     { header: 'time', align: 'right' },
@@ -141,7 +141,8 @@ export function benchAggregateLines(aggregates: readonly BenchAggregate[], optio
     { header: 'failed', align: 'right' },
     { header: 'reduction median', short: 'reduced', align: 'right' },
     { header: 'q1-q3', align: 'right' },
-    { header: 'median recall', short: 'recall', align: 'right' },
+    // As the report and eval say it: the share of probes a rewrite kept verbatim.
+    { header: 'median kept', short: 'kept', align: 'right' },
     { header: 'tail intact', align: 'right' },
     { header: 'no plan', fit: 'end' },
   ];
@@ -166,7 +167,7 @@ export default class Bench extends BaseCommand<BenchCommandResult> {
   static override summary = 'Measure every strategy on every session, in parallel, and report per session and per strategy.';
   static override description = `Runs what \`gobstopper eval\` does on each discovered session (by default those updated in the last 7 days, or within [discovery] max_age_secs of the config, like detect; --all for every age, --since for a window), one worker process per core. Each session is read once into a private copy and never written; a session that vanishes or fails is reported as a failure row and the bench goes on. A configuration \`eval\` would refuse (strategy_params that do not match the strategy's schema, a floor at or above the trigger) fails the bench once, before any session is read, with eval's error and nothing written.
 
-Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy; a row where a strategy proposed nothing carries what it said of why in no_plan_rationale, as eval's --json does, and the table lists those words underneath, once for the same words on several sessions) and per-strategy aggregates: sessions with a plan, median and quartile reduction, median probe recall, protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why; a report with nothing in it says why at its top, as the command does (no sessions in the window, none measurable, every one under the trigger). Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
+Prints per-session rows (a row whose plan is another's, a selector's pick or a pinned plugin's preset:<id>, is labelled <id>→<plan> as in eval, and carries it as credited_strategy; a row where a strategy proposed nothing carries what it said of why in no_plan_rationale, as eval's --json does, and the table lists those words underneath, once for the same words on several sessions) and per-strategy aggregates: sessions with a plan, median and quartile reduction, the median share of probes kept verbatim (recall in the JSON and CSV), protected tails intact, no-plan counts by reason. --output writes the rows to a new CSV file (the original tool's 24 columns first, provider to failure in its order so existing readers keep working, then status, reason_code and the other newer ones; a text field starting with = + - or @ is written behind a ' so a spreadsheet does not run it) or JSON file (by its extension; --format for any other name); --html writes a self-contained report with charts of reduction against retention per strategy and of sessions' context over time with their compaction points, and lists the sessions and strategies that failed with why; a report with nothing in it says why at its top, as the command does (no sessions in the window, none measurable, every one under the trigger). Output files are never overwritten. With --json, one object: sessions (found), sessions_measured (those at least one strategy measured), sessions_failed (those that failed whole), the rows, the aggregates, output_path and html_path. A progress bar is drawn on a terminal; piped runs stay quiet.
 
 Exit status: 0 when at least one session was measured (or none was found), even if others failed; 1 when sessions were found but not one could be measured (each failed, or every strategy failed on it: sessions_measured is 0), after printing the rows (one JSON object with --json) and writing the files, which say why; 1 or 2 for an error before measuring, as for every command.`;
   static override examples = [
@@ -237,7 +238,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
       // A bench where nothing fired measured nothing: say why, and how to measure anyway.
       if (allBelowTrigger(result.rows)) for (const line of wrapText(ALL_BELOW_TRIGGER_MESSAGE, this.tableWidth())) this.say(line);
     }
-    if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} rows to ${result.output_path}`);
+    if (result.output_path) this.say(`wrote ${formatInt(result.rows.length)} row${result.rows.length === 1 ? '' : 's'} to ${result.output_path}`);
     if (result.html_path) this.say(`wrote the report to ${result.html_path}`);
   }
 }

@@ -46,8 +46,8 @@ describe('bench rows on a narrow terminal', () => {
 
   it('show no recall for a session where no probe was sampled, as the aggregates count none', () => {
     const lines = benchRowLines([rendered('elide', { recall: 1, probes_total: 0, probes_recalled: 0, recall_available: false }), rendered('compacted')], { width: 200 });
-    const col = header(lines).indexOf('recall');
-    const cell = (l: string) => l.slice(col - 2, col + 'recall'.length).trim();
+    const col = header(lines).indexOf('kept');
+    const cell = (l: string) => l.slice(col - 2, col + 'kept'.length).trim();
     expect(cell(lines[1]!)).toBe('-');
     expect(cell(lines[2]!)).toBe('96%');
   });
@@ -90,15 +90,15 @@ describe('bench rows on a narrow terminal', () => {
   it('fit every line under 70 columns, leaving out columns in their stated order: the comparison stays', () => {
     const rows = [rendered('elide'), rendered('auto', { credited_strategy: 'cache_edits', execution_state: 'provider_only', status: 'plan', context_after: null, reduction_pct: null }), { ...rendered('dedupe'), status: 'no_plan' as const, reason_code: 'below_trigger' }];
     const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
-    expect(header(benchRowLines(rows))).toMatch(/^\s+provider\s+session\s+strategy\s+result\s+before\s+after\s+reduction\s+recall\s+tail\s+new errors\s+time$/);
+    expect(header(benchRowLines(rows))).toMatch(/^\s+provider\s+session\s+strategy\s+result\s+before\s+after\s+reduction\s+kept\s+tail\s+new errors\s+time$/);
     for (const width of [69, 60, 50]) {
       const lines = benchRowLines(rows, { width });
       for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
-      expect(header(lines), String(width)).toMatch(/^\s+session\s+strategy\s.*reduced\s+recall$/);
+      expect(header(lines), String(width)).toMatch(/^\s+session\s+strategy\s.*reduced\s+kept$/);
       expect(lines.find((l) => l.includes(' elide '))).toMatch(/^\s+7d3f1c2a\S*\s+elide\s.*47\.1%\s+96%$/);
     }
     expect(leftOut(benchRowLines(rows, { width: 69 }))).toBe('provider, tail, new errors, time');
-    expect(leftOut(benchRowLines(rows, { width: 60 }))).toBe('provider, before, after, tail, new errors, time');
+    expect(leftOut(benchRowLines(rows, { width: 60 }))).toBe('provider, before, tail, new errors, time');
     // The result goes last: a failure is also listed under the table.
     expect(leftOut(benchRowLines(rows, { width: 50 }))).toBe('provider, result, before, after, tail, new errors, time');
   });
@@ -123,15 +123,15 @@ describe('bench rows on a narrow terminal', () => {
     const aggregates = aggregateBench([rendered('elide'), rendered('cache_aware', { reduction_pct: 12.5 }), { ...rendered('dedupe'), status: 'no_plan', reason_code: 'below_trigger' }]);
     const leftOut = (lines: string[]) => / columns: (.*); widen/.exec(lines.map((l) => l.trim()).join(' '))?.[1];
     const wide = benchAggregateLines(aggregates);
-    expect(header(wide)).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median\s+q1-q3\s+median recall\s+tail intact\s+no plan$/);
+    expect(header(wide)).toMatch(/^strategy\s+sessions\s+with plan\s+controls\s+best\s+failed\s+reduction median\s+q1-q3\s+median kept\s+tail intact\s+no plan$/);
     expect(wide.find((l) => l.startsWith('cache_aware'))).toMatch(/12\.5%\s+12\.5%-12\.5%\s+96%/);
     for (const width of [69, 60, 50]) {
       const lines = benchAggregateLines(aggregates, { width });
       for (const line of lines) expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
-      expect(header(lines), String(width)).toMatch(/^strategy\s+sess\s+plans\s.*best\s.*reduced\s.*recall\b/);
+      expect(header(lines), String(width)).toMatch(/^strategy\s+sess\s+plans\s.*best\s.*reduced\s.*kept\b/);
       expect(lines.find((l) => l.startsWith('cache_aware')), String(width)).toMatch(/^cache_aware\s+1\s+1\s.*12\.5%\s.*96%/);
     }
-    expect(leftOut(benchAggregateLines(aggregates, { width: 69 }))).toBe('controls, failed, tail intact, no plan');
+    expect(leftOut(benchAggregateLines(aggregates, { width: 69 }))).toBe('failed, tail intact, no plan');
     expect(leftOut(benchAggregateLines(aggregates, { width: 50 }))).toBe('controls, failed, q1-q3, tail intact, no plan');
   });
 });
