@@ -96,6 +96,8 @@ describe.skipIf(!built)('bench failures (built CLI)', () => {
 
     const human = gob(['bench', '--strategy', 'elide'], { GOBSTOPPER_MAX_RECORDS: '1' });
     expect(human.status).toBe(1);
+    // Both sessions failed whole: no strategy to sum up, so no aggregate header over nothing.
+    expect(human.stdout).not.toMatch(/^strategy\s+sessions/m);
     expect(human.stdout).toMatch(/2 session\(s\) (from the last 7 days|of every age|updated since [0-9: -]+ UTC), 2 could not be measured/);
 
     // The Claude session (196 records) fails, the Codex one (87) is measured: the bench succeeds.

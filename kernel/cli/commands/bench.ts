@@ -229,11 +229,14 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     } else {
       for (const line of benchRowLines(result.rows, { width: this.tableWidth() })) this.say(line);
       this.say('');
-      for (const line of benchAggregateLines(result.aggregates, { width: this.tableWidth() })) this.say(line);
-      this.say('');
+      // Sessions that all failed whole leave no strategy to sum up: no header over nothing.
+      if (result.aggregates.length > 0) {
+        for (const line of benchAggregateLines(result.aggregates, { width: this.tableWidth() })) this.say(line);
+        this.say('');
+      }
       const unmeasured = result.sessions - result.sessions_measured;
       const failed = unmeasured > 0 ? `, ${formatInt(unmeasured)} could not be measured` : '';
-      for (const line of wrapText(`${formatInt(result.sessions)} session(s) ${windowPhrase(window)}${failed}; * marks each session's best clean rewrite (protected tail kept)`, this.tableWidth())) this.say(line);
+      for (const line of wrapText(`${formatInt(result.sessions)} session(s) ${windowPhrase(window)}${failed}; * marks each session's best clean rewrite (protected tail kept; a tail of - held no probe to check)`, this.tableWidth())) this.say(line);
       for (const note of sharedIdNotes(result.rows)) for (const line of wrapText(note, this.tableWidth())) this.say(line);
       // A bench where nothing fired measured nothing: say why, and how to measure anyway.
       if (allBelowTrigger(result.rows)) for (const line of wrapText(ALL_BELOW_TRIGGER_MESSAGE, this.tableWidth())) this.say(line);
