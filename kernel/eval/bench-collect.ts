@@ -80,6 +80,8 @@ const EXTENSION_FORMATS: ReadonlyArray<[string, BenchOutputFormat]> = [
  * format that contradicts the extension is refused rather than silently winning or losing.
  */
 export function benchOutputFormat(path: string, explicit?: BenchOutputFormat): BenchOutputFormat {
+  // Rows named .html, a report named .csv: the two flags swapped, which nothing would otherwise say.
+  if (/\.html?$/i.test(path)) throw usageError('output_format_conflict', `--output writes the rows (CSV or JSON), not the report, and ${path} is named as a web page; the report goes to --html`);
   const byExtension = EXTENSION_FORMATS.find(([ext]) => path.toLowerCase().endsWith(ext))?.[1];
   if (byExtension && explicit && explicit !== byExtension) {
     throw usageError('output_format_conflict', `--format ${explicit} contradicts the extension of ${path}; drop --format or rename the file`);
@@ -100,7 +102,11 @@ export function assertBenchOutputsAreNew(outputs: BenchOutputs): void {
     assertNewOutputPath(outputs.output);
     benchOutputFormat(outputs.output, outputs.format);
   }
-  if (outputs.html != null) assertNewOutputPath(outputs.html);
+  if (outputs.html != null) {
+    assertNewOutputPath(outputs.html);
+    const rowsName = EXTENSION_FORMATS.find(([ext]) => outputs.html!.toLowerCase().endsWith(ext));
+    if (rowsName) throw usageError('output_format_conflict', `--html writes the report, a web page, and ${outputs.html} is named as ${rowsName[1].toUpperCase()} rows; the rows go to --output`);
+  }
   if (outputs.output != null && outputs.html != null && resolve(outputs.output) === resolve(outputs.html)) {
     throw new GobstopperError('output_conflict', '--output and --html must name different files', { exit: 2 });
   }

@@ -229,6 +229,22 @@ describe('output files are always new', () => {
     expect(() => assertBenchOutputsAreNew({ output: join(dir, 'rows.csv'), html: taken })).toThrow(/taken-html\.html/);
     expect(() => assertBenchOutputsAreNew({ output: join(dir, 'same'), html: join(dir, 'same') })).toThrow(/different files/);
   });
+
+  it('refuses the two flags swapped: rows named as a web page, a report named as rows', () => {
+    const swapped = (outputs: Parameters<typeof assertBenchOutputsAreNew>[0]) => {
+      try {
+        assertBenchOutputsAreNew(outputs);
+      } catch (error) {
+        return error as { code: string; exit: number; message: string };
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(swapped({ output: join(dir, 'r.html') })).toMatchObject({ code: 'output_format_conflict', exit: 2, message: expect.stringContaining('the report goes to --html') });
+    expect(swapped({ output: join(dir, 'r.HTM') }).code).toBe('output_format_conflict');
+    expect(swapped({ html: join(dir, 'r.csv') })).toMatchObject({ code: 'output_format_conflict', message: expect.stringContaining('is named as CSV rows; the rows go to --output') });
+    expect(swapped({ html: join(dir, 'r.json') }).message).toContain('named as JSON rows');
+    expect(readdirSync(dir).filter((n) => n.startsWith('r.'))).toEqual([]);
+  });
 });
 
 describe('output paths that name no file, and the rows format', () => {
