@@ -90,8 +90,9 @@ export function assertPolicyBounds(
   const problems = policyBoundsViolations(policy);
   if (problems.length === 0) return;
   const fromFlag = options.fromFlag ?? (() => false);
+  const originsOf = (p: BoundsViolation) => p.keys.map((k) => (options.origin ? options.origin(k) : null)).filter((o): o is string => o !== null);
   const text = problems.map((p) => {
-    const origins = p.keys.map((k) => (options.origin ? options.origin(k) : null)).filter((o): o is string => o !== null);
+    const origins = originsOf(p);
     return (origins.length > 0 ? `${p.message} [${origins.join('; ')}]` : p.message) + flagHint(p, policy, fromFlag);
   });
   const stage = options.stage ? ` (${options.stage})` : '';
@@ -99,7 +100,8 @@ export function assertPolicyBounds(
   const byFlag = problems.some((p) => p.keys.some(fromFlag));
   throw new GobstopperError('invalid_policy', `invalid policy bounds: ${text.join('; ')}${stage}`, {
     exit: byFlag ? 2 : 1,
-    details: { problems: problems.map((p) => p.message) },
+    // For a script: each broken bound with the keys it involves and where each value came from.
+    details: { problems: problems.map((p) => p.message), violations: problems.map((p) => ({ keys: p.keys, message: p.message, origins: originsOf(p) })) },
   });
 }
 

@@ -518,6 +518,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const alone = json(['config', '--provider', 'codex', '--trigger', '10000']);
     expect(alone.status).toBe(2);
     expect(alone.body.error.message).toMatch(/floor_tokens: built-in default; trigger_tokens: command-line flag\]; add --floor below 10000$/);
+    // A script finds the keys and where each value came from without reading the sentence.
+    expect(alone.body.error.details.violations).toEqual([
+      { keys: ['floor_tokens', 'trigger_tokens'], message: 'floor_tokens (40000) must be below trigger_tokens (10000)', origins: ['floor_tokens: built-in default', 'trigger_tokens: command-line flag'] },
+    ]);
   });
 
   it('policy-check: live, idle and below the trigger', () => {
