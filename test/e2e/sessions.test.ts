@@ -880,7 +880,7 @@ describe('fork and undo', () => {
     expect(restore.json.error.code).toBe('snapshot_invalid');
     expect(restore.json.error.message).toContain('(orphan_tool_use)');
     expect(restore.json.error.message).toContain(`gobstopper history ${DEMO_CLAUDE_ID} lists the other archived states`);
-    expect(restore.json.error.message).toContain(`gobstopper read-snapshot ${sha} --record N`);
+    expect(restore.json.error.message).toContain(`gobstopper export ${sha} --output <new file> writes this one's bytes as they are`);
     expect(restore.json.error.details.findings).toEqual([expect.objectContaining({ severity: 'error', code: 'orphan_tool_use' })]);
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });

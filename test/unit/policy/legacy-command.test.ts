@@ -150,7 +150,8 @@ describe('legacy command presets', () => {
   it('a command that writes stderr from a process outside its group still ends at its own exit', async () => {
     const started = Date.now();
     const error = await failure(runLegacyCommand(request(`(setsid sh -c 'sleep 30' 2>&2 &); echo nope`)));
-    expect(error.message).toMatch(/did not print valid JSON|held its output open/);
+    // Which of the three it meets first depends on timing; each names the command and stops it.
+    expect(error.message).toMatch(/did not print valid JSON|held its output open|left processes running, which were stopped/);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
