@@ -249,6 +249,9 @@ export function plainUsage(text: string, argv: readonly string[] = process.argv.
           const raw = rawFlagValue(argv, flag);
           return `${flag} must be a whole number, digits only (got ${raw !== undefined && raw !== shown ? JSON.stringify(raw) : shown})`;
         })
+        // A bound, in the words of the digits-only message above: "--trigger must be at least 1 (got 0)".
+        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer greater than or equal to (-?\d+) but received: (.*)$/, '$1 must be a whole number of at least $2 (got $3)')
+        .replace(/^Parsing (--[a-z0-9-]+) Expected an integer less than or equal to (-?\d+) but received: (.*)$/, '$1 must be a whole number of at most $2 (got $3)')
         .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
         .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
         .replace(/;\s*$/, ''),

@@ -20,6 +20,11 @@ describe("oclif's parse errors in the CLI's own words", () => {
     expect(toEnvelope(Object.assign(new Error('Parsing --record \n\tExpected an integer but received: \nSee more help with --help'), { oclif: { exit: 2 } })).error.message).toBe(
       '--record must be a whole number, digits only (got an empty value)',
     );
+    // A bound says so in the same words.
+    expect(plainUsage('Parsing --trigger Expected an integer greater than or equal to 1 but received: -1')).toBe('--trigger must be a whole number of at least 1 (got -1)');
+    expect(plainUsage('Parsing --context-tokens Expected an integer less than or equal to 100000000 but received: 999999999999')).toBe(
+      '--context-tokens must be a whole number of at most 100000000 (got 999999999999)',
+    );
     expect(plainUsage('Parsing --format Expected --format=yaml to be one of: csv, json')).toBe('--format: Expected --format=yaml to be one of: csv, json');
     expect(plainUsage('All of the following must be provided when using --against: --manifest')).toBe('--against needs --manifest');
   });
