@@ -33,7 +33,7 @@ export function proposeCliff(params: StrategyProposeParams): StrategyProposeResu
   const items = params.items;
   const starts = stepStarts(items);
   const steps = starts.length;
-  if (steps - keepTurns <= 0) return noPlan(`${steps} assistant steps, none older than the newest ${keepTurns}`);
+  if (steps - keepTurns <= 0) return noPlan(`${steps} assistant step${steps === 1 ? '' : 's'}, none older than the newest ${keepTurns}`);
   const rangeStart = starts[0]!;
   const rangeEnd = keepTurns === 0 ? items.length : starts[steps - keepTurns]!;
   if (rangeStart >= rangeEnd) return noPlan('no records between the head and the kept steps');
