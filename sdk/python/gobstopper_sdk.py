@@ -30,6 +30,7 @@ import errno
 import json
 import os
 import sys
+import sysconfig
 import traceback
 
 PROTOCOL_VERSION = 1
@@ -91,6 +92,23 @@ class HostError(Exception):
         Exception.__init__(self, "host answered with error %s: %s" % (code, message))
         self.code = code
         self.message = message
+
+
+# Frames that are not the plugin's own: this SDK's and the standard library's.
+_NOT_THE_PLUGIN = tuple(
+    os.path.realpath(path) + os.sep for path in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib")} if path
+)
+
+
+def _handler_frame(frames):
+    """The innermost frame in the plugin's own code: an error raised inside the SDK or json.dumps is
+    reported where the handler called them, the line its author can change."""
+    sdk = os.path.realpath(__file__)
+    for frame in reversed(frames):
+        path = os.path.realpath(frame.filename)
+        if path != sdk and not path.startswith(_NOT_THE_PLUGIN):
+            return frame
+    return frames[-1]
 
 
 def _errno_data(error):
@@ -289,13 +307,19 @@ class Plugin(object):
             if request_id in self._cancelled:
                 raise PluginError(REQUEST_CANCELLED, "cancelled before it started")
             result = self._dispatch(method, message.get("params"), request_id)
-            self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            try:
+                answer = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError) as error:
+                # Where json.dumps stopped says nothing of the handler; what it could not hold does.
+                raise PluginError(INTERNAL_ERROR, "the %s handler returned a result JSON cannot hold: %s" % (method, error))
+            self._out.write(answer.encode("utf-8") + b"\n")
+            self._out.flush()
         except PluginError as error:
             self._send({"jsonrpc": "2.0", "id": request_id, "error": error.answer()})
         except Exception as error:  # a bug in the handler, or the file system: report it, keep serving
             traceback.print_exc(file=sys.stderr)
             # The host shows this message, not the traceback on stderr: name where it happened.
-            where = traceback.extract_tb(error.__traceback__)[-1]
+            where = _handler_frame(traceback.extract_tb(error.__traceback__))
             text = "%s: %s (at %s:%d in %s)" % (type(error).__name__, error, os.path.basename(where.filename), where.lineno, where.name)
             self._send({"jsonrpc": "2.0", "id": request_id, "error": PluginError(INTERNAL_ERROR, text[:1000], _errno_data(error)).answer()})
         finally:

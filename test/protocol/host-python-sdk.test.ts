@@ -16,7 +16,7 @@ describe('the Python SDK through the real host', () => {
   beforeAll(async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'sdk_features.py', {
-      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy', 'disk_full_strategy'] },
+      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy', 'disk_full_strategy', 'sdk_misuse_strategy', 'set_result_strategy'] },
       capabilities: ['read_content'],
     });
     running = await startBundle(admitBundle(root), { hostVersion: '0.1.0' });
@@ -33,10 +33,12 @@ describe('the Python SDK through the real host', () => {
       'inner_strategy:file',
       'failing_strategy:file',
       'buggy_strategy:file',
+      'sdk_misuse_strategy:file',
+      'set_result_strategy:file',
       'disk_full_strategy:file',
     ]);
     // A strategy that asks for scores says so, so the host can start the scorer early.
-    expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false, false]);
+    expect(running.handshake.strategies?.map((s) => s.uses_scorer ?? false)).toEqual([true, false, false, false, false, false, false]);
   });
 
   it("marks a strategy id in a params_schema with the SDK's STRATEGY_ID_FORMAT, which the host checks as the TypeScript SDK's", async () => {
@@ -83,6 +85,18 @@ describe('the Python SDK through the real host', () => {
       message: expect.stringMatching(/KeyError: 'missing' \(at sdk_features\.py:\d+ in \w+\)/),
     });
     await expect(running.channel.request(StrategyPropose, proposeParams('unknown', syntheticItems(1)))).rejects.toMatchObject({ rpcCode: -32005 });
+    expect(running.channel.alive).toBe(true);
+  });
+
+  it("names the handler's own line when an error is raised inside the SDK, and says what JSON could not hold of a result", async () => {
+    await expect(running.channel.request(StrategyPropose, proposeParams('sdk_misuse_strategy', syntheticItems(1)))).rejects.toMatchObject({
+      rpcCode: -32603,
+      message: expect.stringMatching(/HostError: .*256.* \(at sdk_features\.py:\d+ in sdk_misuse\)/),
+    });
+    await expect(running.channel.request(StrategyPropose, proposeParams('set_result_strategy', syntheticItems(1)))).rejects.toMatchObject({
+      rpcCode: -32603,
+      message: expect.stringContaining('the strategy/propose handler returned a result JSON cannot hold: Object of type set is not JSON serializable'),
+    });
     expect(running.channel.alive).toBe(true);
   });
 
