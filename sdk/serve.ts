@@ -125,11 +125,23 @@ type ProviderMethod = Exclude<keyof ProviderDefinition, 'info'>;
  * sent (items pieces, progress) is no bug, and nobody is left to answer.
  */
 export function handlerBug(error: unknown): unknown {
-  if (error instanceof ResponseError || error instanceof ConnectionError || !(error instanceof Error)) return error;
+  if (error instanceof ResponseError || error instanceof ConnectionError) return error;
+  // `throw 'text'` or a rejection with a plain value: vscode-jsonrpc would answer "failed
+  // unexpectedly without providing any details", so the value itself is the message.
+  if (!(error instanceof Error)) return new ResponseError(ErrorCodes.InternalError, `a handler threw a value that is not an Error: ${thrownValue(error)}`.slice(0, 900));
   process.stderr.write(`${error.stack ?? `${error.name}: ${error.message}`}\n`);
   const frame = /\n\s+at (?:.*? \()?(.+?):(\d+):\d+\)?(?:\n|$)/.exec(error.stack ?? '');
   const where = frame ? ` (at ${basename(frame[1]!)}:${frame[2]})` : '';
   return new ResponseError(ErrorCodes.InternalError, `${error.name}: ${error.message}`.slice(0, 900) + where);
+}
+
+function thrownValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** Counts requests still being answered, so the process never exits with a reply unsent. */
