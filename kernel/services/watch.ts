@@ -19,6 +19,7 @@ import { completedNote } from '../publish/published-note.js';
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { detectSessions } from '../sessions/detect.js';
+import { unreadableSummary } from '../sessions/selector.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
@@ -147,7 +148,11 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
     const covered = options.locks ? await options.locks.cover(rt.providerIds()) : { watched: rt.providerIds(), warnings: [] };
     const providers = await Promise.all(covered.watched.map((id) => rt.provider(id)));
-    const { rows, unlisted, searched } = await detectSessions(providers, rt.homes, { maxAgeSecs });
+    const { rows, unlisted, searched, unreadable, unreadableCapped } = await detectSessions(providers, rt.homes, { maxAgeSecs });
+    // A transcript or folder it cannot read is a session it never watches: said once, while it lasts, as detect says it.
+    const unreadText = unreadable.length > 0 ? `${unreadableSummary({ unreadable, unreadableCapped })}; not watched` : null;
+    const unreadableWarning = unreadText !== null && unreadText !== state.unreadableSaid ? [unreadText] : [];
+    state.unreadableSaid = unreadText;
     const { found: published, receiptsWarning: receipts } = await publications(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
     const receiptsWarning = receipts !== null && receipts !== state.receiptsSaid ? [receipts] : [];
@@ -236,7 +241,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     state.missingStoresSaid = missing;
     return {
       count: rows.length,
-      warnings: [...covered.warnings, ...receiptsWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+      warnings: [...covered.warnings, ...receiptsWarning, ...unreadableWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
   const unsaved = options.dryRun ? null : await saveOrWarn(state);

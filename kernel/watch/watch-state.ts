@@ -57,6 +57,8 @@ export interface WatchState {
   saveFailureSaid: string | null;
   /** The warning about unreadable receipts this watch said last (publications.ts), while it lasts; never saved. */
   receiptsSaid: string | null;
+  /** The warning about transcripts and folders it could not read that this watch said last, while it lasts; never saved. */
+  unreadableSaid: string | null;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -82,7 +84,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null });
   let text: string;
   try {
     const st = await lstat(path);

@@ -204,6 +204,25 @@ describe('watch', () => {
     expect(passes.slice(1).flatMap((p) => p.warnings ?? []).filter(said)).toEqual([]);
   });
 
+  it('a transcript folder it cannot read is named once while it lasts, as detect names it: its sessions are never watched', async () => {
+    home = demoHome(config());
+    const projects = join(home.claudeDir, '..');
+    // A folder whose name is not UTF-8, which no provider can open.
+    const folder = Buffer.concat([Buffer.from(`${projects}/-caf`), Buffer.from([0xe9])]);
+    mkdirSync(folder);
+    writeFileSync(Buffer.concat([folder, Buffer.from('/0badf01d-0000-4000-8000-000000000001.jsonl')]), readFileSync(home.claudeSession));
+    const said = (text: string) => text.startsWith('1 folder could not be read (') && text.endsWith('; not watched');
+    const loop = watchLoop(home, ['--dry-run']);
+    await loop.waitFor(() => loop.lines().length >= 2);
+    loop.child.kill('SIGINT');
+    expect(await loop.exited).toBe(130);
+    const passes = loop.lines().filter((l) => l.pass !== undefined);
+    expect((passes[0].warnings ?? []).filter(said)).toHaveLength(1);
+    expect(passes.slice(1).flatMap((p) => p.warnings ?? []).filter(said)).toEqual([]);
+    const once = await runCli(['watch', '--once', '--dry-run'], home.env);
+    expect(once.stderr).toMatch(/^warning: 1 folder could not be read \(.*-caf\\xe9\/: folder not searched: its name is not valid UTF-8.*; not watched$/m);
+  });
+
   it('a live session over its trigger is named once and left to its client', async () => {
     home = demoHome();
     const now = new Date();
