@@ -102,14 +102,12 @@ export function assertBenchOutputsAreNew(outputs: BenchOutputs): void {
     assertNewOutputPath(outputs.output);
     benchOutputFormat(outputs.output, outputs.format);
   }
-  if (outputs.html != null) {
-    assertNewOutputPath(outputs.html);
-    const rowsName = EXTENSION_FORMATS.find(([ext]) => outputs.html!.toLowerCase().endsWith(ext));
-    if (rowsName) throw usageError('output_format_conflict', `--html writes the report, a web page, and ${outputs.html} is named as ${rowsName[1].toUpperCase()} rows; the rows go to --output`);
-  }
+  if (outputs.html != null) assertNewOutputPath(outputs.html);
   if (outputs.output != null && outputs.html != null && resolve(outputs.output) === resolve(outputs.html)) {
     throw new GobstopperError('output_conflict', '--output and --html must name different files', { exit: 2 });
   }
+  const rowsName = outputs.html == null ? undefined : EXTENSION_FORMATS.find(([ext]) => outputs.html!.toLowerCase().endsWith(ext));
+  if (rowsName) throw usageError('output_format_conflict', `--html writes the report, a web page, and ${outputs.html} is named as ${rowsName[1].toUpperCase()} rows; the rows go to --output`);
 }
 
 export function writeBenchOutputs(collected: CollectedBench, outputs: BenchOutputs, generatedAt: string = new Date().toISOString()): BenchCommandResult {
