@@ -114,6 +114,20 @@ export async function applySession(runtime: Runtime, selector: string, options: 
 }
 
 /**
+ * What an apply of `planned` would meet before writing anything, read without writing, for a dry
+ * run that must say what the real run says: a source ending in an unfinished line is refused, and
+ * a plan already applied to these very bytes returns its fork. Null: it would compact.
+ */
+export async function applyVerdict(runtime: Runtime, planned: PlannedSession & { outcome: T.PlanCommandPlan }): Promise<{ refused: GobstopperError } | { reused: T.OperationReceipt } | null> {
+  const sourcePath = await canonicalSourcePath(planned.session.path);
+  if (!(await endsWithFinishedLine(sourcePath))) return { refused: unfinishedLastLine(sourcePath, 'try again once the line is finished') };
+  const inputsSha256 = sha256OfJson(planned.outcome.plan.edits);
+  const operation = operationId({ kind: 'compact', provider: planned.session.provider, source_path: sourcePath, source_sha256: planned.transcript.source_sha256, inputs_sha256: inputsSha256 });
+  const previous = await readReceipt(vaultLayout(runtime.env), operation);
+  return previous?.completed ? { reused: previous } : null;
+}
+
+/**
  * A cache edit drops tool results at Claude Code's API layer, and nothing hands Claude Code the
  * edits: reporting it as applied would claim a saving that never happens. plan still shows it.
  */

@@ -29,7 +29,7 @@ import { saveOrWarn } from '../watch/state-save.js';
 import { triage } from '../watch/triage.js';
 import type { WatchLocks } from '../watch/watch-locks.js';
 import { fingerprintOf, forgetLapsed, loadWatchState, watchScope, watchStatePath, type WatchEntry, type WatchState } from '../watch/watch-state.js';
-import { applySession, type ApplyOptions } from './apply.js';
+import { applySession, applyVerdict, type ApplyOptions } from './apply.js';
 import type { ClientBins } from './candidate-rehearsal.js';
 import { planForSelector } from './plan.js';
 import { requirePolicyIds } from './policy-ids.js';
@@ -306,6 +306,14 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       const warned = warningsOf(planned.warnings);
       if (outcome.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: outcome.context_tokens_before, reason_code: outcome.reason_code, ...warned };
       const control = outcome.plan.edits.find((e) => e.op === 'provider_compact');
+      // What the real pass would meet before it writes: a torn last line, or this very plan applied already.
+      const verdict = control ? null : await applyVerdict(rt, { ...planned, outcome });
+      if (verdict && 'refused' in verdict) return { ...base, outcome: 'failed', error: errorOf(verdict.refused) };
+      if (verdict && 'reused' in verdict) {
+        const r = verdict.reused;
+        const fork = { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 };
+        return { ...base, outcome: 'compacted', reused: true, context_tokens: outcome.plan.context_tokens_before, strategy: outcome.plan.strategy, context_tokens_after: outcome.plan.context_tokens_after, fork, ...warned };
+      }
       return {
         ...base,
         outcome: control ? 'provider_control' : 'would_compact',

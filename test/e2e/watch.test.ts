@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -111,6 +111,27 @@ describe('watch', () => {
     expect(dry.stdout).toMatch(new RegExp(`would compact claude_code ${DEMO_CLAUDE_ID}: 45,513 → ([0-9,]+) tokens \\(compacted\\)\n  note: this leaves ~\\1 tokens, still over the trigger 15,000;`));
     expect(hashes([home.claudeHome, home.codexHome])).toEqual(files);
     expect(existsSync(join(home.dataHome, 'gobstopper'))).toBe(false);
+  });
+
+  it('--dry-run says what the real pass would: a plan applied already returns its fork, a torn last line is refused', async () => {
+    home = demoHome(config());
+    const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
+    expect(applied.code, applied.stderr).toBe(0);
+    // The fork's own unresumed state is passed over; the codex session gets a torn last line.
+    appendFileSync(home.codexSession, '{"timestamp":"2026-02-23T12:00:00Z","type":"event_msg","payload":{"type":"agent_');
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(home.codexSession, old, old);
+    utimesSync(home.claudeSession, old, old);
+    const files = hashes([home.claudeHome, home.codexHome]);
+    const dry = await runJson(['watch', '--once', '--dry-run'], home.env);
+    const decisions = byId(dry.json);
+    expect(decisions[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true, fork: { path: applied.json.receipt.path } });
+    expect(decisions[DEMO_CODEX_ID]).toMatchObject({ outcome: 'failed', error: { code: 'torn_final_line' } });
+    // The real pass says the same of both.
+    const real = byId((await runJson(['watch', '--once'], home.env)).json);
+    expect(real[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true, fork: { path: applied.json.receipt.path } });
+    expect(real[DEMO_CODEX_ID]).toMatchObject({ outcome: 'failed', error: { code: 'torn_final_line' } });
+    expect(hashes([home.claudeHome, home.codexHome])).toEqual({ ...files, ...hashes([home.claudeHome]) });
   });
 
   it('a session under its reported trigger is not read; with adaptive on it must be, and its damage is that session\'s failure alone', async () => {
