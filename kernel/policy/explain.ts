@@ -135,6 +135,14 @@ export function explain(input: ExplainInput): ExplainCommandResult {
         `averages about ${n(nativeAverage)} tokens a turn: ${ratio}× what this policy carries.`,
     );
   }
+  // With no session and no --window the window is a stand-in: most models' windows are far smaller,
+  // and there a trigger this size may never be reached at all.
+  if (input.window_tokens === undefined && session === null) {
+    lines.push(
+      `That window is an assumption: no session was named and no --window given. Claude Code and Codex models commonly have 200,000- to 272,000-token windows, where they compact by themselves near 90%; ` +
+        'gobstopper explain <session> uses its model\'s window, and --window <tokens> sets one.',
+    );
+  }
   lines.push(
     `What a cycle costs: the provider's own compaction (${[...new Set(contextBasis.map((b) => b.native_control))].join(', ')}) is one extra model call that reads the whole context ` +
       `${neverFires ? '' : `(about ${n(trigger)} input tokens) `}and writes a summary. A transcript compaction calls no model, but the next turn re-reads everything from the first changed record without the prompt cache; ` +

@@ -656,6 +656,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(human.stdout).toContain('compact when the context reaches 200,000 tokens');
     expect(human.stdout).toContain('What counts as context:');
     expect(human.stdout).toContain('What a cycle costs:');
+    // Compared with a window nobody named, it says so, and how to name one.
+    expect(human.stdout.replace(/\n/g, ' ')).toContain('That window is an assumption: no session was named and no --window given.');
+    expect(gob(['explain', '--window', '200000']).stdout).not.toContain('That window is an assumption');
     // A trigger past where a small window's client compacts by itself: no figures of a cycle that never happens.
     const small = json(['explain', '--window', '20000']);
     expect(validateExplainCommandResult(small.body), JSON.stringify(validateExplainCommandResult.errors)).toBe(true);

@@ -96,7 +96,8 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
       provider: (flags.provider as BuiltinProvider | undefined) ?? null,
       policy: toResolvedPolicy(resolved.values),
       context_tokens: flags['context-tokens'] ?? null,
-      window_tokens: flags.window ?? DEFAULT_EXPLAIN_WINDOW_TOKENS,
+      // Left unset without --window: explain then says the window is its assumption.
+      window_tokens: flags.window,
       proposer: resolved.external,
     });
     for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
