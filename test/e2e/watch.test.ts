@@ -362,8 +362,10 @@ describe('watch', () => {
     const r = await runCli(['watch', '--once'], home.env);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('is not valid JSON');
-    // Without its memory the watch finds the forks it already published.
+    // Without its memory the watch finds the forks it already published, and counts them as such.
     expect(r.stdout).toContain('already compacted');
+    expect(r.stdout).toMatch(/pass 1: \d+ sessions?: 2 already compacted/);
+    expect(r.stdout).not.toMatch(/: \d+ compacted/);
     expect(JSON.parse(readFileSync(statePath(home), 'utf8')).schema).toBe('gobstopper/watch-state-v1');
   });
 

@@ -139,8 +139,10 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     }
     if (!always && shown.length === 0) return;
     const counts = new Map<string, number>();
-    for (const d of pass.decisions) counts.set(d.outcome, (counts.get(d.outcome) ?? 0) + 1);
-    const parts = [...counts].map(([outcome, n]) => `${n} ${OUTCOME_WORDS[outcome as WatchDecision['outcome']]}`);
+    // A fork returned again is no new compaction: counted apart, in the words its line uses.
+    const tally = (d: WatchDecision) => (d.outcome === 'compacted' && d.reused ? 'already compacted' : OUTCOME_WORDS[d.outcome]);
+    for (const d of pass.decisions) counts.set(tally(d), (counts.get(tally(d)) ?? 0) + 1);
+    const parts = [...counts].map(([words, n]) => `${n} ${words}`);
     const s = pass.skipped;
     for (const [n, words] of [[s.live, 'live'], [s.settled, 'unchanged'], [s.rate_limited, 'compacted too recently'], [s.published, s.published === 1 ? 'unresumed fork' : 'unresumed forks'], [s.gone, 'gone']] as const) {
       if (n > 0) parts.push(`${n} ${words}`);
