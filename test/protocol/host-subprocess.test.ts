@@ -150,6 +150,14 @@ describe('plugin processes that misbehave', () => {
     expect(failure.message).toContain('dying on purpose');
   });
 
+  it('ends cleanly before answering initialize: the error asks whether it starts serving', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['never-serves'], limits: { timeout_ms: 600 } });
+    const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+    expect(failure.code).toBe('plugin_exited');
+    expect(failure.message).toContain("plugin fixture@1.0.0 exited with code 0 during initialize before answering it: does the program start serving (the SDK's serve() called at the end)?");
+  });
+
   it('closes stdout mid-call but keeps running: the error says so, and the process is killed', async () => {
     const r = await start('close-stdout', { limits: { timeout_ms: 60_000 } });
     const failure = await failureOf(propose(r));

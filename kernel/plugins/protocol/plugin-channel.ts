@@ -555,7 +555,10 @@ export class PluginChannel {
       : exit.signal
         ? `was killed by ${exit.signal}`
         : `exited with code ${exit.code}`;
-    void this.fatal('plugin_exited', `${how}${method ? ` during ${method}` : ' while idle'}`, method);
+    // A clean exit before the handshake is answered is a program that never started serving (an
+    // SDK's serve() not called, a script that only defines its handlers): say so.
+    const neverServed = method === 'initialize' && exit?.code === 0 ? ' before answering it: does the program start serving (the SDK\'s serve() called at the end)?' : '';
+    void this.fatal('plugin_exited', `${how}${method ? ` during ${method}` : ' while idle'}${neverServed}`, method);
   }
 
   private failureFor(code: PluginFailureCode, reason: string, method?: string, pointer?: string, rpcCode?: number, rpcMessage?: string, rpcErrno?: string): PluginFailure {
