@@ -136,9 +136,12 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
      */
     const credited = <R extends { strategy?: string | null }>(result: R, pluginId: string): R => {
       if (result.strategy == null || result.strategy === strategyId || planned.has(result.strategy)) return result;
+      // Which strategies it could have named, so a selector that got the plan from one and names
+      // another sees the mix-up; without any, the answer is its own id (or none).
+      const could = planned.size > 0 ? `credit one this call got a plan from (${[...planned].join(', ')}), or leave strategy out` : `it asked host/propose for no plan, so leave strategy out or name ${strategyId} itself`;
       throw new GobstopperError(
         'invalid_strategy_credit',
-        `strategy ${strategyId} (plugin ${pluginId}) credited its plan to ${JSON.stringify(result.strategy)}, which did not give it a plan through host/propose; only a selector names the strategy whose plan it returns`,
+        `strategy ${strategyId} (plugin ${pluginId}) credited its plan to ${JSON.stringify(result.strategy)}, which did not give it a plan through host/propose in this call; ${could}`,
         { details: { strategy: strategyId, credited: result.strategy, plugin_id: pluginId } },
       );
     };

@@ -703,6 +703,8 @@ describe('plan', () => {
     const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'fixture_strategy', '--trigger', '1000', '--floor', '0'], home.env);
     expect(r.code).toBe(1);
     expect(r.json.error).toMatchObject({ code: 'invalid_strategy_credit', message: expect.stringContaining('strategy fixture_strategy (plugin liar) credited its plan to "elide"') });
+    // What to do instead: it asked for no plan, so the credit is its own or none.
+    expect(r.json.error.message).toMatch(/; it asked host\/propose for no plan, so leave strategy out or name fixture_strategy itself$/);
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 
