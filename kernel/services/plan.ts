@@ -23,6 +23,7 @@ import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { startPinnedStrategy } from './pinned-strategy.js';
+import { requirePolicyScorer } from './policy-ids.js';
 import { requireResolvedPolicy } from './policy-params.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
@@ -171,7 +172,10 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
       score: async (p) => {
         const scorerId = scorerOf(params.policy);
         try {
-          const scorer = await runtime.host.scorer(scorerId);
+          const scorer = await runtime.host.scorer(scorerId).catch((error: unknown) => {
+            if (error instanceof GobstopperError && error.code === 'plugin_not_found') requirePolicyScorer(runtime.host.registry, config, scorerId);
+            throw error;
+          });
           const result = await scorer.score({ session: params.session, items: params.items, candidates: p.candidates, policy: params.policy });
           // Out-of-range values are unknown by the protocol and quietly rank last: a scorer answering
           // in percent would otherwise look like one that has no effect.

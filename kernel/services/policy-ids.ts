@@ -39,6 +39,15 @@ function requirePinnedManifest(registry: PluginRegistry, config: Pick<ResolvedCo
 }
 
 /**
+ * The policy's scorer, when no bundle serves it: refused in plan's words (the known ids, the table
+ * that set it). `eval` runs every strategy whatever the policy's scorer, so the one row that asks
+ * for scores meets it there, and says it as plan would have.
+ */
+export function requirePolicyScorer(registry: PluginRegistry, config: Pick<ResolvedConfig, 'sources'>, scorerId: string): void {
+  requireKnown(registry, config, 'scorer', scorerId);
+}
+
+/**
  * A typo on the command line is a usage error (exit 2); one in a config file is a broken
  * configuration (exit 1, as every other config error), and the message says which table holds it.
  */
