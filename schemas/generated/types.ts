@@ -1701,6 +1701,13 @@ export interface PluginInspectCommandResult {
   strategies: StrategyInfo[];
   scorers: ScorerInfo[];
   /**
+   * Strategies whose params_schema is not a JSON Schema the host can use, each with why: plan and eval refuse to run them (plugin_schema_violation), with strategy_params or without.
+   */
+  unusable_params_schemas?: {
+    strategy: string;
+    problem: string;
+  }[];
+  /**
    * Ids the manifest's provides lists but the handshake did not offer, as "<kind> <id>": calls for them fail with plugin_not_served.
    */
   not_served?: string[];

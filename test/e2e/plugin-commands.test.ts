@@ -493,6 +493,19 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     }
   });
 
+  it('inspect warns about a params_schema plan would refuse, before any plan meets it', async () => {
+    const dir = fixturePluginBundle(join(home.root, 'badschema'), 'misbehaving-strategy.mjs', { id: 'fixture', args: ['bad-params-schema'] });
+    expect((await gob('plugin', 'add', dir)).code).toBe(0);
+    try {
+      const inspected = await gobJson<{ unusable_params_schemas: Array<{ strategy: string; problem: string }> }>('PluginInspectCommandResult', 'plugin', 'inspect', 'fixture');
+      expect(inspected.unusable_params_schemas).toEqual([{ strategy: 'fixture_strategy', problem: expect.stringMatching(/^strategy fixture_strategy declares a params_schema that is not a usable JSON Schema \(.*type/) }]);
+      const human = await gob('plugin', 'inspect', 'fixture');
+      expect(human.stderr).toMatch(/warning: strategy fixture_strategy declares a params_schema that is not a usable JSON Schema .*; plan and eval refuse to run it until the schema is fixed\n/);
+    } finally {
+      await gob('plugin', 'remove', 'fixture');
+    }
+  });
+
   it('adds and removes run at the same time each keep their pin, and a bundle added twice at once is installed once', async () => {
     const ids = ['para-a', 'para-b', 'para-c', 'para-d'];
     const dirs = ids.map((id) => writeBundle(join(home.root, id), { files: { 'main.mjs': id }, manifest: { id, provides: { strategies: [`${id.replace('-', '_')}_s`] } } }));

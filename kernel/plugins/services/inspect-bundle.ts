@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import type { ConfigPinUse, InitializeResult, PluginInspectCommandResult, PluginManifest } from '../../../schemas/generated/types.js';
+import type { ConfigPinUse, InitializeResult, PluginInspectCommandResult, PluginManifest, StrategyInfo } from '../../../schemas/generated/types.js';
+import { checkStrategyParams } from '../host/strategy-params.js';
 import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle } from '../admission/admit.js';
 import { PluginHost } from '../host/plugin-host.js';
@@ -53,6 +54,7 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
     // Closed here rather than with the host, to see whether it answers shutdown: one that does not
     // costs every command that starts it the shutdown deadline.
     await running.channel.close();
+    const unusable = await unusableParamsSchemas(running.handshake.strategies ?? []);
     return {
       id: running.bundle.manifest.id,
       version: running.bundle.manifest.version,
@@ -66,6 +68,7 @@ export async function inspectBundle(arg: string, registry: PluginRegistry, optio
       strategies: running.handshake.strategies ?? [],
       scorers: running.handshake.scorers ?? [],
       not_served: notServed(running.bundle.manifest.provides, running.handshake),
+      ...(unusable.length > 0 ? { unusable_params_schemas: unusable } : {}),
       ...(pinnedIn === undefined ? {} : { pinned_in: pinnedIn }),
       shutdown_answered: running.channel.shutdownAnswered,
     };
@@ -105,4 +108,21 @@ function notServed(provides: PluginManifest['provides'], handshake: InitializeRe
     ['scorer', provides.scorers, offered(handshake.scorers)],
   ] as const;
   return kinds.flatMap(([kind, ids, served]) => (ids ?? []).filter((id) => !served.has(id)).map((id) => `${kind} ${id}`));
+}
+
+/**
+ * Each params_schema checked as plan checks it before a strategy runs (empty params against it): one
+ * the host cannot compile would otherwise pass inspect and fail every plan of that strategy.
+ */
+async function unusableParamsSchemas(strategies: readonly StrategyInfo[]): Promise<Array<{ strategy: string; problem: string }>> {
+  const found: Array<{ strategy: string; problem: string }> = [];
+  for (const s of strategies) {
+    if (!s.params_schema) continue;
+    try {
+      await checkStrategyParams(s.id, s.params_schema, {});
+    } catch (error) {
+      if (error instanceof GobstopperError && error.code === 'plugin_schema_violation') found.push({ strategy: s.id, problem: error.message });
+    }
+  }
+  return found;
 }

@@ -56,6 +56,7 @@ export default class PluginInspect extends BaseCommand<PluginInspectCommandResul
     if (result.shutdown_answered === false) {
       this.note(`warning: the plugin did not answer shutdown (with a result, within ${SHUTDOWN_WAIT_MS} ms at most); every command that starts it waits that long before it ends (answer shutdown with null, then exit on the exit notification)`);
     }
+    for (const u of result.unusable_params_schemas ?? []) this.note(`warning: ${u.problem}; plan and eval refuse to run it until the schema is fixed`);
     if (result.not_served?.length) this.note(`warning: the manifest provides ${result.not_served.join(', ')}, which the handshake did not offer; calls for ${result.not_served.length === 1 ? 'it fail' : 'them fail'}`);
     return result;
   }
