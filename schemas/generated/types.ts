@@ -1676,6 +1676,13 @@ export interface PluginCheckCommandResult {
    * This exact manifest is built in or pinned by plugin add.
    */
   trusted: boolean;
+  /**
+   * Present when plugin add would refuse this bundle as things are installed now (plugin_id_builtin: its id is a built-in bundle's; plugin_id_conflict: another installed bundle serves one of its ids). The bundle itself is admitted.
+   */
+  add_refusal?: {
+    code: string;
+    message: string;
+  };
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

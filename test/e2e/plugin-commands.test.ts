@@ -193,6 +193,26 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     }
   });
 
+  it('check says when plugin add would refuse a bundle it admits: a built-in id, or an id another installed bundle serves', async () => {
+    const builtinId = fixturePluginBundle(join(home.root, 'check-builtin'), 'misbehaving-strategy.mjs', { id: 'strategies-core' });
+    const asBuiltin = await gobJson<{ add_refusal?: { code: string; message: string } }>('PluginCheckCommandResult', 'plugin', 'check', builtinId);
+    expect(asBuiltin.add_refusal).toMatchObject({ code: 'plugin_id_builtin' });
+    expect((await gob('plugin', 'check', builtinId)).stderr).toContain('warning: plugin add would refuse it: bundle id strategies-core is taken by a built-in bundle');
+    const refused = await gob('plugin', 'add', builtinId, '--json');
+    expect(JSON.parse(refused.stdout).error.code).toBe(asBuiltin.add_refusal!.code);
+
+    const owner = fixturePluginBundle(join(home.root, 'check-owner'), 'misbehaving-strategy.mjs', { id: 'owner-bundle' });
+    expect((await gob('plugin', 'add', owner)).code).toBe(0);
+    try {
+      const rival = fixturePluginBundle(join(home.root, 'check-rival'), 'misbehaving-strategy.mjs', { id: 'rival-bundle' });
+      expect((await gobJson<{ add_refusal?: { code: string } }>('PluginCheckCommandResult', 'plugin', 'check', rival)).add_refusal).toMatchObject({ code: 'plugin_id_conflict' });
+      // Checking the installed bundle itself by id is no add: nothing to refuse.
+      expect((await gobJson<{ add_refusal?: unknown }>('PluginCheckCommandResult', 'plugin', 'check', 'owner-bundle')).add_refusal).toBeUndefined();
+    } finally {
+      await gob('plugin', 'remove', 'owner-bundle');
+    }
+  });
+
   it('a packed bundle that admission refuses is named by its archive, not by the temporary copy it was unpacked into', async () => {
     const work = join(home.root, 'packed-damaged');
     cpSync(join(repoRoot, 'examples', 'plugins', 'keep-last-jq'), join(work, 'keep-last-jq'), { recursive: true });

@@ -126,6 +126,21 @@ function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): voi
   }
 }
 
+/**
+ * Why `plugin add` would refuse an admitted bundle as things are installed now (a built-in's id, an
+ * id another installed bundle serves), or null: `plugin check` says it before anyone tries.
+ */
+export function addRefusal(registry: PluginRegistry, bundle: AdmittedBundle): GobstopperError | null {
+  try {
+    refuseBuiltinId(registry, bundle);
+    refuseClaimedIds(registry, bundle);
+    return null;
+  } catch (error) {
+    if (error instanceof GobstopperError) return error;
+    throw error;
+  }
+}
+
 function conflict(id: string, version: string, existingSha: string): GobstopperError {
   return new GobstopperError(
     'plugin_version_exists',

@@ -32,6 +32,7 @@ export default class PluginCheck extends BaseCommand<PluginCheckCommandResult> {
     this.say(`  provides ${describeProvides(result.provides)}`);
     this.say(`  capabilities ${result.capabilities.length ? result.capabilities.join(', ') : 'none'}; ${result.trusted ? 'trusted (built in or pinned)' : 'not pinned'}`);
     this.say(`manifest_sha256 ${result.manifest_sha256}`);
+    if (result.add_refusal) this.note(`warning: plugin add would refuse it: ${result.add_refusal.message}`);
     return result;
   }
 }
