@@ -353,5 +353,8 @@ async function currentIdentity(path: string): Promise<SourceIdentity | null> {
 /** Throws source_changed unless the re-hash matched and (when given) the file is still the one hashed. */
 function sourceUnchanged(c: Candidate, hashed: SourceIdentity | null, now?: SourceIdentity | null): void {
   const same = hashed !== null && hashed.sha256 === c.sourceSha256 && (now === undefined || (now !== null && now.dev === hashed.dev && now.ino === hashed.ino && now.size === hashed.size && now.mtimeMs === hashed.mtimeMs));
-  if (!same) throw new GobstopperError('source_changed', `${c.sourcePath} changed after it was read; nothing was published. Run the command again to work from the new content`);
+  if (same) return;
+  // Gone is not changed: "run it again" would only meet a missing file.
+  if (hashed === null || now === null) throw new GobstopperError('source_changed', `${c.sourcePath} was removed (or replaced by something that is not a file) after it was read; nothing was published`, { details: { gone: true } });
+  throw new GobstopperError('source_changed', `${c.sourcePath} changed after it was read; nothing was published. Run the command again to work from the new content`);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applySession } from '../../kernel/services/apply.js';
@@ -40,6 +40,17 @@ describe('apply binds every write to the planned source', () => {
     // The receipt written for the publication goes with it: a pending one would stand for an
     // operation no run can finish (the source it names is gone).
     expect(listFiles(join(h.dataHome, 'gobstopper', 'vault', 'operations')).filter((f) => f.endsWith('.json'))).toEqual([]);
+  });
+
+  it('a session removed between plan and publish is said to be gone, not to have changed', async () => {
+    home = demoHome();
+    const h = home;
+    const fault = (step: string) => {
+      if (step === 'apply.after_receipt') rmSync(h.claudeSession);
+    };
+    const run = withRuntime({ env: { ...process.env, ...h.env } }, (rt) => applySession(rt, DEMO_CLAUDE_ID, { fault }));
+    await expect(run).rejects.toMatchObject({ code: 'source_changed', details: { gone: true }, message: `${h.claudeSession} was removed (or replaced by something that is not a file) after it was read; nothing was published` });
+    expect(listFiles(h.claudeDir)).toEqual([]);
   });
 });
 
