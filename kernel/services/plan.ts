@@ -24,6 +24,7 @@ import { resolveSession } from '../sessions/selector.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
 import { startPinnedStrategy } from './pinned-strategy.js';
 import { requirePolicyScorer } from './policy-ids.js';
+import { strategyRationaleOf } from '../policy/no-plan.js';
 import { requireResolvedPolicy } from './policy-params.js';
 import type { Runtime } from './runtime.js';
 import { readSourceRecords } from './source-records.js';
@@ -217,7 +218,8 @@ export function strategyRunner(runtime: Runtime, parsed: ParsedSession, config: 
           candidates.note(outcome);
           if (outcome.status === 'plan') planned.add(p.strategy_id);
           if (outcome.status === 'plan') return { status: 'plan', plan: outcome.plan, prefix_tokens: outcome.prefix_tokens, reason_code: null, message: null };
-          return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: null };
+          // The candidate's own words for why: a selector that found nothing says them, not only the code.
+          return { status: 'no_plan', plan: null, prefix_tokens: null, reason_code: outcome.reason_code, message: strategyRationaleOf(outcome) };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           // The selector goes on without it; the person reading its plan is told what it did without.

@@ -3558,6 +3558,9 @@ export interface HostProposeResult {
    */
   prefix_tokens?: number | null;
   reason_code?: string | null;
+  /**
+   * error: why the strategy failed; no_plan: what the strategy said of why it proposed nothing (its rationale), when it said anything.
+   */
   message?: string | null;
 }
 /**

@@ -34,6 +34,20 @@ export type ProposeFn = (strategyId: string) => Promise<HostProposeResult>;
 const clip = (text: string) => (text.length <= MAX_RATIONALE_CHARS ? text : `${text.slice(0, MAX_RATIONALE_CHARS - 3)}...`);
 const outcome = (id: string, r: HostProposeResult) => `${id}=${r.status}${r.reason_code ? `(${r.reason_code})` : ''}`;
 
+/**
+ * What the candidates that proposed nothing said of why, the same words once with the candidates
+ * that said them: eight codes alone leave the reader to run each strategy to learn the reason.
+ */
+function candidatesSaid(ids: readonly string[], answers: ReadonlyMap<string, HostProposeResult>): string {
+  const said = new Map<string, string[]>();
+  for (const id of ids) {
+    const r = answers.get(id)!;
+    const words = r.status === 'no_plan' ? r.message?.replace(/\s+/g, ' ').trim() : undefined;
+    if (words) said.set(words, [...(said.get(words) ?? []), id]);
+  }
+  return [...said].map(([words, who]) => `; ${who.join(', ')}: ${words}`).join('');
+}
+
 function candidateIds(params: StrategyProposeParams): string[] {
   const configured = strategyParams(params).candidates;
   const ids = Array.isArray(configured) && configured.every((c) => typeof c === 'string') ? (configured as string[]) : [...AUTO_CANDIDATES];
@@ -97,7 +111,7 @@ async function proposeIdle(params: StrategyProposeParams, propose: ProposeFn, us
     // Strictly greater: on a tie the earlier candidate keeps the lead.
     if (best === null || score > best.score) best = { id, score, result: { ...r, plan: r.plan } };
   }
-  if (!best) return noPlan(`no candidate produced a plan; ${tried.join(', ')}`);
+  if (!best) return noPlan(clip(`no candidate produced a plan; ${tried.join(', ')}${candidatesSaid(ids, answers)}`));
   const plan = best.result.plan;
   return {
     edits: plan.edits,

@@ -58,6 +58,19 @@ describe('auto', () => {
     expect(result.rationale).toMatch(/^no candidate produced a plan; cache_aware=no_plan/);
   });
 
+  it("says what the candidates that proposed nothing said, the same words once, and stays within the rationale's limit", async () => {
+    const small = { status: 'no_plan' as const, reason_code: 'strategy_returned_no_plan', message: 'no tool outputs over 200 bytes outside the 8 protected recent ones' };
+    const result = await proposeAuto(
+      proposeParams(codingSession().items, { policy }),
+      tableProposer({ elide: small, compacted: small, dedupe: { status: 'no_plan', reason_code: 'strategy_returned_no_plan', message: 'no older duplicate tool outputs' } }).propose,
+    );
+    expect(result.rationale).toContain('; elide, compacted: no tool outputs over 200 bytes outside the 8 protected recent ones; dedupe: no older duplicate tool outputs');
+    const long = { status: 'no_plan' as const, reason_code: 'strategy_returned_no_plan', message: 'x'.repeat(3000) };
+    const capped = await proposeAuto(proposeParams(codingSession().items, { policy }), tableProposer({ elide: long, dedupe: { ...long, message: 'y'.repeat(3000) } }).propose);
+    expect(capped.rationale.length).toBe(4096);
+    expect(capped.rationale.endsWith('...')).toBe(true);
+  });
+
   it('takes its candidate list from strategy_params, never itself', async () => {
     const host = tableProposer({ dedupe: planAnswer('dedupe', [4], 9634, 150) });
     const params = proposeParams(codingSession().items, { policy: { ...policy, strategy_params: { candidates: ['dedupe', 'auto', 'my-plugin'] } }, strategyId: 'auto' });
