@@ -10,7 +10,7 @@ import { usageError } from '../errors.js';
 import { assertNewOutputPath, linkIntoPlace, tempNameBeside } from '../eval/output-file.js';
 import { restoreSnapshotToStaging } from '../publish/staging.js';
 import { withSharedCustody } from '../vault/custody.js';
-import { vaultLayout } from '../vault/layout.js';
+import { vaultLayout, type VaultLayout } from '../vault/layout.js';
 import { PRIVATE_FILE_MODE } from '../vault/private-fs.js';
 import { reconstructSnapshot } from '../vault/reconstruct.js';
 import { chooseCheckedSnapshot } from './undo.js';
@@ -56,7 +56,7 @@ export async function exportSnapshot(env: NodeJS.ProcessEnv, target: string, opt
  * manifest on the way, then linked into place: an interrupted or failed export leaves no file under
  * the name a rerun would refuse. Private, as the vault keeps it: a transcript is the user's alone.
  */
-async function writeNewPrivateCopy(layout: ReturnType<typeof vaultLayout>, sha: string, absolute: string, path: string, env: NodeJS.ProcessEnv): Promise<{ bytes: number; source_sha256: string }> {
+async function writeNewPrivateCopy(layout: VaultLayout, sha: string, absolute: string, path: string, env: NodeJS.ProcessEnv): Promise<{ bytes: number; source_sha256: string }> {
   const temp = tempNameBeside(absolute);
   await (await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE)).close();
   try {
