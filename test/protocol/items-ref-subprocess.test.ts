@@ -88,7 +88,7 @@ describe('items_ref over real plugin processes', () => {
 
   it('a Python SDK bundle, which does not list items_ref, gets the items whole every time', async () => {
     const root = fixturePluginBundle(join(dir.path, 'python'), 'sdk_features.py', {
-      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy', 'disk_full_strategy'] },
+      provides: { strategies: ['fixture_strategy', 'inner_strategy', 'failing_strategy', 'buggy_strategy', 'disk_full_strategy', 'sdk_misuse_strategy', 'set_result_strategy'] },
     });
     const started = await startRecorded(root);
     running.push(started.running);
