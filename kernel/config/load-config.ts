@@ -71,6 +71,21 @@ function asUsageError<T>(load: () => T): T {
   }
 }
 
+/**
+ * The config, or why it cannot be read, for a command that can do its job without it (`plugin
+ * list`, `check` and `inspect` of a path, `remove`). A `--config` the command line names that
+ * cannot be read is the command line's mistake and is thrown; a broken default file (user or
+ * project) is returned as the problem, for the command to say where it matters.
+ */
+export async function loadConfigOrProblem(configPath: string | undefined): Promise<{ loaded: LoadedConfig } | { problem: GobstopperError }> {
+  try {
+    return { loaded: await loadConfig({ configPath }) };
+  } catch (error) {
+    if (configPath !== undefined || !(error instanceof GobstopperError)) throw error;
+    return { problem: error };
+  }
+}
+
 export function loadFile(scope: ConfigScope, path: string): LoadedConfigFile {
   const read = readConfigFile(path);
   if (read.status === 'missing') {

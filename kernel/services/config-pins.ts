@@ -4,8 +4,7 @@
  * is what it takes over from installed and built-in bundles, and only where the table applies.
  */
 import type { PluginRef } from '../../schemas/generated/types.js';
-import { loadConfig, type LoadedConfig } from '../config/load-config.js';
-import { isGobstopperError } from '../errors.js';
+import { loadConfigOrProblem, type LoadedConfig } from '../config/load-config.js';
 import { layeringsOf, policyTables } from '../config/policy-tables.js';
 import { filesOf, resolveConfig, type ResolveOptions } from '../config/resolve-config.js';
 import { tableName } from '../config/schema-messages.js';
@@ -48,22 +47,20 @@ function strategyRun(loaded: LoadedConfig, options: ResolveOptions, plugin: Plug
 
 /**
  * The config's pins for `plugin check|inspect|list`, which look at bundles and need the config
- * only for what it pins. A `--config` that cannot be read is the command line's mistake and stops
- * the command at once; a broken default config (user or project file) is thrown only where it
+ * only for what it pins (loadConfigOrProblem): a broken default config is thrown only where it
  * matters, from `pins()` (an id that may name a pin), and `problem` says why for a listing that
  * goes on without its pins.
  */
 export async function pinsForPluginCommand(configPath: string | undefined): Promise<{ pins: () => ConfigPin[]; problem: string | null }> {
-  try {
-    const pins = configPins(await loadConfig({ configPath }));
-    return { pins: () => pins, problem: null };
-  } catch (error) {
-    if (configPath !== undefined || !isGobstopperError(error)) throw error;
+  const config = await loadConfigOrProblem(configPath);
+  if ('problem' in config) {
     return {
       pins: () => {
-        throw error;
+        throw config.problem;
       },
-      problem: error.message,
+      problem: config.problem.message,
     };
   }
+  const pins = configPins(config.loaded);
+  return { pins: () => pins, problem: null };
 }

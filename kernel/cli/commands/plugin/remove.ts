@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
 import type { PluginRemoveCommandResult } from '../../../../schemas/generated/types.js';
 import { configFlag } from '../../../config/cli-flags.js';
-import { loadConfig, type LoadedConfig } from '../../../config/load-config.js';
-import { isGobstopperError } from '../../../errors.js';
+import { loadConfigOrProblem, type LoadedConfig } from '../../../config/load-config.js';
 import { removeBundle } from '../../../plugins/registry/install.js';
 import { PluginRegistry } from '../../../plugins/registry/registry.js';
 import { staleConfigReferences } from '../../../services/stale-config-references.js';
@@ -35,14 +34,10 @@ export default class PluginRemove extends BaseCommand<PluginRemoveCommandResult>
 }
 
 /**
- * A --config that cannot be read is the command line's mistake and stops the command before
- * anything is removed; a broken default config only stops the check of what it names.
+ * A --config that cannot be read stops the command before anything is removed; a broken default
+ * config only stops the check of what it names (loadConfigOrProblem).
  */
 async function configToCheck(configPath: string | undefined, spec: string): Promise<{ loaded: LoadedConfig } | { unreadable: string }> {
-  try {
-    return { loaded: await loadConfig({ configPath }) };
-  } catch (error) {
-    if (configPath !== undefined || !isGobstopperError(error)) throw error;
-    return { unreadable: `the config could not be read to check what still names ${spec}: ${error.message}` };
-  }
+  const config = await loadConfigOrProblem(configPath);
+  return 'problem' in config ? { unreadable: `the config could not be read to check what still names ${spec}: ${config.problem.message}` } : config;
 }
