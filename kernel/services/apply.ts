@@ -92,12 +92,7 @@ export async function applySession(runtime: Runtime, selector: string, options: 
   options.rehearsalReady?.(planned);
 
   const layout = vaultLayout(runtime.env);
-  const sourcePath = await canonicalSourcePath(session.path);
-  // Publication refuses a fork that ends unfinished whatever the plan; found out here, nothing is
-  // archived or logged for a run that cannot publish.
-  if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
-  const inputsSha256 = sha256OfJson(outcome.plan.edits);
-  const operation = operationId({ kind: 'compact', provider: session.provider, source_path: sourcePath, source_sha256: transcript.source_sha256, inputs_sha256: inputsSha256 });
+  const { sourcePath, inputsSha256, operation } = await compactOperation({ ...planned, outcome });
   const outputSessionId = deriveOutputSessionId(operation);
 
   // Without a vault there is no receipt that could explain a file at the fork's place: a taken
@@ -119,12 +114,29 @@ export async function applySession(runtime: Runtime, selector: string, options: 
  * a plan already applied to these very bytes returns its fork. Null: it would compact.
  */
 export async function applyVerdict(runtime: Runtime, planned: PlannedSession & { outcome: T.PlanCommandPlan }): Promise<{ refused: GobstopperError } | { reused: T.OperationReceipt } | null> {
-  const sourcePath = await canonicalSourcePath(planned.session.path);
-  if (!(await endsWithFinishedLine(sourcePath))) return { refused: unfinishedLastLine(sourcePath, 'try again once the line is finished') };
-  const inputsSha256 = sha256OfJson(planned.outcome.plan.edits);
-  const operation = operationId({ kind: 'compact', provider: planned.session.provider, source_path: sourcePath, source_sha256: planned.transcript.source_sha256, inputs_sha256: inputsSha256 });
+  let operation: string;
+  try {
+    ({ operation } = await compactOperation(planned));
+  } catch (error) {
+    if (error instanceof GobstopperError && error.code === 'torn_final_line') return { refused: error };
+    throw error;
+  }
   const previous = await readReceipt(vaultLayout(runtime.env), operation);
   return previous?.completed ? { reused: previous } : null;
+}
+
+/**
+ * The operation an apply of `planned` is: its source by canonical path, and the id that path, the
+ * source's bytes and the plan's edits give it. Publication refuses a fork that ends unfinished
+ * whatever the plan, so a source ending in an unfinished line is refused here, before anything is
+ * archived or logged for a run that cannot publish.
+ */
+async function compactOperation(planned: PlannedSession & { outcome: T.PlanCommandPlan }): Promise<{ sourcePath: string; inputsSha256: string; operation: string }> {
+  const sourcePath = await canonicalSourcePath(planned.session.path);
+  if (!(await endsWithFinishedLine(sourcePath))) throw unfinishedLastLine(sourcePath, 'try again once the line is finished');
+  const inputsSha256 = sha256OfJson(planned.outcome.plan.edits);
+  const operation = operationId({ kind: 'compact', provider: planned.session.provider, source_path: sourcePath, source_sha256: planned.transcript.source_sha256, inputs_sha256: inputsSha256 });
+  return { sourcePath, inputsSha256, operation };
 }
 
 /**

@@ -151,11 +151,11 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const { rows, unlisted, searched, unreadable, unreadableCapped } = await detectSessions(providers, rt.homes, { maxAgeSecs });
     // A transcript or folder it cannot read is a session it never watches: said once, while it lasts, as detect says it.
     const unreadText = unreadable.length > 0 ? `${unreadableSummary({ unreadable, unreadableCapped })}; not watched` : null;
-    const unreadableWarning = unreadText !== null && unreadText !== state.unreadableSaid ? [unreadText] : [];
+    const unreadableWarning = newlySaid(unreadText, state.unreadableSaid);
     state.unreadableSaid = unreadText;
     const { found: published, receiptsWarning: receipts } = await publications(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
-    const receiptsWarning = receipts !== null && receipts !== state.receiptsSaid ? [receipts] : [];
+    const receiptsWarning = newlySaid(receipts, state.receiptsSaid);
     state.receiptsSaid = receipts;
     // Loaded only when asked for: it is the one part that runs real clients.
     const rehearsal: RehearsalHooks = options.rehearse ? (await import('./rehearse-candidate.js')).rehearsalHooks(rt, options.rehearse) : {};
@@ -237,7 +237,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
     // A home that is not there watches nothing, pass after pass: said once, while it lasts.
     const missing = rows.length === 0 && unlisted.length === 0 ? missingStoresNote(searched) : null;
-    const missingWarning = missing !== null && missing !== state.missingStoresSaid ? [`no sessions to watch: ${missing}`] : [];
+    const missingWarning = newlySaid(missing, state.missingStoresSaid).map((m) => `no sessions to watch: ${m}`);
     state.missingStoresSaid = missing;
     return {
       count: rows.length,
@@ -310,9 +310,7 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       const verdict = control ? null : await applyVerdict(rt, { ...planned, outcome });
       if (verdict && 'refused' in verdict) return { ...base, outcome: 'failed', error: errorOf(verdict.refused) };
       if (verdict && 'reused' in verdict) {
-        const r = verdict.reused;
-        const fork = { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 };
-        return { ...base, outcome: 'compacted', reused: true, context_tokens: outcome.plan.context_tokens_before, strategy: outcome.plan.strategy, context_tokens_after: outcome.plan.context_tokens_after, fork, ...warned };
+        return { ...base, outcome: 'compacted', reused: true, context_tokens: outcome.plan.context_tokens_before, strategy: outcome.plan.strategy, context_tokens_after: outcome.plan.context_tokens_after, fork: forkOf(verdict.reused), ...warned };
       }
       return {
         ...base,
@@ -336,12 +334,22 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       outcome: 'compacted',
       reused: result.reused,
       ...(result.rehearsal ? { rehearsal: result.rehearsal.reason } : {}),
-      fork: { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 },
+      fork: forkOf(r),
       ...warned,
     };
   } catch (error) {
     return { ...base, outcome: 'failed', error: errorOf(error) };
   }
+}
+
+/** A warning said once while it lasts: `now` when there is one and it is not what the watch said last. */
+function newlySaid(now: string | null, said: string | null): string[] {
+  return now !== null && now !== said ? [now] : [];
+}
+
+/** A decision's fork, as its receipt records it. */
+function forkOf(r: T.OperationReceipt): NonNullable<T.WatchDecision['fork']> {
+  return { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 };
 }
 
 /**
