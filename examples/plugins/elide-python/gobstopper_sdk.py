@@ -94,6 +94,11 @@ class HostError(Exception):
         self.message = message
 
 
+def _encode(message):
+    """One protocol message as its line, without the newline."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 # Frames that are not the plugin's own: this SDK's and the standard library's.
 _NOT_THE_PLUGIN = tuple(
     os.path.realpath(path) + os.sep for path in {sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib")} if path
@@ -288,7 +293,9 @@ class Plugin(object):
             return message
 
     def _send(self, message):
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        self._write(_encode(message))
+
+    def _write(self, data):
         self._out.write(data.encode("utf-8") + b"\n")
         self._out.flush()
 
@@ -308,12 +315,11 @@ class Plugin(object):
                 raise PluginError(REQUEST_CANCELLED, "cancelled before it started")
             result = self._dispatch(method, message.get("params"), request_id)
             try:
-                answer = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+                answer = _encode({"jsonrpc": "2.0", "id": request_id, "result": result})
             except (TypeError, ValueError) as error:
                 # Where json.dumps stopped says nothing of the handler; what it could not hold does.
                 raise PluginError(INTERNAL_ERROR, "the %s handler returned a result JSON cannot hold: %s" % (method, error))
-            self._out.write(answer.encode("utf-8") + b"\n")
-            self._out.flush()
+            self._write(answer)
         except PluginError as error:
             self._send({"jsonrpc": "2.0", "id": request_id, "error": error.answer()})
         except Exception as error:  # a bug in the handler, or the file system: report it, keep serving
