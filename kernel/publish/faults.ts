@@ -11,7 +11,7 @@
  * Steps raised by the vault and publication services:
  *   vault.after_read, vault.after_chunks, vault.after_manifest, vault.before_index,
  *   staging.after_create, publish.before_link, publish.after_link,
- *   receipt.after_pending, receipt.before_complete, undo.before_reindex
+ *   receipt.after_pending, receipt.before_complete, undo.before_reindex, export.after_create
  * Callers such as the apply spine raise their own steps through the same function.
  */
 import { GobstopperError } from '../errors.js';

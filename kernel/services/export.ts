@@ -7,6 +7,8 @@ import { constants, copyFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type * as T from '../../schemas/generated/types.js';
 import { usageError } from '../errors.js';
+import { removeOnExit } from '../exit-cleanup.js';
+import { faultPoint } from '../publish/faults.js';
 import { assertNewOutputPath, linkIntoPlace, tempNameBeside } from '../eval/output-file.js';
 import { restoreSnapshotToStaging } from '../publish/staging.js';
 import { withSharedCustody } from '../vault/custody.js';
@@ -58,12 +60,16 @@ export async function exportSnapshot(env: NodeJS.ProcessEnv, target: string, opt
  */
 async function writeNewPrivateCopy(layout: VaultLayout, sha: string, absolute: string, path: string, env: NodeJS.ProcessEnv): Promise<{ bytes: number; source_sha256: string }> {
   const temp = tempNameBeside(absolute);
-  await (await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE)).close();
+  // Noted before the open, which a stop signal can follow: a stopped export leaves no hidden copy either.
+  const forget = removeOnExit(temp);
   try {
+    await (await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, PRIVATE_FILE_MODE)).close();
+    faultPoint('export.after_create', undefined, env);
     const restored = await restoreSnapshotToStaging(layout, sha, temp, { env });
     linkIntoPlace(temp, absolute, path, () => copyFileSync(temp, absolute, constants.COPYFILE_EXCL));
     return { bytes: restored.bytes, source_sha256: restored.sourceSha256 };
   } finally {
     rmSync(temp, { force: true });
+    forget();
   }
 }

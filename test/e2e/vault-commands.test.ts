@@ -222,7 +222,13 @@ describe('vault commands (built CLI)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(join(home.root, 'never.jsonl'))).toBe(false);
-    // Nothing is left under a hidden name beside the output either.
+    // Nothing is left under a hidden name beside the output either, nor when a stop signal ends the export.
+    const stopped = await cliWith({ GOBSTOPPER_FAULT: 'export.after_create:term' }, 'export', second, '--output', join(home.root, 'stopped.jsonl'));
+    expect(stopped.code).toBe(143);
+    expect(existsSync(join(home.root, 'stopped.jsonl'))).toBe(false);
+    const thrown = await cliWith({ GOBSTOPPER_FAULT: 'export.after_create' }, 'export', second, '--output', join(home.root, 'thrown.jsonl'));
+    expect(thrown.code).toBe(1);
+    expect(existsSync(join(home.root, 'thrown.jsonl'))).toBe(false);
     expect(readdirSync(home.root).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
