@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchCommandResult } from '../../schemas/generated/types.js';
+import type { BenchCommandResult, RetentionStudyReport } from '../../schemas/generated/types.js';
 import { validateBenchCommandResult, validateEvalCommandResult } from '../../schemas/generated/validators.js';
 import { BENCH_CSV_COLUMNS } from '../../kernel/eval/bench-csv.js';
 import { evaluateSelector, resolveEvalStrategies } from '../../kernel/services/eval.js';
@@ -73,6 +73,21 @@ describe.skipIf(main.length === 0)('eval on every main real fixture', () => {
           expect(row.probe_score!.probes_total).toBe(result.probes_total);
           expect(row.event_record).not.toBeNull();
         }
+      }
+      // The numbers agree with each other: the reduction is the reclaimed share of the context
+      // before, and the one row marked best is a clean rewrite that no other clean rewrite outscores.
+      for (const row of result.rows.filter((r) => r.status === 'plan' && r.context_tokens_before > 0)) {
+        expect(row.reduction_pct).toBeCloseTo(Math.min(100, (100 * row.est_reclaimed) / row.context_tokens_before), 2);
+      }
+      const clean = result.rows.filter((r) => r.status === 'plan' && r.execution_state === 'rendered' && r.new_verify_errors === 0 && r.tail_intact !== false);
+      const marked = result.rows.filter((r) => r.best);
+      expect(marked).toHaveLength(clean.length > 0 ? 1 : 0);
+      if (clean.length > 0) {
+        expect(clean).toContain(marked[0]);
+        expect(result.best_strategy).toBe(marked[0]!.strategy);
+        for (const row of clean) expect(marked[0]!.score!).toBeGreaterThanOrEqual(row.score!);
+      } else {
+        expect(result.best_strategy).toBeNull();
       }
       expect(readFileSync(path).equals(before)).toBe(true);
     }, 120_000);
@@ -152,6 +167,32 @@ describe.skipIf(main.length === 0 || !built)('bench over a home holding every re
     expect(report).toContain('<svg');
     for (const s of strategies) expect(report).toContain(s!);
   }, 900_000);
+
+  it('eval-study on a real session: the session against itself keeps every check, and a replay never grows the context', () => {
+    const fixture = main.find((f) => f.file.includes('258c7280')) ?? main.find((f) => f.dir === 'claude')!;
+    const manifest = join(work, 'study.json');
+    const prepared = gob(['eval-study', fixture.path, '--prepare-manifest', manifest, '--json']);
+    expect(prepared.status, prepared.stderr).toBe(0);
+    const checks = (JSON.parse(readFileSync(manifest, 'utf8')) as { checks: unknown[] }).checks.length;
+    expect(checks).toBeGreaterThan(0);
+
+    const self = gob(['eval-study', fixture.path, '--manifest', manifest, '--against', fixture.path, '--json']);
+    expect(self.status, self.stderr).toBe(0);
+    const [row] = (JSON.parse(self.stdout) as RetentionStudyReport).rows;
+    expect(row!.estimated_context_after).toBe(row!.estimated_context_before);
+    expect(row!.retention).toMatchObject({ total: checks, retained: checks, same_origin_retained: checks, source_bound_retained: checks, lexical_retained: checks });
+
+    const replay = gob(['eval-study', fixture.path, '--manifest', manifest, '--rounds', '2', '--trigger', '20000', '--floor', '10000', '--json']);
+    expect(replay.status, replay.stderr).toBe(0);
+    const report = JSON.parse(replay.stdout) as RetentionStudyReport;
+    expect(report.rows.length).toBe(6);
+    for (const r of report.rows) {
+      expect(r.estimated_context_after).toBeLessThanOrEqual(r.estimated_context_before);
+      expect(r.status === 'no_change').toBe(r.estimated_context_after === r.estimated_context_before);
+      expect(r.floor_reached).toBe(r.estimated_context_after <= 10_000);
+      expect(r.retention.retained).toBeLessThanOrEqual(checks);
+    }
+  }, 300_000);
 
   it('writes JSON rows to a new .json file', () => {
     const out = join(work, 'real.json');
