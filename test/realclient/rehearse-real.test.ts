@@ -201,6 +201,7 @@ describe.skipIf(!claudeBin || !codexBin || !fixturesPresent)('a plain `gobstoppe
         expect(code, r.reason).toBe(0);
         expect(r.status, r.reason).toBe('passed');
         expect(r.prediction_basis).toBe('direct');
+        expect(r.reason).toBe(`accepted; the rebuilt context matches the prediction (${r.rebuilt!.messages.toLocaleString('en-US')} messages, ~${r.rebuilt!.est_tokens.toLocaleString('en-US')} tokens)`);
         expect(r.comparison?.checks.find((c) => c.name === 'tokens')?.outcome).toBe('equal');
         expect(r.comparison?.checks.find((c) => c.name === 'tool_calls')?.outcome).toBe('equal');
         expect(r.comparison?.checks.find((c) => c.name === 'tool_results')?.outcome).toBe('equal');

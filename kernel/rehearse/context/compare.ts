@@ -5,6 +5,7 @@ import type {
   RehearsalCheckOutcome,
   RehearsalPrediction,
 } from '../../../schemas/generated/types.js';
+import { formatInt } from '../../text/numbers.js';
 
 /** How far the rebuilt tokens may stray from the prediction, either way, and still be "equal". */
 export const TOKEN_TOLERANCE = 0.1;
@@ -59,6 +60,6 @@ export function compareContext(rebuilt: RebuiltContext, predicted: RehearsalPred
 export function describeMismatch(comparison: ContextComparison): string {
   const parts = comparison.checks
     .filter((c) => c.outcome !== 'equal' && c.outcome !== 'skipped')
-    .map((c) => `${c.name.replace('_', ' ')} ${c.outcome} (rebuilt ${c.rebuilt}, predicted ${c.predicted ?? 'n/a'})`);
+    .map((c) => `${c.name.replace('_', ' ')} ${c.outcome} (rebuilt ${formatInt(c.rebuilt)}, predicted ${c.predicted === null ? 'n/a' : formatInt(c.predicted)})`);
   return parts.join('; ');
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GobstopperError, usageError } from '../../errors.js';
 import { removeOnExit } from '../../exit-cleanup.js';
+import { formatInt } from '../../text/numbers.js';
 import type {
   ContextComparison,
   RebuiltContext,
@@ -259,8 +260,8 @@ function buildReport(input: ReportInput): RehearsalReport {
   } else {
     status = 'passed';
     reason = comparison
-      ? `accepted; the rebuilt context matches the prediction (${rebuilt!.messages} messages, ~${rebuilt!.est_tokens} tokens)`
-      : `accepted; rebuilt ${rebuilt!.messages} messages, ~${rebuilt!.est_tokens} tokens (no prediction to compare with)`;
+      ? `accepted; the rebuilt context matches the prediction (${formatInt(rebuilt!.messages)} messages, ~${formatInt(rebuilt!.est_tokens)} tokens)`
+      : `accepted; rebuilt ${formatInt(rebuilt!.messages)} messages, ~${formatInt(rebuilt!.est_tokens)} tokens (no prediction to compare with)`;
   }
   if (!input.sourceUnchanged) reason = `the source changed while it was rehearsed (a live session?); ${reason}`;
   return {

@@ -77,7 +77,7 @@ describe('comparing the rebuilt context with the prediction', () => {
     expect(comparison.equal).toBe(false);
     expect(comparison.verdict).toBe('shorter');
     expect(comparison.token_ratio).toBeLessThan(0.9);
-    expect(describeMismatch(comparison)).toMatch(/^tokens shorter \(rebuilt \d+, predicted \d+\)$/);
+    expect(describeMismatch(comparison)).toMatch(/^tokens shorter \(rebuilt [\d,]+, predicted [\d,]+\)$/);
   });
 
   it('holds the 10% bound exactly at both edges', () => {
@@ -125,6 +125,12 @@ describe('comparing the rebuilt context with the prediction', () => {
     const comparison = compareContext(ctx, matching(ctx, { units: ctx.units + 1 }));
     expect(comparison.verdict).toBe('shorter');
     expect(describeMismatch(comparison)).toBe(`units shorter (rebuilt ${ctx.units}, predicted ${ctx.units + 1})`);
+  });
+
+  it('writes counts past a thousand with separators, as the rest of the report does', () => {
+    const ctx = { ...rebuilt(), est_tokens: 21_427 };
+    const comparison = compareContext(ctx, matching(ctx, { est_tokens: 30_000 }));
+    expect(describeMismatch(comparison)).toBe('tokens shorter (rebuilt 21,427, predicted 30,000)');
   });
 
   it('handles an empty prediction', () => {
