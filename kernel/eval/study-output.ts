@@ -54,49 +54,44 @@ export function renderStudyLines(report: RetentionStudyReport, options: TableOpt
   // One-word tier headers, told once above the table, keep a row within 80 columns (the arm names
   // alone take 19, and a tier's count up to 7).
   lines.push(...wrapText(TIERS_LEGEND, options.width), '');
-  lines.push(...renderTable(roundColumns(report), roundRows(report), options));
+  const rounds = roundTable(report);
+  lines.push(...renderTable(rounds.columns, rounds.rows, options));
   lines.push(...byKind(report, options));
   return lines;
 }
 
-function roundColumns(report: RetentionStudyReport): Column[] {
-  const right = (header: string, short?: string): Column => ({ header, short, align: 'right' });
-  const all: Column[] = [
-    // Never cut: the arms are the study's names for them, as --json and the by-kind table give them.
-    { header: 'arm' },
-    // An arm has a row per round: without the round a narrow table shows rows no one can tell apart.
-    right('round'),
-    { header: 'status' },
-    right('applied'),
-    right('before'),
-    right('after'),
-    right('exact'),
-    right('origin'),
-    right('source'),
-    right('lexical'),
-    right('new errors', 'new err'),
-    { header: 'floor' },
-  ];
-  // A round that broke the session must not look clean on a narrow terminal.
-  const kept = new Set(report.rows.some((r) => r.new_verify_errors > 0) ? ['new errors'] : []);
-  return dropInOrder(all, ROUND_DROP_ORDER, kept);
+type StudyRow = RetentionStudyReport['rows'][number];
+
+/** A rounds-table column and how a row fills it. */
+interface RoundColumn extends Column {
+  cell: (r: StudyRow) => string;
+  /** About replayed rounds: an audit (`--against`) replays none, so "applied 0" would misread a fork with dozens of elisions. */
+  replayOnly?: boolean;
 }
 
-function roundRows(report: RetentionStudyReport): string[][] {
-  return report.rows.map((r) => [
-    r.arm,
-    String(r.round),
-    r.status,
-    String(r.applied_rounds),
-    formatInt(r.estimated_context_before),
-    formatInt(r.estimated_context_after),
-    ratio(r.retention.retained, r.retention.total),
-    ratio(r.retention.same_origin_retained, r.retention.total),
-    ratio(r.retention.source_bound_retained, r.retention.total),
-    ratio(r.retention.lexical_retained, r.retention.total),
-    String(r.new_verify_errors),
-    r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no',
-  ]);
+function roundTable(report: RetentionStudyReport): { columns: Column[]; rows: string[][] } {
+  const right = (header: string, cell: RoundColumn['cell'], more: Partial<RoundColumn> = {}): RoundColumn => ({ header, align: 'right', cell, ...more });
+  const all: RoundColumn[] = [
+    // Never cut: the arms are the study's names for them, as --json and the by-kind table give them.
+    { header: 'arm', cell: (r) => r.arm },
+    // An arm has a row per round: without the round a narrow table shows rows no one can tell apart.
+    right('round', (r) => String(r.round)),
+    { header: 'status', cell: (r) => r.status },
+    right('applied', (r) => String(r.applied_rounds), { replayOnly: true }),
+    right('before', (r) => formatInt(r.estimated_context_before)),
+    right('after', (r) => formatInt(r.estimated_context_after)),
+    right('exact', (r) => ratio(r.retention.retained, r.retention.total)),
+    right('origin', (r) => ratio(r.retention.same_origin_retained, r.retention.total)),
+    right('source', (r) => ratio(r.retention.source_bound_retained, r.retention.total)),
+    right('lexical', (r) => ratio(r.retention.lexical_retained, r.retention.total)),
+    right('new errors', (r) => String(r.new_verify_errors), { short: 'new err' }),
+    { header: 'floor', cell: (r) => (r.floor_reached === null ? '-' : r.floor_reached ? 'reached' : 'no'), replayOnly: true },
+  ];
+  const shown = report.replay_mode === 'realized_audit' ? all.filter((c) => !c.replayOnly) : all;
+  // A round that broke the session must not look clean on a narrow terminal.
+  const kept = new Set(report.rows.some((r) => r.new_verify_errors > 0) ? ['new errors'] : []);
+  const columns = dropInOrder(shown.map(({ cell: _cell, replayOnly: _replayOnly, ...column }) => column), ROUND_DROP_ORDER, kept);
+  return { columns, rows: report.rows.map((r) => shown.map((c) => c.cell(r))) };
 }
 
 /**

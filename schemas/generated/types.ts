@@ -767,6 +767,9 @@ export interface RetentionStudyRow {
   arm: RetentionArm;
   round: number;
   status: "applied" | "no_change" | "realized";
+  /**
+   * Rounds of this arm, up to this one, that changed the transcript; 0 in a realized audit, which replays none.
+   */
   applied_rounds: number;
   /**
    * Pinned checks carried on the state card (typed_digest only).

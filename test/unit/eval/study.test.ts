@@ -420,10 +420,12 @@ describe('--against: scoring an already-compacted file', () => {
     expect(lines[0]).toBe('gobstopper-retention-study-v1: realized_audit (no provider calls; 9 checks, labels heuristic)');
     expect(lines.join('\n')).toMatch(/realized\s+1\s+realized/);
     expect(lines.join('\n')).not.toContain('billing');
-    // Nothing was replayed toward a floor, so the floor column says nothing rather than "no".
+    // Nothing was replayed: no floor to reach, no rounds applied, so neither column is shown (an
+    // "applied 0" beside a fork with elisions would read as "nothing was compacted").
     expect(report.rows[0]!.floor_reached).toBeNull();
     const header = lines.find((l) => l.startsWith('arm '))!;
-    expect(lines[lines.indexOf(header) + 1]!.trimEnd()).toMatch(/ -$/);
+    expect(header).toMatch(/^arm\s+round\s+status\s+before\s+after\s+exact\s+origin\s+source\s+lexical\s+new errors$/);
+    expect(lines[lines.indexOf(header) + 1]!.trimEnd()).toMatch(/^realized\s+1\s+realized\s+[\d,]+\s+[\d,]+\s+5\/9\s+\d+\/9\s+5\/9\s+6\/9\s+0$/);
     expect(lines.join('\n')).not.toContain('reaches the trigger');
   });
 
