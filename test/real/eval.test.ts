@@ -15,6 +15,7 @@ import { validateBenchCommandResult, validateEvalCommandResult } from '../../sch
 import { BENCH_CSV_COLUMNS } from '../../kernel/eval/bench-csv.js';
 import { evaluateSelector, resolveEvalStrategies } from '../../kernel/services/eval.js';
 import { Runtime } from '../../kernel/services/runtime.js';
+import { isSidechainFixture } from './provider-fixtures.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -27,7 +28,7 @@ function fixtures(includeSubagents: boolean): Array<{ dir: string; file: string;
   return PROVIDER_DIRS.flatMap((dir) =>
     existsSync(join(REAL, dir))
       ? readdirSync(join(REAL, dir))
-          .filter((f) => f.endsWith('.jsonl') && (includeSubagents || !f.includes('subagent')))
+          .filter((f) => f.endsWith('.jsonl') && (includeSubagents || !isSidechainFixture(f)))
           .sort()
           .map((file) => ({ dir, file, path: join(REAL, dir, file) }))
       : [],

@@ -29,11 +29,17 @@ export const noHost: HostContext = {
   progress: () => undefined,
 };
 
-/** Session transcripts only: subagent sidechains are not sessions a client resumes. */
+/**
+ * Session transcripts only: subagent sidechains (kept in a session's `subagents/` folder, so named
+ * `…__subagents__…` here) are not sessions a client resumes. A session whose name merely mentions a
+ * subagent is a session.
+ */
+export const isSidechainFixture = (name: string): boolean => name.includes('__subagents__');
+
 export function mainFixtures(): Array<{ dir: string; file: string }> {
   if (!existsSync(REAL)) return [];
   return Object.keys(PROVIDERS).flatMap((dir) =>
-    existsSync(join(REAL, dir)) ? readdirSync(join(REAL, dir)).sort().filter((f) => f.endsWith('.jsonl') && !f.includes('subagent')).map((file) => ({ dir, file })) : [],
+    existsSync(join(REAL, dir)) ? readdirSync(join(REAL, dir)).sort().filter((f) => f.endsWith('.jsonl') && !isSidechainFixture(f)).map((file) => ({ dir, file })) : [],
   );
 }
 
