@@ -643,6 +643,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const nosuch = json(['help', 'nosuch']);
     expect(nosuch.status).toBe(2);
     expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });
+    // A typo given to help gets the nearest command, as the same typo given as a command does.
+    expect(json(['help', 'pln']).body.error.message).toBe("no command 'pln' (did you mean 'plan'?); gobstopper help lists the commands");
+    const topicTypo = gob(['help', 'plugin', 'lst']);
+    expect({ status: topicTypo.status, stderr: topicTypo.stderr }).toEqual({ status: 2, stderr: "gobstopper: no command 'plugin lst' (did you mean 'plugin list'?); gobstopper help lists the commands\n" });
   });
 
   it('explain: the occupancy math in words and numbers', () => {

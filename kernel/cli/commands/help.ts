@@ -3,6 +3,7 @@ import type { HelpCommandResult, HelpFlag } from '../../../schemas/generated/typ
 import { usageError } from '../../errors.js';
 import { BaseCommand } from '../base-command.js';
 import { commandsUnder, firstLine } from '../help-class.js';
+import { didYouMean, unknownCommandWords } from '../unknown-command.js';
 
 export default class Help extends BaseCommand<HelpCommandResult> {
   static override summary = 'Show help for gobstopper or for one command; --json describes the commands for scripts.';
@@ -20,7 +21,8 @@ export default class Help extends BaseCommand<HelpCommandResult> {
     const command = id ? this.config.findCommand(id) : undefined;
     const under = commandsUnder(this.config, id);
     if (id && !command && under.length === 0) {
-      throw usageError('unknown_command', `no command '${words.join(' ')}'; gobstopper help lists the commands`);
+      const { suggestion } = unknownCommandWords(this.config, words);
+      throw usageError('unknown_command', `no command '${words.join(' ')}'${didYouMean(suggestion)}; gobstopper help lists the commands`);
     }
     if (!this.jsonEnabled()) {
       const HelpClass = await loadHelpClass(this.config);
