@@ -9,7 +9,7 @@ import { printableText, terminalSafe } from '../text/human.js';
 import { terminalSafeJson } from '../text/json-output.js';
 import { wrapText } from '../text/wrap.js';
 import type { ResumeLines } from './render/resume-lines.js';
-import { unknownFlagMessage } from './unknown-flag.js';
+import { unexpectedArgumentMessage, unknownFlagMessage } from './unknown-flag.js';
 
 export interface ErrorEnvelope {
   ok: false;
@@ -72,14 +72,20 @@ export abstract class BaseCommand<TResult> extends Command {
     return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv).catch((error: unknown) => this.unknownFlag(error));
   }
 
-  /** An unknown flag, refused with the flag probably meant and where this command's flags are listed. */
+  /**
+   * An unknown flag, refused with the flag probably meant and where this command's flags are listed;
+   * an argument too many, with where the command says what it takes, as a command that takes no
+   * argument says it (the command_not_found hook).
+   */
   private unknownFlag(error: unknown): never {
     const refused = error as OclifLikeError & { flags?: unknown };
+    if (refused.oclif?.exit !== 2) throw error;
     const typed = Array.isArray(refused.flags) ? refused.flags.filter((f): f is string => typeof f === 'string') : [];
     // oclif adds --json and the base flags at parse time, outside the command's own flags.
     const all = { ...this.ctor.baseFlags, ...(this.ctor.enableJsonFlag ? { json: {} } : {}), ...this.ctor.flags };
     const flags = Object.entries(all).map(([name, flag]) => ({ name, hidden: Boolean((flag as { hidden?: boolean }).hidden) }));
-    const message = refused.oclif?.exit === 2 ? unknownFlagMessage(refused.message, typed, toConfiguredId(this.id ?? '', this.config), flags) : null;
+    const id = toConfiguredId(this.id ?? '', this.config);
+    const message = unknownFlagMessage(refused.message, typed, id, flags) ?? unexpectedArgumentMessage(refused.message, id);
     throw message === null ? error : usageError('usage', message);
   }
 

@@ -38,3 +38,13 @@ export function unknownFlagMessage(message: string, typed: readonly string[], co
   });
   return `${head[0]}${named.join(', ')}; gobstopper ${commandId} --help lists its flags`;
 }
+
+/**
+ * "Unexpected argument: b (gobstopper vault --help lists what it takes)", or null when `message` is
+ * not oclif's refusal of arguments past the ones a command takes. oclif's own help line is cut with
+ * the rest of its lines.
+ */
+export function unexpectedArgumentMessage(message: string, commandId: string): string | null {
+  const refusal = /^Unexpected arguments?: .*/.exec(message);
+  return refusal ? `${refusal[0]} (gobstopper ${commandId} --help lists what it takes)` : null;
+}

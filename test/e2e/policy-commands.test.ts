@@ -574,6 +574,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const extra = json(['presets', 'extra']);
     expect(extra.status).toBe(2);
     expect(extra.body).toEqual({ ok: false, error: { code: 'usage', message: 'Unexpected argument: extra (gobstopper presets --help lists what it takes)' } });
+    // A command that takes an argument, given more, points at its help the same way.
+    const more = gob(['vault', 'a', 'b', 'c']);
+    expect({ status: more.status, stdout: more.stdout, stderr: more.stderr }).toEqual({ status: 2, stdout: '', stderr: 'gobstopper: Unexpected arguments: b, c (gobstopper vault --help lists what it takes)\n' });
+    expect(json(['plugin', 'add', 'a', 'b']).body.error).toEqual({ code: 'usage', message: 'Unexpected argument: b (gobstopper plugin add --help lists what it takes)' });
     const unknown = gob(['nosuchcmd']);
     expect(unknown.status).toBe(2);
     expect(unknown.stdout).toBe('');
