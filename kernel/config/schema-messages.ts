@@ -1,9 +1,10 @@
 /**
  * Turns a schema failure on a config file into one sentence a person can act on, naming the TOML
- * table and key: "unknown key 'trigger' in [provider.codex]".
+ * table and key: "unknown key 'trigger' in [provider.codex] (did you mean 'trigger_tokens'?)".
  */
 import type { ErrorObject } from 'ajv';
 import { WHOLE_NUMBER_RANGES, type WholeNumberKey } from '../policy/bounds.js';
+import { nearestTableKey } from './table-keys.js';
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
@@ -130,7 +131,8 @@ export function describeSchemaError(errors: readonly ErrorObject[], data: unknow
       const unknown = String(error.params.additionalProperty);
       if (segments.length === 0) return `unknown key '${unknown}' at the top level (expected ${TOP_LEVEL_TABLES})`;
       if (segments.length === 1 && segments[0] === 'provider') return `unknown key '${unknown}' in [provider]: providers are claude_code, codex and devin`;
-      return `unknown key '${unknown}' ${where(segments)}`;
+      const meant = nearestTableKey(segments, unknown);
+      return `unknown key '${unknown}' ${where(segments)}${meant ? ` (did you mean '${meant}'?)` : ''}`;
     }
     case 'required':
       return `missing key '${String(error.params.missingProperty)}' ${where(segments)}`;

@@ -501,11 +501,11 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const bad = write(join(home.root, 'bad.toml'), '[provider.codex]\ntrigger = 100000\n');
     const { status, body } = json(['config', '--config', bad]);
     expect(status).toBe(1);
-    expect(body.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.codex]`, details: { path: bad, table: '[provider.codex]', key: 'trigger' } });
+    expect(body.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.codex] (did you mean 'trigger_tokens'?)`, details: { path: bad, table: '[provider.codex]', key: 'trigger' } });
     const human = gob(['config', '--config', bad]);
     expect(human.status).toBe(1);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toBe(`gobstopper: config ${bad}: unknown key 'trigger' in [provider.codex]\n`);
+    expect(human.stderr).toBe(`gobstopper: config ${bad}: unknown key 'trigger' in [provider.codex] (did you mean 'trigger_tokens'?)\n`);
     const notToml = write(join(home.root, 'broken.toml'), '[policy\n');
     expect(json(['presets', '--config', notToml]).body.error.message).toMatch(/^config .*broken\.toml is not valid TOML: .* at line 1, column \d+$/);
   });

@@ -762,7 +762,7 @@ describe('plan', () => {
     writeFileSync(bad, '[provider.claude_code]\ntrigger = 100000\n');
     const r = await runJson(['plan', DEMO_CLAUDE_ID, '--config', bad], home.env);
     expect(r.code).toBe(1);
-    expect(r.json.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.claude_code]`, details: { path: bad, table: '[provider.claude_code]', key: 'trigger' } });
+    expect(r.json.error).toEqual({ code: 'invalid_config', message: `config ${bad}: unknown key 'trigger' in [provider.claude_code] (did you mean 'trigger_tokens'?)`, details: { path: bad, table: '[provider.claude_code]', key: 'trigger' } });
   });
 
   it('an unknown strategy is an error, not a no-plan', async () => {
