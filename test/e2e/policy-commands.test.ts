@@ -592,9 +592,13 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(json(['plugin', 'ad', '.']).body.error.message).toBe("unknown command 'plugin ad' (did you mean 'plugin add'?); gobstopper --help lists the commands");
     // The hidden `plugins` group is never suggested.
     expect(json(['pluginz']).body.error.message).not.toContain('did you mean');
-    const early = gob(['--json', 'detect']);
+    const early = gob(['--verbose', 'detect']);
     expect(early.status).toBe(2);
-    expect(early.stderr).toContain("'--json' is a flag: flags go after the command");
+    expect(early.stderr).toContain("'--verbose' is a flag: flags go after the command");
+    // --json put first still asks for JSON: the refusal is the one error object on stdout.
+    const earlyJson = gob(['--json', 'detect']);
+    expect({ status: earlyJson.status, stderr: earlyJson.stderr }).toEqual({ status: 2, stderr: '' });
+    expect(JSON.parse(earlyJson.stdout)).toEqual({ ok: false, error: { code: 'usage', message: "'--json' is a flag: flags go after the command, as in gobstopper detect --json (gobstopper --help lists the commands)" } });
     // --json=true is named for what it is, not as an unexpected argument somewhere else.
     const valued = gob(['plan', '7d3f', '--json=true']);
     expect({ status: valued.status, stderr: valued.stderr }).toEqual({ status: 2, stderr: 'gobstopper: --json takes no value; pass --json alone\n' });

@@ -29,7 +29,8 @@ const commandNotFound: Hook<'command_not_found'> = async function (options) {
         ? usageError('usage', `'${options.id}' is a flag: flags go after the command, as in gobstopper detect --json (gobstopper --help lists the commands)`)
         : unknownCommand(config, words);
   process.exitCode = error.exit;
-  if ((options.argv ?? []).includes('--json')) process.stdout.write(terminalSafeJson(toEnvelope(error)) + '\n');
+  // `gobstopper --json detect` reaches here with --json as the id: the script asked for JSON all the same.
+  if ([options.id, ...(options.argv ?? [])].includes('--json')) process.stdout.write(terminalSafeJson(toEnvelope(error)) + '\n');
   else process.stderr.write(terminalSafe(`gobstopper: ${error.message}`) + '\n');
 };
 
