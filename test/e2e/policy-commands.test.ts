@@ -561,7 +561,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
   });
 
   it('policy-check: bad flags are usage errors', () => {
-    expect(gob(['policy-check', '--provider', 'gemini', '--context-tokens', '1']).status).toBe(2);
+    const gemini = gob(['policy-check', '--provider', 'gemini', '--context-tokens', '1']);
+    expect({ status: gemini.status, stderr: gemini.stderr }).toEqual({ status: 2, stderr: 'gobstopper: --provider must be one of claude_code, codex, devin, claude (got gemini)\n' });
+    expect(json(['policy-check', '--provider', 'codx', '--context-tokens', '1']).body.error.message).toBe('--provider must be one of claude_code, codex, devin, claude (got codx; did you mean codex?)');
     expect(gob(['policy-check', '--provider', 'codex']).status).toBe(2);
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '100000001']).status).toBe(2);
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '100000000']).status).toBe(0);

@@ -25,7 +25,10 @@ describe("oclif's parse errors in the CLI's own words", () => {
     expect(plainUsage('Parsing --context-tokens Expected an integer less than or equal to 100000000 but received: 999999999999')).toBe(
       '--context-tokens must be a whole number of at most 100000000 (got 999999999999)',
     );
-    expect(plainUsage('Parsing --format Expected --format=yaml to be one of: csv, json')).toBe('--format: Expected --format=yaml to be one of: csv, json');
+    // A value outside the choices says so in the same words, with the choice probably meant.
+    expect(plainUsage('Parsing --format Expected --format=yaml to be one of: csv, json')).toBe('--format must be one of csv, json (got yaml)');
+    expect(plainUsage('Expected --quota-pressure=hihg to be one of: low, normal, high')).toBe('--quota-pressure must be one of low, normal, high (got hihg; did you mean high?)');
+    expect(plainUsage('Expected --provider= to be one of: claude_code, codex, devin, claude')).toBe('--provider must be one of claude_code, codex, devin, claude (got an empty value)');
     expect(plainUsage('All of the following must be provided when using --against: --manifest')).toBe('--against needs --manifest');
   });
 
