@@ -3,7 +3,7 @@
  * topic but still lists its commands; its own `plugins` installer is hidden so that `gobstopper
  * plugin` (bundles) is the one a reader finds. `gobstopper plugins --help` still answers.
  */
-import { Help, toConfiguredId, type Command, type Interfaces } from '@oclif/core';
+import { CommandHelp, Help, toConfiguredId, type Command, type Interfaces } from '@oclif/core';
 import type { HelpCommandEntry } from '../../schemas/generated/types.js';
 import { terminalSafeJson } from '../text/json-output.js';
 import { terminalSafe } from '../text/human.js';
@@ -16,6 +16,17 @@ export function inHiddenGroup(config: Interfaces.Config, commandId: string, aske
   return config.topics.some((t) => t.hidden && t.name === group && !asked.startsWith(t.name));
 }
 
+/**
+ * A command's help text as its --help shows it: oclif's own commands write placeholders
+ * (`<%= config.bin %>`, `<%= command.id %>`) that its help fills in, and `help --json` fills them in too.
+ */
+export function renderedHelpText(command: Command.Loadable, config: Interfaces.Config, text: string): string {
+  if (!text.includes('<%')) return text;
+  // The id as typed (`plugins install`, not `plugins:install`); filling in placeholders wraps
+  // nothing, so the width is only the constructor's due.
+  return new CommandHelp({ ...command, id: toConfiguredId(command.id, config) }, config, { maxWidth: 80 }).render(text);
+}
+
 /** The summary a command or flag without one gets: the first line of its description. */
 export function firstLine(text: string | undefined): string {
   return (text ?? '').split('\n')[0] ?? '';
@@ -26,7 +37,7 @@ export function commandsUnder(config: Interfaces.Config, id: string): HelpComman
   // A hidden group (oclif's own `plugins`) is listed only when asked for by name.
   return config.commands
     .filter((c) => !c.hidden && !inHiddenGroup(config, c.id, id) && (id === '' || c.id === id || c.id.startsWith(`${id}:`)))
-    .map((c) => ({ command: toConfiguredId(c.id, config), summary: c.summary ?? firstLine(c.description) }))
+    .map((c) => ({ command: toConfiguredId(c.id, config), summary: renderedHelpText(c, config, c.summary ?? firstLine(c.description)) }))
     .sort((a, b) => a.command.localeCompare(b.command));
 }
 

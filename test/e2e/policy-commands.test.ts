@@ -650,6 +650,13 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const flaggedJson = json(['plugin', '--force']);
     expect(flaggedJson.status).toBe(2);
     expect(flaggedJson.body).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('Nonexistent flag: --force;') } });
+    // oclif's own commands write placeholders that their --help fills in; help --json fills them in too.
+    const installer = json(['help', 'plugins', 'install']);
+    expect(installer.status).toBe(0);
+    expect(JSON.stringify(installer.body)).not.toContain('<%');
+    expect(installer.body.summary).toBe('Installs a plugin into gobstopper.');
+    expect(installer.body.examples).toContain('gobstopper plugins install someuser/someplugin');
+    expect(JSON.stringify(json(['help', 'plugins']).body)).not.toContain('<%');
     const nosuch = json(['help', 'nosuch']);
     expect(nosuch.status).toBe(2);
     expect(nosuch.body).toEqual({ ok: false, error: { code: 'unknown_command', message: "no command 'nosuch'; gobstopper help lists the commands" } });

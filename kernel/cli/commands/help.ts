@@ -2,7 +2,7 @@ import { Args, loadHelpClass, toConfiguredId, toStandardizedId, type Command } f
 import type { HelpCommandResult, HelpFlag } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { BaseCommand } from '../base-command.js';
-import { commandsUnder, firstLine } from '../help-class.js';
+import { commandsUnder, firstLine, renderedHelpText } from '../help-class.js';
 import { didYouMean, unknownCommandWords } from '../unknown-command.js';
 
 export default class Help extends BaseCommand<HelpCommandResult> {
@@ -33,11 +33,11 @@ export default class Help extends BaseCommand<HelpCommandResult> {
 }
 
 function describe(command: Command.Loadable, config: Parameters<typeof toConfiguredId>[1]): Omit<HelpCommandResult, 'commands'> {
-  const bin = config.bin;
+  const rendered = (text: string) => renderedHelpText(command, config, text);
   const flags: HelpFlag[] = Object.entries(command.flags)
     .filter(([, f]) => !f.hidden)
     .map(([name, f]) => {
-      const flag: HelpFlag = { name, type: f.type, summary: f.summary ?? firstLine(f.description), multiple: f.type === 'option' && Boolean(f.multiple) };
+      const flag: HelpFlag = { name, type: f.type, summary: rendered(f.summary ?? firstLine(f.description)), multiple: f.type === 'option' && Boolean(f.multiple) };
       if (f.char) flag.char = f.char;
       if (f.default !== undefined && typeof f.default !== 'function') flag.default = f.default;
       if (f.type === 'option' && f.options) flag.options = [...f.options];
@@ -46,10 +46,10 @@ function describe(command: Command.Loadable, config: Parameters<typeof toConfigu
     .sort((a, b) => a.name.localeCompare(b.name));
   return {
     command: toConfiguredId(command.id, config),
-    summary: command.summary ?? firstLine(command.description),
-    description: command.description ?? '',
+    summary: rendered(command.summary ?? firstLine(command.description)),
+    description: rendered(command.description ?? ''),
     args: Object.entries(command.args).map(([name, a]) => ({ name, description: a.description ?? '', required: Boolean(a.required) })),
     flags,
-    examples: (command.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', bin)),
+    examples: (command.examples ?? []).map((e) => rendered(typeof e === 'string' ? e : e.command)),
   };
 }
