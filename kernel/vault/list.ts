@@ -22,7 +22,7 @@ export async function listSnapshots(layout: VaultLayout, session?: string): Prom
  * (an apply's strategy, snapshot --label) get a line of their own, while a repeat of a session's
  * newest line (same bytes, same label) is not written at all.
  */
-export const REARCHIVED_NOTE = 'unchanged bytes archived again under another label add a line each';
+export const REARCHIVED_NOTE = 'each time the same bytes are archived under another label, they get a line of their own';
 
 /** How many different states `entries` hold. */
 export function distinctStates(entries: readonly VaultEntry[]): number {

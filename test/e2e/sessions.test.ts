@@ -837,7 +837,7 @@ describe('fork and undo', () => {
     const labelled = await runJson(['snapshot', DEMO_CLAUDE_ID, '--label', 'before-refactor'], home.env);
     expect(labelled.json.already_archived).toBe(false);
     const history = await runCli(['history', DEMO_CLAUDE_ID], home.env);
-    expect(history.stdout.split('\n')[0]).toBe(`${DEMO_CLAUDE_ID} (claude_code): 1 archived state(s), archived 2 times (unchanged bytes archived again under another label add a line each)`);
+    expect(history.stdout.split('\n')[0]).toBe(`${DEMO_CLAUDE_ID} (claude_code): 1 archived state(s), archived 2 times (each time the same bytes are archived under another label, they get a line of their own)`);
   });
 
   it('a session that ends in an unfinished line is not forked or restored: the client would glue its next record onto it', async () => {

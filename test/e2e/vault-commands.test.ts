@@ -107,10 +107,10 @@ describe('vault commands (built CLI)', () => {
       for (const strategy of ['snapshot', 'elide']) sha = (await snapshotFile(other.layout, { path, sessionId: '0199a2f1-dddd', provider: 'claude_code', strategy, env: other.env })).entry.sha256;
       const run = async (...args: string[]) => (await execFileAsync(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...other.env }, cwd: other.root })).stdout;
       expect((await run('history', '0199a2f1-dddd')).split('\n')[0]).toBe(
-        '0199a2f1-dddd (claude_code): 1 archived state(s), archived 2 times (unchanged bytes archived again under another label add a line each)',
+        '0199a2f1-dddd (claude_code): 1 archived state(s), archived 2 times (each time the same bytes are archived under another label, they get a line of their own)',
       );
       const listed = await run('vault');
-      expect(listed).toContain('1 snapshot(s) in 2 archivings (unchanged bytes archived again under another label add a line each)');
+      expect(listed).toContain('1 snapshot(s) in 2 archivings (each time the same bytes are archived under another label, they get a line of their own)');
       expect(listed).toContain(sha);
       // The help says what the table does: whole ids where there is room, not prefixes only.
       const help = await run('vault', '--help');
