@@ -24,7 +24,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 export function checkQuery(query: string): void {
   const bytes = Buffer.byteLength(query, 'utf8');
-  if (bytes < 1 || bytes > MAX_QUERY_BYTES) throw usageError('invalid_query', `query must be 1-${MAX_QUERY_BYTES} UTF-8 bytes, got ${bytes}`);
+  if (bytes < 1 || bytes > MAX_QUERY_BYTES) throw usageError('invalid_query', `--query must be 1-${MAX_QUERY_BYTES} UTF-8 bytes, got ${bytes}`);
   if (LONE_SURROGATE.test(query)) throw usageError('invalid_query', 'query is not valid Unicode text');
 }
 

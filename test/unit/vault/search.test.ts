@@ -68,7 +68,7 @@ describe('search-snapshot', () => {
     await expect(searchSnapshot(home.layout, sha.slice(0, 16), 'x')).rejects.toMatchObject({ code: 'invalid_sha', exit: 2, message: expect.stringContaining('64 are required') });
     await expect(searchSnapshot(home.layout, 'z'.repeat(64), 'x')).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('is not a full 64-character hex sha256') });
     await expect(searchSnapshot(home.layout, 'a'.repeat(64), 'x')).rejects.toMatchObject({ code: 'snapshot_not_found' });
-    await expect(searchSnapshot(home.layout, sha, '')).rejects.toMatchObject({ code: 'invalid_query' });
+    await expect(searchSnapshot(home.layout, sha, '')).rejects.toMatchObject({ code: 'invalid_query', message: '--query must be 1-1024 UTF-8 bytes, got 0' });
     await expect(searchSnapshot(home.layout, sha, 'é'.repeat(513))).rejects.toMatchObject({ code: 'invalid_query' });
     await expect(searchSnapshot(home.layout, sha, '\ud800')).rejects.toMatchObject({ code: 'invalid_query' });
     await expect(searchSnapshot(home.layout, sha, 'x', 0)).rejects.toMatchObject({ code: 'invalid_limit' });
