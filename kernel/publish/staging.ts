@@ -44,20 +44,30 @@ export interface StagingOptions {
   fault?: FaultHook;
 }
 
+/**
+ * The directories a staging file's creation made, by its path: discarding the file removes them
+ * again once empty, so a command refused after it staged (a damaged vault, a chunk that does not
+ * read back) leaves the data directory as it found it, even on a first run.
+ */
+const dirsMadeFor = new Map<string, string[]>();
+
 /** A new empty private staging file; the caller renders into it, then publishes or discards it. */
 export async function createStagingFile(env: PathEnv = process.env, options: StagingOptions = {}): Promise<string> {
   const dir = options.dir ?? stagingDir(env);
+  const made = await missingDirs(dir);
   await ensurePrivateDir(dir);
   await sweepStaleStaging(dir);
   const path = join(dir, `${tempName('stage')}.jsonl`);
   // A stop signal before publication leaves no staged fork behind (publication links it, so removing
   // this name afterwards loses nothing either). Noted before the open, which a signal can follow.
   const forget = removeOnExit(path);
-  const handle = await createExclusive(path).catch((error: unknown) => {
+  const handle = await createIn(dir, path).catch(async (error: unknown) => {
     forget();
+    await removeIfEmpty(made);
     throw error;
   });
   await handle.close();
+  if (made.length > 0) dirsMadeFor.set(path, made);
   faultPoint('staging.after_create', options.fault);
   return path;
 }
@@ -76,24 +86,37 @@ export async function flushStaging(path: string): Promise<void> {
   }
 }
 
-export async function discardStaging(path: string): Promise<void> {
-  await unlinkQuietly(path);
+async function createIn(dir: string, path: string): ReturnType<typeof createExclusive> {
+  try {
+    return await createExclusive(path);
+  } catch (error) {
+    // Another run that made the directory removes it once empty: it may have, since ours was checked.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await ensurePrivateDir(dir);
+    return createExclusive(path);
+  }
 }
 
-/**
- * Runs `use` on a staging file that only answers a question (a copy checked, then dropped) and
- * leaves no trace: the file is removed afterwards, and so are the directories making it created,
- * once empty. A refused command must leave the data directory as it found it, even on a first run.
- */
+export async function discardStaging(path: string): Promise<void> {
+  await unlinkQuietly(path);
+  const made = dirsMadeFor.get(path);
+  if (!made) return;
+  dirsMadeFor.delete(path);
+  await removeIfEmpty(made);
+}
+
+/** Deepest first; one another run has started using meanwhile is not empty and stays. */
+async function removeIfEmpty(dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) await rmdir(dir).catch(() => undefined);
+}
+
+/** Runs `use` on a staging file that only answers a question (a copy checked, then dropped). */
 export async function withThrowawayStaging<T>(env: PathEnv, use: (path: string) => Promise<T>): Promise<T> {
-  const created = await missingDirs(stagingDir(env));
   const staging = await createStagingFile(env);
   try {
     return await use(staging);
   } finally {
     await discardStaging(staging);
-    // Deepest first; one another run has started using meanwhile is not empty and stays.
-    for (const dir of created) await rmdir(dir).catch(() => undefined);
   }
 }
 
