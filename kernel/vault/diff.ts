@@ -97,8 +97,12 @@ async function snapshotOf(layout: VaultLayout, prefix: string, what: string): Pr
   } catch (error) {
     if (!(error instanceof GobstopperError) || error.code !== 'snapshot_not_found') throw error;
     const lower = prefix.toLowerCase();
-    const session = (await readIndex(layout)).find((e) => e.session_id.toLowerCase().startsWith(lower));
-    if (session === undefined) throw error;
-    throw new GobstopperError('snapshot_not_found', `no snapshot ${lower} in the vault; ${prefix} starts the id of archived session ${session.session_id}, and diff compares two snapshots (gobstopper history ${session.session_id} lists its snapshot ids)`);
+    const sessions = [...new Set((await readIndex(layout)).filter((e) => e.session_id.toLowerCase().startsWith(lower)).map((e) => e.session_id))];
+    if (sessions.length === 0) throw error;
+    // Naming one of several would send the user to the history of a session they may not mean.
+    if (sessions.length > 1) {
+      throw new GobstopperError('snapshot_not_found', `no snapshot ${lower} in the vault; ${prefix} starts the ids of ${sessions.length} archived sessions (${sessions.join(', ')}), and diff compares two snapshots (gobstopper history <session> lists a session's snapshot ids)`);
+    }
+    throw new GobstopperError('snapshot_not_found', `no snapshot ${lower} in the vault; ${prefix} starts the id of archived session ${sessions[0]}, and diff compares two snapshots (gobstopper history ${sessions[0]} lists its snapshot ids)`);
   }
 }

@@ -121,6 +121,14 @@ describe('vault, history, show and diff', () => {
     expect(back).toMatchObject({ added_count: 3, removed_count: 4, added: [sha256(JSON.stringify(shared)), sha256(JSON.stringify(removed)), sha256(JSON.stringify(shared))], added_by_type: { assistant: 1, user: 2 }, removed_by_type: { assistant: 2, summary: 1, unknown: 1 } });
     expect(back.record_count_b - back.added_count).toBe(back.record_count_a - back.removed_count);
     await expect(diffSnapshots(home.layout, 'xyz', b.sha256)).rejects.toMatchObject({ code: 'invalid_sha' });
+    // A session id's prefix is no snapshot's: with two sessions under it, both are named, not one of them.
+    await archive('dd-1.jsonl', 'ddee0001', [claudeUser('ddee0001', 'one', 'u1')]);
+    await archive('dd-2.jsonl', 'ddee0002', [claudeUser('ddee0002', 'two', 'u1')]);
+    await expect(diffSnapshots(home.layout, 'ddee0001', b.sha256)).rejects.toMatchObject({ code: 'snapshot_not_found', message: expect.stringContaining('ddee0001 starts the id of archived session ddee0001,') });
+    await expect(diffSnapshots(home.layout, 'ddee', b.sha256)).rejects.toMatchObject({
+      code: 'snapshot_not_found',
+      message: "no snapshot ddee in the vault; ddee starts the ids of 2 archived sessions (ddee0001, ddee0002), and diff compares two snapshots (gobstopper history <session> lists a session's snapshot ids)",
+    });
     // One hex character too many is named as such, not as "not hex".
     await expect(diffSnapshots(home.layout, `${b.sha256}0`, b.sha256)).rejects.toMatchObject({ code: 'invalid_sha', message: expect.stringContaining('it has 65 hex characters, a full id has 64') });
     // show and undo take a session or a snapshot: a word too long for an id is not looked up as a session.
