@@ -78,10 +78,18 @@ const TRANSIENT_CODES = new Set(['session_live', 'client_missing', 'source_chang
 const VAULT_CODES = new Set(['vault_insecure', 'vault_damaged', 'vault_full', 'vault_busy', 'repair_required']);
 
 /**
+ * The config file failing to load for apply although it loaded for the pass: it was edited (or
+ * removed) while the pass ran. Settled, the failure would stand under the policy the pass had read,
+ * so once the edit was finished the unchanged session would be passed over as decided; the next
+ * pass either reads the finished file or fails as a whole, said once.
+ */
+const CONFIG_CODES = new Set(['invalid_config', 'config_not_found']);
+
+/**
  * A failure the next pass tries again although the session's file did not change; a failure the
  * file system raised (errorOf names it by its errno, lowercased) is the machine's state too.
  */
-const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || isFilesystemCode(code);
+const triedAgain = (code: string) => TRANSIENT_CODES.has(code) || VAULT_CODES.has(code) || CONFIG_CODES.has(code) || isFilesystemCode(code);
 
 /**
  * What would stop the first pass before it reads a session, found before the watch takes its lock:

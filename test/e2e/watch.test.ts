@@ -605,6 +605,25 @@ describe('watch', () => {
     expect(third.json.skipped.settled).toBe(1);
   }, 60_000);
 
+  it('a config file broken while a pass runs fails the sessions it reaches then, and once mended they are decided again', async () => {
+    home = demoHome(config().replace('"compacted"', '"slow_strategy"'));
+    const log = join(home.root, 'slow-strategy.log');
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', log, 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const file = join(home.configHome, 'gobstopper', 'config.toml');
+    const good = readFileSync(file, 'utf8');
+    const running = runJson(['watch', '--once'], home.env);
+    // While the smaller Codex session is being planned, the config is saved half edited: the Claude
+    // session's apply, next, reads it.
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    writeFileSync(file, '[policy]\ntrigger_tokens = "lots"\n');
+    const broken = await running;
+    expect(byId(broken.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'failed', error: { code: 'invalid_config' } });
+    writeFileSync(file, good);
+    const mended = await runJson(['watch', '--once'], home.env);
+    expect(byId(mended.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'no_plan' });
+  }, 60_000);
+
   it('a pass whose state cannot be saved still reports its forks, with a warning said once; the watch goes on', async () => {
     home = demoHome(config().replace('20000', '200000'));
     const loop = watchLoop(home);
