@@ -3,7 +3,7 @@
  * reading, what it remembers, and that a dry run writes nothing.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -349,6 +349,45 @@ describe('watch', () => {
     for (const id of [DEMO_CLAUDE_ID, DEMO_CODEX_ID]) expect(byId(mended.json)[id]).toMatchObject({ outcome: 'compacted', reused: false });
     expect(mended.json.skipped.settled).toBe(0);
   });
+
+  it('without --json, a failure that comes back every pass is said once while it lasts, and a pass that ends a spell of failed passes says so', async () => {
+    home = demoHome();
+    const vault = join(home.dataHome, 'gobstopper', 'vault');
+    mkdirSync(vault, { recursive: true, mode: 0o700 });
+    chmodSync(join(home.dataHome, 'gobstopper'), 0o700);
+    writeFileSync(join(vault, 'chunks'), '');
+    const child = spawn(process.execPath, [binPath, 'watch', '--interval', '1'], { env: { PATH: process.env.PATH ?? '', ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const until = async (check: () => boolean) => {
+      const deadline = Date.now() + 60_000;
+      while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    };
+    // Each pass saves the state anew: three saves are three passes that met the same vault.
+    const saves = new Set<number>();
+    await until(() => {
+      if (existsSync(statePath(home!))) saves.add(statSync(statePath(home!)).ino);
+      return saves.size >= 3;
+    });
+    rmSync(join(vault, 'chunks'));
+    await until(() => out.includes(`compacted claude_code ${DEMO_CLAUDE_ID}`));
+    const file = join(home.configHome, 'gobstopper', 'config.toml');
+    writeFileSync(file, '[policy\n');
+    await new Promise((r) => setTimeout(r, 4000));
+    writeFileSync(file, config());
+    await until(() => /pass \d+ failed[\s\S]*\d\d:\d\d:\d\d pass \d+:/.test(out));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(out.split('\n').filter((l) => l.startsWith(`failed claude_code ${DEMO_CLAUDE_ID}`))).toHaveLength(1);
+    const failed = out.split('\n').filter((l) => /^warning: pass \d+ failed/.test(l));
+    expect(failed).toHaveLength(1);
+    const firstFailed = Number(/pass (\d+) failed/.exec(failed[0]!)![1]);
+    const ran = [...out.matchAll(/\d\d:\d\d:\d\d pass (\d+):/g)].map((m) => Number(m[1])).filter((n) => n > firstFailed);
+    // Passes failed in between, unsaid, and the pass that ran again said so although it decided nothing.
+    expect(ran[0]! - firstFailed).toBeGreaterThanOrEqual(2);
+  }, 90_000);
 
   it('a damaged state file is reported and replaced, not a reason to stop', async () => {
     home = demoHome();

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { providerFilterFlag } from '../../config/cli-flags.js';
 import type { WatchDecision, WatchPass } from '../../../schemas/generated/types.js';
 import { checkWatchSetup, openWatchState, watchPass, type WatchOptions } from '../../services/watch.js';
+import { FailuresSaid } from '../../watch/failures-said.js';
 import { WatchLocks } from '../../watch/watch-locks.js';
 import { controlWords, nativeControlOf } from '../../policy/provider-controls.js';
 import { formatCount, printableText } from '../../text/human.js';
@@ -26,7 +27,7 @@ One watch of each provider runs at a time: a watch that would cover a provider a
 
 A [sessions."<prefix>"] table keyed by a prefix of a session id never applies: the watch warns of each such table once, in the first pass that finds it, not on every pass (again if the table is fixed and then broken anew, and when the watch restarts). A trigger at or above where a session's client compacts by itself (90% of its model window; the default 250,000 is past it for Claude Code and Codex) never fires: the watch says so once for each provider, trigger and window, unless adaptive is on.
 
-A session that cannot be compacted is reported as failed (so is one, under its trigger too, whose policy plan would refuse: a config table naming a strategy or scorer nothing serves, or strategy_params its strategy's schema refuses) and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it or a config file saved half edited while the pass ran, or lay with the vault or the disk, such as a full disk or a file where a vault directory belongs, once mended); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again.
+A session that cannot be compacted is reported as failed (so is one, under its trigger too, whose policy plan would refuse: a config table naming a strategy or scorer nothing serves, or strategy_params its strategy's schema refuses) and tried again once its file or its policy changes (at once, when the failure only meant "not now", such as a client writing to it or a config file saved half edited while the pass ran, or lay with the vault or the disk, such as a full disk or a file where a vault directory belongs, once mended); it does not stop the watch, and --once still exits 0. A pass that cannot run at all (a config file that does not load) stops the watch on the first pass; later, it is reported and the next pass tries again. Without --json, a failure that comes back pass after pass (a session's, a whole pass's) is printed once while it lasts and again once it changes, and the pass that runs again after failed ones prints its line; --json reports every pass in full.
 
 --rehearse publishes each fork only once the real client (claude or codex, offline against a local stub) has resumed it and rebuilt the context the plan predicts; a fork it refuses is that session's failure. --dry-run plans instead of applying and writes nothing at all. --once runs one pass and exits. With --json each pass is one JSON object on its own line (with --once, the one object, as every command prints it). Stop a watch with Ctrl-C: stopped in the middle of a pass, it names the forks that pass had already published, with their resume commands. It also stops (exit 1) once whatever reads its output has gone.`;
   static override examples = [
@@ -55,6 +56,9 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     config: policyFlags.config,
     ...homeFlags,
   };
+
+  /** What the terminal was told of failures that come back pass after pass. */
+  private readonly failuresSaid = new FailuresSaid();
 
   async run(): Promise<WatchPass | undefined> {
     const { flags } = await this.parse(Watch);
@@ -106,7 +110,8 @@ A session that cannot be compacted is reported as failed (so is one, under its t
           return result;
         }
         if (this.jsonEnabled()) process.stdout.write(terminalSafeJson(result) + '\n');
-        else this.print(result, pass === 1);
+        // The pass that ends a spell of failed passes says so, quiet or not.
+        else this.print(result, pass === 1 || this.failuresSaid.passRan());
         // The pass named its forks: an interrupt from here on has none to add. (A pass that failed
         // named none, so its forks stay in the note until a pass is reported.)
         forgetCompletedForStop();
@@ -122,14 +127,20 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     if (this.jsonEnabled()) {
       const envelope = toEnvelope(error);
       process.stdout.write(terminalSafeJson({ ...envelope, error: { ...envelope.error, details: { ...envelope.error.details, pass } } }) + '\n');
-    } else this.warning(`pass ${pass} failed: ${error.message}; trying again in ${interval} s`);
+    } else if (this.failuresSaid.passFailed(`${error.code}\u0000${error.message}`)) {
+      this.warning(`pass ${pass} failed: ${error.message}; trying again every ${interval} s, said again only if the failure changes`);
+    }
   }
 
-  /** Each decision on a line, then what the pass passed over; a quiet pass prints nothing after the first. */
+  /**
+   * Each decision on a line, then what the pass passed over; a quiet pass prints nothing after the
+   * first, and a session failing as it failed last pass is not said again.
+   */
   private print(pass: WatchPass, always: boolean): void {
     if (pass.state_discarded) this.warning(`the watch state was not used: ${pass.state_discarded}; ${pass.dry_run ? 'a watch that is not a dry run rewrites it' : 'it is rewritten after this pass'}`);
     for (const warning of pass.warnings ?? []) this.warning(warning);
-    const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger');
+    const repeated = this.failuresSaid.repeated(pass.decisions);
+    const shown = pass.decisions.filter((d) => d.outcome !== 'below_trigger' && !repeated.has(d));
     for (const d of shown) {
       for (const { text, whole } of decisionLines(d)) {
         if (whole) this.say(text);
