@@ -47,6 +47,11 @@ export interface Publications {
   byContent: Map<string, Publication>;
   /** unreadableReceiptsWarning of the receipts (or the whole operations folder) that could not be read. */
   receiptsWarning: string | null;
+  /**
+   * Files a stopped run published without finishing their record (the receipt still pending), by
+   * canonical path: gobstopper's own all the same, until the next apply of their source finishes it.
+   */
+  unfinished: Map<string, Publication>;
 }
 
 /**
@@ -58,15 +63,15 @@ export async function publications(env: NodeJS.ProcessEnv): Promise<Publications
   const unreadable: string[] = [];
   const heard = (error: unknown) => unreadable.push(errorMessage(error));
   // A damaged receipt hides its own fork only: the others are still known for what they are.
-  const receipts = (
-    await readableReceipts(vaultLayout(env), heard).catch((error: unknown) => {
-      heard(error);
-      return [] as OperationReceipt[];
-    })
-  ).filter((r) => r.completed);
+  const all = await readableReceipts(vaultLayout(env), heard).catch((error: unknown) => {
+    heard(error);
+    return [] as OperationReceipt[];
+  });
+  const receipts = all.filter((r) => r.completed);
   const found = await publicationsOf(receipts, env);
   const byContent = new Map([...found.values()].map((p) => [p.receipt.output_sha256, p]));
-  return { found, byContent, receiptsWarning: unreadableReceiptsWarning(unreadable) };
+  const unfinished = new Map(all.filter((r) => !r.completed).map((receipt) => [canonical(receipt.path), { receipt, compaction: null }]));
+  return { found, byContent, receiptsWarning: unreadableReceiptsWarning(unreadable), unfinished };
 }
 
 async function publicationsOf(receipts: OperationReceipt[], env: NodeJS.ProcessEnv): Promise<Map<string, Publication>> {

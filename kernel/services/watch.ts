@@ -161,7 +161,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const unreadText = unreadable.length > 0 ? `${unreadableSummary({ unreadable, unreadableCapped })}; not watched` : null;
     const unreadableWarning = newlySaid(unreadText, state.unreadableSaid);
     state.unreadableSaid = unreadText;
-    const { found: published, receiptsWarning: receipts } = await publications(options.env);
+    const { found: published, unfinished, receiptsWarning: receipts } = await publications(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
     const receiptsWarning = newlySaid(receipts, state.receiptsSaid);
     state.receiptsSaid = receipts;
@@ -186,7 +186,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
           fingerprint,
           entry,
           policy,
-          unresumedPublication: untouchedPublication(published, row.path, fingerprint?.bytes) !== null,
+          // A fork a stopped watch published before its record was written is passed over too: the
+          // apply of its source, in this pass, finishes the record rather than compacting the fork.
+          unresumedPublication: untouchedPublication(published, row.path, fingerprint?.bytes) !== null || untouchedPublication(unfinished, row.path, fingerprint?.bytes) !== null,
           effectiveTrigger,
           adaptive,
           minIntervalSecs,

@@ -782,6 +782,21 @@ describe('watch', () => {
     }
   });
 
+  it('a fork a stopped watch published before writing its record is passed over next pass, whose apply of the source finishes it', async () => {
+    home = demoHome();
+    const stopped = await runJson(['watch', '--once', '--provider', 'codex'], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'publish.after_link:term' } });
+    expect(stopped.code).toBe(143);
+    const forkPath = /; (\S+) was already published/.exec(stopped.json.error.message)?.[1];
+    expect(forkPath && existsSync(forkPath), stopped.json.error.message).toBe(true);
+    // Left idle since: its last report is still its source's, over the trigger.
+    const tenMinutesAgo = new Date(Date.now() - 600_000);
+    utimesSync(forkPath!, tenMinutesAgo, tenMinutesAgo);
+    const next = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(next.json.decisions).toHaveLength(1);
+    expect(byId(next.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted', reused: true, fork: { path: forkPath } });
+    expect(next.json.skipped.published).toBe(1);
+  });
+
   it('stopped in the middle of a pass, it names the forks that pass had already published, a path escaped on the terminal', async () => {
     // The smaller codex session is compacted first; the claude one waits on a slow strategy.
     const slowClaude = '[provider.claude_code]\nstrategy = "slow_strategy"\n';
