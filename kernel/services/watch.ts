@@ -172,6 +172,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const looseTables = new Map<string, string[]>();
     const untriggerable: NeverFires[] = [];
     const refusalOf = policyVerdicts((resolved) => refusedPolicy(rt, resolved));
+    const plugins = installedPlugins(rt);
     for (const [index, row] of queue.entries()) {
       options.onSession?.(row, index, queue.length);
       // What an interrupt would add about the session before (its fork) is no longer news.
@@ -215,7 +216,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
         const policy = toResolvedPolicy(resolved.values);
         const never = neverFires(row.provider, row.session_id, row.model_context_window, policy.effective_trigger_tokens, policy.adaptive);
         if (never) untriggerable.push(never);
-        policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env);
+        policyDigest = policyDigestOf({ ...resolved.values, ...(options.rehearse ? { rehearse: true } : {}) }, options.env, plugins);
         const verdict = triageOf(policyDigest, policy.effective_trigger_tokens, policy.adaptive, policy.min_interval_secs);
         if (verdict.kind === 'skip') {
           skipped[verdict.reason] += 1;
@@ -286,14 +287,25 @@ function resolvedOrRefused(loaded: LoadedConfig, row: T.DetectRow, options: Watc
 const watchKey = (row: Pick<T.DetectRow, 'provider' | 'path'>) => `${row.provider}\u0000${row.path}`;
 
 /**
- * The policy values and every GOBSTOPPER_* variable (limits a parse obeys): a decision made under
- * other ones is made again.
+ * The policy values, every GOBSTOPPER_* variable (limits a parse obeys) and the plugin bundles
+ * installed: a decision made under other ones is made again. A strategy nothing served, or one
+ * whose plugin crashed, fails its sessions until the person installs or mends the bundle, and that
+ * is when they expect the watch to try again, not once the file changes or a day has gone.
  */
-function policyDigestOf(values: unknown, env: NodeJS.ProcessEnv): string {
+function policyDigestOf(values: unknown, env: NodeJS.ProcessEnv, plugins: readonly string[]): string {
   const knobs = Object.entries(env)
     .filter(([k]) => k.startsWith('GOBSTOPPER_'))
     .sort(([a], [b]) => a.localeCompare(b));
-  return sha256OfJson({ values, knobs }).slice(0, 16);
+  // With none installed, the digest is the one watches saved before bundles counted.
+  return sha256OfJson(plugins.length > 0 ? { values, knobs, plugins } : { values, knobs }).slice(0, 16);
+}
+
+/** Each installed bundle as its pin names it: another version, or the same one added anew, is another. */
+function installedPlugins(rt: Runtime): string[] {
+  return rt.host.registry
+    .installed()
+    .map((ref) => `${ref.id}@${ref.version}:${ref.pinnedSha256}`)
+    .sort();
 }
 
 /** apply's rehearsal hooks with --rehearse, else none. */

@@ -546,6 +546,18 @@ describe('watch', () => {
     expect(byId(fixed.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted' });
   });
 
+  it('a session failed for a strategy nothing serves is tried again once a bundle serving it is added', async () => {
+    home = demoHome(config('[provider.codex]\nstrategy = "later_strategy"\n'));
+    const unserved = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(byId(unserved.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'failed', error: { code: 'unknown_strategy' } });
+    const bundle = fixturePluginBundle(join(home.root, 'later-bundle'), 'misbehaving-strategy.mjs', { args: ['ok', '', 'later-fixture', 'later_strategy'], id: 'later-fixture', provides: { strategies: ['later_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const served = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(byId(served.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'no_plan' });
+    // Decided under that bundle, it is settled again.
+    expect((await runJson(['watch', '--once', '--provider', 'codex'], home.env)).json.skipped.settled).toBe(1);
+  });
+
   it('a session table that breaks a bound fails that session alone: the pass goes on and reports every fork it made', async () => {
     home = demoHome(config(`[sessions."${DEMO_CLAUDE_ID}"]\nfloor_tokens = 50000\n`));
     const r = await runJson(['watch', '--once'], home.env);
