@@ -399,9 +399,9 @@ async function refusedPolicy(rt: Runtime, resolved: Parameters<typeof requireRes
   }
 }
 
-/** As --json reports an error, on one line: a decision is one entry of a pass, not a stack. */
 /**
- * A failure as a decision reports it. One the file system raised (a full disk, a vault made
+ * A failure as a decision reports it, on one line as --json reports an error: a decision is one
+ * entry of a pass, not a stack. One the file system raised (a full disk, a vault made
  * unwritable, a directory in the way) is named as the commands name it, and marked: it says nothing
  * of the session, and once the person has fixed the disk the next pass tries again without waiting
  * for the file to change (isFilesystemCode).

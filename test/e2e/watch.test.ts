@@ -55,10 +55,6 @@ function modeBoundUser(h: Home): RunOptions | null {
   return probe.status === 0 ? { user: nobody } : null;
 }
 
-/**
- * Runs a looping watch until it has printed `count` passes, stops it with Ctrl-C (exit 130) and
- * returns its passes, each checked against the schema.
- */
 /** Over two dry-run passes of a looping watch, the warning `said` picks out comes in the first only. */
 async function expectSaidOnceWhileItLasts(h: Home, said: (warning: string) => boolean): Promise<void> {
   const loop = watchLoop(h, ['--dry-run']);
@@ -70,6 +66,10 @@ async function expectSaidOnceWhileItLasts(h: Home, said: (warning: string) => bo
   expect(passes.slice(1).flatMap((p) => p.warnings ?? []).filter(said)).toEqual([]);
 }
 
+/**
+ * Runs a looping watch until it has printed `count` passes, stops it with Ctrl-C (exit 130) and
+ * returns its passes, each checked against the schema.
+ */
 async function loopPasses(h: Home, count: number): Promise<any[]> {
   const loop = watchLoop(h);
   await loop.waitFor(() => loop.lines().length >= count);
