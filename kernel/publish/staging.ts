@@ -105,6 +105,15 @@ export async function discardStaging(path: string): Promise<void> {
   await removeIfEmpty(made);
 }
 
+/**
+ * Something was published: the data directory is not as the command found it any more, and a
+ * staging directory left in place is one fewer to make next time, even when the data directory has
+ * since been made read-only (a watch whose state cannot be saved still compacts).
+ */
+export function keepStagingDirs(): void {
+  dirsMadeFor.clear();
+}
+
 /** Deepest first; one another run has started using meanwhile is not empty and stays. */
 async function removeIfEmpty(dirs: readonly string[]): Promise<void> {
   for (const dir of dirs) await rmdir(dir).catch(() => undefined);

@@ -19,7 +19,7 @@ import { completedNote, publishNoted } from '../publish/published-note.js';
 import { checkPublishTarget, hashRegularFile } from '../publish/publish.js';
 import { discardPendingReceipt, listReceipts, lockOperation, markReceiptCompleted, operationId, readReceipt, writePendingReceipt, RECEIPT_SCHEMA_VERSION, type OperationKind } from '../publish/receipt.js';
 import { finishOperation } from '../publish/reconcile.js';
-import { createStagingFile, discardStaging, flushStaging, withThrowawayStaging } from '../publish/staging.js';
+import { createStagingFile, discardStaging, flushStaging, keepStagingDirs, withThrowawayStaging } from '../publish/staging.js';
 import { shellWord } from '../text/shell-word.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { storeRetained } from '../vault/snapshot.js';
@@ -306,6 +306,7 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       }
     }
     await publishNoted(staging, receipt.receipt.path, { expectedSha256: receipt.receipt.output_sha256, expectedBytes: receipt.receipt.bytes_after, fault: c.fault });
+    keepStagingDirs();
     faultPoint('apply.after_publish', c.fault);
     const completed = await markReceiptCompleted(layout, receipt.receipt, { fault: c.fault });
     // Its record is finished: an interrupt from here on has nothing to finish, but the resume
