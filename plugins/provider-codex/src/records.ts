@@ -110,9 +110,26 @@ export function firstText(content: Json | undefined): string | null {
 export const HISTORY_MODES: ReadonlySet<string> = new Set(['legacy', 'paginated']);
 
 /**
- * A `compacted` payload the client can load: a replacement history made of typed items. Anything
- * else fails to deserialize, so the client skips the record and the window does not move.
+ * A `compacted` payload the client can load with its replacement history: a history made of typed
+ * items. Anything else but a summary-only compaction (below) fails to deserialize, so the client
+ * skips the record and the window does not move.
  */
 export function isReadableCompaction(payload: Json | undefined): payload is JsonObject & { replacement_history: Array<JsonObject & { type: string }> } {
   return isObject(payload) && Array.isArray(payload.replacement_history) && payload.replacement_history.every((e) => isObject(e) && typeof e.type === 'string');
+}
+
+/**
+ * A compaction as older clients wrote it: the summary `message` and no replacement history (absent
+ * or null). The client still loads it and starts a new window there, rebuilt from the user messages
+ * before it followed by the summary.
+ */
+export function isSummaryCompaction(payload: Json | undefined): payload is JsonObject & { message: string } {
+  return isObject(payload) && typeof payload.message === 'string' && (payload.replacement_history === undefined || payload.replacement_history === null);
+}
+
+/** Why the client cannot load a `compacted` payload that is neither form above. */
+export function unreadableCompactionReason(payload: Json | undefined): string {
+  const history = isObject(payload) ? payload.replacement_history : undefined;
+  if (history === undefined || history === null) return 'has neither a summary message string nor a replacement_history';
+  return 'has a replacement_history that is not an array of typed items';
 }

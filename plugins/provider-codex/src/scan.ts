@@ -17,10 +17,11 @@ import { unsupportedReason } from './item-shapes.js';
 import { EnvelopeChecker } from './ordinals.js';
 import { ToolPairing } from './pairing.js';
 import { isEligible, payloadSha256 } from './payload.js';
-import { RecordType, isObject, isReadableCompaction, type Json, type JsonObject } from './records.js';
+import { RecordType, isObject, isReadableCompaction, isSummaryCompaction, unreadableCompactionReason, type Json, type JsonObject } from './records.js';
 import { historySentBytes, payloadSentBytes } from './sent-bytes.js';
 import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, policyTokenLimit, sentAfterTruncation } from './output-truncation.js';
 import { parseRolloutName } from './rollout-name.js';
+import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
 import { sanitizeLabel } from './text.js';
 import { UsageTracker, usageFacts } from './usage.js';
 
@@ -39,6 +40,10 @@ export interface ScanResult {
 }
 
 const RECORD_TYPE_MAX = 64;
+/** The client keeps the newest user messages up to 20,000 tokens when it rebuilds a window from a summary. */
+const CARRIED_USER_MESSAGE_BYTES = 20_000 * CHARS_PER_TOKEN;
+
+const jsonBytes = (value: Json) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 export class RolloutScanner {
   readonly items: TranscriptItem[] = [];
@@ -62,6 +67,8 @@ export class RolloutScanner {
    * compaction drops those before it; what is left is reported when the pass ends.
    */
   private unsupportedInWindow: Finding[] = [];
+  /** Bytes of the user messages in the window so far: a summary-only compaction carries them over. */
+  private userMessageBytes = 0;
 
   /**
    * `detail: false` (verify) keeps what findings need (pairing, identity, envelope, the window)
@@ -170,6 +177,7 @@ export class RolloutScanner {
     this.link(d, line);
     if (!this.detail) return;
     const sentBytes = d.sentToModel ? payloadSentBytes(bytes, payload) : 0;
+    if (d.userTurn) this.userMessageBytes += sentBytes;
     const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(sentBytes) : 0, label: d.label, record_type: recordType };
     if (d.summary) item.summary = d.summary;
     if (d.link?.id) item.tool_use_ids = [d.link.id];
@@ -185,16 +193,18 @@ export class RolloutScanner {
   }
 
   private compacted(line: number, bytes: Buffer, payload: Json | undefined, recordType: string): void {
+    if (isSummaryCompaction(payload)) {
+      this.summaryCompaction(line, payload, recordType);
+      return;
+    }
     if (!isReadableCompaction(payload)) {
       // The client cannot read it as a compaction, so it does not reset the window either.
-      this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line + 1} has no replacement_history array of typed items`, line);
+      this.findings.add('error', Code.malformedCompacted, `compacted record on line ${line + 1} ${unreadableCompactionReason(payload)}`, line);
       this.meta(line, 'compacted', recordType);
       return;
     }
-    this.windowStart = line;
-    this.pairing = new ToolPairing();
-    this.unsupportedInWindow = [];
-    this.usage.apply(usageFacts(RecordType.compacted, payload));
+    this.startWindow(line, payload);
+    this.userMessageBytes = 0;
     let elidableBytes = 0;
     let parts = 0;
     // The client sends each call and output of the history as its own item, as if it had just
@@ -209,6 +219,7 @@ export class RolloutScanner {
       if (unsupportedReason(entry, entry.type) !== null) unsupported += 1;
       const d = describeResponseItem(entry, entry.type, this.calls, this.detail);
       this.link(d, line);
+      if (d.userTurn && this.detail) this.userMessageBytes += jsonBytes(entry);
       if (d.link?.role === 'call') {
         replayed.tool_calls += 1;
         if (d.link.id !== null) calls.add(d.link.id);
@@ -240,6 +251,33 @@ export class RolloutScanner {
     for (const id of outputs) if (calls.has(id)) replayed.tool_results += 1;
     if (replayed.tool_calls + replayed.tool_results > 0) item.replayed = replayed;
     this.items.push(item);
+  }
+
+  /**
+   * A compaction without a replacement history: the client rebuilds the window from the user
+   * messages before it (the newest of them, up to its budget) and the summary, so nothing else
+   * before it is sent again.
+   */
+  private summaryCompaction(line: number, payload: JsonObject & { message: string }, recordType: string): void {
+    this.startWindow(line, payload);
+    if (!this.detail) return;
+    this.userMessageBytes = Math.min(this.userMessageBytes, CARRIED_USER_MESSAGE_BYTES);
+    this.items.push({
+      line_index: line,
+      kind: 'system',
+      est_tokens: estimateTokens(this.userMessageBytes + Buffer.byteLength(payload.message, 'utf8')),
+      label: 'compacted',
+      record_type: recordType,
+      summary: 'compaction: a summary, no history items',
+    });
+  }
+
+  /** What every compaction the client loads does: the items before it leave the context. */
+  private startWindow(line: number, payload: JsonObject): void {
+    this.windowStart = line;
+    this.pairing = new ToolPairing();
+    this.unsupportedInWindow = [];
+    this.usage.apply(usageFacts(RecordType.compacted, payload));
   }
 
   private link(d: ItemDescription, line: number): void {

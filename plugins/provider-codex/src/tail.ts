@@ -9,7 +9,7 @@ import { estimateTokens, type UsageSample } from '../../../sdk/index.js';
 import { rawMemberSpan } from '../../../sdk/raw-json.js';
 import { OPENING_BYTES, forEachLine, lineOpening, type FileEnds } from './ends.js';
 import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, sentAfterTruncation } from './output-truncation.js';
-import { RecordType, isObject, isReadableCompaction } from './records.js';
+import { RecordType, isObject, isReadableCompaction, isSummaryCompaction } from './records.js';
 import { UsageTracker, usageFacts } from './usage.js';
 import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
 
@@ -172,6 +172,13 @@ function estimateFromTail(ends: FileEnds): number {
         sawCompaction = true;
         liveBytes = 0;
         liveTokens = estimateTokens(sentBytesAt(tail, start, end, true));
+        return;
+      }
+      if (value.type === RecordType.compacted && isSummaryCompaction(value.payload)) {
+        // The user messages the client carries over are mostly before the tail: the summary stands for the window.
+        sawCompaction = true;
+        liveBytes = 0;
+        liveTokens = estimateTokens(Buffer.byteLength(value.payload.message, 'utf8'));
         return;
       }
       responseItem = value.type === RecordType.responseItem;

@@ -9,7 +9,7 @@
  * oldest first; a tail read can resolve them newest first and stop early, with the same result.
  */
 import type { ContextReason, UsageSample } from '../../../sdk/index.js';
-import { RecordType, isObject, isReadableCompaction, type Json } from './records.js';
+import { RecordType, isObject, isReadableCompaction, isSummaryCompaction, type Json } from './records.js';
 
 const isCount = (v: Json | undefined): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const MAX_WINDOW = 100_000_000;
@@ -69,7 +69,7 @@ export function usageFacts(type: Json | undefined, payload: Json | undefined): U
     const model = payload.model;
     return typeof model === 'string' && model.length > 0 && model.length <= 128 ? { model } : null;
   }
-  if (type === RecordType.compacted) return isReadableCompaction(payload) ? { context: RESET } : null;
+  if (type === RecordType.compacted) return isReadableCompaction(payload) || isSummaryCompaction(payload) ? { context: RESET } : null;
   return null;
 }
 

@@ -264,6 +264,26 @@ describe('provider-codex parse: compacted windows', () => {
     expect(t.items[bad - 1]!.est_tokens).toBeGreaterThan(0);
   });
 
+  it('reads a summary-only compaction, as older clients wrote them, as the start of a new window', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('Run the tests').shell('c1', 'npm test', filler(4000));
+    b.tokenCount({ input: 5000, output: 10 }, { input: 9000, cached: 100, output: 20 });
+    const compaction = b.nextLine;
+    b.push('compacted', { message: 'Summary: the tests ran.' }).push('event_msg', { type: 'context_compacted' });
+    b.user('and now?').shell('c2', 'npm run lint', filler(3000));
+    const t = await run(write(b));
+    expect(t.findings).toEqual([]);
+    // The client sends nothing before it again but the user messages, carried into the rebuilt window.
+    for (const i of t.items.filter((x) => x.line_index < compaction)) {
+      expect(i.est_tokens).toBe(0);
+      expect(i.elidable_bytes ?? null).toBeNull();
+    }
+    expect(t.items[compaction]).toMatchObject({ kind: 'system', label: 'compacted' });
+    expect(t.items[compaction]!.est_tokens).toBeGreaterThan(Math.ceil('Summary: the tests ran.'.length / 4));
+    expect(t.items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([3000]);
+    expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 9000 });
+  });
+
   it('makes every item inert and usage unknown when call ids are ambiguous', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().user('a').shell('dup', 'ls', filler(400)).shell('dup', 'ls', filler(400)).tokenCount({ input: 100, output: 1 });
