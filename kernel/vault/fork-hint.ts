@@ -39,9 +39,11 @@ export async function forkHintFor(layout: VaultLayout, selector: string, cause: 
     });
   }
   const r = matches[0]!;
+  // Whole ids in the commands: sessions a client starts within a minute share their first eight
+  // characters (Codex's time-ordered ids), and a cut id would be refused as ambiguous.
   return new GobstopperError(
     'session_not_archived',
-    `${r.output_session_id} has not been archived itself: it is a ${madeFrom(r)}; gobstopper history ${r.source_session_id.slice(0, 8)} lists that session's archived states, and gobstopper undo ${r.output_session_id.slice(0, 8)} restores the one it was made from`,
+    `${r.output_session_id} has not been archived itself: it is a ${madeFrom(r)}; gobstopper history ${r.source_session_id} lists that session's archived states, and gobstopper undo ${r.output_session_id} restores the one it was made from`,
     { exit: cause.exit, details: { ...cause.details, source_session_id: r.source_session_id }, cause },
   );
 }

@@ -285,7 +285,7 @@ describe('apply publishes a verified fork and never touches the source', () => {
     home = demoHome();
     const { json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     const fork = json.receipt.output_session_id as string;
-    const expected = `${fork} has not been archived itself: it is a compacted fork gobstopper published from ${DEMO_CLAUDE_ID}; gobstopper history ${DEMO_CLAUDE_ID.slice(0, 8)} lists that session's archived states, and gobstopper undo ${fork.slice(0, 8)} restores the one it was made from`;
+    const expected = `${fork} has not been archived itself: it is a compacted fork gobstopper published from ${DEMO_CLAUDE_ID}; gobstopper history ${DEMO_CLAUDE_ID} lists that session's archived states, and gobstopper undo ${fork} restores the one it was made from`;
     for (const args of [['history', fork.slice(0, 8)], ['show', fork.slice(0, 8)], ['history', json.receipt.path]]) {
       const refused = await runJson(args, home.env);
       expect(refused.code).toBe(1);
@@ -313,6 +313,30 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect((await runCli(['show', json.receipt.output_manifest_sha256], home.env)).stdout).toMatch(new RegExp(`^session:\\s+${fork} \\(the published output of operation ${json.receipt.operation.slice(0, 16)}; retained, not indexed\\)$`, 'm'));
     // vault of the fork says the same, as a listing (no error).
     expect((await runCli(['vault', fork.slice(0, 8)], home.env)).stdout.replace(/\s+/g, ' ').trim()).toBe(expected);
+  });
+
+  it("the commands the hint for a fork names run as given, when its source shares its first eight characters with another session", async () => {
+    home = demoHome();
+    // Codex ids are ordered by time: two threads started within a minute share their first eight characters.
+    const neighbour = `${DEMO_CODEX_ID.slice(0, 9)}0000-7000-8000-000000000001`;
+    const text = readFileSync(home.codexSession, 'utf8').replaceAll(DEMO_CODEX_ID, neighbour);
+    const neighbourPath = join(home.codexDir, basename(home.codexSession).replace(DEMO_CODEX_ID, neighbour));
+    writeFileSync(neighbourPath, text);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(neighbourPath, hourAgo, hourAgo);
+    expect((await runJson(['snapshot', neighbour], home.env)).code).toBe(0);
+    const { json } = await runJson(['apply', DEMO_CODEX_ID], home.env);
+    const fork = json.receipt.output_session_id as string;
+    const refused = await runJson(['history', fork], home.env);
+    const message = refused.json.error.message as string;
+    const history = /gobstopper (history \S+)/.exec(message)![1]!.split(' ');
+    const listed = await runJson(history, home.env);
+    expect(listed.code, JSON.stringify(listed.json)).toBe(0);
+    expect(listed.json[0].sha256).toBe(json.receipt.snapshot_manifest_sha256);
+    const undo = /gobstopper (undo \S+)/.exec(message)![1]!.split(' ');
+    const restored = await runJson(undo, home.env);
+    expect(restored.code, JSON.stringify(restored.json)).toBe(0);
+    expect(restored.json.receipt.source_session_id).toBe(DEMO_CODEX_ID);
   });
 
   it('a prune started while undo restores waits for it, so the snapshot undo chose is never removed under it', async () => {

@@ -50,7 +50,7 @@ describe('the hint for a session that is a published fork', () => {
 
     const one = await forkHintFor(home.layout, 'b33', cause('b33'));
     expect(one?.message).toBe(
-      'b3376bbb-0000-4000-8000-000000000001 has not been archived itself: it is a compacted fork gobstopper published from 7d3f1c2a-0000-4000-8000-000000000000; gobstopper history 7d3f1c2a lists that session\'s archived states, and gobstopper undo b3376bbb restores the one it was made from',
+      'b3376bbb-0000-4000-8000-000000000001 has not been archived itself: it is a compacted fork gobstopper published from 7d3f1c2a-0000-4000-8000-000000000000; gobstopper history 7d3f1c2a-0000-4000-8000-000000000000 lists that session\'s archived states, and gobstopper undo b3376bbb-0000-4000-8000-000000000001 restores the one it was made from',
     );
     expect(one?.details).toEqual({ source_session_id: '7d3f1c2a-0000-4000-8000-000000000000' });
 
