@@ -50,15 +50,21 @@ export function requireReadableContext(transcript: Pick<Transcript, 'items' | 'u
 }
 
 /**
- * Refuses a transcript the client cannot resume as a session (a sub-agent's sidechain file, a
+ * Refuses a transcript the client cannot resume as a session (a sub-agent's file, a
  * composite of mixed records): a fork of it could never be resumed, so there is nothing to plan or
  * measure. detect and bench leave such files out for the same reason.
  */
 export function requireResumableSession(session: Pick<Transcript['session'], 'kind' | 'path'>): void {
   const kind = session.kind ?? 'session';
-  if (kind === 'session') return;
-  const what = kind === 'subagent' ? "a sub-agent's sidechain transcript" : 'a composite transcript of mixed records';
-  throw new GobstopperError('not_a_session', `${session.path} is ${what}, not a session the client can resume; only sessions are planned, compacted, measured and rehearsed`, {
+  const what = unresumableKind(kind);
+  if (what === null) return;
+  throw new GobstopperError('not_a_session', `${session.path} is ${what}, not a session the client can resume; only sessions are planned, compacted, forked, measured and rehearsed`, {
     details: { session_kind: kind },
   });
+}
+
+/** What a transcript of this kind is, when its client cannot resume it as a session; null for a session. */
+export function unresumableKind(kind: Transcript['session']['kind']): string | null {
+  if ((kind ?? 'session') === 'session') return null;
+  return kind === 'subagent' ? "a sub-agent's transcript" : 'a composite transcript of mixed records';
 }

@@ -1,6 +1,7 @@
 /** `fork`: the same session under a fresh id, beside the source, after a vault snapshot. */
 import { randomUUID } from 'node:crypto';
 import type * as T from '../../schemas/generated/types.js';
+import { requireResumableSession } from '../policy/context.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { sha256OfJson } from '../publish/receipt.js';
@@ -23,6 +24,8 @@ export interface ForkOptions {
 
 export async function forkSession(runtime: Runtime, selector: string, options: ForkOptions = {}): Promise<ForkResult> {
   const { session } = await resolveSession(selector, await runtime.providers(), runtime.homes);
+  // A copy under a new id is no more resumable than the sub-agent thread or composite it copies.
+  requireResumableSession(session);
   const provider = await runtime.provider(session.provider);
   const sourcePath = await canonicalSourcePath(session.path);
   // Hashed before anything else reads it: the snapshot must match this hash, so a client that

@@ -20,6 +20,7 @@ import { manifestOfEntry } from '../vault/indexed-manifest.js';
 import { loadManifest } from '../vault/manifest.js';
 import { withSharedCustody } from '../vault/custody.js';
 import { PRE_UNDO_LABEL } from '../vault/labels.js';
+import { unresumableKind } from '../policy/context.js';
 import { faultPoint, type FaultHook } from '../publish/faults.js';
 import { hashRegularFile } from '../publish/publish.js';
 import { assertForkTargetFree, pendingPublication, publishCandidate, type PublicationStep } from './publication.js';
@@ -347,6 +348,14 @@ async function restoreLocked(runtime: Runtime, layout: VaultLayout, entry: T.Vau
       );
     }
     const identity = await provider.identify({ path: restoredPath });
+    const what = unresumableKind(identity.session?.kind);
+    if (what !== null) {
+      throw new GobstopperError(
+        'not_a_session',
+        `snapshot ${entry.sha256.slice(0, 16)} is ${what}, not a session the client can resume, so nothing was published; gobstopper export ${entry.sha256} --output <new file> writes its bytes as they are`,
+        { details: { session_kind: identity.session!.kind } },
+      );
+    }
     const verified = await provider.verify({ path: restoredPath });
     const errors = verified.findings.filter((f) => f.severity === 'error');
     if (errors.length) {

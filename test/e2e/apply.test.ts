@@ -339,6 +339,28 @@ describe('apply publishes a verified fork and never touches the source', () => {
     expect(restored.json.receipt.source_session_id).toBe(DEMO_CODEX_ID);
   });
 
+  it('fork and undo publish no copy of a Codex sub-agent thread, which its client resumes only through its parent', async () => {
+    home = demoHome();
+    const records = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    records[0].payload.source = { subagent: { thread_spawn: { parent_thread_id: '019d2e40-0000-7000-8000-000000000000', depth: 1 } } };
+    writeFileSync(home.codexSession, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.codexSession, hourAgo, hourAgo);
+    const before = snapshotOfStores(home);
+    const forked = await runJson(['fork', home.codexSession], home.env);
+    expect(forked.code).toBe(1);
+    expect(forked.json.error).toMatchObject({ code: 'not_a_session', details: { session_kind: 'subagent' } });
+    expect((await runJson(['history', DEMO_CODEX_ID], home.env)).json.error.code).toBe('session_not_archived');
+    // Archived as it is, it can still be exported, but not restored as a session.
+    const archived = await runJson(['snapshot', home.codexSession], home.env);
+    expect(archived.code).toBe(0);
+    const restored = await runJson(['undo', home.codexSession], home.env);
+    expect(restored.code).toBe(1);
+    expect(restored.json.error).toMatchObject({ code: 'not_a_session', details: { session_kind: 'subagent' } });
+    expect(restored.json.error.message).toContain(`gobstopper export ${archived.json.entry.sha256} --output <new file>`);
+    expect(snapshotOfStores(home)).toEqual(before);
+  });
+
   it('a prune started while undo restores waits for it, so the snapshot undo chose is never removed under it', async () => {
     home = demoHome();
     const first = (await runJson(['snapshot', DEMO_CLAUDE_ID], home.env)).json.entry.sha256 as string;

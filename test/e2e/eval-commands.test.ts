@@ -322,7 +322,7 @@ describe.skipIf(!built)('eval (built CLI)', () => {
       const { status, body } = json(args);
       expect(status, args.join(' ')).toBe(1);
       expect(body.error).toMatchObject({ code: 'not_a_session', details: { session_kind: 'subagent' } });
-      expect(body.error.message).toBe(`${agent} is a sub-agent's sidechain transcript, not a session the client can resume; only sessions are planned, compacted, measured and rehearsed`);
+      expect(body.error.message).toBe(`${agent} is a sub-agent's transcript, not a session the client can resume; only sessions are planned, compacted, forked, measured and rehearsed`);
     }
   });
 

@@ -8,7 +8,7 @@ import { homeFlags, providerHomes } from '../session-flags.js';
 
 export default class Fork extends BaseCommand<ForkResult> {
   static override summary = 'Copy a session under a fresh id, beside the original, and print how to resume it.';
-  static override description = `Snapshots the source into the vault, writes an identical copy whose session id fields carry a new id (nothing else changes), verifies it, and publishes it next to the source without overwriting anything. A session with verify errors the copy would keep is refused: that fork would not resume either (an error the new id repairs, such as a rollout file name that disagrees with the id inside, does not count). On a terminal a status line shows which step is running.`;
+  static override description = `Snapshots the source into the vault, writes an identical copy whose session id fields carry a new id (nothing else changes), verifies it, and publishes it next to the source without overwriting anything. A session with verify errors the copy would keep is refused: that fork would not resume either (an error the new id repairs, such as a rollout file name that disagrees with the id inside, does not count), and so is a sub-agent's transcript or a composite, which no client resumes as a session. On a terminal a status line shows which step is running.`;
   static override examples = ['<%= config.bin %> fork 7d3f'];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = { ...homeFlags };
