@@ -11,6 +11,8 @@ import { GobstopperError, usageError } from '../errors.js';
 import { encodingHintOf } from './encoding-hint.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
 import { missingStoresNote, type SearchedStore } from './missing-stores.js';
+import { unresumableKind } from '../policy/context.js';
+import { shellWord } from '../text/shell-word.js';
 
 export interface ResolvedSession {
   session: T.SessionHandle;
@@ -153,6 +155,13 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     } catch {
       /* not a file either */
     }
+    const other = await unresumableNamed(selector, discovered, providers, homes);
+    if (other !== null) {
+      const what = unresumableKind(other.kind);
+      throw new GobstopperError('not_a_session', `'${selector}' names ${what} at ${other.path}, not a session the client can resume; gobstopper verify ${shellWord(other.path)} says what it holds`, {
+        details: { session_kind: other.kind ?? null, path: other.path },
+      });
+    }
     const { unreadable } = discovered;
     // Nothing found anywhere, and a home that does not exist: that is the likeliest why. With
     // sessions elsewhere, a client the user does not run would be named for nothing.
@@ -163,6 +172,17 @@ export async function resolveSession(selector: string, providers: ProviderPort[]
     throw new GobstopperError('session_not_found', `no session matching '${selector}'; ${unreadableSummary(discovered)}`, { details: { unreadable } });
   }
   throw ambiguousSession(selector, matches.map((m) => m.session));
+}
+
+/**
+ * The sub-agent transcript or composite a selector names when it names no session: the id is
+ * there, and saying so beats a "no session matching" that sends the user looking elsewhere.
+ * Sub-agent files are listed only now, so a lookup that finds its session never pays for them.
+ */
+async function unresumableNamed(selector: string, discovered: Discovered, providers: ProviderPort[], homes: ProviderHomes): Promise<T.SessionHandle | null> {
+  const lower = selector.toLowerCase();
+  const named = (list: T.DiscoveredSession[]) => list.find((s) => (s.session.kind ?? 'session') !== 'session' && s.session.session_id.toLowerCase().startsWith(lower))?.session ?? null;
+  return named(discovered.sessions) ?? named((await discoverAll(providers, homes, { includeSubagents: true })).sessions);
 }
 
 /** One session a selector could mean: what tells two files of one id apart is the path. */

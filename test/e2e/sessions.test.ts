@@ -488,6 +488,27 @@ describe('session selectors', () => {
     expect(ambiguous.json.error.message).toMatch(/^'[0-9a-f]{4}' matches 2 sessions; use a longer prefix or a path: /);
   });
 
+  it('an id that names a Codex sub-agent thread or a composite says so and names its file, rather than that no session matches', async () => {
+    home = demoHome();
+    const records = readFileSync(home.codexSession, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const hourAgo = new Date(Date.now() - 3600_000);
+    for (const [change, kind] of [
+      [(meta: any) => (meta.source = { subagent: { thread_spawn: { parent_thread_id: '019d2e40-0000-7000-8000-000000000000', depth: 1 } } }), 'subagent'],
+      [(meta: any) => (meta.history_mode = 'not-a-mode'), 'composite'],
+    ] as const) {
+      const meta = structuredClone(records[0]);
+      change(meta.payload);
+      writeFileSync(home.codexSession, [meta, ...records.slice(1)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+      utimesSync(home.codexSession, hourAgo, hourAgo);
+      for (const command of ['plan', 'apply', 'fork', 'verify']) {
+        const r = await runJson([command, DEMO_CODEX_ID.slice(0, 8)], home.env);
+        expect(r.code, `${kind} ${command}`).toBe(1);
+        expect(r.json.error).toMatchObject({ code: 'not_a_session', details: { session_kind: kind, path: home.codexSession } });
+        expect(r.json.error.message).toContain(`gobstopper verify ${home.codexSession} says what it holds`);
+      }
+    }
+  });
+
   it('a file no provider recognises is refused', async () => {
     home = demoHome();
     const stray = join(home.root, 'notes.jsonl');

@@ -124,7 +124,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
   private async findSession(selector: string | undefined, provider: string | undefined, homes: ReturnType<typeof providerHomes>) {
     if (selector === undefined) return null;
     const found = await withRuntime({ homes }, async (rt) => (await resolveSession(selector, await rt.providers(), rt.homes)).session).catch((error: unknown) => {
-      if (error instanceof GobstopperError && error.code === 'session_not_found') return null;
+      // A sub-agent thread's id names no session either: its table is applied by the id as written.
+      if (error instanceof GobstopperError && (error.code === 'session_not_found' || error.code === 'not_a_session')) return null;
       throw error;
     });
     if (found && provider !== undefined && provider !== found.provider) {
