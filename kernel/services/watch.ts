@@ -371,7 +371,13 @@ function newlySaid(now: string | null, said: string | null): string[] {
 
 /** A decision's fork, as its receipt records it. */
 function forkOf(r: T.OperationReceipt): NonNullable<T.WatchDecision['fork']> {
-  return { session_id: r.output_session_id, path: r.path, resume_command: r.resume_command, snapshot_manifest_sha256: r.snapshot_manifest_sha256 };
+  return {
+    session_id: r.output_session_id,
+    path: r.path,
+    resume_command: r.resume_command,
+    ...(r.resume_note ? { resume_note: r.resume_note } : {}),
+    snapshot_manifest_sha256: r.snapshot_manifest_sha256,
+  };
 }
 
 /**

@@ -2801,6 +2801,10 @@ export interface WatchDecision {
     session_id: SessionId;
     path: string;
     resume_command: string;
+    /**
+     * What to know before running resume_command (a working directory that is gone, an archived source, a home the client does not look in), as apply prints it under the command; present only when the provider had something to say.
+     */
+    resume_note?: string;
     snapshot_manifest_sha256: Sha256;
   };
   /**

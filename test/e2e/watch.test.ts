@@ -5,7 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -259,6 +259,26 @@ describe('watch', () => {
     utimesSync(home.codexSession, now2, now2);
     const codex = await runCli(['watch', '--once', '--provider', 'codex'], home.env);
     expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 41,030 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
+  });
+
+  it('says under a fork\'s resume command what apply says there: an archived Codex source makes an archived fork', async () => {
+    const archivedHome = () => {
+      const h = demoHome();
+      mkdirSync(join(h.codexHome, 'archived_sessions'));
+      renameSync(h.codexSession, join(h.codexHome, 'archived_sessions', basename(h.codexSession)));
+      return h;
+    };
+    home = archivedHome();
+    const pass = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(validateWatchPass(pass.json)).toBe(true);
+    const fork = byId(pass.json)[DEMO_CODEX_ID].fork;
+    expect(fork.resume_note).toContain('the source is archived, and so is the fork');
+    home.cleanup();
+
+    home = archivedHome();
+    const lines = (await runCli(['watch', '--once', '--provider', 'codex'], home.env)).stdout.split('\n');
+    const resume = lines.findIndex((l) => l.startsWith('  resume: codex resume '));
+    expect(lines[resume + 1]).toBe(`  note: ${fork.resume_note}`);
   });
 
   it('on an 80-column terminal its sentences wrap, while a fork\'s path and resume command stay whole', async () => {

@@ -12,6 +12,7 @@ import { forgetCompletedForStop } from '../../exit-cleanup.js';
 import { BaseCommand, toEnvelope } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { stillOverTriggerNote } from '../render/plan-lines.js';
+import { resumeLines } from '../render/resume-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
 
 /** Longest pause between passes a person could mean: one day. */
@@ -188,14 +189,17 @@ function outcomeLines(d: WatchDecision): DecisionLine[] {
   const who = `${d.provider} ${d.session_id}`;
   const tokens = d.context_tokens_after !== undefined ? `: ${formatCount(d.context_tokens)} → ${formatCount(d.context_tokens_after)} tokens (${d.strategy})` : '';
   switch (d.outcome) {
-    case 'compacted':
+    case 'compacted': {
+      const resume = resumeLines('  resume', d.fork!);
       return [
         prose(`${d.reused ? 'already compacted' : 'compacted'} ${who}${tokens}`),
         ...overTrigger(d),
         { text: `  fork: ${printableText(d.fork!.path)}`, whole: true },
         ...(d.rehearsal ? [prose(`  rehearsed before publishing: ${d.rehearsal}`)] : []),
-        { text: `  resume: ${d.fork!.resume_command}`, whole: true },
+        { text: resume.command, whole: true },
+        ...(resume.note ? [prose(resume.note)] : []),
       ];
+    }
     case 'would_compact':
       return [prose(`would compact ${who}${tokens}`), ...overTrigger(d)];
     case 'no_plan':
