@@ -37,7 +37,7 @@ export function toDetectRow(found: T.DiscoveredSession, now = Date.now()): T.Det
 
 export interface DetectedSessions {
   rows: T.DetectRow[];
-  /** Paths of the transcripts found but not listed, newest first: composites and sub-agent threads have no single reading. */
+  /** Paths of the transcripts found but not listed, newest first: composites and sub-agent threads, which no client resumes as sessions. */
   unlisted: string[];
   /** Transcript files found but not read, and whether a provider listed as many as it may. */
   unreadable: T.UnreadableTranscript[];

@@ -255,7 +255,7 @@ describe('detect', () => {
     writeFileSync(home.codexSession, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     utimesSync(home.codexSession, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
     const human = await runCli(['detect'], home.env);
-    expect(human.stdout).toContain('1 composite or sub-agent transcript(s) not listed');
+    expect(human.stdout).toContain('1 composite or sub-agent transcript(s) not listed: no client resumes them as sessions; gobstopper verify <path> says why, as for the newest:');
     // "verify <path>" needs a path: the one not listed is named, whole, on its own line.
     expect(human.stdout.split('\n')).toContain(`  ${home.codexSession}`);
     expect((await runJson(['detect'], home.env)).json.map((r: any) => r.session_id)).toEqual([DEMO_CLAUDE_ID]);

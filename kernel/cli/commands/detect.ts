@@ -86,7 +86,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       }
       if (unlisted.length > 0) {
         // "verify <path>" is no help without a path: the newest is named, on a line of its own to copy.
-        this.sayProse(`${unlisted.length} composite or sub-agent transcript(s) not listed: they have no single reading; gobstopper verify <path> says why, as for the newest:`);
+        this.sayProse(`${unlisted.length} composite or sub-agent transcript(s) not listed: no client resumes them as sessions; gobstopper verify <path> says why, as for the newest:`);
         this.say(`  ${unlisted[0]}`);
       }
     }
