@@ -52,7 +52,7 @@ export type ExternalProposer =
       table: string;
     };
 /**
- * A provider id. Built-ins are claude_code, codex and devin; bundles may add others.
+ * A provider id. Built-in bundles serve claude_code and codex; devin is known to the policy (config, explain, policy-check) but no bundle reads its sessions yet; bundles may add others.
  *
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema
  * via the `definition` "ProviderId".
