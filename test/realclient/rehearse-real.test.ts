@@ -269,6 +269,31 @@ describe.skipIf(!codexBin)('a Codex rollout compacted by the client, with tool c
   });
 });
 
+describe.skipIf(!codexBin)('a Codex rollout compacted by an older client, with a summary and no replacement history', () => {
+  it('is resumed from the compaction on, as predicted: the calls before it are no longer sent', { timeout: 90_000 }, async () => {
+    const home = makeTempHome('gob-realclient-summary-only-');
+    try {
+      const b = new RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000783' });
+      b.sessionMeta().turnContext().preamble();
+      b.user('old step').shell('c_old', 'cat big', 'out '.repeat(500)).shell('c_old2', 'ls', 'a b c').assistant('old done');
+      b.push('compacted', { message: 'Summary: the old step read big and listed the folder.' }).push('event_msg', { type: 'context_compacted' });
+      b.user('step 1').shell('c_new', 'cat big2', 'x'.repeat(3000)).assistant('done');
+      const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
+      mkdirSync(dir, { recursive: true });
+      const path = b.writeTo(dir);
+      const verified = await runJson(['verify', path], home.env);
+      expect(verified.code, JSON.stringify(verified.json)).toBe(0);
+      const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', path], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
+      const r = json.rehearsal;
+      expect(code, r.reason).toBe(0);
+      expect(r.status, r.reason).toBe('passed');
+      expect(r.predicted).toMatchObject({ tool_calls: 1, tool_results: 1 });
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
 describe.skipIf(!claudeBin || !fixturesPresent)('a Claude fork with a dangling parent on a user prompt', () => {
   it('is accepted with exit 0 but caught as a shorter context', { timeout: 90_000 }, async () => {
     const source = join(realDir, 'claude', 'marot__spotter__tool_heavy.jsonl');
