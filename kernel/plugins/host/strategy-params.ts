@@ -46,6 +46,20 @@ const isUnknownId = (error: ErrorObject | undefined): error is ErrorObject => er
 let AjvClass: typeof Ajv | null = null;
 
 /**
+ * Drops what compiling `schema` left registered under its `$id`: the validator keeps what it
+ * needs, and a registration would make the next schema declaring that `$id` (a template copied from
+ * plugin to plugin) "already exist", refused for another strategy's sake. An `$id` that is not a
+ * string was never registered, and ajv's removal throws on it.
+ */
+function forget(ajv: Ajv | null, schema: object): void {
+  try {
+    ajv?.removeSchema(schema);
+  } catch {
+    // nothing was kept
+  }
+}
+
+/**
  * Validators compiled per schema text (a process asks about the same few schemas over and over),
  * stopping at the first error or going on to the end. The ajv instance is made at the first
  * schema, so a process that never sees an unknown id never makes the second.
@@ -66,6 +80,8 @@ function validators(allErrors: boolean): (schema: object) => ValidateFunction | 
         found = ajv.compile(schema);
       } catch (error) {
         found = error instanceof Error ? error : new Error(String(error));
+      } finally {
+        forget(ajv, schema);
       }
       compiled.set(key, found);
     }

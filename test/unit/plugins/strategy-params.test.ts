@@ -20,6 +20,16 @@ describe("a strategy's params_schema", () => {
     await expect(checkStrategyParams('none_s', { type: 'object', additionalProperties: false, properties: {} }, { keep: 1 })).rejects.toMatchObject({ code: 'invalid_strategy_params' });
   });
 
+  it("two strategies' schemas declaring one $id are each checked as written, neither refused for the other", async () => {
+    const id = 'https://example.com/params.json';
+    const first = { $id: id, type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false };
+    const second = { $id: id, type: 'object', properties: { m: { $ref: `${id}#/$defs/count` } }, $defs: { count: { type: 'integer' } }, additionalProperties: false };
+    await expect(checkStrategyParams('first_s', first, { n: 1 })).resolves.toBeUndefined();
+    await expect(checkStrategyParams('second_s', second, { m: 2 })).resolves.toBeUndefined();
+    await expect(checkStrategyParams('second_s', second, { m: 'two' })).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining('at /m: must be integer') });
+    await expect(checkStrategyParams('first_s', first, { m: 2 })).rejects.toMatchObject({ code: 'invalid_strategy_params', message: expect.stringContaining("additional properties 'm'") });
+  });
+
   it('a usable one still refuses params that do not match it', async () => {
     await expect(checkStrategyParams('s', { type: 'object', additionalProperties: false }, { bogus: 1 })).rejects.toThrow(/do not match the params_schema it declares: must NOT have additional properties 'bogus'/);
     await expect(checkStrategyParams('s', { type: 'object' }, { bogus: 1 })).resolves.toBeUndefined();
