@@ -8,7 +8,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { resolveSession } from '../sessions/selector.js';
 import { vaultLayout } from '../vault/layout.js';
 import { canonicalSourcePath, snapshotFile } from '../vault/snapshot.js';
-import { copyKeepsErrors, endsWithFinishedLine, errorsOfCopy, pendingPublication, publishCandidate, unfinishedLastLine, type PublicationStep } from './publication.js';
+import { assertForkTargetFree, copyKeepsErrors, endsWithFinishedLine, errorsOfCopy, pendingPublication, publishCandidate, unfinishedLastLine, type PublicationStep } from './publication.js';
 import type { Runtime } from './runtime.js';
 
 export interface ForkResult {
@@ -43,11 +43,17 @@ export async function forkSession(runtime: Runtime, selector: string, options: F
     if (kept.length) throw copyKeepsErrors(session.session_id, kept, sourcePath);
   }
   const layout = vaultLayout(runtime.env);
-  const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });
   // A fork of these bytes that was interrupted (its receipt still pending) is finished under its
   // own id rather than left half done beside a second one.
-  const newId = (await pendingPublication(layout, (r) => r.kind === 'fork' && r.source_path === sourcePath && r.source_sha256 === sha256))?.output_session_id ?? randomUUID();
+  const interrupted = await pendingPublication(layout, (r) => r.kind === 'fork' && r.source_path === sourcePath && r.source_sha256 === sha256);
+  const newId = interrupted?.output_session_id ?? randomUUID();
+  // Where the provider puts the fork is checked before the source is archived: a target that is
+  // taken or not beside the source fails with nothing written.
+  const now = new Date();
+  if (!interrupted) await assertForkTargetFree({ provider, session, sourcePath, outputSessionId: newId }, now);
+  const snapshot = await snapshotFile(layout, { path: sourcePath, sessionId: session.session_id, provider: session.provider, strategy: 'fork', expectedSourceSha256: sha256, env: runtime.env });
   const published = await publishCandidate(layout, {
+    now,
     provider,
     session,
     sourcePath,

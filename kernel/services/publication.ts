@@ -252,10 +252,6 @@ async function renderAndPublish(layout: VaultLayout, c: Candidate, operation: st
       if (c.requireSmaller && stored.bytes >= c.sourceBytes) {
         throw new GobstopperError('no_reduction', `the candidate is ${stored.bytes} bytes, not smaller than the ${c.sourceBytes}-byte source; nothing was published`);
       }
-      // The kernel does not know provider layouts, but a fork always lives beside its source.
-      if (dirname(target.target_path) !== dirname(c.sourcePath)) {
-        throw new GobstopperError('target_invalid', `provider ${c.provider.id} proposed ${target.target_path}, outside the source's directory ${dirname(c.sourcePath)}`);
-      }
       await checkPublishTarget(target.target_path);
       if (source) sourceUnchanged(c, await source);
       if (c.beforeRetain) await c.beforeRetain(staging, render);

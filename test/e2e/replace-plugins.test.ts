@@ -16,6 +16,24 @@ function setConfig(h: Home, body: string): void {
   writeFileSync(join(h.configHome, 'gobstopper', 'config.toml'), body);
 }
 
+/** The built-in Claude Code provider behind a relay that misreports one answer (see the fixture), installed. */
+async function addMisreportingProvider(h: Home, misreports: 'render' | 'fork-target'): Promise<void> {
+  const provider = readFileSync(join(root, 'dist', 'plugins', 'provider-claude-code', 'main.cjs'));
+  const bundle = fixturePluginBundle(join(h.root, 'misreporting'), 'misreporting-provider.mjs', {
+    id: 'misreporting-provider',
+    provides: { providers: ['claude_code'] },
+    args: ['misreporting-provider', misreports],
+    environment: ['HOME', 'CLAUDE_CONFIG_DIR'],
+    limits: { timeout_ms: 60000, max_output_bytes: 268435456 },
+  });
+  writeFileSync(join(bundle, 'main.cjs'), provider);
+  const manifestPath = join(bundle, 'gobstopper-plugin.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  manifest.files['main.cjs'] = createHash('sha256').update(provider).digest('hex');
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  expect((await runJson(['plugin', 'add', bundle], h.env)).code).toBe(0);
+}
+
 describe('built-ins are replaceable bundles', () => {
   it('an installed Python elide shadows the built-in and yields the same plan', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
@@ -138,19 +156,7 @@ describe('built-ins are replaceable bundles', () => {
 
   it('a replacement provider whose render misreports what it wrote is named, and nothing is published', async () => {
     home = demoHome();
-    const provider = readFileSync(join(root, 'dist', 'plugins', 'provider-claude-code', 'main.cjs'));
-    const bundle = fixturePluginBundle(join(home.root, 'misreporting'), 'misreporting-provider.mjs', {
-      id: 'misreporting-provider',
-      provides: { providers: ['claude_code'] },
-      environment: ['HOME', 'CLAUDE_CONFIG_DIR'],
-      limits: { timeout_ms: 60000, max_output_bytes: 268435456 },
-    });
-    writeFileSync(join(bundle, 'main.cjs'), provider);
-    const manifestPath = join(bundle, 'gobstopper-plugin.json');
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    manifest.files['main.cjs'] = createHash('sha256').update(provider).digest('hex');
-    writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-    expect((await runJson(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    await addMisreportingProvider(home, 'render');
     const before = listFiles(home.claudeDir);
     for (const args of [['apply', DEMO_CLAUDE_ID], ['fork', DEMO_CLAUDE_ID]]) {
       const r = await runJson(args, home.env);
@@ -163,5 +169,22 @@ describe('built-ins are replaceable bundles', () => {
       });
     }
     expect(listFiles(home.claudeDir)).toEqual(before);
+  });
+
+  it('a replacement provider that puts a fork anywhere but beside its source is named before anything is archived', async () => {
+    home = demoHome();
+    await addMisreportingProvider(home, 'fork-target');
+    const before = listFiles(home.root);
+    for (const args of [['apply', DEMO_CLAUDE_ID], ['fork', DEMO_CLAUDE_ID]]) {
+      const r = await runJson(args, home.env);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.json.error, args[0]).toMatchObject({
+        code: 'invalid_provider_fork_target',
+        message: expect.stringContaining(`(plugin misreporting-provider) answered provider/fork_target with a path outside the source's directory ${home.claudeDir} (${join(home.claudeHome, 'projects')}/`),
+        details: { provider: 'claude_code', plugin_id: 'misreporting-provider' },
+      });
+    }
+    // Neither the directory above nor the vault holds anything of it.
+    expect(listFiles(home.root)).toEqual(before);
   });
 });

@@ -1,3 +1,4 @@
+import { dirname, isAbsolute } from 'node:path';
 import type * as T from '../../../schemas/generated/types.js';
 import type { RequestType } from 'vscode-jsonrpc/node';
 import {
@@ -121,8 +122,20 @@ export class ProviderClient {
   verify(params: WithoutId<T.ProviderVerifyParams, 'provider_id'>, callbacks?: HostCallbacks) {
     return this.call(ProviderVerify, params, callbacks);
   }
-  forkTarget(params: WithoutId<T.ProviderForkTargetParams, 'provider_id'>, callbacks?: HostCallbacks) {
-    return this.call(ProviderForkTarget, params, callbacks);
+  /**
+   * A fork always lives beside its source. A target elsewhere is the provider's answer's fault,
+   * and is refused as the answer arrives: before apply archives or renders anything for it.
+   */
+  forkTarget(params: WithoutId<T.ProviderForkTargetParams, 'provider_id'>, callbacks?: HostCallbacks): Promise<T.ProviderForkTargetResult> {
+    return this.call(ProviderForkTarget, params, callbacks).then((target) => {
+      const path = target.target_path;
+      const where = !isAbsolute(path) ? 'a path that is not absolute' : dirname(path) !== dirname(params.path) ? `a path outside the source's directory ${dirname(params.path)}` : null;
+      if (where === null) return target;
+      const pluginId = this.running.bundle.manifest.id;
+      throw new GobstopperError('invalid_provider_fork_target', `provider ${this.info.id} (plugin ${pluginId}) answered provider/fork_target with ${where} (${path}); a fork goes beside its source, and nothing was published`, {
+        details: { provider: this.info.id, plugin_id: pluginId, target_path: path },
+      });
+    });
   }
 }
 
