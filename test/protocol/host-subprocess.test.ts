@@ -267,6 +267,14 @@ describe('plugin processes that misbehave', () => {
     expect(failure.message).toContain('not_in_manifest');
   });
 
+  it('offers one strategy id twice, as two kinds: the handshake fails naming it, instead of the host using one and inspect showing both', async () => {
+    dir = tempDir();
+    const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['offered-twice'] });
+    const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+    expect(failure.code).toBe('plugin_handshake_failed');
+    expect(failure.message).toBe('plugin fixture@1.0.0 failed the initialize handshake: it offers strategy fixture_strategy twice');
+  });
+
   it('declares a params_schema nested thousands deep: the handshake fails naming it, instead of a bare stack overflow when the schema is used', async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['deep-params-schema'] });

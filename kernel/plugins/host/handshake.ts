@@ -55,6 +55,15 @@ export function handshakeProblem(result: InitializeResult, manifest: PluginManif
     const extra = (served ?? []).map((s) => s.id).filter((id) => !allowed.has(id));
     return extra.length > 0 ? `it serves ${kind} ${extra.join(', ')} that its manifest does not declare` : null;
   };
+  // Two entries for one id may differ in kind, schema or provider_ids; the host would use one and
+  // plugin inspect show both, so neither can be trusted to be the one the plugin meant.
+  const twice = (kind: string, served: { id: string }[] | undefined) => {
+    const seen = new Set<string>();
+    const again = (served ?? []).find((s) => seen.size === seen.add(s.id).size);
+    return again ? `it offers ${kind} ${again.id} twice` : null;
+  };
+  const offeredTwice = twice('provider', result.providers) ?? twice('strategy', result.strategies) ?? twice('scorer', result.scorers);
+  if (offeredTwice) return offeredTwice;
   const tooDeep = (result.strategies ?? []).find((s) => nestedDeeperThan(s.params_schema, MAX_PARAMS_SCHEMA_DEPTH));
   if (tooDeep) return `the params_schema of strategy ${tooDeep.id} nests more than ${MAX_PARAMS_SCHEMA_DEPTH} levels deep`;
   return (
