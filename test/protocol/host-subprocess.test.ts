@@ -267,6 +267,20 @@ describe('plugin processes that misbehave', () => {
     expect(failure.message).toContain('not_in_manifest');
   });
 
+  it("an exec script whose #! interpreter is missing is said to be missing its interpreter, not to be missing itself", async () => {
+    dir = tempDir();
+    const cases = [
+      { script: '#!/nonexistent/interp\necho hi\n', why: 'its first line names the interpreter /nonexistent/interp, which is not there' },
+      { script: '#!/bin/sh\r\necho hi\r\n', why: 'its first line ends in a carriage return (Windows line endings), so the interpreter it names is "/bin/sh\\r", which is not there' },
+    ];
+    for (const [i, { script, why }] of cases.entries()) {
+      const root = writeBundle(join(dir.path, `exec-${i}`), { files: { 'run.sh': script }, executable: ['run.sh'], manifest: { runtime: 'exec', executable: 'run.sh' } });
+      const failure = await failureOf(startBundle(admitBundle(root), { hostVersion: '0.1.0' }));
+      expect(failure.code).toBe('plugin_spawn_failed');
+      expect(failure.message).toBe(`plugin fixture@1.0.0 could not be started (${join(realpathSync(root), 'run.sh')}: ${why})`);
+    }
+  });
+
   it('offers one strategy id twice, as two kinds: the handshake fails naming it, instead of the host using one and inspect showing both', async () => {
     dir = tempDir();
     const root = fixturePluginBundle(join(dir.path, 'bundle'), 'misbehaving-strategy.mjs', { args: ['offered-twice'] });

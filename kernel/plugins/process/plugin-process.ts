@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { AdmittedBundle } from '../admission/admit.js';
+import { readPrefix } from '../../../sdk/jsonl.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../../sdk/transport/ndjson.js';
 import type { ChannelTransport, PeerExit } from '../protocol/plugin-channel.js';
 import { PluginFailure } from '../protocol/plugin-failure.js';
@@ -133,5 +134,23 @@ function whyNotStarted(file: string): string {
   if (!st) return ': no such file';
   if (!st.isFile()) return ': not a regular file';
   if ((st.mode & 0o111) === 0) return `: not executable, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}`;
-  return '';
+  // The kernel then runs the interpreter its first line names, and reports that one missing as
+  // though the script were: the script is there, so the interpreter is what to look at.
+  const interpreter = shebangInterpreter(file);
+  if (interpreter === null || statSync(interpreter, { throwIfNoEntry: false })?.isFile()) return '';
+  if (interpreter.endsWith('\r')) return `: its first line ends in a carriage return (Windows line endings), so the interpreter it names is ${JSON.stringify(interpreter)}, which is not there`;
+  return `: its first line names the interpreter ${interpreter}, which is not there`;
+}
+
+/** The program a script's `#!` line names, or null. */
+function shebangInterpreter(file: string): string | null {
+  let line: string;
+  try {
+    line = readPrefix(file, 256).toString('utf8').split('\n', 1)[0]!;
+  } catch {
+    return null;
+  }
+  if (!line.startsWith('#!')) return null;
+  // Split as the kernel splits it, on spaces and tabs only: a carriage return stays in the name.
+  return line.slice(2).replace(/^[ \t]+/, '').split(/[ \t]/, 1)[0] || null;
 }
