@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -172,5 +173,26 @@ describe('bundles pinned in the config', () => {
     // plan with that table refuses it the same way.
     const plan = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'wrong'], home.env);
     expect({ code: plan.code, error: plan.json.error.code }).toEqual({ code: 1, error: 'pin_mismatch' });
+  });
+
+  it('a pinned bundle changed after it was pinned says every step that mends it, and following them runs it again', async () => {
+    home = demoHome();
+    const keepLast = copyOf(home, 'keep-last-python');
+    const config = configPath(home);
+    writeFileSync(config, `[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n\n[presets.py]\nstrategy = "keep_last_py"\n${pin(keepLast)}\n`);
+    writeFileSync(join(keepLast, 'main.py'), `${readFileSync(join(keepLast, 'main.py'), 'utf8')}# edited\n`);
+    const changed = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'py'], home.env);
+    expect(changed.code).toBe(1);
+    expect(changed.json.error.code).toBe('file_hash_mismatch');
+    // Pinning the file again changes the manifest's hash, so the config's pin has to follow.
+    expect(changed.json.error.message).toContain(`then set the config's trusted_sha256 to the manifest_sha256 that gobstopper plugin check ${keepLast} prints`);
+    execFileSync(process.execPath, [join(root, 'examples', 'plugins', 'rehash.mjs'), keepLast]);
+    const repinned = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'py'], home.env);
+    expect(repinned.json.error.code).toBe('pin_mismatch');
+    const checked = await runJson<{ manifest_sha256: string }>(['plugin', 'check', keepLast], home.env);
+    expect(repinned.json.error.message).toContain(`; if the change is yours, check the bundle (gobstopper plugin check ${keepLast}) and set trusted_sha256 to ${checked.json.manifest_sha256} (set by plugin: [presets.py] in ${config})`);
+    writeFileSync(config, `[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n\n[presets.py]\nstrategy = "keep_last_py"\n${pin(keepLast, checked.json.manifest_sha256)}\n`);
+    const mended = await runJson(['plan', DEMO_CLAUDE_ID, '--preset', 'py'], home.env);
+    expect(mended.code, mended.stderr).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import {
   validatePresetsCommandResult,
   validateHelpCommandResult,
 } from '../../schemas/generated/validators.js';
+import { shellWord } from '../../kernel/text/shell-word.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
@@ -370,7 +371,10 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     for (const args of [['plan', id], ['config']]) {
       const { status, body } = json([...args, '--config', config]);
       expect(status, args.join(' ')).toBe(1);
-      expect(body.error).toMatchObject({ code: 'pin_mismatch', message: expect.stringContaining(`(pinned ${'a'.repeat(64)}, now ${actual}) (set by plugin: [policy] in ${config})`) });
+      expect(body.error).toMatchObject({
+        code: 'pin_mismatch',
+        message: expect.stringContaining(`(pinned ${'a'.repeat(64)}, now ${actual}); if the change is yours, check the bundle (gobstopper plugin check ${shellWord(dirname(manifest))}) and set trusted_sha256 to ${actual} (set by plugin: [policy] in ${config})`),
+      });
     }
     const right = write(join(home.root, 'right-pin.toml'), `[policy]\nstrategy = "keep_last_jq"\nplugin = { manifest = ${JSON.stringify(manifest)}, trusted_sha256 = "${actual}" }\n`);
     const planned = json(['plan', id, '--config', right]);

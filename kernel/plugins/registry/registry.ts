@@ -10,6 +10,7 @@ import { gobstopperVersion } from '../package-root.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { builtinPluginsDir, gobstopperDataDir, installedPluginsDir, trustFilePath } from './locations.js';
 import { TrustStore } from './trust-store.js';
+import { shellWord } from '../../text/shell-word.js';
 
 export interface RegistryOptions {
   env?: NodeJS.ProcessEnv;
@@ -198,6 +199,7 @@ export class PluginRegistry {
  * recorded manifest sha256 either).
  */
 function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
+  if (ref.source === 'config') return admitPinned(ref, version);
   if (ref.source !== 'installed') return admitBundle(ref.root, { gobstopperVersion: version });
   try {
     return admitBundle(ref.root, { gobstopperVersion: version, changedFileAdvice: '' });
@@ -215,6 +217,20 @@ function admitInstalled(ref: BundleRef, version: string): AdmittedBundle {
       );
     }
     throw new AdmissionError(error.code, `${error.message}; this is the copy plugin add installed, changed since: ${reinstall}`, error.details);
+  }
+}
+
+/**
+ * A bundle a config pins by its manifest's hash: pinning a changed file again in `files` changes
+ * that hash too, so the advice goes on to the config's trusted_sha256, or the next run would only
+ * meet pin_mismatch.
+ */
+function admitPinned(ref: BundleRef, version: string): AdmittedBundle {
+  try {
+    return admitBundle(ref.root, { gobstopperVersion: version });
+  } catch (error) {
+    if (!(error instanceof AdmissionError) || error.code !== 'file_hash_mismatch') throw error;
+    throw new AdmissionError(error.code, `${error.message}, then set the config's trusted_sha256 to the manifest_sha256 that gobstopper plugin check ${shellWord(ref.root)} prints`, error.details);
   }
 }
 
@@ -264,9 +280,18 @@ function requirePinnedManifestFile(manifestPath: string): void {
   }
 }
 
-/** A bundle whose manifest no longer hashes to its pin: it changed since it was pinned. */
-export function pinMismatch(ref: Pick<BundleRef, 'id' | 'version' | 'root'>, pinnedSha256: string, manifestSha256: string): GobstopperError {
-  return new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${pinnedSha256}, now ${manifestSha256})`, {
+/**
+ * A bundle whose manifest no longer hashes to its pin: it changed since it was pinned. What mends it
+ * depends on whose pin it is: an installed copy is installed again, a config pin is checked and set anew.
+ */
+export function pinMismatch(ref: Pick<BundleRef, 'id' | 'version' | 'root' | 'source'>, pinnedSha256: string, manifestSha256: string): GobstopperError {
+  const mend =
+    ref.source === 'config'
+      ? `; if the change is yours, check the bundle (gobstopper plugin check ${shellWord(ref.root)}) and set trusted_sha256 to ${manifestSha256}`
+      : ref.source === 'installed'
+        ? `; install it again (gobstopper plugin remove ${bundleLabel(ref)}, then gobstopper plugin add <the bundle>)`
+        : '';
+  return new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${pinnedSha256}, now ${manifestSha256})${mend}`, {
     details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: pinnedSha256, manifest_sha256: manifestSha256 },
   });
 }
