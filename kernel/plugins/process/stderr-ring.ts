@@ -55,8 +55,14 @@ export class StderrRing {
     const last = lines.slice(-maxLines);
     let headline: string | undefined;
     for (let i = lines.length - 1; i >= 0 && headline === undefined; i -= 1) if (NAMES_AN_ERROR.test(lines[i]!)) headline = lines[i];
-    const chosen = headline === undefined || last.includes(headline) ? last : [headline, ...last.slice(-(maxLines - 1))];
-    const joined = chosen.join(' | ');
+    let chosen = headline === undefined || last.includes(headline) ? last : [headline, ...last.slice(-(maxLines - 1))];
+    let joined = chosen.join(' | ');
+    // Too long with the error line among them (a huge dump printed after it): the lines before it go
+    // first, so that it leads and survives the cut.
+    if (joined.length > maxChars && headline !== undefined && chosen[0] !== headline) {
+      chosen = chosen.slice(chosen.lastIndexOf(headline));
+      joined = chosen.join(' | ');
+    }
     if (joined.length <= maxChars) return joined;
     // Cut from the end when an error line leads (it is the part worth reading), else keep the end.
     return headline !== undefined && chosen[0] === headline ? `${joined.slice(0, maxChars - 1)}…` : `…${joined.slice(joined.length - maxChars + 1)}`;

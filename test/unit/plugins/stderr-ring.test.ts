@@ -52,6 +52,10 @@ describe('StderrRing', () => {
     chatty.push(Buffer.from('TypeError: x is not a function\ncleanup 1\ncleanup 2\ncleanup 3\n'));
     expect(chatty.tail()).toBe('TypeError: x is not a function | cleanup 2 | cleanup 3');
     expect(chatty.tail(3, 20)).toBe('TypeError: x is not…');
+    // A long line after the error line does not push it out of the cut: the lines before it go first.
+    const dump = new StderrRing(1 << 20);
+    dump.push(Buffer.from(`Traceback:\nValueError: bad input\n${'z'.repeat(100_000)}\n`));
+    expect(dump.tail()).toBe(`ValueError: bad input | ${'z'.repeat(400 - 'ValueError: bad input | '.length - 1)}…`);
     // A plugin's own sentence that starts with "at" is kept; frames of every shape are not.
     const own = new StderrRing(4096);
     own.push(Buffer.from('at least one tool output must stay\n    at async Promise.all (index 0)\n    at /b/main.mjs:3:9\n    at new Foo (<anonymous>)\n'));
