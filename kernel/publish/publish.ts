@@ -6,9 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { link, lstat, open, readdir, type FileHandle } from 'node:fs/promises';
+import { access, link, lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { GobstopperError } from '../errors.js';
+import { filesystemAdvice, type ErrnoLike } from '../filesystem-message.js';
 import { creatingFile } from '../exit-cleanup.js';
 import { fillPrivateTemp, fsyncDir, readFully, tempName, unlinkQuietly, writeAllDefault, type WriteAll } from '../vault/private-fs.js';
 import { faultPoint, type FaultHook } from './faults.js';
@@ -55,6 +56,13 @@ export async function checkPublishTarget(target: string): Promise<void> {
   }
   if (st.isSymbolicLink()) throw new GobstopperError('target_invalid', `${parent} is a symbolic link; forks are published only into real directories`);
   if (!st.isDirectory()) throw new GobstopperError('target_invalid', `${parent} is not a directory`);
+  // Asked now, so that a project directory this user cannot write to (or a read-only mount) is
+  // refused before the source is archived and a receipt written, not at the link.
+  await access(parent, fsConstants.W_OK | fsConstants.X_OK).catch((error: ErrnoLike) => {
+    const advice = filesystemAdvice(error);
+    if (advice === null || typeof error.code !== 'string') throw error;
+    throw new GobstopperError(error.code.toLowerCase(), `the fork goes beside the session, into ${parent}, which cannot be written to: ${advice}`, { details: { path: parent } });
+  });
 }
 
 /** Hashes an open file from the start. */

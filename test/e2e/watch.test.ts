@@ -2,15 +2,16 @@
  * `watch` end to end on the demo sessions: what a pass compacts, what it passes over without
  * reading, what it remembers, and that a dry run writes nothing.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
-import { binPath, runCli, runJson, type RunOptions } from '../helpers/cli.js';
+import { binPath, runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
+import { modeBoundUser } from '../helpers/mode-bound-user.js';
 
 type Home = ReturnType<typeof demoHome>;
 let home: Home | undefined;
@@ -40,19 +41,6 @@ function watchLoop(h: Home, args: string[] = []) {
       while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     },
   };
-}
-
-/**
- * How to run the CLI as a user whom file modes bind. Root writes through any mode, so under root the
- * home is handed to `nobody` and the CLI runs as that user; null when it cannot run the CLI here
- * (a checkout it may not read).
- */
-function modeBoundUser(h: Home): RunOptions | null {
-  if (process.getuid?.() !== 0) return {};
-  const nobody = { uid: 65534, gid: 65534 };
-  execFileSync('chown', ['-R', `${nobody.uid}:${nobody.gid}`, h.root]);
-  const probe = spawnSync(process.execPath, [binPath, '--version'], { cwd: h.root, env: { PATH: process.env.PATH ?? '', ...h.env }, stdio: 'ignore', ...nobody });
-  return probe.status === 0 ? { user: nobody } : null;
 }
 
 /** Over two dry-run passes of a looping watch, the warning `said` picks out comes in the first only. */
