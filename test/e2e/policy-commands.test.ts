@@ -119,6 +119,9 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     // What config prints pastes into a [policy] table and loads as the same policy.
     expect(human.stdout).toContain('# keep_score_threshold is unset: no score cutoff, the lowest-scored stale outputs go first  # built-in default');
     expect(human.stdout).toContain('# scorer is unset: the built-in heuristic scorer scores  # built-in default');
+    // Validated and shown like the rest, but said to do nothing, so nobody tunes them expecting a change.
+    expect(human.stdout).toContain('apply_hold_secs = 1800  # built-in default; no effect in this version: nothing is edited in place');
+    expect(human.stdout).toContain('block_tokens = 0  # built-in default; no effect in this version: no prompt hook ships (policy-check reports it)');
     const pasted = write(join(home.root, 'pasted.toml'), `[policy]\n${human.stdout.split('\n').filter((l) => l && !l.startsWith('#')).join('\n')}\n`);
     const reloaded = json(['config', '--provider', 'codex', '--config', pasted]);
     expect(reloaded.status).toBe(0);

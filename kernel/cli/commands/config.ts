@@ -22,6 +22,12 @@ const UNSET_MEANS: Record<string, string> = {
   keep_score_threshold: ': no score cutoff, the lowest-scored stale outputs go first',
 };
 
+/** Keys validated and shown like the others that nothing in this version acts on (the schema says so too). */
+const NO_EFFECT: Record<string, string> = {
+  apply_hold_secs: 'no effect in this version: nothing is edited in place',
+  block_tokens: 'no effect in this version: no prompt hook ships (policy-check reports it)',
+};
+
 export default class Config extends BaseCommand<ConfigCommandResult> {
   static override summary = 'Show the resolved policy and where each value came from.';
   static override description =
@@ -103,7 +109,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     if (resolved.external?.kind === 'legacy_command') rows.push(['command', resolved.external.command], ['trusted_legacy_command', true]);
     if (resolved.external?.kind === 'plugin') rows.push(['plugin', { manifest: resolved.external.manifest, trusted_sha256: resolved.external.trusted_sha256 }]);
     for (const [key, value] of rows) {
-      const source = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
+      const from = describeSource(key, resolved.sources[key])?.slice(key.length + 2) ?? '';
+      const source = NO_EFFECT[key] ? `${from}; ${NO_EFFECT[key]}` : from;
       // Lines a person may paste into a [policy] table: an unset key is a comment, not `= null`.
       this.say(value === null || value === undefined ? `# ${key} is unset${UNSET_MEANS[key] ?? ''}  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
