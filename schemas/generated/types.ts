@@ -3049,6 +3049,9 @@ export interface RetentionCheck {
    * RFC 6901 JSON pointer to a text slot of the record.
    */
   pointer: string;
+  /**
+   * A byte offset into the text; no source the study reads (at most 512 MiB) has one beyond 536870912.
+   */
   start_byte: number;
   end_byte: number;
   sha256: Sha256;

@@ -238,6 +238,9 @@ describe('manifest validation: each bad input gets its own clear error', () => {
     expect(() => parseManifest(Buffer.from(JSON.stringify({ ...manifest, schema: 'gobstopper-retention-v2' })))).toThrow('retention manifest schema must be gobstopper-retention-v1');
     expect(() => parseManifest(Buffer.from(JSON.stringify({ ...manifest, growth: [] })))).toThrow(/growth schedules are not supported/);
     expect(() => parseManifest(Buffer.from(JSON.stringify({ ...manifest, checks: [{ ...manifest.checks[0], text: 'leak' }] })))).toThrow(/does not match gobstopper-retention-v1 at \/checks\/0: must NOT have additional properties/);
+    // An offset JSON cannot hold exactly is refused as out of range, not as an empty span.
+    const far = { ...manifest, checks: [{ ...manifest.checks[0], start_byte: 90071992547409930 }] };
+    expect(() => parseManifest(Buffer.from(JSON.stringify(far)))).toThrow(/does not match gobstopper-retention-v1 at \/checks\/0\/start_byte: must be <= 536870912/);
     expect(() => parseManifest(Buffer.from(JSON.stringify({ ...manifest, checks: [{ ...manifest.checks[0], kind: 'rumour' }] })))).toThrow(/at \/checks\/0\/kind: must be one of "constraint", /);
     const big = join(dir, 'big.json');
     writeFileSync(big, Buffer.alloc(1024 * 1024 + 1, 0x20));
