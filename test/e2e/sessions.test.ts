@@ -38,6 +38,18 @@ describe('detect', () => {
     } else expect(table.stdout).not.toContain('≥');
   });
 
+  it('a fork a stopped apply linked into place before finishing its record is listed as gobstopper\'s, not as a live session', async () => {
+    home = demoHome();
+    const killed = await runCli(['apply', DEMO_CLAUDE_ID, '--json'], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'publish.after_link:kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const { code, json } = await runJson(['detect'], home.env);
+    expect(code).toBe(0);
+    expect(validateDetectOutput(json)).toBe(true);
+    const fork = json.find((r: any) => r.provider === 'claude_code' && r.session_id !== DEMO_CLAUDE_ID);
+    // Written seconds ago, but by gobstopper: no client is writing to it.
+    expect(fork).toMatchObject({ active: false, published: { kind: 'compact', source_session_id: DEMO_CLAUDE_ID, resumed: false } });
+  });
+
   it('a policy plan would refuse does not stop detect, which reads only [discovery] of the config', async () => {
     home = demoHome();
     const config = join(home.root, 'refused-policy.toml');

@@ -59,10 +59,11 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
       detectSessions(await rt.providers(), rt.homes, { maxAgeSecs }),
     );
     // A fork or restore gobstopper just wrote is recent, not live: no client has written to it.
-    const { found: published, receiptsWarning } = await publications(process.env);
+    // One a stopped run linked into place before finishing its record is gobstopper's all the same.
+    const { found: published, unfinished, receiptsWarning } = await publications(process.env);
     const untouched = new Map<DetectRow, Publication | null>();
     for (const row of rows) {
-      const publication = publishedAt(published, row.path);
+      const publication = publishedAt(published, row.path) ?? publishedAt(unfinished, row.path);
       const unchanged = publication !== null && stillAsPublished(publication, row.bytes);
       untouched.set(row, unchanged ? publication : null);
       if (publication) row.published = describePublication(publication, !unchanged);
