@@ -354,7 +354,9 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       ...base,
       ...planned,
       outcome: 'compacted',
-      reused: result.reused,
+      // A fork an earlier run stopped before publishing was published by this pass: it is news, and
+      // min_interval_secs counts from now.
+      reused: result.reused && !result.interrupted,
       ...(result.rehearsal ? { rehearsal: result.rehearsal.reason } : {}),
       fork: forkOf(r),
       ...warned,

@@ -2787,7 +2787,7 @@ export interface WatchDecision {
    */
   control?: string | null;
   /**
-   * For compacted: the fork was already published by an earlier run.
+   * For compacted: the fork was already published by an earlier run. A fork an earlier run stopped before publishing, which this pass published, is not reused.
    */
   reused?: boolean;
   /**

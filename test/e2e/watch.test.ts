@@ -817,6 +817,20 @@ describe('watch', () => {
     expect(next.json.skipped.published).toBe(1);
   });
 
+  it('a fork a stopped watch had not yet published is published by the next pass, which says it compacted the session now', async () => {
+    home = demoHome();
+    const stopped = await runJson(['watch', '--once', '--provider', 'codex'], home.env, { extraEnv: { GOBSTOPPER_FAULT: 'receipt.after_pending:term' } });
+    expect(stopped.code).toBe(143);
+    expect(listFiles(home.codexDir)).toHaveLength(1);
+    const next = await runJson(['watch', '--once', '--provider', 'codex'], home.env);
+    expect(next.code, JSON.stringify(next.json)).toBe(0);
+    // Not "already compacted": no run reported this fork before, and min_interval_secs counts from this pass.
+    expect(byId(next.json)[DEMO_CODEX_ID]).toMatchObject({ outcome: 'compacted', reused: false });
+    expect(existsSync(byId(next.json)[DEMO_CODEX_ID].fork.path)).toBe(true);
+    const state = JSON.parse(readFileSync(join(home.dataHome, 'gobstopper', 'watch-state-codex.json'), 'utf8'));
+    expect(JSON.stringify(state)).toContain('"applied_at"');
+  });
+
   it('stopped in the middle of a pass, it names the forks that pass had already published, a path escaped on the terminal', async () => {
     // The smaller codex session is compacted first; the claude one waits on a slow strategy.
     const slowClaude = '[provider.claude_code]\nstrategy = "slow_strategy"\n';
