@@ -241,12 +241,36 @@ describe.skipIf(!codexBin)('a Codex rollout with tool outputs longer than the cl
   }
 });
 
+/**
+ * Rehearses a rollout written by `build` (after its session_meta, turn context and preamble) in a
+ * temporary Codex home, checking first, when asked, that verify finds it clean; requires a pass.
+ */
+async function rehearsedRollout(id: string, build: (b: RolloutBuilder) => void, options: { verified?: boolean } = {}): Promise<RehearseResult> {
+  const home = makeTempHome('gob-realclient-rollout-');
+  try {
+    const b = new RolloutBuilder({ id });
+    b.sessionMeta().turnContext().preamble();
+    build(b);
+    const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
+    mkdirSync(dir, { recursive: true });
+    const path = b.writeTo(dir);
+    if (options.verified) {
+      const verified = await runJson(['verify', path], home.env);
+      expect(verified.code, JSON.stringify(verified.json)).toBe(0);
+    }
+    const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', path], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
+    const r = json.rehearsal;
+    expect(code, r.reason).toBe(0);
+    expect(r.status, r.reason).toBe('passed');
+    return r;
+  } finally {
+    home.cleanup();
+  }
+}
+
 describe.skipIf(!codexBin)('a Codex rollout compacted by the client, with tool calls in its replacement history', () => {
   it('rehearses as predicted: the history\'s calls and outputs are counted as the client sends them', { timeout: 90_000 }, async () => {
-    const home = makeTempHome('gob-realclient-compacted-');
-    try {
-      const b = new RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000782' });
-      b.sessionMeta().turnContext().preamble();
+    const r = await rehearsedRollout('019c0000-0000-7000-8000-000000000782', (b) => {
       b.compacted([
         item.user('old step'),
         item.functionCall('c_old', 'exec_command', { cmd: 'cat big' }),
@@ -256,41 +280,35 @@ describe.skipIf(!codexBin)('a Codex rollout compacted by the client, with tool c
         item.assistant('old done'),
       ]);
       b.user('step 1').shell('c_new', 'cat big2', 'x'.repeat(3000)).assistant('done');
-      const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
-      mkdirSync(dir, { recursive: true });
-      const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', b.writeTo(dir)], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
-      const r = json.rehearsal;
-      expect(code, r.reason).toBe(0);
-      expect(r.status, r.reason).toBe('passed');
-      expect(r.predicted).toMatchObject({ tool_calls: 3, tool_results: 3 });
-    } finally {
-      home.cleanup();
-    }
+    });
+    expect(r.predicted).toMatchObject({ tool_calls: 3, tool_results: 3 });
   });
 });
 
 describe.skipIf(!codexBin)('a Codex rollout compacted by an older client, with a summary and no replacement history', () => {
   it('is resumed from the compaction on, as predicted: the calls before it are no longer sent', { timeout: 90_000 }, async () => {
-    const home = makeTempHome('gob-realclient-summary-only-');
-    try {
-      const b = new RolloutBuilder({ id: '019c0000-0000-7000-8000-000000000783' });
-      b.sessionMeta().turnContext().preamble();
-      b.user('old step').shell('c_old', 'cat big', 'out '.repeat(500)).shell('c_old2', 'ls', 'a b c').assistant('old done');
-      b.push('compacted', { message: 'Summary: the old step read big and listed the folder.' }).push('event_msg', { type: 'context_compacted' });
-      b.user('step 1').shell('c_new', 'cat big2', 'x'.repeat(3000)).assistant('done');
-      const dir = join(home.env.CODEX_HOME!, 'sessions', '2026', '02', '23');
-      mkdirSync(dir, { recursive: true });
-      const path = b.writeTo(dir);
-      const verified = await runJson(['verify', path], home.env);
-      expect(verified.code, JSON.stringify(verified.json)).toBe(0);
-      const { code, json } = await runJson<{ rehearsal: RehearseResult }>(['rehearse', path], { ...home.env, GOBSTOPPER_CODEX_BIN: codexBin! });
-      const r = json.rehearsal;
-      expect(code, r.reason).toBe(0);
-      expect(r.status, r.reason).toBe('passed');
-      expect(r.predicted).toMatchObject({ tool_calls: 1, tool_results: 1 });
-    } finally {
-      home.cleanup();
-    }
+    const r = await rehearsedRollout(
+      '019c0000-0000-7000-8000-000000000783',
+      (b) => {
+        b.user('old step').shell('c_old', 'cat big', 'out '.repeat(500)).shell('c_old2', 'ls', 'a b c').assistant('old done');
+        b.push('compacted', { message: 'Summary: the old step read big and listed the folder.' }).push('event_msg', { type: 'context_compacted' });
+        b.user('step 1').shell('c_new', 'cat big2', 'x'.repeat(3000)).assistant('done');
+      },
+      { verified: true },
+    );
+    expect(r.predicted).toMatchObject({ tool_calls: 1, tool_results: 1 });
+  });
+});
+
+describe.skipIf(!codexBin)('a Codex rollout whose last turns the user took back', () => {
+  it('is resumed without those turns, as predicted: their calls and outputs are no longer sent', { timeout: 90_000 }, async () => {
+    const r = await rehearsedRollout('019c0000-0000-7000-8000-000000000784', (b) => {
+      b.user('step 1').shell('c_kept', 'cat small', 'k'.repeat(2000)).assistant('done 1');
+      b.user('step 2').shell('c_back', 'cat big', 'x'.repeat(40_000)).shell('c_back2', 'ls', 'a b c').assistant('done 2');
+      b.push('event_msg', { type: 'thread_rolled_back', num_turns: 1 });
+      b.user('step 2, asked again').shell('c_new', 'cat other', 'y'.repeat(3000)).assistant('done again');
+    });
+    expect(r.predicted).toMatchObject({ tool_calls: 2, tool_results: 2 });
   });
 });
 

@@ -21,6 +21,7 @@ import { RecordType, isObject, isReadableCompaction, isSummaryCompaction, unread
 import { historySentBytes, payloadSentBytes } from './sent-bytes.js';
 import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, policyTokenLimit, sentAfterTruncation } from './output-truncation.js';
 import { parseRolloutName } from './rollout-name.js';
+import { Rollbacks } from './rollbacks.js';
 import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
 import { sanitizeLabel } from './text.js';
 import { UsageTracker, usageFacts } from './usage.js';
@@ -69,6 +70,7 @@ export class RolloutScanner {
   private unsupportedInWindow: Finding[] = [];
   /** Bytes of the user messages in the window so far: a summary-only compaction carries them over. */
   private userMessageBytes = 0;
+  private readonly rollbacks = new Rollbacks();
 
   /**
    * `detail: false` (verify) keeps what findings need (pairing, identity, envelope, the window)
@@ -142,6 +144,7 @@ export class RolloutScanner {
       this.compacted(line, bytes, payload, recordType);
       return;
     }
+    if (subtype === 'thread_rolled_back' && type === RecordType.eventMsg && this.detail) this.rollbacks.rolledBack(line, (payload as JsonObject).num_turns);
     this.usage.apply(usageFacts(type, payload));
     this.meta(line, recordType, recordType);
   }
@@ -177,7 +180,10 @@ export class RolloutScanner {
     this.link(d, line);
     if (!this.detail) return;
     const sentBytes = d.sentToModel ? payloadSentBytes(bytes, payload) : 0;
-    if (d.userTurn) this.userMessageBytes += sentBytes;
+    if (d.userTurn) {
+      this.userMessageBytes += sentBytes;
+      this.rollbacks.turnStarted(line);
+    }
     const item: TranscriptItem = { line_index: line, kind: d.kind, est_tokens: d.sentToModel ? estimateTokens(sentBytes) : 0, label: d.label, record_type: recordType };
     if (d.summary) item.summary = d.summary;
     if (d.link?.id) item.tool_use_ids = [d.link.id];
@@ -275,6 +281,7 @@ export class RolloutScanner {
   /** What every compaction the client loads does: the items before it leave the context. */
   private startWindow(line: number, payload: JsonObject): void {
     this.windowStart = line;
+    this.rollbacks.windowStarted();
     this.pairing = new ToolPairing();
     this.unsupportedInWindow = [];
     this.usage.apply(usageFacts(RecordType.compacted, payload));
@@ -329,6 +336,7 @@ export class RolloutScanner {
       const end = ambiguous ? this.items.length : this.windowStart!;
       for (let i = 0; i < this.items.length && this.items[i]!.line_index < end; i += 1) dropFromContext(this.items[i]!);
     }
+    this.rollbacks.dropFrom(this.items, dropFromContext);
     if (ambiguous) this.usage.markAmbiguous();
     return {
       summary,

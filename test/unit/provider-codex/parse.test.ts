@@ -284,6 +284,40 @@ describe('provider-codex parse: compacted windows', () => {
     expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 9000 });
   });
 
+  it('leaves the turns a rollback took back out of the context: nothing in them is counted or offered for elision', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000)).assistant('read a');
+    const second = b.nextLine;
+    b.user('second').shell('c2', 'cat b', filler(3000)).assistant('read b');
+    b.user('third').shell('c3', 'cat c', filler(2500));
+    const rollback = b.nextLine;
+    b.push('event_msg', { type: 'thread_rolled_back', num_turns: 2 });
+    b.user('second, again').shell('c4', 'cat d', filler(2000)).assistant('read d');
+    const t = await run(write(b));
+    expect((t.findings ?? []).filter((f) => f.severity === 'error')).toEqual([]);
+    const taken = t.items.filter((i) => i.line_index >= second && i.line_index < rollback);
+    expect(taken.length).toBeGreaterThan(0);
+    for (const i of taken) {
+      expect(i.est_tokens).toBe(0);
+      expect(i.elidable_bytes ?? null).toBeNull();
+    }
+    // The first turn and the one after the rollback are the context.
+    expect(t.items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([4000, 2000]);
+  });
+
+  it('ignores a rollback of no turns, or of more turns than the window holds past its own start', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000));
+    b.push('event_msg', { type: 'thread_rolled_back', num_turns: 0 });
+    b.push('event_msg', { type: 'thread_rolled_back', num_turns: 'one' });
+    expect((await run(write(b))).items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([4000]);
+    const all = new RolloutBuilder();
+    all.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000));
+    all.push('event_msg', { type: 'thread_rolled_back', num_turns: 5 });
+    all.user('again').shell('c2', 'cat b', filler(1000));
+    expect((await run(write(all))).items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([1000]);
+  });
+
   it('makes every item inert and usage unknown when call ids are ambiguous', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().user('a').shell('dup', 'ls', filler(400)).shell('dup', 'ls', filler(400)).tokenCount({ input: 100, output: 1 });
