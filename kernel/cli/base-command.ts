@@ -8,7 +8,7 @@ import { renderTable, type Column } from '../text/table.js';
 import { printableText, terminalSafe } from '../text/human.js';
 import { terminalSafeJson } from '../text/json-output.js';
 import { wrapText } from '../text/wrap.js';
-import { editDistance, nearEnough } from '../text/edit-distance.js';
+import { nearestName } from '../text/edit-distance.js';
 import type { ResumeLines } from './render/resume-lines.js';
 import { unexpectedArgumentMessage, unknownFlagMessage } from './unknown-flag.js';
 
@@ -261,7 +261,7 @@ export function plainUsage(text: string, argv: readonly string[] = process.argv.
         .replace(/^Parsing (--[a-z0-9-]+) Expected an integer less than or equal to (-?\d+) but received: (.*)$/, '$1 must be a whole number of at most $2 (got $3)')
         // A value outside a flag's choices, in the words of the bounds above, with the choice probably meant.
         .replace(/^(?:Parsing --[a-z0-9-]+ )?Expected (--[a-z0-9-]+)=(.*) to be one of: (.*)$/, (_, flag: string, got: string, choices: string) => {
-          const meant = nearestChoice(got, choices.split(', '));
+          const meant = nearestName(got.toLowerCase(), choices.split(', '));
           return `${flag} must be one of ${choices} (got ${got === '' ? 'an empty value' : got}${meant ? `; did you mean ${meant}?` : ''})`;
         })
         .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
@@ -269,16 +269,6 @@ export function plainUsage(text: string, argv: readonly string[] = process.argv.
         .replace(/;\s*$/, ''),
     )
     .join(PROBLEM_SEPARATOR);
-}
-
-/** The choice a refused value was probably meant to be, when it is near enough to one. */
-function nearestChoice(got: string, choices: readonly string[]): string | null {
-  let best: { choice: string; distance: number } | null = null;
-  for (const choice of choices) {
-    const distance = editDistance(got.toLowerCase(), choice);
-    if (nearEnough(distance, choice) && (!best || distance < best.distance)) best = { choice, distance };
-  }
-  return best?.choice ?? null;
 }
 
 /** The value `flag` was given on the command line as typed (`--flag value` or `--flag=value`); the last one wins. */

@@ -3,7 +3,7 @@
  * probably meant: "unknown key 'triger_tokens' in [policy] (did you mean 'trigger_tokens'?)".
  */
 import type { DiscoveryConfig, PluginRef, PolicyPatch, RolloutTable } from '../../schemas/generated/types.js';
-import { editDistance, nearEnough } from '../text/edit-distance.js';
+import { nearestName } from '../text/edit-distance.js';
 
 /** Every key of T, as the generated type has them: a key the schema gains or loses fails the type check here. */
 function keysOf<T>(keys: Record<keyof Required<T>, true>): string[] {
@@ -65,10 +65,5 @@ export function nearestTableKey(segments: readonly string[], unknown: string): s
   const typed = unknown.toLowerCase().replace(/-/g, '_');
   const extended = keys.filter((k) => k.startsWith(`${typed}_`));
   if (extended.length === 1) return extended[0]!;
-  let best: { key: string; distance: number } | null = null;
-  for (const key of keys) {
-    const distance = editDistance(typed, key);
-    if (nearEnough(distance, key) && (!best || distance < best.distance)) best = { key, distance };
-  }
-  return best?.key ?? null;
+  return nearestName(typed, keys);
 }

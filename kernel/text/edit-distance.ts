@@ -19,3 +19,13 @@ export function editDistance(a: string, b: string): number {
 export function nearEnough(distance: number, name: string): boolean {
   return distance <= Math.max(1, Math.floor(name.length / 3));
 }
+
+/** Of `names`, the nearest to `typed` when it is near enough to suggest (the first on a tie), else null. */
+export function nearestName(typed: string, names: Iterable<string>): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const name of names) {
+    const distance = editDistance(typed, name);
+    if (nearEnough(distance, name) && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name ?? null;
+}

@@ -429,6 +429,9 @@ describe('detect', () => {
     // The id is quoted: an empty one is seen as empty.
     const empty = await runJson(['detect', '--provider', ''], home.env);
     expect(empty.json.error.message).toMatch(/^unknown provider ""; known: /);
+    // A typo gets the provider probably meant, as a typo of a command or flag does.
+    const typo = await runJson(['detect', '--provider', 'codx'], home.env);
+    expect(typo.json.error.message).toBe('unknown provider "codx" (did you mean codex?); known: claude_code, codex');
   });
   it('run from a directory deleted under the shell, it says so in one line instead of a bare uv_cwd error', async () => {
     home = demoHome();
