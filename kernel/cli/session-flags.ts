@@ -7,10 +7,11 @@ import { usageError } from '../errors.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 
 export const homeFlags = {
-  'claude-home': Flags.string({ summary: 'Claude Code home (default $CLAUDE_CONFIG_DIR or ~/.claude).', helpGroup: 'PROVIDER HOMES' }),
-  'codex-home': Flags.string({ summary: 'Codex home (default $CODEX_HOME or ~/.codex).', helpGroup: 'PROVIDER HOMES' }),
+  'claude-home': Flags.string({ summary: 'Claude Code home (default $CLAUDE_CONFIG_DIR or ~/.claude).', helpValue: '<path>', helpGroup: 'PROVIDER HOMES' }),
+  'codex-home': Flags.string({ summary: 'Codex home (default $CODEX_HOME or ~/.codex).', helpValue: '<path>', helpGroup: 'PROVIDER HOMES' }),
   'provider-home': Flags.string({
     summary: 'Home of any provider, as <provider-id>=<path> (claude is taken for claude_code); repeatable (--provider-home a=/x --provider-home b=/y).',
+    helpValue: '<id>=<path>',
     multiple: true,
     // One value per flag: a session argument after it is the argument, not a second home.
     multipleNonGreedy: true,

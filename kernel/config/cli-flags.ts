@@ -24,6 +24,7 @@ export const providerFlag = Flags.string({
 /** The sessions of these providers only (detect, bench, watch). */
 export const providerFilterFlag = Flags.string({
   summary: 'Only this provider (e.g. claude_code or claude, codex); repeatable.',
+  helpValue: '<id>',
   multiple: true,
   multipleNonGreedy: true,
   parse: async (value) => providerIdOf(value),

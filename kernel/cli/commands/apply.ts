@@ -8,6 +8,7 @@ import { resumeLines } from '../render/resume-lines.js';
 import { policyFlags } from '../plan-flags.js';
 import { noPlanLine, planLines } from '../render/plan-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
+import { rehearseBinFlags } from '../rehearse-flags.js';
 
 export default class Apply extends BaseCommand<ApplyResult> {
   static override summary = 'Compact a session into a new, verified fork; the source is never changed.';
@@ -28,8 +29,7 @@ A cache-edit plan (cache_edits, which auto picks for a live Claude Code session 
     ...policyFlags,
     'allow-live': Flags.boolean({ summary: 'Go on even if the session was updated within the last 180 s (a file strategy then prepares a fork; auto names a live Codex session\'s own compaction, and its cache-edit plan for a live Claude Code session is refused).' }),
     rehearse: Flags.boolean({ summary: 'Publish only if the real client resumes the candidate and rebuilds the expected context (needs claude or codex installed).' }),
-    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
-    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    ...rehearseBinFlags,
     ...homeFlags,
   };
 

@@ -180,7 +180,7 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     since: Flags.string({ summary: `Only sessions updated since: ${SINCE_HELP}.` }),
     // People say claude for Claude Code, as config, explain and policy-check take it.
     provider: providerFilterFlag,
-    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', helpValue: '<id>', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
     format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json (default csv).', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),

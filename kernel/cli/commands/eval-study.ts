@@ -48,10 +48,10 @@ Everything runs on private copies; no model or provider service is called and no
     '<%= command.id %> SESSION --manifest <file> --against <file | vault:<sha256>> [--json]',
   ];
   static override flags = {
-    'prepare-manifest': Flags.string({ summary: 'Write a heuristic retention manifest for the session to this new file, then stop.', exclusive: ['manifest', 'against'] }),
-    manifest: Flags.string({ summary: 'The gobstopper-retention-v1 manifest to measure (bound to this session\u2019s exact bytes).' }),
-    rounds: Flags.integer({ summary: 'Replay rounds per arm, 1-10 (default 10).' }),
-    against: Flags.string({ summary: 'Score this compacted file (or vault:<sha256>) against the manifest instead of replaying.', dependsOn: ['manifest'] }),
+    'prepare-manifest': Flags.string({ summary: 'Write a heuristic retention manifest for the session to this new file, then stop.', helpValue: '<new file>', exclusive: ['manifest', 'against'] }),
+    manifest: Flags.string({ summary: 'The gobstopper-retention-v1 manifest to measure (bound to this session\u2019s exact bytes).', helpValue: '<file>' }),
+    rounds: Flags.integer({ summary: 'Replay rounds per arm, 1-10 (default 10).', helpValue: '<1-10>' }),
+    against: Flags.string({ summary: 'Score this compacted file (or vault:<sha256>) against the manifest instead of replaying.', helpValue: '<file | vault:<sha256>>', dependsOn: ['manifest'] }),
     trigger: policyFlags.trigger,
     floor: policyFlags.floor,
     preset: policyFlags.preset,

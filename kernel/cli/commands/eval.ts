@@ -7,6 +7,7 @@ import { withRuntime } from '../../services/runtime.js';
 import { BaseCommand } from '../base-command.js';
 import { policyFlags } from '../plan-flags.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
+import { rehearseBinFlags } from '../rehearse-flags.js';
 
 // --strategy here picks which strategies to measure (repeatable), not the policy's strategy.
 const sharedPolicyFlags = { preset: policyFlags.preset, trigger: policyFlags.trigger, floor: policyFlags.floor, config: policyFlags.config };
@@ -32,11 +33,10 @@ With --rehearse the real client (claude or codex) also resumes each rewritten co
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
-    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
+    strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', helpValue: '<id>', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
     rehearse: Flags.boolean({ summary: 'Also resume each rewritten copy with the real client, offline, and show the context it rebuilt.' }),
-    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
-    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    ...rehearseBinFlags,
     ...homeFlags,
   };
 

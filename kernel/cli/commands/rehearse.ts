@@ -21,8 +21,8 @@ With --baseline, a fork is judged against the session it was made from: the base
   ];
   static override args = { session: Args.string({ description: 'Session id, unique id prefix, or transcript path.', required: true }) };
   static override flags = {
-    'claude-bin': Flags.string({ summary: 'The claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).' }),
-    'codex-bin': Flags.string({ summary: 'The codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).' }),
+    'claude-bin': Flags.string({ summary: 'The claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', helpValue: '<path>' }),
+    'codex-bin': Flags.string({ summary: 'The codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', helpValue: '<path>' }),
     timeout: Flags.integer({ summary: 'Seconds the client may run before it is killed (1-3600).', default: 60, min: 1, max: 3600, helpValue: '<secs>' }),
     network: Flags.string({
       summary: 'auto: a loopback-only network namespace when available; netns: require one; loopback: the host network, 127.0.0.1 only.',

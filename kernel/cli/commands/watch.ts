@@ -14,6 +14,7 @@ import { policyFlags } from '../plan-flags.js';
 import { stillOverTriggerNote } from '../render/plan-lines.js';
 import { resumeLines } from '../render/resume-lines.js';
 import { homeFlags, providerHomes } from '../session-flags.js';
+import { rehearseBinFlags } from '../rehearse-flags.js';
 
 /** Longest pause between passes a person could mean: one day. */
 const MAX_INTERVAL_SECS = 86_400;
@@ -46,8 +47,7 @@ A session that cannot be compacted is reported as failed (so is one, under its t
     once: Flags.boolean({ summary: 'Run one pass, then exit.' }),
     'dry-run': Flags.boolean({ summary: 'Plan and report what would be compacted; write nothing (no fork, vault, event or watch state).' }),
     rehearse: Flags.boolean({ summary: 'Publish a fork only once the real client resumes it offline and rebuilds the expected context, as apply --rehearse (needs the client of each watched provider).', exclusive: ['dry-run'] }),
-    'claude-bin': Flags.string({ summary: 'With --rehearse: the claude executable (default $GOBSTOPPER_CLAUDE_BIN, then PATH).', dependsOn: ['rehearse'] }),
-    'codex-bin': Flags.string({ summary: 'With --rehearse: the codex executable (default $GOBSTOPPER_CODEX_BIN, then PATH).', dependsOn: ['rehearse'] }),
+    ...rehearseBinFlags,
     provider: providerFilterFlag,
     'max-age': Flags.integer({ summary: 'Only sessions updated within this many seconds (default [discovery] max_age_secs, 7 days).', min: 1, max: Number.MAX_SAFE_INTEGER, exclusive: ['all'], helpValue: '<secs>' }),
     all: Flags.boolean({ summary: 'Sessions of any age.', exclusive: ['max-age'] }),
