@@ -75,8 +75,8 @@ export abstract class BaseCommand<TResult> extends Command {
 
   /**
    * An unknown flag, refused with the flag probably meant and where this command's flags are listed;
-   * an argument too many, with where the command says what it takes, as a command that takes no
-   * argument says it (the command_not_found hook).
+   * an argument too many or one missing, with where the command says what it takes, as a command
+   * that takes no argument says it (the command_not_found hook).
    */
   private unknownFlag(error: unknown): never {
     const refused = error as OclifLikeError & { flags?: unknown };
@@ -86,7 +86,8 @@ export abstract class BaseCommand<TResult> extends Command {
     const all = { ...this.ctor.baseFlags, ...(this.ctor.enableJsonFlag ? { json: {} } : {}), ...this.ctor.flags };
     const flags = Object.entries(all).map(([name, flag]) => ({ name, hidden: Boolean((flag as { hidden?: boolean }).hidden) }));
     const id = toConfiguredId(this.id ?? '', this.config);
-    const message = unknownFlagMessage(refused.message, typed, id, flags) ?? unexpectedArgumentMessage(refused.message, id);
+    const missing = /^Missing \d+ required args?:/.test(refused.message) ? `${oneLine(refused.message)}; gobstopper ${id} --help lists what it takes` : null;
+    const message = unknownFlagMessage(refused.message, typed, id, flags) ?? unexpectedArgumentMessage(refused.message, id) ?? missing;
     throw message === null ? error : usageError('usage', message);
   }
 

@@ -639,7 +639,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     // oclif's own installer of command packages stays out of the listing.
     expect(all.body.commands.some((c: { command: string }) => c.command.startsWith('plugins'))).toBe(false);
     // A missing argument is one line that keeps its name apart from its description.
-    expect(json(['plan']).body.error.message).toBe('Missing 1 required arg: session (Session id, unique id prefix, or transcript path.)');
+    expect(json(['plan']).body.error.message).toBe('Missing 1 required arg: session (Session id, unique id prefix, or transcript path.); gobstopper plan --help lists what it takes');
     // A bare topic lists its commands; with --json as one object, the same listing help --json gives.
     const topic = json(['plugin']);
     expect(topic.status, topic.stderr).toBe(0);
