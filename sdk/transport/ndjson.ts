@@ -249,6 +249,22 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     return true;
   }
 
+  /**
+   * A line the peer began and has not ended, when there is one: a plugin that stops mid-line (a
+   * print without its newline, a writer that died) looks otherwise like one that never answers.
+   */
+  unfinishedLine(): { bytes: number; line: NonNullable<FramingError['line']> } | null {
+    if (this.pendingBytes === 0) return null;
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    for (const piece of this.pending) {
+      if (headBytes >= REFUSED_LINE_BYTES + 4) break;
+      head.push(piece);
+      headBytes += piece.length;
+    }
+    return { bytes: this.pendingBytes, line: refusedLine(Buffer.concat(head, headBytes), this.pendingBytes) };
+  }
+
   private fail(reason: FramingReason, message: string, line?: FramingError['line']): void {
     this.failed = true;
     this.pending = [];
@@ -257,7 +273,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 }
 
-function refusedLine(line: Buffer, end: number): FramingError['line'] {
+function refusedLine(line: Buffer, end: number): NonNullable<FramingError['line']> {
   const start = clipUtf8Bytes(line.subarray(0, end), REFUSED_LINE_BYTES);
   return { start: start.toString('utf8'), clipped: start.length < end };
 }

@@ -102,6 +102,13 @@ describe('plugin processes that misbehave', () => {
     }
   });
 
+  it('stops in the middle of its answer: the timeout says how much of a line it printed and how it began', async () => {
+    const r = await start('half-line');
+    const failure = await failureOf(propose(r));
+    expect(failure.code).toBe('plugin_timeout');
+    expect(failure.message).toMatch(/timed out after 600 ms during strategy\/propose; it printed \d+ bytes of a line it never ended: "\{\\"jsonrpc\\":\\"2\.0\\",\\"id\\":\d+,\\"resu"/);
+  });
+
   it('runs itself again in a session of its own and hangs: the process that answered, and what it started, are killed too', async () => {
     dir = tempDir();
     const root = ownSessionBundle(join(dir.path, 'bundle'), ['hang'], { limits: { timeout_ms: 600 } });

@@ -393,7 +393,7 @@ export class PluginChannel {
         frame.cts.dispose();
         finish();
       };
-      const timedOut = () => this.failureFor('plugin_timeout', `timed out after ${timeoutMs} ms during ${method}`, method);
+      const timedOut = () => this.failureFor('plugin_timeout', `timed out after ${timeoutMs} ms during ${method}${this.unfinishedLineNote()}`, method);
       this.stack.push(frame);
       this.startClock(frame);
       frame.hardTimer = setTimeout(() => {
@@ -475,7 +475,7 @@ export class PluginChannel {
     frame.cancelled = true;
     frame.cts.cancel();
     frame.timer = setTimeout(() => {
-      if (!frame.settled) void this.fatal('plugin_timeout', `timed out after ${frame.timeoutMs} ms during ${frame.method}`, frame.method);
+      if (!frame.settled) void this.fatal('plugin_timeout', `timed out after ${frame.timeoutMs} ms during ${frame.method}${this.unfinishedLineNote()}`, frame.method);
     }, this.options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS);
   }
 
@@ -570,6 +570,12 @@ export class PluginChannel {
   }
 
   /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
+  /** "; it printed 29 bytes of a line it never ended: …" when the plugin stopped mid-line, else nothing. */
+  private unfinishedLineNote(): string {
+    const unfinished = this.offerLines?.unfinishedLine();
+    return unfinished ? `; it printed ${unfinished.bytes.toLocaleString('en-US')} bytes of a line it never ended${quotedLine(unfinished.line)}` : '';
+  }
+
   private fatal(code: PluginFailureCode, reason: string, method?: string, pointer?: string): Promise<PluginFailure> {
     if (this.dying) return this.dying;
     // Between calls, or answering the shutdown that ends them: no call of the host's fails for it.
