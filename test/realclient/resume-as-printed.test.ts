@@ -27,6 +27,20 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 /** How a text appears inside the JSON of a request body. */
 const asJson = (text: string) => JSON.stringify(text).slice(1, -1);
 
+/**
+ * `undo <session>`, then its printed resume command: the client resumes the restored copy, which
+ * holds `detail` again and no state card.
+ */
+async function expectUndoRestores(session: string, detail: string, env: Record<string, string>, bins: Parameters<typeof runPrinted>[2], withPath = false): Promise<void> {
+  const undone = await runJson(['undo', session], env);
+  expect(undone.code, undone.stderr).toBe(0);
+  const restored = await runPrinted(undone.json.receipt.resume_command, env, bins, ...(withPath ? [undone.json.receipt.path] : []));
+  expect(restored.exitCode, restored.stderr).toBe(0);
+  expect(resumedId(restored)).toBe(undone.json.receipt.output_session_id);
+  expect(restored.body).toContain(asJson(detail));
+  expect(restored.body).not.toContain(STATE_CARD);
+}
+
 describe.skipIf(!claudeBin || !codexBin)('a resume command as printed', () => {
   it('claude_code: apply, apply again on the fork, then undo: each printed command resumes what it names', { timeout: 300_000 }, async () => {
     const home = demoHome();
@@ -56,13 +70,7 @@ describe.skipIf(!claudeBin || !codexBin)('a resume command as printed', () => {
       expect(twice.body).not.toContain(asJson(DEMO_ELIDED_DETAIL));
 
       // The source as it was: the detail is back, and no card.
-      const undone = await runJson(['undo', DEMO_CLAUDE_ID], home.env);
-      expect(undone.code, undone.stderr).toBe(0);
-      const restored = await runPrinted(undone.json.receipt.resume_command, home.env, bins);
-      expect(restored.exitCode, restored.stderr).toBe(0);
-      expect(resumedId(restored)).toBe(undone.json.receipt.output_session_id);
-      expect(restored.body).toContain(asJson(DEMO_ELIDED_DETAIL));
-      expect(restored.body).not.toContain(STATE_CARD);
+      await expectUndoRestores(DEMO_CLAUDE_ID, DEMO_ELIDED_DETAIL, home.env, bins);
     } finally {
       home.cleanup();
     }
@@ -107,13 +115,7 @@ describe.skipIf(!claudeBin || !codexBin)('a resume command as printed', () => {
       expect(twice.body).toContain(SUMMARY);
       expect(twice.body).not.toContain(asJson(detail));
 
-      const undone = await runJson(['undo', b.id], home.env);
-      expect(undone.code, undone.stderr).toBe(0);
-      const restored = await runPrinted(undone.json.receipt.resume_command, home.env, bins, undone.json.receipt.path);
-      expect(restored.exitCode, restored.stderr).toBe(0);
-      expect(resumedId(restored)).toBe(undone.json.receipt.output_session_id);
-      expect(restored.body).toContain(asJson(detail));
-      expect(restored.body).not.toContain(STATE_CARD);
+      await expectUndoRestores(b.id, detail, home.env, bins, true);
     } finally {
       home.cleanup();
     }
