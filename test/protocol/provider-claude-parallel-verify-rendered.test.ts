@@ -52,7 +52,7 @@ const jsonl = (lines: readonly string[]) => lines.join('\n') + '\n';
  * card, and expects the verify that starts from that render to equal a single-pass verify.
  * Returns how many verifies started from the render and how many parses ran on threads.
  */
-async function expectSameVerifies(source: string, text: string): Promise<{ fromRender: number; parallel: number }> {
+async function expectSameVerifies(source: string, text: string, newSessionId: string | null): Promise<{ fromRender: number; parallel: number }> {
   let fromRender = 0;
   const scansBefore = par.parallelScanCounts().parallel;
   for (const config of sweep(text, 2)) {
@@ -67,7 +67,7 @@ async function expectSameVerifies(source: string, text: string): Promise<{ fromR
     const edits: Edit[] = [{ op: 'elide', line_indexes: lines, stub_template: STUB }, { op: 'inject_digest', digest }];
     const staging = stagingFile(dir);
     const renderWith = (asked: Edit[]) =>
-      par.renderCandidate({ provider_id: 'claude_code', path: source, source_sha256: parsed.source_sha256, edits: asked, staging_path: staging, new_session_id: null, now: '2026-03-01T10:00:00.000Z' }).then(
+      par.renderCandidate({ provider_id: 'claude_code', path: source, source_sha256: parsed.source_sha256, edits: asked, staging_path: staging, new_session_id: newSessionId, now: '2026-03-01T10:00:00.000Z' }).then(
         () => true,
         () => false,
       );
@@ -82,12 +82,15 @@ async function expectSameVerifies(source: string, text: string): Promise<{ fromR
 }
 
 describe('a verify that starts from the render of a source parsed on threads', () => {
-  it('finds what a single-pass verify finds, wherever the ranges were split', async () => {
+  it.each([
+    ['a candidate', null],
+    ['a fork', '7e57f0ce-0000-4000-8000-00000000f0c5'],
+  ])('finds what a single-pass verify finds, wherever the ranges were split: %s', async (_, newSessionId) => {
     const texts = [modernSession().toJsonl(), branchedSession().b.toJsonl(), jsonl(spreadSessionLines()), ...breakages().map((b) => b.text)];
     let fromRender = 0;
     let parallel = 0;
     for (const text of texts) {
-      const counts = await expectSameVerifies(file(text), text);
+      const counts = await expectSameVerifies(file(text), text, newSessionId);
       fromRender += counts.fromRender;
       parallel += counts.parallel;
     }

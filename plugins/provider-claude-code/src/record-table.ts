@@ -275,9 +275,10 @@ export class RecordTable {
    * Appends row `i` of `from` as a read without detail would have left it: its line state, tree
    * links, tool ids, kind, flags and response number, and nothing only items need (labels,
    * summaries, usage, payload measures). Its parent is found again when the rows are indexed.
+   * `bytes` is the line's length when it is not the source line's (a fork's new session id).
    */
-  addTreeRowOf(from: RecordTable, i: number): number {
-    const row = this.add(from.bytes[i]!, from.state(i));
+  addTreeRowOf(from: RecordTable, i: number, bytes = from.bytes[i]!): number {
+    const row = this.add(bytes, from.state(i));
     this.kindCodes[row] = from.kindCodes[i]!;
     this.flags[row] = from.flags[i]!;
     this.response[row] = from.response[i]!;

@@ -10,12 +10,15 @@
  * of another length or read another way, a reader error, a check the analysis refuses) empties the
  * staging file and returns null, and the caller renders in full, which reports the problem exactly
  * as always. A render that does not fork keeps the lines it read and hashed, and the next such
- * render of the unchanged file copies them instead of reading it again (source-lines.ts).
+ * render of the unchanged file copies them instead of reading it again (source-lines.ts). A fork's
+ * render notes where it wrote the fork's id into each line it copied, for the verify of the fork
+ * (verify-rendered.ts).
  */
 import type { Stats } from 'node:fs';
 import { JsonlInputError, JsonlLimitError, readJsonl, type JsonlRecord } from '../../../sdk/jsonl.js';
 import type { StagingWriter } from '../../../sdk/staging.js';
 import type { Analysis } from './analysis.js';
+import { ForkSpans } from './fork-spans.js';
 import { editLine, newLineAnatomy, parseLine, recordSessionIdSpans, type LineAnatomy } from './elide-line.js';
 import { jsonlOptions, type ReadLimits } from './limits.js';
 import { countParsedSource, parsedSource } from './parsed-source.js';
@@ -37,6 +40,8 @@ export interface RenderedFromParse {
   edited: Set<number>;
   /** The source's lines as read and hashed, when this render kept or took them (source-lines.ts). */
   sourceLines: readonly Buffer[] | null;
+  /** For a fork: where each copied line's sessionId values were replaced. */
+  forkSpans: ForkSpans | null;
 }
 
 /**
@@ -160,10 +165,12 @@ export async function renderFromParse(
     // that walk cannot follow is one the skeleton hands to JSON.parse: a full render decides.
     const spans = recordSessionIdSpans(rec.bytes);
     if (spans === null) throw new NotTheParsedFile();
+    forkSpans?.set(rec.index, spans);
     writeUnedited(writer, rec.bytes, spans, fork, idJson, newline);
   };
 
   let sourceLines: readonly Buffer[] | null = null;
+  const forkSpans = fork !== null ? new ForkSpans(table.length) : null;
   const copyAll = async (): Promise<{ sha256: string; bytes: number; recordCount: number } | null> => {
     const lines = fork === null ? sourceLinesOf(parsed, path, before) : null;
     if (lines !== null) {
@@ -217,5 +224,5 @@ export async function renderFromParse(
     knownAnatomy.set(parsed, kept);
   }
   countParsedSource(true);
-  return { analysis, bytes: summary.bytes, elided, edited, sourceLines };
+  return { analysis, bytes: summary.bytes, elided, edited, sourceLines, forkSpans };
 }

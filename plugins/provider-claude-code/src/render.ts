@@ -187,10 +187,21 @@ export async function renderCandidate(params: ProviderRenderParams, hooks: Rende
         requireUnchanged(path, before, reused.bytes);
         const appended = plan.digest ? appendCard(path, before, reused.analysis, plan, writer) : 0;
         const done = writer.finish();
-        // A fork rewrites every line's sessionId: no line is the source's, so there is nothing to start
-        // from. Nor without the source's lines, which a verify compares the copied lines with.
-        if (plan.newSessionId === null && reused.sourceLines !== null) {
-          rememberRendered(absolutePath(params.staging_path), { sha256: done.output_sha256, bytes: done.bytes, source: reused.analysis, sourceLines: reused.sourceLines, limits, edited: reused.edited });
+        // A verify compares the copied lines with the source's: those this render kept, or for a
+        // fork those of the file it read. Without them, a verify reads in full.
+        const fork = plan.newSessionId !== null;
+        if (fork || reused.sourceLines !== null) {
+          rememberRendered(absolutePath(params.staging_path), {
+            sha256: done.output_sha256,
+            bytes: done.bytes,
+            source: reused.analysis,
+            sourceLines: fork ? null : reused.sourceLines,
+            sourceFile: fork ? { path, identity: before } : null,
+            limits,
+            edited: reused.edited,
+            newSessionId: plan.newSessionId,
+            forkSpans: reused.forkSpans,
+          });
         }
         return { ...done, elided_records: reused.elided, appended_records: appended };
       }
