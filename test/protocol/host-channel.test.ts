@@ -174,6 +174,19 @@ describe('PluginChannel over in-memory streams', () => {
     expect(seen).toEqual([long.slice(0, 4096)]);
   });
 
+  it('shows a hand-written plugin\'s overlong host/log line cut, saying by how much, instead of dropping it', async () => {
+    const r = await connect();
+    const seen: string[] = [];
+    const pending = r.channel.request(StrategyPropose, params('hang'), { log: (p) => seen.push(p.message) });
+    pending.catch(() => undefined);
+    mem!.toHost.write(JSON.stringify({ jsonrpc: '2.0', method: 'host/log', params: { level: 'warn', message: `${'é'.repeat(4000)}${'z'.repeat(1000)}` } }) + '\n');
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(Array.from(seen[0]!).length).toBeLessThanOrEqual(4096);
+    expect(seen[0]).toMatch(/^é{4000}z+ … \(\d+ more characters\)$/);
+    const [kept, more] = [Array.from(seen[0]!.split(' … ')[0]!).length, Number(/\((\d+) more/.exec(seen[0]!)![1])];
+    expect(kept + more).toBe(5000);
+  });
+
   it('answers a plugin error as plugin_error and keeps the plugin; its own words, not its stderr, make the message', async () => {
     const r = await connect({ ...definition, strategies: { ...definition.strategies, inner: { info, propose: () => { throw invalidInput('not my kind of session'); } } } });
     const error = (await r.channel.request(StrategyPropose, params('inner')).catch((e: unknown) => e)) as PluginFailure;

@@ -17,6 +17,7 @@ import { FramingError, ItemsText, NdjsonMessageReader, type ItemsOnTheWay, type 
 import { GobstopperError } from '../../errors.js';
 import { watchAnswers } from './answered-requests.js';
 import type { HostCallbacks, PluginLogSink } from './host-callbacks.js';
+import { clipLogParams } from './log-line.js';
 import { PluginFailure, type PluginFailureCode } from './plugin-failure.js';
 import { checkAgainst, methodValidators, validatorFor } from './schema-check.js';
 import { ReceivedItems, SentItems } from './sent-items.js';
@@ -512,7 +513,8 @@ export class PluginChannel {
     }
   }
 
-  private onHostNotification(slot: 'log' | 'progress', defName: string, params: unknown): void {
+  private onHostNotification(slot: 'log' | 'progress', defName: string, raw: unknown): void {
+    const params = slot === 'log' ? clipLogParams(raw) : raw;
     if (checkAgainst(validatorFor(defName), params)) return; // a malformed log line is dropped, not fatal
     const frame = this.innermost;
     const handler = frame?.callbacks[slot] as ((p: unknown) => void) | undefined;
