@@ -84,6 +84,18 @@ function notSupported(what: string): PluginError {
   return new PluginError(P.PluginErrorCodes.NotSupported, `${what} is not provided by this plugin`);
 }
 
+/**
+ * A score that is NaN or infinite goes out as JSON null, which the host reads as "unknown" and
+ * keeps the item: the scorer's author hears of it once per answer instead of never.
+ */
+function warnNonFinite(scorerId: string, result: T.ScorerScoreResult, ctx: HostContext): T.ScorerScoreResult {
+  const bad = result.scores.filter((s) => typeof s.keep_probability === 'number' && !Number.isFinite(s.keep_probability));
+  if (bad.length > 0) {
+    ctx.log('warn', `scorer ${scorerId} gave ${bad.length} keep_probability value(s) that are not finite numbers (first at line ${bad[0]!.line_index}: ${bad[0]!.keep_probability}); they are sent as null, which keeps those items`);
+  }
+  return result;
+}
+
 /** LogParams.message's maxLength: the host drops a longer host/log line unseen, so it is cut here. */
 export const MAX_LOG_MESSAGE_CHARS = 4096;
 
@@ -248,7 +260,8 @@ export function attachPlugin(connection: MessageConnection, def: PluginDefinitio
   onRequest(P.ScorerScore, (params, token) => {
     const s = def.scorers?.[params.scorer_id];
     if (!s) throw notSupported(`scorer ${params.scorer_id}`);
-    return inFlight.track(() => s.score(params, hostContext(connection, token)));
+    const ctx = hostContext(connection, token);
+    return inFlight.track(async () => warnNonFinite(params.scorer_id, await s.score(params, ctx), ctx));
   });
   return inFlight;
 }
