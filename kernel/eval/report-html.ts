@@ -205,6 +205,9 @@ function boxChart(aggregates: readonly BenchAggregate[], styles: Map<string, Str
   return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="reduction quartiles per strategy">${parts.join('')}</svg>`;
 }
 
+/** Height of a 12px tick label, baseline to cap, with a pixel to spare. */
+const LABEL_HEIGHT = 13;
+
 /** One session: estimated context over elapsed time, compactions as drops with a marker. */
 function timelineChart(timeline: SessionTimeline): string {
   const W = 360;
@@ -234,7 +237,11 @@ function timelineChart(timeline: SessionTimeline): string {
   if (timeline.trigger_tokens) {
     const ty = y(timeline.trigger_tokens);
     parts.push(`<line x1="${m.left}" x2="${W - m.right}" y1="${px(ty)}" y2="${px(ty)}" stroke="#D55E00" stroke-dasharray="5 4" stroke-width="1.2"/>`);
-    parts.push(`<text class="tick" x="${W - m.right - 2}" y="${px(ty - 4)}" text-anchor="end">trigger</text>`);
+    // The reported label sits at the right end too; a context near the trigger would print one
+    // label over the other, so the trigger's moves to the left end then.
+    const crowded = reported !== null && Math.abs(y(reported) + 4 - (ty - 4)) < LABEL_HEIGHT;
+    const at = crowded ? `x="${m.left + 4}" y="${px(ty - 4)}" text-anchor="start"` : `x="${W - m.right - 2}" y="${px(ty - 4)}" text-anchor="end"`;
+    parts.push(`<text class="tick" ${at}>trigger</text>`);
   }
   // On the estimate's basis the line drops at each compaction: before, then after at the same
   // instant. A compaction counted on reported context is only marked: joined, the line would jump

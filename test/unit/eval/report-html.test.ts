@@ -199,6 +199,26 @@ describe('bench HTML report', () => {
     for (const page of [estimated, reported]) expect((page.match(/fill="#D55E00"><title>/g) ?? []).length).toBe(tl!.compactions.length);
   });
 
+  it('keeps the trigger label clear of the reported-context label when the two figures are close', () => {
+    const [tl] = input.timelines;
+    // A 12px label, about 7px a character: the box a reader sees, by its anchor.
+    const boxes = (page: string) =>
+      [...page.slice(page.indexOf('aria-label="context over time"')).matchAll(/<text class="tick" x="([\d.]+)" y="([\d.]+)" text-anchor="(start|end)">((?:trigger|reported)[^<]*)<\/text>/g)].map(
+        ([, x, y, anchor, text]) => {
+          const width = 7 * text!.length;
+          const left = anchor === 'end' ? Number(x) - width : Number(x);
+          return { text: text!, left, right: left + width, top: Number(y) - 12, bottom: Number(y) };
+        },
+      );
+    for (const reported of [20_500, 21_600, 23_000, 90_000]) {
+      const page = renderBenchReportHtml({ ...input, timelines: [{ ...tl!, trigger_tokens: 20_000, token_basis: 'reported', context_tokens: reported }] });
+      const [a, b] = boxes(page);
+      expect([a?.text, b?.text].sort(), String(reported)).toEqual([expect.stringMatching(/^reported /), 'trigger']);
+      const overlap = a!.left < b!.right && b!.left < a!.right && a!.top < b!.bottom && b!.top < a!.bottom;
+      expect(overlap, `${reported}: ${JSON.stringify([a, b])}`).toBe(false);
+    }
+  });
+
   it('says so when there is nothing to chart', () => {
     const empty = renderBenchReportHtml({ generated_at: 'now', sessions: 0, sessions_measured: 0, rows: [], aggregates: [], timelines: [] });
     expect(empty).toContain('no rendered plans to show');
