@@ -343,6 +343,19 @@ describe('vault commands (built CLI)', () => {
     expect(out).toContain('  applied: 1 (1 more labelled applied carries an error code and changed nothing); ~3,000 tokens reclaimed (estimated context, not billing)\n');
   });
 
+  it('events counts the rotated log and the live one together, every count written the same way', async () => {
+    const dataHome = join(home.root, 'rotated-data');
+    const dir = join(dataHome, 'gobstopper');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const event = (ts: number) => JSON.stringify({ schema: 'gobstopper/compaction-events-v1', ts, provider: 'codex', session_id: '019d2e4a', strategy: 'elide', action: 'transcript_compact', outcome: 'applied', trigger_tokens: 1000, context_tokens_before: 5000, context_tokens_after: 2000, est_reclaimed_tokens: 3000, items_covered: 4, duration_ms: 12, error_code: null, retention_total: 2, retention_retained: 1, retention_lexical: 2 });
+    const older = Array.from({ length: 1200 }, (_, i) => event(1_000_000_000 + i));
+    writeFileSync(join(dir, 'events.1.jsonl'), older.join('\n') + '\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'events.jsonl'), event(1_000_002_000) + '\n', { mode: 0o600 });
+    const out = (await cliWith({ XDG_DATA_HOME: dataHome }, 'events', '--limit', '0')).stdout;
+    expect(out).toContain('  applied: 1,201; ~3,603,000 tokens reclaimed');
+    expect(out).toContain('  retention: 1,201 of 2,402 checks kept at their source (50%), 2,402 lexically (100%), over 1,201 measured compaction(s)\n');
+  });
+
   it('events skips a line whose time no date can show, instead of failing on it', async () => {
     const dataHome = join(home.root, 'far-future-data');
     const log = join(dataHome, 'gobstopper', 'events.jsonl');

@@ -66,7 +66,7 @@ export default class Events extends BaseCommand<EventsResult> {
     const r = s.retention?.all;
     if (r && r.measured_events > 0) {
       const pct = (n: number) => (r.checks > 0 ? `${Math.round((100 * n) / r.checks)}%` : 'n/a');
-      const text = `  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${r.measured_events} measured compaction(s)`;
+      const text = `  retention: ${formatCount(r.retained)} of ${formatCount(r.checks)} checks kept at their source (${pct(r.retained)}), ${formatCount(r.lexical)} lexically (${pct(r.lexical)}), over ${formatCount(r.measured_events)} measured compaction(s)`;
       for (const line of wrapText(text, this.tableWidth(), '             ')) this.say(line);
     }
     if (skipped !== null) this.say(`  ${skipped}`);
