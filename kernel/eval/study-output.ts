@@ -1,7 +1,7 @@
 /** eval-study's outputs: the prepared manifest file and the human lines of a study report. */
 import type { EvalStudyPrepareResult, RetentionManifest, RetentionStudyReport, TranscriptItem } from '../../schemas/generated/types.js';
 import { assertNewOutputPath, writeNewFile } from './output-file.js';
-import { countByKind, manifestJson, prepareManifest } from './study-manifest.js';
+import { countByKind, manifestJson, prepareManifest, STUDY_LIMITS } from './study-manifest.js';
 import type { SlotExtractor } from './study-slots.js';
 import { formatInt } from '../text/numbers.js';
 import { wrapText } from '../text/wrap.js';
@@ -12,7 +12,8 @@ export function prepareManifestFile(path: string, source: Buffer, items: readonl
   assertNewOutputPath(path);
   const manifest = prepareManifest(source, items, extractor);
   writeNewFile(path, manifestJson(manifest), 0o600);
-  return { result: { checks: manifest.checks.length, label_source: 'heuristic', study_run: false, manifest_path: path, by_kind: countByKind(manifest) }, manifest };
+  const replayFits = source.length <= STUDY_LIMITS.replaySourceBytes;
+  return { result: { checks: manifest.checks.length, label_source: 'heuristic', study_run: false, manifest_path: path, by_kind: countByKind(manifest), replay_fits: replayFits }, manifest };
 }
 
 const ratio = (n: number, d: number) => `${n}/${d}`;

@@ -727,6 +727,10 @@ export interface EvalStudyPrepareResult {
   by_kind: {
     [k: string]: number;
   };
+  /**
+   * Whether the session is small enough for --manifest to replay it (64 MiB); when false, only --against can score the manifest.
+   */
+  replay_fits: boolean;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -547,7 +547,7 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(validateEvalStudyCommandResult(body)).toBe(true);
     // Elidable records first, at most 16 per kind: error lines (facts) of outputs 0-15 and the
     // constraints of the 10 even outputs.
-    expect(body).toEqual({ checks: 26, label_source: 'heuristic', study_run: false, manifest_path: manifestPath, by_kind: { fact: 16, constraint: 10 } });
+    expect(body).toEqual({ checks: 26, label_source: 'heuristic', study_run: false, manifest_path: manifestPath, by_kind: { fact: 16, constraint: 10 }, replay_fits: true });
     const text = readFileSync(manifestPath, 'utf8');
     manifest = JSON.parse(text) as RetentionManifest;
     expect(manifest).toMatchObject({ schema: 'gobstopper-retention-v1', source_sha256: sha256(readFileSync(codexPath)), label_source: 'heuristic' });
@@ -573,6 +573,34 @@ describe.skipIf(!built)('eval-study (built CLI)', () => {
     expect(ran.status, ran.stdout + ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toMatchObject({ schema: 'gobstopper-retention-study-v1', checks_total: 26, rounds: 1 });
     rmSync(spaced);
+  });
+
+  it('a session too large to replay is told so, and the next command it prints scores a compaction instead', () => {
+    // Three tool outputs of 22 MiB each: under the per-record limit, over the 64 MiB a replay reads.
+    const b = modernSession({ sessionId: CLAUDE_ID });
+    for (let i = 0; i < 4; i++) {
+      b.user(`Step ${i}: run the tests`);
+      b.tools([{ name: 'Bash', input: { command: `npm test -- mod_${i}` }, output: `error: test failed in src/mod_${i}.ts\n` + longOutput(`out${i}`, 40) }]);
+    }
+    const records = b.toJsonl().trimEnd().split('\n').map((l) => JSON.parse(l));
+    const results = records.filter((r) => Array.isArray(r.message?.content) && r.message.content.some((b: { type: string }) => b.type === 'tool_result')).slice(0, 3);
+    for (const r of results) for (const b of r.message.content) if (b.type === 'tool_result') b.content = 'z'.repeat(22 * 1024 * 1024);
+    const big = join(work, 'big-session.jsonl');
+    writeFileSync(big, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const prepared = join(work, 'big-manifest.json');
+    const human = gob(['eval-study', big, '--claude-home', home.claudeHome, '--prepare-manifest', prepared]);
+    expect(human.status, human.stderr).toBe(0);
+    const lines = human.stdout.trimEnd().split('\n');
+    expect(lines[1]).toBe('the session is over the 64 MiB a replay reads; score a compaction of it instead, a fork apply made from it, by its path or as vault:<sha256>:');
+    expect(lines[2]).toBe(`next: gobstopper eval-study ${big} --manifest ${prepared} --claude-home ${home.claudeHome} --against <fork path | vault:<sha256>>`);
+    // The replay the line no longer offers is indeed refused.
+    expect(gob(['eval-study', big, '--manifest', prepared]).stderr).toMatch(/replay reads at most 64 MiB/);
+    rmSync(prepared);
+    const { body } = json(['eval-study', big, '--prepare-manifest', prepared]);
+    expect(validateEvalStudyCommandResult(body)).toBe(true);
+    expect(body.replay_fits).toBe(false);
+    rmSync(prepared);
+    rmSync(big);
   });
 
   it('replays the three arms on private copies: typed masking keeps every pinned check in place', () => {

@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import type { EvalStudyCommandResult, EvalStudyPrepareResult, RetentionStudyReport } from '../../../schemas/generated/types.js';
 import { renderStudyLines } from '../../eval/study-output.js';
+import { STUDY_LIMITS } from '../../eval/study-manifest.js';
+import { MIB } from '../../../sdk/limits.js';
 import { evalStudy } from '../../services/eval-study.js';
 import { shellWord } from '../../text/shell-word.js';
 import { withRuntime } from '../../services/runtime.js';
@@ -15,12 +17,14 @@ const isPrepared = (r: EvalStudyCommandResult): r is EvalStudyPrepareResult => '
  * The replay to run next, as a command to paste: every word shell-quoted, with the homes the session
  * was found under (without them an id names no session, or another one).
  */
-function nextCommand(session: string, manifest: string, flags: { 'claude-home'?: string; 'codex-home'?: string; 'provider-home'?: string[] }): string {
+function nextCommand(session: string, manifest: string, flags: { 'claude-home'?: string; 'codex-home'?: string; 'provider-home'?: string[] }, against?: string): string {
   const words = ['gobstopper', 'eval-study', session, '--manifest', manifest];
   if (flags['claude-home'] !== undefined) words.push('--claude-home', flags['claude-home']);
   if (flags['codex-home'] !== undefined) words.push('--codex-home', flags['codex-home']);
   for (const home of flags['provider-home'] ?? []) words.push('--provider-home', home);
-  return words.map(shellWord).join(' ');
+  const command = words.map(shellWord).join(' ');
+  // The placeholder is for the reader to replace, so it is not quoted as a word to paste.
+  return against === undefined ? command : `${command} --against ${against}`;
 }
 
 export default class EvalStudy extends BaseCommand<EvalStudyCommandResult> {
@@ -79,7 +83,12 @@ Everything runs on private copies; no model or provider service is called and no
       if (isPrepared(result)) {
         const kinds = Object.entries(result.by_kind).map(([kind, n]) => `${kind} ${n}`).join(', ');
         this.say(`wrote ${result.checks} heuristic check${result.checks === 1 ? '' : 's'} (${kinds}) to ${result.manifest_path}`);
-        this.say(`next: ${nextCommand(args.session, result.manifest_path, flags)}`);
+        if (result.replay_fits) this.say(`next: ${nextCommand(args.session, result.manifest_path, flags)}`);
+        else {
+          // The replay the usual next line runs would refuse this session: only a compaction of it can be scored.
+          this.say(`the session is over the ${STUDY_LIMITS.replaySourceBytes / MIB} MiB a replay reads; score a compaction of it instead, a fork apply made from it, by its path or as vault:<sha256>:`);
+          this.say(`next: ${nextCommand(args.session, result.manifest_path, flags, '<fork path | vault:<sha256>>')}`);
+        }
       } else for (const line of renderStudyLines(result as RetentionStudyReport, { width: this.tableWidth() })) this.say(line);
     }
     return result;

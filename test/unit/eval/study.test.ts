@@ -158,7 +158,7 @@ describe('heuristic manifest preparation', () => {
   it('writes the manifest to a new file only', () => {
     const path = join(dir, 'manifest.json');
     const { result } = prepareManifestFile(path, session.source, session.transcript.items);
-    expect(result).toEqual({ checks: 9, label_source: 'heuristic', study_run: false, manifest_path: path, by_kind: { fact: 3, constraint: 2, open_task: 2, procedure: 2 } });
+    expect(result).toEqual({ checks: 9, label_source: 'heuristic', study_run: false, manifest_path: path, by_kind: { fact: 3, constraint: 2, open_task: 2, procedure: 2 }, replay_fits: true });
     expect(validateEvalStudyCommandResult(result)).toBe(true);
     expect(parseManifest(readFileSync(path))).toEqual(manifest);
     writeFileSync(path, 'mine');
