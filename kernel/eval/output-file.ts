@@ -37,10 +37,12 @@ function outputIsDirectory(path: string): GobstopperError {
 
 /**
  * Throws a clear error when `path` exists (a dangling symlink counts) or its directory does not, or
- * when it names no file: empty, or ending in a separator (which `resolve` would quietly drop).
+ * when it names no file: empty, `-`, or ending in a separator (which `resolve` would quietly drop).
  */
 export function assertNewOutputPath(path: string): string {
   if (path.trim() === '') throw usageError('output_path_empty', 'an output file name is empty; name a new file');
+  // Many tools read - as stdout; written as given, it would be a file of that name in the current directory.
+  if (path === '-') throw usageError('output_path_dash', "'-' is not stdout here: it would be a file named - in the current directory; name a new file (./- for that name)");
   if (path.endsWith('/') || path.endsWith(sep)) throw notAFile(path);
   const absolute = resolve(path);
   const entry = entryAt(absolute);

@@ -334,6 +334,12 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect({ status: takenDir.status, code: takenDir.body.error.code }).toEqual({ status: 1, code: 'output_exists' });
     const slashed = json(['bench', ...LOW, '--output', join(work, 'rows') + '/']);
     expect({ status: slashed.status, code: slashed.body.error.code }).toEqual({ status: 2, code: 'output_not_a_file' });
+    // - is stdout to many tools; taken as a name, it would leave a file called - in the current directory.
+    for (const flag of ['--output', '--html']) {
+      const dash = json(['bench', ...LOW, flag, '-']);
+      expect({ status: dash.status, code: dash.body.error.code }).toEqual({ status: 2, code: 'output_path_dash' });
+      expect(existsSync(join(work, '-'))).toBe(false);
+    }
     const same = json(['bench', ...LOW, '--output', join(work, 'x.csv'), '--html', join(work, 'x.csv')]);
     expect(same.status).toBe(2);
     expect(same.body.error.code).toBe('output_conflict');
