@@ -341,13 +341,15 @@ export function renderBenchReportHtml(input: BenchReportInput): string {
   const charted = [...input.timelines].filter((tl) => tl.points.length + tl.compactions.length > 0).sort((a, b) => span(b) - span(a));
   const timelines = charted.slice(0, maxTimelines);
   const rendered = input.rows.filter((r) => r.execution_state === 'rendered').length;
-  const best = [...input.aggregates].sort((a, b) => b.sessions_best - a.sessions_best)[0];
+  // Strategies that tie for the most sessions won are all named: the first alone would claim a lead it does not have.
+  const mostBest = Math.max(0, ...input.aggregates.map((a) => a.sessions_best));
+  const leaders = mostBest > 0 ? input.aggregates.filter((a) => a.sessions_best === mostBest).map((a) => esc(a.strategy)) : [];
   const stats = [
     [String(input.sessions_measured), 'sessions measured'],
     [String(input.sessions - input.sessions_measured), 'sessions failed'],
     [String(input.aggregates.length), 'strategies'],
     [String(rendered), 'rewrites rendered'],
-    [best && best.sessions_best > 0 ? esc(best.strategy) : '–', 'most often best'],
+    [leaders.length > 0 ? leaders.join(', ') : '–', leaders.length > 1 ? `most often best, tied at ${mostBest} each` : 'most often best'],
   ]
     .map(([v, l]) => `<div class="stat"><b>${v}</b><span>${l}</span></div>`)
     .join('');

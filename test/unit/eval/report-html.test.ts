@@ -121,6 +121,17 @@ describe('bench HTML report', () => {
     expect(failures).toContain('<td>session-013</td><td>session_evaluation_failed</td><td class="reasons">session file is gone</td>');
   });
 
+  it('names every strategy that ties for most often best, not the first of them alone', () => {
+    const stat = (page: string) => page.match(/<div class="stat"><b>([^<]*)<\/b><span>(most often best[^<]*)<\/span><\/div>/)?.slice(1);
+    const [a, b, c] = input.aggregates;
+    const tied = renderBenchReportHtml({ ...input, aggregates: [{ ...a!, sessions_best: 1 }, { ...b!, sessions_best: 3 }, { ...c!, sessions_best: 3 }] });
+    expect(stat(tied)).toEqual([`${b!.strategy}, ${c!.strategy}`, 'most often best, tied at 3 each']);
+    const alone = renderBenchReportHtml({ ...input, aggregates: [{ ...a!, sessions_best: 1 }, { ...b!, sessions_best: 3 }, { ...c!, sessions_best: 2 }] });
+    expect(stat(alone)).toEqual([b!.strategy, 'most often best']);
+    const none = renderBenchReportHtml({ ...input, aggregates: [{ ...a!, sessions_best: 0 }] });
+    expect(stat(none)).toEqual(['–', 'most often best']);
+  });
+
   it('names each failed strategy row with its session, code and message, escaped, and lists at most 50 of them', () => {
     const base = input.rows.find((r) => r.strategy !== null && r.status === 'plan')!;
     const failedRow = (session: string, strategy: string, message: string) => ({ ...base, session, strategy, status: 'error' as const, execution_state: null, failure: 'strategy_evaluation_failed' as const, error: message, error_code: 'file_hash_mismatch', best: false });
