@@ -26,6 +26,8 @@ export interface BenchJob {
 export interface BenchSessionResult {
   eval: EvalCommandResult;
   timeline?: SessionTimeline | null;
+  /** What eval warned of the configuration for this session (a legacy command, a prefix-keyed table). */
+  config_warnings?: string[];
 }
 
 export interface CollectedBench {
@@ -41,8 +43,10 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
   const rows: BenchRow[] = [];
   const timelines: SessionTimeline[] = [];
   let measured = 0;
+  const warnings = new Set<string>();
   for (const outcome of outcomes) {
     if (outcome.ok) {
+      for (const w of outcome.result.config_warnings ?? []) warnings.add(w);
       const sessionRows = benchRowsFromEval(outcome.result.eval, outcome.job.path);
       // Read but every strategy failed on it: as unmeasured as a session that failed whole.
       if (sessionRows.some((r) => r.failure === null)) measured += 1;
@@ -63,6 +67,7 @@ export function collectBench(outcomes: ReadonlyArray<JobOutcome<BenchJob, BenchS
       aggregates: aggregateBench(rows),
       output_path: null,
       html_path: null,
+      warnings: [...warnings],
     },
     timelines,
   };

@@ -30,7 +30,7 @@ export async function runJob(job: BenchSessionJob): Promise<BenchSessionResult> 
       { provider: job.provider, path: job.path },
       { strategies: job.strategies, trigger: job.trigger, floor: job.floor, preset: job.preset, configPath: job.config_path, cwd: job.cwd, timeline: true },
     );
-    return { eval: report.result, timeline: report.timeline };
+    return { eval: report.result, timeline: report.timeline, config_warnings: report.config_warnings };
   } catch (error) {
     // The row names the failure kind and keeps the code eval gives (invalid_policy, unknown_preset, ...).
     if (error instanceof PolicyResolutionError) throw Object.assign(new Error(error.message), { code: error.code, kind: 'policy_resolution_failed' });

@@ -137,6 +137,8 @@ export interface EvalTarget {
 export interface EvalReport {
   result: T.EvalCommandResult;
   timeline: SessionTimeline | null;
+  /** The warnings of `result` that come from the configuration, not from this session's numbers. */
+  config_warnings: string[];
 }
 
 interface CandidateMeasure {
@@ -326,13 +328,13 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
     }
     result.rehearsal_note = rehearsal.rehearsal?.note ?? rehearsal.note;
     const unapplied = unappliedSessionWarning(config);
-    if (unapplied !== null) result.warnings.unshift(unapplied);
     const untriggered = belowTriggerWarning(result.rows, result.context_tokens, policy.effective_trigger_tokens, policy.floor_tokens);
-    if (untriggered !== null) result.warnings.unshift(untriggered);
     // Without this the rows read as if the configured proposer had been among them.
-    if (config.external?.kind === 'legacy_command') {
-      result.warnings.unshift(`the legacy command that ${config.external.table} configures is not measured: eval compares strategies, and only plan, apply and watch run a command`);
-    }
+    const legacy = config.external?.kind === 'legacy_command' ? `the legacy command that ${config.external.table} configures is not measured: eval compares strategies, and only plan, apply and watch run a command` : null;
+    const present = (w: string | null): w is string => w !== null;
+    result.warnings.unshift(...[legacy, untriggered, unapplied].filter(present));
+    // A bench hears these once for all its sessions; the others are about one session's numbers.
+    const configWarnings = [legacy, unapplied].filter(present);
     const timeline: SessionTimeline | null = options.timeline
       ? {
           provider: transcript.session.provider,
@@ -344,7 +346,7 @@ export async function evaluateFile(runtime: Runtime, target: EvalTarget, options
           token_basis: result.token_basis,
         }
       : null;
-    return { result, timeline };
+    return { result, timeline, config_warnings: configWarnings };
   });
 }
 

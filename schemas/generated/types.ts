@@ -392,6 +392,10 @@ export interface BenchCommandResult {
    * The new HTML report, if any.
    */
   html_path: string | null;
+  /**
+   * What the configuration set that the bench did not measure, as eval warns of it (a legacy command, a session table keyed by a prefix), each once.
+   */
+  warnings: string[];
 }
 /**
  * One strategy on one session, flat as in the CSV. Numbers are null on failure rows.

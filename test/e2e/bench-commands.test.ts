@@ -314,6 +314,22 @@ describe.skipIf(!built)('bench (built CLI)', () => {
     expect(readFileSync(window, 'utf8')).toContain('<p class="why" role="status">No sessions found in the last 30 minutes (gobstopper bench --all measures older ones).</p>');
   });
 
+  it('warns once, as eval does, of a legacy command it did not measure and of a session table keyed by a prefix', () => {
+    const config = join(work, 'unmeasured.toml');
+    writeFileSync(config, `[presets.cmd]\ncommand = "/bin/false"\ntrusted_legacy_command = true\n\n[sessions."${RECENT[0]!.slice(0, 8)}"]\nfloor_tokens = 0\n`);
+    const args = ['bench', '--config', config, '--preset', 'cmd', '--strategy', 'elide', ...LOW];
+    const legacy = 'the legacy command that [presets.cmd] configures is not measured: eval compares strategies, and only plan, apply and watch run a command';
+    const { status, body } = json(args);
+    expect(status).toBe(0);
+    expect(validateBenchCommandResult(body)).toBe(true);
+    // The prefix matches both Codex sessions of the window: each is named, the command once.
+    expect(body.warnings).toEqual([legacy, ...[RECENT[0]!, RECENT[1]!].map((id) => `[sessions."${id.slice(0, 8)}"] is not applied: a session table is keyed by the full session id (${id})`)]);
+    const human = gob(args);
+    expect(human.stderr.split('\n').filter((l) => l.startsWith('warning: '))).toEqual(body.warnings.map((w: string) => `warning: ${w}`));
+    // Without either, nothing to warn of.
+    expect(json(['bench', '--strategy', 'elide', ...LOW]).body.warnings).toEqual([]);
+  });
+
   it('refuses an output path that exists before measuring anything, and leaves it as it was', () => {
     const taken = join(work, 'taken.csv');
     writeFileSync(taken, 'keep me\n');
