@@ -59,7 +59,7 @@ export function eventProblem(value: unknown): string | null {
 
 export interface AppendResult {
   written: boolean;
-  /** Why the event was not written; the caller prints it and carries on. */
+  /** Why the event was not written, or what went wrong beside writing it; the caller prints it and carries on. */
   warning?: string;
 }
 
@@ -69,18 +69,31 @@ export interface EventLogOptions {
   env?: PathEnv;
 }
 
-async function appendLine(live: string, line: Buffer): Promise<void> {
+/** Appends `line`; returns why the log could not be rotated first, when it could not (the line is still written). */
+async function appendLine(live: string, line: Buffer): Promise<string | null> {
   const flags = fsConstants.O_RDWR | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
   let handle = await open(live, flags, 0o600);
+  let unrotated: string | null = null;
   try {
     let st = await handle.stat();
     checkPrivateFile(live, st);
     if (st.size >= ROTATE_BYTES) {
-      await handle.close();
-      await rename(live, rotatedLogPath(live));
-      handle = await open(live, flags, 0o600);
-      st = await handle.stat();
-      checkPrivateFile(live, st);
+      const rotated = rotatedLogPath(live);
+      // A rotation that fails (a directory where the older generation goes) must not cost the event:
+      // it goes into the live log, and the warning says what is in the way.
+      const moved = await rename(live, rotated).then(
+        () => true,
+        (error: unknown) => {
+          unrotated = `the events log could not be rotated to ${rotated} (${unreadableReason(error)}; move that aside), so it grows past ${ROTATE_BYTES / MIB} MiB`;
+          return false;
+        },
+      );
+      if (moved) {
+        await handle.close();
+        handle = await open(live, flags, 0o600);
+        st = await handle.stat();
+        checkPrivateFile(live, st);
+      }
     }
     // A torn last line (a crash mid-write) must not swallow this event too: end it first.
     if (st.size > 0) {
@@ -93,6 +106,7 @@ async function appendLine(live: string, line: Buffer): Promise<void> {
   } finally {
     await handle.close();
   }
+  return unrotated;
 }
 
 /** Validates and appends one event. Never throws: a failure is returned as a warning. */
@@ -105,12 +119,13 @@ export async function appendEvent(event: CompactionEvent, options: EventLogOptio
   try {
     await ensurePrivateDir(dirname(live));
     const lock = await FileLock.acquire(`${live}.lock`, { waitMs: EVENTS_LOCK_WAIT_MS, what: 'the events log' });
+    let unrotated: string | null;
     try {
-      await appendLine(live, line);
+      unrotated = await appendLine(live, line);
     } finally {
       await lock.release();
     }
-    return { written: true };
+    return unrotated === null ? { written: true } : { written: true, warning: unrotated };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { written: false, warning: `event not recorded: ${message}` };

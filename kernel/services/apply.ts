@@ -377,5 +377,6 @@ async function recordEvent(
     ...(retention ?? {}),
   };
   const result = await appendEvent(event, { env: runtime.env });
-  return result.written ? undefined : result.warning;
+  // A written event can still come with a warning (a log that could not be rotated).
+  return result.warning;
 }

@@ -134,6 +134,20 @@ describe('events log', () => {
     expect(read.skipped).toBe(0);
   });
 
+  it('keeps the event when the log cannot be rotated, and says what is in the way', async () => {
+    await appendEvent(event({ ts: 1 }), { env: home.env });
+    appendFileSync(live, Buffer.alloc(ROTATE_BYTES, 0x0a));
+    // A directory, not empty, where the older generation goes: the rename cannot replace it.
+    mkdirSync(join(rotatedLogPath(live), 'in-the-way'), { recursive: true });
+    const result = await appendEvent(event({ ts: 2 }), { env: home.env });
+    expect(result).toEqual({
+      written: true,
+      warning: `the events log could not be rotated to ${rotatedLogPath(live)} (is a directory; move that aside), so it grows past 8 MiB`,
+    });
+    const lines = readFileSync(live, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ ts: 2 });
+  });
+
   it('skips over-long, unparseable and invalid lines when reading', async () => {
     mkdirSync(dataDir(home.env), { recursive: true, mode: 0o700 });
     writeFileSync(
