@@ -23,6 +23,7 @@ describe('help placeholders', () => {
     expect(commands).toContain('watch');
     let compared = 0;
     const differing: string[] = [];
+    const unnamed: string[] = [];
     for (const command of commands) {
       const help = (await runCli([...command.split(' '), '--help'], home.env, { extraEnv: { COLUMNS: '200' } })).stdout;
       for (const [flag, value] of usagePairs(help)) {
@@ -31,8 +32,15 @@ describe('help placeholders', () => {
         if (listedAs !== value) differing.push(`${command} --${flag}: ${value} in USAGE, ${listedAs} in the flags`);
         compared += 1;
       }
+      // A flag that writes a new file says so where its value is named, as export's -o does.
+      // A summary's wrapped lines are indented past the flag names: joined, each flag is one line.
+      const flagLines = help.replace(/\n {10,}(?=\S)/g, ' ');
+      for (const m of flagLines.matchAll(/^ {2,8}(?:-\w, )?--([a-z0-9-]+)=(<[^>]+>|\S+)\s+(.*)$/gm)) {
+        if (/\bnew file\b/.test(m[3]!) && m[2] !== '<new file>') unnamed.push(`${command} --${m[1]}=${m[2]}`);
+      }
     }
     expect(differing).toEqual([]);
+    expect(unnamed).toEqual([]);
     expect(compared).toBeGreaterThan(20);
   });
 });

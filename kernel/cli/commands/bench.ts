@@ -182,9 +182,9 @@ Exit status: 0 when at least one session was measured (or none was found), even 
     provider: providerFilterFlag,
     strategy: Flags.string({ summary: 'Measure only this strategy; repeatable (default: every strategy the plugins provide).', helpValue: '<id>', multiple: true, multipleNonGreedy: true, helpGroup: 'POLICY' }),
     ...sharedPolicyFlags,
-    output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpGroup: 'OUTPUT' }),
+    output: Flags.string({ summary: 'Write the per-session rows to this new file (.csv or .json); refuses an existing path.', helpValue: '<new file>', helpGroup: 'OUTPUT' }),
     format: Flags.string({ summary: 'Format of --output when its name ends in neither .csv nor .json (default csv).', options: ['csv', 'json'], helpGroup: 'OUTPUT' }),
-    html: Flags.string({ summary: 'Write a self-contained HTML report with charts to this new file.', helpGroup: 'OUTPUT' }),
+    html: Flags.string({ summary: 'Write a self-contained HTML report with charts to this new file.', helpValue: '<new file>', helpGroup: 'OUTPUT' }),
     jobs: Flags.integer({ summary: 'Sessions measured at once, in worker processes (default: the number of cores).', min: 1, max: 256 }),
     ...homeFlags,
   };
