@@ -126,11 +126,26 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
   if (looksLikePath(selector)) {
     const forms = await pathForms(selector);
     const byPath = entries.filter((e) => forms.has(e.path));
-    if (byPath.length > 0 || selector.includes('/')) return byPath;
+    if (byPath.length > 0) return byPath;
+    await refuseLinkSelector(selector);
+    if (selector.includes('/')) return byPath;
   }
   // Session ids are matched as plan and verify match them: without regard to case.
   const prefix = selector.toLowerCase();
   return entries.filter((e) => e.session_id.toLowerCase().startsWith(prefix));
+}
+
+/**
+ * The index records a session under the file's own path, never a link's: a link matches nothing,
+ * and "not archived" would deny a session the vault holds. Said as the session commands say it,
+ * with the path to pass instead.
+ */
+async function refuseLinkSelector(selector: string): Promise<void> {
+  const absolute = resolve(selector);
+  const isLink = await lstat(absolute).then((st) => st.isSymbolicLink(), () => false);
+  if (!isLink) return;
+  const target = await realpath(absolute).catch(() => null);
+  throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path${target === null ? '' : ` (${target})`}`);
 }
 
 /**

@@ -3,7 +3,7 @@
  * against a throwaway home whose vault holds synthetic sessions.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -440,6 +440,25 @@ describe('vault commands (built CLI)', () => {
       expect(existsSync(join(other.layout.manifests, lost))).toBe(true);
     } finally {
       other.cleanup();
+    }
+  });
+
+  it('a link to an archived transcript is refused naming the real path, not taken for a session never archived', async () => {
+    const link = join(home.root, 'linked-session.jsonl');
+    symlinkSync(sessionPath, link);
+    try {
+      for (const args of [['vault', link], ['history', link], ['show', link], ['undo', link], ['export', link, '--output', join(home.root, 'out.jsonl')]]) {
+        const run = await cli(...args, '--json');
+        expect(run.code, args.join(' ')).toBe(1);
+        expect(JSON.parse(run.stdout).error, args.join(' ')).toEqual({ code: 'symlink_refused', message: `${link} is a symbolic link; pass the real path (${sessionPath})` });
+      }
+      const human = await cli('history', link);
+      expect(human.stderr.trim().split('\n')).toEqual([`gobstopper: ${link} is a symbolic link; pass the real path (${sessionPath})`]);
+      expect(existsSync(join(home.root, 'out.jsonl'))).toBe(false);
+      // The real path still finds the session's states.
+      expect((await cli('history', sessionPath)).code).toBe(0);
+    } finally {
+      rmSync(link);
     }
   });
 
