@@ -29,13 +29,24 @@ const READING_CALLS = new Set(['read', 'stat', 'lstat', 'scandir', 'opendir', 'r
 /** Calls that change something: the advice is about writing. (`open` may be either.) */
 const WRITING_CALLS = new Set(['write', 'mkdir', 'rename', 'link', 'symlink', 'unlink', 'rmdir', 'rm', 'copyfile', 'chmod', 'utime', 'futime', 'fsync']);
 
-function permissionAdvice(code: 'EACCES' | 'EPERM', syscall: unknown, dest: string | null): string {
+function permissionAdvice(code: 'EACCES' | 'EPERM', syscall: unknown, path: string | null, dest: string | null): string {
   const what = code === 'EACCES' ? 'permission denied' : 'the operation is not permitted there';
   const call = typeof syscall === 'string' ? syscall : '';
   if (dest) return `${what}; check that you own ${dirname(dest)} and can write to it`;
   if (READING_CALLS.has(call)) return `${what}; check that you can read it and enter every directory on the way to it`;
   if (WRITING_CALLS.has(call)) return `${what}; check that you own that directory and can write to it`;
+  // An open that was to create the file is refused by its directory: the file is not there to fix.
+  if (call === 'open' && path !== null && isMissing(path)) return `${what}; it does not exist yet, so check that you own ${dirname(path)} and can write to it`;
   return `${what}; check the permissions of that file and of every directory on the way to it`;
+}
+
+/** True only when the path is known not to exist; a directory that cannot be searched says nothing. */
+function isMissing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The nearest existing ancestor of `path`, when it is not a directory (what ENOTDIR means). */
@@ -79,7 +90,7 @@ export function filesystemAdvice(error: ErrnoLike): string | null {
     const blocker = path ? fileInTheWay(path) : null;
     return `${blocker ? `${blocker} is a file where a directory is expected` : 'a file stands where a directory is expected'}; move it aside (${code})`;
   }
-  const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall, dest) : ADVICE[code];
+  const advice = code === 'EACCES' || code === 'EPERM' ? permissionAdvice(code, error.syscall, path, dest) : ADVICE[code];
   return advice ? `${advice} (${code})` : null;
 }
 

@@ -56,8 +56,19 @@ describe('file-system failures say what, where and what to do', () => {
   it('names the call, the path and the fix, keeping the errno as the code', () => {
     const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
     expect(toEnvelope(full)).toEqual({ ok: false, error: { code: 'enospc', message: 'write failed: the disk is full; free some space and run the command again (ENOSPC)' } });
-    const denied = Object.assign(new Error("EACCES: permission denied, open '/v/chunks/.tmp-1'"), { code: 'EACCES', syscall: 'open', path: '/v/chunks/.tmp-1' });
-    expect(toEnvelope(denied).error.message).toBe('open failed on /v/chunks/.tmp-1: permission denied; check the permissions of that file and of every directory on the way to it (EACCES)');
+    const dir = mkdtempSync(join(tmpdir(), 'gob-eacces-'));
+    try {
+      const present = join(dir, 'index.jsonl');
+      writeFileSync(present, '');
+      const denied = Object.assign(new Error(`EACCES: permission denied, open '${present}'`), { code: 'EACCES', syscall: 'open', path: present });
+      expect(toEnvelope(denied).error.message).toBe(`open failed on ${present}: permission denied; check the permissions of that file and of every directory on the way to it (EACCES)`);
+      // A file the open was to create is refused by its directory, which is the one to fix.
+      const creating = join(dir, 'custody.lock');
+      const refused = Object.assign(new Error(`EACCES: permission denied, open '${creating}'`), { code: 'EACCES', syscall: 'open', path: creating });
+      expect(toEnvelope(refused).error.message).toBe(`open failed on ${creating}: permission denied; it does not exist yet, so check that you own ${dir} and can write to it (EACCES)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     // A refusal to read is not answered with advice about writing, nor the other way round.
     const unreadable = Object.assign(new Error("EACCES: permission denied, scandir '/s'"), { code: 'EACCES', syscall: 'scandir', path: '/s' });
     expect(toEnvelope(unreadable).error.message).toBe('scandir failed on /s: permission denied; check that you can read it and enter every directory on the way to it (EACCES)');
