@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { DamagedCardFile } from '../../schemas/generated/types.js';
 import { GobstopperError } from '../errors.js';
+import { VaultInsecureError } from './errors.js';
 import type { VaultManifest } from '../../schemas/generated/types.js';
 import { checkProblem } from './check-problem.js';
 import { cardFileManifest, readCardFile, type CardFileClaim, type VaultCardFile } from './card-file.js';
@@ -70,7 +71,10 @@ export async function damagedCardFiles(layout: VaultLayout, env: NodeJS.ProcessE
     try {
       card = await readCardFile(layout, claim ?? { manifestSha256: sha });
     } catch (error) {
-      damaged.push({ file, problem: checkProblem(error) });
+      // The advice for other vault files (copy a link's target in, chmod) would keep a file that
+      // is only a cache: deleting it loses nothing.
+      if (error instanceof VaultInsecureError) damaged.push({ file, problem: { code: error.code, message: `card file ${file} ${error.problem}; ${DELETE_IT}` } });
+      else damaged.push({ file, problem: checkProblem(error) });
       continue;
     }
     // Gone since the directory was read: a prune removed it with its snapshot.

@@ -24,8 +24,22 @@ export function vaultDamaged(file: string, problem: string, repair: string, more
   return new VaultDamagedError(file, problem, repair, more);
 }
 
-export function insecureVault(file: string, problem: string, repair: string): GobstopperError {
-  return new GobstopperError('vault_insecure', `${file}: ${problem}; ${repair}`, { details: { file } });
+/**
+ * A vault file that is a link, not a regular file, not yours or readable by others. The problem is
+ * kept apart as for damage: a file whose repair is simply to delete it (a card file) says that instead.
+ */
+export class VaultInsecureError extends GobstopperError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+    repair: string,
+  ) {
+    super('vault_insecure', `${file}: ${problem}; ${repair}`, { details: { file } });
+  }
+}
+
+export function insecureVault(file: string, problem: string, repair: string): VaultInsecureError {
+  return new VaultInsecureError(file, problem, repair);
 }
 
 export function snapshotNotFound(sha: string): GobstopperError {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardFilePath } from '../../../kernel/vault/card-file.js';
@@ -49,6 +49,15 @@ describe('card files kept in step with their snapshots', () => {
     written.cards[0].digest.goal = 'Fix the parser';
     writeFileSync(file, JSON.stringify(written), { mode: 0o600 });
     expect((await verifyVault(home.layout, { env: home.env, session: 'sess-c' })).damaged_card_files).toEqual([{ file, problem: { code: 'card_file_mismatch', message: expect.stringContaining(`does not list the state cards snapshot ${edited.sha256.slice(0, 16)} holds`) } }]);
+    // A card file is a cache: one that is a link is to be deleted, not replaced by what it points to.
+    const linked = cardFilePath(home.layout, moved.sha256);
+    renameSync(join(home.sessions, 'moved-aside'), join(home.layout.manifests, moved.sha256));
+    const target = join(home.sessions, 'elsewhere.json');
+    renameSync(linked, target);
+    symlinkSync(target, linked);
+    expect((await verifyVault(home.layout, { env: home.env, session: 'sess-b' })).damaged_card_files).toEqual([
+      { file: linked, problem: { code: 'vault_insecure', message: `card file ${linked} is a symbolic link; delete it (the next recall reads the snapshot itself and writes the card file again)` } },
+    ]);
     // For one session, only its snapshots' card files.
     const one = await verifyVault(home.layout, { env: home.env, session: 'sess-a' });
     expect(one.damaged_card_files.map((d) => d.file)).toEqual([cardFilePath(home.layout, kept.sha256)]);
