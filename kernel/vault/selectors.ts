@@ -89,6 +89,9 @@ export function checkShaPrefix(input: string, what = 'snapshot'): void {
   if (input.length < MIN_SHA_PREFIX) throw badSha(what, input, `a snapshot id or prefix of at least ${MIN_SHA_PREFIX} hex characters`);
 }
 
+/** How many of the snapshots an ambiguous prefix matches its message names, keeping it to one readable line. */
+const MAX_NAMED_CANDIDATES = 4;
+
 /** A unique snapshot for a 4–64 hex prefix (or a full source digest, as snapshotIdFor takes it). */
 export async function resolveShaPrefix(layout: VaultLayout, input: string, what = 'snapshot'): Promise<string> {
   checkShaPrefix(input, what);
@@ -100,7 +103,13 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
     return named;
   }
   // The full ids, as an ambiguous session prefix lists its sessions: a script can pick one.
-  if (matches.length > 1) throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots; ambiguous, use the full SHA-256`, { candidates: [...matches].sort() });
+  if (matches.length > 1) {
+    const candidates = [...matches].sort();
+    // Named in the message too: a retained fork copy or an unindexed snapshot is in no listing to look it up in.
+    const shown = candidates.slice(0, MAX_NAMED_CANDIDATES).join(', ');
+    const more = candidates.length > MAX_NAMED_CANDIDATES ? `, and ${candidates.length - MAX_NAMED_CANDIDATES} more (--json lists them all)` : '';
+    throw usageError('ambiguous_sha', `snapshot prefix ${prefix} matches ${matches.length} snapshots (${shown}${more}); ambiguous, use the full SHA-256`, { candidates });
+  }
   return matches[0]!;
 }
 

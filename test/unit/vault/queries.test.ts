@@ -147,8 +147,13 @@ describe('vault, history, show and diff', () => {
     for (const tail of ['0', '1']) writeFileSync(join(home.layout.manifests, `abcd${tail.repeat(60)}`), '');
     await expect(diffSnapshots(home.layout, 'abcd', entries[0]!.sha256)).rejects.toMatchObject({
       code: 'ambiguous_sha',
-      message: expect.stringContaining('use the full SHA-256'),
+      message: `snapshot prefix abcd matches 2 snapshots (abcd${'0'.repeat(60)}, abcd${'1'.repeat(60)}); ambiguous, use the full SHA-256`,
       details: { candidates: [`abcd${'0'.repeat(60)}`, `abcd${'1'.repeat(60)}`] },
+    });
+    // Past four, the message names four and counts the rest.
+    for (const tail of ['2', '3', '4', '5']) writeFileSync(join(home.layout.manifests, `abcd${tail.repeat(60)}`), '');
+    await expect(diffSnapshots(home.layout, 'abcd', entries[0]!.sha256)).rejects.toMatchObject({
+      message: `snapshot prefix abcd matches 6 snapshots (${['0', '1', '2', '3'].map((t) => `abcd${t.repeat(60)}`).join(', ')}, and 2 more (--json lists them all)); ambiguous, use the full SHA-256`,
     });
   });
 
