@@ -137,11 +137,30 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
     const byPath = entries.filter((e) => forms.has(e.path));
     if (byPath.length > 0) return byPath;
     await refuseLinkSelector(selector);
+    const moved = await movedHere(entries, selector);
+    if (moved.length > 0) return moved;
     if (selector.includes('/')) return byPath;
   }
   // Session ids are matched as plan and verify match them: without regard to case.
   const prefix = selector.toLowerCase();
   return entries.filter((e) => e.session_id.toLowerCase().startsWith(prefix));
+}
+
+/**
+ * The states of a file archived at a path that is gone, now found at `selector` under the same
+ * name: the file moved (Codex moves a rollout it archives into archived_sessions/), and the name,
+ * which holds the session id, says it is the same session. Matched only while the old path is gone
+ * and the new one is a file, so a copy beside its original stays a session of its own.
+ */
+async function movedHere(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
+  const absolute = resolve(selector);
+  const isFile = await lstat(absolute).then((st) => st.isFile(), () => false);
+  if (!isFile) return [];
+  const name = basename(absolute);
+  const named = entries.filter((e) => basename(e.path) === name);
+  const paths = [...new Set(named.map((e) => e.path))];
+  const gone = new Set(await filterAsync(paths, async (path) => !(await exists(path))));
+  return named.filter((e) => gone.has(e.path));
 }
 
 /**

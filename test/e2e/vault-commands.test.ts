@@ -529,3 +529,31 @@ describe('vault commands before anything is archived (built CLI)', () => {
     expect(existsSync(home.layout.root)).toBe(false);
   });
 });
+
+describe('vault commands on a session file that moved (built CLI)', () => {
+  let home: VaultHome | undefined;
+  afterAll(() => home?.cleanup());
+
+  it('find it by its new path once the old one is gone, and take a copy beside its original for another file', async () => {
+    home = makeVaultHome();
+    const run = (...args: string[]) => runJson([...args, '--json'], home!.env, { cwd: home!.root });
+    const id = '0199b3c4-bbbb';
+    const name = `rollout-2026-01-31T10-00-00-${id}.jsonl`;
+    const original = writeSession(home.sessions, name, jsonl(claudeSession(id, 2)));
+    const sha = (await snapshotFile(home.layout, { path: original, sessionId: id, provider: 'codex', strategy: 'snapshot', env: home.env })).entry.sha256;
+    const archived = join(home.root, 'archived_sessions');
+    mkdirSync(archived);
+    const moved = join(archived, name);
+    writeFileSync(moved, readFileSync(original), { mode: 0o600 });
+    // While the original is there, the copy is another file, never archived.
+    expect((await run('history', moved)).json.error.code).toBe('session_not_archived');
+    rmSync(original);
+    const history = await run('history', moved);
+    expect(history.code).toBe(0);
+    expect(V.validateHistoryCommandOutput(history.json)).toBe(true);
+    expect(history.json.map((e: { sha256: string; path: string }) => [e.sha256, e.path])).toEqual([[sha, original]]);
+    expect((await run('vault', moved)).json.map((e: { sha256: string }) => e.sha256)).toEqual([sha]);
+    const shown = await run('show', moved);
+    expect([shown.code, shown.json.sha256, shown.json.session_id]).toEqual([0, sha, id]);
+  });
+});

@@ -12,7 +12,7 @@ export default class History extends BaseCommand<HistoryResult> {
   static override summary = 'Every archived state of one session, newest first.';
   static override description =
     'Looks the session up in the vault index by session-id prefix or by transcript path, so sessions whose files are gone still have a history. ' +
-    'A prefix that matches several sessions, or an id archived from two files that both exist (a copied project folder), is refused as apply refuses it (exit 2, ambiguous_session), listing each with its path: pass the path. A file that has moved (its old path is gone) keeps one history. A fork gobstopper published is not archived itself: asked for one, history fails (exit 1; under --json the error is session_not_archived with details.source_session_id) naming the session it was made from, whose history it is. ' + labelMeaning('The LABEL column');
+    'A prefix that matches several sessions, or an id archived from two files that both exist (a copied project folder), is refused as apply refuses it (exit 2, ambiguous_session), listing each with its path: pass the path. A file that has moved (its old path is gone) keeps one history, found by its id or by its new path. A fork gobstopper published is not archived itself: asked for one, history fails (exit 1; under --json the error is session_not_archived with details.source_session_id) naming the session it was made from, whose history it is. ' + labelMeaning('The LABEL column');
   static override examples = ['<%= config.bin %> history 0199a2f1', '<%= config.bin %> history ~/.codex/sessions/2026/01/31/rollout-….jsonl --json'];
   static override args = {
     session: Args.string({ description: 'Session-id prefix or transcript path.', required: true }),
