@@ -12,6 +12,7 @@ import { manifestOfEntry } from './indexed-manifest.js';
 import type { VaultLayout } from './layout.js';
 import { namesIn } from './private-fs.js';
 import { ambiguousSession, checkSelector, looksLikePath } from '../sessions/selector.js';
+import { readableReceipts } from '../publish/receipt.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -60,7 +61,17 @@ export async function listManifestIds(layout: VaultLayout): Promise<string[]> {
  */
 export async function snapshotIdFor(layout: VaultLayout, sha: string): Promise<string> {
   if ((await listManifestIds(layout)).includes(sha)) return sha;
-  return (await indexedSnapshot(layout, (e) => e.sha256 === sha || e.source_sha256 === sha)) ?? sha;
+  return (await indexedSnapshot(layout, (e) => e.sha256 === sha || e.source_sha256 === sha)) ?? (await retainedSnapshot(layout, sha)) ?? sha;
+}
+
+/**
+ * The retained copy of a fork whose bytes have digest `digest` (its receipt's output_sha256, the
+ * source sha256 show prints for it): no index line names it, yet the same bytes make one snapshot.
+ * A receipt that cannot be read is left to the commands that report it.
+ */
+async function retainedSnapshot(layout: VaultLayout, digest: string): Promise<string | null> {
+  const receipts = await readableReceipts(layout).catch(() => []);
+  return receipts.find((r) => r.output_sha256 === digest)?.output_manifest_sha256 ?? null;
 }
 
 /**
@@ -98,7 +109,7 @@ export async function resolveShaPrefix(layout: VaultLayout, input: string, what 
   const prefix = input.toLowerCase();
   const matches = (await listManifestIds(layout)).filter((id) => id.startsWith(prefix));
   if (matches.length === 0) {
-    const named = await indexedSnapshot(layout, (e) => e.sha256.startsWith(prefix) || (prefix.length === 64 && e.source_sha256 === prefix));
+    const named = (await indexedSnapshot(layout, (e) => e.sha256.startsWith(prefix) || (prefix.length === 64 && e.source_sha256 === prefix))) ?? (prefix.length === 64 ? await retainedSnapshot(layout, prefix) : null);
     if (named === null) throw snapshotNotFound(prefix);
     return named;
   }

@@ -311,6 +311,12 @@ describe('apply publishes a verified fork and never touches the source', () => {
       output_of_operation: json.receipt.operation,
     });
     expect((await runCli(['show', json.receipt.output_manifest_sha256], home.env)).stdout).toMatch(new RegExp(`^session:\\s+${fork} \\(the published output of operation ${json.receipt.operation.slice(0, 16)}; retained, not indexed\\)$`, 'm'));
+    // The digest show prints for those bytes names them too, as a source's digest names its snapshot.
+    for (const args of [['show', json.receipt.output_sha256], ['search-snapshot', json.receipt.output_sha256, '--query', 'x'], ['read-snapshot', json.receipt.output_sha256, '--record', '0']]) {
+      const byDigest = await runJson(args, home.env);
+      expect(byDigest.code, `${args[0]}: ${JSON.stringify(byDigest.json)}`).toBe(0);
+      expect(byDigest.json.sha256 ?? byDigest.json.snapshot_sha256, args[0]).toBe(json.receipt.output_manifest_sha256);
+    }
     // vault of the fork says the same, as a listing (no error).
     expect((await runCli(['vault', fork.slice(0, 8)], home.env)).stdout.replace(/\s+/g, ' ').trim()).toBe(expected);
   });

@@ -18,7 +18,7 @@ export default class ReadSnapshot extends BaseCommand<ReadSnapshotResult> {
     '<%= config.bin %> read-snapshot 3f9c0a5e…(64 hex) --record 412 --offset 4096 --max-bytes 16384 --json',
   ];
   static override args = {
-    sha: Args.string({ description: "Full 64-hex snapshot id (or a receipt's snapshot_sha256, the archived source's digest); vault --json and history --json print it.", required: true }),
+    sha: Args.string({ description: "Full 64-hex snapshot id (or the digest of the archived bytes: a receipt's snapshot_sha256 or output_sha256, show's source sha256); vault --json and history --json print it.", required: true }),
   };
   static override flags = {
     record: Flags.integer({ description: 'Record index, from 0: line N of the file (as plan and verify number lines) is record N-1.', required: true }),

@@ -18,7 +18,7 @@ export default class SearchSnapshot extends BaseCommand<SearchSnapshotResult> {
     '<%= config.bin %> search-snapshot 3f9c0a5e…(64 hex) --query "src/parser.ts" --limit 50 --json',
   ];
   static override args = {
-    sha: Args.string({ description: "Full 64-hex snapshot id (or a receipt's snapshot_sha256, the archived source's digest); vault --json and history --json print it.", required: true }),
+    sha: Args.string({ description: "Full 64-hex snapshot id (or the digest of the archived bytes: a receipt's snapshot_sha256 or output_sha256, show's source sha256); vault --json and history --json print it.", required: true }),
   };
   static override flags = {
     query: Flags.string({ description: 'Literal to find (1-1024 UTF-8 bytes, case-sensitive).', required: true }),
