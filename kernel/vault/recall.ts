@@ -210,6 +210,9 @@ async function manifestStored(layout: VaultLayout, sha: string): Promise<boolean
 function whyLeftOut(layout: VaultLayout, sha256: string, error: unknown): string | null {
   if (error instanceof GobstopperError) {
     if (error.code === 'vault_damaged') return error.message;
+    // Archived under a higher GOBSTOPPER_MAX_TRANSCRIPT_BYTES than is set now: intact, and the
+    // other snapshots' cards are still the answer.
+    if (error.code === 'transcript_too_large') return error.message;
     // A manifest moved aside (as a damaged one's repair says) leaves its line naming nothing.
     if (error.code === 'snapshot_not_found') return `its manifest is not in the vault (restore manifests/${sha256} from a backup)`;
     const file = (error.details as { file?: unknown } | undefined)?.file;

@@ -96,6 +96,17 @@ describe('recall', () => {
     await expect(recallCards(home.layout, { query: 'parser' })).rejects.toMatchObject({ code: 'vault_insecure', details: { file: home.layout.chunks } });
   });
 
+  it('a snapshot over the transcript limit set now costs only its own cards; asked for by id it is an error', async () => {
+    await archive('a.jsonl', 'sess-a', 'claude_code', [claudeUser('sess-a', card({ goal: 'Fix the parser' }), 'card')], 100);
+    const big = await archive('b.jsonl', 'sess-b', 'claude_code', [claudeUser('sess-b', card({ goal: 'Tune the parser' }), 'card'), claudeUser('sess-b', 'x'.repeat(4096), 'u')], 200);
+    const lowered = { ...process.env, GOBSTOPPER_MAX_TRANSCRIPT_BYTES: '2048' };
+    const warnings: string[] = [];
+    const { cards: rows } = await recallCards(home.layout, { query: 'parser' }, lowered, (w) => warnings.push(w));
+    expect(rows.map((r) => r.session_id)).toEqual(['sess-a']);
+    expect(warnings).toEqual([`snapshot ${big.sha256.slice(0, 16)} of claude_code sess-b is left out: snapshot ${big.sha256.slice(0, 16)} is ${big.bytes} bytes, over the 2048-byte transcript limit (raise GOBSTOPPER_MAX_TRANSCRIPT_BYTES to read it)`]);
+    await expect(recallCards(home.layout, { sha: big.sha256 }, lowered)).rejects.toMatchObject({ code: 'transcript_too_large' });
+  });
+
   it('bounds the limit', async () => {
     await expect(recallCards(home.layout, { limit: 0 })).rejects.toMatchObject({ code: 'invalid_limit' });
     await expect(recallCards(home.layout, { limit: 101 })).rejects.toMatchObject({ code: 'invalid_limit' });
