@@ -7,7 +7,7 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { forkHintFor } from './fork-hint.js';
 import { manifestOfEntry } from './indexed-manifest.js';
-import { publishedEntry, readReceipt, receiptOperations } from '../publish/receipt.js';
+import { publishedEntry, readableReceipts, readReceipt, receiptOperations, sourceEntry } from '../publish/receipt.js';
 import type { OperationReceipt } from '../../schemas/generated/types.js';
 import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, refuseOverlongSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
 
@@ -74,6 +74,10 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   const publication = label ? null : await publicationRetaining(layout, sha);
   if (publication) label = publishedEntry(publication);
   const { loaded, recordCount, types } = await recordTypeSummary(layout, sha, env);
+  // A source state whose index line was lost is still named by the receipt of the operation that
+  // archived it, when that receipt records exactly these bytes (as undo restores it by).
+  const source = label ? null : await sourceNaming(layout, sha, loaded.manifest.source_sha256, loaded.manifest.bytes);
+  if (source) label = sourceEntry(source);
   const shown: ShowCommandOutput = {
     sha256: sha,
     source_sha256: loaded.manifest.source_sha256,
@@ -87,7 +91,14 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
     ts: label?.ts ?? null,
   };
   if (publication) shown.output_of_operation = publication.operation;
+  if (source) shown.source_of_operation = source.operation;
   return shown;
+}
+
+/** The receipt that names `sha` as the source state its operation archived, and records its bytes; best effort, as publicationRetaining. */
+async function sourceNaming(layout: VaultLayout, sha: string, sourceSha256: string, bytes: number): Promise<OperationReceipt | null> {
+  const receipts = await readableReceipts(layout).catch(() => [] as OperationReceipt[]);
+  return receipts.find((r) => r.snapshot_manifest_sha256 === sha && r.source_sha256 === sourceSha256 && r.bytes_before === bytes) ?? null;
 }
 
 /**

@@ -2533,6 +2533,10 @@ export interface ShowCommandOutput {
    * Lowercase hex SHA-256 digest.
    */
   output_of_operation?: string;
+  /**
+   * Lowercase hex SHA-256 digest.
+   */
+  source_of_operation?: string;
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

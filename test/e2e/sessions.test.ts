@@ -10,6 +10,7 @@ import {
   validateUndoCommandResult,
   validateVerifyOutput,
   validateDiffCommandOutput,
+  validateShowCommandOutput,
 } from '../../schemas/generated/validators.js';
 import { binPath, runCli, runJson } from '../helpers/cli.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -1062,8 +1063,17 @@ describe('fork and undo', () => {
     expect(untied.json.error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining(`the receipt that names it (${receiptFile}) records ${wrong.bytes_before} bytes`) });
     const unnamed = await runJson(['undo', archived], home.env);
     expect(unnamed.json.error).toMatchObject({ code: 'snapshot_not_indexed', message: expect.stringContaining('no receipt names it') });
+    // show does not take that receipt's word for whose state it is either.
+    const unlabelled = await runJson(['show', applied.snapshot_manifest_sha256], home.env);
+    expect(unlabelled.json).toMatchObject({ sha256: applied.snapshot_manifest_sha256, session_id: null, path: null });
+    expect(unlabelled.json.source_of_operation).toBeUndefined();
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
     writeFileSync(receiptFile, receipt);
+    // The receipt that records these bytes says whose state it is, as undo reads it.
+    const labelled = await runJson(['show', applied.snapshot_manifest_sha256], home.env);
+    expect(validateShowCommandOutput(labelled.json), JSON.stringify(validateShowCommandOutput.errors)).toBe(true);
+    expect(labelled.json).toMatchObject({ provider: 'claude_code', session_id: applied.source_session_id, path: applied.source_path, strategy: applied.strategy, source_of_operation: applied.operation });
+    expect((await runCli(['show', applied.snapshot_manifest_sha256], home.env)).stdout).toContain(`(named by the receipt of operation ${applied.operation.slice(0, 16)}; its index line is gone, and undo ${applied.snapshot_manifest_sha256} writes it back)`);
     // A restore that fails after the receipt tied the snapshot to its session writes no line either.
     renameSync(home.claudeDir, `${home.claudeDir}-moved`);
     const nowhere = await runJson(['undo', applied.snapshot_manifest_sha256], home.env);
