@@ -146,10 +146,10 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
   if (looksLikePath(selector)) {
     const forms = await pathForms(selector);
     const byPath = entries.filter((e) => forms.has(e.path));
-    if (byPath.length > 0) return byPath;
-    await refuseLinkSelector(selector);
-    const moved = await movedHere(entries, selector);
-    if (moved.length > 0) return moved;
+    if (byPath.length === 0) await refuseLinkSelector(selector);
+    // States archived before the move belong to the same history as those archived here since.
+    const moved = new Set(await movedHere(entries, selector));
+    if (byPath.length > 0 || moved.size > 0) return entries.filter((e) => forms.has(e.path) || moved.has(e));
     if (selector.includes('/')) return byPath;
   }
   // Session ids are matched as plan and verify match them: without regard to case.

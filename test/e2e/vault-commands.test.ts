@@ -555,5 +555,11 @@ describe('vault commands on a session file that moved (built CLI)', () => {
     expect((await run('vault', moved)).json.map((e: { sha256: string }) => e.sha256)).toEqual([sha]);
     const shown = await run('show', moved);
     expect([shown.code, shown.json.sha256, shown.json.session_id]).toEqual([0, sha, id]);
+    // Archived again where it is now, its history by that path still holds the states from before the move.
+    appendFileSync(moved, jsonl([claudeUser(id, 'one more', 'u9')]));
+    const again = (await snapshotFile(home.layout, { path: moved, sessionId: id, provider: 'codex', strategy: 'snapshot', env: home.env })).entry.sha256;
+    const both = await run('history', moved);
+    expect(both.json.map((e: { sha256: string }) => e.sha256)).toEqual([again, sha]);
+    expect((await run('history', id)).json.map((e: { sha256: string }) => e.sha256)).toEqual([again, sha]);
   });
 });
