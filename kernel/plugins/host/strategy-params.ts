@@ -22,7 +22,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { LruMap } from '../../../sdk/lru-map.js';
 import { STRATEGY_ID_FORMAT } from '../../../sdk/strategy/plan.js';
 import { GobstopperError } from '../../errors.js';
-import { allowedValues, excludedValue } from '../protocol/schema-check.js';
+import { allowedValues, excludedValue, mostSpecific } from '../protocol/schema-check.js';
 
 /** How long a check with patterns may take; a real one takes milliseconds, a worker's start most of them. */
 export const PARAMS_CHECK_DEADLINE_MS = 5_000;
@@ -283,6 +283,20 @@ function unknownStrategies(strategyId: string, params: unknown, found: ErrorObje
 }
 
 /**
+ * Where a schema breaks the JSON Schema meta-schema, and what may go there. ajv's own message lists
+ * every branch it tried ("data/properties/n/type must be equal to one of the allowed values,
+ * data/properties/n/type must be array, …"); the author needs the one place and its choices. null
+ * for a schema the meta-schema admits (one unusable for another reason).
+ */
+async function metaSchemaProblem(schema: object): Promise<string | null> {
+  AjvClass ??= (await import('ajv')).Ajv;
+  const ajv = new AjvClass({ strict: false, allErrors: true, logger: false });
+  if (ajv.validateSchema(schema) !== false || !ajv.errors?.length) return null;
+  const { pointer, message } = mostSpecific(ajv.errors);
+  return pointer ? `at ${pointer}: ${message}` : message;
+}
+
+/**
  * Refuses `params` that do not match `schema`. With `strategyIds` (the ids some bundle serves), a
  * string marked as a strategy id must be one of them; without, any string passes that mark.
  */
@@ -290,7 +304,8 @@ export async function checkStrategyParams(strategyId: string, schema: unknown, p
   if (!schema || typeof schema !== 'object') return;
   const verdict = await judgeSafely(strategyId, schema, params, strategyIds);
   if ('unusable' in verdict) {
-    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${verdict.unusable})`);
+    const why = (await metaSchemaProblem(schema)) ?? verdict.unusable;
+    throw new GobstopperError('plugin_schema_violation', `strategy ${strategyId} declares a params_schema that is not a usable JSON Schema (${why})`);
   }
   if (verdict.valid) return;
   const errors = verdict.errors;

@@ -10,6 +10,16 @@ describe("a strategy's params_schema", () => {
     });
   });
 
+  it('one that breaks the JSON Schema rules is named by the place to fix and what may go there, on either thread', async () => {
+    const typo = { type: 'object', properties: { count: { type: 'integr' } } };
+    const said = 'strategy typo_s declares a params_schema that is not a usable JSON Schema (at /properties/count/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string")';
+    await expect(checkStrategyParams('typo_s', typo, { count: 1 })).rejects.toMatchObject({ code: 'plugin_schema_violation', message: said });
+    // A pattern sends the check to a worker thread; the answer is worded the same.
+    const patterned = { ...typo, properties: { ...typo.properties, name: { type: 'string', pattern: '^[a-z]+$' } } };
+    await expect(checkStrategyParams('typo_s', patterned, { name: 'abc' })).rejects.toMatchObject({ code: 'plugin_schema_violation', message: said });
+    await expect(checkStrategyParams('min_s', { type: 'object', minProperties: -1 }, {})).rejects.toThrow(/not a usable JSON Schema \(at \/minProperties: must be >= 0\)$/);
+  });
+
   it('empty params pass a schema that declares none, and are checked against any other', async () => {
     await expect(checkStrategyParams('none_s', { type: 'object', additionalProperties: false, properties: {} }, {})).resolves.toBeUndefined();
     await expect(checkStrategyParams('none_s', { type: 'object', description: 'no params' }, {})).resolves.toBeUndefined();
