@@ -3508,7 +3508,7 @@ export interface StrategyProposeResult {
 export interface Score {
   line_index: LineIndex;
   /**
-   * Higher keeps. null or a value outside [0,1] means unknown; unknown items are preserved.
+   * Higher keeps. null or a value outside [0,1] means unknown: kept when the policy sets keep_score_threshold, otherwise ranked after every known score (elided last, not never).
    */
   keep_probability: number | null;
 }
