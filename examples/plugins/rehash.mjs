@@ -5,7 +5,7 @@
 //                                                     (when the repository's sdk/python is there)
 //   node examples/plugins/rehash.mjs <bundle-dir>...  your own bundles, exactly as they are
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,8 +25,14 @@ function filesUnder(root, dir = root) {
         console.error(`rehash: leaving out ${relative(root, path)} (a local leftover); delete it before plugin add, which refuses undeclared files`);
         return [];
       }
-      if (statSync(path).isDirectory()) return filesUnder(root, path);
       const rel = relative(root, path).split(sep).join('/');
+      // gobstopper admits no link (symlink_refused): pinning what one points at would only defer the refusal.
+      if (lstatSync(path).isSymbolicLink()) {
+        console.error(`rehash: leaving out ${rel}, a symbolic link, which plugin add refuses; put the file itself there`);
+        process.exitCode = 1;
+        return [];
+      }
+      if (lstatSync(path).isDirectory()) return filesUnder(root, path);
       return rel === MANIFEST ? [] : [rel];
     });
 }
@@ -45,7 +51,20 @@ for (const root of roots) {
   // Out of the repository (the examples copied elsewhere) there is no SDK to refresh from, and
   // each bundle's own copy is the one it ships.
   if (given.length === 0 && existsSync(join(root, 'gobstopper_sdk.py')) && existsSync(sdk)) copyFileSync(sdk, join(root, 'gobstopper_sdk.py'));
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch (error) {
+    console.error(`rehash: ${manifestPath} is not JSON (${error.message}); fix it, then rehash`);
+    process.exitCode = 1;
+    continue;
+  }
+  // Spreading an array or a string into the manifest would write a file no one meant.
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
+    console.error(`rehash: ${manifestPath} is not a JSON object; a manifest is one, with "files" among its members`);
+    process.exitCode = 1;
+    continue;
+  }
   const files = {};
   for (const rel of filesUnder(root)) files[rel] = createHash('sha256').update(readFileSync(join(root, rel))).digest('hex');
   const text = JSON.stringify({ ...manifest, files }, null, 2) + '\n';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,41 @@ describe('examples/plugins/rehash.mjs <bundle-dir>', () => {
       const missing = spawnSync(process.execPath, [script, join(dir, 'nowhere')], { encoding: 'utf8' });
       expect(missing.status).toBe(1);
       expect(missing.stderr).toContain('has no gobstopper-plugin.json');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('examples/plugins/rehash.mjs on a bundle it cannot pin', () => {
+  it('names a manifest that is not JSON, or not an object, and leaves it as it was', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-rehash-bad-'));
+    try {
+      writeFileSync(join(dir, 'main.py'), 'pass\n');
+      for (const text of ['{"id": "mine",}\n', '[1]\n']) {
+        writeFileSync(join(dir, 'gobstopper-plugin.json'), text);
+        const run = spawnSync(process.execPath, [script, dir], { encoding: 'utf8' });
+        expect(run.status).toBe(1);
+        expect(run.stderr).toMatch(/^rehash: \S+gobstopper-plugin\.json is not (JSON \(.*\); fix it, then rehash|a JSON object; .*)\n$/);
+        expect(run.stderr).not.toContain('    at ');
+        expect(readFileSync(join(dir, 'gobstopper-plugin.json'), 'utf8')).toBe(text);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pins no symbolic link, which admission refuses, and says so', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gob-rehash-link-'));
+    try {
+      writeFileSync(join(dir, 'main.py'), 'pass\n');
+      mkdirSync(join(dir, 'lib'));
+      symlinkSync(join('..', 'main.py'), join(dir, 'lib', 'again.py'));
+      writeFileSync(join(dir, 'gobstopper-plugin.json'), '{}\n');
+      const run = spawnSync(process.execPath, [script, dir], { encoding: 'utf8' });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('rehash: leaving out lib/again.py, a symbolic link, which plugin add refuses');
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'gobstopper-plugin.json'), 'utf8')).files)).toEqual(['main.py']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
