@@ -55,6 +55,9 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
+# host/log levels (LogParams.level).
+LOG_LEVELS = ("debug", "info", "warn", "error")
+
 PROVIDER_METHODS = {
     "provider/discover": "discover",
     "provider/identify": "identify",
@@ -170,9 +173,16 @@ class Context(object):
 
     def log(self, level, message):
         """host/log: a log line the host shows with the call (level: debug, info, warn, error)."""
+        if level not in LOG_LEVELS:
+            # The host drops a notification it cannot read, and cannot answer one: without this the
+            # line would vanish with no word to the author.
+            raise ValueError("log level must be one of %s, not %r" % (", ".join(LOG_LEVELS), level))
         self._plugin._send({"jsonrpc": "2.0", "method": "host/log", "params": {"level": level, "message": str(message)[:4096]}})
 
     def progress(self, done, total=None, message=None):
+        """$/progress: how far the call has got (whole counts; message cut to the 256 characters the host takes)."""
+        if message is not None:
+            message = str(message)[:256]
         self._plugin._send({"jsonrpc": "2.0", "method": "$/progress", "params": {"done": done, "total": total, "message": message}})
 
 
