@@ -7,7 +7,7 @@ import { connectBundle, type RunningBundle } from '../../kernel/plugins/host/run
 import type { PluginLogSink } from '../../kernel/plugins/protocol/host-callbacks.js';
 import type { ChannelTransport } from '../../kernel/plugins/protocol/plugin-channel.js';
 import { PluginFailure } from '../../kernel/plugins/protocol/plugin-failure.js';
-import { attachPlugin, invalidInput, type PluginDefinition } from '../../sdk/serve.js';
+import { attachPlugin, invalidInput, type HostContext, type PluginDefinition } from '../../sdk/serve.js';
 import { NdjsonMessageReader, NdjsonMessageWriter } from '../../sdk/transport/ndjson.js';
 import { proposeParams, syntheticItems } from '../fixtures/bundles/propose-params.js';
 import { inMemoryBundle } from '../helpers/in-memory-bundle.js';
@@ -164,6 +164,18 @@ describe('PluginChannel over in-memory streams', () => {
     const r = await connect(definition, {}, undefined, stderrPluginLog({ GOBSTOPPER_DEBUG: '1' }, (line) => lines.push(line)));
     await r.channel.request(StrategyPropose, params('chatty'));
     expect(lines).toEqual(['gobstopper: mem info: halfway there\n']);
+  });
+
+  it('says, under GOBSTOPPER_DEBUG only, why a malformed host/log line was dropped', async () => {
+    const misnamed = { ...definition, strategies: { ...definition.strategies, chatty: { info, propose: (_p: unknown, ctx: HostContext) => (ctx.log('warning' as 'warn', 'disk almost full'), noPlan('logged')) } } };
+    const lines: string[] = [];
+    const r = await connect(misnamed, {}, undefined, stderrPluginLog({ GOBSTOPPER_DEBUG: '1' }, (line) => lines.push(line)));
+    await r.channel.request(StrategyPropose, params('chatty'));
+    expect(lines).toEqual(['gobstopper: mem debug: dropped a host/log notification that breaks LogParams at /level: must be one of "debug", "info", "warn", "error"\n']);
+    const quiet: string[] = [];
+    const q = await connect(misnamed, {}, undefined, stderrPluginLog({}, (line) => quiet.push(line)));
+    await q.channel.request(StrategyPropose, params('chatty'));
+    expect(quiet).toEqual([]);
   });
 
   it('cuts an SDK log message to the 4096 characters LogParams allows, so a long warning is not dropped unseen', async () => {

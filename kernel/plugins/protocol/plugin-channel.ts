@@ -515,7 +515,13 @@ export class PluginChannel {
 
   private onHostNotification(slot: 'log' | 'progress', defName: string, raw: unknown): void {
     const params = slot === 'log' ? clipLogParams(raw) : raw;
-    if (checkAgainst(validatorFor(defName), params)) return; // a malformed log line is dropped, not fatal
+    const violation = checkAgainst(validatorFor(defName), params);
+    if (violation) {
+      // A malformed log line is dropped, not fatal, and a notification has no one to answer it; with
+      // GOBSTOPPER_DEBUG the plugin's author at least learns why a line never showed.
+      if (slot === 'log') this.options.log?.(this.pluginId, { level: 'debug', message: `dropped a host/log notification that breaks LogParams at ${violation.pointer || '/'}: ${violation.message}` });
+      return;
+    }
     const frame = this.innermost;
     const handler = frame?.callbacks[slot] as ((p: unknown) => void) | undefined;
     try {
