@@ -1688,7 +1688,7 @@ export interface PluginCheckCommandResult {
    */
   trusted: boolean;
   /**
-   * Present when plugin add would refuse this bundle as things are installed now (plugin_id_builtin: its id is a built-in bundle's; plugin_id_conflict: another installed bundle serves one of its ids). The bundle itself is admitted.
+   * Present when plugin add would refuse this bundle as things are installed now (plugin_id_builtin: its id is a built-in bundle's; plugin_id_conflict: another installed bundle serves one of its ids; plugin_version_exists: its id@version is installed with other content). The bundle itself is admitted.
    */
   add_refusal?: {
     code: string;

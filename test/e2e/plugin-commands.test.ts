@@ -193,7 +193,7 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
     }
   });
 
-  it('check says when plugin add would refuse a bundle it admits: a built-in id, or an id another installed bundle serves', async () => {
+  it('check says when plugin add would refuse a bundle it admits: a built-in id, an id another installed bundle serves, or its id@version installed with other content', async () => {
     const builtinId = fixturePluginBundle(join(home.root, 'check-builtin'), 'misbehaving-strategy.mjs', { id: 'strategies-core' });
     const asBuiltin = await gobJson<{ add_refusal?: { code: string; message: string } }>('PluginCheckCommandResult', 'plugin', 'check', builtinId);
     expect(asBuiltin.add_refusal).toMatchObject({ code: 'plugin_id_builtin' });
@@ -208,6 +208,14 @@ describe('gobstopper plugin commands (built CLI, temporary home)', () => {
       expect((await gobJson<{ add_refusal?: { code: string } }>('PluginCheckCommandResult', 'plugin', 'check', rival)).add_refusal).toMatchObject({ code: 'plugin_id_conflict' });
       // Checking the installed bundle itself by id is no add: nothing to refuse.
       expect((await gobJson<{ add_refusal?: unknown }>('PluginCheckCommandResult', 'plugin', 'check', 'owner-bundle')).add_refusal).toBeUndefined();
+      // Nor is checking its directory again as it is; once edited without a new version, add refuses it.
+      expect((await gobJson<{ add_refusal?: unknown }>('PluginCheckCommandResult', 'plugin', 'check', owner)).add_refusal).toBeUndefined();
+      const manifestPath = join(owner, 'gobstopper-plugin.json');
+      writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, 'utf8')), description: 'edited' }));
+      const edited = await gobJson<{ add_refusal?: { code: string; message: string } }>('PluginCheckCommandResult', 'plugin', 'check', owner);
+      expect(edited.add_refusal).toMatchObject({ code: 'plugin_version_exists', message: expect.stringContaining('owner-bundle@1.0.0 is already installed with different content') });
+      const again = await gob('plugin', 'add', owner, '--json');
+      expect(JSON.parse(again.stdout).error.code).toBe(edited.add_refusal!.code);
     } finally {
       await gob('plugin', 'remove', 'owner-bundle');
     }

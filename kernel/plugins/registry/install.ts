@@ -128,12 +128,17 @@ function refuseClaimedIds(registry: PluginRegistry, bundle: AdmittedBundle): voi
 
 /**
  * Why `plugin add` would refuse an admitted bundle as things are installed now (a built-in's id, an
- * id another installed bundle serves), or null: `plugin check` says it before anyone tries.
+ * id another installed bundle serves, its id@version installed with other content), or null:
+ * `plugin check` says it before anyone tries.
  */
 export function addRefusal(registry: PluginRegistry, bundle: AdmittedBundle): GobstopperError | null {
   try {
     refuseBuiltinId(registry, bundle);
     refuseClaimedIds(registry, bundle);
+    // An edited bundle checked again before its version was bumped: the case add meets most.
+    const { id, version } = bundle.manifest;
+    const pin = registry.trust.find(id, version);
+    if (pin && pin.manifest_sha256 !== bundle.manifestSha256) throw conflict(id, version, pin.manifest_sha256);
     return null;
   } catch (error) {
     if (error instanceof GobstopperError) return error;
