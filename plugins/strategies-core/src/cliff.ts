@@ -41,21 +41,26 @@ export function proposeCliff(params: StrategyProposeParams): StrategyProposeResu
   const guarded = protectedLines(items, keep);
   const chosen: number[] = [];
   let keptSmall = 0;
+  // Over the limit but split into so many parts that their stubs would cost what they hold.
+  let keptForStubs = 0;
   let projected = params.context_tokens;
   for (let i = rangeStart; i < rangeEnd; i++) {
     const item = items[i]!;
     if (!isElidable(item) || guarded.has(item.line_index)) continue;
-    if ((item.elidable_bytes ?? 0) > maxBytes && reclaims(item)) {
+    if ((item.elidable_bytes ?? 0) <= maxBytes) keptSmall++;
+    else if (!reclaims(item)) keptForStubs++;
+    else {
       chosen.push(item.line_index);
       projected = Math.max(0, projected - elisionSavings(item));
-    } else {
-      keptSmall++;
     }
   }
-  if (chosen.length === 0) return noPlan(`no tool results over ${maxBytes} bytes before the newest ${keepTurns} assistant steps`);
+  const older = `before the newest ${keepTurns} assistant steps`;
+  if (chosen.length === 0 && keptForStubs === 0) return noPlan(`no tool results over ${maxBytes} bytes ${older}`);
+  if (chosen.length === 0) return noPlan(`the ${keptForStubs} tool results over ${maxBytes} bytes ${older} hold so many parts that their stubs would cost as much as they do`);
+  const stubNote = keptForStubs === 0 ? '' : ` and ${keptForStubs} larger ones whose stubs would cost as much as they hold`;
   return {
     edits: [elideEdit(chosen, CLIFF_STUB)],
-    rationale: `${exceedsTrigger(params)}; head and newest ${Math.min(keepTurns, steps)} of ${steps} assistant steps kept verbatim; dropping ${chosen.length} older tool results over ${maxBytes} bytes, keeping ${keptSmall} smaller ones`,
+    rationale: `${exceedsTrigger(params)}; head and newest ${Math.min(keepTurns, steps)} of ${steps} assistant steps kept verbatim; dropping ${chosen.length} older tool results over ${maxBytes} bytes, keeping ${keptSmall} smaller ones${stubNote}`,
     context_tokens_after: projected,
   };
 }

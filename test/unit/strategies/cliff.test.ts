@@ -58,6 +58,25 @@ describe('cliff', () => {
     expect(second.edits).toEqual([]);
   });
 
+  it('does not count an output over result_max_bytes whose stubs cost what it holds among the smaller ones it keeps', () => {
+    // 600 bytes in 7 parts: 150 tokens, under the 7 stubs' 168, so it stays although it is over 500.
+    const b = new TranscriptBuilder();
+    b.system();
+    b.user('port the parser');
+    for (const [bytes, parts] of [[4000, 1], [600, 7], [300, 1], [4000, 1], [4000, 1], [4000, 1]] as const) b.step(null, { label: 'Bash(make)', bytes, parts });
+    const cut = { ...policy, keep_recent_tool_outputs: 0, keep_recent_turns: 2 };
+    const result = proposeCliff(proposeParams(b.items, { policy: cut }));
+    expect(result.edits).toEqual([{ op: 'elide', line_indexes: [4, 13], stub_template: CLIFF_STUB }]);
+    expect(result.rationale).toMatch(/dropping 2 older tool results over 500 bytes, keeping 1 smaller ones and 1 larger ones whose stubs would cost as much as they hold$/);
+
+    const onlySplit = new TranscriptBuilder();
+    onlySplit.user('port the parser');
+    for (const [bytes, parts] of [[600, 7], [4000, 1], [4000, 1]] as const) onlySplit.step(null, { label: 'Bash(make)', bytes, parts });
+    expect(proposeCliff(proposeParams(onlySplit.items, { policy: cut })).rationale).toBe(
+      'the 1 tool results over 500 bytes before the newest 2 assistant steps hold so many parts that their stubs would cost as much as they do',
+    );
+  });
+
   it('returns no plan when there are no steps older than the kept ones, or below the trigger', () => {
     expect(proposeCliff(proposeParams(cliffSession().items, { policy: { ...policy, keep_recent_turns: 8 } })).rationale).toBe(
       '8 assistant steps, none older than the newest 8',
