@@ -149,18 +149,36 @@ export const runLegacyCommand: LegacyCommandRunner = async (request) => {
   }
   if (result.signal) throw failed(request.table, `was killed by ${result.signal}`, undefined, tail);
   if (result.exitCode !== 0) throw failed(request.table, `exited with status ${result.exitCode}`, { exit_code: result.exitCode }, tail);
+  const output = Buffer.concat(chunks);
   try {
-    return parseLegacyOutput(Buffer.concat(chunks), request.table, tail);
+    return parseLegacyOutput(output, request.table, tail);
   } catch (error) {
-    // The likely cause is not the JSON: the answer was to come from what the command left running.
+    // Output that is not JSON may be an answer cut short: it was to come from what the command left
+    // running. A whole JSON document of the wrong shape is the command's own answer, and its error
+    // says what to fix.
+    if ((!held && !leftRunning) || isJson(output)) throw error;
+    const printed = output.length === 0 ? '' : ` (it printed ${describeOutput(output)})`;
     if (held) {
       const fate = escapees > 0 ? 'it was stopped' : 'it could not be found, and was not stopped';
-      throw failed(request.table, `exited before printing a complete answer, and a process it started outside its process group (setsid?) held its output open; ${fate}`, undefined, tail);
+      throw failed(request.table, `exited before printing a complete answer${printed}, and a process it started outside its process group (setsid?) held its output open; ${fate}`, undefined, tail);
     }
-    if (!leftRunning) throw error;
-    throw failed(request.table, 'exited before printing a complete answer and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does', undefined, tail);
+    throw failed(request.table, `exited before printing a complete answer${printed} and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does`, undefined, tail);
   }
 };
+
+function isJson(output: Buffer): boolean {
+  try {
+    JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(output));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Its size and how it began, quoted and escaped: a stray print is found by its words. */
+function describeOutput(output: Buffer, text = new TextDecoder('utf-8').decode(output)): string {
+  return `${output.length} bytes${output.length > 0 ? `, beginning ${quotedStart(text)}` : ''}`;
+}
 
 /** Whether anything of the process group `pid` leads is still alive. */
 function groupAlive(pid: number | undefined): boolean {
@@ -188,9 +206,8 @@ export function parseLegacyOutput(output: Buffer, table: string, stderrTail = ''
   try {
     parsed = JSON.parse(text);
   } catch {
-    // How the output began, quoted and escaped: a stray print is found by its words. The parser's
-    // own message is left out; it says only where the JSON broke.
-    throw failed(table, `did not print valid JSON (${output.length} bytes${output.length > 0 ? `, beginning ${quotedStart(text)}` : ''})`, undefined, stderrTail);
+    // The parser's own message is left out; it says only where the JSON broke.
+    throw failed(table, `did not print valid JSON (${describeOutput(output, text)})`, undefined, stderrTail);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !Array.isArray((parsed as { edits?: unknown }).edits)) {
     throw failed(table, 'must print one JSON object of the form {"edits": [...]}', undefined, stderrTail);

@@ -95,6 +95,16 @@ describe('legacy command presets', () => {
     });
   });
 
+  it('quotes what a command that left processes running printed, and blames them only for output that is not JSON', async () => {
+    const traceback = await failure(runLegacyCommand(request(`cat >/dev/null; sleep 30 & echo 'Traceback: no module named foo'`, { timeoutMs: 10_000 })));
+    expect(traceback.message).toBe(
+      `legacy command from ${TABLE} exited before printing a complete answer (it printed 31 bytes, beginning "Traceback: no module named foo\\n") and left processes running, which were stopped: a command is done when its own process exits, so print the answer before it does`,
+    );
+    // A whole JSON answer of the wrong shape came from the command itself, not from what it left behind.
+    const shape = await failure(runLegacyCommand(request(`cat >/dev/null; sleep 30 & echo '{"plan":[]}'`, { timeoutMs: 10_000 })));
+    expect(shape.message).toBe(`legacy command from ${TABLE} must print one JSON object of the form {"edits": [...]}`);
+  });
+
   it('is not held past the deadline by a process that left its group and keeps stdout open', async () => {
     const pidFile = join(dir, 'escaped.pid');
     const started = Date.now();
