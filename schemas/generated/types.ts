@@ -1294,9 +1294,9 @@ export interface ExplainCycle {
  */
 export interface ExplainWarning {
   /**
-   * trigger_never_reached: the effective trigger is at or above where the client compacts by itself (90% of the window), so the policy's cycle never happens.
+   * trigger_never_reached: the effective trigger is at or above where the client compacts by itself (90% of the window), so the policy's cycle never happens. With a session: session_table_unapplied, a [sessions] table keyed by a prefix or another case of the id, which the policy leaves out; events_log_unreadable, an events log that could not be read, so adaptive tuning counted none of the session's past compactions.
    */
-  code: "trigger_never_reached";
+  code: "trigger_never_reached" | "session_table_unapplied" | "events_log_unreadable";
   /**
    * The warning as printed without --json.
    */
@@ -1338,7 +1338,7 @@ export interface ExplainCommandResult {
   context_basis: ContextBasis[];
   cycle: ExplainCycle;
   /**
-   * What makes figures of the cycle null, by code; empty when the policy's cycle happens as configured. Also among lines, as "Warning: <message>".
+   * What the figures were worked out without, by code; empty when nothing was. trigger_never_reached makes the cycle's figures null and is also among lines, as "Warning: <message>"; the others are printed on stderr.
    */
   warnings: ExplainWarning[];
   proposer?: ExternalProposer;
@@ -2579,6 +2579,12 @@ export interface TuneCommandResult {
    * A [sessions."<id>"] table pinning the adjusted values; null when nothing changed.
    */
   suggested_toml: string | null;
+  /**
+   * Present when the numbers were worked out without something that bears on them: a session table keyed by a prefix, which never applies, or an events log that could not be read, whose compactions were then not counted (recent_applied says 0 for them). Also printed on stderr.
+   *
+   * @minItems 1
+   */
+  warnings?: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

@@ -6,7 +6,7 @@
 import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateTuneCommandResult } from '../../schemas/generated/validators.js';
+import { validateExplainCommandResult, validateTuneCommandResult } from '../../schemas/generated/validators.js';
 import { eventsLogPath } from '../../kernel/paths.js';
 import { runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
@@ -90,7 +90,14 @@ describe('adaptive tuning and the numbers a user gives', () => {
         expect(run.code, run.stderr).toBe(0);
         expect(run.stderr).toBe(`warning: the compactions in the events log are not counted: cannot read ${log}: has mode 0644, readable by others; run chmod 600 ${log} (or chmod -R go-rwx on gobstopper's data directory to fix every file at once)\n`);
       }
-      expect((await runJson(['tune', '7d3f'], home.env)).json.reasons).not.toContain('trigger_raised_low_yield');
+      const unread = `the compactions in the events log are not counted: cannot read ${log}: has mode 0644, readable by others; run chmod 600 ${log} (or chmod -R go-rwx on gobstopper's data directory to fix every file at once)`;
+      // A script reads recent_applied 0 beside the reason it is 0, as a person reads it on stderr.
+      const tunedJson = (await runJson(['tune', '7d3f'], home.env)).json;
+      expect(tunedJson).toMatchObject({ recent_applied: 0, warnings: [unread] });
+      expect(tunedJson.reasons).not.toContain('trigger_raised_low_yield');
+      const explainedJson = (await runJson(['explain', '7d3f'], home.env)).json;
+      expect(explainedJson.warnings).toContainEqual({ code: 'events_log_unreadable', message: unread });
+      expect(validateTuneCommandResult(tunedJson) && validateExplainCommandResult(explainedJson)).toBe(true);
     } finally {
       rmSync(log);
     }

@@ -13,6 +13,7 @@ import {
   validatePolicyCheckCommandResult,
   validatePresetsCommandResult,
   validateHelpCommandResult,
+  validateTuneCommandResult,
 } from '../../schemas/generated/validators.js';
 import { shellWord } from '../../kernel/text/shell-word.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
@@ -172,14 +173,18 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     // Under the default trigger, which this session never reaches, that is said too.
     expect(looseApplyJson.body).toMatchObject({ status: 'no_plan', warnings: [expect.stringContaining('[sessions."7d3f"] is not applied'), expect.stringContaining('so it never fires for this session')] });
     expect(looseApplyJson.stderr).toContain('[sessions."7d3f"] is not applied');
-    // explain and tune of the session apply its tables as plan does, so they say it too.
+    // explain and tune of the session apply its tables as plan does, so they say it too, and with
+    // --json in their warnings (explain's by code), as plan does.
+    const unapplied = `[sessions."7d3f"] is not applied: a session table is keyed by the full session id (${id})`;
     for (const command of ['explain', 'tune']) {
       const loose = gob([command, '7d3f', '--config', byPrefix]);
       expect(loose.status, loose.stderr).toBe(0);
-      expect(loose.stderr, command).toContain(`[sessions."7d3f"] is not applied: a session table is keyed by the full session id (${id})`);
+      expect(loose.stderr, command).toContain(unapplied);
+      expect(loose.stdout, command).not.toContain('not applied');
       const looseJson = json([command, '7d3f', '--config', byPrefix]);
       expect(looseJson.stderr, command).toContain('[sessions."7d3f"] is not applied');
-      expect(JSON.stringify(looseJson.body), command).not.toContain('not applied');
+      expect(looseJson.body.warnings, command).toContainEqual(command === 'explain' ? { code: 'session_table_unapplied', message: unapplied } : unapplied);
+      expect(command === 'explain' ? validateExplainCommandResult(looseJson.body) : validateTuneCommandResult(looseJson.body), command).toBe(true);
     }
     // A table under the full id applies; the loose one beside it is still named, since what it sets is lost.
     const both = write(join(home.root, 'both-config.toml'), `[sessions."7d3f"]\nmin_savings_tokens = 1_000\n[sessions."${id}"]\nmin_savings_tokens = 2_000\n`);

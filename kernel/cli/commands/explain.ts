@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import type { ExplainCommandResult } from '../../../schemas/generated/types.js';
+import type { ExplainCommandResult, ExplainWarning } from '../../../schemas/generated/types.js';
 import { usageError } from '../../errors.js';
 import { wrapText } from '../../text/wrap.js';
 import { BaseCommand } from '../base-command.js';
@@ -54,6 +54,12 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
     const quota = { quota_pressure: isQuotaPressure(pressure) ? pressure : undefined };
     if (args.session !== undefined) {
       if (flags['context-tokens'] !== undefined) this.error('give a session or --context-tokens, not both: a session brings its own context', { exit: 2 });
+      // On stderr as they come (the lines are the explanation itself), and by code in --json.
+      const sessionWarnings: ExplainWarning[] = [];
+      const warn = (code: ExplainWarning['code'], message: string) => {
+        sessionWarnings.push({ code, message });
+        this.warning(message);
+      };
       const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
         const parsed = await parseSession(rt, args.session!);
         // As config does: a provider flag that contradicts the session is a mistake, not a preference.
@@ -71,10 +77,10 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
         await requireResolvedPolicy(rt, resolved);
         // As plan says it: the policy explained below ignores that table.
         const unapplied = unappliedSessionWarning(resolved);
-        if (unapplied !== null) this.warning(unapplied);
+        if (unapplied !== null) warn('session_table_unapplied', unapplied);
         const context = contextTokens(parsed.transcript);
         const window = parsed.transcript.usage.model_context_window ?? null;
-        const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session, (message) => this.warning(message))));
+        const policy = effectivePolicy(resolved.values, transcriptSample(parsed.transcript, context, await recentYields(rt, parsed.session, (message) => warn('events_log_unreadable', message))));
         const provider = (BUILTIN_PROVIDERS as readonly string[]).includes(parsed.session.provider) ? (parsed.session.provider as BuiltinProvider) : null;
         return explain({
           provider,
@@ -86,7 +92,7 @@ export default class Explain extends BaseCommand<ExplainCommandResult> {
         });
       });
       for (const line of result.lines) for (const wrapped of wrapText(line, this.tableWidth())) this.say(wrapped);
-      return result;
+      return { ...result, warnings: [...result.warnings, ...sessionWarnings] };
     }
     const { resolved } = await resolveForCommand({ configPath: flags.config, provider: flags.provider, preset: flags.preset, flags: quota });
     // As plan would: a policy naming a strategy or scorer nobody serves can never plan.

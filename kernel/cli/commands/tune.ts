@@ -24,26 +24,33 @@ export default class Tune extends BaseCommand<TuneCommandResult> {
 
   async run(): Promise<TuneCommandResult> {
     const { args, flags } = await this.parse(Tune);
-    const result = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
+    // Said on stderr as they come, and carried in --json: recent_applied alone would read 0 as none.
+    const warnings: string[] = [];
+    const warn = (line: string) => {
+      warnings.push(line);
+      this.warning(line);
+    };
+    const tuned = await withRuntime({ homes: providerHomes(flags) }, async (rt) => {
       const parsed = await parseSession(rt, args.session);
       const config = await resolveSessionConfig(rt, parsed.session, { preset: flags.preset, trigger: flags.trigger, floor: flags.floor, configPath: flags.config });
       await requireResolvedPolicy(rt, config);
       // As plan says it: the numbers below ignore that table, and the snippet is keyed by the full id.
       const unapplied = unappliedSessionWarning(config);
-      if (unapplied !== null) this.warning(unapplied);
+      if (unapplied !== null) warn(unapplied);
       return tune({
         provider: parsed.session.provider,
         session_id: parsed.session.session_id,
         context_tokens: contextTokens(parsed.transcript),
         elidable_tokens: elidableTokens(parsed.transcript.items),
         model_context_window: parsed.transcript.usage.model_context_window ?? null,
-        recent: await recentYields(rt, parsed.session, (message) => this.warning(message)),
+        recent: await recentYields(rt, parsed.session, warn),
         policy: config.values,
         pinned: pinnedByFlags(config.sources),
         adaptive_off_by_session: !config.values.adaptive && config.sources.adaptive?.layer === 'session',
         session_table_paths: config.session_table_paths,
       });
     });
+    const result: TuneCommandResult = warnings.length > 0 ? { ...tuned, warnings } : tuned;
     this.sayProse(`${result.provider} ${result.session_id}: context ${result.context_tokens.toLocaleString('en-US')} tokens`);
     this.say(`${'configured'.padEnd(LABEL_WIDTH)}trigger ${result.configured.trigger_tokens.toLocaleString('en-US')}, floor ${result.configured.floor_tokens.toLocaleString('en-US')}`);
     // Off, the adjusted numbers are a preview: said on the line itself, so they never read as what plans use.
