@@ -578,6 +578,12 @@ export interface ConfigCommandResult {
    * Settings of the original tool's configuration that load but have no effect here (its watch keys such as auto_apply_store, and [rollout]), each as `<key> in <table> of <path>` or `[rollout] of <path>`.
    */
   inert_settings: string[];
+  /**
+   * Present when effective_trigger_tokens needs a reason beside it: high quota pressure was held above the floor, short of trigger_tokens × 0.7 (as policy-check's notes say it).
+   *
+   * @minItems 1
+   */
+  notes?: string[];
 }
 /**
  * This interface was referenced by `GobstopperSchemas`'s JSON-Schema

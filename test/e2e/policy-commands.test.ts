@@ -561,6 +561,11 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const held = json(['policy-check', '--provider', 'codex', '--context-tokens', '14500', '--quota-pressure', 'high', '--config', nearFloor]);
     expect(validatePolicyCheckCommandResult(held.body)).toBe(true);
     expect(held.body).toMatchObject({ action: 'none', effective_trigger_tokens: 19_096, notes: [expect.stringContaining('would bring the trigger 20,000 to 14,000 (×0.7), too near the floor (15,000)')] });
+    // config gives the same reason beside the same number, in its JSON as in its comment line.
+    const configHeld = json(['config', '--quota-pressure', 'high', '--config', nearFloor]);
+    expect(validateConfigCommandResult(configHeld.body), JSON.stringify(validateConfigCommandResult.errors)).toBe(true);
+    expect(configHeld.body).toMatchObject({ policy: { effective_trigger_tokens: 19_096 }, notes: held.body.notes });
+    expect(json(['config', '--quota-pressure', 'high']).body.notes).toBeUndefined();
     // The reference's name for Claude Code is taken too.
     expect(json(['policy-check', '--provider', 'claude', '--context-tokens', '300000']).body).toMatchObject({ provider: 'claude_code', action: 'transcript_compact' });
     expect(gob(['policy-check', '--provider', 'codex', '--context-tokens', '300000', '--session-active']).stdout).toBe(

@@ -83,6 +83,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       await params.close();
     }
     const policy = toResolvedPolicy(resolved.values);
+    const held = pressureHoldNote(policy);
     const result: ConfigCommandResult = {
       provider: resolved.provider,
       session_id: resolved.session_id,
@@ -96,6 +97,8 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       problems,
       unapplied_session_tables: resolved.unapplied_session_tables,
       inert_settings: inertSettings(loaded),
+      // Otherwise a script sees the effective trigger above trigger × 0.7 and no reason for it.
+      ...(held === null ? {} : { notes: [held] }),
     };
     for (const file of resolved.files) this.say(`# ${file.scope} config: ${file.path}${file.loaded ? '' : ' (not present; defaults apply)'}`);
     if (result.session_id !== null) {
@@ -114,7 +117,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
       // Lines a person may paste into a [policy] table: an unset key is a comment, not `= null`.
       this.say(value === null || value === undefined ? `# ${key} is unset${UNSET_MEANS[key] ?? ''}  # ${source}` : `${key} = ${tomlValue(value)}  # ${source}`);
     }
-    this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (${pressureHoldNote(policy) ?? `trigger_tokens under ${policy.quota_pressure} quota pressure`})`);
+    this.say(`# effective_trigger_tokens = ${policy.effective_trigger_tokens}  (${held ?? `trigger_tokens under ${policy.quota_pressure} quota pressure`})`);
     if (policy.adaptive) {
       this.say(`# adaptive = true: plan tunes trigger_tokens and floor_tokens per session from its window and recent yields; gobstopper tune ${result.session_id ?? '<session>'} shows the values it uses`);
     }
