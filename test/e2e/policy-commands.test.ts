@@ -147,6 +147,13 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const byPath = json(['config', join(home.claudeHome, 'projects', '-home-dev-demo', `${id}.jsonl`), '--config', config]);
     expect(byPath.body).toMatchObject({ provider: 'claude_code', session_id: id, session_match: 'discovered' });
     expect(gob(['config', '--help']).stdout).toMatch(/\[SESSION-ID\]\s+A session id, unique prefix or transcript path;/);
+    // --strategy keeps a plugin pinned for the strategy it names (the pin is how that id runs), as its help says.
+    const bundle = join(repoRoot, 'examples', 'plugins', 'keep-last-jq');
+    const pin = json(['plugin', 'check', bundle]).body.manifest_sha256 as string;
+    const pinned = write(join(home.root, 'pinned-plugin.toml'), `[policy]\nstrategy = "keep_last_jq"\nplugin = { manifest = ${JSON.stringify(join(bundle, 'gobstopper-plugin.json'))}, trusted_sha256 = "${pin}" }\n`);
+    expect(json(['config', '--strategy', 'keep_last_jq', '--config', pinned]).body.external).toMatchObject({ kind: 'plugin', table: '[policy]' });
+    expect(json(['config', '--strategy', 'elide', '--config', pinned]).body.external).toBeNull();
+    expect(gob(['config', '--help']).stdout.replace(/\s+/g, ' ')).toContain('--strategy=<id> Override the strategy (drops a configured command, and a pinned plugin unless it serves that strategy).');
     // An id nothing on disk has: applied as written, and said so.
     const literal = json(['config', 'zzz', '--config', config]);
     expect(literal.body).toMatchObject({ provider: null, session_id: 'zzz', session_match: 'as_given' });

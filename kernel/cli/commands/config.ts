@@ -47,7 +47,7 @@ export default class Config extends BaseCommand<ConfigCommandResult> {
     provider: providerFlag,
     preset: presetFlag,
     config: configFlag,
-    strategy: Flags.string({ summary: 'Override the strategy (drops any configured command or plugin).', helpValue: '<id>' }),
+    strategy: Flags.string({ summary: 'Override the strategy (drops a configured command, and a pinned plugin unless it serves that strategy).', helpValue: '<id>' }),
     trigger: Flags.integer({ summary: 'Override trigger_tokens.', min: 1, max: 10_000_000, helpValue: '<tokens>' }),
     floor: Flags.integer({ summary: 'Override floor_tokens.', min: 0, max: 10_000_000, helpValue: '<tokens>' }),
     'quota-pressure': quotaPressureFlag,
