@@ -74,8 +74,11 @@ function explainStep(step: AdaptiveStep, input: TuneInput): string {
       return `${n(input.elidable_tokens ?? 0)} of ${n(input.context_tokens)} context tokens are elidable tool output (over half), so compacting earlier is cheap; the trigger tightens ×0.8: ${trigger}`;
     case 'floor_capped_to_trigger_half':
       return `the floor may be at most half the trigger (and at least 1,000): ${floor}`;
-    case null:
-      return `trigger and floor are kept consistent (trigger at least 10,000 and twice the floor, floor at least 1,000): ${trigger}, ${floor}`;
+    case null: {
+      // Only what moved: "floor 60,000 → 60,000" beside a raised trigger reads as a change.
+      const moved = [step.trigger_after !== step.trigger_before ? trigger : null, step.floor_after !== step.floor_before ? floor : null].filter((m) => m !== null);
+      return `trigger and floor are kept consistent (trigger at least 10,000 and twice the floor, floor at least 1,000): ${moved.join(', ')}`;
+    }
   }
 }
 

@@ -72,6 +72,9 @@ describe('tune', () => {
     ]);
     const both = tune({ ...base, model_context_window: 200_000, policy: { ...defaultPolicy(), trigger_tokens: 100_000, floor_tokens: 5_000, adaptive: true }, pinned: { trigger_tokens: true, floor_tokens: true } });
     expect(both.explanation).toEqual(['trigger 100,000 and floor 5,000 are given with --trigger and --floor for this run, so adaptive leaves them as they are']);
+    // A pinned floor raises the tuned trigger to twice it; only the trigger moved, and only it is named.
+    const floor = tune({ ...base, model_context_window: 200_000, policy: { ...defaultPolicy(), floor_tokens: 60_000, adaptive: true }, pinned: { floor_tokens: true } });
+    expect(floor.explanation.at(-1)).toBe('trigger and floor are kept consistent (trigger at least 10,000 and twice the floor, floor at least 1,000): trigger 50,000 → 120,000');
   });
 
   it('says so when nothing needs adjusting', () => {
