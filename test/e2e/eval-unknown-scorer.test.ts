@@ -17,7 +17,7 @@ describe('a scorer nobody serves', () => {
     const planned = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'scored'], home.env);
     expect(planned.code).toBe(1);
     const said = planned.json.error.message as string;
-    expect(said).toMatch(/^unknown scorer 'heuristc'; known: heuristic \(set by scorer: \[policy\] in .*config\.toml\)$/);
+    expect(said).toMatch(/^unknown scorer 'heuristc' \(did you mean heuristic\?\); known: heuristic \(set by scorer: \[policy\] in .*config\.toml\)$/);
 
     const { code, json } = await runJson(['eval', DEMO_CLAUDE_ID, '--strategy', 'scored', '--strategy', 'elide'], home.env);
     expect(code).toBe(0);

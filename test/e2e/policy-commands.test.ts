@@ -267,7 +267,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       const fromFile = args.includes(strategyTypo);
       expect(status, args.join(' ')).toBe(fromFile ? 1 : 2);
       expect(body.error.code).toBe('unknown_strategy');
-      expect(body.error.message).toMatch(/^unknown strategy '(elidee|nonexistent)'; known: .*\belide\b/);
+      // A near miss is named; a word like no strategy is not given a guess.
+      expect(body.error.message).toMatch(/^unknown strategy '(elidee' \(did you mean elide\?\)|nonexistent'); known: .*\belide\b/);
       if (fromFile) expect(body.error.message).toContain(`(set by strategy: [policy] in ${strategyTypo})`);
     }
     // A scorer named as a strategy is said to be one.
@@ -333,7 +334,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(validateConfigCommandResult(config.body)).toBe(true);
     expect(config.body.problems).toEqual([
       `[provider.codex]: strategy_params for auto do not match the params_schema it declares at /candidates: must be array (set by strategy_params: [provider.codex] in ${tables})`,
-      expect.stringMatching(new RegExp(`^\\[presets\\.edited\\]: unknown strategy 'scorred' in strategy_params\\.editor of agentic; known: .*\\belide\\b.* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-tables\\.toml\\)$`)),
+      expect.stringMatching(new RegExp(`^\\[presets\\.edited\\]: unknown strategy 'scorred' in strategy_params\\.editor of agentic \\(did you mean scored\\?\\); known: .*\\belide\\b.* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-tables\\.toml\\)$`)),
     ]);
     const presets = json(['presets', '--config', tables]);
     expect(presets.status).toBe(0);
@@ -467,7 +468,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
       expect(status, args.join(' ')).toBe(1);
       expect(body.error, args.join(' ')).toMatchObject({
         code: 'unknown_strategy',
-        message: expect.stringMatching(new RegExp(`^unknown strategy 'elidee' in strategy_params\\.candidates\\[1\\] of auto; known: .*\\belide\\b.* \\(set by strategy_params: \\[policy\\] in ${typo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`)),
+        message: expect.stringMatching(new RegExp(`^unknown strategy 'elidee' in strategy_params\\.candidates\\[1\\] of auto \\(did you mean elide\\?\\); known: .*\\belide\\b.* \\(set by strategy_params: \\[policy\\] in ${typo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`)),
         details: { id: 'elidee', key: 'strategy_params.candidates[1]' },
       });
     }
@@ -475,7 +476,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     const human = gob(['plan', '7d3f', '--config', fixed, '--preset', 'edited']);
     expect(human.status).toBe(1);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toMatch(new RegExp(`^gobstopper: unknown strategy 'scorred' in strategy_params\\.editor of agentic; known: .* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-ids-editor\\.toml\\)\\n$`));
+    expect(human.stderr).toMatch(new RegExp(`^gobstopper: unknown strategy 'scorred' in strategy_params\\.editor of agentic \\(did you mean scored\\?\\); known: .* \\(set by strategy_params: \\[presets\\.edited\\] in .*param-ids-editor\\.toml\\)\\n$`));
     expect(json(['plan', '7d3f', '--config', fixed]).status).toBe(0);
   });
 

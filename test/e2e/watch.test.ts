@@ -618,7 +618,7 @@ describe('watch', () => {
     expect(validateWatchPass(r.json)).toBe(true);
     const codex = byId(r.json)[DEMO_CODEX_ID];
     expect(codex).toMatchObject({ outcome: 'failed', error: { code: 'unknown_strategy' } });
-    expect(codex.error.message).toMatch(/^unknown strategy 'elidee' in strategy_params\.candidates\[1\] of auto; known: .* \(set by strategy_params: \[provider\.codex\] in .*config\.toml\)$/);
+    expect(codex.error.message).toMatch(/^unknown strategy 'elidee' in strategy_params\.candidates\[1\] of auto \(did you mean elide\?\); known: .* \(set by strategy_params: \[provider\.codex\] in .*config\.toml\)$/);
     expect(byId(r.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'would_compact' });
     // The params schema itself, as a person reads it.
     writeFileSync(join(home.configHome, 'gobstopper', 'config.toml'), config('[provider.codex]\nstrategy = "auto"\ntrigger_tokens = 5000000\nstrategy_params = { candidates = "elide" }\n'));

@@ -6,6 +6,7 @@ import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { readManifest } from '../admission/manifest.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
+import { nearestName } from '../../text/edit-distance.js';
 import { gobstopperVersion } from '../package-root.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { builtinPluginsDir, gobstopperDataDir, installedPluginsDir, trustFilePath } from './locations.js';
@@ -133,8 +134,11 @@ export class PluginRegistry {
       // A scorer named where a strategy goes (or the other way round) is a common slip: say which it is.
       const other = kind === 'strategy' ? 'scorer' : 'strategy';
       const isOther = this.declared(other).includes(providedId);
-      const hint = !isOther ? '' : kind === 'strategy' ? ` ('${providedId}' is a scorer: set scorer = "${providedId}" and use the scored strategy)` : ` ('${providedId}' is a strategy, not a scorer)`;
-      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'; known: ${this.declared(kind).join(', ') || 'none'}${hint}`, { kind, id: providedId });
+      const otherHint = !isOther ? '' : kind === 'strategy' ? ` ('${providedId}' is a scorer: set scorer = "${providedId}" and use the scored strategy)` : ` ('${providedId}' is a strategy, not a scorer)`;
+      const known = this.declared(kind);
+      const meant = isOther ? null : nearestName(providedId, known);
+      const meantHint = meant ? ` (did you mean ${meant}?)` : '';
+      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'${meantHint}; known: ${known.join(', ') || 'none'}${otherHint}`, { kind, id: providedId });
     }
   }
 

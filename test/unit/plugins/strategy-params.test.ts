@@ -108,7 +108,7 @@ describe("a strategy's params_schema", () => {
     await expect(checkStrategyParams('sel', plain, { editor: 'elidee' }, served)).rejects.toMatchObject({
       code: 'unknown_strategy',
       exit: 1,
-      message: "unknown strategy 'elidee' in strategy_params.editor of sel; known: elide, dedupe",
+      message: "unknown strategy 'elidee' in strategy_params.editor of sel (did you mean elide?); known: elide, dedupe",
       details: { kind: 'strategy', id: 'elidee', strategy: 'sel', key: 'strategy_params.editor' },
     });
     // With a pattern the check runs on a worker, which is given the served ids too.
