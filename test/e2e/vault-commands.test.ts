@@ -354,6 +354,9 @@ describe('vault commands (built CLI)', () => {
     const out = (await cliWith({ XDG_DATA_HOME: dataHome }, 'events', '--limit', '0')).stdout;
     expect(out).toContain('  applied: 1,201; ~3,603,000 tokens reclaimed');
     expect(out).toContain('  retention: 1,201 of 2,402 checks kept at their source (50%), 2,402 lexically (100%), over 1,201 measured compaction(s)\n');
+    // Nothing of a session in either log: both are named as read.
+    const none = (await cliWith({ XDG_DATA_HOME: dataHome }, 'events', '--session', 'ffff')).stdout;
+    expect(none).toBe(`no events of sessions matching 'ffff' in ${join(dir, 'events.jsonl')} or ${join(dir, 'events.1.jsonl')}\n`);
   });
 
   it('events skips a line whose time no date can show, instead of failing on it', async () => {

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import type { EventsCommandOutput } from '../../../schemas/generated/types.js';
 import { GobstopperError } from '../../errors.js';
-import { readEvents } from '../../publish/events.js';
+import { readEvents, rotatedLogPath } from '../../publish/events.js';
 import { summarizeEvents } from '../../publish/events-summary.js';
 import { futureSinceNote, parseSince, SINCE_HELP } from '../../text/since.js';
 import { eventsLogPath } from '../../paths.js';
@@ -48,7 +49,10 @@ export default class Events extends BaseCommand<EventsResult> {
     const skipped = s.skipped_lines > 0 ? `${formatCount(s.skipped_lines)} unreadable line(s) skipped${narrowed ? ' in the whole log' : ''}` : null;
     if (s.total_events === 0) {
       const of = flags.session === undefined ? '' : ` of sessions matching '${flags.session}'`;
-      this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC${futureSinceNote(since, now)}`} in ${eventsLogPath(process.env)}`);
+      const live = eventsLogPath(process.env);
+      const rotated = rotatedLogPath(live);
+      const where = existsSync(rotated) ? `${live} or ${rotated}` : live;
+      this.say(`no events${of}${since === null ? '' : ` since ${formatTs(since)} UTC${futureSinceNote(since, now)}`} in ${where}`);
       if (skipped !== null) this.say(`  ${skipped}`);
       return s;
     }
