@@ -161,14 +161,17 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
  * The states of a file archived at a path that is gone, now found at `selector` under the same
  * name: the file moved (Codex moves a rollout it archives into archived_sessions/), and the name,
  * which holds the session id, says it is the same session. Matched only while the old path is gone
- * and the new one is a file, so a copy beside its original stays a session of its own.
+ * and the new one is a file, so a copy beside its original stays a session of its own, and only
+ * when the name does hold the archived session's id: a hand-named file (`notes.jsonl`) says nothing
+ * of whose it is.
  */
 async function movedHere(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   const absolute = resolve(selector);
   const isFile = await lstat(absolute).then((st) => st.isFile(), () => false);
   if (!isFile) return [];
   const name = basename(absolute);
-  const named = entries.filter((e) => basename(e.path) === name);
+  const lowered = name.toLowerCase();
+  const named = entries.filter((e) => basename(e.path) === name && e.session_id.length > 0 && lowered.includes(e.session_id.toLowerCase()));
   const paths = [...new Set(named.map((e) => e.path))];
   const gone = new Set(await filterAsync(paths, async (path) => !(await exists(path))));
   return named.filter((e) => gone.has(e.path));

@@ -565,4 +565,18 @@ describe('vault commands on a session file that moved (built CLI)', () => {
     expect(both.json.map((e: { sha256: string }) => e.sha256)).toEqual([again, sha]);
     expect((await run('history', id)).json.map((e: { sha256: string }) => e.sha256)).toEqual([again, sha]);
   });
+
+  it('does not give a hand-named file the history of another file of that name that is gone', async () => {
+    home ??= makeVaultHome();
+    const run = (...args: string[]) => runJson([...args, '--json'], home!.env, { cwd: home!.root });
+    const id = '0199b3c4-cccc';
+    const original = writeSession(home.sessions, 'notes.jsonl', jsonl(claudeSession(id, 2)));
+    await snapshotFile(home.layout, { path: original, sessionId: id, provider: 'claude_code', strategy: 'snapshot', env: home.env });
+    rmSync(original);
+    const elsewhere = join(home.root, 'other');
+    mkdirSync(elsewhere);
+    const unrelated = join(elsewhere, 'notes.jsonl');
+    writeFileSync(unrelated, jsonl(claudeSession('0199b3c4-dddd', 2)), { mode: 0o600 });
+    expect((await run('history', unrelated)).json.error.code).toBe('session_not_archived');
+  });
 });
