@@ -18,7 +18,7 @@ function damagedChunk(file: string, problem: string) {
   return vaultDamaged(
     file,
     problem,
-    `move ${file} out of the vault; snapshots that use it cannot be recovered, and the next snapshot of the same bytes writes it again`,
+    `move ${file} out of the vault; snapshots that use it cannot be read until it is written again, which gobstopper snapshot of a session file still holding those bytes does`,
   );
 }
 
@@ -27,7 +27,7 @@ function missingChunk(file: string) {
   return vaultDamaged(
     file,
     'chunk is missing',
-    `restore ${file} from a backup; snapshots that use it cannot be recovered without it, and the next snapshot of the same bytes writes it again`,
+    `restore ${file} from a backup; without it, snapshots that use it cannot be read until it is written again, which gobstopper snapshot of a session file still holding those bytes does`,
   );
 }
 

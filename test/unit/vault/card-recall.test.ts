@@ -80,7 +80,7 @@ describe('recall from card files', () => {
     const warnings: string[] = [];
     const { cards } = await recallCards(home.layout, { query: 'parser' }, home.env, (w) => warnings.push(w));
     expect(cards.map((r) => r.session_id)).toEqual(['sess-a']);
-    expect(warnings).toEqual([`snapshot ${gone.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: ${join(home.layout.chunks, chunks[0]!)}: chunk is missing; repair required: restore ${join(home.layout.chunks, chunks[0]!)} from a backup; snapshots that use it cannot be recovered without it, and the next snapshot of the same bytes writes it again`]);
+    expect(warnings).toEqual([`snapshot ${gone.sha256.slice(0, 16)} of claude_code sess-b is left out: vault damaged: ${join(home.layout.chunks, chunks[0]!)}: chunk is missing; repair required: restore ${join(home.layout.chunks, chunks[0]!)} from a backup; without it, snapshots that use it cannot be read until it is written again, which gobstopper snapshot of a session file still holding those bytes does`]);
   });
 
   it('recall writes the card file a snapshot lacks, byte for byte what archiving writes', async () => {
