@@ -7,7 +7,7 @@ import { vaultExists, type VaultLayout } from './layout.js';
 import { forEachRecord } from './records.js';
 import { forkHintFor } from './fork-hint.js';
 import { manifestOfEntry } from './indexed-manifest.js';
-import { publishedEntry, readableReceipts, readReceipt, receiptOperations, sourceEntry } from '../publish/receipt.js';
+import { publishedEntry, readableReceipts, sourceEntry } from '../publish/receipt.js';
 import type { OperationReceipt } from '../../schemas/generated/types.js';
 import { isHexPrefix, looksLikeSnapshotId, MIN_SHA_PREFIX, refuseOverlongSnapshotId, resolveShaPrefix, selectOneSession } from './selectors.js';
 
@@ -70,13 +70,16 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   }
   // A session's snapshot is found through its index line, which must name what it says it does.
   if (label) await manifestOfEntry(layout, label, env);
-  // Not indexed: a publication's retained output is described by its receipt.
-  const publication = label ? null : await publicationRetaining(layout, sha);
+  // Not indexed: the receipts may name it. Best effort: a receipt that cannot be read only leaves
+  // the snapshot unlabelled (vault --verify is where damage is reported).
+  const receipts = label ? [] : await readableReceipts(layout).catch(() => [] as OperationReceipt[]);
+  // A publication's retained output is described by its receipt.
+  const publication = receipts.find((r) => r.output_manifest_sha256 === sha) ?? null;
   if (publication) label = publishedEntry(publication);
   const { loaded, recordCount, types } = await recordTypeSummary(layout, sha, env);
   // A source state whose index line was lost is still named by the receipt of the operation that
   // archived it, when that receipt records exactly these bytes (as undo restores it by).
-  const source = label ? null : await sourceNaming(layout, sha, loaded.manifest.source_sha256, loaded.manifest.bytes);
+  const source = label ? null : (receipts.find((r) => r.snapshot_manifest_sha256 === sha && r.source_sha256 === loaded.manifest.source_sha256 && r.bytes_before === loaded.manifest.bytes) ?? null);
   if (source) label = sourceEntry(source);
   const shown: ShowCommandOutput = {
     sha256: sha,
@@ -93,25 +96,6 @@ export async function showSnapshot(layout: VaultLayout, target: string, env: Nod
   if (publication) shown.output_of_operation = publication.operation;
   if (source) shown.source_of_operation = source.operation;
   return shown;
-}
-
-/** The receipt that names `sha` as the source state its operation archived, and records its bytes; best effort, as publicationRetaining. */
-async function sourceNaming(layout: VaultLayout, sha: string, sourceSha256: string, bytes: number): Promise<OperationReceipt | null> {
-  const receipts = await readableReceipts(layout).catch(() => [] as OperationReceipt[]);
-  return receipts.find((r) => r.snapshot_manifest_sha256 === sha && r.source_sha256 === sourceSha256 && r.bytes_before === bytes) ?? null;
-}
-
-/**
- * The receipt of the operation whose output `sha` retains, or null. Best effort: a receipt that
- * cannot be read only leaves the snapshot unlabelled (vault --verify is where damage is reported).
- */
-async function publicationRetaining(layout: VaultLayout, sha: string): Promise<OperationReceipt | null> {
-  const operations = await receiptOperations(layout).catch(() => [] as string[]);
-  for (const operation of operations) {
-    const receipt = await readReceipt(layout, operation).catch(() => null);
-    if (receipt?.output_manifest_sha256 === sha) return receipt;
-  }
-  return null;
 }
 
 /** Most frequent first, then by name, so output is stable. */
