@@ -139,16 +139,17 @@ export async function pathForms(selector: string): Promise<Set<string>> {
   return forms;
 }
 
-
 /** Entries whose session id starts with `selector`, or whose path is `selector` (when it is a path). */
 export async function filterBySession(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
   checkSelector(selector);
   if (looksLikePath(selector)) {
     const forms = await pathForms(selector);
     const byPath = entries.filter((e) => forms.has(e.path));
-    if (byPath.length === 0) await refuseLinkSelector(selector);
+    const absolute = resolve(selector);
+    const st = await lstat(absolute).catch(() => null);
+    if (byPath.length === 0 && st?.isSymbolicLink()) await refuseLinkSelector(absolute);
     // States archived before the move belong to the same history as those archived here since.
-    const moved = new Set(await movedHere(entries, selector));
+    const moved = new Set(st?.isFile() ? await movedHere(entries, absolute) : []);
     if (byPath.length > 0 || moved.size > 0) return entries.filter((e) => forms.has(e.path) || moved.has(e));
     if (selector.includes('/')) return byPath;
   }
@@ -158,17 +159,14 @@ export async function filterBySession(entries: VaultEntry[], selector: string): 
 }
 
 /**
- * The states of a file archived at a path that is gone, now found at `selector` under the same
+ * The states of a file archived at a path that is gone, now found at `absolute` (a file) under the same
  * name: the file moved (Codex moves a rollout it archives into archived_sessions/), and the name,
  * which holds the session id, says it is the same session. Matched only while the old path is gone
  * and the new one is a file, so a copy beside its original stays a session of its own, and only
  * when the name does hold the archived session's id: a hand-named file (`notes.jsonl`) says nothing
  * of whose it is.
  */
-async function movedHere(entries: VaultEntry[], selector: string): Promise<VaultEntry[]> {
-  const absolute = resolve(selector);
-  const isFile = await lstat(absolute).then((st) => st.isFile(), () => false);
-  if (!isFile) return [];
+async function movedHere(entries: VaultEntry[], absolute: string): Promise<VaultEntry[]> {
   const name = basename(absolute);
   const lowered = name.toLowerCase();
   const named = entries.filter((e) => basename(e.path) === name && e.session_id.length > 0 && lowered.includes(e.session_id.toLowerCase()));
@@ -178,14 +176,11 @@ async function movedHere(entries: VaultEntry[], selector: string): Promise<Vault
 }
 
 /**
- * The index records a session under the file's own path, never a link's: a link matches nothing,
- * and "not archived" would deny a session the vault holds. Said as the session commands say it,
- * with the path to pass instead.
+ * The index records a session under the file's own path, never a link's: a link (`absolute`)
+ * matches nothing, and "not archived" would deny a session the vault holds. Said as the session
+ * commands say it, with the path to pass instead.
  */
-async function refuseLinkSelector(selector: string): Promise<void> {
-  const absolute = resolve(selector);
-  const isLink = await lstat(absolute).then((st) => st.isSymbolicLink(), () => false);
-  if (!isLink) return;
+async function refuseLinkSelector(absolute: string): Promise<never> {
   const target = await realpath(absolute).catch(() => null);
   throw new GobstopperError('symlink_refused', `${absolute} is a symbolic link; pass the real path${target === null ? '' : ` (${target})`}`);
 }
