@@ -10,7 +10,7 @@ import type { ProviderClient } from '../plugins/host/clients.js';
 import { stderrPluginLog } from '../plugins/host/plugin-log.js';
 import type { PluginLogSink } from '../plugins/protocol/host-callbacks.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
-import { nearestName } from '../text/edit-distance.js';
+import { meantNote } from '../text/edit-distance.js';
 
 export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
@@ -51,8 +51,8 @@ export class Runtime {
     if (!this.only) return all;
     const unknown = this.only.filter((id) => !ids.has(id));
     if (unknown.length) {
-      const meant = unknown.length === 1 ? nearestName(unknown[0]!, all) : null;
-      throw new GobstopperError('unknown_provider', `unknown provider ${unknown.map((p) => JSON.stringify(p)).join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
+      const meant = unknown.length === 1 ? meantNote(unknown[0]!, all) : '';
+      throw new GobstopperError('unknown_provider', `unknown provider ${unknown.map((p) => JSON.stringify(p)).join(', ')}${meant}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
     }
     return all.filter((id) => this.only!.includes(id));
   }

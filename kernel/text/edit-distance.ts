@@ -29,3 +29,9 @@ export function nearestName(typed: string, names: Iterable<string>): string | nu
   }
   return best?.name ?? null;
 }
+
+/** " (did you mean elide?)" for the name of `names` nearest to `typed`, or nothing when none is near enough. */
+export function meantNote(typed: string, names: Iterable<string>): string {
+  const meant = nearestName(typed, names);
+  return meant === null ? '' : ` (did you mean ${meant}?)`;
+}

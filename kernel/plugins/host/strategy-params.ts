@@ -22,7 +22,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { LruMap } from '../../../sdk/lru-map.js';
 import { STRATEGY_ID_FORMAT } from '../../../sdk/strategy/plan.js';
 import { GobstopperError } from '../../errors.js';
-import { nearestName } from '../../text/edit-distance.js';
+import { meantNote } from '../../text/edit-distance.js';
 import { allowedValues, excludedValue, mostSpecific } from '../protocol/schema-check.js';
 
 /** How long a check with patterns may take; a real one takes milliseconds, a worker's start most of them. */
@@ -278,8 +278,8 @@ function unknownStrategies(strategyId: string, params: unknown, found: ErrorObje
   const named = all.map(({ id, key }) => `'${id}' in ${key}`);
   const listed = named.length === 1 ? `strategy ${named[0]}` : `strategies ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
   const [{ id, key }] = all as [UnknownStrategyId];
-  const meant = all.length === 1 ? nearestName(id, strategyIds) : null;
-  return new GobstopperError('unknown_strategy', `unknown ${listed} of ${strategyId}${meant ? ` (did you mean ${meant}?)` : ''}; known: ${strategyIds.join(', ') || 'none'}`, {
+  const meant = all.length === 1 ? meantNote(id, strategyIds) : '';
+  return new GobstopperError('unknown_strategy', `unknown ${listed} of ${strategyId}${meant}; known: ${strategyIds.join(', ') || 'none'}`, {
     details: { kind: 'strategy', id, strategy: strategyId, key, unknown: all },
   });
 }

@@ -6,7 +6,7 @@ import { GobstopperError, usageError } from '../../errors.js';
 import { admitBundle, type AdmittedBundle } from '../admission/admit.js';
 import { readManifest } from '../admission/manifest.js';
 import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
-import { nearestName } from '../../text/edit-distance.js';
+import { meantNote } from '../../text/edit-distance.js';
 import { gobstopperVersion } from '../package-root.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { builtinPluginsDir, gobstopperDataDir, installedPluginsDir, trustFilePath } from './locations.js';
@@ -136,9 +136,8 @@ export class PluginRegistry {
       const isOther = this.declared(other).includes(providedId);
       const otherHint = !isOther ? '' : kind === 'strategy' ? ` ('${providedId}' is a scorer: set scorer = "${providedId}" and use the scored strategy)` : ` ('${providedId}' is a strategy, not a scorer)`;
       const known = this.declared(kind);
-      const meant = isOther ? null : nearestName(providedId, known);
-      const meantHint = meant ? ` (did you mean ${meant}?)` : '';
-      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'${meantHint}; known: ${known.join(', ') || 'none'}${otherHint}`, { kind, id: providedId });
+      const meant = isOther ? '' : meantNote(providedId, known);
+      throw usageError(`unknown_${kind}`, `unknown ${kind} '${providedId}'${meant}; known: ${known.join(', ') || 'none'}${otherHint}`, { kind, id: providedId });
     }
   }
 
