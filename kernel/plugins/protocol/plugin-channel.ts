@@ -577,13 +577,13 @@ export class PluginChannel {
     return new PluginFailure(code, { pluginId: this.pluginId, pluginVersion: this.pluginVersion, method, reason, pointer, rpcCode, rpcMessage, rpcErrno, stderrTail, stderrText: this.transport.stderrText?.() });
   }
 
-  /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
   /** "; it printed 29 bytes of a line it never ended: …" when the plugin stopped mid-line, else nothing. */
   private unfinishedLineNote(): string {
     const unfinished = this.offerLines?.unfinishedLine();
     return unfinished ? `; it printed ${unfinished.bytes.toLocaleString('en-US')} bytes of a line it never ended${quotedLine(unfinished.line)}` : '';
   }
 
+  /** The one way a plugin dies: stop listening, kill the group, then fail every call in flight. */
   private fatal(code: PluginFailureCode, reason: string, method?: string, pointer?: string): Promise<PluginFailure> {
     if (this.dying) return this.dying;
     // Between calls, or answering the shutdown that ends them: no call of the host's fails for it.
