@@ -40,14 +40,19 @@ async function bundleFromDocs(work: string, source: string, manifest: { id: stri
   return bundle;
 }
 
+/** Bundles a page's code block into the current home and installs it with `plugin add`, as the page says. */
+async function addFromDocs(source: string, manifest: { id: string; provides: Record<string, string[]> }): Promise<void> {
+  const bundle = await bundleFromDocs(join(home!.root, manifest.id), source, manifest);
+  const added = await runJson(['plugin', 'add', bundle], home!.env);
+  expect(added.code, JSON.stringify(added.json)).toBe(0);
+}
+
 describe('the TypeScript strategy in docs/plugin-protocol.md', () => {
   it('bundles, installs and plans as the page says', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\n');
     const source = docsBlock('## A TypeScript strategy');
     expect(source).toContain("from 'gobstopper/dist/sdk/index.js'");
-    const bundle = await bundleFromDocs(join(home.root, 'keep-last-ts'), source, { id: 'keep-last-ts', provides: { strategies: ['keep_last_ts'] } });
-    const added = await runJson(['plugin', 'add', bundle], home.env);
-    expect(added.code, JSON.stringify(added.json)).toBe(0);
+    await addFromDocs(source, { id: 'keep-last-ts', provides: { strategies: ['keep_last_ts'] } });
     const planned = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'keep_last_ts', '--trigger', '1000', '--floor', '0'], home.env);
     expect(planned.code, JSON.stringify(planned.json)).toBe(0);
     expect(planned.json.status).toBe('plan');
@@ -62,9 +67,7 @@ describe('the TypeScript strategy in docs/plugin-protocol.md', () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nscorer = "size_ts"\n');
     const source = docsBlock('## A TypeScript strategy', 1);
     expect(source).toContain('scorers:');
-    const bundle = await bundleFromDocs(join(home.root, 'size-scorer-ts'), source, { id: 'size-scorer-ts', provides: { scorers: ['size_ts'] } });
-    const added = await runJson(['plugin', 'add', bundle], home.env);
-    expect(added.code, JSON.stringify(added.json)).toBe(0);
+    await addFromDocs(source, { id: 'size-scorer-ts', provides: { scorers: ['size_ts'] } });
     const planned = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'scored', '--trigger', '40000', '--floor', '35000'], home.env);
     expect(planned.code, JSON.stringify(planned.json)).toBe(0);
     expect(planned.json.status).toBe('plan');
