@@ -18,7 +18,7 @@ import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-
 import { completedNote } from '../publish/published-note.js';
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
-import { detectSessions } from '../sessions/detect.js';
+import { detectSessions, isActive } from '../sessions/detect.js';
 import { unreadableSummary } from '../sessions/selector.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
@@ -181,9 +181,9 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       const key = watchKey(row);
       const entry = state.entries.get(key);
       const nowSecs = Math.floor(Date.now() / 1000);
-      const triageOf = (policy: string, effectiveTrigger: number, adaptive: boolean, minIntervalSecs: number) =>
+      const triageOf = (policy: string, effectiveTrigger: number, adaptive: boolean, minIntervalSecs: number, seen: T.DetectRow = row) =>
         triage({
-          row,
+          row: seen,
           fingerprint,
           entry,
           policy,
@@ -230,6 +230,16 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
             : verdict.kind === 'decided'
               ? { ...withTrigger, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
               : await evaluate(rt, row, withTrigger, options, rehearsal, unappliedSessionWarning(resolved));
+        // Its client wrote to it after it was listed: live now, it is passed over (or named once) as
+        // any live session is, not failed with apply's advice to force it.
+        if (decision.outcome === 'failed' && (decision.error!.code === 'session_live' || (decision.error!.code === 'source_changed' && (await liveNow(row.path))))) {
+          const live = triageOf(policyDigest, policy.effective_trigger_tokens, policy.adaptive, policy.min_interval_secs, { ...row, active: true });
+          if (live.kind === 'skip') {
+            skipped[live.reason] += 1;
+            continue;
+          }
+          decision = { ...withTrigger, outcome: 'live_over_trigger', control: liveControl(row.provider) };
+        }
       }
       decisions.push(decision);
       if (decision.outcome === 'compacted' && !decision.reused) {
@@ -281,6 +291,12 @@ function resolvedOrRefused(loaded: LoadedConfig, row: T.DetectRow, options: Watc
     if (!(error instanceof GobstopperError) || error.exit === 2) throw error;
     return { refused: errorOf(error) };
   }
+}
+
+/** Written to within the live window by now: a change met mid-apply was its client's. */
+async function liveNow(path: string): Promise<boolean> {
+  const now = await fingerprintOf(path);
+  return now !== null && isActive(now.mtime_ms);
 }
 
 /** A state entry's key: one transcript as one provider lists it. */

@@ -664,6 +664,26 @@ describe('watch', () => {
     expect(third.json.skipped.settled).toBe(1);
   }, 60_000);
 
+  it('a session its client takes up while the pass runs is left to it as live, not failed with apply\'s advice to force it', async () => {
+    // The smaller Codex session waits on a slow strategy; meanwhile the Claude session's client writes to it.
+    home = demoHome(config('[provider.codex]\nstrategy = "slow_strategy"\n'));
+    const log = join(home.root, 'slow-strategy.log');
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', log, 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const running = runJson(['watch', '--once'], home.env);
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    const now = new Date();
+    utimesSync(home.claudeSession, now, now);
+    const first = await running;
+    expect(first.code, first.stderr).toBe(0);
+    expect(byId(first.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'live_over_trigger', control: '/compact or relaunch --autocompact' });
+    expect(listFiles(home.claudeHome)).toHaveLength(1);
+    // Named once while it stays live, as any live session.
+    const second = await runJson(['watch', '--once'], home.env);
+    expect(second.json.decisions).toEqual([]);
+    expect(second.json.skipped.live).toBe(1);
+  }, 60_000);
+
   it('a config file broken while a pass runs fails the sessions it reaches then, and once mended they are decided again', async () => {
     home = demoHome(config().replace('"compacted"', '"slow_strategy"'));
     const log = join(home.root, 'slow-strategy.log');
