@@ -230,6 +230,11 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
             : verdict.kind === 'decided'
               ? { ...withTrigger, outcome: verdict.outcome, ...(verdict.outcome === 'live_over_trigger' ? { control: liveControl(row.provider) } : {}) }
               : await evaluate(rt, row, withTrigger, options, rehearsal, unappliedSessionWarning(resolved));
+        // Removed while it was decided on: gone, as one the pass finds removed is, not an errno to puzzle over.
+        if (decision.outcome === 'failed' && (await fingerprintOf(row.path)) === null) {
+          skipped.gone += 1;
+          continue;
+        }
         // Its client wrote to it after it was listed: live now, it is passed over (or named once) as
         // any live session is, not failed with apply's advice to force it.
         if (decision.outcome === 'failed' && (decision.error!.code === 'session_live' || (decision.error!.code === 'source_changed' && (await liveNow(row.path))))) {

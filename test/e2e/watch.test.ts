@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateWatchPass } from '../../schemas/generated/validators.js';
-import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
+import { buildSdkFixtureBundle, fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { binPath, runCli, runJson } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, DEMO_CODEX_ID, demoHome, listFiles, moveDemoClaudeSession, sha256File } from '../helpers/demo-home.js';
 import { modeBoundUser } from '../helpers/mode-bound-user.js';
@@ -682,6 +682,22 @@ describe('watch', () => {
     const second = await runJson(['watch', '--once'], home.env);
     expect(second.json.decisions).toEqual([]);
     expect(second.json.skipped.live).toBe(1);
+  }, 60_000);
+
+  it('a session removed while its apply runs is counted gone, not failed with an errno', async () => {
+    home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
+    const log = join(home.root, 'slow-relay.log');
+    const bundle = await buildSdkFixtureBundle(join(home.root, 'slow-relay'), 'slow-relay-sdk-strategy.ts', { id: 'slow-relay', args: [log], provides: { strategies: ['slow_elide'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    // Read and planned, not yet archived or published: the person deletes the session.
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    rmSync(home.claudeSession);
+    const pass = await running;
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(pass.json.decisions).toEqual([]);
+    expect(pass.json.skipped.gone).toBe(1);
+    expect(listFiles(home.claudeHome)).toEqual([]);
   }, 60_000);
 
   it('a config file broken while a pass runs fails the sessions it reaches then, and once mended they are decided again', async () => {
