@@ -700,6 +700,22 @@ describe('watch', () => {
     expect(listFiles(home.claudeHome)).toEqual([]);
   }, 60_000);
 
+  it('a session its client writes to while its apply runs is left to it as live, its file as the client wrote it', async () => {
+    home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
+    const log = join(home.root, 'slow-relay.log');
+    const bundle = await buildSdkFixtureBundle(join(home.root, 'slow-relay'), 'slow-relay-sdk-strategy.ts', { id: 'slow-relay', args: [log], provides: { strategies: ['slow_elide'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    appendFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8').split('\n').filter(Boolean).at(-1) + '\n');
+    const written = sha256File(home.claudeSession);
+    const pass = await running;
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(byId(pass.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'live_over_trigger' });
+    expect(sha256File(home.claudeSession)).toBe(written);
+    expect(listFiles(home.claudeHome)).toEqual([home.claudeSession]);
+  }, 60_000);
+
   it('a config file broken while a pass runs fails the sessions it reaches then, and once mended they are decided again', async () => {
     home = demoHome(config().replace('"compacted"', '"slow_strategy"'));
     const log = join(home.root, 'slow-strategy.log');
