@@ -18,7 +18,7 @@ import { LIVE_SESSION_CONTROLS, type BuiltinProvider } from '../policy/provider-
 import { completedNote } from '../publish/published-note.js';
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
-import { detectSessions, isActive } from '../sessions/detect.js';
+import { aheadSummary, detectSessions, isActive } from '../sessions/detect.js';
 import { unreadableSummary } from '../sessions/selector.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
@@ -156,11 +156,16 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const maxAgeSecs = options.maxAgeSecs !== undefined ? options.maxAgeSecs : discoveryWindow(discoveryMaxAge(loaded));
     const covered = options.locks ? await options.locks.cover(rt.providerIds()) : { watched: rt.providerIds(), warnings: [] };
     const providers = await Promise.all(covered.watched.map((id) => rt.provider(id)));
-    const { rows, unlisted, searched, unreadable, unreadableCapped } = await detectSessions(providers, rt.homes, { maxAgeSecs });
+    const { rows, unlisted, searched, unreadable, unreadableCapped, ahead } = await detectSessions(providers, rt.homes, { maxAgeSecs });
     // A transcript or folder it cannot read is a session it never watches: said once, while it lasts, as detect says it.
     const unreadText = unreadable.length > 0 ? `${unreadableSummary({ unreadable, unreadableCapped })}; not watched` : null;
     const unreadableWarning = newlySaid(unreadText, state.unreadableSaid);
     state.unreadableSaid = unreadText;
+    // A session stamped later than the clock reads as live until then, and a watch would wait on it
+    // in silence: said once while the same sessions are ahead (the hours ahead change every pass).
+    const aheadKey = ahead.length > 0 ? ahead.map((a) => a.path).join('\n') : null;
+    const aheadWarning = aheadKey !== null && aheadKey !== state.aheadSaid ? [`${aheadSummary(ahead)}: live until then, so not compacted`] : [];
+    state.aheadSaid = aheadKey;
     const { found: published, unfinished, receiptsWarning: receipts } = await publications(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
     const receiptsWarning = newlySaid(receipts, state.receiptsSaid);
@@ -267,7 +272,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     state.missingStoresSaid = missing;
     return {
       count: rows.length,
-      warnings: [...covered.warnings, ...receiptsWarning, ...unreadableWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+      warnings: [...covered.warnings, ...receiptsWarning, ...unreadableWarning, ...aheadWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
   const unsaved = options.dryRun ? null : await saveOrWarn(state);

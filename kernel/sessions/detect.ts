@@ -1,6 +1,7 @@
 /** `detect`: every session the providers can see, newest first, from tail reads only. */
 import type * as T from '../../schemas/generated/types.js';
 import { HOT_SECS } from '../../sdk/limits.js';
+import { formatAge } from '../text/human.js';
 import type { ProviderHomes, ProviderPort } from './provider-port.js';
 import { discoverAll } from './selector.js';
 import type { SearchedStore } from './missing-stores.js';
@@ -53,6 +54,13 @@ export interface DetectedSessions {
  * server); past this it was set by another clock or by hand, and the session reads as live until then.
  */
 const AHEAD_SLACK_MS = 60_000;
+
+/** The sessions `ahead` names, as detect and watch name them: each reads as live until the clock catches up. */
+export function aheadSummary(ahead: DetectedSessions['ahead']): string {
+  const more = ahead.length > 1 ? ` and ${ahead.length - 1} more` : '';
+  const count = `${ahead.length} session${ahead.length === 1 ? '' : 's'}`;
+  return `${count} modified later than this machine's clock says it is now (${ahead[0]!.path}, ${formatAge(ahead[0]!.secs)} ahead${more})`;
+}
 
 /** `maxAgeSecs`: only sessions updated this recently; null lists every session. */
 export async function detectSessions(providers: ProviderPort[], homes: ProviderHomes, options: { maxAgeSecs: number | null; now?: number }): Promise<DetectedSessions> {

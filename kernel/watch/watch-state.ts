@@ -59,6 +59,8 @@ export interface WatchState {
   receiptsSaid: string | null;
   /** The warning about transcripts and folders it could not read that this watch said last, while it lasts; never saved. */
   unreadableSaid: string | null;
+  /** The sessions modified ahead of the clock this watch said last (their paths), while they last; never saved. */
+  aheadSaid: string | null;
 }
 
 /** `all`, or the providers watched, so two watches of different providers keep apart. */
@@ -84,7 +86,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null, aheadSaid: null });
   let text: string;
   try {
     const st = await lstat(path);

@@ -249,6 +249,16 @@ describe('watch', () => {
     expect(codex.stdout).toContain(`codex ${DEMO_CODEX_ID} is live at 41,030 tokens, over its trigger of 20,000: it will be compacted once idle (its client can compact now: /compact at the Codex prompt, or thread/compact/start over its app-server)`);
   });
 
+  it('a session modified ahead of the clock, live until then, is named once while it lasts, as detect names it', async () => {
+    home = demoHome();
+    const ahead = new Date(Date.now() + 2 * 3600_000);
+    utimesSync(home.claudeSession, ahead, ahead);
+    const once = await runCli(['watch', '--once'], home.env);
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.stderr).toContain(`warning: 1 session modified later than this machine's clock says it is now (${home.claudeSession}, 2h ahead): live until then, so not compacted`);
+    await expectSaidOnceWhileItLasts(home, (w) => w.includes('modified later than'));
+  });
+
   it('says under a fork\'s resume command what apply says there: an archived Codex source makes an archived fork', async () => {
     const archivedHome = () => {
       const h = demoHome();

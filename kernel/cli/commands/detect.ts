@@ -5,7 +5,7 @@ import { configFlag, providerFilterFlag } from '../../config/cli-flags.js';
 import { loadConfig } from '../../config/load-config.js';
 import { discoveryMaxAge } from '../../config/resolve-config.js';
 import { discoveryWindow } from '../../policy/defaults.js';
-import { detectSessions } from '../../sessions/detect.js';
+import { aheadSummary, detectSessions } from '../../sessions/detect.js';
 import { unreadableSummary } from '../../sessions/selector.js';
 import { missingStoresNote, noStoreExists } from '../../sessions/missing-stores.js';
 import { withRuntime } from '../../services/runtime.js';
@@ -95,11 +95,7 @@ By default only sessions updated in the last 7 days are listed ([discovery] max_
     // On stderr in both modes: the JSON is the list of sessions, and these are not sessions yet.
     if (unread.unreadable.length > 0) this.warning(`${unreadableSummary(unread)}; not listed`);
     // Such a row reads "live, 0s" for as long as the clock is behind it: the user should hear why.
-    if (ahead.length > 0) {
-      const more = ahead.length > 1 ? ` and ${ahead.length - 1} more` : '';
-      const count = `${ahead.length} session${ahead.length === 1 ? '' : 's'}`;
-      this.warning(`${count} modified later than this machine's clock says it is now (${ahead[0]!.path}, ${formatAge(ahead[0]!.secs)} ahead${more}): listed as live until then`);
-    }
+    if (ahead.length > 0) this.warning(`${aheadSummary(ahead)}: listed as live until then`);
     return rows;
   }
 
