@@ -353,6 +353,8 @@ async function evaluate(rt: Runtime, row: T.DetectRow, base: DecisionBase, optio
       const outcome = planned.outcome;
       const warned = warningsOf(planned.warnings);
       if (outcome.status === 'no_plan') return { ...base, outcome: 'no_plan', context_tokens: outcome.context_tokens_before, reason_code: outcome.reason_code, ...warned };
+      // Taken up by its client since it was listed: apply would refuse it, and the pass leaves it as live.
+      if (planned.active) return { ...base, outcome: 'failed', error: { code: 'session_live', message: 'updated within the last 180 s' } };
       const control = outcome.plan.edits.find((e) => e.op === 'provider_compact');
       // What the real pass would meet before it writes: a torn last line, or this very plan applied already.
       const verdict = control ? null : await applyVerdict(rt, { ...planned, outcome });

@@ -694,6 +694,20 @@ describe('watch', () => {
     expect(second.json.skipped.live).toBe(1);
   }, 60_000);
 
+  it('--dry-run says of a session its client takes up while the pass runs what the real pass says: live', async () => {
+    home = demoHome(config('[provider.codex]\nstrategy = "slow_strategy"\n'));
+    const log = join(home.root, 'slow-strategy.log');
+    const bundle = fixturePluginBundle(join(home.root, 'slow-bundle'), 'misbehaving-strategy.mjs', { args: ['slow', log, 'slow-fixture', 'slow_strategy'], id: 'slow-fixture', provides: { strategies: ['slow_strategy'] } });
+    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+    const running = runJson(['watch', '--once', '--dry-run'], home.env);
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    const now = new Date();
+    utimesSync(home.claudeSession, now, now);
+    const dry = await running;
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(byId(dry.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'live_over_trigger', control: '/compact or relaunch --autocompact' });
+  }, 60_000);
+
   it('a session removed while its apply runs is counted gone, not failed with an errno', async () => {
     home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
     const log = join(home.root, 'slow-relay.log');
