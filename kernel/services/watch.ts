@@ -21,6 +21,7 @@ import { sha256OfJson } from '../publish/receipt.js';
 import { aheadSummary, detectSessions, isActive } from '../sessions/detect.js';
 import { unreadableSummary } from '../sessions/selector.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
+import { describeWindow } from '../text/human.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import { looseTableWarnings } from '../watch/loose-tables.js';
 import { neverFires, neverFiresWarnings, type NeverFires } from '../watch/never-fires.js';
@@ -266,13 +267,14 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
       state.entries.set(key, appliedAt === undefined ? next : { ...next, applied_at: appliedAt });
     }
     forgetLapsed(state, new Set(rows.map(watchKey)), Math.floor(Date.now() / 1000));
-    // A home that is not there watches nothing, pass after pass: said once, while it lasts.
-    const missing = rows.length === 0 && unlisted.length === 0 ? missingStoresNote(searched) : null;
-    const missingWarning = newlySaid(missing, state.missingStoresSaid).map((m) => `no sessions to watch: ${m}`);
-    state.missingStoresSaid = missing;
+    // A home that is not there, or a discovery window nothing was updated in, watches nothing pass
+    // after pass: said once, while it lasts, with what would list more.
+    const nothing = rows.length === 0 && unlisted.length === 0 ? (missingStoresNote(searched) ?? windowNote(maxAgeSecs)) : null;
+    const nothingWarning = newlySaid(nothing, state.nothingToWatchSaid).map((m) => `no sessions to watch: ${m}`);
+    state.nothingToWatchSaid = nothing;
     return {
       count: rows.length,
-      warnings: [...covered.warnings, ...receiptsWarning, ...unreadableWarning, ...aheadWarning, ...missingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
+      warnings: [...covered.warnings, ...receiptsWarning, ...unreadableWarning, ...aheadWarning, ...nothingWarning, ...neverFiresWarnings(state.neverFiresSaid, untriggerable), ...looseTableWarnings(state.looseTablesSaid, looseTables)],
     };
   });
   const unsaved = options.dryRun ? null : await saveOrWarn(state);
@@ -301,6 +303,11 @@ function resolvedOrRefused(loaded: LoadedConfig, row: T.DetectRow, options: Watc
     if (!(error instanceof GobstopperError) || error.exit === 2) throw error;
     return { refused: errorOf(error) };
   }
+}
+
+/** Why a window with no session in it lists none; null when every session is listed. */
+function windowNote(maxAgeSecs: number | null): string | null {
+  return maxAgeSecs === null ? null : `none was updated in the last ${describeWindow(maxAgeSecs)} (--all or --max-age, or [discovery] max_age_secs in the config, follows older ones)`;
 }
 
 /** Written to within the live window by now: a change met mid-apply was its client's. */

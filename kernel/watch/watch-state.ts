@@ -51,8 +51,8 @@ export interface WatchState {
   looseTablesSaid: Set<string>;
   /** Triggers this watch has said never fire (never-fires.ts); never saved. */
   neverFiresSaid: Set<string>;
-  /** The missing client homes this watch said last (sessions/missing-stores.ts), while they last; never saved. */
-  missingStoresSaid: string | null;
+  /** Why this watch found nothing to watch when it said so last (missing client homes, an empty discovery window), while it lasts; never saved. */
+  nothingToWatchSaid: string | null;
   /** The code of the failure to save this state the watch last warned of (state-save.ts), while it lasts; never saved. */
   saveFailureSaid: string | null;
   /** The warning about unreadable receipts this watch said last (publications.ts), while it lasts; never saved. */
@@ -86,7 +86,7 @@ export async function fingerprintOf(path: string): Promise<Fingerprint | null> {
 }
 
 export async function loadWatchState(path: string, nowSecs: number): Promise<WatchState> {
-  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null, aheadSaid: null });
+  const fresh = (discarded: string | null): WatchState => ({ path, entries: new Map(), discarded, looseTablesSaid: new Set(), neverFiresSaid: new Set(), nothingToWatchSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null, aheadSaid: null });
   let text: string;
   try {
     const st = await lstat(path);

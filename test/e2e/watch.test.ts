@@ -191,6 +191,24 @@ describe('watch', () => {
     expect((await runJson(['watch', '--once', '--dry-run'], home.env)).json.warnings ?? []).not.toEqual(expect.arrayContaining([expect.stringContaining('no sessions to watch')]));
   });
 
+  it('a discovery window that no session was updated in is named once, with what follows older sessions', async () => {
+    home = demoHome();
+    const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000);
+    utimesSync(home.claudeSession, tenDaysAgo, tenDaysAgo);
+    utimesSync(home.codexSession, tenDaysAgo, tenDaysAgo);
+    const text = await runCli(['watch', '--once', '--dry-run'], home.env);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('warning: no sessions to watch: none was updated in the last 7 days (--all or --max-age');
+    const passes = await loopPasses(home, 2);
+    expect(passes.map((p) => p.sessions)).toEqual([0, 0]);
+    expect(passes[0].warnings).toEqual([expect.stringContaining('none was updated in the last 7 days')]);
+    expect(passes[1].warnings).toBeUndefined();
+    // With --all both are followed, and nothing of the kind is said.
+    const all = await runJson(['watch', '--once', '--dry-run', '--all'], home.env);
+    expect(all.json.sessions).toBe(2);
+    expect(all.json.warnings ?? []).not.toEqual(expect.arrayContaining([expect.stringContaining('no sessions to watch')]));
+  });
+
   it('a receipt that cannot be read is named by detect, and by watch once while it lasts; its fork is then listed as a session of its own', async () => {
     home = demoHome();
     const applied = await runJson(['apply', DEMO_CLAUDE_ID], home.env);

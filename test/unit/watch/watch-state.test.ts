@@ -34,7 +34,7 @@ describe('watch state', () => {
   });
 
   it('keeps a compaction past the day only while its file is listed', () => {
-    const state = { path: '/x', discarded: null, looseTablesSaid: new Set<string>(), neverFiresSaid: new Set<string>(), missingStoresSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null, aheadSaid: null, entries: new Map([['listed', entry(NOW - 90_000)], ['unlisted', entry(NOW - 90_000)], ['recent', entry(NOW - 10)]]) };
+    const state = { path: '/x', discarded: null, looseTablesSaid: new Set<string>(), neverFiresSaid: new Set<string>(), nothingToWatchSaid: null, saveFailureSaid: null, receiptsSaid: null, unreadableSaid: null, aheadSaid: null, entries: new Map([['listed', entry(NOW - 90_000)], ['unlisted', entry(NOW - 90_000)], ['recent', entry(NOW - 10)]]) };
     forgetLapsed(state, new Set(['listed']), NOW);
     expect([...state.entries.keys()]).toEqual(['listed', 'recent']);
   });
