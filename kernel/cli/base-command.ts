@@ -267,8 +267,12 @@ export function plainUsage(text: string, argv: readonly string[] = process.argv.
         })
         .replace(/^Parsing (--[a-z0-9-]+) /, '$1: ')
         .replace(/^All of the following must be provided when using (--[a-z0-9-]+): (.*)$/, '$1 needs $2')
+        // oclif refuses two exclusive flags once from each side, echoing a value ("--all=true") that
+        // has nothing to do with the refusal: one clause a pair, in a fixed order, says it.
+        .replace(/^(--[a-z0-9-]+)(?:=.*)? cannot also be provided when using (--[a-z0-9-]+)$/, (_, a: string, b: string) => `${[a, b].sort().join(' and ')} cannot be used together`)
         .replace(/;\s*$/, ''),
     )
+    .filter((problem, i, all) => all.indexOf(problem) === i)
     .join(PROBLEM_SEPARATOR);
 }
 

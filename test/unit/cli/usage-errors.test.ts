@@ -9,7 +9,15 @@ describe("oclif's parse errors in the CLI's own words", () => {
     expect(plainUsage('The following errors occurred: Missing required flag context-tokens Missing required flag provider')).toBe(
       'missing required flag --context-tokens; missing required flag --provider',
     );
-    expect(plainUsage('The following error occurred: --since=1h cannot also be provided when using --all')).toBe('--since=1h cannot also be provided when using --all');
+    expect(plainUsage('The following error occurred: --since=1h cannot also be provided when using --all')).toBe('--all and --since cannot be used together');
+  });
+
+  it('names two exclusive flags once, without the value oclif echoes', () => {
+    // Flags exclusive of each other are refused from both sides (watch --all --max-age 5).
+    expect(plainUsage('The following errors occurred: --all=true cannot also be provided when using --max-age; --max-age=5 cannot also be provided when using --all')).toBe(
+      '--all and --max-age cannot be used together',
+    );
+    expect(plainUsage('--dry-run cannot also be provided when using --rehearse')).toBe('--dry-run and --rehearse cannot be used together');
   });
 
   it('says what a number flag needs', () => {
@@ -43,7 +51,7 @@ describe("oclif's parse errors in the CLI's own words", () => {
       new Error('The following errors occurred:\n  --against=y cannot also be provided when using --prepare-manifest\n  All of the following must be provided when using --against: --manifest\nSee more help with --help'),
       { oclif: { exit: 2 } },
     );
-    expect(toEnvelope(error).error.message).toBe('--against=y cannot also be provided when using --prepare-manifest; --against needs --manifest');
+    expect(toEnvelope(error).error.message).toBe('--against and --prepare-manifest cannot be used together; --against needs --manifest');
   });
 
   it('is applied to usage errors only, folded to one line', () => {
