@@ -47,7 +47,10 @@ export class Runtime {
     for (const ref of [...r.installed(), ...r.builtins().refs]) for (const id of ref.provides.providers) ids.add(id);
     const all = [...ids].sort();
     const homeless = Object.keys(this.homes).filter((id) => !ids.has(id));
-    if (homeless.length) throw new GobstopperError('unknown_provider', `--provider-home names unknown provider ${homeless.map((p) => JSON.stringify(p)).join(', ')}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
+    if (homeless.length) {
+      const meant = homeless.length === 1 ? meantNote(homeless[0]!, all) : '';
+      throw new GobstopperError('unknown_provider', `--provider-home names unknown provider ${homeless.map((p) => JSON.stringify(p)).join(', ')}${meant}; known: ${all.join(', ') || 'none'}`, { exit: 2 });
+    }
     if (!this.only) return all;
     const unknown = this.only.filter((id) => !ids.has(id));
     if (unknown.length) {

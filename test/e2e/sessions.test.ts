@@ -79,6 +79,9 @@ describe('detect', () => {
     const unknown = await runJson(['detect', '--provider-home', `gemini=${home.root}`], home.env);
     expect(unknown.code).toBe(2);
     expect(unknown.json.error).toMatchObject({ code: 'unknown_provider', message: expect.stringContaining('--provider-home names unknown provider \"gemini\"') });
+    // A typo gets the provider probably meant, as one given to --provider does.
+    const typo = await runJson(['plan', DEMO_CLAUDE_ID, '--provider-home', `codx=${home.root}`], home.env);
+    expect(typo.json.error.message).toBe('--provider-home names unknown provider "codx" (did you mean codex?); known: claude_code, codex');
   });
 
   it('a --claude-home that is not a directory is a usage error, not an empty home', async () => {
