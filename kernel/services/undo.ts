@@ -195,15 +195,16 @@ async function chooseState(layout: VaultLayout, target: string, sha?: string): P
     }
   } catch (error) {
     if (!(error instanceof GobstopperError && error.code === 'session_not_archived') || !isHexPrefix(target)) throw error;
-    // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both. A
+    // A hex word may be a session id prefix or a snapshot prefix; when it is neither, say both,
+    // under the code any other word that matches nothing gets here and in show and history. A
     // short one is a mistyped session far more often than a snapshot, so it is a snapshot only from
     // the length show takes one at: a typo must not restore some other session.
     if (!looksLikeSnapshotId(target)) {
-      throw new GobstopperError('nothing_to_undo', `no archived session matches '${target}' (gobstopper vault lists them); a snapshot id as the target needs ${SNAPSHOT_TARGET_MIN_HEX}+ hex characters, or pass it with --sha`);
+      throw new GobstopperError('session_not_archived', `no archived session matches '${target}' (gobstopper vault lists them); a snapshot id as the target needs ${SNAPSHOT_TARGET_MIN_HEX}+ hex characters, or pass it with --sha`);
     }
     const sha = await resolveShaPrefix(layout, target).catch((notFound: unknown) => {
       if (notFound instanceof GobstopperError && notFound.code === 'snapshot_not_found') {
-        throw new GobstopperError('nothing_to_undo', `nothing archived matches '${target}': no archived session nor snapshot has that prefix (gobstopper vault lists them; gobstopper snapshot <session> archives one)`);
+        throw new GobstopperError('session_not_archived', `nothing archived matches '${target}': no archived session nor snapshot has that prefix (gobstopper vault lists them; gobstopper snapshot <session> archives one)`);
       }
       throw notFound;
     });

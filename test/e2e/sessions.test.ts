@@ -1201,12 +1201,17 @@ describe('fork and undo', () => {
     const unknown = await runJson(['undo', 'a'.repeat(64)], home.env);
     expect(unknown.code).toBe(1);
     const nothing = await runJson(['undo', 'zz-not-a-session'], home.env);
-    expect(nothing.code).not.toBe(0);
-    expect(nothing.json.ok).toBe(false);
-    // A session on disk that was never archived, named by a hex prefix: neither reading is claimed.
+    expect(nothing.code).toBe(1);
+    expect(nothing.json.error.code).toBe('session_not_archived');
+    // A session on disk that was never archived, named by a hex prefix: neither reading is claimed,
+    // and it is refused under the code of any other word that matches nothing, as show refuses it.
     const never = await runJson(['undo', DEMO_CLAUDE_ID.slice(0, 8)], home.env);
     expect(never.code).toBe(1);
-    expect(never.json.error).toMatchObject({ code: 'nothing_to_undo', message: expect.stringContaining(`no archived session matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
+    expect(never.json.error).toMatchObject({ code: 'session_not_archived', message: expect.stringContaining(`no archived session matches '${DEMO_CLAUDE_ID.slice(0, 8)}'`) });
+    expect((await runJson(['show', DEMO_CLAUDE_ID.slice(0, 8)], home.env)).json.error.code).toBe('session_not_archived');
+    const longer = await runJson(['export', 'deadbeef'.repeat(2), '--output', join(home.root, 'out.jsonl')], home.env);
+    expect(longer.code).toBe(1);
+    expect(longer.json.error).toMatchObject({ code: 'session_not_archived', message: expect.stringContaining('no archived session nor snapshot has that prefix') });
   });
 
   it('undo never restores a session other than the one named: --sha of another session and short snapshot prefixes are refused', async () => {
