@@ -9,7 +9,7 @@ import { AdmissionError, MANIFEST_FILE } from '../admission/rules.js';
 import { bundleLabel, providedIds, providesOf, type BundleRef, type ProvidedKind } from './bundle-ref.js';
 import { aboutArchive, openBundleSource, type BundleSourceKind, type OpenedBundleSource } from './bundle-source.js';
 import { withPluginsLock } from './plugins-lock.js';
-import type { PluginRegistry } from './registry.js';
+import { bundleHint, type PluginRegistry } from './registry.js';
 
 const IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -238,7 +238,7 @@ export async function removeBundle(registry: PluginRegistry, spec: string): Prom
     if (builtin) {
       throw usageError('plugin_builtin', `${id} is built in and cannot be removed; install a bundle that provides the same ids to replace it`);
     }
-    throw usageError('plugin_not_installed', `no installed plugin ${spec}; see \`gobstopper plugin list\``);
+    throw usageError('plugin_not_installed', `no installed plugin ${spec}${bundleHint(id, version, registry.installed())}; see \`gobstopper plugin list\``);
   }
   return withPluginsLock(registry.dataDir, () => {
     // Again under the lock: what another add or remove changed meanwhile counts.

@@ -151,13 +151,15 @@ export class PluginRegistry {
     const id = at > 0 ? spec.slice(0, at) : spec;
     const version = at > 0 ? spec.slice(at + 1) : undefined;
     const match = (r: BundleRef) => r.id === id && (version === undefined || r.version === version);
-    const configured = pins.flatMap((pin) => readablePin(() => this.configuredRef(pin))).filter(match);
+    const pinned = pins.flatMap((pin) => readablePin(() => this.configuredRef(pin)));
+    const configured = pinned.filter(match);
     if (configured.length > 0) return configured[0]!;
     const installed = newestFirst(this.installed().filter(match));
     if (installed.length > 0) return installed[0]!;
     const builtin = this.builtins().refs.filter(match);
     if (builtin.length > 0) return builtin[0]!;
-    throw new GobstopperError('plugin_not_found', `no plugin bundle with id ${spec} is built in, installed or pinned in the config; see \`gobstopper plugin list\``, {
+    const hint = bundleHint(id, version, [...pinned, ...this.installed(), ...this.builtins().refs]);
+    throw new GobstopperError('plugin_not_found', `no plugin bundle with id ${spec} is built in, installed or pinned in the config${hint}; see \`gobstopper plugin list\``, {
       exit: 2,
       details: { id: spec },
     });
@@ -297,4 +299,14 @@ export function pinMismatch(ref: Pick<BundleRef, 'id' | 'version' | 'root' | 'so
   return new GobstopperError('pin_mismatch', `plugin ${bundleLabel(ref)}: ${MANIFEST_FILE} in ${ref.root} changed since it was pinned (pinned ${pinnedSha256}, now ${manifestSha256})${mend}`, {
     details: { bundle: ref.root, file: MANIFEST_FILE, pinned_sha256: pinnedSha256, manifest_sha256: manifestSha256 },
   });
+}
+
+/**
+ * What a bundle id that names none was probably meant as: the versions there are of that id (a
+ * version asked for that is not there), else the nearest id, as a mistyped strategy gets one.
+ */
+export function bundleHint(id: string, version: string | undefined, refs: readonly BundleRef[]): string {
+  const versions = [...new Set(refs.filter((r) => r.id === id).map((r) => r.version))].sort();
+  if (version !== undefined && versions.length > 0) return ` (${id} has ${versions.length === 1 ? 'version' : 'versions'} ${versions.join(', ')})`;
+  return meantNote(id, new Set(refs.map((r) => r.id)));
 }

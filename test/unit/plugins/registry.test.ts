@@ -224,6 +224,16 @@ describe('plugin registry and installation', () => {
     await expect(removeBundle(registry, '../etc')).rejects.toMatchObject({ code: 'bad_plugin_spec' });
   });
 
+  it('an id that names no bundle gets the versions there are, or the id probably meant', async () => {
+    await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
+    await expect(removeBundle(registry, 'mine@2.0.0')).rejects.toMatchObject({ code: 'plugin_not_installed', message: 'no installed plugin mine@2.0.0 (mine has version 1.0.0); see `gobstopper plugin list`' });
+    await expect(removeBundle(registry, 'mien')).rejects.toMatchObject({ message: 'no installed plugin mien (did you mean mine?); see `gobstopper plugin list`' });
+    expect(() => registry.findBundle('fixtur')).toThrow('no plugin bundle with id fixtur is built in, installed or pinned in the config (did you mean fixture?); see `gobstopper plugin list`');
+    expect(() => registry.findBundle('fixture@2.0.0')).toThrow('(fixture has version 1.0.0)');
+    // Nothing near: the refusal as it was.
+    await expect(removeBundle(registry, 'other')).rejects.toMatchObject({ message: 'no installed plugin other; see `gobstopper plugin list`' });
+  });
+
   it('refuses `.` and `..` as ids and versions instead of deleting the plugins or data directory', async () => {
     await installBundle(registry, bundle('v1', { id: 'mine', version: '1.0.0' }));
     writeFileSync(join(dataDir, 'keep.txt'), 'the vault lives here');
