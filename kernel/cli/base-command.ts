@@ -62,15 +62,26 @@ export abstract class BaseCommand<TResult> extends Command {
    */
   protected override parse<F extends Output, B extends Output, A extends Output>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>);
-    // oclif reads `--json=true` as an unexpected argument and names the wrong one.
+    // oclif reads `--verify=true` as the flag and an argument `true`: it names the wrong argument
+    // as unexpected, or takes the value for the command's argument (`vault --verify=true` would
+    // check a session named true).
     const given = argv ?? this.argv;
     const flagsEnd = given.indexOf('--');
-    if ((flagsEnd < 0 ? given : given.slice(0, flagsEnd)).some((arg) => arg.startsWith('--json='))) throw usageError('usage', '--json takes no value; pass --json alone');
+    const switches = this.switchNames();
+    const valued = (flagsEnd < 0 ? given : given.slice(0, flagsEnd)).map((arg) => /^--([^=]+)=/.exec(arg)?.[1]).find((name) => name !== undefined && switches.has(name));
+    if (valued !== undefined) throw usageError('usage', `--${valued} takes no value; pass --${valued} alone`);
     if (!input.args) return super.parse(input, argv).catch((error: unknown) => this.unknownFlag(error));
     const args = Object.fromEntries(Object.entries(input.args).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]));
     // The command class itself, with these args: oclif spreads its own statics and reads the
     // inherited ones (base flags, --json) through it.
     return super.parse(Object.assign(Object.create(input) as object, input, { args }) as Interfaces.Input<F, B, A>, argv).catch((error: unknown) => this.unknownFlag(error));
+  }
+
+  /** The flags that take no value, by every name they answer to: --json, --help and the command's boolean flags. */
+  private switchNames(): Set<string> {
+    const all: Record<string, { type?: string; aliases?: string[] }> = { ...this.ctor.baseFlags, ...this.ctor.flags };
+    const names = Object.entries(all).flatMap(([name, flag]) => (flag.type === 'boolean' ? [name, ...(flag.aliases ?? [])] : []));
+    return new Set(this.ctor.enableJsonFlag ? [...names, 'json'] : names);
   }
 
   /**

@@ -629,6 +629,11 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     // --json=true is named for what it is, not as an unexpected argument somewhere else.
     const valued = gob(['plan', '7d3f', '--json=true']);
     expect({ status: valued.status, stderr: valued.stderr }).toEqual({ status: 2, stderr: 'gobstopper: --json takes no value; pass --json alone\n' });
+    // So is any flag that takes no value: oclif would take the value for the command's argument.
+    const verify = gob(['vault', '--verify=true']);
+    expect({ status: verify.status, stdout: verify.stdout, stderr: verify.stderr }).toEqual({ status: 2, stdout: '', stderr: 'gobstopper: --verify takes no value; pass --verify alone\n' });
+    expect(json(['apply', '--allow-live=false', '7d3f']).body).toEqual({ ok: false, error: { code: 'usage', message: '--allow-live takes no value; pass --allow-live alone' } });
+    expect(json(['prune', '--yes=true']).body.error.message).toBe('--yes takes no value; pass --yes alone');
   });
 
   it('help answers as every command does: -h, help <command>, and --json for scripts', () => {
