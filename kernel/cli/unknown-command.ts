@@ -36,7 +36,8 @@ function nearestCommand(config: Interfaces.Config, typed: string): { id: string;
   for (const command of config.commands) {
     if (command.hidden || inHiddenGroup(config, command.id)) continue;
     const id = toConfiguredId(command.id, config);
-    const distance = editDistance(typed, id);
+    // Commands are lower case; DETECT typed with caps lock on means detect.
+    const distance = editDistance(typed.toLowerCase(), id);
     if (!best || distance < best.distance) best = { id, distance };
   }
   return best && nearEnough(best.distance, best.id) ? best : null;

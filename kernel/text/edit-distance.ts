@@ -20,11 +20,14 @@ export function nearEnough(distance: number, name: string): boolean {
   return distance <= Math.max(1, Math.floor(name.length / 3));
 }
 
-/** Of `names`, the nearest to `typed` when it is near enough to suggest (the first on a tie), else null. */
+/**
+ * Of `names`, the nearest to `typed` when it is near enough to suggest (the first on a tie), else
+ * null. Case is no distance: ELIDE, typed with caps lock on, means elide.
+ */
 export function nearestName(typed: string, names: Iterable<string>): string | null {
   let best: { name: string; distance: number } | null = null;
   for (const name of names) {
-    const distance = editDistance(typed, name);
+    const distance = editDistance(typed.toLowerCase(), name.toLowerCase());
     if (nearEnough(distance, name) && (!best || distance < best.distance)) best = { name, distance };
   }
   return best?.name ?? null;

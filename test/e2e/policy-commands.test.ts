@@ -611,6 +611,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(unknown.stderr).toBe("gobstopper: unknown command 'nosuchcmd'; gobstopper --help lists the commands\n");
     // A typo gets the nearest command; a flag before the command says where flags go.
     expect(json(['detcet']).body.error.message).toBe("unknown command 'detcet' (did you mean 'detect'?); gobstopper --help lists the commands");
+    expect(json(['DETECT']).body.error.message).toBe("unknown command 'DETECT' (did you mean 'detect'?); gobstopper --help lists the commands");
     // The mistyped word is named, not the arguments after it, and still gets its suggestion.
     expect(json(['aply', '7d3f', '--strategy', 'elide']).body.error.message).toBe("unknown command 'aply' (did you mean 'apply'?); gobstopper --help lists the commands");
     expect(json(['plugin', 'lst']).body.error.message).toBe("unknown command 'plugin lst' (did you mean 'plugin list'?); gobstopper --help lists the commands");
