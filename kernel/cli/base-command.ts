@@ -98,7 +98,9 @@ export abstract class BaseCommand<TResult> extends Command {
     const flags = Object.entries(all).map(([name, flag]) => ({ name, hidden: Boolean((flag as { hidden?: boolean }).hidden) }));
     const id = toConfiguredId(this.id ?? '', this.config);
     const missing = /^Missing \d+ required args?:/.test(refused.message) ? `${oneLine(refused.message)}; gobstopper ${id} --help lists what it takes` : null;
-    const message = unknownFlagMessage(refused.message, typed, id, flags) ?? unexpectedArgumentMessage(refused.message, id) ?? missing;
+    // A required flag left out gets the same pointer, to where the command lists its flags.
+    const unflagged = /Missing required flag /.test(refused.message) ? `${plainUsage(oneLine(refused.message))}; gobstopper ${id} --help lists its flags` : null;
+    const message = unknownFlagMessage(refused.message, typed, id, flags) ?? unexpectedArgumentMessage(refused.message, id) ?? missing ?? unflagged;
     throw message === null ? error : usageError('usage', message);
   }
 

@@ -664,6 +664,8 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
     expect(all.body.commands.some((c: { command: string }) => c.command.startsWith('plugins'))).toBe(false);
     // A missing argument is one line that keeps its name apart from its description.
     expect(json(['plan']).body.error.message).toBe('Missing 1 required arg: session (Session id, unique id prefix, or transcript path.); gobstopper plan --help lists what it takes');
+    // A required flag left out points at the flags the same way.
+    expect(json(['policy-check', '--provider', 'codex']).body).toEqual({ ok: false, error: { code: 'usage', message: 'missing required flag --context-tokens; gobstopper policy-check --help lists its flags' } });
     // A bare topic lists its commands; with --json as one object, the same listing help --json gives.
     const topic = json(['plugin']);
     expect(topic.status, topic.stderr).toBe(0);
