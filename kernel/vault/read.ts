@@ -229,7 +229,7 @@ export async function readSnapshotPages(layout: VaultLayout, snapshot: string, r
   const digests = new Map<number, string>();
   return pages.map((p, i) => {
     const acc = wanted.get(p.record)!;
-    if (!acc.found) throw new GobstopperError('record_not_found', `snapshot ${sha.slice(0, 16)} has ${records} records; record ${p.record} does not exist`);
+    if (!acc.found) throw new GobstopperError('record_not_found', `snapshot ${sha.slice(0, 16)} has ${records} records; record ${p.record} does not exist (records are numbered from 0${records > 0 ? `, so the last is ${records - 1}` : ''})`);
     let digest = digests.get(p.record);
     if (digest === undefined) {
       digest = acc.hash.digest('hex');

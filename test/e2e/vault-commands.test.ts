@@ -269,7 +269,7 @@ describe('vault commands (built CLI)', () => {
     // --sha keeps to one snapshot: the card is in the second, not the first; an unknown one is an error.
     expect(await json(V.validateRecallCommandOutput, 'recall', '--sha', second.slice(0, 12))).toEqual([expect.objectContaining({ snapshot_sha: second })]);
     expect(await json(V.validateRecallCommandOutput, 'recall', '--sha', first)).toEqual([]);
-    expect((await cli('recall', '--sha', first)).stdout).toBe(`no state-card digests found in the vault in snapshot ${first}\n`);
+    expect((await cli('recall', '--sha', first)).stdout).toBe(`snapshot ${first} holds no state-card digest\n`);
     const unknown = await cli('recall', '--sha', 'abcdef0123', '--json');
     expect(unknown.code).not.toBe(0);
     expect(JSON.parse(unknown.stdout).error.code).toBe('snapshot_not_found');

@@ -51,7 +51,8 @@ export default class Recall extends BaseCommand<RecallResult> {
     const { cards: rows, found } = await recallCards(vaultLayout(process.env), request, process.env, (w) => this.warning(w));
     if (rows.length === 0) {
       const scope = flags.sha !== undefined ? ` in snapshot ${flags.sha}` : flags.session === undefined ? '' : ` of sessions starting with '${flags.session}'`;
-      this.say(flags.query === undefined ? `no state-card digests found in the vault${scope}` : `no state-card digest${scope} mentions '${flags.query}'`);
+      const none = flags.sha !== undefined ? `snapshot ${flags.sha} holds no state-card digest` : `no state-card digests found in the vault${scope}`;
+      this.say(flags.query === undefined ? none : `no state-card digest${scope} mentions '${flags.query}'`);
       if (flags.session !== undefined && flags.sha === undefined) await this.pointToForks(flags.session, request);
       return rows;
     }

@@ -74,7 +74,7 @@ describe('read-snapshot', () => {
     // What the record holds answers these: errors (exit 1), as a record that does not exist is.
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 1, offset: at })).rejects.toMatchObject({ code: 'invalid_offset', exit: 1, message: expect.stringContaining('inside a UTF-8 character') });
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: 999 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 1 });
-    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 5 })).rejects.toMatchObject({ code: 'record_not_found', exit: 1, message: expect.stringContaining('has 5 records') });
+    await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 5 })).rejects.toMatchObject({ code: 'record_not_found', exit: 1, message: expect.stringContaining('has 5 records; record 5 does not exist (records are numbered from 0, so the last is 4)') });
     // A value no record could take is the command line's mistake: usage (exit 2).
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: -1 })).rejects.toMatchObject({ code: 'invalid_record', exit: 2 });
     await expect(readSnapshotRecord(home.layout, { snapshot: sha, record: 0, offset: -1 })).rejects.toMatchObject({ code: 'invalid_offset', exit: 2 });
