@@ -83,6 +83,9 @@ async function bundlePlugin(name) {
     format: 'cjs',
     target: 'node20',
     legalComments: 'none',
+    // The bundle names each module by its path in comments; a node_modules that is a link to
+    // another clone's would otherwise put that clone's location into the bytes the manifest pins.
+    preserveSymlinks: true,
     logLevel: 'warning',
   });
   const files = {};
