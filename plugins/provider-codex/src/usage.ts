@@ -39,8 +39,11 @@ function reportFacts(last: Json | undefined, total: Json | undefined, window: Js
   if (isObject(last)) {
     const input = last.input_tokens;
     const output = last.output_tokens;
-    if (isCount(input) && isCount(output)) facts.context = { state: 'reported', tokens: input + output, reason: null };
-    else if (input !== undefined && output !== undefined) {
+    // Codex writes a report whose last usage is all zeros around a compaction, before any request
+    // is sent: it measures nothing, so the compaction's reset (or the report before it) stands.
+    if (isCount(input) && isCount(output)) {
+      if (input + output > 0) facts.context = { state: 'reported', tokens: input + output, reason: null };
+    } else if (input !== undefined && output !== undefined) {
       facts.context = { state: 'unknown', tokens: 0, reason: input === null || output === null ? 'null_component' : 'malformed_component' };
     }
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { usage } from '../../../plugins/provider-codex/src/identify.js';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
 import { validateTranscript } from '../../../schemas/generated/validators.js';
 import { writeLargeRollout } from '../../fixtures/codex/large-rollout.js';
@@ -251,6 +252,17 @@ describe('provider-codex parse: compacted windows', () => {
     b.sessionMeta().user('a').tokenCount({ input: 5000, output: 10 }, { input: 9000, cached: 100, output: 20 }).compacted([item.user('a'), item.user('summary')]);
     const t = await run(write(b));
     expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 9000, model_context_window: 258400 });
+  });
+
+  it('keeps the reset when the client reports an all-zero last usage right after the compaction', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().user('a').tokenCount({ input: 5000, output: 10 }, { input: 9000, cached: 100, output: 20 });
+    b.tokenCount({ input: 0, output: 0 }, { input: 9000, cached: 100, output: 20 }).compacted([item.user('a'), item.user('summary')]);
+    b.tokenCount({ input: 0, output: 0 }, { input: 9500, cached: 100, output: 20 });
+    const path = write(b);
+    const t = await run(path);
+    expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 9500 });
+    expect(usage({ provider_id: 'codex', path }).usage).toEqual(t.usage);
   });
 
   it('does not move the window for a compacted record the client cannot load', async () => {
