@@ -15,6 +15,8 @@ export interface SessionMetaInfo {
   cwd: string | null;
   historyMode: string | null;
   subagent: boolean;
+  /** The thread a sub-agent belongs to, when its session_meta names one the client could resume. */
+  parentThreadId: string | null;
   /** A native fork that reads its earlier history from the parent's file at resume time. */
   historyBase: boolean;
 }
@@ -60,6 +62,15 @@ function mistypedMetaFields(payload: JsonObject): { field: string; type: string 
 
 const idString = (v: Json | undefined) => (typeof v === 'string' && v.length > 0 && v.length <= 256 ? v : null);
 
+/** A thread id fit to print in a command: what the client names its rollouts with. */
+const threadId = (v: Json | undefined) => (typeof v === 'string' && /^[0-9A-Za-z-]{1,128}$/.test(v) ? v : null);
+
+/** The parent a sub-agent is resumed through: `parent_thread_id`, else the one its spawn names. */
+function parentThreadOf(payload: JsonObject, source: Json | undefined): string | null {
+  const spawn = isObject(source) && isObject(source.subagent) ? source.subagent.thread_spawn : undefined;
+  return threadId(payload.parent_thread_id) ?? (isObject(spawn) ? threadId(spawn.parent_thread_id) : null);
+}
+
 export function readSessionMeta(line: number, payload: JsonObject): SessionMetaInfo {
   const source = payload.source;
   return {
@@ -69,6 +80,7 @@ export function readSessionMeta(line: number, payload: JsonObject): SessionMetaI
     cwd: typeof payload.cwd === 'string' && payload.cwd.length <= 4096 ? payload.cwd : null,
     historyMode: payload.history_mode === undefined || payload.history_mode === null ? null : String(payload.history_mode),
     subagent: isObject(source) && source.subagent !== undefined,
+    parentThreadId: parentThreadOf(payload, source),
     historyBase: isObject(payload.history_base),
   };
 }
@@ -108,7 +120,11 @@ export class SessionIdentity {
         this.invalidHistoryMode = true;
         findings.add('error', Code.invalidHistoryMode, `session_meta on line ${line + 1} has a history_mode the client rejects (expected legacy or paginated)`, line);
       }
-      if (info.subagent) findings.add('warning', Code.subagentThread, 'this is a sub-agent thread; the client resumes it only through its parent', line);
+      if (info.subagent) {
+        // Without the parent's id the user has no way to the thread they can resume.
+        const parent = info.parentThreadId === null ? 'its parent' : `its parent: codex resume ${info.parentThreadId}`;
+        findings.add('warning', Code.subagentThread, `this is a sub-agent thread; the client resumes it only through ${parent}`, line);
+      }
       if (info.historyBase) findings.add('warning', Code.dependsOnParentRollout, 'this native fork reads its earlier history from the parent rollout at resume time', line);
       return;
     }

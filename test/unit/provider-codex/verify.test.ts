@@ -102,6 +102,20 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
     expect(result.findings.map((f) => f.code).sort()).toEqual(['depends_on_parent_rollout', 'subagent_thread']);
   });
 
+  it('names the parent a sub-agent thread is resumed through, from parent_thread_id or its spawn', async () => {
+    const parent = '019d0000-0000-7000-8000-0000000000aa';
+    const spawned = new RolloutBuilder();
+    spawned.sessionMeta({ source: { subagent: { thread_spawn: { parent_thread_id: parent, depth: 1 } } } }).user('hi');
+    const named = new RolloutBuilder();
+    named.sessionMeta({ parent_thread_id: parent, source: { subagent: 'review' } }).user('hi');
+    const unnamed = new RolloutBuilder();
+    unnamed.sessionMeta({ source: { subagent: { other: 'x' } }, parent_thread_id: 'not\nan id' }).user('hi');
+    const message = async (b: RolloutBuilder) => (await run(b.writeTo(join(dir, String(n++))))).findings.find((f) => f.code === 'subagent_thread')?.message;
+    expect(await message(spawned)).toBe(`this is a sub-agent thread; the client resumes it only through its parent: codex resume ${parent}`);
+    expect(await message(named)).toBe(`this is a sub-agent thread; the client resumes it only through its parent: codex resume ${parent}`);
+    expect(await message(unnamed)).toBe('this is a sub-agent thread; the client resumes it only through its parent');
+  });
+
   it('caps the finding list on a file made of broken lines', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta();
