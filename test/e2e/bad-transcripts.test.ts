@@ -129,18 +129,10 @@ const COMMANDS: Record<string, (path: string) => string[]> = {
 
 /**
  * verify answers a damaged transcript with its findings, and snapshot archives it; both refuse only
- * what is not a file they may read, or a file no provider recognises as a session (here, a rollout
- * with nothing but its session_meta to say it is one, and that gone or unreadable).
+ * what is not a file they may read. A rollout whose session_meta is gone or unreadable is still a
+ * rollout by its other records: verify names the missing session_meta.
  */
-const NOT_A_SESSION = new Set([
-  'a symbolic link to a transcript',
-  'a symbolic link to nothing',
-  'a directory',
-  'a named pipe',
-  'a path that does not exist',
-  'a rollout without a session_meta',
-  'a rollout whose session_meta payload is a number',
-]);
+const NOT_A_SESSION = new Set(['a symbolic link to a transcript', 'a symbolic link to nothing', 'a directory', 'a named pipe', 'a path that does not exist']);
 
 /** Every entry under the home, with each file's mode and digest. */
 function treeDigest(root: string): Record<string, string> {
@@ -222,6 +214,13 @@ describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
       ['error', 'originator'],
       ['error', 'cli_version'],
     ]);
+  });
+
+  it.each(['a rollout without a session_meta', 'a rollout whose session_meta payload is a number'])('%s: verify names the session_meta the client cannot find', async (name) => {
+    const verified = await runCli(['verify', paths.get(name)!, '--json'], env());
+    expect(verified.code).toBe(1);
+    const body = JSON.parse(verified.stdout) as { findings: Array<{ severity: string; code: string }> };
+    expect(body.findings.filter((f) => f.severity === 'error').map((f) => f.code)).toContain(name.includes('number') ? 'invalid_session_meta' : 'missing_session_meta');
   });
 
   // Codex does not resume a rollout whose session_meta lacks one of these either (docs/design.md).

@@ -11,6 +11,13 @@ import { usageFacts } from './usage.js';
 
 /** Lines examined when deciding whether a file is a Codex rollout (the original's sniff depth). */
 const SNIFF_LINES = 24;
+/**
+ * Record types only a rollout's envelope carries. An ordinal or a session_meta alone would miss a
+ * legacy rollout (no ordinals) whose first line was lost or broken: it is still a rollout, and the
+ * commands should say what is wrong with it rather than that no provider knows it.
+ */
+const ENVELOPE_TYPES: ReadonlySet<unknown> = new Set(Object.values(RecordType));
+
 /** Lines searched for session_meta records. */
 const META_LINES = 64;
 
@@ -86,7 +93,7 @@ export function identifyHead(head: Buffer, headIsPartialLine: boolean): HeadIden
         notCodex = true;
         return false;
       }
-      if (isObject(value.payload) && (Object.hasOwn(value, 'ordinal') || value.type === RecordType.sessionMeta)) isCodex = true;
+      if (isObject(value.payload) && (Object.hasOwn(value, 'ordinal') || ENVELOPE_TYPES.has(value.type))) isCodex = true;
     }
     if (value.type === RecordType.sessionMeta) identity.observe(i, value.payload, i === 0, scratch);
     if (model === null) model = usageFacts(value.type, value.payload)?.model ?? null;

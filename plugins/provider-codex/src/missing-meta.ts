@@ -7,7 +7,7 @@ import { readPrefix } from '../../../sdk/jsonl.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function beginsWithBom(path: string): boolean {
+export function beginsWithBom(path: string): boolean {
   try {
     return readPrefix(path, UTF8_BOM.length).equals(UTF8_BOM);
   } catch {

@@ -20,6 +20,7 @@ import { isEligible, payloadSha256 } from './payload.js';
 import { RecordType, isObject, isReadableCompaction, isSummaryCompaction, unreadableCompactionReason, type Json, type JsonObject } from './records.js';
 import { historySentBytes, payloadSentBytes } from './sent-bytes.js';
 import { DEFAULT_OUTPUT_TOKEN_LIMIT, keptOutputBytes, policyTokenLimit, sentAfterTruncation } from './output-truncation.js';
+import { beginsWithBom } from './missing-meta.js';
 import { parseRolloutName } from './rollout-name.js';
 import { Rollbacks } from './rollbacks.js';
 import { CHARS_PER_TOKEN } from '../../../sdk/tokens.js';
@@ -322,7 +323,10 @@ export class RolloutScanner {
     const threads = this.identity.mixedThreads;
     if (threads > 0) this.findings.add('error', Code.compositeFile, `session_meta records name ${threads} threads: a collection of several threads' records, not a session`, null);
     if (first === null) {
-      if (this.codexLike) this.findings.add('error', Code.missingSessionMeta, 'no session_meta record: the client cannot identify this thread', null);
+      if (this.codexLike) {
+        const why = beginsWithBom(this.path) ? ' (its first line begins with a UTF-8 byte-order mark)' : '';
+        this.findings.add('error', Code.missingSessionMeta, `no session_meta record${why}: the client cannot identify this thread`, null);
+      }
     } else {
       const name = parseRolloutName(this.path);
       if (name === null) {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexHome, discover } from '../../../plugins/provider-codex/src/discover.js';
 import { identify, usage } from '../../../plugins/provider-codex/src/identify.js';
 import { parse } from '../../../plugins/provider-codex/src/parse.js';
+import { verify } from '../../../plugins/provider-codex/src/verify.js';
 import { validateProviderDiscoverResult, validateProviderIdentifyResult } from '../../../schemas/generated/validators.js';
 import { RolloutBuilder, filler, item, sessionsDir } from '../../fixtures/codex/rollout-builder.js';
 import { compactedSession, legacySession, paginatedSession } from '../../fixtures/codex/sessions.js';
@@ -166,6 +167,22 @@ describe('provider-codex identify and usage', () => {
     expect(validateProviderIdentifyResult(result)).toBe(true);
     expect(result).toMatchObject({ matches: true, session: { session_id: b.id, cwd: '/work/project', kind: 'session' } });
     expect(usage({ provider_id: 'codex', path }).usage.context_tokens).toBe(800);
+  });
+
+  it('claims a legacy rollout whose session_meta line is broken or gone, so verify can say so', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('hi').shell('c1', 'ls', 'a.txt').tokenCount({ input: 700, output: 20 });
+    const lines = b.text().split('\n');
+    const broken = b.writeTo(join(home.root, 'broken'), { text: [lines[0]!.slice(0, 40), ...lines.slice(1)].join('\n') });
+    const gone = b.writeTo(join(home.root, 'gone'), { text: lines.slice(1).join('\n') });
+    const marked = b.writeTo(join(home.root, 'marked'), { text: `\ufeff${b.text()}` });
+    for (const path of [broken, gone, marked]) {
+      expect(identify({ provider_id: 'codex', path })).toMatchObject({ matches: true, session: { session_id: b.id, kind: 'session' } });
+      expect((await verify({ provider_id: 'codex', path })).findings.map((f) => f.code)).toContain('missing_session_meta');
+    }
+    // What stands in front of the record says what to fix.
+    const missing = (await verify({ provider_id: 'codex', path: marked })).findings.find((f) => f.code === 'missing_session_meta');
+    expect(missing!.message).toBe('no session_meta record (its first line begins with a UTF-8 byte-order mark): the client cannot identify this thread');
   });
 
   it('does not claim Claude transcripts or Devin exports', () => {
