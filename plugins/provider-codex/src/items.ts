@@ -14,6 +14,7 @@ import {
   callIdOf,
   firstText,
   hasElidableOutputField,
+  isContextualUserText,
   isPreambleText,
   outputFamily,
   toolNameOf,
@@ -73,7 +74,7 @@ export function describeResponseItem(payload: JsonObject, payloadType: string, c
     const summary = text === null || !detail ? null : firstLine(text, SUMMARY_MAX_BYTES);
     if (role === 'user') {
       const preamble = text !== null && isPreambleText(text);
-      return describe(preamble ? 'system' : 'user', preamble ? 'preamble' : 'user', summary, !preamble);
+      return describe(preamble ? 'system' : 'user', preamble ? 'preamble' : 'user', summary, !preamble && !(text !== null && isContextualUserText(text)));
     }
     if (role === 'assistant') return describe('assistant', 'assistant', summary);
     if (role === 'developer' || role === 'system') return describe('system', role, summary);

@@ -92,6 +92,19 @@ export function isPreambleText(text: string): boolean {
   return PREAMBLE_PREFIXES.some((prefix) => head.startsWith(prefix));
 }
 
+/**
+ * Markers of the user messages the client writes itself in the middle of a conversation: a turn
+ * the user interrupted, a shell command they ran with `!`, a sub-agent's report. They are sent like
+ * any message, but the client does not count them as the start of a user turn, so a rollback of N
+ * turns reaches back past them to the user's own messages.
+ */
+const CONTEXTUAL_USER_PREFIXES = ['<turn_aborted>', '<user_shell_command>', '<subagent_notification>'];
+
+export function isContextualUserText(text: string): boolean {
+  const head = text.trimStart().slice(0, 32).toLowerCase();
+  return CONTEXTUAL_USER_PREFIXES.some((prefix) => head.startsWith(prefix));
+}
+
 const TEXT_BLOCK_TYPES: ReadonlySet<string> = new Set(['input_text', 'output_text', 'text', 'summary_text']);
 
 export function isTextBlock(block: Json): block is JsonObject & { text: string } {

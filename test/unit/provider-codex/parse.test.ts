@@ -317,6 +317,20 @@ describe('provider-codex parse: compacted windows', () => {
     expect(t.items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([4000, 2000]);
   });
 
+  it('counts back past the messages the client writes itself (an interrupted turn, a ! command) to the user turn a rollback takes', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000)).assistant('read a');
+    const second = b.nextLine;
+    b.user('second').shell('c2', 'cat b', filler(3000));
+    b.response(item.user('<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>'));
+    b.response(item.user('<user_shell_command>\n<command>\nls\n</command>\n<result>\na.txt\n</result>\n</user_shell_command>'));
+    const rollback = b.nextLine;
+    b.push('event_msg', { type: 'thread_rolled_back', num_turns: 1 });
+    const t = await run(write(b));
+    for (const i of t.items.filter((x) => x.line_index >= second && x.line_index < rollback)) expect(i.est_tokens).toBe(0);
+    expect(t.items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([4000]);
+  });
+
   it('ignores a rollback of no turns, or of more turns than the window holds past its own start', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000));
