@@ -31,7 +31,7 @@ export const DEFAULT_EXPLAIN_WINDOW_TOKENS = 1_000_000;
 const CONTEXT_COUNTS: Record<BuiltinProvider, string> = {
   claude_code:
     'the newest assistant turn on the live branch: input + cache_read + cache_creation + output tokens as Claude Code recorded them; abandoned branches never count',
-  codex: "the newest token_count report: the last turn's input (cached input is already inside it) + output tokens; a compacted record resets it until the next report",
+  codex: "the newest token_count report: the last turn's input (cached input is already inside it) + output tokens; a compacted record or a rollback (thread_rolled_back) resets it until the next report",
   devin: "the newest live assistant node's input + output tokens",
 };
 

@@ -49,7 +49,7 @@ function tagEnd(buf: Buffer, from: number, limit: number): number {
 }
 
 /** What a line's opening says it is, as far as usage is concerned. */
-type Opening = 'unknown' | 'token_count' | 'task_started' | 'event_other' | 'token_usage_record' | 'compacted' | 'turn_context' | 'other';
+type Opening = 'unknown' | 'token_count' | 'task_started' | 'thread_rolled_back' | 'event_other' | 'token_usage_record' | 'compacted' | 'turn_context' | 'other';
 
 const bytesOf = (s: string) => [...Buffer.from(s, 'latin1')];
 const EVENT_MSG = bytesOf(RecordType.eventMsg);
@@ -61,6 +61,7 @@ const ENVELOPE_TAGS: Array<[number[], Opening]> = [
 const EVENT_TAGS: Array<[number[], Opening]> = [
   [bytesOf('token_count'), 'token_count'],
   [bytesOf('task_started'), 'task_started'],
+  [bytesOf('thread_rolled_back'), 'thread_rolled_back'],
 ];
 
 function tagIs(buf: Buffer, from: number, to: number, tag: number[]): boolean {
@@ -102,6 +103,7 @@ function worthParsing(opening: Opening, need: Need): boolean {
     case 'task_started':
       return need.window;
     case 'compacted':
+    case 'thread_rolled_back':
       return need.context;
     case 'turn_context':
       return need.model;

@@ -3,7 +3,8 @@
  * builds: `token_usage_record`): `last_token_usage` is the last request, so its input + output is
  * the context; `total_token_usage` is the lifetime counter, replaced (not summed) on every report.
  * Rate-limit-only reports carry `info: null` and change nothing; a report missing its counters
- * leaves earlier values standing. A compaction resets the context until the next report.
+ * leaves earlier values standing. A compaction or a rollback resets the context until the next
+ * report.
  *
  * Each record yields facts, and the newest fact of each kind wins. The full parse applies facts
  * oldest first; a tail read can resolve them newest first and stop early, with the same result.
@@ -61,6 +62,9 @@ export function usageFacts(type: Json | undefined, payload: Json | undefined): U
   if (!isObject(payload)) return null;
   if (type === RecordType.eventMsg) {
     if (payload.type === 'token_count') return isObject(payload.info) ? reportFacts(payload.info.last_token_usage, payload.info.total_token_usage, payload.info.model_context_window) : null;
+    // Turns taken back leave the context without a request, so the report before them counts them
+    // still: like a compaction, a rollback resets the context until the next report.
+    if (payload.type === 'thread_rolled_back') return Number.isSafeInteger(payload.num_turns) && (payload.num_turns as number) > 0 ? { context: RESET } : null;
     if (payload.type === 'task_started') {
       const w = windowFact(payload.model_context_window);
       return w === undefined ? null : { window: w };

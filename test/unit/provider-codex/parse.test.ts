@@ -331,6 +331,20 @@ describe('provider-codex parse: compacted windows', () => {
     expect(t.items.filter((i) => (i.elidable_bytes ?? 0) > 0).map((i) => i.elidable_bytes)).toEqual([4000]);
   });
 
+  it('does not take the report before a rollback for the context: it still counts the turns taken back', async () => {
+    const b = new RolloutBuilder();
+    b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000)).assistant('read a');
+    b.user('second').shell('c2', 'cat b', filler(30_000)).assistant('read b').tokenCount({ input: 12_000, output: 50 }, { input: 20_000, output: 80 });
+    b.push('event_msg', { type: 'thread_rolled_back', num_turns: 1 });
+    const path = write(b);
+    const t = await run(path);
+    expect(t.usage).toMatchObject({ context_state: 'reset', context_tokens: 0, lifetime_input_tokens: 20_000 });
+    expect(usage({ provider_id: 'codex', path }).usage).toEqual(t.usage);
+    // The next report measures what is left, and counts again.
+    b.user('second, again').tokenCount({ input: 2_500, output: 40 }, { input: 22_500, output: 120 });
+    expect((await run(write(b))).usage).toMatchObject({ context_state: 'reported', context_tokens: 2_540 });
+  });
+
   it('ignores a rollback of no turns, or of more turns than the window holds past its own start', async () => {
     const b = new RolloutBuilder();
     b.sessionMeta().turnContext().preamble().user('first').shell('c1', 'cat a', filler(4000));
