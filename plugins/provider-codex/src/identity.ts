@@ -19,6 +19,8 @@ export interface SessionMetaInfo {
   parentThreadId: string | null;
   /** A native fork that reads its earlier history from the parent's file at resume time. */
   historyBase: boolean;
+  /** The thread whose rollout a native fork reads, when its history_base names one. */
+  historyBaseThreadId: string | null;
 }
 
 /**
@@ -82,6 +84,7 @@ export function readSessionMeta(line: number, payload: JsonObject): SessionMetaI
     subagent: isObject(source) && source.subagent !== undefined,
     parentThreadId: parentThreadOf(payload, source),
     historyBase: isObject(payload.history_base),
+    historyBaseThreadId: isObject(payload.history_base) ? threadId(payload.history_base.thread_id) : null,
   };
 }
 
@@ -125,7 +128,11 @@ export class SessionIdentity {
         const parent = info.parentThreadId === null ? 'its parent' : `its parent: codex resume ${info.parentThreadId}`;
         findings.add('warning', Code.subagentThread, `this is a sub-agent thread; the client resumes it only through ${parent}`, line);
       }
-      if (info.historyBase) findings.add('warning', Code.dependsOnParentRollout, 'this native fork reads its earlier history from the parent rollout at resume time', line);
+      if (info.historyBase) {
+        // The parent's file must stay as it is for this thread to resume whole: say which it is.
+        const parent = info.historyBaseThreadId === null ? 'the parent rollout' : `the rollout of thread ${info.historyBaseThreadId}`;
+        findings.add('warning', Code.dependsOnParentRollout, `this native fork reads its earlier history from ${parent} at resume time`, line);
+      }
       return;
     }
     if (info.id !== null && info.id !== this.first.id) {

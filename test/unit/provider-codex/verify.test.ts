@@ -100,6 +100,7 @@ describe('provider-codex verify: every breakage the client repairs or refuses', 
     const result = await run(b.writeTo(join(dir, String(n++))));
     expect(result.session_kind).toBe('subagent');
     expect(result.findings.map((f) => f.code).sort()).toEqual(['depends_on_parent_rollout', 'subagent_thread']);
+    expect(result.findings.find((f) => f.code === 'depends_on_parent_rollout')!.message).toBe('this native fork reads its earlier history from the rollout of thread p at resume time');
   });
 
   it('names the parent a sub-agent thread is resumed through, from parent_thread_id or its spawn', async () => {
