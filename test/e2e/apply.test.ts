@@ -412,12 +412,34 @@ describe('apply publishes a verified fork and never touches the source', () => {
     utimesSync(home.claudeSession, hourAgo, hourAgo);
     const { code, json } = await runJson(['apply', DEMO_CLAUDE_ID], home.env);
     expect(code).toBe(0);
-    expect(json.warnings).toEqual([expect.stringMatching(/^the source already had 2 verify error\(s\) \(orphan_tool_use, orphan_tool_result\) and the fork keeps them/)]);
+    expect(json.warnings).toEqual([expect.stringMatching(/^the source already had 1 verify error\(s\) \(orphan_tool_use\) and the fork keeps them/)]);
     const human = await runCli(['apply', DEMO_CLAUDE_ID], home.env);
     expect(human.stdout).toContain('already applied');
     // The resume command's caveat is part of the answer, right under it.
     expect(human.stdout).toMatch(/resume the new session: claude --resume \S+\n  note: the session's directory \/home\/dev\/projects\/invoices no longer exists/);
-    expect(human.stderr).toContain('warning: the source already had 2 verify error(s)');
+    expect(human.stderr).toContain('warning: the source already had 1 verify error(s)');
+  });
+
+  it('a tool_result whose call is gone is a warning, as the client resumes the session without it: verify passes and fork copies it', async () => {
+    home = demoHome();
+    const lines = readFileSync(home.claudeSession, 'utf8').trimEnd().split('\n');
+    const use = lines.findIndex((l) => l.includes('"tool_use"'));
+    const record = JSON.parse(lines[use]!);
+    // The call's record goes and its children hang from its parent, as realclients.md case D.
+    for (let i = use + 1; i < lines.length; i += 1) {
+      const child = JSON.parse(lines[i]!);
+      if (child.parentUuid === record.uuid) lines[i] = JSON.stringify({ ...child, parentUuid: record.parentUuid });
+    }
+    lines.splice(use, 1);
+    writeFileSync(home.claudeSession, lines.join('\n') + '\n');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(home.claudeSession, hourAgo, hourAgo);
+    const verified = await runJson(['verify', home.claudeSession], home.env);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.json.findings).toEqual([expect.objectContaining({ severity: 'warning', code: 'orphan_tool_result' })]);
+    const forked = await runJson(['fork', DEMO_CLAUDE_ID], home.env);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(existsSync(forked.json.receipt.path)).toBe(true);
   });
 
   it('an apply whose edits another strategy already published returns that fork and says whose it is', async () => {

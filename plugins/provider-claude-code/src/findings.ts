@@ -151,7 +151,7 @@ function sharedMessageIds(list: FindingList, t: RecordTable, branch: LiveBranch)
 function pairingFindings(list: FindingList, p: Pairing): void {
   for (const d of p.duplicateCalls) list.add('error', 'duplicate_tool_use_id', `${at(d.line)} repeats a tool_use id first used on ${at(d.firstLine)}`, d.line);
   for (const line of p.unansweredCalls) list.add('error', 'orphan_tool_use', `the tool_use on ${at(line)} has no tool_result on the live branch; the client drops the call`, line);
-  for (const line of p.orphanResults) list.add('error', 'orphan_tool_result', `the tool_result on ${at(line)} answers no earlier tool_use on the live branch; the client drops it`, line);
+  for (const line of p.orphanResults) list.add('warning', 'orphan_tool_result', `the tool_result on ${at(line)} answers no earlier tool_use on the live branch; the client drops it`, line);
   for (const line of p.duplicateResults) list.add('error', 'duplicate_tool_result', `the tool_result on ${at(line)} answers a call that was already answered`, line);
 }
 

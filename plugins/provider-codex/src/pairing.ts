@@ -37,7 +37,7 @@ export class ToolPairing {
   output(id: string, family: ToolFamily, line: number): void {
     const call = this.calls.get(id);
     if (!call) {
-      this.note('error', Code.orphanedToolResult, `tool output on line ${line + 1} answers no earlier call in the live window; the client drops it`, line);
+      this.note('warning', Code.orphanedToolResult, `tool output on line ${line + 1} answers no earlier call in the live window; the client drops it`, line);
       return;
     }
     if (call.answered) {
