@@ -19,6 +19,7 @@ import { assertPolicyBounds } from '../policy/bounds.js';
 import { DEFAULT_DISCOVERY_MAX_AGE_SECS, defaultPolicy, type PolicyValues } from '../policy/defaults.js';
 import type { LoadedConfig, LoadedConfigFile } from './load-config.js';
 import { tableName } from './schema-messages.js';
+import { meantNote } from '../text/edit-distance.js';
 
 export type ValueSource = PolicyValueSource;
 
@@ -307,5 +308,5 @@ function unknownPreset(preset: string, config: LoadedConfig): GobstopperError {
   const names = presetNames(config);
   const where = filesOf(config).map((f) => f.path).join(' or ');
   const known = names.length > 0 ? `configured presets: ${names.join(', ')}` : `no presets are configured in ${where}`;
-  return usageError('unknown_preset', `unknown preset '${preset}'; ${known}`, { presets: names });
+  return usageError('unknown_preset', `unknown preset '${preset}'${meantNote(preset, names)}; ${known}`, { presets: names });
 }

@@ -246,7 +246,7 @@ describe.skipIf(!built)('policy commands (built CLI)', () => {
   it('config: an unknown preset is a usage error listing the presets', () => {
     const { status, body } = json(['config', '--preset', 'deepwork']);
     expect(status).toBe(2);
-    expect(body).toEqual({ ok: false, error: { code: 'unknown_preset', message: "unknown preset 'deepwork'; configured presets: deep-work, team", details: { presets: ['deep-work', 'team'] } } });
+    expect(body).toEqual({ ok: false, error: { code: 'unknown_preset', message: "unknown preset 'deepwork' (did you mean deep-work?); configured presets: deep-work, team", details: { presets: ['deep-work', 'team'] } } });
   });
 
   it('an unknown strategy or scorer id is refused by config, policy-check, plan, explain and tune, whatever the context', () => {

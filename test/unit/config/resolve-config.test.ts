@@ -236,7 +236,7 @@ describe('bad resolved policies', () => {
       resolveConfig(loaded(USER, PROJECT), { preset: 'deepwork' });
       expect.unreachable();
     } catch (error) {
-      expect(error).toMatchObject({ code: 'unknown_preset', exit: 2, message: "unknown preset 'deepwork'; configured presets: custom-script, deep-work, pinned, team" });
+      expect(error).toMatchObject({ code: 'unknown_preset', exit: 2, message: "unknown preset 'deepwork' (did you mean deep-work?); configured presets: custom-script, deep-work, pinned, team" });
     }
   });
 
