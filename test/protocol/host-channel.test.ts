@@ -276,16 +276,14 @@ describe('PluginChannel over in-memory streams', () => {
   });
 
   it('kills the plugin at once when it answers a request it was never sent', async () => {
-    const r = await connect();
-    const started = Date.now();
+    // A deadline longer than the test's own: only the stray answer can end the call.
+    const r = await connect(definition, { limits: { timeout_ms: 120_000 } });
     const pending = r.channel.request(StrategyPropose, params('hang'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     mem!.toHost.write('{"jsonrpc":"2.0","id":4242,"result":{"edits":[],"rationale":"stray"}}\n');
     const error = (await pending.catch((e: unknown) => e)) as PluginFailure;
     expect(error.code).toBe('plugin_not_jsonrpc');
     expect(error.message).toContain('answered a request it was never sent, or answered one twice (id 4242) during strategy/propose');
-    // Well inside the 300 ms deadline the call would otherwise have waited out.
-    expect(Date.now() - started).toBeLessThan(300);
     expect(mem!.terminations()).toBe(1);
   });
 
@@ -307,8 +305,8 @@ describe('PluginChannel over in-memory streams', () => {
   });
 
   it('kills the plugin at once when its answer carries both a result and an error', async () => {
-    const r = await connect();
-    const started = Date.now();
+    // A deadline longer than the test's own: only the answer can end the call.
+    const r = await connect(definition, { limits: { timeout_ms: 120_000 } });
     const pending = r.channel.request(StrategyPropose, params('hang'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     mem!.toHost.write('{"jsonrpc":"2.0","id":1,"result":{"edits":[],"rationale":"both"},"error":{"code":-32001,"message":"source changed"}}\n');
@@ -316,7 +314,6 @@ describe('PluginChannel over in-memory streams', () => {
     expect(failure.code).toBe('plugin_not_jsonrpc');
     expect(failure.rpcCode).toBeUndefined();
     expect(failure.message).toContain('answered strategy/propose with a response that has both a result and an error');
-    expect(Date.now() - started).toBeLessThan(300);
     expect(mem!.terminations()).toBe(1);
   });
 
@@ -325,16 +322,14 @@ describe('PluginChannel over in-memory streams', () => {
       ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end"}}', 'answered with error -32700: Parse error: unexpected end'],
       ['{"jsonrpc":"2.0","id":null,"result":{"edits":[],"rationale":"who"}}', 'answered with a response that names no request (id null)'],
     ] as const) {
-      const r = await connect();
-      const started = Date.now();
+      // A deadline longer than the test's own: only the answer can end the call, as it used to wait it out.
+      const r = await connect(definition, { limits: { timeout_ms: 120_000 } });
       const pending = r.channel.request(StrategyPropose, params('hang'));
       await new Promise((resolve) => setTimeout(resolve, 20));
       mem!.toHost.write(`${line}\n`);
       const failure = (await pending.catch((e: unknown) => e)) as PluginFailure;
       expect(failure.code, line).toBe('plugin_not_jsonrpc');
       expect(failure.message, line).toContain(`could not read a request during strategy/propose and ${said}`);
-      // Well inside the 300 ms deadline the call used to wait out.
-      expect(Date.now() - started, line).toBeLessThan(300);
       expect(mem!.terminations()).toBe(1);
       mem!.dispose();
     }
