@@ -27,12 +27,12 @@ const report = {
   ],
 };
 
-function summarize(value: unknown): { status: number | null; stdout: string } {
+function summarize(value: unknown, vitestStatus?: number): { status: number | null; stdout: string } {
   const dir = mkdtempSync(join(tmpdir(), 'gob-summary-'));
   try {
     const file = join(dir, 'vitest.json');
     writeFileSync(file, JSON.stringify(value));
-    const run = spawnSync(process.execPath, [script, file], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [script, file, ...(vitestStatus === undefined ? [] : [String(vitestStatus)])], { encoding: 'utf8' });
     return { status: run.status, stdout: run.stdout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -46,16 +46,23 @@ describe('scripts/test-summary.mjs <vitest.json>', () => {
     expect(run.status).toBe(1);
   });
 
+  const passing = {
+    ...report,
+    numFailedTests: 0,
+    numPendingTests: 0,
+    success: true,
+    testResults: [{ name: 'c.test.ts', status: 'passed', message: '', assertionResults: [{ title: 'z', status: 'passed' }] }],
+  };
+
   it('passes a run whose files all passed', () => {
-    const passing = {
-      ...report,
-      numFailedTests: 0,
-      numPendingTests: 0,
-      success: true,
-      testResults: [{ name: 'c.test.ts', status: 'passed', message: '', assertionResults: [{ title: 'z', status: 'passed' }] }],
-    };
-    const run = summarize(passing);
+    const run = summarize(passing, 0);
     expect(run.stdout).toBe('1 passed, 0 failed, 0 skipped\n');
     expect(run.status).toBe(0);
+  });
+
+  it('counts an error thrown outside any test, which fails vitest but is in no test of its report', () => {
+    const run = summarize(passing, 1);
+    expect(run.stdout).toBe('vitest exited with status 1 for errors outside any test (printed above)\n1 passed, 1 failed, 0 skipped\n');
+    expect(run.status).toBe(1);
   });
 });
