@@ -11,6 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'gob-legacy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TABLE = '[presets.custom-script]';
+/** Seconds longer than a test may run: a call that waited on such a sleep fails its test, not just slows it. */
+const OUTLIVES_TEST = 600;
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -64,12 +66,10 @@ describe('legacy command presets', () => {
 
   it('stops a command at the deadline, with its whole process group', async () => {
     const pidFile = join(dir, 'background.pid');
-    const started = Date.now();
-    await expect(runLegacyCommand(request(`sleep 30 & echo $! > ${JSON.stringify(pidFile)}; wait`, { timeoutMs: 400 }))).rejects.toMatchObject({
+    await expect(runLegacyCommand(request(`sleep ${OUTLIVES_TEST} & echo $! > ${JSON.stringify(pidFile)}; wait`, { timeoutMs: 400 }))).rejects.toMatchObject({
       code: 'legacy_command_failed',
       message: `legacy command from ${TABLE} did not finish within 400 ms and was stopped`,
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
     const backgroundPid = Number(readFileSync(pidFile, 'utf8').trim());
     await new Promise((r) => setTimeout(r, 100));
     expect(isRunning(backgroundPid)).toBe(false);
@@ -77,12 +77,10 @@ describe('legacy command presets', () => {
 
   it('is done when the command exits, though something it left in the background still holds its stdout', async () => {
     const pidFile = join(dir, 'left-behind.pid');
-    const started = Date.now();
     const edits = await runLegacyCommand(
-      request(`cat >/dev/null; sleep 30 & echo $! > ${JSON.stringify(pidFile)}; echo '{"edits":[{"op":"elide","line_indexes":[0],"stub_template":"[x]"}]}'`, { timeoutMs: 10_000 }),
+      request(`cat >/dev/null; sleep ${OUTLIVES_TEST} & echo $! > ${JSON.stringify(pidFile)}; echo '{"edits":[{"op":"elide","line_indexes":[0],"stub_template":"[x]"}]}'`, { timeoutMs: 10_000 }),
     );
     expect(edits).toEqual([{ op: 'elide', line_indexes: [0], stub_template: '[x]' }]);
-    expect(Date.now() - started).toBeLessThan(5_000);
     const backgroundPid = Number(readFileSync(pidFile, 'utf8').trim());
     await new Promise((r) => setTimeout(r, 100));
     expect(isRunning(backgroundPid)).toBe(false);
@@ -107,21 +105,17 @@ describe('legacy command presets', () => {
 
   it('is not held past the deadline by a process that left its group and keeps stdout open', async () => {
     const pidFile = join(dir, 'escaped.pid');
-    const started = Date.now();
     try {
-      await expect(runLegacyCommand(request(`setsid sleep 30 & echo $! > ${JSON.stringify(pidFile)}; sleep 30`, { timeoutMs: 400 }))).rejects.toMatchObject({
+      await expect(runLegacyCommand(request(`setsid sleep ${OUTLIVES_TEST} & echo $! > ${JSON.stringify(pidFile)}; sleep ${OUTLIVES_TEST}`, { timeoutMs: 400 }))).rejects.toMatchObject({
         message: `legacy command from ${TABLE} did not finish within 400 ms and was stopped`,
       });
-      expect(Date.now() - started).toBeLessThan(5_000);
       // After its own process exits, too. The script exits only once the escapee has left the group
       // (it writes its pid after setsid), so the group's kill cannot take it first on a loaded
       // machine; it is then named as what holds the output.
-      const exited = Date.now();
       const second = JSON.stringify(`${pidFile}.2`);
-      await expect(runLegacyCommand(request(`setsid sh -c 'echo $$ > ${second}; exec sleep 30' & while [ ! -s ${second} ]; do sleep 0.01; done`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
+      await expect(runLegacyCommand(request(`setsid sh -c 'echo $$ > ${second}; exec sleep ${OUTLIVES_TEST}' & while [ ! -s ${second} ]; do sleep 0.01; done`, { timeoutMs: 10_000 }))).rejects.toMatchObject({
         message: expect.stringContaining('a process it started outside its process group (setsid?) held its output open; it was stopped'),
       });
-      expect(Date.now() - exited).toBeLessThan(5_000);
       // Both escapees are gone: they held the output, so they were found and stopped. A SIGKILL is
       // delivered when the killed process is next scheduled, which on a loaded machine is not at once.
       for (const file of [pidFile, `${pidFile}.2`]) {
@@ -158,11 +152,9 @@ describe('legacy command presets', () => {
   });
 
   it('a command that writes stderr from a process outside its group still ends at its own exit', async () => {
-    const started = Date.now();
-    const error = await failure(runLegacyCommand(request(`(setsid sh -c 'sleep 30' 2>&2 &); echo nope`)));
+    const error = await failure(runLegacyCommand(request(`(setsid sh -c 'sleep ${OUTLIVES_TEST}' 2>&2 &); echo nope`)));
     // Which of the three it meets first depends on timing; each names the command and stops it.
     expect(error.message).toMatch(/did not print valid JSON|held its output open|left processes running, which were stopped/);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it.each([
