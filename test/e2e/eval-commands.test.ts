@@ -16,12 +16,12 @@ import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { ClaudeSessionBuilder, longOutput } from '../fixtures/claude/session-builder.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { RolloutBuilder } from '../fixtures/codex/rollout-builder.js';
+import { requireBuilt } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 import { writeFakeClient } from '../unit/rehearse/fake-clients.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const bin = join(repoRoot, 'bin', 'run.js');
-const built = existsSync(join(repoRoot, 'dist', 'kernel', 'cli', 'commands', 'eval-study.js'));
 
 const CODEX_ID = '019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
 const CLAUDE_ID = '3f0c2a9e-5b1d-4c7e-9a2f-0d6b8e4c1a7f';
@@ -108,7 +108,8 @@ function treeDigest(root: string): Record<string, string> {
 
 const row = (result: EvalCommandResult, strategy: string) => result.rows.find((r) => r.strategy === strategy)!;
 
-describe.skipIf(!built)('eval (built CLI)', () => {
+describe('eval (built CLI)', () => {
+  requireBuilt('dist/cli/commands/eval.js');
   let codexEval: EvalCommandResult;
 
   beforeAll(() => {
@@ -517,7 +518,8 @@ describe.skipIf(!built)('eval (built CLI)', () => {
   });
 });
 
-describe.skipIf(!built)('eval-study (built CLI)', () => {
+describe('eval-study (built CLI)', () => {
+  requireBuilt('dist/cli/commands/eval-study.js');
   let manifestPath: string;
   let forkPath: string;
   let forkReceipt: { snapshot_manifest_sha256: string; output_manifest_sha256: string };

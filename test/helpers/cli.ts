@@ -1,8 +1,20 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { beforeAll } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 export const binPath = join(root, 'bin', 'run.js');
+
+/**
+ * For a suite that runs the built CLI (or imports from dist/): without the build it fails, saying
+ * how to make one, instead of being skipped, which would pass it wherever nothing was built.
+ */
+export function requireBuilt(...paths: string[]): void {
+  beforeAll(() => {
+    for (const path of paths) if (!existsSync(join(root, path))) throw new Error(`${path} is missing: run node scripts/build.mjs first`);
+  });
+}
 
 export interface CliResult {
   code: number | null;
