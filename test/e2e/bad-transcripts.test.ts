@@ -5,16 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { sessionsDir } from '../fixtures/codex/rollout-builder.js';
 import { legacySession } from '../fixtures/codex/sessions.js';
-import { binPath, runCli } from '../helpers/cli.js';
+import { requireBuilt, runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
-const built = existsSync(binPath) && existsSync(join(binPath, '..', '..', 'dist', 'kernel'));
 /** Low, so that a line of a few KiB is over it without writing a large file. */
 const RECORD_LIMIT = 4096;
 
@@ -146,7 +145,8 @@ function treeDigest(root: string): Record<string, string> {
 
 const paths = new Map<string, string>();
 
-describe.skipIf(!built)('transcripts no command may act on (built CLI)', () => {
+describe('transcripts no command may act on (built CLI)', () => {
+  requireBuilt('dist/kernel', 'dist/cli');
   beforeAll(() => {
     home = makeTempHome('gob-e2e-bad-');
     project = join(home.claudeHome, 'projects', '-home-dev-projects-demo');
