@@ -4,15 +4,14 @@
  * parses to exactly what it was. The built CLI in a throwaway home holding one generated Claude
  * Code session whose prompts and working directory carry those characters.
  */
-import { existsSync, mkdirSync, utimesSync } from 'node:fs';
+import { mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longOutput } from '../fixtures/claude/session-builder.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
-import { runCli } from '../helpers/cli.js';
+import { requireBuilt, runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
-const built = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'kernel', 'cli', 'commands', 'plan.js'));
 
 const CSI = '\u009b';
 const RLO = '\u202e';
@@ -47,7 +46,8 @@ beforeAll(() => {
 });
 afterAll(() => home.cleanup());
 
-describe.skipIf(!built)('--json cannot steer the terminal it is printed on', () => {
+describe('--json cannot steer the terminal it is printed on', () => {
+  requireBuilt('dist/kernel/cli/commands/plan.js');
   it('plan quotes the prompt and the working directory escaped, and they parse back unchanged', async () => {
     const r = await runCli(['plan', sessionId.slice(0, 8), '--strategy', 'compacted', '--trigger', '1000', '--floor', '0', '--json'], home.env);
     expect(r.code, r.stderr).toBe(0);
