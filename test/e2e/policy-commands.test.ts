@@ -18,11 +18,11 @@ import {
 import { shellWord } from '../../kernel/text/shell-word.js';
 import { fixturePluginBundle } from '../fixtures/bundles/build-bundle.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
+import { requireBuilt } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const bin = join(repoRoot, 'bin', 'run.js');
-const built = existsSync(join(repoRoot, 'dist', 'kernel', 'cli', 'commands', 'policy-check.js'));
 
 let home: TempHome;
 let project: string;
@@ -66,7 +66,8 @@ floor_tokens = 20_000
 floor_tokens = 10_000
 `;
 
-describe.skipIf(!built)('policy commands (built CLI)', () => {
+describe('policy commands (built CLI)', () => {
+  requireBuilt('dist/kernel/cli/commands/policy-check.js');
   beforeAll(() => {
     home = makeTempHome('gob-e2e-policy-');
     project = join(home.root, 'work', 'repo');
