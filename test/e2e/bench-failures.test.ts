@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchCommandResult } from '../../schemas/generated/types.js';
 import { validateBenchCommandResult } from '../../schemas/generated/validators.js';
 import { BENCH_CSV_COLUMNS } from '../../kernel/eval/bench-csv.js';
+import { requireBuilt } from '../helpers/cli.js';
 import { demoHome, DEMO_CLAUDE_ID, DEMO_CODEX_ID, sha256File } from '../helpers/demo-home.js';
 import type { TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const bin = join(repoRoot, 'bin', 'run.js');
-const built = existsSync(join(repoRoot, 'dist', 'kernel', 'services', 'bench-job.js'));
 const plugins = join(repoRoot, 'examples', 'plugins');
 const UNDER_TRIGGER = 'every session is under the trigger';
 
@@ -36,7 +36,8 @@ function json<T = Record<string, any>>(args: string[], extraEnv: Record<string, 
   return { ...result, body: JSON.parse(result.stdout) as T };
 }
 
-describe.skipIf(!built)('bench failures (built CLI)', () => {
+describe('bench failures (built CLI)', () => {
+  requireBuilt('dist/kernel/services/bench-job.js');
   beforeAll(() => {
     home = demoHome();
     work = mkdtempSync(join(tmpdir(), 'gob-e2e-bench-fail-'));
