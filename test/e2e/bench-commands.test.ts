@@ -17,11 +17,11 @@ import { BENCH_CSV_COLUMNS } from '../../kernel/eval/bench-csv.js';
 import { longOutput } from '../fixtures/claude/session-builder.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
 import { RolloutBuilder } from '../fixtures/codex/rollout-builder.js';
+import { requireBuilt } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const bin = join(repoRoot, 'bin', 'run.js');
-const built = existsSync(join(repoRoot, 'dist', 'kernel', 'services', 'bench-job.js'));
 
 const SECRET = 'PLANTED-SECRET-4412';
 const STRATEGIES = 13;
@@ -147,7 +147,8 @@ function decodePng(png: Buffer): { width: number; height: number; channels: numb
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
 
-describe.skipIf(!built)('bench (built CLI)', () => {
+describe('bench (built CLI)', () => {
+  requireBuilt('dist/kernel/services/bench-job.js');
   beforeAll(() => {
     home = makeTempHome('gob-e2e-bench-');
     work = mkdtempSync(join(tmpdir(), 'gob-e2e-bench-work-'));
