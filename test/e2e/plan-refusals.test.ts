@@ -3,13 +3,12 @@
  * the same facts in --json details. The proposals come from a trusted legacy command that prints
  * whatever the test wrote, over the demo Claude Code session.
  */
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runJson } from '../helpers/cli.js';
+import { requireBuilt, runCli, runJson } from '../helpers/cli.js';
 import { demoHome } from '../helpers/demo-home.js';
 
-const built = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'kernel', 'cli', 'commands', 'plan.js'));
 
 let home: ReturnType<typeof demoHome>;
 let printed: string;
@@ -38,7 +37,8 @@ async function refused(edits: unknown[]) {
 const stub = (template: string) => ({ op: 'elide', line_indexes: [5, 9, 12], stub_template: template });
 const card = (text: string) => ({ op: 'inject_digest', digest: { goal: text, covers_items: 3 } });
 
-describe.skipIf(!built)('a refused plan says which rule it broke and by how much', () => {
+describe('a refused plan says which rule it broke and by how much', () => {
+  requireBuilt('dist/kernel/cli/commands/plan.js');
   it('a stub template over the limit', async () => {
     const { line, error } = await refused([stub(`${'x'.repeat(300)} {bytes}`)]);
     expect(line).toBe('gobstopper: invalid elision bounds or stub template: stub template is 308 bytes; the limit is 96 (edit 0, proposed by the command of [presets.u])\n');
