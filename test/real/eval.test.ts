@@ -16,11 +16,11 @@ import { BENCH_CSV_COLUMNS } from '../../kernel/eval/bench-csv.js';
 import { evaluateSelector, resolveEvalStrategies } from '../../kernel/services/eval.js';
 import { Runtime } from '../../kernel/services/runtime.js';
 import { isSidechainFixture } from './provider-fixtures.js';
+import { requireBuilt } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const REAL = join(repoRoot, '..', 'shared', 'fixtures', 'real');
-const built = existsSync(join(repoRoot, 'dist', 'kernel', 'services', 'bench-job.js'));
 const PROVIDER_DIRS = ['claude', 'codex'];
 
 function fixtures(includeSubagents: boolean): Array<{ dir: string; file: string; path: string }> {
@@ -130,7 +130,8 @@ function codexId(path: string): string | null {
   return null;
 }
 
-describe.skipIf(main.length === 0 || !built)('bench over a home holding every real fixture (built CLI)', () => {
+describe.skipIf(main.length === 0)('bench over a home holding every real fixture (built CLI)', () => {
+  requireBuilt('dist/kernel/services/bench-job.js');
   let home: TempHome;
   let work: string;
 
