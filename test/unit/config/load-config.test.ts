@@ -386,15 +386,29 @@ describe('project config search', () => {
     }
   });
 
-  // root reads any file whatever its mode, so the refusal can only be seen as another user.
-  it.skipIf(process.getuid?.() === 0)('refuses a project file it may not read', async () => {
+  it('refuses a project file it may not read', async (ctx) => {
     const repo = makeConfigDir();
     try {
       repo.write('package.json', '{}');
       repo.write('.gobstopperrc.toml', '[policy]\ntrigger_tokens = 123456\n');
       const locked = repo.write('src/.gobstopperrc.toml', '[policy]\ntrigger_tokens = 111111\n');
       chmodSync(locked, 0o000);
-      await expect(findProjectConfig(join(repo.root, 'src'))).rejects.toMatchObject({ code: 'invalid_config', message: `cannot open config ${locked}: EACCES` });
+      const refusal = { code: 'invalid_config', message: `cannot open config ${locked}: EACCES` };
+      if (process.getuid?.() !== 0) {
+        await expect(findProjectConfig(join(repo.root, 'src'))).rejects.toMatchObject(refusal);
+        return;
+      }
+      // root reads any file whatever its mode, so the refusal is seen as nobody, who owns the
+      // directories (they do not refuse it first) and a file whose mode lets its owner nothing.
+      spawnSync('chown', ['-R', '65534:65534', repo.root]);
+      const checkout = join(import.meta.dirname, '..', '..', '..');
+      const search = join(checkout, 'kernel', 'config', 'project-search.ts');
+      const script =
+        `import { findProjectConfig } from ${JSON.stringify(search)};` +
+        `findProjectConfig(${JSON.stringify(join(repo.root, 'src'))}).then((found) => console.log(JSON.stringify({ found })), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })));`;
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: checkout, encoding: 'utf8', uid: 65534, gid: 65534 });
+      if (run.status !== 0 && /ERR_MODULE_NOT_FOUND|EACCES/.test(run.stderr) && !run.stdout) return ctx.skip('nobody cannot read this checkout');
+      expect(JSON.parse(run.stdout), run.stderr).toEqual(refusal);
     } finally {
       repo.cleanup();
     }
