@@ -3,17 +3,14 @@
  * files nobody can open. With the flag it names the TypeScript files and lines; without it no
  * stack is printed at all.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { requireBuilt, runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
-
-const built = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'commands', 'show.js'));
 
 let home: TempHome;
 
-describe.skipIf(!built)('GOBSTOPPER_DEBUG stack traces', () => {
+describe('GOBSTOPPER_DEBUG stack traces', () => {
+  requireBuilt('dist/cli/commands/show.js');
   beforeAll(() => {
     home = makeTempHome();
   });
