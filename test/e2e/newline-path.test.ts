@@ -3,15 +3,13 @@
  * about a file there names it whole, on one line, with the newline escaped, as vault listings do;
  * a resume command quotes it so that it still pastes. The built CLI in a throwaway home.
  */
-import { existsSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
+import { mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longOutput } from '../fixtures/claude/session-builder.js';
 import { modernSession } from '../fixtures/claude/sessions.js';
-import { runCli } from '../helpers/cli.js';
+import { requireBuilt, runCli } from '../helpers/cli.js';
 import { makeTempHome, type TempHome } from '../helpers/temp-home.js';
-
-const built = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'kernel', 'cli', 'commands', 'export.js'));
 
 let home: TempHome;
 let dir: string;
@@ -38,7 +36,8 @@ afterAll(() => home?.cleanup());
 /** The directory as printed: the newline as its escape, never raw. */
 const shown = () => dir.replace('\n', '\\u000a');
 
-describe.skipIf(!built)('a path with a newline in it', () => {
+describe('a path with a newline in it', () => {
+  requireBuilt('dist/kernel/cli/commands/export.js');
   it('apply, verify, fork, undo and export print it escaped on one line', async () => {
     const applied = await runCli(['apply', sessionId, '--trigger', '1000', '--floor', '0', '--strategy', 'elide'], home.env);
     expect(applied.code, applied.stderr).toBe(0);
