@@ -6,12 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { binPath, runCli } from '../helpers/cli.js';
+import { binPath, requireBuilt, runCli } from '../helpers/cli.js';
 import { DEMO_CLAUDE_ID, demoHome } from '../helpers/demo-home.js';
 
 const SCRIPT = '/usr/bin/script';
 const hasScript = existsSync(SCRIPT) && spawnSync(SCRIPT, ['--version'], { encoding: 'utf8' }).status === 0;
-const built = existsSync(binPath);
 if (!hasScript) console.log('terminal progress tests skipped: util-linux script is not installed');
 
 type Home = ReturnType<typeof demoHome>;
@@ -26,7 +25,8 @@ function onTerminal(args: string[], env: Record<string, string>, columns?: numbe
   return { status: r.status, screen: r.stdout };
 }
 
-describe.skipIf(!hasScript || !built)('progress on a terminal, quiet when piped', () => {
+describe.skipIf(!hasScript)('progress on a terminal, quiet when piped', () => {
+  requireBuilt('dist/cli');
   it('apply shows each step on one line and clears it before the answer', async () => {
     home = demoHome();
     const { status, screen } = onTerminal(['apply', DEMO_CLAUDE_ID], home.env);
