@@ -93,6 +93,9 @@ describe('watch triage', () => {
 
   it('rules out a reported context under the trigger without the transcript, and nothing else', () => {
     expect(triage(input({ row: row({ context_tokens: 99_999 }) }))).toEqual({ kind: 'decided', outcome: 'below_trigger' });
+    // At the trigger is over it, as plan counts it: watch must not rule out what plan would compact.
+    expect(triage(input({ row: row({ context_tokens: 100_000 }) }))).toEqual({ kind: 'evaluate' });
+    expect(triage(input({ row: row({ context_tokens: 100_000, active: true }) }))).toEqual({ kind: 'decided', outcome: 'live_over_trigger' });
     // Adaptive tuning may lower the trigger from what the transcript holds; an estimate may be low.
     expect(triage(input({ row: row({ context_tokens: 99_999 }), adaptive: true }))).toEqual({ kind: 'evaluate' });
     expect(triage(input({ row: row({ context_tokens: 99_999, context_basis: 'estimated' }) }))).toEqual({ kind: 'evaluate' });
