@@ -65,6 +65,10 @@ describe('plan pipeline: the five no-plan reasons', () => {
       projected_savings_tokens: null,
     });
     expect(runStrategy).not.toHaveBeenCalled();
+    // Exactly at the trigger is over it, as watch, explain and policy-check count it.
+    const atTrigger = await run({ policy: { trigger_tokens: BEFORE }, runStrategy });
+    expect(atTrigger).toMatchObject({ status: 'plan', plan: { edits: [elide(STALE)] } });
+    expect(runStrategy).toHaveBeenCalledTimes(1);
   });
 
   it('below_trigger: high quota pressure does not bring the trigger to where a cycle toward the floor saves too little', async () => {
