@@ -69,6 +69,21 @@ async function loopPasses(h: Home, count: number): Promise<any[]> {
   return passes;
 }
 
+/**
+ * A watch pass over the demo Claude session whose strategy (elide's plan, after a pause) has just
+ * been asked for: the file is read, nothing is archived or published yet. The pending pass comes
+ * wrapped, so that awaiting this does not await the pass too.
+ */
+async function watchPausedAtPlan(): Promise<{ home: Home; pass: ReturnType<typeof runJson<any>> }> {
+  const home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
+  const log = join(home.root, 'slow-relay.log');
+  const bundle = await buildSdkFixtureBundle(join(home.root, 'slow-relay'), 'slow-relay-sdk-strategy.ts', { id: 'slow-relay', args: [log], provides: { strategies: ['slow_elide'] } });
+  expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
+  const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+  while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+  return { home, pass: running };
+}
+
 describe('watch', () => {
   it('one pass compacts every idle session over its trigger into a fork, and the next pass leaves them be', async () => {
     home = demoHome();
@@ -727,13 +742,10 @@ describe('watch', () => {
   }, 60_000);
 
   it('a session removed while its apply runs is counted gone, not failed with an errno', async () => {
-    home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
-    const log = join(home.root, 'slow-relay.log');
-    const bundle = await buildSdkFixtureBundle(join(home.root, 'slow-relay'), 'slow-relay-sdk-strategy.ts', { id: 'slow-relay', args: [log], provides: { strategies: ['slow_elide'] } });
-    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
-    const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
+    const paused = await watchPausedAtPlan();
+    home = paused.home;
+    const running = paused.pass;
     // Read and planned, not yet archived or published: the person deletes the session.
-    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
     rmSync(home.claudeSession);
     const pass = await running;
     expect(pass.code, pass.stderr).toBe(0);
@@ -743,12 +755,9 @@ describe('watch', () => {
   }, 60_000);
 
   it('a session its client writes to while its apply runs is left to it as live, its file as the client wrote it', async () => {
-    home = demoHome(config('[provider.claude_code]\nstrategy = "slow_elide"\n'));
-    const log = join(home.root, 'slow-relay.log');
-    const bundle = await buildSdkFixtureBundle(join(home.root, 'slow-relay'), 'slow-relay-sdk-strategy.ts', { id: 'slow-relay', args: [log], provides: { strategies: ['slow_elide'] } });
-    expect((await runCli(['plugin', 'add', bundle], home.env)).code).toBe(0);
-    const running = runJson(['watch', '--once', '--provider', 'claude_code'], home.env);
-    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('propose\n'))) await new Promise((r) => setTimeout(r, 50));
+    const paused = await watchPausedAtPlan();
+    home = paused.home;
+    const running = paused.pass;
     appendFileSync(home.claudeSession, readFileSync(home.claudeSession, 'utf8').split('\n').filter(Boolean).at(-1) + '\n');
     const written = sha256File(home.claudeSession);
     const pass = await running;
