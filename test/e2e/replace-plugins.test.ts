@@ -150,8 +150,8 @@ describe('built-ins are replaceable bundles', () => {
   it('naming a scorer nobody provides is an error, not a silent fallback', async () => {
     home = demoHome('[policy]\ntrigger_tokens = 20000\nfloor_tokens = 8000\nstrategy = "scored"\nscorer = "nobody"\n');
     const r = await runJson(['plan', DEMO_CLAUDE_ID], home.env);
-    expect(r.code).not.toBe(0);
-    expect(r.json.ok).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'unknown_scorer', details: { kind: 'scorer', id: 'nobody' } } });
   });
 
   it('a replacement provider whose render misreports what it wrote is named, and nothing is published', async () => {

@@ -808,14 +808,16 @@ describe('plan', () => {
   it('an unknown strategy is an error, not a no-plan', async () => {
     home = demoHome();
     const r = await runJson(['plan', DEMO_CLAUDE_ID, '--strategy', 'no_such_strategy'], home.env);
-    expect(r.code).not.toBe(0);
-    expect(r.json.ok).toBe(false);
+    expect(r.code).toBe(2);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'unknown_strategy', details: { kind: 'strategy', id: 'no_such_strategy' } } });
   });
 
   it('writes nothing', async () => {
     home = demoHome();
     const before = listFiles(home.root).map((f) => [f, sha256File(f)]);
-    await runJson(['plan', DEMO_CODEX_ID], home.env);
+    const planned = await runJson(['plan', DEMO_CODEX_ID], home.env);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.json.status).toBe('plan');
     expect(listFiles(home.root).map((f) => [f, sha256File(f)])).toEqual(before);
   });
 });
