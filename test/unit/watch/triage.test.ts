@@ -60,6 +60,9 @@ describe('watch triage', () => {
     expect(triage(input({ entry: entry(), fingerprint: { ...file, bytes: 1001 } }))).toEqual({ kind: 'evaluate' });
     expect(triage(input({ entry: entry(), fingerprint: { ...file, ino: 8 } }))).toEqual({ kind: 'evaluate' });
     expect(triage(input({ entry: entry({ decided_at: NOW - 86_401 }) }))).toEqual({ kind: 'evaluate' });
+    // The day includes both its ends: decided this very second, or exactly a day ago.
+    expect(triage(input({ entry: entry({ decided_at: NOW - 86_400 }) }))).toEqual({ kind: 'skip', reason: 'settled' });
+    expect(triage(input({ entry: entry({ decided_at: NOW }) }))).toEqual({ kind: 'skip', reason: 'settled' });
     // A transient note is no decision.
     expect(triage(input({ entry: entry({ outcome: 'live_over_trigger' }) }))).toEqual({ kind: 'evaluate' });
   });
@@ -83,6 +86,8 @@ describe('watch triage', () => {
     expect(triage(input({ entry: recent, fingerprint: changed }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
     expect(triage(input({ entry: recent, fingerprint: changed, minIntervalSecs: 0 }))).toEqual({ kind: 'evaluate' });
     expect(triage(input({ entry: { ...recent, applied_at: NOW - 300 }, fingerprint: changed }))).toEqual({ kind: 'evaluate' });
+    // Compacted this very second: held too.
+    expect(triage(input({ entry: { ...recent, applied_at: NOW }, fingerprint: changed }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
   });
 
   it('trusts no decision or compaction stamped in the future (a clock set back)', () => {
