@@ -29,6 +29,7 @@ const PLUGIN_CODES = new Set<number>(Object.values(P.PluginErrorCodes));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = join(repoRoot, '..', 'shared', 'fixtures');
 const JAZZY_CLAUDE = join(fixtures, 'real', 'claude', 'jazzyalex__agent-sessions__schema-coverage__claude-small.jsonl');
+if (!existsSync(JAZZY_CLAUDE)) console.log(`composite Claude file sweep skipped: ${JAZZY_CLAUDE} is absent`);
 
 const work = mkdtempSync(join(tmpdir(), 'provider-sweep-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

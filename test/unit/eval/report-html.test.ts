@@ -16,6 +16,7 @@ import { buildSession, filler } from '../../fixtures/eval/session-builder.js';
 const dir = mkdtempSync(join(tmpdir(), 'gob-report-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+if (!CHROMIUM) console.log('HTML report browser test skipped: no /usr/bin/chromium (.ci/install-browser installs it)');
 
 describe('bench HTML report', () => {
   const input = sampleReportInput();

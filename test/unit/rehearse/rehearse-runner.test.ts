@@ -191,7 +191,9 @@ describe('rehearse bounds and isolates the client', () => {
   });
 
   it('kills a hanging client inside the network namespace too', async (ctx) => {
-    if (!(await detectLoopbackNamespace()).available) {
+    const namespace = await detectLoopbackNamespace();
+    if (!namespace.available) {
+      console.log(`network-namespace rehearsal test skipped: ${namespace.reason}`);
       ctx.skip();
       return;
     }
