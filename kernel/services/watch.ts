@@ -19,6 +19,7 @@ import { completedNote } from '../publish/published-note.js';
 import { publications, untouchedPublication } from '../publish/publications.js';
 import { sha256OfJson } from '../publish/receipt.js';
 import { aheadSummary, detectSessions, isActive } from '../sessions/detect.js';
+import { lastAppliedBySession, lastAppliedKey } from '../watch/last-applied.js';
 import { unreadableSummary } from '../sessions/selector.js';
 import { missingStoresNote } from '../sessions/missing-stores.js';
 import { describeWindow } from '../text/human.js';
@@ -168,6 +169,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
     const aheadWarning = aheadKey !== null && aheadKey !== state.aheadSaid ? [`${aheadSummary(ahead)}: live until then, so not compacted`] : [];
     state.aheadSaid = aheadKey;
     const { found: published, unfinished, receiptsWarning: receipts } = await publications(options.env);
+    const lastApplied = await lastAppliedBySession(options.env);
     // A damaged receipt leaves its fork looking like a session that needs compacting: said once, while it lasts.
     const receiptsWarning = newlySaid(receipts, state.receiptsSaid);
     state.receiptsSaid = receipts;
@@ -199,6 +201,7 @@ export async function watchPass(options: WatchOptions, state: WatchState, pass: 
           effectiveTrigger,
           adaptive,
           minIntervalSecs,
+          lastAppliedSecs: lastApplied.get(lastAppliedKey(row.provider, row.session_id)),
           nowSecs,
         });
       const base = { provider: row.provider, session_id: row.session_id, path: row.path, context_tokens: row.context_tokens };

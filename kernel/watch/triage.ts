@@ -21,6 +21,8 @@ export interface TriageInput {
   /** Adaptive tuning reads the transcript, so the provider's report alone cannot rule a session out. */
   adaptive: boolean;
   minIntervalSecs: number;
+  /** When the events log says this session was last compacted, by any command (last-applied.ts); it holds a file written to since. */
+  lastAppliedSecs?: number;
   nowSecs: number;
 }
 
@@ -54,8 +56,12 @@ export function triage(input: TriageInput): Triage {
   const lasting = entry?.outcome === 'compacted' && age >= 0;
   const standing = entry !== undefined && (entry.outcome === 'compacted' || entry.policy === input.policy);
   if ((fresh || lasting) && standing && FINAL_OUTCOMES.has(entry.outcome) && sameFingerprint(entry.fingerprint, fingerprint)) return { kind: 'skip', reason: 'settled' };
-  const sinceApplied = entry?.applied_at === undefined ? -1 : nowSecs - entry.applied_at;
-  if (sinceApplied >= 0 && sinceApplied < input.minIntervalSecs) return { kind: 'skip', reason: 'rate_limited' };
+  // Each stamp is judged on its own: one from the future (a clock set back) must not hide the other.
+  // The log's counts only for a file written to since that compaction: one left as it was compacted
+  // is looked at, and finds the fork its compaction published, as the watch's own state would say.
+  const logged = input.lastAppliedSecs !== undefined && fingerprint.mtime_ms / 1000 > input.lastAppliedSecs ? input.lastAppliedSecs : undefined;
+  const since = [entry?.applied_at, logged].flatMap((at) => (at === undefined || nowSecs - at < 0 ? [] : [nowSecs - at]));
+  if (since.some((secs) => secs < input.minIntervalSecs)) return { kind: 'skip', reason: 'rate_limited' };
   // Only a context the provider reported is the plan's own number; an estimate may be under it.
   if (!input.adaptive && row.context_basis === 'reported' && row.context_tokens !== null && !over) return { kind: 'decided', outcome: 'below_trigger' };
   return { kind: 'evaluate' };

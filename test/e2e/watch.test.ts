@@ -371,6 +371,26 @@ describe('watch', () => {
     expect(byId(again.json)[DEMO_CLAUDE_ID]).toMatchObject({ outcome: 'compacted', reused: true });
   });
 
+  it('min_interval_secs counts from a compaction any command made: apply, or a watch of other providers', async () => {
+    home = demoHome();
+    expect((await runJson(['apply', DEMO_CLAUDE_ID], home.env)).code).toBe(0);
+    expect((await runJson(['watch', '--once', '--provider', 'codex'], home.env)).code).toBe(0);
+    // Both compacted 250 s ago, as far as the events log says, by commands this watch's state never
+    // saw, and written to by their clients 200 s ago (idle since): after the compaction, inside the interval.
+    const log = join(home.dataHome, 'gobstopper', 'events.jsonl');
+    const events = readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(events).toHaveLength(2);
+    writeFileSync(log, events.map((e) => JSON.stringify({ ...e, ts: e.ts - 250 }) + '\n').join(''));
+    const written = new Date(Date.now() - 200_000);
+    utimesSync(home.claudeSession, written, written);
+    utimesSync(home.codexSession, written, written);
+    const files = hashes([home.claudeHome, home.codexHome]);
+    const waiting = await runJson(['watch', '--once'], home.env);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    expect(waiting.json.skipped.rate_limited).toBe(2);
+    expect(hashes([home.claudeHome, home.codexHome])).toEqual(files);
+  });
+
   it('a failure of the vault or the disk is tried again next pass, once mended, though the session did not change', async () => {
     home = demoHome();
     const vault = join(home.dataHome, 'gobstopper', 'vault');

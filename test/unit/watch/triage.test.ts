@@ -90,6 +90,19 @@ describe('watch triage', () => {
     expect(triage(input({ entry: { ...recent, applied_at: NOW }, fingerprint: changed }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
   });
 
+  it('holds a session compacted less than min_interval_secs ago by any command, as the events log says', () => {
+    // Written to 200 s ago, after a compaction 299 s ago: held; 300 s ago: looked at.
+    const written = { ...file, mtime_ms: (NOW - 200) * 1000 };
+    expect(triage(input({ fingerprint: written, lastAppliedSecs: NOW - 299 }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
+    expect(triage(input({ fingerprint: written, lastAppliedSecs: NOW - 300 }))).toEqual({ kind: 'evaluate' });
+    // Not written to since that compaction: looked at, to find the fork it published.
+    expect(triage(input({ fingerprint: { ...file, mtime_ms: (NOW - 250) * 1000 }, lastAppliedSecs: NOW - 200 }))).toEqual({ kind: 'evaluate' });
+    // A log stamp from the future does not hide the state's own, nor the other way round.
+    const changed = { ...file, bytes: 2000 };
+    expect(triage(input({ entry: entry({ outcome: 'compacted', applied_at: NOW - 10 }), fingerprint: changed, lastAppliedSecs: NOW + 3600 }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
+    expect(triage(input({ entry: entry({ outcome: 'compacted', applied_at: NOW + 3600 }), fingerprint: { ...changed, mtime_ms: (NOW - 5) * 1000 }, lastAppliedSecs: NOW - 10 }))).toEqual({ kind: 'skip', reason: 'rate_limited' });
+  });
+
   it('trusts no decision or compaction stamped in the future (a clock set back)', () => {
     const changed = { ...file, bytes: 2000 };
     expect(triage(input({ entry: entry({ decided_at: NOW + 3600 }) }))).toEqual({ kind: 'evaluate' });
