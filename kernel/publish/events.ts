@@ -165,6 +165,11 @@ function parseLog(data: Buffer, into: ReadEventsResult): void {
   }
 }
 
+/** An event of a transcript compaction that was applied: what adaptive back-off, the watch's rate limit and bench's chart count. */
+export function isAppliedCompaction(e: CompactionEvent): boolean {
+  return e.outcome === 'applied' && e.action === 'transcript_compact';
+}
+
 /** Whether the log holds an `applied` event for the fork whose retained bytes are `outputManifest`. */
 export async function hasAppliedEvent(outputManifest: string, options: EventLogOptions = {}): Promise<boolean> {
   const { events } = await readEvents(options);

@@ -15,7 +15,7 @@ import { benchWindow, type BenchWindow } from '../eval/bench-window.js';
 import { runJobsInParallel, type JobProgress } from '../eval/parallel-runner.js';
 import type { CompactionPoint } from '../eval/report-html.js';
 import { parseSince } from '../text/since.js';
-import { readEvents } from '../publish/events.js';
+import { isAppliedCompaction, readEvents } from '../publish/events.js';
 import { discoverAll } from '../sessions/selector.js';
 import type { ProviderHomes } from '../sessions/provider-port.js';
 import type { BenchSessionJob } from './bench-job.js';
@@ -139,7 +139,7 @@ async function markCompactions(collected: CollectedBench, env: NodeJS.ProcessEnv
   if (unreadable[0]) collected.events_unreadable = `${unreadable[0].file}: ${unreadable[0].reason}`;
   const bySession = new Map<string, CompactionPoint[]>();
   for (const e of events) {
-    if (e.outcome !== 'applied' || e.action !== 'transcript_compact' || e.error_code) continue;
+    if (!isAppliedCompaction(e) || e.error_code) continue;
     const key = `${e.provider}\u0000${e.session_id}`;
     (bySession.get(key) ?? bySession.set(key, []).get(key)!).push({ t: e.ts * 1000, context_tokens_before: e.context_tokens_before, context_tokens_after: e.context_tokens_after, strategy: e.strategy });
   }

@@ -18,7 +18,7 @@ import { CandidateTally } from '../policy/gated-candidates.js';
 import { viewOfPublication, type StaleReport } from '../publish/publications.js';
 import { planSession, type PlanOutcome, type StrategyRunner, type StrategyRunResult } from '../policy/plan-pipeline.js';
 import { checkEditsFitKind } from '../policy/strategy-kind.js';
-import { readEvents } from '../publish/events.js';
+import { isAppliedCompaction, readEvents } from '../publish/events.js';
 import { isActive } from '../sessions/detect.js';
 import { resolveSession } from '../sessions/selector.js';
 import { checkStrategyParams } from '../plugins/host/strategy-params.js';
@@ -116,7 +116,7 @@ export async function recentYields(runtime: Runtime, session: T.SessionHandle, o
   const { events, unreadable } = await readEvents({ env: runtime.env });
   for (const bad of unreadable) onUnreadable?.(`the compactions in the events log are not counted: cannot read ${bad.file}: ${bad.reason}`);
   return events
-    .filter((e) => e.session_id === session.session_id && e.provider === session.provider && e.outcome === 'applied' && e.action === 'transcript_compact')
+    .filter((e) => e.session_id === session.session_id && e.provider === session.provider && isAppliedCompaction(e))
     .reverse()
     .map((e) => ({ context_before: e.context_tokens_before, est_reclaimed: e.est_reclaimed_tokens }));
 }

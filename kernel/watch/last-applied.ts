@@ -3,7 +3,7 @@
  * compaction, whether a watch of these providers, a watch of others (each keeps its own state) or
  * `gobstopper apply` made it, so min_interval_secs holds across all of them.
  */
-import { readEvents } from '../publish/events.js';
+import { isAppliedCompaction, readEvents } from '../publish/events.js';
 
 export type LastApplied = ReadonlyMap<string, number>;
 
@@ -14,7 +14,7 @@ export async function lastAppliedBySession(env: NodeJS.ProcessEnv): Promise<Last
   const { events } = await readEvents({ env });
   const last = new Map<string, number>();
   for (const e of events) {
-    if (e.outcome !== 'applied' || e.action !== 'transcript_compact') continue;
+    if (!isAppliedCompaction(e)) continue;
     const key = lastAppliedKey(e.provider, e.session_id);
     if (e.ts > (last.get(key) ?? -Infinity)) last.set(key, e.ts);
   }
